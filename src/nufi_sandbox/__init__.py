@@ -1,0 +1,1 @@
+"""Local stand-in world: dev cluster, identity provider, Prometheus launcher."""
