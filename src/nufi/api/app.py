@@ -1,0 +1,81 @@
+"""The FastAPI application factory."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+
+from fastapi import FastAPI
+
+from nufi import __version__
+from nufi.api import health, metrics, version
+from nufi.api.metrics import HttpMetrics
+from nufi.api.middleware import RequestContextMiddleware
+from nufi.api.problems import install_problem_handlers
+from nufi.api.services import AppServices
+from nufi.cluster import ClusterGateway
+from nufi.config import Settings, load_settings
+from nufi.health import DependencyCheck, Readiness
+from nufi.logging import get_logger
+from nufi.prom import PrometheusGateway
+
+_log = get_logger("nufi.api")
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    cluster: ClusterGateway | None = None,
+    prometheus: PrometheusGateway | None = None,
+    extra_checks: Sequence[DependencyCheck] = (),
+) -> FastAPI:
+    """Build the NuFi server.
+
+    Gateways not passed in are built from `settings` when the app starts and closed when it stops;
+    gateways passed in belong to the caller, who closes them. `extra_checks` join the readiness
+    report (e.g. the database).
+    """
+    resolved = settings if settings is not None else load_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as owned:
+            cluster_gateway = cluster
+            if cluster_gateway is None:
+                cluster_gateway = ClusterGateway.from_settings(resolved)
+                owned.push_async_callback(cluster_gateway.close)
+            prometheus_gateway = prometheus
+            if prometheus_gateway is None:
+                prometheus_gateway = PrometheusGateway.from_settings(resolved)
+                owned.push_async_callback(prometheus_gateway.close)
+            readiness = Readiness(
+                [cluster_gateway, prometheus_gateway, *extra_checks],
+                timeout_seconds=resolved.readiness_timeout_seconds,
+            )
+            app.state.services = AppServices(
+                settings=resolved,
+                cluster=cluster_gateway,
+                prometheus=prometheus_gateway,
+                readiness=readiness,
+            )
+            _log.info("NuFi starting", version=__version__, settings=resolved.redacted())
+            try:
+                yield
+            finally:
+                del app.state.services
+                _log.info("NuFi stopping")
+
+    app = FastAPI(
+        title="NuFi",
+        version=__version__,
+        summary="Run AI workloads on any accelerator in a Kubernetes cluster.",
+        lifespan=lifespan,
+    )
+    app.state.settings = resolved
+    app.state.http_metrics = HttpMetrics()
+    install_problem_handlers(app)
+    app.add_middleware(RequestContextMiddleware, metrics=app.state.http_metrics)
+    app.include_router(health.router)
+    app.include_router(metrics.router)
+    app.include_router(version.router)
+    return app

@@ -1,0 +1,57 @@
+"""Liveness (/healthz) and readiness (/readyz) for probes and load balancers."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel
+
+from nufi.api.problems import ProblemResponse, problem_response, request_id_of
+from nufi.api.services import AppServices, get_services
+from nufi.health import DependencyStatus
+
+router = APIRouter(tags=["health"])
+
+
+class Liveness(BaseModel):
+    status: Literal["ok"] = "ok"
+
+
+class ReadyBody(BaseModel):
+    status: Literal["ready"] = "ready"
+    dependencies: list[DependencyStatus]
+
+
+_NOT_READY_DOC: dict[int | str, dict[str, Any]] = {
+    503: {
+        "description": "A configured dependency is failing; an application/problem+json body lists "
+        "every dependency under `dependencies`.",
+        "content": {"application/problem+json": {}},
+    }
+}
+
+
+@router.get("/healthz", response_model=Liveness)
+async def healthz() -> Liveness:
+    """The process is up and serving; says nothing about dependencies."""
+    return Liveness()
+
+
+@router.get("/readyz", response_model=ReadyBody, responses=_NOT_READY_DOC)
+async def readyz(
+    request: Request, services: Annotated[AppServices, Depends(get_services)]
+) -> ReadyBody | ProblemResponse:
+    """Ready when every configured dependency answers; unconfigured ones are listed, not required."""
+    report = await services.readiness.run()
+    if report.ready:
+        return ReadyBody(dependencies=report.dependencies)
+    failing = "; ".join(f"{d.name}: {d.detail}" for d in report.failing)
+    return problem_response(
+        status=503,
+        type="not-ready",
+        title="Not ready",
+        detail=f"NuFi is not ready. {failing}",
+        request_id=request_id_of(request),
+        extra={"dependencies": [d.model_dump() for d in report.dependencies]},
+    )

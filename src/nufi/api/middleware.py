@@ -1,0 +1,90 @@
+"""Per-request context: request id, access log, HTTP metrics, and the last-resort 500 answer.
+
+A pure ASGI middleware (not BaseHTTPMiddleware) so streaming responses pass through untouched and
+contextvars bound here are visible to the endpoint.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from time import perf_counter
+
+import structlog
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from nufi.api.metrics import HttpMetrics
+from nufi.api.problems import internal_error_response
+from nufi.logging import get_logger
+
+REQUEST_ID_HEADER = "X-Request-ID"
+# A caller-supplied id is kept only when it cannot smuggle anything into logs or headers.
+_SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+# Probes and scrapes arrive every few seconds; logging each at INFO would bury everything else.
+_QUIET_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+UNMATCHED_ROUTE = "unmatched"
+
+_access = get_logger("nufi.access")
+_errors = get_logger("nufi.api")
+
+
+class RequestContextMiddleware:
+    def __init__(self, app: ASGIApp, metrics: HttpMetrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        incoming = Headers(scope=scope).get(REQUEST_ID_HEADER)
+        request_id = incoming if incoming and _SAFE_REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
+        scope.setdefault("state", {})["request_id"] = request_id
+        status = 500
+        started = False
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status, started
+            if message["type"] == "http.response.start":
+                started = True
+                status = message["status"]
+                MutableHeaders(scope=message)[REQUEST_ID_HEADER] = request_id
+            await send(message)
+
+        began = perf_counter()
+        with structlog.contextvars.bound_contextvars(request_id=request_id):
+            try:
+                await self.app(scope, receive, send_with_id)
+            except Exception:
+                _errors.exception("unhandled error", method=scope["method"], path=scope["path"])
+                if started:
+                    # Headers are out; the only honest signal left is a broken connection.
+                    raise
+                await internal_error_response(request_id)(scope, receive, send_with_id)
+            finally:
+                seconds = perf_counter() - began
+                route = _route_template(scope)
+                self.metrics.observe(scope["method"], route, status, seconds)
+                log = _access.debug if scope["path"] in _QUIET_PATHS and status < 400 else _access.info
+                log(
+                    "request",
+                    method=scope["method"],
+                    path=scope["path"],
+                    route=route,
+                    status=status,
+                    duration_ms=round(seconds * 1000, 2),
+                    client=_client(scope),
+                )
+
+
+def _route_template(scope: Scope) -> str:
+    route = scope.get("route")
+    path = getattr(route, "path", None)
+    return path if isinstance(path, str) and path else UNMATCHED_ROUTE
+
+
+def _client(scope: Scope) -> str | None:
+    client = scope.get("client")
+    return f"{client[0]}:{client[1]}" if client else None

@@ -1,0 +1,33 @@
+"""What the lifespan builds and the routers use, reached through FastAPI dependencies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fastapi import Request
+
+from nufi.cluster import ClusterGateway
+from nufi.config import Settings
+from nufi.health import Readiness
+from nufi.prom import PrometheusGateway
+
+
+@dataclass(frozen=True)
+class AppServices:
+    settings: Settings
+    cluster: ClusterGateway
+    prometheus: PrometheusGateway
+    readiness: Readiness
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def get_services(request: Request) -> AppServices:
+    services = getattr(request.app.state, "services", None)
+    if not isinstance(services, AppServices):
+        # Only reachable when an app is driven without its lifespan, e.g. a bare ASGI transport.
+        raise RuntimeError("NuFi services are not started; run the app with its lifespan")
+    return services

@@ -1,0 +1,135 @@
+"""The `nufi` command."""
+
+from __future__ import annotations
+
+import platform
+import socket
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import uvicorn
+from fastapi import FastAPI
+
+from nufi import __version__
+from nufi.config import Settings, load_settings
+from nufi.errors import NufiError
+from nufi.logging import configure_logging
+
+app = typer.Typer(
+    name="nufi",
+    help="NuFi: run AI workloads on any accelerator in a Kubernetes cluster.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+# Seconds to let in-flight requests finish after SIGTERM before connections are dropped.
+_GRACEFUL_SHUTDOWN_SECONDS = 10
+
+
+@app.command()
+def serve(
+    host: Annotated[
+        str | None, typer.Option(help="Address to bind (default NUFI_HOST or 127.0.0.1).")
+    ] = None,
+    port: Annotated[
+        int | None, typer.Option(help="Port to bind; 0 picks a free one (default NUFI_PORT or 8080).")
+    ] = None,
+    reload: Annotated[bool, typer.Option(help="Restart on source changes (development only).")] = False,
+) -> None:
+    """Run the NuFi server until interrupted (Ctrl-C or SIGTERM)."""
+    overrides: dict[str, object] = {}
+    if host is not None:
+        overrides["host"] = host
+    if port is not None:
+        overrides["port"] = port
+    settings = _settings_or_exit(**overrides)
+    configure_logging(settings.log_format, settings.log_level)
+    if reload:
+        _serve_with_reload(settings)
+    else:
+        _serve(settings)
+
+
+@app.command()
+def version() -> None:
+    """Print the NuFi version."""
+    typer.echo(f"nufi {__version__} (Python {platform.python_version()})")
+
+
+def _settings_or_exit(**overrides: object) -> Settings:
+    try:
+        return load_settings(**overrides)
+    except NufiError as exc:
+        typer.echo(f"nufi: {exc.detail}", err=True)
+        raise typer.Exit(code=2) from None
+
+
+def _serve(settings: Settings) -> None:
+    # Imported here so `nufi version` and `--help` stay quick.
+    from nufi.api import create_app
+
+    _AnnouncingServer(_uvicorn_config(create_app(settings), settings)).run()
+
+
+class _AnnouncingServer(uvicorn.Server):
+    """Prints the URLs actually bound, which matters when port 0 let the OS choose."""
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started:
+            for url in _bound_urls(self):
+                typer.echo(f"NuFi listening on {url}")
+
+
+def _bound_urls(server: uvicorn.Server) -> list[str]:
+    urls: list[str] = []
+    for listener in server.servers:
+        for sock in listener.sockets:
+            address = sock.getsockname()
+            host = address[0]
+            if sock.family == socket.AF_INET6:
+                host = f"[{host}]"
+            urls.append(f"http://{host}:{address[1]}")
+    return urls
+
+
+def _serve_with_reload(settings: Settings) -> None:
+    # The reloader imports the app in a child process, so the app is named, not passed.
+    typer.echo(f"NuFi listening on http://{settings.host}:{settings.port} (reloading on changes)")
+    uvicorn.run(
+        "nufi.cli:reload_app_factory",
+        factory=True,
+        reload=True,
+        # Watch the package, not whatever directory the command was started from.
+        reload_dirs=[str(Path(__file__).parent)],
+        host=settings.host,
+        port=settings.port,
+        log_config=None,
+        access_log=False,
+        server_header=False,
+        timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_SECONDS,
+    )
+
+
+def reload_app_factory() -> FastAPI:
+    """App factory for `nufi serve --reload` worker processes."""
+    from nufi.api import create_app
+
+    settings = load_settings()
+    configure_logging(settings.log_format, settings.log_level)
+    return create_app(settings)
+
+
+def _uvicorn_config(application: FastAPI, settings: Settings) -> uvicorn.Config:
+    return uvicorn.Config(
+        application,
+        host=settings.host,
+        port=settings.port,
+        # Our own logging is configured already; uvicorn's loggers propagate into it.
+        log_config=None,
+        # RequestContextMiddleware writes a structured access log with the request id.
+        access_log=False,
+        server_header=False,
+        timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_SECONDS,
+    )

@@ -1,0 +1,224 @@
+"""Server settings.
+
+Read from `NUFI_*` environment variables and, when `NUFI_SETTINGS_FILE` names one, a settings file
+(YAML, JSON or dotenv; YAML/JSON keys are the field names without the prefix, dotenv keys carry it).
+Environment variables win over the file. Secrets are `SecretStr` so they never reach a log line.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    DotEnvSettingsSource,
+    JsonConfigSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    YamlConfigSettingsSource,
+)
+
+from nufi.errors import ValidationFailed
+
+ENV_PREFIX = "NUFI_"
+SETTINGS_FILE_ENV = "NUFI_SETTINGS_FILE"
+
+LogFormat = Literal["auto", "json", "console"]
+LogLevel = Literal["debug", "info", "warning", "error", "critical"]
+
+_SECRET_FIELDS = frozenset(
+    {"database_url", "oidc_client_secret", "prometheus_password", "prometheus_bearer_token"}
+)
+_MASK = "**********"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_ignore_empty=True,
+        extra="forbid",
+        frozen=True,
+        validate_default=True,
+    )
+
+    host: str = "127.0.0.1"
+    # 0 asks the operating system for a free port; `nufi serve` prints the one it got.
+    port: int = Field(default=8080, ge=0, le=65535)
+
+    kubeconfig: Path | None = None
+    kube_context: str | None = None
+
+    prometheus_url: str | None = None
+    # Credentials live in their own secret fields, never in the URL, so the URL can be logged.
+    prometheus_username: str | None = None
+    prometheus_password: SecretStr | None = None
+    prometheus_bearer_token: SecretStr | None = None
+    prometheus_timeout_seconds: float = Field(default=10.0, gt=0)
+
+    # Each readiness check gets this long before it counts as failed.
+    readiness_timeout_seconds: float = Field(default=2.0, gt=0)
+
+    # A database URL may carry a password, hence secret.
+    database_url: SecretStr = SecretStr("sqlite+aiosqlite:///./nufi.db")
+
+    log_format: LogFormat = "auto"
+    log_level: LogLevel = "info"
+
+    oidc_issuer: str | None = None
+    oidc_audience: str | None = None
+    oidc_client_id: str | None = None
+    oidc_client_secret: SecretStr | None = None
+    admin_role: str = "nufi-admin"
+
+    git_commit: str | None = None
+
+    @field_validator(
+        "kube_context",
+        "prometheus_url",
+        "prometheus_username",
+        "oidc_issuer",
+        "oidc_audience",
+        "oidc_client_id",
+        "git_commit",
+        mode="before",
+    )
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("kubeconfig", mode="before")
+    @classmethod
+    def _blank_path_is_unset(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @field_validator("prometheus_url")
+    @classmethod
+    def _prometheus_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        _require_http_url(value, example="http://prometheus:9090")
+        parts = urlsplit(value)
+        if parts.username is not None or parts.password is not None:
+            raise ValueError(
+                "must not contain credentials; set NUFI_PROMETHEUS_USERNAME and NUFI_PROMETHEUS_PASSWORD "
+                "(or NUFI_PROMETHEUS_BEARER_TOKEN) instead"
+            )
+        return value.rstrip("/")
+
+    @field_validator("oidc_issuer")
+    @classmethod
+    def _issuer_url(cls, value: str | None) -> str | None:
+        # Kept verbatim: tokens are checked against the exact issuer string.
+        if value is not None:
+            _require_http_url(value, example="https://keycloak.example.com/realms/super-llm")
+        return value
+
+    @field_validator("log_format", "log_level", mode="before")
+    @classmethod
+    def _lowercase(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        file_source = _settings_file_source(settings_cls)
+        if file_source is None:
+            return (init_settings, env_settings)
+        return (init_settings, env_settings, file_source)
+
+    def redacted(self) -> dict[str, Any]:
+        """The settings as a dict fit for a log line: secrets masked, credentials in URLs hidden."""
+        view = self.model_dump(mode="json", exclude=set(_SECRET_FIELDS))
+        view["database_url"] = _hide_url_password(self.database_url.get_secret_value())
+        for name in _SECRET_FIELDS - {"database_url"}:
+            view[name] = _MASK if getattr(self, name) is not None else None
+        return view
+
+
+def _require_http_url(value: str, *, example: str) -> None:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"must be an http(s) URL such as {example}")
+
+
+def _settings_file_source(settings_cls: type[BaseSettings]) -> PydanticBaseSettingsSource | None:
+    raw = os.environ.get(SETTINGS_FILE_ENV, "").strip()
+    if not raw:
+        return None
+    path = Path(raw)
+    if not path.is_file():
+        raise ValidationFailed(
+            f"The settings file {str(path)!r} named by {SETTINGS_FILE_ENV} does not exist or is not a file; "
+            f"fix the path or unset {SETTINGS_FILE_ENV}.",
+            field=SETTINGS_FILE_ENV,
+        )
+    suffix = path.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        return YamlConfigSettingsSource(settings_cls, yaml_file=path)
+    if suffix == ".json":
+        return JsonConfigSettingsSource(settings_cls, json_file=path)
+    # A dotenv file is often shared with other tools: only NUFI_* keys are ours (and typos in those
+    # still fail as unknown settings).
+    return DotEnvSettingsSource(settings_cls, env_file=path, dotenv_filtering="match_prefix")
+
+
+def _hide_url_password(url: str) -> str:
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        host = parts.hostname or ""
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+    except ValueError:
+        # Not parseable as a URL, so the password cannot be told apart: hide everything.
+        return _MASK
+    netloc = f"{parts.username or ''}:{_MASK}@{host}"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def env_name(field: str) -> str:
+    """The environment variable that sets a settings field."""
+    return f"{ENV_PREFIX}{field.upper()}"
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from the environment and settings file, with `overrides` on top.
+
+    Raises ValidationFailed naming the environment variable at fault, and never echoing a secret.
+    """
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise _as_validation_failed(exc) from None
+
+
+def _as_validation_failed(exc: ValidationError) -> ValidationFailed:
+    problems: list[str] = []
+    first_field: str | None = None
+    for error in exc.errors():
+        field = str(error["loc"][0]) if error["loc"] else "settings"
+        name = env_name(field) if field in Settings.model_fields else field
+        first_field = first_field or name
+        message = f"{name}: {error['msg']}"
+        if field not in _SECRET_FIELDS and error["type"] != "missing" and "input" in error:
+            shown = error["input"]
+            if isinstance(shown, str):
+                shown = _hide_url_password(shown)
+            message += f" (got {shown!r})"
+        problems.append(message)
+    return ValidationFailed("Invalid settings: " + "; ".join(problems), field=first_field)

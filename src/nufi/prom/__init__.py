@@ -1,0 +1,16 @@
+"""The only code that speaks to Prometheus."""
+
+from nufi.prom.errors import PrometheusQueryRejected, PrometheusUnavailable
+from nufi.prom.gateway import PrometheusGateway
+from nufi.prom.results import QueryResult, Sample, Series
+from nufi.prom.values import parse_sample_value
+
+__all__ = [
+    "PrometheusGateway",
+    "PrometheusQueryRejected",
+    "PrometheusUnavailable",
+    "QueryResult",
+    "Sample",
+    "Series",
+    "parse_sample_value",
+]

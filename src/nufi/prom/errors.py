@@ -1,0 +1,34 @@
+"""Errors the Prometheus gateway raises, carrying Prometheus' own `errorType` and `error`."""
+
+from __future__ import annotations
+
+from nufi.errors import DependencyUnavailable, NufiError
+
+PROMETHEUS = "prometheus"
+
+
+class PrometheusQueryRejected(NufiError):
+    """Prometheus could not parse or execute a query (`bad_data`, `execution`): the query is at fault,
+    so retrying will not help; fix the expression (often a device type's metric expression)."""
+
+    status = 422
+    title = "Prometheus rejected the query"
+    type = "prometheus-query-rejected"
+
+    def __init__(self, detail: str, *, query: str, error_type: str, error: str) -> None:
+        super().__init__(detail, query=query, error_type=error_type, error=error)
+        self.query = query
+        self.error_type = error_type
+        self.error = error
+
+
+class PrometheusUnavailable(DependencyUnavailable):
+    """Prometheus could not be reached, timed out, or answered with something that is not its API."""
+
+    type = "prometheus-unavailable"
+    title = "Prometheus unavailable"
+
+    def __init__(self, detail: str, *, error_type: str | None = None, error: str | None = None) -> None:
+        super().__init__(detail, dependency=PROMETHEUS, error_type=error_type, error=error)
+        self.error_type = error_type
+        self.error = error

@@ -1,0 +1,199 @@
+"""The one HTTP client NuFi uses to talk to Prometheus."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator
+from datetime import datetime
+from time import perf_counter
+from typing import Any
+
+import httpx
+
+from nufi.config import Settings
+from nufi.health import DependencyStatus, elapsed_ms
+from nufi.prom.errors import PROMETHEUS, PrometheusQueryRejected, PrometheusUnavailable
+from nufi.prom.results import QueryResult, parse_query_data
+
+# Prometheus' error types that mean "the query is wrong", as opposed to "Prometheus is in trouble".
+_QUERY_FAULTS = frozenset({"bad_data", "execution"})
+# Longer queries go in a form body so no proxy trips over the URL length.
+_MAX_GET_QUERY_CHARS = 2000
+_NOT_CONFIGURED = (
+    "not configured: set NUFI_PROMETHEUS_URL to the Prometheus base URL, e.g. http://prometheus:9090"
+)
+
+Instant = datetime | float
+
+
+class PrometheusGateway:
+    """Readiness and PromQL queries against one Prometheus server (or an API-compatible one)."""
+
+    name = PROMETHEUS
+
+    def __init__(
+        self,
+        base_url: str | None,
+        *,
+        timeout_seconds: float = 10.0,
+        auth: httpx.Auth | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._base_url = base_url.rstrip("/") if base_url else None
+        self._timeout = timeout_seconds
+        self._client: httpx.AsyncClient | None = None
+        if self._base_url is not None:
+            self._client = httpx.AsyncClient(
+                base_url=self._base_url,
+                timeout=httpx.Timeout(timeout_seconds, connect=min(timeout_seconds, 5.0)),
+                headers={"Accept": "application/json"},
+                auth=auth,
+                transport=transport,
+            )
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> PrometheusGateway:
+        return cls(
+            settings.prometheus_url,
+            timeout_seconds=settings.prometheus_timeout_seconds,
+            auth=_auth_from(settings),
+        )
+
+    @property
+    def configured(self) -> bool:
+        return self._client is not None
+
+    @property
+    def base_url(self) -> str | None:
+        return self._base_url
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+    async def check(self) -> DependencyStatus:
+        """Ask `/-/ready`: 200 once Prometheus has loaded its data, 503 while starting or stopping."""
+        if self._client is None:
+            return DependencyStatus(name=self.name, ok=False, configured=False, detail=_NOT_CONFIGURED)
+        started = perf_counter()
+        try:
+            response = await self._client.get("/-/ready")
+        except httpx.HTTPError as exc:
+            return self._status(False, self._transport_problem(exc), started)
+        if response.status_code == 200:
+            return self._status(True, f"Prometheus at {self._base_url} is ready", started)
+        if response.status_code == 503:
+            detail = f"Prometheus at {self._base_url} is not ready yet (HTTP 503 from /-/ready)"
+        else:
+            detail = (
+                f"Prometheus at {self._base_url} answered HTTP {response.status_code} on /-/ready; "
+                "check that NUFI_PROMETHEUS_URL points at Prometheus itself"
+            )
+        return self._status(False, detail, started)
+
+    async def query(self, promql: str, time: Instant | None = None) -> QueryResult:
+        """Evaluate an instant query (`/api/v1/query`) at `time`, or now."""
+        params: dict[str, str] = {"query": promql}
+        if time is not None:
+            params["time"] = _format_instant(time)
+        return await self._call("/api/v1/query", params, promql)
+
+    async def query_range(
+        self, promql: str, start: Instant, end: Instant, step_seconds: float
+    ) -> QueryResult:
+        """Evaluate a range query (`/api/v1/query_range`); `end` is inclusive."""
+        if not math.isfinite(step_seconds) or step_seconds <= 0:
+            raise ValueError(f"step_seconds must be a positive number, got {step_seconds}")
+        params = {
+            "query": promql,
+            "start": _format_instant(start),
+            "end": _format_instant(end),
+            "step": repr(float(step_seconds)),
+        }
+        return await self._call("/api/v1/query_range", params, promql)
+
+    async def _call(self, path: str, params: dict[str, str], promql: str) -> QueryResult:
+        client = self._require_client()
+        try:
+            if len(promql) > _MAX_GET_QUERY_CHARS:
+                response = await client.post(path, data=params)
+            else:
+                response = await client.get(path, params=params)
+        except httpx.HTTPError as exc:
+            raise PrometheusUnavailable(self._transport_problem(exc)) from exc
+        envelope = self._envelope(response, path)
+        if envelope.get("status") == "success":
+            warnings = envelope.get("warnings") or []
+            return parse_query_data(envelope.get("data"), warnings if isinstance(warnings, list) else [])
+        error_type = str(envelope.get("errorType") or "unknown")
+        error = str(envelope.get("error") or f"HTTP {response.status_code}")
+        if error_type in _QUERY_FAULTS:
+            raise PrometheusQueryRejected(
+                f"Prometheus rejected the query {promql!r} ({error_type}): {error}. "
+                "Fix the PromQL expression.",
+                query=promql,
+                error_type=error_type,
+                error=error,
+            )
+        raise PrometheusUnavailable(
+            f"Prometheus at {self._base_url} could not answer the query {promql!r} ({error_type}): {error}",
+            error_type=error_type,
+            error=error,
+        )
+
+    def _envelope(self, response: httpx.Response, path: str) -> dict[str, Any]:
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict) or body.get("status") not in ("success", "error"):
+            raise PrometheusUnavailable(
+                f"{self._base_url}{path} answered HTTP {response.status_code} without a Prometheus API "
+                "response; check that NUFI_PROMETHEUS_URL points at Prometheus itself"
+            )
+        return body
+
+    def _require_client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            raise PrometheusUnavailable("Prometheus is " + _NOT_CONFIGURED)
+        return self._client
+
+    def _transport_problem(self, exc: httpx.HTTPError) -> str:
+        if isinstance(exc, httpx.TimeoutException):
+            return f"Prometheus at {self._base_url} did not answer within {self._timeout:g} s"
+        if isinstance(exc, httpx.ConnectError):
+            return f"cannot connect to Prometheus at {self._base_url}: {exc or type(exc).__name__}"
+        return f"request to Prometheus at {self._base_url} failed: {type(exc).__name__}: {exc}"
+
+    def _status(self, ok: bool, detail: str, started: float) -> DependencyStatus:
+        return DependencyStatus(
+            name=self.name, ok=ok, configured=True, detail=detail, latency_ms=elapsed_ms(started)
+        )
+
+
+class _BearerAuth(httpx.Auth):
+    def __init__(self, token: str) -> None:
+        self._header = f"Bearer {token}"
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Authorization"] = self._header
+        yield request
+
+
+def _auth_from(settings: Settings) -> httpx.Auth | None:
+    if settings.prometheus_bearer_token is not None:
+        return _BearerAuth(settings.prometheus_bearer_token.get_secret_value())
+    if settings.prometheus_username is not None:
+        password = settings.prometheus_password.get_secret_value() if settings.prometheus_password else ""
+        return httpx.BasicAuth(settings.prometheus_username, password)
+    return None
+
+
+def _format_instant(value: Instant) -> str:
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise ValueError(f"time {value.isoformat()} has no timezone; pass an aware datetime")
+        return repr(value.timestamp())
+    if not math.isfinite(value):
+        raise ValueError(f"time must be finite Unix seconds, got {value}")
+    return repr(float(value))

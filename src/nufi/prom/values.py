@@ -1,0 +1,42 @@
+"""Prometheus sample values and timestamps as they appear in API responses.
+
+Values are JSON strings produced by Go's float formatting: plain decimals, exponent forms, and
+the specials `NaN`, `+Inf`, `-Inf`. Python's `float()` also accepts underscores, surrounding
+whitespace and words like `infinity`, none of which Prometheus emits, so the grammar is checked
+first: anything else means the answer did not come from Prometheus' API.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from nufi.prom.errors import PrometheusUnavailable
+
+_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+_SPECIALS = {"NaN": math.nan, "+Inf": math.inf, "Inf": math.inf, "-Inf": -math.inf}
+
+
+def parse_sample_value(text: object) -> float:
+    """The float a Prometheus sample value string stands for (NaN and ±Inf included)."""
+    if not isinstance(text, str):
+        raise PrometheusUnavailable(
+            f"Prometheus sent a sample value {text!r} that is not a string; "
+            "is the configured URL really a Prometheus server?"
+        )
+    special = _SPECIALS.get(text)
+    if special is not None:
+        return special
+    if _DECIMAL.fullmatch(text) is None:
+        raise PrometheusUnavailable(
+            f"Prometheus sent a sample value {text!r} that is not a number; "
+            "is the configured URL really a Prometheus server?"
+        )
+    return float(text)
+
+
+def parse_timestamp(value: object) -> float:
+    """A sample timestamp: Unix seconds as a JSON number."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise PrometheusUnavailable(f"Prometheus sent a sample timestamp {value!r} that is not Unix seconds")
+    return float(value)

@@ -1,0 +1,344 @@
+"""PrometheusGateway and /readyz against a small fake Prometheus on loopback.
+
+The fake (a Starlette app run by uvicorn in a thread on a free port) answers with Prometheus' wire
+shapes, including the error envelopes that a healthy real server rarely produces on demand; the
+gateway's HTTP client runs unmocked. Real-Prometheus behaviour is covered in test_server_prometheus.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl
+
+import httpx
+import pytest
+import uvicorn
+from fastapi import FastAPI
+from pydantic import SecretStr
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from nufi.api import create_app
+from nufi.config import Settings
+from nufi.prom import PrometheusGateway, PrometheusQueryRejected, PrometheusUnavailable
+
+pytestmark = pytest.mark.integration
+
+
+@contextmanager
+def serve_in_thread(app: Starlette) -> Iterator[str]:
+    """Run `app` with uvicorn on 127.0.0.1 and a free port; yields its base URL."""
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=0, log_level="warning", lifespan="off", timeout_graceful_shutdown=1
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="fake-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("fake server did not start")
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        assert not thread.is_alive(), "fake server did not stop"
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith("NUFI_"):
+            monkeypatch.delenv(name)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+
+
+@asynccontextmanager
+async def serving(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://nufi.test") as client:
+            yield client
+
+
+@dataclass
+class FakePrometheus:
+    ready: bool = True
+    seen: list[tuple[str, dict[str, str], str | None]] = field(default_factory=list)
+
+    def app(self) -> Starlette:
+        return Starlette(
+            routes=[
+                Route("/-/ready", self.ready_endpoint),
+                Route("/slow/-/ready", self.slow_ready),
+                Route("/api/v1/query", self.query, methods=["GET", "POST"]),
+                Route("/api/v1/query_range", self.query, methods=["GET", "POST"]),
+            ]
+        )
+
+    async def ready_endpoint(self, request: Request) -> Response:
+        if self.ready:
+            return PlainTextResponse("Prometheus Server is Ready.\n")
+        return PlainTextResponse(
+            "Service Unavailable", status_code=503, headers={"X-Prometheus-Stopping": "false"}
+        )
+
+    async def slow_ready(self, request: Request) -> Response:
+        await asyncio.sleep(1.5)
+        return PlainTextResponse("Prometheus Server is Ready.\n")
+
+    async def query(self, request: Request) -> Response:
+        params = dict(request.query_params)
+        if request.method == "POST":
+            params.update(parse_qsl((await request.body()).decode()))
+        self.seen.append((request.method, params, request.headers.get("authorization")))
+        promql = params.get("query", "")
+        if promql.startswith("sum("):
+            return JSONResponse(
+                {
+                    "status": "error",
+                    "errorType": "bad_data",
+                    "error": "1:5: parse error: unclosed left parenthesis",
+                },
+                status_code=400,
+            )
+        if promql == "too_slow":
+            return JSONResponse(
+                {
+                    "status": "error",
+                    "errorType": "timeout",
+                    "error": "query timed out in expression evaluation",
+                },
+                status_code=503,
+            )
+        if promql == "html":
+            return Response(
+                "<html><body>502 Bad Gateway</body></html>", status_code=502, media_type="text/html"
+            )
+        if request.url.path.endswith("query_range"):
+            data = {
+                "resultType": "matrix",
+                "result": [{"metric": {"device": "npu0"}, "values": [[100, "1"], [115, "NaN"]]}],
+            }
+            return JSONResponse({"status": "success", "data": data})
+        data = {
+            "resultType": "vector",
+            "result": [{"metric": {"__name__": "up", "job": "lpu"}, "value": [1700000000.123, "1"]}],
+        }
+        body: dict[str, object] = {"status": "success", "data": data}
+        if promql == "warned":
+            body["warnings"] = ["results truncated due to limit"]
+        return JSONResponse(body)
+
+
+@pytest.fixture(scope="module")
+def fake_prometheus() -> Iterator[tuple[FakePrometheus, str]]:
+    fake = FakePrometheus()
+    with serve_in_thread(fake.app()) as url:
+        yield fake, url
+
+
+@pytest.fixture
+def prom(fake_prometheus: tuple[FakePrometheus, str]) -> Iterator[FakePrometheus]:
+    fake, _ = fake_prometheus
+    fake.ready = True
+    fake.seen.clear()
+    yield fake
+
+
+async def test_readyz_is_ok_when_prometheus_answers_ready(
+    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
+) -> None:
+    _, url = fake_prometheus
+    async with serving(create_app(Settings(prometheus_url=url))) as client:
+        response = await client.get("/readyz")
+    assert response.status_code == 200
+    status = {d["name"]: d for d in response.json()["dependencies"]}["prometheus"]
+    assert (status["configured"], status["ok"]) == (True, True)
+    assert status["detail"] == f"Prometheus at {url} is ready"
+
+
+async def test_readyz_is_503_while_prometheus_is_starting(
+    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
+) -> None:
+    _, url = fake_prometheus
+    prom.ready = False
+    async with serving(create_app(Settings(prometheus_url=url))) as client:
+        response = await client.get("/readyz")
+    assert response.status_code == 503
+    body = response.json()
+    assert "prometheus" in body["detail"]
+    assert "not ready yet (HTTP 503" in body["detail"]
+
+
+async def test_prometheus_check_times_out_with_a_clear_detail(
+    fake_prometheus: tuple[FakePrometheus, str],
+) -> None:
+    _, url = fake_prometheus
+    gateway = PrometheusGateway(f"{url}/slow", timeout_seconds=0.2)
+    try:
+        status = await gateway.check()
+    finally:
+        await gateway.close()
+    assert not status.ok
+    assert status.detail == f"Prometheus at {url}/slow did not answer within 0.2 s"
+
+
+async def test_query_decodes_a_vector(
+    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
+) -> None:
+    _, url = fake_prometheus
+    gateway = PrometheusGateway(url)
+    try:
+        result = await gateway.query("up", time=1700000000.5)
+    finally:
+        await gateway.close()
+    (sample,) = result.samples
+    assert sample.metric == {"__name__": "up", "job": "lpu"}
+    assert sample.value == 1.0
+    assert sample.timestamp == 1700000000.123
+    method, params, _ = prom.seen[-1]
+    assert (method, params) == ("GET", {"query": "up", "time": "1700000000.5"})
+
+
+async def test_long_queries_are_sent_as_a_form(
+    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
+) -> None:
+    _, url = fake_prometheus
+    promql = "up" + " or up" * 500
+    gateway = PrometheusGateway(url)
+    try:
+        await gateway.query(promql)
+    finally:
+        await gateway.close()
+    method, params, _ = prom.seen[-1]
+    assert method == "POST"
+    assert params["query"] == promql
+
+
+async def test_query_range_decodes_a_matrix(
+    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
+) -> None:
+    _, url = fake_prometheus
+    gateway = PrometheusGateway(url)
+    try:
+        result = await gateway.query_range("npu_util", start=100, end=115, step_seconds=15)
+    finally:
+        await gateway.close()
+    (series,) = result.series
+    assert series.points[0] == (100.0, 1.0)
+    assert series.points[1][1] != series.points[1][1]  # NaN
+    _, params, _ = prom.seen[-1]
+    assert params == {"query": "npu_util", "start": "100.0", "end": "115.0", "step": "15.0"}
+
+
+async def test_warnings_are_kept(fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus) -> None:
+    _, url = fake_prometheus
+    gateway = PrometheusGateway(url)
+    try:
+        result = await gateway.query("warned")
+    finally:
+        await gateway.close()
+    assert result.warnings == ("results truncated due to limit",)
+
+
+async def test_bad_query_raises_rejected_with_prometheus_error(
+    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
+) -> None:
+    _, url = fake_prometheus
+    gateway = PrometheusGateway(url)
+    try:
+        with pytest.raises(PrometheusQueryRejected) as caught:
+            await gateway.query("sum(up")
+    finally:
+        await gateway.close()
+    error = caught.value
+    assert (error.status, error.error_type, error.query) == (422, "bad_data", "sum(up")
+    assert "unclosed left parenthesis" in error.detail
+    assert error.extra["error"] == "1:5: parse error: unclosed left parenthesis"
+
+
+async def test_prometheus_timeout_error_is_unavailable(
+    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
+) -> None:
+    _, url = fake_prometheus
+    gateway = PrometheusGateway(url)
+    try:
+        with pytest.raises(PrometheusUnavailable) as caught:
+            await gateway.query("too_slow")
+    finally:
+        await gateway.close()
+    assert (caught.value.status, caught.value.error_type) == (503, "timeout")
+    assert "query timed out" in caught.value.detail
+
+
+async def test_non_prometheus_answer_is_unavailable(
+    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
+) -> None:
+    _, url = fake_prometheus
+    gateway = PrometheusGateway(url)
+    try:
+        with pytest.raises(PrometheusUnavailable) as caught:
+            await gateway.query("html")
+    finally:
+        await gateway.close()
+    assert "HTTP 502 without a Prometheus API response" in caught.value.detail
+
+
+async def test_unreachable_prometheus_query_is_unavailable() -> None:
+    url = f"http://127.0.0.1:{closed_port()}"
+    gateway = PrometheusGateway(url)
+    try:
+        with pytest.raises(PrometheusUnavailable) as caught:
+            await gateway.query("up")
+    finally:
+        await gateway.close()
+    assert f"cannot connect to Prometheus at {url}" in caught.value.detail
+
+
+async def test_bearer_token_from_settings_is_sent(
+    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
+) -> None:
+    _, url = fake_prometheus
+    gateway = PrometheusGateway.from_settings(
+        Settings(prometheus_url=url, prometheus_bearer_token=SecretStr("tok-1"))
+    )
+    try:
+        await gateway.query("up")
+    finally:
+        await gateway.close()
+    assert prom.seen[-1][2] == "Bearer tok-1"
+
+
+async def test_basic_auth_from_settings_is_sent(
+    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
+) -> None:
+    _, url = fake_prometheus
+    settings = Settings(
+        prometheus_url=url, prometheus_username="scraper", prometheus_password=SecretStr("pw")
+    )
+    gateway = PrometheusGateway.from_settings(settings)
+    try:
+        await gateway.query("up")
+    finally:
+        await gateway.close()
+    assert prom.seen[-1][2] == httpx.BasicAuth("scraper", "pw")._auth_header

@@ -1,0 +1,197 @@
+"""Every error answer is an application/problem+json body that says what went wrong.
+
+The app runs in memory (ASGI transport, nothing configured), with a few routes added that raise.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from fastapi import FastAPI, HTTPException
+from pydantic import BaseModel
+
+from nufi.api import create_app
+from nufi.config import Settings
+from nufi.errors import Conflict, DependencyUnavailable, Forbidden, NotFound, Unauthorized, ValidationFailed
+
+pytestmark = pytest.mark.unit
+
+PROBLEM = "application/problem+json"
+
+
+class DeviceTypeIn(BaseModel):
+    id: str
+    memory_bytes: int
+
+
+def add_raising_routes(app: FastAPI) -> None:
+    @app.get("/boom/validation")
+    async def validation() -> None:
+        raise ValidationFailed(
+            "resource key 'nvidia com/gpu' has a space; use vendor.com/name", field="resource_key"
+        )
+
+    @app.get("/boom/not-found")
+    async def not_found() -> None:
+        raise NotFound("no device type 'rngd-x'", resource="device-type")
+
+    @app.get("/boom/conflict")
+    async def conflict() -> None:
+        raise Conflict("device type 'rngd' already exists")
+
+    @app.get("/boom/unauthorized")
+    async def unauthorized() -> None:
+        raise Unauthorized("the bearer token expired; sign in again")
+
+    @app.get("/boom/forbidden")
+    async def forbidden() -> None:
+        raise Forbidden("only nufi-admin may change presets")
+
+    @app.get("/boom/dependency")
+    async def dependency() -> None:
+        raise DependencyUnavailable("Prometheus timed out", dependency="prometheus")
+
+    @app.get("/boom/overreach")
+    async def overreach() -> None:
+        raise NotFound("gone", status=200, title="fine")
+
+    @app.get("/boom/teapot")
+    async def teapot() -> None:
+        raise HTTPException(status_code=418, detail="short and stout")
+
+    @app.get("/boom/crash")
+    async def crash() -> None:
+        raise RuntimeError("secret internals /srv/nufi/db.py line 42")
+
+    @app.get("/items")
+    async def items(limit: int = 10) -> dict[str, int]:
+        return {"limit": limit}
+
+    @app.post("/device-types")
+    async def create(body: DeviceTypeIn) -> dict[str, str]:
+        return {"id": body.id}
+
+
+@pytest.fixture
+async def client(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[httpx.AsyncClient]:
+    for name in list(os.environ):
+        if name.startswith("NUFI_"):
+            monkeypatch.delenv(name)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    app = create_app(Settings())
+    add_raising_routes(app)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://nufi.test") as http:
+            yield http
+
+
+def assert_problem(response: httpx.Response, status: int, type_: str) -> dict[str, object]:
+    assert response.status_code == status
+    assert response.headers["content-type"] == PROBLEM
+    body: dict[str, object] = response.json()
+    assert body["status"] == status
+    assert body["type"] == type_
+    assert isinstance(body["title"], str) and body["title"]
+    assert isinstance(body["detail"], str) and body["detail"]
+    assert body["request_id"] == response.headers["x-request-id"]
+    return body
+
+
+async def test_validation_failed_gives_422_with_field(client: httpx.AsyncClient) -> None:
+    body = assert_problem(await client.get("/boom/validation"), 422, "validation-failed")
+    assert body["field"] == "resource_key"
+    assert body["detail"] == "resource key 'nvidia com/gpu' has a space; use vendor.com/name"
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "type_"),
+    [
+        ("/boom/not-found", 404, "not-found"),
+        ("/boom/conflict", 409, "conflict"),
+        ("/boom/forbidden", 403, "forbidden"),
+        ("/boom/dependency", 503, "dependency-unavailable"),
+    ],
+)
+async def test_domain_errors_map_to_their_status(
+    client: httpx.AsyncClient, path: str, status: int, type_: str
+) -> None:
+    assert_problem(await client.get(path), status, type_)
+
+
+async def test_extra_fields_travel_with_the_problem(client: httpx.AsyncClient) -> None:
+    assert assert_problem(await client.get("/boom/not-found"), 404, "not-found")["resource"] == "device-type"
+    body = assert_problem(await client.get("/boom/dependency"), 503, "dependency-unavailable")
+    assert body["dependency"] == "prometheus"
+
+
+async def test_extra_fields_cannot_rewrite_core_members(client: httpx.AsyncClient) -> None:
+    body = assert_problem(await client.get("/boom/overreach"), 404, "not-found")
+    assert body["title"] == "Not found"
+
+
+async def test_unauthorized_asks_for_a_bearer_token(client: httpx.AsyncClient) -> None:
+    response = await client.get("/boom/unauthorized")
+    assert_problem(response, 401, "unauthorized")
+    assert response.headers["www-authenticate"] == "Bearer"
+
+
+async def test_query_validation_names_the_field_and_the_value(client: httpx.AsyncClient) -> None:
+    body = assert_problem(await client.get("/items", params={"limit": "lots"}), 422, "validation-failed")
+    assert body["field"] == "limit"
+    assert "query field 'limit'" in str(body["detail"])
+    assert "'lots'" in str(body["detail"])
+    assert body["errors"] == [
+        {
+            "field": "limit",
+            "location": "query",
+            "message": "Input should be a valid integer, unable to parse string as an integer (got 'lots')",
+        }
+    ]
+
+
+async def test_body_validation_lists_every_problem(client: httpx.AsyncClient) -> None:
+    response = await client.post("/device-types", json={"memory_bytes": "many"})
+    body = assert_problem(response, 422, "validation-failed")
+    errors = body["errors"]
+    assert isinstance(errors, list)
+    assert {e["field"] for e in errors} == {"id", "memory_bytes"}
+    assert "more problem" in str(body["detail"])
+
+
+async def test_unknown_route_is_a_404_problem_pointing_at_the_docs(client: httpx.AsyncClient) -> None:
+    body = assert_problem(await client.get("/api/v1/nothing-here"), 404, "not-found")
+    assert "/api/v1/nothing-here" in str(body["detail"])
+    assert "/docs" in str(body["detail"])
+
+
+async def test_wrong_method_is_a_405_problem_with_allow_header(client: httpx.AsyncClient) -> None:
+    response = await client.delete("/healthz")
+    assert_problem(response, 405, "method-not-allowed")
+    assert "GET" in response.headers["allow"]
+
+
+async def test_http_exception_keeps_its_detail(client: httpx.AsyncClient) -> None:
+    body = assert_problem(await client.get("/boom/teapot"), 418, "im-a-teapot")
+    assert body["detail"] == "short and stout"
+
+
+async def test_unexpected_error_is_a_500_without_internals(client: httpx.AsyncClient) -> None:
+    response = await client.get("/boom/crash", headers={"X-Request-ID": "trace-123"})
+    body = assert_problem(response, 500, "internal-error")
+    assert body["request_id"] == "trace-123"
+    assert "trace-123" in str(body["detail"])
+    text = response.text
+    for leak in ("Traceback", "RuntimeError", "secret internals", "db.py"):
+        assert leak not in text
+
+
+async def test_unsafe_request_ids_are_replaced(client: httpx.AsyncClient) -> None:
+    response = await client.get("/healthz", headers={"X-Request-ID": "bad id\twith spaces"})
+    assert response.status_code == 200
+    request_id = response.headers["x-request-id"]
+    assert request_id != "bad id\twith spaces"
+    assert len(request_id) == 32
