@@ -4,7 +4,7 @@ UV ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
 VENV := .venv
 PY := $(VENV)/bin/python
 # Debian packages the suite starts for real; installed only when missing and only as root.
-DEBIAN_PACKAGES := prometheus
+DEBIAN_PACKAGES := prometheus postgresql
 
 .PHONY: setup run test lint typecheck protos clean
 

@@ -1,0 +1,259 @@
+"""A real Prometheus server (the Debian binary) on 127.0.0.1, for the sandbox and the integration tests."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+import httpx
+import yaml
+
+from nufi_sandbox.processes import ManagedProcess, free_port, require_binary
+
+PROMETHEUS_CANDIDATES = ["/usr/bin/prometheus"]
+
+
+class PrometheusConfigError(RuntimeError):
+    """Prometheus refused a configuration; it keeps running with the previous one."""
+
+
+class PrometheusQueryError(RuntimeError):
+    """Prometheus answered a query with an error (bad PromQL, not ready, ...)."""
+
+
+@dataclass
+class ScrapeJob:
+    """One scrape_config with static targets ("host:port")."""
+
+    name: str
+    targets: list[str]
+    honor_labels: bool = False
+    metrics_path: str = "/metrics"
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def to_config(self) -> dict[str, Any]:
+        static: dict[str, Any] = {"targets": list(self.targets)}
+        if self.labels:
+            static["labels"] = dict(self.labels)
+        return {
+            "job_name": self.name,
+            "honor_labels": self.honor_labels,
+            "metrics_path": self.metrics_path,
+            "static_configs": [static],
+        }
+
+
+def render_config(jobs: Sequence[ScrapeJob], scrape_interval: str) -> str:
+    config = {
+        "global": {"scrape_interval": scrape_interval, "evaluation_interval": scrape_interval},
+        "scrape_configs": [job.to_config() for job in jobs],
+    }
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+class PrometheusServer:
+    """Prometheus with its own config, data dir and port; jobs can be replaced while it runs.
+
+    The first sample of a new target shows up a few seconds after start or reload, because
+    Prometheus hands discovered targets to its scrapers in batches every 5 s: start it once and
+    wait with wait_for_series / wait_for_target rather than sleeping.
+    """
+
+    def __init__(
+        self,
+        *,
+        jobs: Sequence[ScrapeJob] = (),
+        scrape_interval: str = "1s",
+        retention: str = "2h",
+        work_dir: Path | None = None,
+        binary: Path | None = None,
+        startup_timeout: float = 30.0,
+    ) -> None:
+        self._jobs = list(jobs)
+        self.scrape_interval = scrape_interval
+        self._retention = retention
+        self._owns_work_dir = work_dir is None
+        self._work_dir_arg = work_dir
+        self._binary = binary
+        self._startup_timeout = startup_timeout
+        self._work_dir: Path | None = None
+        self._port: int | None = None
+        self._process: ManagedProcess | None = None
+
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise RuntimeError("Prometheus has not been started")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def config_path(self) -> Path:
+        return self._dir() / "prometheus.yml"
+
+    @property
+    def log_path(self) -> Path:
+        return self._dir() / "prometheus.log"
+
+    @property
+    def pid(self) -> int:
+        if self._process is None:
+            raise RuntimeError("Prometheus has not been started")
+        return self._process.pid
+
+    @property
+    def jobs(self) -> list[ScrapeJob]:
+        return list(self._jobs)
+
+    def start(self) -> Self:
+        if self._process is not None:
+            raise RuntimeError(f"Prometheus was already started (at {self.url}); use a new PrometheusServer")
+        binary = self._binary or require_binary("prometheus", PROMETHEUS_CANDIDATES, "prometheus")
+        if self._work_dir_arg is None:
+            self._work_dir = Path(tempfile.mkdtemp(prefix="nufi-prometheus-"))
+        else:
+            self._work_dir = self._work_dir_arg
+            self._work_dir.mkdir(parents=True, exist_ok=True)
+        self._port = free_port()
+        self.config_path.write_text(render_config(self._jobs, self.scrape_interval))
+        self._process = ManagedProcess(
+            "prometheus",
+            [
+                binary,
+                f"--config.file={self.config_path}",
+                f"--storage.tsdb.path={self._dir() / 'data'}",
+                f"--storage.tsdb.retention.time={self._retention}",
+                f"--web.listen-address=127.0.0.1:{self._port}",
+                "--web.enable-lifecycle",
+            ],
+            log_dir=self._dir(),
+            cwd=self._dir(),
+        ).start()
+        try:
+            self._process.wait_ready(self._is_ready, self._startup_timeout, f"ready at {self.url}/-/ready")
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def set_jobs(self, jobs: Sequence[ScrapeJob]) -> None:
+        """Replace every scrape job and reload; on refusal the previous config stays in force."""
+        previous = self.config_path.read_text()
+        self.config_path.write_text(render_config(jobs, self.scrape_interval))
+        response = httpx.post(f"{self.url}/-/reload", timeout=30.0)
+        if response.status_code != 200:
+            self.config_path.write_text(previous)
+            raise PrometheusConfigError(
+                f"Prometheus refused the new scrape jobs ({response.status_code}): {response.text.strip()}"
+            )
+        self._jobs = list(jobs)
+
+    async def query(self, promql: str) -> list[dict[str, Any]]:
+        """The instant-vector result of `promql` now (each item has "metric" and "value")."""
+        async with httpx.AsyncClient(base_url=self.url, timeout=10.0) as client:
+            response = await client.get("/api/v1/query", params={"query": promql})
+        try:
+            body = response.json()
+        except ValueError:
+            body = {"error": response.text.strip()}
+        if response.status_code != 200 or body.get("status") != "success":
+            raise PrometheusQueryError(
+                f"query {promql!r} failed ({response.status_code}): {body.get('error')}"
+            )
+        result: list[dict[str, Any]] = body["data"]["result"]
+        return result
+
+    async def wait_for_series(
+        self,
+        query: str,
+        timeout: float = 30.0,  # noqa: ASYNC109 - on expiry the error reports the targets' state
+    ) -> list[dict[str, Any]]:
+        """Poll `query` until it returns at least one series; a malformed query fails at once."""
+        deadline = time.monotonic() + timeout
+        while True:
+            result = await self.query(query)
+            if result:
+                return result
+            if time.monotonic() >= deadline:
+                raise TimeoutError(
+                    f"no series for {query!r} within {timeout:g}s; targets: {await self._target_summary()}"
+                )
+            await asyncio.sleep(0.25)
+
+    async def targets(self) -> list[dict[str, Any]]:
+        """Active scrape targets as /api/v1/targets reports them (labels, scrapePool, health, lastError)."""
+        async with httpx.AsyncClient(base_url=self.url, timeout=10.0) as client:
+            response = await client.get("/api/v1/targets", params={"state": "active"})
+        response.raise_for_status()
+        active: list[dict[str, Any]] = response.json()["data"]["activeTargets"]
+        return active
+
+    async def wait_for_target(
+        self,
+        job: str,
+        health: str = "up",
+        timeout: float = 30.0,  # noqa: ASYNC109 - on expiry the error reports the targets' state
+    ) -> dict[str, Any]:
+        """The first target of `job` once its health is `health` ("up", "down")."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for target in await self.targets():
+                if target["labels"].get("job") == job and target["health"] == health:
+                    return target
+            if time.monotonic() >= deadline:
+                raise TimeoutError(
+                    f"no target of job {job!r} was {health!r} within {timeout:g}s; "
+                    f"targets: {await self._target_summary()}"
+                )
+            await asyncio.sleep(0.25)
+
+    def stop(self) -> None:
+        """Stop the server by PID and remove the data it wrote. Safe to call more than once."""
+        if self._process is not None:
+            self._process.stop()
+        if self._owns_work_dir and self._work_dir is not None:
+            shutil.rmtree(self._work_dir, ignore_errors=True)
+            self._work_dir = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def _dir(self) -> Path:
+        if self._work_dir is None:
+            raise RuntimeError("Prometheus has no work directory (not started, or stopped)")
+        return self._work_dir
+
+    def _is_ready(self) -> bool:
+        return httpx.get(f"{self.url}/-/ready", timeout=2.0).status_code == 200
+
+    async def _target_summary(self) -> str:
+        try:
+            targets = await self.targets()
+        except httpx.HTTPError as exc:
+            return f"unavailable ({exc!r})"
+        return (
+            ", ".join(
+                f"{t['labels'].get('job')}@{t['labels'].get('instance')}={t['health']}"
+                + (f" ({t['lastError']})" if t.get("lastError") else "")
+                for t in targets
+            )
+            or "none"
+        )

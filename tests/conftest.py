@@ -1,0 +1,85 @@
+"""Session-wide fixtures for the real Prometheus and PostgreSQL, and a guard against leaked processes.
+
+Every process the suite starts must be stopped by PID before the session ends. The guard makes this
+pytest process adopt orphaned descendants, so at the end any process still hanging below it is a leak:
+it is killed, named in the summary, and the run fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from nufi_sandbox.postgres import PostgresServer
+from nufi_sandbox.processes import become_subreaper, describe_pid, kill_tree, live_children
+from nufi_sandbox.prometheus import PrometheusServer
+
+_LEAKS = pytest.StashKey[list[str]]()
+# Each child process of this run, with the test after which it was first seen running.
+_first_seen_after: dict[int, str] = {}
+
+
+@pytest.fixture(scope="session")
+def logs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where tests put the logs of the processes they start; kept after the run for post-mortems."""
+    return tmp_path_factory.mktemp("logs")
+
+
+@pytest.fixture(scope="session")
+def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrometheusServer]:
+    """One real Prometheus for the whole run, with no scrape jobs.
+
+    Tests call `prometheus.set_jobs([...])` with every job they need (it replaces the list) and wait
+    with `wait_for_target` / `wait_for_series`: new targets take ~5 s to be scraped.
+    """
+    server = PrometheusServer(work_dir=tmp_path_factory.mktemp("prometheus")).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """One real PostgreSQL for the whole run; `sqlalchemy_url` / `dsn` point at its test database."""
+    server = PostgresServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_LEAKS] = []
+    become_subreaper()
+
+
+def pytest_runtest_logfinish(nodeid: str) -> None:
+    running = set(live_children())
+    for pid in set(_first_seen_after) - running:
+        del _first_seen_after[pid]  # ended; its PID may come back as someone else
+    for pid in running:
+        _first_seen_after.setdefault(pid, nodeid)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # trylast: session fixtures are torn down by an earlier implementation of this hook.
+    leaks = []
+    for pid in live_children():
+        test = _first_seen_after.get(pid)
+        leaks.append(describe_pid(pid) + (f"  (first seen after {test})" if test else ""))
+        kill_tree(pid)
+    if leaks:
+        session.config.stash[_LEAKS] = leaks
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    leaks = config.stash.get(_LEAKS, [])
+    if leaks:
+        terminalreporter.section("processes left running (killed now; the run fails)", sep="!", red=True)
+        for line in leaks:
+            terminalreporter.line(line, red=True)
