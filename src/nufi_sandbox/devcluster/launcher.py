@@ -1,0 +1,79 @@
+"""Starting the dev cluster as its own process, the way tests and the sandbox use it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from nufi_sandbox.processes import ManagedProcess, free_port
+
+STATE_FILE = "cluster.json"
+
+
+class DevClusterProcess:
+    """`python -m nufi_sandbox.devcluster` on a free loopback port, with its own state directory."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        *,
+        nodes_file: Path | None = None,
+        simulation: bool = True,
+        port: int | None = None,
+        watch_history: int | None = None,
+    ) -> None:
+        self.state_dir = state_dir
+        self.port = port or free_port()
+        self.kubeconfig = state_dir / "kubeconfig"
+        argv: list[str | Path] = [
+            sys.executable,
+            "-m",
+            "nufi_sandbox.devcluster",
+            "--port",
+            str(self.port),
+            "--kubeconfig",
+            self.kubeconfig,
+            "--state-dir",
+            state_dir,
+        ]
+        if nodes_file is not None:
+            argv += ["--nodes", nodes_file]
+        if watch_history is not None:
+            argv += ["--watch-history", str(watch_history)]
+        if not simulation:
+            argv.append("--no-simulation")
+        self.process = ManagedProcess("devcluster", argv, log_dir=state_dir / "logs")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def state(self) -> dict[str, Any]:
+        """What the running cluster published: nodes and their kubelet socket paths."""
+        loaded: dict[str, Any] = json.loads((self.state_dir / STATE_FILE).read_text())
+        return loaded
+
+    def device_plugin_dir(self, node: str) -> Path:
+        return Path(self.state()["nodes"][node]["device_plugin_dir"])
+
+    def pod_resources_socket(self, node: str) -> Path:
+        return Path(self.state()["nodes"][node]["pod_resources_socket"])
+
+    def _ready(self) -> bool:
+        return (
+            httpx.get(f"{self.url}/readyz", timeout=1.0).status_code == 200
+            and (self.state_dir / STATE_FILE).exists()
+        )
+
+    def start(self, timeout: float = 30.0) -> DevClusterProcess:
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.process.start()
+        self.process.wait_ready(self._ready, timeout=timeout, what="dev cluster answering /readyz")
+        return self
+
+    def stop(self) -> None:
+        self.process.stop()

@@ -1,0 +1,454 @@
+"""The dev cluster's HTTP face: the Kubernetes REST wire format over the store."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from nufi_sandbox.devcluster import discovery, errors, openapi, patch
+from nufi_sandbox.devcluster.routing import Target, parse_path
+from nufi_sandbox.devcluster.selectors import (
+    SelectorError,
+    parse_field_selector,
+    parse_label_selector,
+)
+from nufi_sandbox.devcluster.store import Obj, Store, WatchEvent
+from nufi_sandbox.devcluster.tables import to_table
+
+Predicate = Callable[[Obj], bool]
+log = logging.getLogger(__name__)
+
+_PATCH_TYPES = (
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+)
+
+
+def _json(body: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(body, status_code=status)
+
+
+def _truthy(value: str | None) -> bool:
+    return value is not None and value.lower() in ("1", "true")
+
+
+class ApiServer:
+    def __init__(self, store: Store, server_address: str = "127.0.0.1") -> None:
+        self.store = store
+        self.server_address = server_address
+
+    # -- entry ---------------------------------------------------------------------------------------
+
+    async def handle(self, request: Request) -> Response:
+        try:
+            target = parse_path(self.store.registry, request.url.path)
+            method = request.method
+            if method == "GET":
+                return await self._get(request, target)
+            if method == "POST":
+                return await self._post(request, target)
+            if method == "PUT":
+                return await self._put(request, target)
+            if method == "PATCH":
+                return await self._patch(request, target)
+            if method == "DELETE":
+                return await self._delete(request, target)
+            raise errors.method_not_allowed()
+        except errors.ApiError as exc:
+            return _json(exc.status(), exc.code)
+        except Exception as exc:  # a bug here must still answer in the wire format clients parse
+            log.exception("internal error serving %s %s", request.method, request.url.path)
+            return _json(
+                errors.ApiError(500, "InternalError", f"Internal error occurred: {exc}").status(), 500
+            )
+
+    # -- verbs ---------------------------------------------------------------------------------------
+
+    async def _get(self, request: Request, t: Target) -> Response:
+        params = request.query_params
+        if t.is_collection:
+            predicate = self._predicate(t, params.get("labelSelector", ""), params.get("fieldSelector", ""))
+            if t.legacy_watch or _truthy(params.get("watch")):
+                return self._watch(request, t, predicate)
+            limit = int(params.get("limit") or 0)
+            items, token, list_rv = self.store.list(
+                t.rt, t.namespace, predicate=predicate, limit=limit, continue_token=params.get("continue", "")
+            )
+            list_meta: dict[str, Any] = {"resourceVersion": str(list_rv)}
+            if token:
+                list_meta["continue"] = token
+            if "as=Table" in request.headers.get("accept", ""):
+                return _json(to_table(t.rt, items, list_meta))
+            return _json(
+                {
+                    "kind": t.rt.list_kind,
+                    "apiVersion": t.rt.api_version,
+                    "metadata": list_meta,
+                    "items": items,
+                }
+            )
+        if t.legacy_watch:
+            predicate = self._predicate(t, "", f"metadata.name={t.name}")
+            return self._watch(request, t, predicate)
+        obj = self.store.get(t.rt, t.namespace or "", t.name)
+        if t.subresource == "scale":
+            return _json(_scale_of(obj))
+        if "as=Table" in request.headers.get("accept", ""):
+            return _json(to_table(t.rt, [obj], {"resourceVersion": obj["metadata"]["resourceVersion"]}))
+        return _json(obj)
+
+    async def _post(self, request: Request, t: Target) -> Response:
+        body = await _body(request)
+        dry_run = bool(request.query_params.get("dryRun"))
+        if t.subresource == "binding":
+            node = body.get("target", {}).get("name", "")
+            if not node:
+                raise errors.invalid(
+                    t.rt,
+                    t.name,
+                    'Binding "" is invalid: target.name: Required value',
+                    [{"reason": "FieldValueRequired", "message": "Required value", "field": "target.name"}],
+                )
+            self.store.bind(t.namespace or "", t.name, node)
+            return _json(
+                {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}, 201
+            )
+        if not t.is_collection:
+            raise errors.method_not_allowed()
+        self._check_kind(t, body)
+        created = self.store.create(t.rt, t.namespace or "", body, dry_run=dry_run)
+        return _json(created, 201)
+
+    async def _put(self, request: Request, t: Target) -> Response:
+        if t.is_collection:
+            raise errors.method_not_allowed()
+        body = await _body(request)
+        dry_run = bool(request.query_params.get("dryRun"))
+        if t.subresource == "scale":
+            return _json(self._write_scale(t, body, dry_run))
+        self._check_kind(t, body)
+        return _json(self._update(t, body, dry_run))
+
+    async def _patch(self, request: Request, t: Target) -> Response:
+        if t.is_collection:
+            raise errors.method_not_allowed()
+        content_type = request.headers.get("content-type", "").split(";")[0].strip()
+        if content_type not in _PATCH_TYPES:
+            raise errors.unsupported_media_type(content_type)
+        if content_type == "application/strategic-merge-patch+json" and not t.rt.strategic_merge:
+            raise errors.unsupported_media_type(content_type)
+        document = await _body(request, allow_list=True)
+        dry_run = bool(request.query_params.get("dryRun"))
+        current = self.store.get(t.rt, t.namespace or "", t.name)
+        base = _scale_of(current) if t.subresource == "scale" else current
+        try:
+            if content_type == "application/json-patch+json":
+                if not isinstance(document, list):
+                    raise errors.bad_request("json patch must be a list of operations")
+                patched = patch.apply_json_patch(base, document)
+            elif content_type == "application/merge-patch+json":
+                patched = patch.apply_merge_patch(base, document)
+            else:
+                kind = "Scale" if t.subresource == "scale" else t.rt.kind
+                patched = patch.apply_strategic_merge_patch(base, document, patch.merge_keys_for(kind))
+        except patch.PatchError as exc:
+            reason = {400: "BadRequest", 422: "Invalid"}.get(exc.status, "InternalError")
+            raise errors.ApiError(exc.status, reason, str(exc)) from None
+        if t.subresource == "scale":
+            return _json(self._write_scale(t, patched, dry_run))
+        requested_rv = (patched.get("metadata") or {}).get("resourceVersion")
+        if not requested_rv or requested_rv == base["metadata"]["resourceVersion"]:
+            # A patch without its own resourceVersion applies to what it was computed against.
+            patched.setdefault("metadata", {})["resourceVersion"] = current["metadata"]["resourceVersion"]
+        return _json(self._update(t, patched, dry_run))
+
+    async def _delete(self, request: Request, t: Target) -> Response:
+        body = await _body(request, optional=True)
+        params = request.query_params
+        propagation = body.get("propagationPolicy") or params.get("propagationPolicy") or "Background"
+        grace_raw = body.get("gracePeriodSeconds", params.get("gracePeriodSeconds"))
+        grace = int(grace_raw) if grace_raw is not None else None
+        preconditions = body.get("preconditions") or {}
+        dry_run = bool(body.get("dryRun") or params.get("dryRun"))
+        if t.is_collection:
+            predicate = self._predicate(t, params.get("labelSelector", ""), params.get("fieldSelector", ""))
+            items, _, list_rv = self.store.list(t.rt, t.namespace, predicate=predicate)
+            deleted = [
+                self.store.delete(
+                    t.rt,
+                    o["metadata"].get("namespace", ""),
+                    o["metadata"]["name"],
+                    propagation=propagation,
+                    grace_period=grace,
+                    dry_run=dry_run,
+                )
+                for o in items
+            ]
+            return _json(
+                {
+                    "kind": t.rt.list_kind,
+                    "apiVersion": t.rt.api_version,
+                    "metadata": {"resourceVersion": str(list_rv)},
+                    "items": deleted,
+                }
+            )
+        obj = self.store.delete(
+            t.rt,
+            t.namespace or "",
+            t.name,
+            propagation=propagation,
+            grace_period=grace,
+            precondition_uid=preconditions.get("uid"),
+            precondition_rv=preconditions.get("resourceVersion"),
+            dry_run=dry_run,
+        )
+        return _json(obj)
+
+    # -- helpers -------------------------------------------------------------------------------------
+
+    def _update(self, t: Target, body: Obj, dry_run: bool) -> Obj:
+        return self.store.update(
+            t.rt, t.namespace or "", t.name, body, subresource=t.subresource, dry_run=dry_run
+        )
+
+    def _write_scale(self, t: Target, scale: Obj, dry_run: bool) -> Obj:
+        replicas = scale.get("spec", {}).get("replicas")
+        if not isinstance(replicas, int) or replicas < 0:
+            raise errors.invalid(
+                t.rt,
+                t.name,
+                f'Scale "{t.name}" is invalid: spec.replicas: Invalid value: '
+                f"{replicas!r}: must be greater than or equal to 0",
+                [
+                    {
+                        "reason": "FieldValueInvalid",
+                        "field": "spec.replicas",
+                        "message": "must be greater than or equal to 0",
+                    }
+                ],
+            )
+        current = self.store.get(t.rt, t.namespace or "", t.name)
+        wanted_rv = scale.get("metadata", {}).get("resourceVersion")
+        if wanted_rv and wanted_rv != current["metadata"]["resourceVersion"]:
+            raise errors.conflict(t.rt, t.name)
+        current["spec"]["replicas"] = replicas
+        updated = self.store.update(t.rt, t.namespace or "", t.name, current, dry_run=dry_run)
+        return _scale_of(updated)
+
+    def _check_kind(self, t: Target, body: Obj) -> None:
+        kind = body.get("kind")
+        if kind and kind != t.rt.kind:
+            raise errors.bad_request(
+                f"the API version in the data ({body.get('apiVersion')}) does not match the expected API "
+                f"version ({t.rt.api_version})"
+                if body.get("apiVersion") != t.rt.api_version
+                else f"kind {kind} does not match the resource {t.rt.plural}"
+            )
+
+    def _predicate(self, t: Target, label_text: str, field_text: str) -> Predicate | None:
+        if not label_text and not field_text:
+            return None
+        try:
+            labels = parse_label_selector(label_text) if label_text else None
+            fields = parse_field_selector(field_text, t.rt.field_selectors) if field_text else None
+        except SelectorError as exc:
+            raise errors.bad_request(str(exc)) from None
+
+        def matches(obj: Obj) -> bool:
+            if labels is not None and not labels.matches(obj.get("metadata", {}).get("labels") or {}):
+                return False
+            return fields is None or fields.matches(obj)
+
+        return matches
+
+    def _watch(self, request: Request, t: Target, predicate: Predicate | None) -> Response:
+        params = request.query_params
+        raw_rv = params.get("resourceVersion", "")
+        timeout = float(params.get("timeoutSeconds") or 1800)
+        initial: list[Obj] = []
+        try:
+            if raw_rv in ("", "0"):
+                initial, _, list_rv = self.store.list(t.rt, t.namespace, predicate=predicate)
+                sub = self.store.subscribe(list_rv)
+            else:
+                sub = self.store.subscribe(int(raw_rv))
+        except errors.ApiError as exc:
+            if exc.code != 410:
+                raise
+            gone = exc
+
+            async def expired() -> AsyncIterator[bytes]:
+                yield _line("ERROR", gone.status())
+
+            return StreamingResponse(expired(), media_type="application/json")
+        except ValueError:
+            raise errors.bad_request(f"invalid resourceVersion {raw_rv!r}") from None
+
+        async def stream() -> AsyncIterator[bytes]:
+            try:
+                for obj in initial:
+                    yield _line("ADDED", obj)
+                deadline = asyncio.get_running_loop().time() + timeout
+                while True:
+                    remaining = deadline - asyncio.get_running_loop().time()
+                    if remaining <= 0:
+                        return
+                    try:
+                        event = await asyncio.wait_for(sub.queue.get(), timeout=min(remaining, 5.0))
+                    except TimeoutError:
+                        if await request.is_disconnected():
+                            return
+                        continue
+                    translated = _translate(t, event, predicate)
+                    if translated is not None:
+                        yield _line(*translated)
+            finally:
+                self.store.unsubscribe(sub)
+
+        return StreamingResponse(stream(), media_type="application/json")
+
+
+def _translate(t: Target, event: WatchEvent, predicate: Predicate | None) -> tuple[str, Obj] | None:
+    """Decide what one store event means to one watcher, as the watch cache does for selectors."""
+    if event.rt_key != t.rt.key or (t.namespace is not None and event.namespace != t.namespace):
+        return None
+    obj = copy.deepcopy(event.object)
+    obj["apiVersion"] = t.rt.api_version
+    if predicate is None:
+        return event.type, obj
+    now = predicate(event.object)
+    before = event.old is not None and predicate(event.old)
+    if event.type == "ADDED":
+        return ("ADDED", obj) if now else None
+    if event.type == "DELETED":
+        return ("DELETED", obj) if before or now else None
+    if now and not before:
+        return "ADDED", obj
+    if before and not now:
+        return "DELETED", obj
+    return ("MODIFIED", obj) if now else None
+
+
+def _line(kind: str, obj: Obj) -> bytes:
+    return json.dumps({"type": kind, "object": obj}, separators=(",", ":")).encode() + b"\n"
+
+
+def _scale_of(obj: Obj) -> Obj:
+    spec = obj.get("spec", {})
+    selector = spec.get("selector", {}) or {}
+    labels = selector.get("matchLabels", {}) if isinstance(selector, dict) else {}
+    return {
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {
+            k: obj["metadata"][k]
+            for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+            if k in obj["metadata"]
+        },
+        "spec": {"replicas": spec.get("replicas", 0)},
+        "status": {
+            "replicas": obj.get("status", {}).get("replicas", 0),
+            "selector": ",".join(f"{k}={v}" for k, v in sorted(labels.items())),
+        },
+    }
+
+
+async def _body(request: Request, *, allow_list: bool = False, optional: bool = False) -> Any:
+    raw = await request.body()
+    if not raw.strip():
+        if optional:
+            return {}
+        raise errors.bad_request("the request body is empty")
+    try:
+        body = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise errors.bad_request(f"the body of the request could not be decoded as JSON: {exc}") from None
+    if isinstance(body, list) and allow_list:
+        return body
+    if not isinstance(body, dict):
+        raise errors.bad_request("the request body must be a JSON object")
+    return body
+
+
+def create_app(
+    store: Store,
+    *,
+    server_address: str,
+    on_startup: list[Any] | None = None,
+    on_shutdown: list[Any] | None = None,
+) -> Starlette:
+    api = ApiServer(store, server_address)
+    registry = store.registry
+
+    async def version(_: Request) -> Response:
+        return _json(discovery.SERVER_VERSION)
+
+    async def core(_: Request) -> Response:
+        return _json(discovery.api_versions(server_address))
+
+    async def groups(_: Request) -> Response:
+        return _json(discovery.api_group_list(registry))
+
+    async def group(request: Request) -> Response:
+        found = discovery.api_group(registry, request.path_params["group"])
+        return _json(found) if found else _json(errors.route_not_found().status(), 404)
+
+    async def resources(request: Request) -> Response:
+        group_name = request.path_params.get("group", "")
+        found = discovery.resource_list(registry, group_name, request.path_params["version"])
+        return _json(found) if found else _json(errors.route_not_found().status(), 404)
+
+    async def openapi_index(_: Request) -> Response:
+        return _json(openapi.index(registry))
+
+    async def openapi_document(request: Request) -> Response:
+        parts = request.path_params["gv"].strip("/").split("/")
+        group, version = (parts[1], parts[2]) if parts[0] == "apis" and len(parts) == 3 else ("", parts[-1])
+        found = openapi.document(registry, group, version)
+        return _json(found) if found else _json(errors.route_not_found().status(), 404)
+
+    async def health(_: Request) -> Response:
+        return PlainTextResponse("ok")
+
+    verbs = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+    routes = [
+        Route("/version", version),
+        Route("/healthz", health),
+        Route("/readyz", health),
+        Route("/livez", health),
+        Route("/openapi/v3", openapi_index),
+        Route("/openapi/v3/{gv:path}", openapi_document),
+        # Clients ask for discovery both with and without a trailing slash (`/apis/`).
+        Route("/api", core),
+        Route("/api/", core),
+        Route("/api/{version}", resources),
+        Route("/apis", groups),
+        Route("/apis/", groups),
+        Route("/apis/{group}", group),
+        Route("/apis/{group}/{version}", resources),
+        Route("/api/{rest:path}", api.handle, methods=verbs),
+        Route("/apis/{rest:path}", api.handle, methods=verbs),
+    ]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        for start in on_startup or []:
+            await start()
+        try:
+            yield
+        finally:
+            for stop in on_shutdown or []:
+                await stop()
+
+    return Starlette(routes=routes, lifespan=lifespan)

@@ -1,0 +1,464 @@
+"""The dev cluster's object store: etcd plus the generic registry logic of the real API server.
+
+Every mutation runs without awaiting, so within one event loop each call is atomic and needs no lock.
+A single counter gives every write a resourceVersion; a bounded history lets watches resume from one
+and answers 410 Gone when the requested version has fallen out of it, as etcd compaction does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import copy
+import json
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from nufi_sandbox.devcluster import errors
+from nufi_sandbox.devcluster.admission import Admission
+from nufi_sandbox.devcluster.resources import ResourceRegistry, ResourceType
+
+Obj = dict[str, Any]
+Key = tuple[str, str, str, str]  # group, plural, namespace, name
+
+INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+def now_rfc3339() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    type: str  # ADDED | MODIFIED | DELETED
+    rt_key: tuple[str, str]
+    namespace: str
+    object: Obj
+    old: Obj | None
+    rv: int
+
+
+@dataclass(eq=False)
+class Subscription:
+    """A live feed of store events; the caller filters, the store only fans out."""
+
+    queue: asyncio.Queue[WatchEvent] = field(default_factory=asyncio.Queue)
+    closed: bool = False
+
+    async def __aiter__(self) -> AsyncIterator[WatchEvent]:
+        while not self.closed:
+            yield await self.queue.get()
+
+
+class Store:
+    def __init__(self, registry: ResourceRegistry, *, history_size: int = 5000) -> None:
+        self.registry = registry
+        self._objects: dict[Key, Obj] = {}
+        self._rv = 0
+        self._history: deque[WatchEvent] = deque(maxlen=history_size)
+        self._subscriptions: set[Subscription] = set()
+        self.admission = Admission(self)
+        # Bound pods terminate through the kubelet only when one is simulated; otherwise they go at once.
+        self.graceful_pod_deletion = False
+        for name in INITIAL_NAMESPACES:
+            self.create(self.rt("", "v1", "namespaces"), "", {"metadata": {"name": name}})
+
+    # -- lookups -------------------------------------------------------------------------------------
+
+    def rt(self, group: str, version: str, plural: str) -> ResourceType:
+        found = self.registry.lookup(group, version, plural)
+        if found is None:
+            raise errors.route_not_found()
+        return found
+
+    @property
+    def resource_version(self) -> int:
+        return self._rv
+
+    def get(self, rt: ResourceType, namespace: str, name: str) -> Obj:
+        obj = self._objects.get(self._key(rt, namespace, name))
+        if obj is None:
+            raise errors.not_found(rt, name)
+        return self._view(rt, obj)
+
+    def find(self, rt: ResourceType, namespace: str, name: str) -> Obj | None:
+        obj = self._objects.get(self._key(rt, namespace, name))
+        return None if obj is None else self._view(rt, obj)
+
+    def list(
+        self,
+        rt: ResourceType,
+        namespace: str | None,
+        *,
+        predicate: Callable[[Obj], bool] | None = None,
+        limit: int = 0,
+        continue_token: str = "",
+    ) -> tuple[list[Obj], str, int]:
+        """Items sorted by namespace/name (etcd key order), the next continue token, the list rv."""
+        start = ""
+        list_rv = self._rv
+        if continue_token:
+            try:
+                decoded = json.loads(base64.urlsafe_b64decode(continue_token.encode()))
+                start, list_rv = str(decoded["start"]), int(decoded["rv"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise errors.bad_request(f"continue key is not valid: {exc}") from None
+        keys = sorted(
+            key for key in self._objects if key[:2] == rt.key and (namespace is None or key[2] == namespace)
+        )
+        items: list[Obj] = []
+        token = ""
+        for key in keys:
+            path = f"{key[2]}/{key[3]}"
+            if start and path <= start:
+                continue
+            obj = self._objects[key]
+            if predicate is not None and not predicate(obj):
+                continue
+            if limit and len(items) == limit:
+                token = base64.urlsafe_b64encode(
+                    json.dumps(
+                        {
+                            "rv": list_rv,
+                            "start": f"{items[-1]['metadata'].get('namespace', '')}/"
+                            f"{items[-1]['metadata']['name']}",
+                        }
+                    ).encode()
+                ).decode()
+                break
+            items.append(self._view(rt, obj))
+        return items, token, list_rv
+
+    def all_of(self, group: str, plural: str) -> Iterable[Obj]:
+        """Raw read access for in-process controllers; callers must not mutate what they get."""
+        return [obj for key, obj in self._objects.items() if key[:2] == (group, plural)]
+
+    # -- writes --------------------------------------------------------------------------------------
+
+    def create(self, rt: ResourceType, namespace: str, body: Obj, *, dry_run: bool = False) -> Obj:
+        obj = copy.deepcopy(body)
+        meta = obj.setdefault("metadata", {})
+        if rt.namespaced:
+            if meta.get("namespace") not in (None, "", namespace):
+                raise errors.bad_request(
+                    "the namespace of the provided object does not match the namespace sent on the request"
+                )
+            if self._key(self.rt("", "v1", "namespaces"), "", namespace) not in self._objects:
+                raise errors.namespace_missing(namespace)
+            ns_obj = self._objects[self._key(self.rt("", "v1", "namespaces"), "", namespace)]
+            if ns_obj.get("metadata", {}).get("deletionTimestamp"):
+                raise errors.ApiError(
+                    403,
+                    "Forbidden",
+                    f'{rt.plural} "{meta.get("name", "")}" is forbidden: unable to create new content in '
+                    f"namespace {namespace} because it is being terminated",
+                )
+            meta["namespace"] = namespace
+        else:
+            meta.pop("namespace", None)
+        if not meta.get("name") and meta.get("generateName"):
+            meta["name"] = meta["generateName"] + uuid.uuid4().hex[:5]
+        obj["apiVersion"], obj["kind"] = rt.api_version, rt.kind
+        self.admission.on_create(rt, obj)
+        name = meta["name"]
+        key = self._key(rt, namespace, name)
+        if key in self._objects:
+            raise errors.already_exists(rt, name)
+        meta.update(
+            uid=str(uuid.uuid4()),
+            creationTimestamp=now_rfc3339(),
+        )
+        meta.pop("deletionTimestamp", None)
+        meta.pop("resourceVersion", None)
+        if "spec" in obj or rt.subresources:
+            meta["generation"] = 1
+        if dry_run:
+            return obj
+        self._commit("ADDED", rt, key, obj, None)
+        return self._view(rt, obj)
+
+    def update(
+        self,
+        rt: ResourceType,
+        namespace: str,
+        name: str,
+        body: Obj,
+        *,
+        subresource: str = "",
+        dry_run: bool = False,
+    ) -> Obj:
+        key = self._key(rt, namespace, name)
+        old = self._objects.get(key)
+        if old is None:
+            raise errors.not_found(rt, name)
+        new = copy.deepcopy(body)
+        meta = new.setdefault("metadata", {})
+        if meta.get("name", name) != name:
+            raise errors.bad_request(
+                f"the name of the object ({meta.get('name')}) does not match the name on the URL ({name})"
+            )
+        requested_rv = meta.get("resourceVersion")
+        if requested_rv and requested_rv != old["metadata"]["resourceVersion"]:
+            raise errors.conflict(rt, name)
+        new = self._merge_for_subresource(rt, old, new, subresource)
+        self.admission.on_update(rt, old, new, subresource)
+        if dry_run:
+            return new
+        if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
+            self._remove(rt, key, new)
+            return self._view(rt, new)
+        if self._unchanged(old, new):
+            return self._view(rt, old)
+        self._commit("MODIFIED", rt, key, new, old)
+        return self._view(rt, new)
+
+    def mutate(
+        self,
+        rt: ResourceType,
+        namespace: str,
+        name: str,
+        change: Callable[[Obj], None],
+        *,
+        subresource: str = "",
+    ) -> Obj:
+        """Read-modify-write with no chance of conflict: for in-process controllers."""
+        current = self.get(rt, namespace, name)
+        change(current)
+        return self.update(rt, namespace, name, current, subresource=subresource)
+
+    def bind(self, namespace: str, name: str, node: str) -> Obj:
+        """The pods/binding subresource: the one way a pod gets its node after creation."""
+        rt = self.rt("", "v1", "pods")
+        pod = self.get(rt, namespace, name)
+        if pod.get("spec", {}).get("nodeName"):
+            raise errors.ApiError(
+                409,
+                "Conflict",
+                f'Operation cannot be fulfilled on pods/binding "{name}": pod {name} is '
+                f'already assigned to node "{pod["spec"]["nodeName"]}"',
+            )
+        pod["spec"]["nodeName"] = node
+        return self.update(rt, namespace, name, pod, subresource="binding")
+
+    def delete(
+        self,
+        rt: ResourceType,
+        namespace: str,
+        name: str,
+        *,
+        propagation: str = "Background",
+        grace_period: int | None = None,
+        precondition_uid: str | None = None,
+        precondition_rv: str | None = None,
+        dry_run: bool = False,
+    ) -> Obj:
+        key = self._key(rt, namespace, name)
+        obj = self._objects.get(key)
+        if obj is None:
+            raise errors.not_found(rt, name)
+        if precondition_uid and precondition_uid != obj["metadata"]["uid"]:
+            raise errors.ApiError(
+                409,
+                "Conflict",
+                f'Operation cannot be fulfilled on {rt.plural} "{name}": Precondition failed: '
+                f"UID in precondition: {precondition_uid}, UID in object meta: {obj['metadata']['uid']}",
+            )
+        if precondition_rv and precondition_rv != obj["metadata"]["resourceVersion"]:
+            raise errors.conflict(rt, name)
+        if dry_run:
+            return self._view(rt, obj)
+        if rt.key == ("", "namespaces"):
+            self._delete_namespace_contents(name)
+        meta = obj["metadata"]
+        graceful = (
+            rt.key == ("", "pods")
+            and self.graceful_pod_deletion
+            and obj.get("spec", {}).get("nodeName")
+            and obj.get("status", {}).get("phase") not in ("Succeeded", "Failed")
+            and (grace_period if grace_period is not None else 1) > 0
+        )
+        if meta.get("finalizers") or graceful:
+            if meta.get("deletionTimestamp"):
+                return self._view(rt, obj)
+            new = copy.deepcopy(obj)
+            new["metadata"]["deletionTimestamp"] = now_rfc3339()
+            new["metadata"]["deletionGracePeriodSeconds"] = (
+                (
+                    grace_period
+                    if grace_period is not None
+                    else obj.get("spec", {}).get("terminationGracePeriodSeconds", 30)
+                )
+                if graceful
+                else 0
+            )
+            self._commit("MODIFIED", rt, key, new, obj)
+            self._cascade(obj, propagation)
+            return self._view(rt, new)
+        self._remove(rt, key, obj)
+        self._cascade(obj, propagation)
+        return self._view(rt, obj)
+
+    # -- watch ---------------------------------------------------------------------------------------
+
+    def subscribe(self, since_rv: int | None = None) -> Subscription:
+        """Events after since_rv (None: from now on). Raises 410 Gone when history no longer covers it."""
+        sub = Subscription()
+        if since_rv is not None and since_rv < self._rv:
+            oldest = self._history[0].rv if self._history else self._rv + 1
+            if since_rv < oldest - 1:
+                raise errors.gone(f"too old resource version: {since_rv} ({oldest - 1})")
+            for event in self._history:
+                if event.rv > since_rv:
+                    sub.queue.put_nowait(event)
+        self._subscriptions.add(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        sub.closed = True
+        self._subscriptions.discard(sub)
+
+    # -- internals -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _key(rt: ResourceType, namespace: str, name: str) -> Key:
+        return (rt.group, rt.plural, namespace if rt.namespaced else "", name)
+
+    @staticmethod
+    def _view(rt: ResourceType, obj: Obj) -> Obj:
+        view = copy.deepcopy(obj)
+        # One stored object answers to every served version of its type.
+        view["apiVersion"] = rt.api_version
+        return view
+
+    @staticmethod
+    def _unchanged(old: Obj, new: Obj) -> bool:
+        strip = {**new, "metadata": {k: v for k, v in new["metadata"].items() if k != "resourceVersion"}}
+        base = {**old, "metadata": {k: v for k, v in old["metadata"].items() if k != "resourceVersion"}}
+        return strip == base
+
+    def _merge_for_subresource(self, rt: ResourceType, old: Obj, new: Obj, subresource: str) -> Obj:
+        """Status writes change only status; main writes never change status where a subresource owns it."""
+        merged = copy.deepcopy(old)
+        if subresource == "status":
+            if "status" in new:
+                merged["status"] = new["status"]
+            else:
+                merged.pop("status", None)
+            return merged
+        if subresource == "binding":
+            merged.setdefault("spec", {})["nodeName"] = new.get("spec", {}).get("nodeName")
+            return merged
+        result = new
+        result["apiVersion"], result["kind"] = old["apiVersion"], old["kind"]
+        meta = result["metadata"]
+        for fixed in (
+            "uid",
+            "creationTimestamp",
+            "namespace",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "generation",
+        ):
+            if fixed in old["metadata"]:
+                meta[fixed] = old["metadata"][fixed]
+            else:
+                meta.pop(fixed, None)
+        meta["name"] = old["metadata"]["name"]
+        if "status" in rt.subresources:
+            if "status" in old:
+                result["status"] = copy.deepcopy(old["status"])
+            else:
+                result.pop("status", None)
+        spec_old = {k: v for k, v in old.items() if k not in ("metadata", "status")}
+        spec_new = {k: v for k, v in result.items() if k not in ("metadata", "status")}
+        if "generation" in meta and spec_old != spec_new:
+            meta["generation"] += 1
+        return result
+
+    def _commit(self, kind: str, rt: ResourceType, key: Key, obj: Obj, old: Obj | None) -> None:
+        self._rv += 1
+        obj["metadata"]["resourceVersion"] = str(self._rv)
+        self._objects[key] = obj
+        if rt.key == ("apiextensions.k8s.io", "customresourcedefinitions"):
+            self._on_crd_change(obj)
+        self._emit(WatchEvent(kind, rt.key, key[2], copy.deepcopy(obj), old, self._rv))
+
+    def _remove(self, rt: ResourceType, key: Key, obj: Obj) -> None:
+        self._objects.pop(key, None)
+        self._rv += 1
+        final = copy.deepcopy(obj)
+        final["metadata"]["resourceVersion"] = str(self._rv)
+        if rt.key == ("apiextensions.k8s.io", "customresourcedefinitions"):
+            self._drop_custom_resources(obj)
+        self._emit(WatchEvent("DELETED", rt.key, key[2], final, obj, self._rv))
+
+    def _emit(self, event: WatchEvent) -> None:
+        self._history.append(event)
+        for sub in list(self._subscriptions):
+            sub.queue.put_nowait(event)
+
+    def _on_crd_change(self, crd: Obj) -> None:
+        if crd["metadata"].get("deletionTimestamp"):
+            return
+        self.registry.register_crd(crd)
+        names = crd.get("spec", {}).get("names", {})
+        crd["status"] = {
+            "acceptedNames": names,
+            "storedVersions": [v["name"] for v in crd["spec"].get("versions", []) if v.get("storage")],
+            "conditions": [
+                {
+                    "type": "NamesAccepted",
+                    "status": "True",
+                    "reason": "NoConflicts",
+                    "message": "no conflicts found",
+                    "lastTransitionTime": now_rfc3339(),
+                },
+                {
+                    "type": "Established",
+                    "status": "True",
+                    "reason": "InitialNamesAccepted",
+                    "message": "the initial names have been accepted",
+                    "lastTransitionTime": now_rfc3339(),
+                },
+            ],
+        }
+
+    def _drop_custom_resources(self, crd: Obj) -> None:
+        spec = crd.get("spec", {})
+        self.registry.unregister_crd(crd["metadata"]["name"])
+        storage = (spec.get("group", ""), spec.get("names", {}).get("plural", ""))
+        for key in [k for k in self._objects if k[:2] == storage]:
+            self._objects.pop(key)
+
+    def _delete_namespace_contents(self, namespace: str) -> None:
+        for key in [k for k in self._objects if k[2] == namespace]:
+            obj = self._objects.get(key)
+            if obj is None:
+                continue
+            rt = self.registry.by_kind(obj["apiVersion"], obj["kind"])
+            if rt is not None:
+                self._remove(rt, key, obj)
+
+    def _cascade(self, owner: Obj, propagation: str) -> None:
+        """Garbage collection of dependents by ownerReference uid."""
+        uid = owner["metadata"]["uid"]
+        for key, obj in list(self._objects.items()):
+            refs = obj["metadata"].get("ownerReferences") or []
+            if not any(ref.get("uid") == uid for ref in refs):
+                continue
+            rt = self.registry.by_kind(obj["apiVersion"], obj["kind"])
+            if rt is None or key not in self._objects:
+                continue
+            if propagation == "Orphan":
+                kept = [ref for ref in refs if ref.get("uid") != uid]
+                new = copy.deepcopy(obj)
+                new["metadata"]["ownerReferences"] = kept
+                if not kept:
+                    del new["metadata"]["ownerReferences"]
+                self._commit("MODIFIED", rt, key, new, obj)
+            else:
+                self.delete(rt, key[2], key[3], propagation="Background")
