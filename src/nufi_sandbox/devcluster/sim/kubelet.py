@@ -1,0 +1,208 @@
+"""The kubelets' pod side: admit bound pods (allocating devices), run them, keep readiness, stop them.
+
+One controller serves every node; it hands node-specific work to that node's NodeAgent. Status writes
+start from the stored object and touch only what the kubelet owns, so conditions patched in by others
+(readiness gates) survive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Iterable, Mapping
+
+from nufi_sandbox.devcluster import errors
+from nufi_sandbox.devcluster.kubelet import AllocationError
+from nufi_sandbox.devcluster.sim.controller import Controller, ObjectKey
+from nufi_sandbox.devcluster.sim.events import EventRecorder
+from nufi_sandbox.devcluster.sim.meta import Obj, is_deleting, name_of, namespace_of, now, uid_of
+from nufi_sandbox.devcluster.sim.node_agent import NodeAgent
+from nufi_sandbox.devcluster.sim.pods import container_device_counts, is_terminal
+from nufi_sandbox.devcluster.sim.podstatus import set_admission_failure, set_readiness, set_running
+from nufi_sandbox.devcluster.store import Store, WatchEvent
+
+log = logging.getLogger(__name__)
+
+UNEXPECTED_ADMISSION_ERROR = "UnexpectedAdmissionError"
+
+
+def _node_of(obj: Obj | None) -> str:
+    return str((obj or {}).get("spec", {}).get("nodeName") or "")
+
+
+class Kubelet(Controller[ObjectKey]):
+    name = "kubelet"
+
+    def __init__(
+        self,
+        store: Store,
+        agents: Mapping[str, NodeAgent],
+        events: EventRecorder,
+        *,
+        pod_stop_seconds: float = 0.2,
+    ) -> None:
+        super().__init__(store)
+        self._agents = agents
+        self._events = events
+        self._stop_seconds = pod_stop_seconds
+        self._pods = store.rt("", "v1", "pods")
+        self._started: set[str] = set()
+        self._uids: dict[tuple[str, str], str] = {}
+        self._stopping: dict[str, asyncio.Task[None]] = {}
+
+    def keys_for(self, event: WatchEvent) -> Iterable[ObjectKey]:
+        if event.rt_key == ("", "pods") and (_node_of(event.object) or _node_of(event.old)):
+            yield (event.namespace, name_of(event.object))
+
+    def all_keys(self) -> Iterable[ObjectKey]:
+        for pod in self.store.all_of("", "pods"):
+            if _node_of(pod):
+                yield (namespace_of(pod), name_of(pod))
+
+    def node_ready(self, node: str) -> None:
+        """A node's agent just started: pods already bound to it can run now."""
+        for pod in self.store.all_of("", "pods"):
+            if _node_of(pod) == node:
+                self.queue.add((namespace_of(pod), name_of(pod)))
+
+    async def stop(self) -> None:
+        await super().stop()
+        for task in list(self._stopping.values()):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._stopping.clear()
+
+    async def reconcile(self, key: ObjectKey) -> None:
+        namespace, name = key
+        pod = self.store.find(self._pods, namespace, name)
+        previous = self._uids.pop((namespace, name), None)
+        if previous is not None and (pod is None or uid_of(pod) != previous):
+            self._forget(previous)
+        if pod is None:
+            return
+        uid = uid_of(pod)
+        self._uids[(namespace, name)] = uid
+        agent = self._agents.get(_node_of(pod))
+        if agent is None:
+            self._collect_orphan(pod)
+            return
+        if is_deleting(pod):
+            self._begin_stop(pod, agent)
+        elif is_terminal(pod):
+            agent.release(uid)
+        elif uid in self._started:
+            self._refresh_readiness(pod)
+        elif pod.get("status", {}).get("phase") == "Running":
+            self._started.add(uid)  # already running before this kubelet started
+            self._refresh_readiness(pod)
+        else:
+            await self._admit(pod, agent)
+
+    # -- starting ------------------------------------------------------------------------------------
+
+    async def _admit(self, pod: Obj, agent: NodeAgent) -> None:
+        namespace, name, uid = namespace_of(pod), name_of(pod), uid_of(pod)
+        self._started.add(uid)
+        if agent.devices is not None:
+            served = agent.device_resources()
+            try:
+                for container in pod.get("spec", {}).get("containers") or []:
+                    for resource, count in container_device_counts(container, served).items():
+                        await agent.devices.allocate(
+                            pod_namespace=namespace,
+                            pod_name=name,
+                            pod_uid=uid,
+                            container=container["name"],
+                            resource=resource,
+                            count=count,
+                        )
+            except AllocationError as exc:
+                agent.release(uid)
+                self._reject(pod, f"Allocate failed due to {exc}, which is unexpected")
+                return
+        current = self.store.find(self._pods, namespace, name)
+        if current is None or uid_of(current) != uid or is_deleting(current):
+            agent.release(uid)
+            if current is not None and uid_of(current) == uid:
+                self.queue.add((namespace, name))
+            return
+        pod_ip, host_ip, stamp = agent.next_pod_ip(), agent.host_ip, now()
+
+        def running(obj: Obj) -> None:
+            set_running(obj.setdefault("status", {}), obj, pod_ip=pod_ip, host_ip=host_ip, now=stamp)
+
+        started = self.store.mutate(self._pods, namespace, name, running, subresource="status")
+        for container in started.get("spec", {}).get("containers") or []:
+            self._events.record(
+                started,
+                "Normal",
+                "Started",
+                f"Started container {container['name']}",
+                component="kubelet",
+                host=agent.node,
+            )
+
+    def _reject(self, pod: Obj, message: str) -> None:
+        def rejected(obj: Obj) -> None:
+            set_admission_failure(
+                obj.setdefault("status", {}), UNEXPECTED_ADMISSION_ERROR, f"Pod was rejected: {message}"
+            )
+
+        try:
+            self.store.mutate(self._pods, namespace_of(pod), name_of(pod), rejected, subresource="status")
+        except errors.ApiError:
+            return
+        self._events.record(
+            pod, "Warning", UNEXPECTED_ADMISSION_ERROR, message, component="kubelet", host=_node_of(pod)
+        )
+
+    def _refresh_readiness(self, pod: Obj) -> None:
+        if pod.get("status", {}).get("phase") != "Running":
+            return
+        stamp = now()
+
+        def readiness(obj: Obj) -> None:
+            set_readiness(obj.setdefault("status", {}), obj.get("spec", {}), stamp)
+
+        self.store.mutate(self._pods, namespace_of(pod), name_of(pod), readiness, subresource="status")
+
+    # -- stopping ------------------------------------------------------------------------------------
+
+    def _begin_stop(self, pod: Obj, agent: NodeAgent) -> None:
+        uid = uid_of(pod)
+        if uid in self._stopping:
+            return
+        grace = pod["metadata"].get("deletionGracePeriodSeconds")
+        delay = self._stop_seconds if grace is None else min(self._stop_seconds, float(grace))
+        self._stopping[uid] = asyncio.create_task(
+            self._finish_stop(namespace_of(pod), name_of(pod), uid, agent, delay),
+            name=f"stop pod {namespace_of(pod)}/{name_of(pod)}",
+        )
+
+    async def _finish_stop(self, namespace: str, name: str, uid: str, agent: NodeAgent, delay: float) -> None:
+        try:
+            await asyncio.sleep(delay)
+            agent.release(uid)
+            with contextlib.suppress(errors.ApiError):
+                self.store.delete(self._pods, namespace, name, grace_period=0, precondition_uid=uid)
+        finally:
+            self._stopping.pop(uid, None)
+            self._started.discard(uid)
+
+    def _collect_orphan(self, pod: Obj) -> None:
+        """A terminating pod whose node is gone would wait forever; the pod GC deletes it."""
+        if not is_deleting(pod):
+            return
+        if self.store.find(self.store.rt("", "v1", "nodes"), "", _node_of(pod)) is not None:
+            return
+        with contextlib.suppress(errors.ApiError):
+            self.store.delete(
+                self._pods, namespace_of(pod), name_of(pod), grace_period=0, precondition_uid=uid_of(pod)
+            )
+
+    def _forget(self, uid: str) -> None:
+        self._started.discard(uid)
+        for agent in self._agents.values():
+            agent.release(uid)
