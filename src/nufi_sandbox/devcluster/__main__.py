@@ -69,7 +69,11 @@ async def serve(args: argparse.Namespace) -> None:
             await simulation.stop()
 
     app = create_app(
-        store, server_address=f"127.0.0.1:{args.port}", on_startup=[started], on_shutdown=[stopping]
+        store,
+        server_address=f"127.0.0.1:{args.port}",
+        on_startup=[started],
+        on_shutdown=[stopping],
+        kubelet_restart=simulation.restart_kubelet if simulation is not None else None,
     )
     config = uvicorn.Config(
         app,

@@ -63,6 +63,11 @@ class DevClusterProcess:
     def pod_resources_socket(self, node: str) -> Path:
         return Path(self.state()["nodes"][node]["pod_resources_socket"])
 
+    def restart_kubelet(self, node: str) -> None:
+        """Play a kubelet restart on one node: device-plugin sockets are wiped and kubelet.sock re-created."""
+        response = httpx.post(f"{self.url}/devcluster/nodes/{node}/restart-kubelet", timeout=10.0)
+        response.raise_for_status()
+
     def _ready(self) -> bool:
         return (
             httpx.get(f"{self.url}/readyz", timeout=1.0).status_code == 200

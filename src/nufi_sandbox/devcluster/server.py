@@ -7,7 +7,7 @@ import contextlib
 import copy
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -387,6 +387,7 @@ def create_app(
     server_address: str,
     on_startup: list[Any] | None = None,
     on_shutdown: list[Any] | None = None,
+    kubelet_restart: Callable[[str], Awaitable[bool]] | None = None,
 ) -> Starlette:
     api = ApiServer(store, server_address)
     registry = store.registry
@@ -418,6 +419,15 @@ def create_app(
         found = openapi.document(registry, group, version)
         return _json(found) if found else _json(errors.route_not_found().status(), 404)
 
+    async def restart_kubelet(request: Request) -> Response:
+        # Not a Kubernetes API: a test control that plays a kubelet restart on one simulated node.
+        node = request.path_params["node"]
+        if kubelet_restart is None or not await kubelet_restart(node):
+            return _json(
+                errors.ApiError(404, "NotFound", f"no simulated kubelet for node {node!r}").status(), 404
+            )
+        return _json({"node": node, "restarted": True})
+
     async def health(_: Request) -> Response:
         return PlainTextResponse("ok")
 
@@ -427,6 +437,7 @@ def create_app(
         Route("/healthz", health),
         Route("/readyz", health),
         Route("/livez", health),
+        Route("/devcluster/nodes/{node}/restart-kubelet", restart_kubelet, methods=["POST"]),
         Route("/openapi/v3", openapi_index),
         Route("/openapi/v3/{gv:path}", openapi_document),
         # Clients ask for discovery both with and without a trailing slash (`/apis/`).

@@ -106,6 +106,14 @@ class Simulation:
     def agent(self, node: str) -> NodeAgent | None:
         return self.node_manager.agents.get(node)
 
+    async def restart_kubelet(self, node: str) -> bool:
+        """What a kubelet restart does to device plugins: sockets wiped, kubelet.sock created anew."""
+        agent = self.agent(node)
+        if agent is None or agent.devices is None:
+            return False
+        await agent.devices.restart()
+        return True
+
     def node_sockets(self) -> dict[str, dict[str, str]]:
         """Kubelet socket paths of every node that serves device plugins, by node name."""
         out = {}
