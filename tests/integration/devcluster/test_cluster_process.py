@@ -32,8 +32,8 @@ NODES = textwrap.dedent("""\
     """)
 
 
-async def eventually(check: Callable[[], Awaitable[Any]], timeout: float = 10.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
+async def eventually(check: Callable[[], Awaitable[Any]], within: float = 10.0) -> Any:
+    deadline = asyncio.get_running_loop().time() + within
     while True:
         try:
             result = await check()
@@ -43,7 +43,7 @@ async def eventually(check: Callable[[], Awaitable[Any]], timeout: float = 10.0)
             if asyncio.get_running_loop().time() > deadline:
                 raise
         if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s (last: {result!r})")
+            raise AssertionError(f"condition not met within {within} s (last: {result!r})")
         await asyncio.sleep(0.1)
 
 
