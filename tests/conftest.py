@@ -7,6 +7,9 @@ it is killed, named in the summary, and the run fails.
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,6 +57,10 @@ def postgres() -> Iterator[PostgresServer]:
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_LEAKS] = []
     become_subreaper()
+    # Apps built from default settings must not leave a database in the working tree.
+    scratch = Path(tempfile.mkdtemp(prefix="nufi-tests-"))
+    config.add_cleanup(lambda: shutil.rmtree(scratch, ignore_errors=True))
+    os.environ.setdefault("NUFI_DATABASE_URL", f"sqlite+aiosqlite:///{scratch / 'nufi.db'}")
 
 
 def pytest_runtest_logfinish(nodeid: str) -> None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import platform
 import socket
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 import uvicorn
@@ -15,6 +17,9 @@ from nufi import __version__
 from nufi.config import Settings, load_settings
 from nufi.errors import NufiError
 from nufi.logging import configure_logging
+
+if TYPE_CHECKING:
+    from nufi.db import Database
 
 app = typer.Typer(
     name="nufi",
@@ -55,6 +60,66 @@ def serve(
 def version() -> None:
     """Print the NuFi version."""
     typer.echo(f"nufi {__version__} (Python {platform.python_version()})")
+
+
+db_app = typer.Typer(
+    name="db",
+    help="The database schema: apply migrations, show the current revision (uses NUFI_DATABASE_URL).",
+    no_args_is_help=True,
+)
+app.add_typer(db_app)
+
+
+@db_app.command("upgrade")
+def db_upgrade(
+    revision: Annotated[str, typer.Option(help="Revision to upgrade to (default: the newest).")] = "head",
+) -> None:
+    """Apply pending schema migrations; does nothing when the schema is up to date."""
+
+    async def run(database: Database) -> str:
+        before = await database.current_revision()
+        await database.upgrade(revision)
+        after = await database.current_revision()
+        if before == after:
+            return f"{database.url}: already at revision {after}"
+        return f"{database.url}: upgraded from {before or 'an empty schema'} to revision {after}"
+
+    typer.echo(_with_database(run))
+
+
+@db_app.command("current")
+def db_current() -> None:
+    """Print the schema revision the database is at, and whether migrations are pending."""
+    from nufi.db import head_revision
+
+    async def run(database: Database) -> str:
+        current, head = await database.current_revision(), head_revision()
+        if current is None:
+            return f"{database.url}: no schema yet (newest is {head}); run `nufi db upgrade`"
+        if current == head:
+            return f"{database.url}: at revision {current} (up to date)"
+        return f"{database.url}: at revision {current}, newest is {head}; run `nufi db upgrade`"
+
+    typer.echo(_with_database(run))
+
+
+def _with_database(work: Callable[[Database], Awaitable[str]]) -> str:
+    from nufi.db import Database
+
+    settings = _settings_or_exit()
+
+    async def run() -> str:
+        database = Database.from_settings(settings)
+        try:
+            return await work(database)
+        finally:
+            await database.close()
+
+    try:
+        return asyncio.run(run())
+    except NufiError as exc:
+        typer.echo(f"nufi: {exc.detail}", err=True)
+        raise typer.Exit(code=1) from None
 
 
 def _settings_or_exit(**overrides: object) -> Settings:

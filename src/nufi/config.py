@@ -64,6 +64,8 @@ class Settings(BaseSettings):
 
     # A database URL may carry a password, hence secret.
     database_url: SecretStr = SecretStr("sqlite+aiosqlite:///./nufi.db")
+    # Apply pending schema migrations when the server starts; turn off to run `nufi db upgrade` yourself.
+    database_migrate_on_start: bool = True
 
     log_format: LogFormat = "auto"
     log_level: LogLevel = "info"

@@ -226,6 +226,6 @@ async def test_readyz_is_ok_with_kubernetes_and_the_real_prometheus_up(
         response = await client.get("/readyz")
     assert response.status_code == 200
     by_name = {d["name"]: d for d in response.json()["dependencies"]}
-    assert set(by_name) == {"kubernetes", "prometheus"}
+    assert set(by_name) == {"kubernetes", "prometheus", "database"}
     assert all(d["ok"] and d["configured"] for d in by_name.values())
     assert by_name["kubernetes"]["detail"] == f"Kubernetes v1.31.2 at {kube_url}"

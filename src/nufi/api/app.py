@@ -8,13 +8,15 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from fastapi import FastAPI
 
 from nufi import __version__
-from nufi.api import health, metrics, version
+from nufi.api import health, me, metrics, version
 from nufi.api.metrics import HttpMetrics
 from nufi.api.middleware import RequestContextMiddleware
 from nufi.api.problems import install_problem_handlers
 from nufi.api.services import AppServices
+from nufi.auth import TokenVerifier
 from nufi.cluster import ClusterGateway
 from nufi.config import Settings, load_settings
+from nufi.db import Database
 from nufi.health import DependencyCheck, Readiness
 from nufi.logging import get_logger
 from nufi.prom import PrometheusGateway
@@ -27,13 +29,15 @@ def create_app(
     *,
     cluster: ClusterGateway | None = None,
     prometheus: PrometheusGateway | None = None,
+    database: Database | None = None,
     extra_checks: Sequence[DependencyCheck] = (),
 ) -> FastAPI:
     """Build the NuFi server.
 
     Gateways not passed in are built from `settings` when the app starts and closed when it stops;
-    gateways passed in belong to the caller, who closes them. `extra_checks` join the readiness
-    report (e.g. the database).
+    gateways passed in belong to the caller, who closes them. The same holds for `database`; unless
+    NUFI_DATABASE_MIGRATE_ON_START is false its schema is migrated before the app serves. The
+    database always joins the readiness report; `extra_checks` join it too.
     """
     resolved = settings if settings is not None else load_settings()
 
@@ -48,8 +52,17 @@ def create_app(
             if prometheus_gateway is None:
                 prometheus_gateway = PrometheusGateway.from_settings(resolved)
                 owned.push_async_callback(prometheus_gateway.close)
+            verifier = TokenVerifier.from_settings(resolved)
+            if verifier is not None:
+                owned.push_async_callback(verifier.close)
+            database_gateway = database
+            if database_gateway is None:
+                database_gateway = Database.from_settings(resolved)
+                owned.push_async_callback(database_gateway.close)
+            if resolved.database_migrate_on_start:
+                await database_gateway.upgrade()
             readiness = Readiness(
-                [cluster_gateway, prometheus_gateway, *extra_checks],
+                [cluster_gateway, prometheus_gateway, database_gateway.check, *extra_checks],
                 timeout_seconds=resolved.readiness_timeout_seconds,
             )
             app.state.services = AppServices(
@@ -57,6 +70,8 @@ def create_app(
                 cluster=cluster_gateway,
                 prometheus=prometheus_gateway,
                 readiness=readiness,
+                database=database_gateway,
+                verifier=verifier,
             )
             _log.info("NuFi starting", version=__version__, settings=resolved.redacted())
             try:
@@ -78,4 +93,5 @@ def create_app(
     app.include_router(health.router)
     app.include_router(metrics.router)
     app.include_router(version.router)
+    app.include_router(me.router)
     return app

@@ -17,6 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from nufi.auth.errors import bearer_challenge
 from nufi.errors import NufiError, Unauthorized
 from nufi.logging import get_logger
 
@@ -72,7 +73,7 @@ async def _nufi_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, NufiError)
     if exc.status >= 500:
         _log.warning("request failed", problem=exc.type, detail=exc.detail)
-    headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, Unauthorized) else None
+    headers = {"WWW-Authenticate": bearer_challenge(exc)} if isinstance(exc, Unauthorized) else None
     return problem_response(
         status=exc.status,
         type=exc.type,

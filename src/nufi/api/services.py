@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 from fastapi import Request
 
+from nufi.auth import TokenVerifier
 from nufi.cluster import ClusterGateway
 from nufi.config import Settings
+from nufi.db import Database
 from nufi.health import Readiness
 from nufi.prom import PrometheusGateway
 
@@ -18,11 +20,19 @@ class AppServices:
     cluster: ClusterGateway
     prometheus: PrometheusGateway
     readiness: Readiness
+    # Sessions and transactions for the repositories in nufi.db.
+    database: Database
+    # None when NUFI_OIDC_ISSUER is unset: every authenticated route then answers 401.
+    verifier: TokenVerifier | None = None
 
 
 def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
+
+
+def get_database(request: Request) -> Database:
+    return get_services(request).database
 
 
 def get_services(request: Request) -> AppServices:

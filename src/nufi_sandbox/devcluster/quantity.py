@@ -77,8 +77,12 @@ def parse_quantity_with_format(text: str) -> tuple[Decimal, QuantityFormat]:
     base, exponent, fmt = _suffix(suffix)
     ctx = _context(text)
     value = Decimal(sign + (whole or "0") + ("." + fraction if fraction else ""))
-    value = value.scaleb(exponent, ctx) if base == 10 else ctx.multiply(value, Decimal(2**exponent))
-    magnitude = _round_up_to_nano(abs(value), ctx)
+    try:
+        value = value.scaleb(exponent, ctx) if base == 10 else ctx.multiply(value, Decimal(2**exponent))
+        magnitude = _round_up_to_nano(abs(value), ctx)
+    except ArithmeticError:
+        # Exponents beyond what any quantity can hold: the API server refuses these as numeric errors.
+        raise QuantityError(NUMERIC_MESSAGE) from None
     if fmt is QuantityFormat.BINARY_SI:
         magnitude = min(magnitude, _MAX_BINARY)
         if 0 < magnitude < 1:

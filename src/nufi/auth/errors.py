@@ -1,0 +1,32 @@
+"""Authentication errors: which 401 and 503 answers the auth layer gives."""
+
+from __future__ import annotations
+
+from nufi.errors import DependencyUnavailable, Unauthorized
+
+IDENTITY_PROVIDER = "identity-provider"
+
+
+class InvalidToken(Unauthorized):
+    """A bearer token was presented but cannot be accepted (malformed, expired, badly signed, ...).
+
+    Distinct from a missing token because RFC 6750 wants `error="invalid_token"` in the
+    `WWW-Authenticate` challenge only when a token was sent.
+    """
+
+    challenge = 'Bearer error="invalid_token"'
+
+
+class IdentityProviderUnavailable(DependencyUnavailable):
+    """The OIDC issuer's discovery document or keys cannot be fetched: a 503, not the caller's fault."""
+
+    type = "identity-provider-unavailable"
+    title = "Identity provider unavailable"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail, dependency=IDENTITY_PROVIDER)
+
+
+def bearer_challenge(error: Unauthorized) -> str:
+    """The `WWW-Authenticate` value that goes with a 401."""
+    return InvalidToken.challenge if isinstance(error, InvalidToken) else "Bearer"

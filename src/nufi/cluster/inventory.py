@@ -1,0 +1,272 @@
+"""Nodes and the pods bound to them, listed the way an inventory needs them.
+
+Both lists are paginated with `limit`/`continue`, so a cluster of thousands of nodes is read in pages
+rather than in one response the API server has to build in memory. Responses are decoded as plain
+JSON: turning every page into client model objects costs far more than the fields used here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import aiohttp
+from kubernetes_asyncio.client import CoreV1Api
+
+from nufi.cluster.gateway import KUBERNETES, ClusterGateway
+from nufi.errors import DependencyUnavailable
+
+PAGE_SIZE = 500
+_REQUEST_TIMEOUT_SECONDS = 30.0
+# Pods that still hold devices: bound to a node and not finished. Terminating pods are kept on
+# purpose, since the scheduler counts their resources until they are gone.
+_BOUND_LIVE_PODS = "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"
+_TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+_RESERVED_DOMAIN = "kubernetes.io/"
+
+_QUANTITY = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?")
+_SUFFIXES: dict[str, Decimal] = {
+    "": Decimal(1),
+    "n": Decimal("1e-9"),
+    "u": Decimal("1e-6"),
+    "m": Decimal("1e-3"),
+    "k": Decimal("1e3"),
+    "M": Decimal("1e6"),
+    "G": Decimal("1e9"),
+    "T": Decimal("1e12"),
+    "P": Decimal("1e15"),
+    "E": Decimal("1e18"),
+    **{suffix: Decimal(1024**power) for power, suffix in enumerate(("Ki", "Mi", "Gi", "Ti", "Pi", "Ei"), 1)},
+}
+
+
+@dataclass(frozen=True)
+class NodeResources:
+    """A node's name with its `status.capacity` and `status.allocatable` quantities, as strings."""
+
+    name: str
+    capacity: Mapping[str, str]
+    allocatable: Mapping[str, str]
+
+    def capacity_of(self, resource: str) -> int | None:
+        """How many of `resource` the node has, or None when it does not advertise it."""
+        text = self.capacity.get(resource)
+        return None if text is None else quantity_to_int(text)
+
+    def allocatable_of(self, resource: str) -> int | None:
+        text = self.allocatable.get(resource)
+        return None if text is None else quantity_to_int(text)
+
+
+@dataclass(frozen=True)
+class BoundPod:
+    """A pod bound to a node and not finished, with what it requests of each extended resource."""
+
+    namespace: str
+    name: str
+    node: str
+    phase: str
+    extended_requests: Mapping[str, int]
+
+
+def parse_quantity(text: str) -> Decimal:
+    """The value of a Kubernetes quantity such as `8`, `500m`, `64Gi` or `1e3`."""
+    match = _QUANTITY.fullmatch(text.strip())
+    if match is None:
+        raise ValueError(f"{text!r} is not a Kubernetes quantity (e.g. 8, 500m, 64Gi)")
+    number, suffix = match.group(1), match.group(2) or ""
+    try:
+        if suffix[:1] in ("e", "E"):
+            return Decimal(number) * (Decimal(10) ** int(suffix[1:]))
+        return Decimal(number) * _SUFFIXES[suffix]
+    except InvalidOperation:
+        raise ValueError(f"{text!r} is not a Kubernetes quantity (e.g. 8, 500m, 64Gi)") from None
+
+
+def quantity_to_int(text: str) -> int:
+    """A count of devices: extended resources are whole numbers, and a fraction rounds up as
+    Kubernetes does when it reports an integer value."""
+    return math.ceil(parse_quantity(text))
+
+
+def is_extended_resource(name: str) -> bool:
+    """Whether `name` is outside Kubernetes' own resources (it has a domain that is not kubernetes.io)."""
+    return "/" in name and _RESERVED_DOMAIN not in name
+
+
+async def list_nodes(cluster: ClusterGateway, *, page_size: int = PAGE_SIZE) -> list[NodeResources]:
+    """Every node in the cluster with its capacity and allocatable."""
+    items = await _list_all(cluster, "nodes", page_size=page_size)
+    return [_node_resources(item) for item in items]
+
+
+async def list_bound_pods(cluster: ClusterGateway, *, page_size: int = PAGE_SIZE) -> list[BoundPod]:
+    """Every pod in every namespace that is bound to a node and neither Succeeded nor Failed."""
+    items = await _list_all(cluster, "pods", page_size=page_size, field_selector=_BOUND_LIVE_PODS)
+    pods = []
+    for item in items:
+        pod = _bound_pod(item)
+        # A server that ignores part of the field selector must not make finished pods count.
+        if pod.node and pod.phase not in _TERMINAL_PHASES:
+            pods.append(pod)
+    return pods
+
+
+def effective_requests(pod_spec: Mapping[str, Any]) -> dict[str, int]:
+    """What a pod holds of each extended resource, by the scheduler's rule: the larger of the app
+    containers plus sidecars, and each init container plus the sidecars started before it."""
+    running: dict[str, int] = {}
+    sidecars: dict[str, int] = {}
+    peak: dict[str, int] = {}
+    for container in pod_spec.get("initContainers") or []:
+        requests = _container_requests(container)
+        if container.get("restartPolicy") == "Always":
+            _add(sidecars, requests)
+            continue
+        for name, amount in requests.items():
+            peak[name] = max(peak.get(name, 0), amount + sidecars.get(name, 0))
+    for container in pod_spec.get("containers") or []:
+        _add(running, _container_requests(container))
+    _add(running, sidecars)
+    names = set(running) | set(peak)
+    return {name: max(running.get(name, 0), peak.get(name, 0)) for name in sorted(names)}
+
+
+def _container_requests(container: Mapping[str, Any]) -> dict[str, int]:
+    resources = container.get("resources") or {}
+    # For extended resources a limit alone is also the request (they cannot be overcommitted).
+    declared = {**(resources.get("limits") or {}), **(resources.get("requests") or {})}
+    found = {}
+    for name, text in declared.items():
+        if is_extended_resource(name):
+            try:
+                found[name] = quantity_to_int(str(text))
+            except ValueError:
+                continue  # the API server validates quantities; a bad one cannot hold devices
+    return found
+
+
+def _add(total: dict[str, int], more: Mapping[str, int]) -> None:
+    for name, amount in more.items():
+        total[name] = total.get(name, 0) + amount
+
+
+def _node_resources(item: Mapping[str, Any]) -> NodeResources:
+    status = item.get("status") or {}
+    return NodeResources(
+        name=str((item.get("metadata") or {}).get("name") or ""),
+        capacity=dict(status.get("capacity") or {}),
+        allocatable=dict(status.get("allocatable") or {}),
+    )
+
+
+def _bound_pod(item: Mapping[str, Any]) -> BoundPod:
+    metadata = item.get("metadata") or {}
+    spec = item.get("spec") or {}
+    return BoundPod(
+        namespace=str(metadata.get("namespace") or ""),
+        name=str(metadata.get("name") or ""),
+        node=str(spec.get("nodeName") or ""),
+        phase=str((item.get("status") or {}).get("phase") or ""),
+        extended_requests=effective_requests(spec),
+    )
+
+
+async def _list_all(
+    cluster: ClusterGateway, plural: str, *, page_size: int, field_selector: str | None = None
+) -> list[dict[str, Any]]:
+    if page_size < 1:
+        raise ValueError(f"page_size must be at least 1, got {page_size}")
+    api = CoreV1Api(await cluster.api_client())
+    # A continue token can expire between pages (HTTP 410); the list then starts over, once.
+    for attempt in (1, 2):
+        items: list[dict[str, Any]] = []
+        token: str | None = None
+        while True:
+            page = await _page(api, plural, page_size, token, field_selector, restartable=attempt == 1)
+            if page is None:
+                break
+            items.extend(page.get("items") or [])
+            token = (page.get("metadata") or {}).get("continue") or None
+            if token is None:
+                return items
+    raise DependencyUnavailable(
+        f"listing {plural} kept failing: the Kubernetes API expired the list while it was being read",
+        dependency=KUBERNETES,
+    )
+
+
+async def _page(
+    api: CoreV1Api,
+    plural: str,
+    limit: int,
+    token: str | None,
+    field_selector: str | None,
+    *,
+    restartable: bool,
+) -> dict[str, Any] | None:
+    """One page of the list; None when the continue token expired and the list should restart."""
+    kwargs: dict[str, Any] = {"limit": limit, "_preload_content": False}
+    if token is not None:
+        kwargs["_continue"] = token
+    if field_selector is not None:
+        kwargs["field_selector"] = field_selector
+    kwargs["_request_timeout"] = _REQUEST_TIMEOUT_SECONDS
+    host = api.api_client.configuration.host
+    try:
+        if plural == "nodes":
+            response = await api.list_node(**kwargs)
+        else:
+            response = await api.list_pod_for_all_namespaces(**kwargs)
+        try:
+            body = await response.read()
+            status = response.status
+        finally:
+            response.release()
+    except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
+        raise DependencyUnavailable(
+            f"the Kubernetes API at {host} did not answer a list of {plural} within "
+            f"{_REQUEST_TIMEOUT_SECONDS:g} s",
+            dependency=KUBERNETES,
+        ) from exc
+    except aiohttp.ClientError as exc:
+        raise DependencyUnavailable(
+            f"cannot list {plural} from the Kubernetes API at {host}: {type(exc).__name__}: {exc}",
+            dependency=KUBERNETES,
+        ) from exc
+    if status == 410 and token is not None and restartable:
+        return None
+    if status != 200:
+        raise DependencyUnavailable(_refusal(plural, status, body, host), dependency=KUBERNETES)
+    try:
+        decoded = json.loads(body)
+    except ValueError as exc:
+        raise DependencyUnavailable(
+            f"the Kubernetes API at {host} answered a list of {plural} with something that is not JSON",
+            dependency=KUBERNETES,
+        ) from exc
+    if not isinstance(decoded, dict):
+        raise DependencyUnavailable(
+            f"the Kubernetes API at {host} answered a list of {plural} with an unexpected document",
+            dependency=KUBERNETES,
+        )
+    return decoded
+
+
+def _refusal(plural: str, status: int, body: bytes, host: str) -> str:
+    try:
+        reason = json.loads(body).get("message")
+    except (ValueError, AttributeError):
+        reason = None
+    detail = f"the Kubernetes API at {host} refused to list {plural} (HTTP {status})"
+    if reason:
+        detail += f": {reason}"
+    if status in (401, 403):
+        scope = "cluster-wide" if plural == "nodes" else "in all namespaces"
+        detail += f"; grant NuFi's service account `list` on `{plural}` {scope}"
+    return detail

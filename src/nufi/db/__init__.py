@@ -1,0 +1,37 @@
+"""The only code that speaks SQL: engine and sessions, tables, repositories, migrations.
+
+Repositories work inside the caller's session and never commit; group a change and its audit
+record in one `Database.transaction()` so they are stored together or not at all.
+"""
+
+from nufi.db.audit import AuditRepository
+from nufi.db.database import Database
+from nufi.db.device_types import DeviceTypeChanges, DeviceTypeRepository, NewDeviceType
+from nufi.db.engine import create_database_engine, display_url, parse_database_url
+from nufi.db.health import DATABASE, DatabaseCheck
+from nufi.db.migrate import current_revision, head_revision, migration_lock, upgrade_database
+from nufi.db.session import SessionFactory, create_session_factory, transaction
+from nufi.db.tables import AuditRecordRow, Base, DeviceTypeRow
+
+__all__ = [
+    "DATABASE",
+    "AuditRecordRow",
+    "AuditRepository",
+    "Base",
+    "Database",
+    "DatabaseCheck",
+    "DeviceTypeChanges",
+    "DeviceTypeRepository",
+    "DeviceTypeRow",
+    "NewDeviceType",
+    "SessionFactory",
+    "create_database_engine",
+    "create_session_factory",
+    "current_revision",
+    "display_url",
+    "head_revision",
+    "migration_lock",
+    "parse_database_url",
+    "transaction",
+    "upgrade_database",
+]

@@ -1,0 +1,96 @@
+"""The audit log: who did what to which thing, when, with the state before and after."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from sqlalchemy import Select, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from nufi.db.tables import AuditRecordRow, JsonObject
+from nufi.db.types import utc_now
+
+MAX_PAGE = 1000
+_Statement = TypeVar("_Statement", bound=Select[Any])
+
+
+class AuditRepository:
+    """Audit records within the caller's session, so a change and its record commit together."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self._session = session
+
+    async def record(
+        self,
+        actor: str,
+        action: str,
+        target_kind: str,
+        target_id: str,
+        before: JsonObject | None = None,
+        after: JsonObject | None = None,
+        details: JsonObject | None = None,
+    ) -> AuditRecordRow:
+        """Add a record stamped with the current time; it is stored when the caller commits."""
+        row = AuditRecordRow(
+            at=utc_now(),
+            actor=actor,
+            action=action,
+            target_kind=target_kind,
+            target_id=target_id,
+            before=before,
+            after=after,
+            details=details,
+        )
+        self._session.add(row)
+        # Flushing now surfaces a refused record here, next to the change it describes, and fills in
+        # the id.
+        await self._session.flush()
+        return row
+
+    async def list(
+        self,
+        limit: int = 100,
+        offset: int = 0,
+        *,
+        target_kind: str | None = None,
+        target_id: str | None = None,
+        actor: str | None = None,
+    ) -> Sequence[AuditRecordRow]:
+        """Records matching every filter given, newest first."""
+        _check_page(limit, offset)
+        statement = (
+            self._filtered(select(AuditRecordRow), target_kind, target_id, actor)
+            .order_by(AuditRecordRow.at.desc(), AuditRecordRow.id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
+        return (await self._session.scalars(statement)).all()
+
+    async def count(
+        self, *, target_kind: str | None = None, target_id: str | None = None, actor: str | None = None
+    ) -> int:
+        """How many records match every filter given (for paging through `list`)."""
+        statement = self._filtered(
+            select(func.count()).select_from(AuditRecordRow), target_kind, target_id, actor
+        )
+        return int((await self._session.execute(statement)).scalar_one())
+
+    @staticmethod
+    def _filtered(
+        statement: _Statement, target_kind: str | None, target_id: str | None, actor: str | None
+    ) -> _Statement:
+        if target_kind is not None:
+            statement = statement.where(AuditRecordRow.target_kind == target_kind)
+        if target_id is not None:
+            statement = statement.where(AuditRecordRow.target_id == target_id)
+        if actor is not None:
+            statement = statement.where(AuditRecordRow.actor == actor)
+        return statement
+
+
+def _check_page(limit: int, offset: int) -> None:
+    if not 1 <= limit <= MAX_PAGE:
+        raise ValueError(f"limit must be between 1 and {MAX_PAGE}, got {limit}")
+    if offset < 0:
+        raise ValueError(f"offset must not be negative, got {offset}")

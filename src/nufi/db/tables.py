@@ -1,0 +1,122 @@
+"""The database schema as typed SQLAlchemy models.
+
+Constraint names follow one convention so that code can tell which constraint a database refused
+(see `nufi.db.integrity`) and so migrations name them the same way on every backend.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, CheckConstraint, Index, Integer, MetaData, String, text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from nufi.db.types import UtcDateTime
+
+NAMING_CONVENTION = {
+    "pk": "pk_%(table_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
+}
+
+# A resource key is `<DNS subdomain prefix (253)>/<name (63)>`.
+RESOURCE_KEY_LENGTH = 317
+DEVICE_TYPE_ID_LENGTH = 63
+ACTOR_LENGTH = 255
+DEVICE_TYPE_KINDS = ("official", "custom")
+
+JsonObject = dict[str, Any]
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class DeviceTypeRow(Base):
+    """A custom device type, or an admin's overrides of an official preset (delete the row to reset)."""
+
+    __tablename__ = "device_types"
+    __table_args__ = (
+        CheckConstraint(f"kind IN {DEVICE_TYPE_KINDS!r}", name="kind"),
+        CheckConstraint("revision >= 1", name="revision_positive"),
+    )
+
+    id: Mapped[str] = mapped_column(String(DEVICE_TYPE_ID_LENGTH), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    vendor: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(16))
+    enabled: Mapped[bool] = mapped_column(Boolean)
+    resource_key: Mapped[str] = mapped_column(String(RESOURCE_KEY_LENGTH), unique=True)
+    labels: Mapped[JsonObject] = mapped_column(JSON)
+    metrics: Mapped[JsonObject] = mapped_column(JSON)
+    thermal: Mapped[JsonObject | None] = mapped_column(JSON)
+    # Which DeviceFetcher reads this type: "generic" for most, a vendor's or a plug-in's name otherwise.
+    fetcher: Mapped[str] = mapped_column(String(100), default="generic", server_default=text("'generic'"))
+    # Bumped by every update; writers name the revision they replace (optimistic concurrency).
+    revision: Mapped[int] = mapped_column(Integer, default=1, server_default=text("1"))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    created_by: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
+    updated_by: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
+
+    def as_dict(self) -> JsonObject:
+        """Every column as JSON-ready values (timestamps in ISO 8601), e.g. for audit before/after."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "vendor": self.vendor,
+            "kind": self.kind,
+            "enabled": self.enabled,
+            "resource_key": self.resource_key,
+            "labels": self.labels,
+            "metrics": self.metrics,
+            "thermal": self.thermal,
+            "fetcher": self.fetcher,
+            "revision": self.revision,
+            "created_at": self.created_at.isoformat(),
+            "updated_at": self.updated_at.isoformat(),
+            "created_by": self.created_by,
+            "updated_by": self.updated_by,
+        }
+
+    def __repr__(self) -> str:
+        return f"DeviceTypeRow(id={self.id!r}, resource_key={self.resource_key!r}, revision={self.revision})"
+
+
+class AuditRecordRow(Base):
+    """Who did what to which thing, when, with the state before and after."""
+
+    __tablename__ = "audit_log"
+    __table_args__ = (
+        Index("ix_audit_log_target", "target_kind", "target_id"),
+        Index("ix_audit_log_at", "at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(UtcDateTime)
+    actor: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
+    action: Mapped[str] = mapped_column(String(64))
+    target_kind: Mapped[str] = mapped_column(String(64))
+    target_id: Mapped[str] = mapped_column(String(255))
+    before: Mapped[JsonObject | None] = mapped_column(JSON)
+    after: Mapped[JsonObject | None] = mapped_column(JSON)
+    details: Mapped[JsonObject | None] = mapped_column(JSON)
+
+    def as_dict(self) -> JsonObject:
+        return {
+            "id": self.id,
+            "at": self.at.isoformat(),
+            "actor": self.actor,
+            "action": self.action,
+            "target_kind": self.target_kind,
+            "target_id": self.target_id,
+            "before": self.before,
+            "after": self.after,
+            "details": self.details,
+        }
+
+    def __repr__(self) -> str:
+        return f"AuditRecordRow(id={self.id}, action={self.action!r}, target_id={self.target_id!r})"

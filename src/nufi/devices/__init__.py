@@ -1,0 +1,78 @@
+"""The device catalog: device types as data, the DeviceFetcher interface, official presets, checks."""
+
+from nufi.devices.capacity import Inventory, NodeInventory, build_inventory
+from nufi.devices.checks import (
+    MetricCheck,
+    MetricsCheck,
+    MetricsCheckRequest,
+    NodeCapacity,
+    ResourceKeyCheck,
+    ResourceKeyCheckRequest,
+    check_metrics,
+    check_resource_key,
+)
+from nufi.devices.fetcher import DeviceFetcher, GenericFetcher, PrometheusQueries
+from nufi.devices.fetcher_registry import ENTRY_POINT_GROUP, FetcherRegistry, PluginFailure, UnknownFetcher
+from nufi.devices.presets import OFFICIAL_PRESETS, is_official, official_preset, official_presets
+from nufi.devices.readings import DeviceReading, MetricProblem, Readings
+from nufi.devices.resource_keys import is_valid_resource_key, resource_key_problems
+from nufi.devices.spec import (
+    DeviceType,
+    DeviceTypeCreate,
+    DeviceTypeUpdate,
+    FieldError,
+    Labels,
+    LabelsDraft,
+    Memory,
+    MemoryDraft,
+    Metrics,
+    MetricsDraft,
+    ThermalDefaults,
+    field_errors,
+)
+from nufi.devices.units import BYTES_PER_UNIT, MemoryUnit, to_bytes
+
+__all__ = [
+    "BYTES_PER_UNIT",
+    "ENTRY_POINT_GROUP",
+    "OFFICIAL_PRESETS",
+    "DeviceFetcher",
+    "DeviceReading",
+    "DeviceType",
+    "DeviceTypeCreate",
+    "DeviceTypeUpdate",
+    "FetcherRegistry",
+    "FieldError",
+    "GenericFetcher",
+    "Inventory",
+    "Labels",
+    "LabelsDraft",
+    "Memory",
+    "MemoryDraft",
+    "MemoryUnit",
+    "MetricCheck",
+    "MetricProblem",
+    "Metrics",
+    "MetricsCheck",
+    "MetricsCheckRequest",
+    "MetricsDraft",
+    "NodeCapacity",
+    "NodeInventory",
+    "PluginFailure",
+    "PrometheusQueries",
+    "Readings",
+    "ResourceKeyCheck",
+    "ResourceKeyCheckRequest",
+    "ThermalDefaults",
+    "UnknownFetcher",
+    "build_inventory",
+    "check_metrics",
+    "check_resource_key",
+    "field_errors",
+    "is_official",
+    "is_valid_resource_key",
+    "official_preset",
+    "official_presets",
+    "resource_key_problems",
+    "to_bytes",
+]

@@ -1,0 +1,394 @@
+"""The device catalog service: official presets merged with the admins' custom types and overrides.
+
+Every call reads the database, so a type saved on one replica is served by the next request on every
+replica. Writes and their audit records share one transaction: both are stored, or neither.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from nufi.auth import Principal, require_admin, require_user
+from nufi.cluster import ClusterGateway
+from nufi.cluster.inventory import list_bound_pods, list_nodes
+from nufi.db import (
+    AuditRecordRow,
+    AuditRepository,
+    Database,
+    DeviceTypeChanges,
+    DeviceTypeRepository,
+    DeviceTypeRow,
+    NewDeviceType,
+)
+from nufi.devices.capacity import Inventory, build_inventory
+from nufi.devices.checks import MetricsCheck, ResourceKeyCheck, check_metrics, check_resource_key
+from nufi.devices.fetcher_registry import FetcherRegistry
+from nufi.devices.presets import official_preset, official_presets
+from nufi.devices.spec import DeviceType, DeviceTypeCreate, DeviceTypeUpdate, LabelsDraft, MetricsDraft
+from nufi.errors import Conflict, DependencyUnavailable, NotFound, ValidationFailed
+from nufi.prom import PrometheusGateway
+from nufi.prom.errors import PrometheusUnavailable
+
+TARGET_KIND = "device_type"
+# Fields an admin may change on an official type; its identity and resource key are the vendor's.
+_OFFICIAL_EDITABLE = ("enabled", "labels", "metrics", "thermal")
+
+
+@dataclass(frozen=True)
+class AuditPage:
+    items: Sequence[AuditRecordRow]
+    total: int
+
+
+@dataclass(frozen=True)
+class SaveOutcome:
+    device_type: DeviceType
+    warnings: list[str]
+
+
+class DeviceCatalog:
+    def __init__(
+        self,
+        db: Database,
+        cluster: ClusterGateway,
+        prometheus: PrometheusGateway,
+        fetchers: FetcherRegistry,
+    ) -> None:
+        self._db = db
+        self._cluster = cluster
+        self._prometheus = prometheus
+        self._fetchers = fetchers
+
+    # -- reads ---------------------------------------------------------------------------------------
+
+    async def list(self, principal: Principal | None, *, enabled_only: bool = False) -> list[DeviceType]:
+        require_user(principal)
+        async with self._db.session() as session:
+            rows = {row.id: row for row in await DeviceTypeRepository(session).list()}
+        merged = [_overlay(preset, rows.pop(preset.id, None)) for preset in official_presets()]
+        merged += [_custom(row) for row in rows.values() if row.kind == "custom"]
+        merged.sort(key=lambda t: (t.kind != "official", t.id))
+        return [t for t in merged if t.enabled] if enabled_only else merged
+
+    async def get(self, principal: Principal | None, device_type_id: str) -> DeviceType:
+        require_user(principal)
+        async with self._db.session() as session:
+            row = await DeviceTypeRepository(session).get(device_type_id)
+        return _resolve(device_type_id, row)
+
+    async def inventories(
+        self, principal: Principal | None, types: Sequence[DeviceType]
+    ) -> dict[str, Inventory]:
+        """Inventory per type from one node list and one pod list, whatever the number of types."""
+        require_user(principal)
+        nodes = await list_nodes(self._cluster)
+        pods = await list_bound_pods(self._cluster)
+        return {t.id: build_inventory(t.resource_key, nodes, pods) for t in types}
+
+    # -- checks (the wizard's steps) -----------------------------------------------------------------
+
+    async def check_resource_key(self, principal: Principal | None, resource_key: str) -> ResourceKeyCheck:
+        require_admin(principal)
+        return await check_resource_key(resource_key, self._cluster)
+
+    async def check_metrics(
+        self, principal: Principal | None, labels: LabelsDraft, metrics: MetricsDraft
+    ) -> MetricsCheck:
+        require_admin(principal)
+        return await check_metrics(labels, metrics, self._prometheus)
+
+    # -- writes --------------------------------------------------------------------------------------
+
+    async def create(
+        self, principal: Principal | None, payload: DeviceTypeCreate, *, force: bool = False
+    ) -> SaveOutcome:
+        require_admin(principal)
+        assert principal is not None
+        if official_preset(payload.id) is not None:
+            raise Conflict(
+                f"{payload.id!r} is the id of an official device type; choose another id.",
+                field="id",
+                device_type=payload.id,
+            )
+        self._refuse_official_key(payload.resource_key)
+        device_type = _validated({**payload.model_dump(), "kind": "custom", "revision": 1})
+        details = await self._enforce_checks(device_type, force=force)
+        async with self._db.transaction() as session:
+            await DeviceTypeRepository(session).insert(
+                _new_row(device_type, "custom"), actor=principal.username
+            )
+            await AuditRepository(session).record(
+                principal.username,
+                "device_type.create",
+                TARGET_KIND,
+                device_type.id,
+                after=_audit_view(device_type),
+                details=details,
+            )
+        return SaveOutcome(device_type, details["warnings"])
+
+    async def update(
+        self,
+        principal: Principal | None,
+        device_type_id: str,
+        payload: DeviceTypeUpdate,
+        *,
+        force: bool = False,
+    ) -> SaveOutcome:
+        require_admin(principal)
+        assert principal is not None
+        async with self._db.session() as session:
+            current = _resolve(device_type_id, await DeviceTypeRepository(session).get(device_type_id))
+        if payload.revision != current.revision:
+            raise _stale(device_type_id, current.revision, payload.revision)
+        wanted = payload.model_dump(exclude={"revision"})
+        if current.kind == "official":
+            _refuse_official_identity_change(current, wanted)
+        else:
+            self._refuse_official_key(payload.resource_key)
+        updated = _validated(
+            {**wanted, "id": current.id, "kind": current.kind, "revision": current.revision + 1}
+        )
+        details = await self._enforce_checks(updated, force=force)
+        async with self._db.transaction() as session:
+            repo = DeviceTypeRepository(session)
+            values = _row_values(updated)
+            if current.kind == "official" and current.revision == 1:
+                # The first edit of an official type stores its override row.
+                try:
+                    await repo.insert(_new_row(updated, "official"), actor=principal.username)
+                except Conflict:
+                    raise _stale(device_type_id, current.revision + 1, payload.revision) from None
+            else:
+                stored_revision = current.revision - 1 if current.kind == "official" else current.revision
+                await repo.update(current.id, stored_revision, values, actor=principal.username)
+            await AuditRepository(session).record(
+                principal.username,
+                "device_type.update",
+                TARGET_KIND,
+                current.id,
+                before=_audit_view(current),
+                after=_audit_view(updated),
+                details=details,
+            )
+        return SaveOutcome(updated, details["warnings"])
+
+    async def delete(
+        self, principal: Principal | None, device_type_id: str, *, revision: int | None = None
+    ) -> None:
+        require_admin(principal)
+        assert principal is not None
+        if official_preset(device_type_id) is not None:
+            raise Conflict(
+                f"{device_type_id!r} is an official device type and cannot be deleted; disable it instead "
+                '(PUT with "enabled": false), or reset it to the preset.',
+                device_type=device_type_id,
+            )
+        async with self._db.transaction() as session:
+            row = await DeviceTypeRepository(session).delete(device_type_id, revision)
+            await AuditRepository(session).record(
+                principal.username,
+                "device_type.delete",
+                TARGET_KIND,
+                device_type_id,
+                before=_audit_view(_custom(row)),
+            )
+
+    async def reset(self, principal: Principal | None, device_type_id: str) -> DeviceType:
+        """Drop an admin's overrides of an official type, back to the built-in preset."""
+        require_admin(principal)
+        assert principal is not None
+        preset = official_preset(device_type_id)
+        if preset is None:
+            raise NotFound(
+                f"There is no official device type {device_type_id!r} to reset.", device_type=device_type_id
+            )
+        async with self._db.transaction() as session:
+            repo = DeviceTypeRepository(session)
+            row = await repo.get(device_type_id)
+            if row is not None:
+                await repo.delete(device_type_id)
+                await AuditRepository(session).record(
+                    principal.username,
+                    "device_type.reset",
+                    TARGET_KIND,
+                    device_type_id,
+                    before=_audit_view(_overlay(preset, row)),
+                    after=_audit_view(preset),
+                )
+        return preset
+
+    async def audit(
+        self,
+        principal: Principal | None,
+        *,
+        limit: int = 100,
+        offset: int = 0,
+        target_id: str | None = None,
+        actor: str | None = None,
+    ) -> AuditPage:
+        require_admin(principal)
+        async with self._db.session() as session:
+            repo = AuditRepository(session)
+            items = await repo.list(limit, offset, target_id=target_id, actor=actor)
+            total = await repo.count(target_id=target_id, actor=actor)
+        return AuditPage(items, total)
+
+    # -- internals -----------------------------------------------------------------------------------
+
+    def _refuse_official_key(self, resource_key: str) -> None:
+        for preset in official_presets():
+            if preset.resource_key == resource_key:
+                raise Conflict(
+                    f"Resource key {resource_key!r} belongs to the official device type {preset.id!r}; "
+                    "edit that one instead of registering it again.",
+                    field="resource_key",
+                    resource_key=resource_key,
+                    device_type=preset.id,
+                )
+
+    async def _enforce_checks(self, device_type: DeviceType, *, force: bool) -> dict[str, Any]:
+        """The wizard's checks, run again on save; `force` lets an admin save what they cannot pass yet."""
+        self._fetchers.get(device_type.fetcher)
+        bypassed: list[str] = []
+        warnings: list[str] = []
+        presence = await check_resource_key(device_type.resource_key, self._cluster)
+        if not presence.found:
+            if not force:
+                raise ValidationFailed(
+                    f"{presence.message} Install its device plugin first, or save with ?force=true.",
+                    field="resource_key",
+                    resource_key=device_type.resource_key,
+                )
+            bypassed.append(presence.message)
+        try:
+            metrics = await check_metrics(device_type.labels, device_type.metrics, self._prometheus)
+        except (PrometheusUnavailable, DependencyUnavailable) as exc:
+            if not force:
+                raise
+            bypassed.append(f"metrics not checked: {exc}")
+        else:
+            for name, result in metrics.results.items():
+                warnings += [f"{name}: {w}" for w in result.warnings]
+                errors = ([result.error] if result.error else []) + [
+                    f"series lack the label {label!r}" for label in result.missing_labels
+                ]
+                if errors and not force:
+                    raise ValidationFailed(
+                        f"metrics.{name}: " + "; ".join(errors) + " (or save with ?force=true)",
+                        field=f"metrics.{name}",
+                    )
+                bypassed += [f"{name}: {e}" for e in errors]
+            if metrics.label_errors and not force:
+                raise ValidationFailed("labels: " + "; ".join(metrics.label_errors), field="labels")
+        return {"force": force, "bypassed": bypassed, "warnings": warnings}
+
+
+def _validated(data: dict[str, Any]) -> DeviceType:
+    try:
+        return DeviceType.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise ValidationFailed(f"{field}: {first['msg']}", field=field) from None
+
+
+def _row_values(device_type: DeviceType) -> DeviceTypeChanges:
+    data = device_type.model_dump(mode="json")
+    return {
+        "name": data["name"],
+        "vendor": data["vendor"],
+        "enabled": data["enabled"],
+        "resource_key": data["resource_key"],
+        "labels": data["labels"],
+        "metrics": data["metrics"],
+        "thermal": data["thermal"],
+        "fetcher": data["fetcher"],
+    }
+
+
+def _new_row(device_type: DeviceType, kind: str) -> NewDeviceType:
+    values = _row_values(device_type)
+    return {
+        "id": device_type.id,
+        "kind": kind,
+        "name": values["name"],
+        "vendor": values["vendor"],
+        "enabled": values["enabled"],
+        "resource_key": values["resource_key"],
+        "labels": values["labels"],
+        "metrics": values["metrics"],
+        "thermal": values["thermal"],
+        "fetcher": values["fetcher"],
+    }
+
+
+def _custom(row: DeviceTypeRow) -> DeviceType:
+    return DeviceType.model_validate(
+        {
+            "id": row.id,
+            "kind": row.kind,
+            "revision": row.revision,
+            "name": row.name,
+            "vendor": row.vendor,
+            "enabled": row.enabled,
+            "resource_key": row.resource_key,
+            "labels": row.labels,
+            "metrics": row.metrics,
+            "thermal": row.thermal,
+            "fetcher": row.fetcher,
+        }
+    )
+
+
+def _overlay(preset: DeviceType, row: DeviceTypeRow | None) -> DeviceType:
+    """An official type as the admins left it: the preset plus their overrides; the preset is revision 1."""
+    if row is None:
+        return preset
+    changes = {
+        "enabled": row.enabled,
+        "labels": row.labels,
+        "metrics": row.metrics,
+        "thermal": row.thermal,
+        "revision": row.revision + 1,
+    }
+    return DeviceType.model_validate({**preset.model_dump(mode="json"), **changes})
+
+
+def _resolve(device_type_id: str, row: DeviceTypeRow | None) -> DeviceType:
+    preset = official_preset(device_type_id)
+    if preset is not None:
+        return _overlay(preset, row)
+    if row is None:
+        raise NotFound(f"There is no device type {device_type_id!r}.", device_type=device_type_id)
+    return _custom(row)
+
+
+def _refuse_official_identity_change(current: DeviceType, wanted: dict[str, Any]) -> None:
+    baseline = current.model_dump(mode="json")
+    for field in ("name", "vendor", "resource_key", "fetcher"):
+        if wanted.get(field) != baseline[field]:
+            raise ValidationFailed(
+                f"{field} of the official device type {current.id!r} cannot change; only "
+                f"{', '.join(_OFFICIAL_EDITABLE)} can be edited.",
+                field=field,
+            )
+
+
+def _stale(device_type_id: str, current: int, expected: int) -> Conflict:
+    return Conflict(
+        f"Device type {device_type_id!r} was changed by someone else (revision {current}, you had revision "
+        f"{expected}); reload it and apply your change again.",
+        device_type=device_type_id,
+        current_revision=current,
+        expected_revision=expected,
+    )
+
+
+def _audit_view(device_type: DeviceType) -> dict[str, Any]:
+    view: dict[str, Any] = device_type.model_dump(mode="json")
+    return view

@@ -1,0 +1,126 @@
+"""The registration wizard's checks, also enforced when a device type is saved.
+
+`check_resource_key` proves the cluster really has the resource: the syntax first (no cluster call
+for a name Kubernetes would refuse anyway), then every node's capacity and allocatable for it.
+`check_metrics` proves the expressions work against the real Prometheus: label names, PromQL syntax,
+one instant query per expression, and the shape and plausibility of what comes back.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nufi.cluster import ClusterGateway
+from nufi.cluster.inventory import PAGE_SIZE, NodeResources, is_extended_resource, list_nodes
+from nufi.devices.metric_checks import MetricCheck, MetricsCheck, check_metrics
+from nufi.devices.resource_keys import resource_key_problems
+from nufi.devices.spec import LabelsDraft, MetricsDraft
+
+__all__ = [
+    "MetricCheck",
+    "MetricsCheck",
+    "MetricsCheckRequest",
+    "NodeCapacity",
+    "ResourceKeyCheck",
+    "ResourceKeyCheckRequest",
+    "check_metrics",
+    "check_resource_key",
+]
+
+FOUND_MESSAGE = "✓ Resource detected in the cluster."
+
+
+class ResourceKeyCheckRequest(BaseModel):
+    """The wizard's first step asks about one resource key."""
+
+    model_config = ConfigDict(extra="forbid")
+    resource_key: str
+
+
+class MetricsCheckRequest(BaseModel):
+    """The wizard's second step: drafts, so bad names and expressions come back as check results."""
+
+    model_config = ConfigDict(extra="forbid")
+    labels: LabelsDraft
+    metrics: MetricsDraft
+
+
+class NodeCapacity(BaseModel):
+    name: str
+    capacity: int
+    allocatable: int
+
+
+class ResourceKeyCheck(BaseModel):
+    """`valid`: the key follows Kubernetes' rules (`problems` lists the broken ones); `found`: at least
+    one node has some of it; `nodes`: every node that advertises it, with its counts."""
+
+    valid: bool
+    found: bool
+    nodes: list[NodeCapacity] = Field(default_factory=list)
+    message: str
+    problems: list[str] = Field(default_factory=list)
+
+
+async def check_resource_key(
+    key: str, cluster: ClusterGateway, *, page_size: int = PAGE_SIZE
+) -> ResourceKeyCheck:
+    """Whether `key` is a valid extended-resource name and which nodes advertise it.
+
+    Raises DependencyUnavailable when the node list cannot be read.
+    """
+    problems = resource_key_problems(key)
+    if problems:
+        return ResourceKeyCheck(
+            valid=False,
+            found=False,
+            message=f"`{key}` is not a valid resource key: " + "; ".join(problems) + ".",
+            problems=problems,
+        )
+    nodes = await list_nodes(cluster, page_size=page_size)
+    advertising = [
+        NodeCapacity(
+            name=node.name, capacity=node.capacity_of(key) or 0, allocatable=node.allocatable_of(key) or 0
+        )
+        for node in nodes
+        if key in node.capacity
+    ]
+    advertising.sort(key=lambda node: node.name)
+    found = any(node.capacity > 0 for node in advertising)
+    return ResourceKeyCheck(
+        valid=True, found=found, nodes=advertising, message=_presence_message(key, advertising, nodes)
+    )
+
+
+def _presence_message(key: str, advertising: list[NodeCapacity], nodes: list[NodeResources]) -> str:
+    if any(node.capacity > 0 for node in advertising):
+        capacity = sum(node.capacity for node in advertising)
+        allocatable = sum(node.allocatable for node in advertising)
+        count = sum(1 for node in advertising if node.capacity > 0)
+        return (
+            f"{FOUND_MESSAGE} `{key}`: {capacity} on {count} node{'s' if count != 1 else ''} "
+            f"({allocatable} allocatable)."
+        )
+    if advertising:
+        return (
+            f"`{key}` is listed on {len(advertising)} node{'s' if len(advertising) != 1 else ''} but with "
+            "capacity 0: its device plugin is not reporting any device right now. Check that the plugin's "
+            "pods are running and healthy on those nodes."
+        )
+    message = (
+        f"No node advertises `{key}` among {len(nodes)} node{'s' if len(nodes) != 1 else ''}. Check that "
+        "the device plugin DaemonSet runs on the accelerator nodes and registers exactly this name "
+        "(`kubectl describe node` lists it under Capacity); resource keys are case-sensitive."
+    )
+    close = _similar_keys(key, nodes)
+    if close:
+        message += " Did you mean " + " or ".join(f"`{name}`" for name in close) + "?"
+    return message
+
+
+def _similar_keys(key: str, nodes: list[NodeResources]) -> list[str]:
+    names = sorted({name for node in nodes for name in node.capacity if is_extended_resource(name)})
+    same_but_case = [name for name in names if name.lower() == key.lower()]
+    return same_but_case or difflib.get_close_matches(key, names, n=3, cutoff=0.6)

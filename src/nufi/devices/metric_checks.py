@@ -1,0 +1,222 @@
+"""Checking a device type's metric expressions against the real Prometheus, one query each."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from pydantic import BaseModel, Field
+
+from nufi.devices.fetcher import PrometheusQueries
+from nufi.devices.promql import ExpressionError, instant_vector_problem, label_name_problem
+from nufi.devices.spec import LabelsDraft, MetricKey, MetricsDraft
+from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, Sample
+
+SAMPLE_SIZE = 3
+_SHOWN_LABELS = 12
+_MIN_CELSIUS, _MAX_CELSIUS = -40.0, 150.0
+
+
+class SamplePoint(BaseModel):
+    node: str | None
+    device: str | None
+    # JSON has no NaN or infinity; such values are reported as null (and warned about).
+    value: float | None
+
+
+class MetricCheck(BaseModel):
+    """The verdict on one expression: `ok` is false exactly when `error` is set."""
+
+    ok: bool
+    query: str
+    series: int = 0
+    sample: list[SamplePoint] = Field(default_factory=list)
+    missing_labels: list[str] = Field(default_factory=list)
+    error: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+
+
+class MetricsCheck(BaseModel):
+    """`ok` when no label name and no expression has an error; warnings do not count."""
+
+    ok: bool
+    results: dict[str, MetricCheck]
+    label_errors: dict[str, str] = Field(default_factory=dict)
+
+
+async def check_metrics(
+    labels: LabelsDraft, metrics: MetricsDraft, prometheus: PrometheusQueries
+) -> MetricsCheck:
+    """Check the label mapping, then every expression concurrently (one instant query each)."""
+    label_errors = _label_errors(labels)
+    queries = metrics.queries()
+    checked = await asyncio.gather(
+        *(_check_one(metric, query, labels, label_errors, prometheus) for metric, query in queries.items())
+    )
+    results: dict[str, MetricCheck] = dict(zip(queries, checked, strict=True))
+    ok = not label_errors and all(result.ok for result in results.values())
+    return MetricsCheck(ok=ok, results=results, label_errors=label_errors)
+
+
+def _label_errors(labels: LabelsDraft) -> dict[str, str]:
+    errors: dict[str, str] = {}
+    for field in ("node", "device", "pod", "namespace"):
+        name: str | None = getattr(labels, field)
+        problem = None if name is None else label_name_problem(name)
+        if problem is not None:
+            errors[field] = problem
+    if "device" not in errors and labels.node == labels.device:
+        errors["device"] = (
+            f"the node and device labels are both `{labels.node}`: map the label that tells the devices "
+            "of one node apart (e.g. `device`, `gpu`)"
+        )
+    return errors
+
+
+async def _check_one(
+    metric: MetricKey,
+    query: str,
+    labels: LabelsDraft,
+    label_errors: dict[str, str],
+    prometheus: PrometheusQueries,
+) -> MetricCheck:
+    try:
+        shape_problem = instant_vector_problem(query)
+    except ExpressionError as exc:
+        return _failed(query, f"{exc}. Fix the PromQL expression.")
+    if shape_problem is not None:
+        return _failed(query, shape_problem)
+    try:
+        result = await prometheus.query(query)
+    except PrometheusQueryRejected as exc:
+        return _failed(query, f"Prometheus rejected `{query}` ({exc.error_type}): {exc.error}")
+    except PrometheusUnavailable as exc:
+        return _failed(query, f"the expression could not be tried: {exc.detail}")
+    if result.result_type != "vector":
+        return _failed(
+            query,
+            f"`{query}` returns a {result.result_type}, not one series per device; "
+            "select the per-device metric",
+        )
+    samples = result.samples
+    node_label = labels.node if "node" not in label_errors else None
+    device_label = labels.device if "device" not in label_errors else None
+    warnings = list(result.warnings)
+    if not samples:
+        warnings.append(
+            f"no series yet: Prometheus has no data for `{query}` right now. If the exporter was just "
+            "deployed, wait for its first scrape; otherwise check the metric name and that Prometheus "
+            "scrapes the exporter."
+        )
+        return MetricCheck(ok=True, query=query, warnings=warnings)
+    missing = [
+        name
+        for name in (node_label, device_label)
+        if name is not None and any(not sample.metric.get(name) for sample in samples)
+    ]
+    error = _missing_labels_message(query, missing, samples, labels) if missing else None
+    if not missing and node_label is not None and device_label is not None:
+        warnings.extend(_duplicate_warning(query, samples, node_label, device_label))
+    warnings.extend(_plausibility_warnings(metric, samples))
+    return MetricCheck(
+        ok=error is None,
+        query=query,
+        series=len(samples),
+        sample=_sample(samples, node_label, device_label),
+        missing_labels=missing,
+        error=error,
+        warnings=warnings,
+    )
+
+
+def _failed(query: str, message: str) -> MetricCheck:
+    return MetricCheck(ok=False, query=query, error=message)
+
+
+def _missing_labels_message(
+    query: str, missing: list[str], samples: Sequence[Sample], labels: LabelsDraft
+) -> str:
+    counts = [sum(1 for sample in samples if not sample.metric.get(name)) for name in missing]
+    which = " and ".join(
+        f"{count} of {len(samples)} series have no `{name}` label"
+        for name, count in zip(missing, counts, strict=True)
+    )
+    present = sorted({name for sample in samples for name in sample.metric if name != "__name__"})
+    shown = ", ".join(f"`{name}`" for name in present[:_SHOWN_LABELS]) or "none"
+    if len(present) > _SHOWN_LABELS:
+        shown += ", ..."
+    return (
+        f"{which}: NuFi needs both labels on every series to tell which node and device it describes. "
+        f"Map the labels the series carry (they have: {shown}), or aggregate keeping them, e.g. "
+        f"`max by ({labels.node}, {labels.device}) ({query})`."
+    )
+
+
+def _duplicate_warning(
+    query: str, samples: Sequence[Sample], node_label: str, device_label: str
+) -> list[str]:
+    per_device = Counter((sample.metric[node_label], sample.metric[device_label]) for sample in samples)
+    repeated = [key for key, count in per_device.items() if count > 1]
+    if not repeated:
+        return []
+    node, device = sorted(repeated)[0]
+    return [
+        f"{len(repeated)} device(s) have more than one series (e.g. {node_label}={node}, "
+        f"{device_label}={device}); NuFi uses the highest value. To choose yourself, aggregate to one "
+        f"series per device, e.g. `max by ({node_label}, {device_label}) ({query})`."
+    ]
+
+
+def _plausibility_warnings(metric: MetricKey, samples: Sequence[Sample]) -> list[str]:
+    warnings = []
+    odd = [sample for sample in samples if not math.isfinite(sample.value)]
+    if odd:
+        warnings.append(f"{len(odd)} of {len(samples)} values are not numbers (NaN or infinite)")
+    rule = _PLAUSIBLE.get(metric)
+    if rule is not None:
+        accepts, expected = rule
+        wrong = [s for s in samples if math.isfinite(s.value) and not accepts(s.value)]
+        if wrong:
+            example = max(wrong, key=lambda s: abs(s.value)).value
+            warnings.append(
+                f"{len(wrong)} of {len(samples)} values look implausible (e.g. {example:g}): {expected}"
+            )
+    return warnings
+
+
+def _non_negative(value: float) -> bool:
+    return value >= 0
+
+
+_MEMORY_RULE = (_non_negative, "memory cannot be negative; check the expression and its unit")
+_PLAUSIBLE: dict[MetricKey, tuple[Callable[[float], bool], str]] = {
+    "utilization": (
+        lambda value: 0 <= value <= 100,
+        "utilization must be a percentage from 0 to 100 per device (an average over cores, not a sum; "
+        "multiply a 0-1 ratio by 100)",
+    ),
+    "memory_used": _MEMORY_RULE,
+    "memory_total": _MEMORY_RULE,
+    "memory_free": _MEMORY_RULE,
+    "temperature": (
+        lambda value: _MIN_CELSIUS <= value <= _MAX_CELSIUS,
+        f"temperature is expected in °C between {_MIN_CELSIUS:g} and {_MAX_CELSIUS:g}; huge values "
+        "usually mean the exporter could not read the sensor",
+    ),
+    "power": (_non_negative, "power draw in W cannot be negative"),
+}
+
+
+def _sample(samples: Sequence[Sample], node_label: str | None, device_label: str | None) -> list[SamplePoint]:
+    points = [
+        SamplePoint(
+            node=sample.metric.get(node_label) if node_label else None,
+            device=sample.metric.get(device_label) if device_label else None,
+            value=sample.value if math.isfinite(sample.value) else None,
+        )
+        for sample in samples
+    ]
+    points.sort(key=lambda point: (point.node or "", point.device or ""))
+    return points[:SAMPLE_SIZE]

@@ -1,0 +1,48 @@
+"""FuriosaAI RNGD: the `furiosa.ai/rngd` device plugin and furiosa-metrics-exporter.
+
+Utilization is reported per core (`core="0"`..`"7"`), so it is averaged over the cores of each
+device. Exporters before March 2025 named the node, pod and namespace `kubernetes_node_name`,
+`kubernetes_pod_name` and `kubernetes_namespace_name`; each expression copies those into the current
+names, so one label mapping serves both generations and no vendor code is needed.
+"""
+
+from __future__ import annotations
+
+from nufi.devices.promql import copy_label
+from nufi.devices.spec import GENERIC_FETCHER, DeviceType, Labels, Memory, Metrics, ThermalDefaults
+from nufi.devices.units import MemoryUnit
+
+LEGACY_LABELS = {
+    "hostname": "kubernetes_node_name",
+    "pod": "kubernetes_pod_name",
+    "namespace": "kubernetes_namespace_name",
+}
+
+
+def _current_labels(expression: str) -> str:
+    for current, legacy in LEGACY_LABELS.items():
+        expression = copy_label(expression, current, legacy)
+    return expression
+
+
+PRESET = DeviceType(
+    id="furiosa-rngd",
+    name="FuriosaAI RNGD",
+    vendor="FuriosaAI",
+    kind="official",
+    resource_key="furiosa.ai/rngd",
+    labels=Labels(node="hostname", device="device", pod="pod", namespace="namespace"),
+    metrics=Metrics(
+        utilization=_current_labels("avg without (core) (furiosa_npu_core_utilization)"),
+        memory=Memory(
+            mode="used_total",
+            used=_current_labels("furiosa_npu_dram_usage"),
+            total=_current_labels("furiosa_npu_dram_total"),
+            unit=MemoryUnit.BYTES,
+        ),
+        temperature=_current_labels('furiosa_npu_hw_temperature{label="peak"}'),
+        power=_current_labels('furiosa_npu_hw_power{label="rms"}'),
+    ),
+    thermal=ThermalDefaults(threshold_celsius=85.0, recover_celsius=75.0, sustain_seconds=30),
+    fetcher=GENERIC_FETCHER,
+)

@@ -1,0 +1,340 @@
+"""A device type as data: the models behind the API shape, with validation that names the field.
+
+Two layers of models:
+- the *drafts* (`LabelsDraft`, `MemoryDraft`, `MetricsDraft`) check structure only: types, required
+  fields, the memory mode. The registration wizard's checks take drafts, so a bad label name or an
+  unparsable expression comes back as a per-metric result instead of a request-level rejection;
+- `Labels`, `Memory`, `Metrics` and the device-type documents add the semantic rules (Prometheus label
+  names, PromQL that parses to something that can be a vector, the Kubernetes resource-key rules), so
+  nothing invalid can be saved.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from nufi.devices.promql import ExpressionError, instant_vector_problem, label_name_problem
+from nufi.devices.resource_keys import resource_key_problems
+from nufi.devices.units import MemoryUnit
+
+DeviceKind = Literal["official", "custom"]
+MemoryMode = Literal["used_total", "used_free"]
+# The names under which each reported quantity appears in readings and check results.
+MetricKey = Literal["utilization", "memory_used", "memory_total", "memory_free", "temperature", "power"]
+
+GENERIC_FETCHER = "generic"
+_SLUG = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_FETCHER_NAME = re.compile(r"[a-z0-9]([-a-z0-9_.]*[a-z0-9])?")
+_SLUG_MAX = 63
+_TEXT_MAX = 100
+_API_ORDER = ("id", "name", "vendor", "kind", "enabled", "resource_key", "labels", "metrics", "thermal")
+
+
+class _Model(BaseModel):
+    # Frozen: presets and cached types are shared between requests; change one with model_copy(update=...).
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
+
+
+def _invalid(kind: str, message: str) -> PydanticCustomError:
+    # A custom error keeps the message as written (a plain ValueError gets a "Value error, " prefix).
+    return PydanticCustomError(kind, "{detail}", {"detail": message})
+
+
+# --- labels -------------------------------------------------------------------------------------------
+
+
+class LabelsDraft(_Model):
+    """Which Prometheus label names the node, the device on it, and the workload using it."""
+
+    node: str
+    device: str
+    pod: str | None = None
+    namespace: str | None = None
+
+
+class Labels(LabelsDraft):
+    @field_validator("node", "device", "pod", "namespace")
+    @classmethod
+    def _prometheus_label(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        problem = label_name_problem(value)
+        if problem is not None:
+            raise _invalid("label_name", problem)
+        return value
+
+    @model_validator(mode="after")
+    def _node_and_device_differ(self) -> Labels:
+        if self.node == self.device:
+            raise _invalid(
+                "label_mapping",
+                f"labels.node and labels.device are both `{self.node}`: a series must say which node "
+                "and, separately, which device on that node it describes",
+            )
+        return self
+
+
+# --- metrics ------------------------------------------------------------------------------------------
+
+
+class MemoryDraft(_Model):
+    """Memory as two expressions: used and total, or used and free, in one unit."""
+
+    mode: MemoryMode = "used_total"
+    used: str
+    total: str | None = None
+    free: str | None = None
+    unit: MemoryUnit = MemoryUnit.BYTES
+
+    @model_validator(mode="after")
+    def _fields_of_mode(self) -> MemoryDraft:
+        needed, other = ("total", "free") if self.mode == "used_total" else ("free", "total")
+        if getattr(self, needed) is None:
+            raise _invalid(
+                "memory_mode",
+                f"metrics.memory.{needed} is required when mode is `{self.mode}`: give the expression "
+                f"for {needed} memory, or change the mode",
+            )
+        if getattr(self, other) is not None:
+            raise _invalid(
+                "memory_mode",
+                f"metrics.memory.{other} is not used when mode is `{self.mode}`: remove it, or set mode "
+                f"to `used_{other}`",
+            )
+        return self
+
+    @model_serializer(mode="wrap")
+    def _only_fields_of_mode(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        data.pop("free" if self.mode == "used_total" else "total", None)
+        return data
+
+    @property
+    def second_key(self) -> MetricKey:
+        """`memory_total` or `memory_free`, whichever the mode reports."""
+        return "memory_total" if self.mode == "used_total" else "memory_free"
+
+    @property
+    def second(self) -> str:
+        value = self.total if self.mode == "used_total" else self.free
+        assert value is not None  # guaranteed by _fields_of_mode
+        return value
+
+
+class MetricsDraft(_Model):
+    """PromQL expressions; utilization is required, None means the device does not report it."""
+
+    utilization: str
+    memory: MemoryDraft | None = None
+    temperature: str | None = None
+    power: str | None = None
+
+    def queries(self) -> dict[MetricKey, str]:
+        """Each reported quantity with its expression, in a stable order."""
+        found: dict[MetricKey, str] = {"utilization": self.utilization}
+        if self.memory is not None:
+            found["memory_used"] = self.memory.used
+            found[self.memory.second_key] = self.memory.second
+        if self.temperature is not None:
+            found["temperature"] = self.temperature
+        if self.power is not None:
+            found["power"] = self.power
+        return found
+
+
+def _checked_expression(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        problem = instant_vector_problem(value)
+    except ExpressionError as exc:
+        raise _invalid("promql_syntax", f"{exc} (fix the PromQL expression)") from None
+    if problem is not None:
+        raise _invalid("promql_type", problem)
+    return value
+
+
+class Memory(MemoryDraft):
+    @field_validator("used", "total", "free")
+    @classmethod
+    def _parses(cls, value: str | None) -> str | None:
+        return _checked_expression(value)
+
+
+class Metrics(MetricsDraft):
+    memory: Memory | None = None
+
+    @field_validator("utilization", "temperature", "power")
+    @classmethod
+    def _parses(cls, value: str | None) -> str | None:
+        return _checked_expression(value)
+
+
+# --- thermal policy defaults --------------------------------------------------------------------------
+
+
+class ThermalDefaults(_Model):
+    """Where temperature-based load balancing starts from for this type: stop sending traffic to a node
+    once a device stays above `threshold_celsius` for `sustain_seconds`, and resume once it is back at or
+    below `recover_celsius` (the gap keeps a device hovering at the threshold from flapping)."""
+
+    threshold_celsius: float = Field(default=85.0, ge=-40.0, le=150.0)
+    recover_celsius: float = Field(default=75.0, ge=-40.0, le=150.0)
+    sustain_seconds: int = Field(default=30, ge=0, le=3600)
+
+    @model_validator(mode="after")
+    def _hysteresis(self) -> ThermalDefaults:
+        if self.recover_celsius >= self.threshold_celsius:
+            raise _invalid(
+                "thermal_hysteresis",
+                f"thermal.recover_celsius ({self.recover_celsius:g}) must be below "
+                f"thermal.threshold_celsius ({self.threshold_celsius:g}), e.g. 10 degrees lower",
+            )
+        return self
+
+
+# --- device types -------------------------------------------------------------------------------------
+
+
+class DeviceTypeFields(_Model):
+    """What an admin writes about a device type (everything but its identity)."""
+
+    name: str
+    vendor: str
+    enabled: bool = True
+    resource_key: str
+    labels: Labels
+    metrics: Metrics
+    thermal: ThermalDefaults | None = None
+    fetcher: str = GENERIC_FETCHER
+
+    @field_validator("name", "vendor")
+    @classmethod
+    def _display_text(cls, value: str, info: ValidationInfo) -> str:
+        if not value:
+            raise _invalid("text_empty", f"{info.field_name} must not be empty")
+        if len(value) > _TEXT_MAX:
+            raise _invalid(
+                "text_too_long", f"{info.field_name} must be at most {_TEXT_MAX} characters ({len(value)})"
+            )
+        return value
+
+    @field_validator("resource_key")
+    @classmethod
+    def _extended_resource(cls, value: str) -> str:
+        problems = resource_key_problems(value)
+        if problems:
+            raise _invalid("resource_key", "; ".join(problems))
+        return value
+
+    @field_validator("fetcher")
+    @classmethod
+    def _fetcher_name(cls, value: str) -> str:
+        if not is_fetcher_name(value):
+            raise _invalid(
+                "fetcher_name",
+                f"fetcher `{value}` is not a fetcher name: use lowercase letters, digits, `-`, `_` and "
+                f"`.` (e.g. `{GENERIC_FETCHER}`)",
+            )
+        return value
+
+
+def is_fetcher_name(name: str) -> bool:
+    return len(name) <= _SLUG_MAX and _FETCHER_NAME.fullmatch(name) is not None
+
+
+def _slug(value: str) -> str:
+    if len(value) > _SLUG_MAX or _SLUG.fullmatch(value) is None:
+        raise _invalid(
+            "slug",
+            f"id `{value}` is not a valid id: use 1-63 lowercase letters, digits and `-`, starting and "
+            "ending with a letter or digit (e.g. `lpu`)",
+        )
+    return value
+
+
+class DeviceTypeCreate(DeviceTypeFields):
+    """A new custom device type, as the admin submits it."""
+
+    id: str
+
+    @field_validator("id")
+    @classmethod
+    def _id_slug(cls, value: str) -> str:
+        return _slug(value)
+
+
+class DeviceTypeUpdate(DeviceTypeFields):
+    """A whole replacement of a device type; `revision` is the one it replaces (a stale one conflicts)."""
+
+    revision: int = Field(ge=1)
+
+
+class DeviceType(DeviceTypeFields):
+    """A device type as NuFi serves it."""
+
+    id: str
+    kind: DeviceKind
+    revision: int = Field(default=1, ge=1)
+
+    @field_validator("id")
+    @classmethod
+    def _id_slug(cls, value: str) -> str:
+        return _slug(value)
+
+    @model_serializer(mode="wrap")
+    def _api_order(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Identity first, as the API documents it; fields are declared base-class first.
+        data: dict[str, Any] = handler(self)
+        return {key: data[key] for key in _API_ORDER if key in data} | data
+
+
+# --- reporting validation errors ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One rejected input: `field` is a dotted path such as `metrics.memory.total`."""
+
+    field: str
+    message: str
+
+
+def field_errors(error: ValidationError) -> list[FieldError]:
+    """The errors of a rejected document, each with the dotted path of the field at fault."""
+    return [FieldError(_dotted(item["loc"]), _message(item)) for item in error.errors()]
+
+
+def _dotted(loc: Sequence[int | str]) -> str:
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += f".{part}" if path else part
+    return path
+
+
+def _message(item: Any) -> str:
+    kind = item["type"]
+    if kind == "missing":
+        return "this field is required"
+    if kind == "extra_forbidden":
+        return "this field is not part of a device type; remove it (check its spelling)"
+    return str(item["msg"])

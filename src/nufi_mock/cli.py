@@ -1,0 +1,20 @@
+"""The `nufi-mock` command: the mock LPU's device plugin and exporter."""
+
+from __future__ import annotations
+
+import typer
+
+from nufi_mock.deviceplugin.cli import device_plugin, set_health
+from nufi_mock.exporter.cli import exporter
+
+app = typer.Typer(
+    name="nufi-mock",
+    help="Mock LPU (hyperaccel.ai/lpu): a real kubelet device plugin and a real Prometheus exporter.",
+    no_args_is_help=True,
+    add_completion=False,
+    # Plain click help: paragraphs re-flow to the terminal width.
+    rich_markup_mode=None,
+)
+app.command("device-plugin")(device_plugin)
+app.command("set-health")(set_health)
+app.command("exporter")(exporter)

@@ -1,0 +1,81 @@
+"""What the exporter knows about one device at one moment, in canonical units."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from enum import StrEnum
+
+from nufi_mock.inventory import DEVICE_PREFIX
+
+
+class Quantity(StrEnum):
+    """A measured quantity; its canonical unit is fixed and profiles convert from it."""
+
+    UTILIZATION = "utilization"
+    MEMORY_USED = "memory_used"
+    MEMORY_TOTAL = "memory_total"
+    TEMPERATURE = "temperature"
+    POWER = "power"
+
+    @property
+    def unit(self) -> str:
+        return _UNITS[self]
+
+
+_UNITS = {
+    Quantity.UTILIZATION: "percent",
+    Quantity.MEMORY_USED: "bytes",
+    Quantity.MEMORY_TOTAL: "bytes",
+    Quantity.TEMPERATURE: "celsius",
+    Quantity.POWER: "watts",
+}
+
+
+@dataclass(frozen=True)
+class PodRef:
+    namespace: str
+    pod: str
+    container: str
+
+
+@dataclass(frozen=True)
+class DeviceIdentity:
+    """Stable names of one simulated device; the same node and index always give the same names."""
+
+    node: str
+    index: int
+    numa_node: int
+
+    @property
+    def plugin_id(self) -> str:
+        """The id the mock device plugin reports to the kubelet."""
+        return f"{DEVICE_PREFIX}{self.index}"
+
+    @property
+    def uuid(self) -> str:
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, f"nufi-mock://{self.node}/{self.index}"))
+
+    @property
+    def pci_bus(self) -> int:
+        # Spread over the bus numbers like cards in separate slots.
+        return (0x18 + 0x11 * self.index) % 0x100
+
+    def pci_address(self, domain_digits: int = 4) -> str:
+        return f"{0:0{domain_digits}x}:{self.pci_bus:02x}:00.0"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One device's values after overrides: % , bytes, °C, W."""
+
+    device: DeviceIdentity
+    utilization: float
+    core_utilization: tuple[float, ...]
+    memory_used: float
+    memory_total: float
+    temperature: float
+    power: float
+    owner: PodRef | None
+    pod_attribution: bool
+    """Whether the exporter asks the kubelet about this node's pods (vendors' Kubernetes mode)."""

@@ -1,0 +1,153 @@
+"""The authorization endpoint: a plain HTML login form for the browser flow (code + PKCE S256).
+
+The form carries the authorization request in hidden fields and the POST checks it again, so the
+provider keeps no state until a user has signed in. Field ids follow Keycloak's login page
+(`username`, `password`, `kc-login`), so browser tests written against one work on the other.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from html import escape
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from nufi_sandbox.idp.context import RealmContext
+from nufi_sandbox.idp.pkce import S256
+from nufi_sandbox.idp.realm import ClientSpec
+from nufi_sandbox.idp.tokens import granted_scope
+
+INVALID_CREDENTIALS = "Invalid username or password."
+
+
+@dataclass(frozen=True)
+class AuthorizationRequest:
+    client_id: str = ""
+    redirect_uri: str = ""
+    response_type: str = ""
+    scope: str = ""
+    state: str = ""
+    nonce: str = ""
+    code_challenge: str = ""
+    code_challenge_method: str = ""
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, str]) -> AuthorizationRequest:
+        return cls(**{name: str(params.get(name, "")) for name in cls.__dataclass_fields__})
+
+
+class _Refused(Exception):
+    def __init__(self, response: Response) -> None:
+        self.response = response
+
+
+async def authorization_page(realm: RealmContext, request: Request) -> Response:
+    auth = AuthorizationRequest.from_params(request.query_params)
+    try:
+        _check(realm, auth)
+    except _Refused as refused:
+        return refused.response
+    return _login_form(realm, auth)
+
+
+async def login_submit(realm: RealmContext, request: Request) -> Response:
+    form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    auth = AuthorizationRequest.from_params(form)
+    try:
+        client = _check(realm, auth)
+    except _Refused as refused:
+        return refused.response
+    user = realm.spec.user(form.get("username", ""))
+    password = form.get("password", "")
+    if user is None or not hmac.compare_digest(password.encode(), user.password.encode()):
+        return _login_form(realm, auth, error=INVALID_CREDENTIALS, username=form.get("username", ""))
+    sid = realm.sessions.new_session()
+    code = realm.sessions.issue_code(
+        client_id=client.id,
+        redirect_uri=auth.redirect_uri,
+        username=user.username,
+        scope=granted_scope(auth.scope),
+        sid=sid,
+        nonce=auth.nonce or None,
+        code_challenge=auth.code_challenge or None,
+    )
+    params = {"code": code, "session_state": sid, "iss": realm.issuer}
+    if auth.state:
+        params = {"state": auth.state, **params}
+    return RedirectResponse(with_query(auth.redirect_uri, params), status_code=302)
+
+
+def _check(realm: RealmContext, auth: AuthorizationRequest) -> ClientSpec:
+    client = realm.spec.client(auth.client_id)
+    if client is None:
+        raise _Refused(_error_page("Client not found."))
+    if not auth.redirect_uri or not client.accepts_redirect(auth.redirect_uri):
+        # Never redirect to an address the client did not register.
+        raise _Refused(_error_page("Invalid parameter: redirect_uri"))
+    if auth.response_type != "code":
+        raise _Refused(
+            _redirect_error(
+                auth,
+                "unsupported_response_type",
+                "Client is not allowed to initiate "
+                "browser login with given response_type. Only 'code' is supported",
+            )
+        )
+    if auth.code_challenge and auth.code_challenge_method != S256:
+        raise _Refused(_redirect_error(auth, "invalid_request", "Invalid parameter: code_challenge_method"))
+    if auth.code_challenge_method and not auth.code_challenge:
+        raise _Refused(_redirect_error(auth, "invalid_request", "Missing parameter: code_challenge"))
+    return client
+
+
+def with_query(uri: str, params: Mapping[str, str]) -> str:
+    parts = urlsplit(uri)
+    query = [*parse_qsl(parts.query, keep_blank_values=True), *params.items()]
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), parts.fragment))
+
+
+def _redirect_error(auth: AuthorizationRequest, error: str, description: str) -> Response:
+    params = {"error": error, "error_description": description}
+    if auth.state:
+        params["state"] = auth.state
+    return RedirectResponse(with_query(auth.redirect_uri, params), status_code=302)
+
+
+def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
+    html = (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{escape(title)}</title></head>\n<body>\n"
+        f"<h1 id='kc-page-title'>{escape(title)}</h1>\n{body}\n</body></html>\n"
+    )
+    return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def _error_page(message: str) -> HTMLResponse:
+    return _page("We are sorry...", f"<p id='kc-error-message'>{escape(message)}</p>", status=400)
+
+
+def _login_form(
+    realm: RealmContext, auth: AuthorizationRequest, *, error: str | None = None, username: str = ""
+) -> HTMLResponse:
+    hidden = "\n".join(
+        f"<input type='hidden' name='{name}' value='{escape(value)}'>"
+        for name, value in asdict(auth).items()
+        if value
+    )
+    alert = f"<p><span id='input-error'>{escape(error)}</span></p>\n" if error else ""
+    body = (
+        f"{alert}<form id='kc-form-login' method='post' action='{escape(realm.endpoint('auth'))}'>\n"
+        f"{hidden}\n"
+        "<label for='username'>Username or email</label>\n"
+        f"<input id='username' name='username' type='text' autocomplete='username' autofocus "
+        f"value='{escape(username)}'>\n"
+        "<label for='password'>Password</label>\n"
+        "<input id='password' name='password' type='password' autocomplete='current-password'>\n"
+        "<input id='kc-login' name='login' type='submit' value='Sign In'>\n"
+        "</form>"
+    )
+    return _page(f"Sign in to {realm.name}", body)

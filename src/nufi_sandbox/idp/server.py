@@ -1,0 +1,172 @@
+"""The dev identity provider's HTTP face: Keycloak's URL layout under `/realms/{realm}`."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from html import escape
+from typing import Any
+
+import jwt
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from nufi_sandbox.idp.context import OIDC_PATH, RealmContext
+from nufi_sandbox.idp.grants import OAuthError, authenticate_client, token_grant
+from nufi_sandbox.idp.login import authorization_page, login_submit, with_query
+from nufi_sandbox.idp.pkce import S256
+
+Endpoint = Callable[[RealmContext, Request], Awaitable[Response]]
+_NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+_USERINFO_CLAIMS = (
+    "sub",
+    "email_verified",
+    "name",
+    "preferred_username",
+    "given_name",
+    "family_name",
+    "email",
+)
+
+
+def discovery_document(realm: RealmContext) -> dict[str, Any]:
+    return {
+        "issuer": realm.issuer,
+        "authorization_endpoint": realm.endpoint("auth"),
+        "token_endpoint": realm.endpoint("token"),
+        "userinfo_endpoint": realm.endpoint("userinfo"),
+        "end_session_endpoint": realm.endpoint("logout"),
+        "jwks_uri": realm.endpoint("certs"),
+        "grant_types_supported": ["authorization_code", "refresh_token", "password", "client_credentials"],
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query"],
+        "subject_types_supported": ["public"],
+        "id_token_signing_alg_values_supported": ["RS256"],
+        "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+        "code_challenge_methods_supported": [S256],
+        "scopes_supported": ["openid", "profile", "email"],
+        "claims_supported": ["iss", "sub", "aud", "exp", "iat", "azp", *_USERINFO_CLAIMS[2:]],
+        "authorization_response_iss_parameter_supported": True,
+    }
+
+
+async def _discovery(realm: RealmContext, request: Request) -> Response:
+    return JSONResponse(discovery_document(realm))
+
+
+async def _certs(realm: RealmContext, request: Request) -> Response:
+    return JSONResponse(realm.keys.jwks())
+
+
+async def _token(realm: RealmContext, request: Request) -> Response:
+    try:
+        form = await _form(request)
+        body = token_grant(realm, form, request.headers.get("authorization"))
+    except OAuthError as exc:
+        return JSONResponse(exc.body(), status_code=exc.status, headers=_NO_STORE)
+    return JSONResponse(body, headers=_NO_STORE)
+
+
+async def _auth(realm: RealmContext, request: Request) -> Response:
+    if request.method == "POST":
+        return await login_submit(realm, request)
+    return await authorization_page(realm, request)
+
+
+async def _userinfo(realm: RealmContext, request: Request) -> Response:
+    header = request.headers.get("authorization", "")
+    token = header[7:].strip() if header[:7].lower() == "bearer " else ""
+    if not token and request.method == "POST":
+        token = (await _form(request)).get("access_token", "")
+    try:
+        claims = realm.keys.verify(token, realm.issuer)
+    except jwt.PyJWTError:
+        claims = {}
+    sid = claims.get("sid")
+    if claims.get("typ") != "Bearer" or (isinstance(sid, str) and not realm.sessions.is_active(sid)):
+        return JSONResponse(
+            {"error": "invalid_token", "error_description": "Token verification failed"},
+            status_code=401,
+            headers={"WWW-Authenticate": 'Bearer realm="' + realm.name + '", error="invalid_token"'},
+        )
+    return JSONResponse({k: claims[k] for k in _USERINFO_CLAIMS if k in claims}, headers=_NO_STORE)
+
+
+async def _logout(realm: RealmContext, request: Request) -> Response:
+    if request.method == "POST":
+        return await _logout_backchannel(realm, request)
+    params = request.query_params
+    azp = params.get("client_id")
+    hint = params.get("id_token_hint")
+    if hint:
+        try:
+            claims = realm.keys.verify(hint, realm.issuer, allow_expired=True)
+        except jwt.PyJWTError:
+            return _message_page("We are sorry...", "Invalid parameter: id_token_hint", 400)
+        if isinstance(claims.get("sid"), str):
+            realm.sessions.end_session(claims["sid"])
+        azp = azp or claims.get("azp")
+    target = params.get("post_logout_redirect_uri")
+    if target:
+        client = realm.spec.client(azp) if isinstance(azp, str) else None
+        if client is None or not client.accepts_redirect(target):
+            return _message_page("We are sorry...", "Invalid redirect uri", 400)
+        state = params.get("state")
+        return RedirectResponse(with_query(target, {"state": state}) if state else target, status_code=302)
+    return _message_page("You are logged out", "Your session has ended.", 200)
+
+
+async def _logout_backchannel(realm: RealmContext, request: Request) -> Response:
+    """What an application posts to end a session: its client credentials and the refresh token."""
+    try:
+        form = await _form(request)
+        client = authenticate_client(realm, form, request.headers.get("authorization"))
+        try:
+            claims = realm.keys.verify_refresh(form.get("refresh_token", ""), realm.issuer)
+        except jwt.PyJWTError:
+            raise OAuthError("invalid_grant", "Invalid refresh token") from None
+        if claims.get("azp") != client.id:
+            raise OAuthError("invalid_grant", "Invalid refresh token")
+    except OAuthError as exc:
+        return JSONResponse(exc.body(), status_code=exc.status, headers=_NO_STORE)
+    realm.sessions.end_session(str(claims["sid"]))
+    return Response(status_code=204)
+
+
+async def _form(request: Request) -> dict[str, str]:
+    try:
+        form = await request.form()
+    except Exception as exc:
+        raise OAuthError("invalid_request", f"the body is not a form: {exc}") from None
+    return {key: value for key, value in form.items() if isinstance(value, str)}
+
+
+def _message_page(title: str, message: str, status: int) -> HTMLResponse:
+    return HTMLResponse(
+        f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title></head>"
+        f"<body><h1>{escape(title)}</h1><p id='kc-info-message'>{escape(message)}</p></body></html>\n",
+        status_code=status,
+    )
+
+
+def create_app(realm: RealmContext) -> Starlette:
+    def bind(endpoint: Endpoint) -> Callable[[Request], Awaitable[Response]]:
+        async def handle(request: Request) -> Response:
+            if request.path_params.get("realm") != realm.name:
+                return JSONResponse({"error": "Realm does not exist"}, status_code=404)
+            return await endpoint(realm, request)
+
+        return handle
+
+    base = "/realms/{realm}"
+    oidc = base + OIDC_PATH
+    routes = [
+        Route(base + "/.well-known/openid-configuration", bind(_discovery), methods=["GET"]),
+        Route(oidc + "/certs", bind(_certs), methods=["GET"]),
+        Route(oidc + "/token", bind(_token), methods=["POST"]),
+        Route(oidc + "/auth", bind(_auth), methods=["GET", "POST"]),
+        Route(oidc + "/userinfo", bind(_userinfo), methods=["GET", "POST"]),
+        Route(oidc + "/logout", bind(_logout), methods=["GET", "POST"]),
+    ]
+    return Starlette(routes=routes)

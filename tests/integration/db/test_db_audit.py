@@ -1,0 +1,107 @@
+"""AuditRepository on SQLite and PostgreSQL: records, filters, paging, newest first."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from nufi.db import AuditRepository, Database
+
+# SQLAlchemy warns about session misuse (e.g. stale identities) instead of failing; here it fails.
+pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")]
+
+
+async def seed(database: Database) -> None:
+    """Six records over three targets and two actors, committed one by one (so in time order)."""
+    entries = [
+        ("alice", "device_type.create", "device_type", "lpu"),
+        ("alice", "device_type.update", "device_type", "lpu"),
+        ("bob", "device_type.create", "device_type", "npu"),
+        ("bob", "device_type.reset", "device_type", "nvidia-gpu"),
+        ("alice", "device_type.delete", "device_type", "lpu"),
+        ("bob", "policy.update", "thermal_policy", "lpu"),
+    ]
+    for actor, action, kind, target in entries:
+        async with database.transaction() as session:
+            await AuditRepository(session).record(actor, action, kind, target)
+
+
+async def test_a_record_keeps_every_field(database: Database) -> None:
+    before_write = datetime.now(UTC)
+    async with database.transaction() as session:
+        recorded = await AuditRepository(session).record(
+            "alice",
+            "device_type.update",
+            "device_type",
+            "lpu",
+            before={"enabled": True, "labels": {"node": "node"}},
+            after={"enabled": False, "labels": {"node": "instance"}},
+            details={"force": True, "reason": "no node advertises hyperaccel.ai/lpu yet"},
+        )
+    assert recorded.id is not None
+    async with database.session() as session:
+        (stored,) = await AuditRepository(session).list()
+    assert stored.as_dict() == {
+        "id": recorded.id,
+        "at": stored.at.isoformat(),
+        "actor": "alice",
+        "action": "device_type.update",
+        "target_kind": "device_type",
+        "target_id": "lpu",
+        "before": {"enabled": True, "labels": {"node": "node"}},
+        "after": {"enabled": False, "labels": {"node": "instance"}},
+        "details": {"force": True, "reason": "no node advertises hyperaccel.ai/lpu yet"},
+    }
+    assert stored.at.utcoffset() == timedelta(0)
+    assert before_write - timedelta(seconds=1) <= stored.at <= datetime.now(UTC) + timedelta(seconds=1)
+
+
+async def test_absent_states_stay_absent(database: Database) -> None:
+    async with database.transaction() as session:
+        await AuditRepository(session).record("alice", "device_type.create", "device_type", "lpu")
+    async with database.session() as session:
+        (stored,) = await AuditRepository(session).list()
+    assert (stored.before, stored.after, stored.details) == (None, None, None)
+
+
+async def test_list_is_newest_first_and_pages(database: Database) -> None:
+    await seed(database)
+    async with database.session() as session:
+        audit = AuditRepository(session)
+        everything = await audit.list()
+        first = await audit.list(limit=2)
+        second = await audit.list(limit=2, offset=2)
+        beyond = await audit.list(limit=2, offset=6)
+        total = await audit.count()
+    ids = [r.id for r in everything]
+    assert ids == sorted(ids, reverse=True)
+    assert [r.action for r in everything][:2] == ["policy.update", "device_type.delete"]
+    assert [r.id for r in [*first, *second]] == ids[:4]
+    assert beyond == []
+    assert total == 6
+
+
+async def test_filters_combine(database: Database) -> None:
+    await seed(database)
+    async with database.session() as session:
+        audit = AuditRepository(session)
+        lpu = await audit.list(target_kind="device_type", target_id="lpu")
+        by_bob = await audit.list(actor="bob")
+        bob_on_devices = await audit.list(actor="bob", target_kind="device_type")
+        policies = await audit.count(target_kind="thermal_policy")
+        nobody = await audit.list(actor="mallory")
+    assert [r.action for r in lpu] == ["device_type.delete", "device_type.update", "device_type.create"]
+    assert {r.actor for r in by_bob} == {"bob"} and len(by_bob) == 3
+    assert [r.target_id for r in bob_on_devices] == ["nvidia-gpu", "npu"]
+    assert policies == 1
+    assert nobody == []
+
+
+async def test_pages_out_of_range_are_refused(database: Database) -> None:
+    async with database.session() as session:
+        audit = AuditRepository(session)
+        with pytest.raises(ValueError, match="limit"):
+            await audit.list(limit=0)
+        with pytest.raises(ValueError, match="offset"):
+            await audit.list(offset=-1)

@@ -1,0 +1,103 @@
+"""NuFi's ServiceAccount gets exactly the permissions it needs, and no more."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from deploy_manifests import KUSTOMIZE_DIR, Rendered
+from deploy_rbac import CLUSTER_WIDE, Grant, grants_of, rules_of_roles
+
+pytestmark = pytest.mark.integration
+
+READ = ("get", "list", "watch")
+MANAGE = ("create", "get", "list", "watch", "update", "patch", "delete")
+
+
+def _expand(scope: str, table: Sequence[tuple[str, str, tuple[str, ...]]]) -> set[Grant]:
+    return {Grant(scope, group, resource, verb) for group, resource, verbs in table for verb in verbs}
+
+
+CLUSTER = [("", "nodes", READ), ("", "pods", READ)]
+WORKLOADS = [
+    ("apps", "deployments", MANAGE),
+    ("apps", "statefulsets", MANAGE),
+    ("", "services", MANAGE),
+    ("", "pods/status", ("patch",)),
+    ("discovery.k8s.io", "endpointslices", READ),
+    ("kubeflow.org", "notebooks", MANAGE),
+]
+LEADER_ELECTION = [("coordination.k8s.io", "leases", ("get", "create", "update"))]
+
+
+def _workload_namespaces(overlay: Rendered) -> set[str]:
+    return {
+        binding["metadata"]["namespace"]
+        for binding in overlay.of_kind("RoleBinding")
+        if binding["roleRef"]["name"] == "nufi-workload-manager"
+    }
+
+
+def _account(overlay: Rendered) -> tuple[str, str]:
+    return overlay.pod_spec["serviceAccountName"], overlay.namespace
+
+
+def test_the_service_account_gets_exactly_what_nufi_needs(overlay: Rendered) -> None:
+    account, namespace = _account(overlay)
+    workload_namespaces = _workload_namespaces(overlay)
+    assert workload_namespaces, "no workload namespace is bound"
+    expected = _expand(CLUSTER_WIDE, CLUSTER) | _expand(namespace, LEADER_ELECTION)
+    for workload_namespace in workload_namespaces:
+        expected |= _expand(workload_namespace, WORKLOADS)
+    actual = grants_of(overlay, account, namespace)
+    assert actual - expected == set(), f"more than needed: {sorted(actual - expected)}"
+    assert expected - actual == set(), f"missing: {sorted(expected - actual)}"
+
+
+def test_production_and_example_bind_their_workload_namespaces(
+    production: Rendered, example: Rendered
+) -> None:
+    assert _workload_namespaces(production) == {"nufi-workloads"}
+    assert _workload_namespaces(example) == {"nufi-workloads", "team-a"}
+
+
+def test_readiness_gates_can_be_set_but_pod_specs_not_changed(overlay: Rendered) -> None:
+    account, namespace = _account(overlay)
+    granted = grants_of(overlay, account, namespace)
+    for workload_namespace in _workload_namespaces(overlay):
+        assert Grant(workload_namespace, "", "pods/status", "patch") in granted
+    pod_writes = {g for g in granted if g.resource == "pods" and g.verb not in READ}
+    assert pod_writes == set()
+
+
+def test_no_role_uses_wildcards_or_touches_secrets_or_rbac(overlay: Rendered) -> None:
+    forbidden_verbs = {"*", "escalate", "bind", "impersonate"}
+    for role, rule in rules_of_roles(overlay):
+        assert "*" not in rule["apiGroups"], role
+        assert "*" not in rule["resources"], role
+        assert not any(r.endswith("/*") for r in rule["resources"]), role
+        assert not forbidden_verbs & set(rule["verbs"]), role
+        assert "secrets" not in rule["resources"], f"{role} grants access to secrets"
+        assert "rbac.authorization.k8s.io" not in rule["apiGroups"], role
+
+
+def test_every_rbac_rule_is_explained() -> None:
+    # Rendered objects lose comments, so read the sources.
+    paths = sorted((KUSTOMIZE_DIR / "base").glob("rbac-*.yaml"))
+    assert len(paths) == 3
+    for path in sorted((KUSTOMIZE_DIR / "base").glob("rbac-*.yaml")):
+        lines = path.read_text().splitlines()
+        for index, line in enumerate(lines):
+            if line.strip().startswith("- apiGroups:"):
+                assert lines[index - 1].strip().startswith("#"), f"{path.name}:{index + 1} has no comment"
+
+
+def test_bindings_name_the_rendered_service_account(overlay: Rendered) -> None:
+    account, namespace = _account(overlay)
+    for binding in overlay.of_kind("ClusterRoleBinding") + overlay.of_kind("RoleBinding"):
+        for subject in binding["subjects"]:
+            assert (subject["kind"], subject["name"], subject["namespace"]) == (
+                "ServiceAccount",
+                account,
+                namespace,
+            ), f"{binding['kind']} {binding['metadata']['name']} binds {subject}"

@@ -1,0 +1,91 @@
+"""The plugin registers again when the kubelet restarts (kubelet.sock re-created, plugin sockets removed).
+
+The dev cluster offers no HTTP hook to restart a node's kubelet, so the test runs the same simulated
+device manager in its own event loop, where ``restart()`` does what a kubelet start does to the
+device plugin directory.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from mock_support import LPU, eventually, log_events, start_plugin
+
+from nufi_mock.kubelet_api import HEALTHY
+from nufi_sandbox.devcluster.kubelet import DeviceManager
+
+pytestmark = pytest.mark.integration
+
+
+class Counts:
+    """Records what the device manager would write into node status."""
+
+    def __init__(self) -> None:
+        self.latest: dict[str, tuple[int, int]] = {}
+
+    async def devices_changed(self, node: str, resource: str, capacity: int, allocatable: int) -> None:
+        self.latest[resource] = (capacity, allocatable)
+
+
+@pytest.fixture
+async def kubelet(tmp_path: Path) -> AsyncIterator[tuple[DeviceManager, Counts]]:
+    counts = Counts()
+    manager = DeviceManager(
+        "n1", tmp_path / "device-plugins", tmp_path / "pod-resources" / "kubelet.sock", counts
+    )
+    try:
+        yield manager, counts
+    finally:
+        await manager.stop()
+
+
+def connected(manager: DeviceManager) -> bool:
+    state = manager.resources().get(LPU)
+    assert state is not None and state.endpoint is not None, state
+    assert state.allocatable == 4 and set(state.devices.values()) == {HEALTHY}, state
+    return True
+
+
+async def test_plugin_waits_for_the_kubelet_and_registers_again_after_each_restart(
+    kubelet: tuple[DeviceManager, Counts], tmp_path: Path
+) -> None:
+    manager, counts = kubelet
+    plugin_dir = tmp_path / "device-plugins"
+    plugin_dir.mkdir()
+    # The DaemonSet may start before the kubelet: no kubelet.sock yet.
+    plugin = start_plugin(plugin_dir, tmp_path / "logs")
+    try:
+        await eventually(lambda: _assert(log_events(plugin, "waiting for the kubelet")), within=10)
+        # Starting, the kubelet deletes the plugin's socket too; the plugin serves a new one.
+        await manager.start()
+        await eventually(lambda: connected(manager), within=5)
+        assert counts.latest[LPU] == (4, 4)
+
+        for restart in (1, 2):
+            before = socket_inode(plugin_dir / "kubelet.sock")
+            await manager.restart()
+            assert socket_inode(plugin_dir / "kubelet.sock") != before
+            restarted = time.monotonic()
+            assert manager.resources()[LPU].endpoint is None
+            await eventually(lambda: connected(manager), within=5)
+            assert time.monotonic() - restarted < 5.0
+            assert counts.latest[LPU] == (4, 4)
+            registrations = [e["registrations"] for e in log_events(plugin, "registered")]
+            assert registrations[-1] == restart + 1
+    finally:
+        plugin.stop()
+    assert plugin.returncode == 0
+    assert not (plugin_dir / "lpu.sock").exists()
+
+
+def socket_inode(path: Path) -> tuple[int, int]:
+    info = path.stat()
+    return (info.st_ino, info.st_ctime_ns)
+
+
+def _assert(value: object) -> object:
+    assert value
+    return value
