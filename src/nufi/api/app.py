@@ -8,7 +8,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from fastapi import FastAPI
 
 from nufi import __version__
-from nufi.api import health, me, metrics, version
+from nufi.api import admin_devices, devices, health, me, metrics, version
 from nufi.api.metrics import HttpMetrics
 from nufi.api.middleware import RequestContextMiddleware
 from nufi.api.problems import install_problem_handlers
@@ -17,6 +17,8 @@ from nufi.auth import TokenVerifier
 from nufi.cluster import ClusterGateway
 from nufi.config import Settings, load_settings
 from nufi.db import Database
+from nufi.devices import FetcherRegistry
+from nufi.devices.catalog import DeviceCatalog
 from nufi.health import DependencyCheck, Readiness
 from nufi.logging import get_logger
 from nufi.prom import PrometheusGateway
@@ -65,12 +67,15 @@ def create_app(
                 [cluster_gateway, prometheus_gateway, database_gateway.check, *extra_checks],
                 timeout_seconds=resolved.readiness_timeout_seconds,
             )
+            fetchers = FetcherRegistry.with_plugins()
             app.state.services = AppServices(
                 settings=resolved,
                 cluster=cluster_gateway,
                 prometheus=prometheus_gateway,
                 readiness=readiness,
                 database=database_gateway,
+                catalog=DeviceCatalog(database_gateway, cluster_gateway, prometheus_gateway, fetchers),
+                fetchers=fetchers,
                 verifier=verifier,
             )
             _log.info("NuFi starting", version=__version__, settings=resolved.redacted())
@@ -94,4 +99,6 @@ def create_app(
     app.include_router(metrics.router)
     app.include_router(version.router)
     app.include_router(me.router)
+    app.include_router(devices.router)
+    app.include_router(admin_devices.router)
     return app

@@ -10,6 +10,8 @@ from nufi.auth import TokenVerifier
 from nufi.cluster import ClusterGateway
 from nufi.config import Settings
 from nufi.db import Database
+from nufi.devices import FetcherRegistry
+from nufi.devices.catalog import DeviceCatalog
 from nufi.health import Readiness
 from nufi.prom import PrometheusGateway
 
@@ -22,6 +24,9 @@ class AppServices:
     readiness: Readiness
     # Sessions and transactions for the repositories in nufi.db.
     database: Database
+    # The device catalog and the fetchers that read each type's devices.
+    catalog: DeviceCatalog
+    fetchers: FetcherRegistry
     # None when NUFI_OIDC_ISSUER is unset: every authenticated route then answers 401.
     verifier: TokenVerifier | None = None
 
@@ -41,3 +46,7 @@ def get_services(request: Request) -> AppServices:
         # Only reachable when an app is driven without its lifespan, e.g. a bare ASGI transport.
         raise RuntimeError("NuFi services are not started; run the app with its lifespan")
     return services
+
+
+def get_catalog(request: Request) -> DeviceCatalog:
+    return get_services(request).catalog

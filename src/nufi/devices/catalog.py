@@ -93,7 +93,10 @@ class DeviceCatalog:
 
     async def check_resource_key(self, principal: Principal | None, resource_key: str) -> ResourceKeyCheck:
         require_admin(principal)
-        return await check_resource_key(resource_key, self._cluster)
+        result = await check_resource_key(resource_key, self._cluster)
+        if not result.valid:
+            raise ValidationFailed(result.message, field="resource_key", problems=result.problems)
+        return result
 
     async def check_metrics(
         self, principal: Principal | None, labels: LabelsDraft, metrics: MetricsDraft
@@ -283,8 +286,10 @@ class DeviceCatalog:
                         field=f"metrics.{name}",
                     )
                 bypassed += [f"{name}: {e}" for e in errors]
-            if metrics.label_errors and not force:
-                raise ValidationFailed("labels: " + "; ".join(metrics.label_errors), field="labels")
+            label_errors = [f"labels.{key}: {why}" for key, why in metrics.label_errors.items()]
+            if label_errors and not force:
+                raise ValidationFailed("; ".join(label_errors), field="labels")
+            bypassed += label_errors
         return {"force": force, "bypassed": bypassed, "warnings": warnings}
 
 
