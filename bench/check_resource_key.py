@@ -1,0 +1,112 @@
+"""check-resource-key on 5,000 nodes against the floor: a raw paginated node list of the same cluster.
+
+Run: .venv/bin/python -m bench.check_resource_key [--nodes 5000] [--runs 5]
+Prints times and the ratio; never fails on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from kubernetes_asyncio import client
+
+from nufi.cluster import ClusterGateway
+from nufi.config import Settings
+from nufi.devices.checks import check_resource_key
+from nufi_sandbox.devcluster.launcher import DevClusterProcess
+
+KEY = "hyperaccel.ai/lpu"
+PAGE = 500
+
+
+def node(i: int) -> dict[str, object]:
+    capacity = {"cpu": "64", "memory": "512Gi", "pods": "110"}
+    if i % 10 == 0:
+        capacity[KEY] = "4"
+    return {
+        "metadata": {"name": f"node-{i:05d}", "labels": {"kubernetes.io/hostname": f"node-{i:05d}"}},
+        "status": {"capacity": capacity, "allocatable": capacity},
+    }
+
+
+async def populate(api: client.ApiClient, count: int) -> None:
+    v1 = client.CoreV1Api(api)
+    semaphore = asyncio.Semaphore(32)
+
+    async def create(i: int) -> None:
+        async with semaphore:
+            await v1.create_node(node(i))
+
+    await asyncio.gather(*(create(i) for i in range(count)))
+
+
+async def typed_list(api: client.ApiClient) -> int:
+    """The list as most clients do it: every node decoded into the client's model objects."""
+    v1 = client.CoreV1Api(api)
+    token, seen = None, 0
+    while True:
+        page = await v1.list_node(limit=PAGE, _continue=token)
+        seen += len(page.items)
+        token = page.metadata._continue
+        if not token:
+            return seen
+
+
+async def raw_list(api: client.ApiClient) -> int:
+    """The floor: the same pages fetched and JSON-decoded, nothing else."""
+    v1 = client.CoreV1Api(api)
+    token, seen = None, 0
+    while True:
+        response = await v1.list_node(limit=PAGE, _continue=token, _preload_content=False)
+        page = json.loads(await response.read())
+        seen += len(page["items"])
+        token = page["metadata"].get("continue")
+        if not token:
+            return seen
+
+
+async def median_seconds(run: Callable[[], Awaitable[object]], runs: int) -> float:
+    await run()  # warm-up: connection pool, first-page caches
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        await run()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+async def main(nodes: int, runs: int) -> None:
+    state = Path(tempfile.mkdtemp(prefix="bench-rk-", dir="/tmp"))
+    cluster = DevClusterProcess(state, simulation=False).start()
+    gateway = ClusterGateway.from_settings(Settings(kubeconfig=cluster.kubeconfig))
+    try:
+        api = await gateway.api_client()
+        print(f"creating {nodes} nodes …", flush=True)
+        await populate(api, nodes)
+        floor = await median_seconds(lambda: raw_list(api), runs)
+        typed = await median_seconds(lambda: typed_list(api), runs)
+        result = await check_resource_key(KEY, gateway, page_size=PAGE)
+        nufi = await median_seconds(lambda: check_resource_key(KEY, gateway, page_size=PAGE), runs)
+        print(f"nodes: {nodes}, advertising {KEY}: {len(result.nodes)}")
+        print(f"raw paginated node list, JSON only (floor): {floor * 1000:8.1f} ms")
+        print(f"same list decoded into client models:       {typed * 1000:8.1f} ms")
+        print(f"NuFi check-resource-key:                    {nufi * 1000:8.1f} ms")
+        print(f"ratio NuFi / floor: {nufi / floor:.2f}x")
+    finally:
+        await gateway.close()
+        cluster.stop()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--nodes", type=int, default=5000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    asyncio.run(main(args.nodes, args.runs))
