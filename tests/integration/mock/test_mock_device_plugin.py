@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from nufi_mock.cli import app
 from nufi_mock.deviceplugin import read_health
 from nufi_mock.kubelet_api import podresources_v1_pb2, podresources_v1_pb2_grpc
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from nufi_sandbox.processes import ManagedProcess
 
 pytestmark = pytest.mark.integration
 
@@ -81,10 +83,30 @@ async def test_plugin_advertises_allocates_by_numa_and_reports_health(
         assert await eventually(lambda: _counts(kube, ("4", "3")), within=5)
         set_health(plugin_dir, "lpu1", "healthy")
         assert await eventually(lambda: _counts(kube, ("4", "4")), within=5)
+
+        # A kubelet restart on the cluster's node wipes the plugin socket; the plugin comes back on its own.
+        cluster.restart_kubelet(NODE)
+        assert not (plugin_dir / "lpu.sock").exists()
+        restarted = time.monotonic()
+        await eventually(lambda: _assert((plugin_dir / "lpu.sock").exists()), within=5)
+        await eventually(lambda: _assert(_registrations(plugin) >= 2), within=5)
+        assert time.monotonic() - restarted < 5.0
+        assert await eventually(lambda: _counts(kube, ("4", "4")), within=5)
     finally:
         plugin.stop()
     assert plugin.returncode == 0
     assert not (plugin_dir / "lpu.sock").exists()
+
+
+def _registrations(plugin: ManagedProcess) -> int:
+    events = log_events(plugin, "registered")
+    assert events, "the plugin has not registered yet"
+    return int(events[-1]["registrations"])
+
+
+def _assert(value: bool) -> bool:
+    assert value
+    return value
 
 
 def _counts(kube: Kube, expected: tuple[str, str]) -> bool:

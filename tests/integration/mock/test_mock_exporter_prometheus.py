@@ -106,8 +106,14 @@ async def test_allocated_devices_are_busy_and_idle_ones_near_zero(world: World) 
     assert {s["metric"]["device"] for s in busy} == {"lpu0", "lpu1"}
     idle = await prom.query('lpu_utilization_percent{job="mock-lpu",pod=""}')
     assert len(idle) == 6 and all(float(s["value"][1]) <= 2.0 for s in idle)
-    used = by_device(await prom.query('lpu_memory_used_bytes{job="mock-lpu"} / lpu_memory_total_bytes'))
-    assert float(used[(NODE, "lpu0")]["value"][1]) > 0.3 > float(used[(NODE, "lpu2")]["value"][1])
+    # Memory follows load with some lag, so wait for the busy device's share to climb.
+    ratio = 'lpu_memory_used_bytes{job="mock-lpu"} / lpu_memory_total_bytes'
+    busy_device = f'node="{NODE}",device="lpu0"'
+    await prom.wait_for_series(
+        f"lpu_memory_used_bytes{{{busy_device}}} / lpu_memory_total_bytes{{{busy_device}}} > 0.3", timeout=20
+    )
+    used = by_device(await prom.query(ratio))
+    assert float(used[(NODE, "lpu2")]["value"][1]) < 0.3
 
 
 async def test_override_shows_within_two_scrapes_and_ends_when_deleted(world: World) -> None:

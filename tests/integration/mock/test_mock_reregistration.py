@@ -1,8 +1,8 @@
 """The plugin registers again when the kubelet restarts (kubelet.sock re-created, plugin sockets removed).
 
-The dev cluster offers no HTTP hook to restart a node's kubelet, so the test runs the same simulated
-device manager in its own event loop, where ``restart()`` does what a kubelet start does to the
-device plugin directory.
+Here the simulated device manager runs in the test's own event loop, so the test can also start the
+plugin before any kubelet exists and watch every registration; the dev cluster's restart hook is
+exercised in test_mock_device_plugin.
 """
 
 from __future__ import annotations
