@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
-from catalog_world import LPU, SEED_LPU, World, bearer
+from catalog_world import LPU, SEED_LPU, World, bearer, serve
 
 pytestmark = pytest.mark.integration
 
@@ -224,3 +224,15 @@ async def test_delete_custom_type(nufi: httpx.AsyncClient, world: World) -> None
     assert (await nufi.delete("/api/v1/admin/devices/lpu", headers=admin)).status_code == 204
     assert (await nufi.get("/api/v1/devices/lpu", headers=admin)).status_code == 404
     assert (await nufi.delete("/api/v1/admin/devices/lpu", headers=admin)).status_code == 404
+
+
+async def test_a_type_saved_on_one_replica_is_served_by_another_at_once(
+    world: World, sqlite_url: str
+) -> None:
+    async with serve(world.settings(sqlite_url)) as first, serve(world.settings(sqlite_url)) as second:
+        before = (await second.get("/api/v1/devices", headers=bearer(world.user_token))).json()["items"]
+        assert "lpu" not in {row["id"] for row in before}
+        created = await first.post("/api/v1/admin/devices", json=lpu(), headers=bearer(world.admin_token))
+        assert created.status_code == 201
+        seen = await second.get("/api/v1/devices/lpu", headers=bearer(world.user_token))
+        assert seen.status_code == 200 and seen.json()["resource_key"] == LPU
