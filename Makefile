@@ -1,6 +1,7 @@
 # The two commands a newcomer needs: `make run` and `make test`.
 SHELL := /bin/bash
-UV ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+# uv runs as a module of the system Python, so it works wherever pip put it.
+UV := python3 -m uv
 VENV := .venv
 PY := $(VENV)/bin/python
 # Debian packages the suite starts for real; installed only when missing and only as root.
@@ -11,8 +12,8 @@ DEBIAN_PACKAGES := prometheus postgresql
 setup: $(VENV)/.synced debian-packages
 
 $(VENV)/.synced: pyproject.toml uv.lock
-	@command -v uv >/dev/null 2>&1 || python3 -m pip install --quiet --user uv || python3 -m pip install --quiet uv
-	@uv sync --frozen --quiet
+	@$(UV) --version >/dev/null 2>&1 || python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore uv
+	@$(UV) sync --frozen --quiet
 	@touch $@
 
 debian-packages:
