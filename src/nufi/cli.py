@@ -7,7 +7,7 @@ import platform
 import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 import uvicorn
@@ -168,12 +168,7 @@ def _serve_with_reload(settings: Settings) -> None:
         reload=True,
         # Watch the package, not whatever directory the command was started from.
         reload_dirs=[str(Path(__file__).parent)],
-        host=settings.host,
-        port=settings.port,
-        log_config=None,
-        access_log=False,
-        server_header=False,
-        timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_SECONDS,
+        **_server_options(settings),
     )
 
 
@@ -187,14 +182,18 @@ def reload_app_factory() -> FastAPI:
 
 
 def _uvicorn_config(application: FastAPI, settings: Settings) -> uvicorn.Config:
-    return uvicorn.Config(
-        application,
-        host=settings.host,
-        port=settings.port,
+    return uvicorn.Config(application, **_server_options(settings))
+
+
+def _server_options(settings: Settings) -> dict[str, Any]:
+    """uvicorn's options for NuFi, with or without the reloader."""
+    return {
+        "host": settings.host,
+        "port": settings.port,
         # Our own logging is configured already; uvicorn's loggers propagate into it.
-        log_config=None,
+        "log_config": None,
         # RequestContextMiddleware writes a structured access log with the request id.
-        access_log=False,
-        server_header=False,
-        timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_SECONDS,
-    )
+        "access_log": False,
+        "server_header": False,
+        "timeout_graceful_shutdown": _GRACEFUL_SHUTDOWN_SECONDS,
+    }

@@ -1,80 +1,145 @@
-"""`nufi-sandbox` / `make run`: the NuFi server against a local dev cluster, in the foreground."""
+"""`nufi-sandbox` / `make run`: NuFi and the seed's whole world on 127.0.0.1, in the foreground.
+
+A dev cluster with GPU, NPU and LPU nodes (the LPUs provided by real mock device plugin processes),
+vendor-shaped exporters scraped by a real Prometheus every second, a Keycloak-shaped identity provider
+(realm super-llm) and the NuFi server wired to all of them. Ctrl-C or SIGTERM stops everything.
+"""
 
 from __future__ import annotations
 
 import argparse
-import shutil
+import asyncio
+import os
 import signal
 import sys
-import threading
+import time
 from pathlib import Path
-from types import FrameType
 
-import httpx
+from rich.console import Console
+from rich.markup import escape
 
-from nufi_sandbox.devcluster.launcher import DevClusterProcess
-from nufi_sandbox.processes import ManagedProcess
+from nufi_sandbox.sandbox.banner import print_ready
+from nufi_sandbox.sandbox.errors import SandboxError
+from nufi_sandbox.sandbox.layout import StateLayout, prepare
+from nufi_sandbox.sandbox.orchestrator import Sandbox, SandboxOptions
+from nufi_sandbox.sandbox.preflight import check_port_free, ensure_prometheus
+from nufi_sandbox.sandbox.progress import StartupProgress
+from nufi_sandbox.sandbox.topology import NODES
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port number (1-65535)")
+    return value
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="nufi-sandbox", description=__doc__)
-    parser.add_argument("--state-dir", type=Path, default=Path(".sandbox"), help="default: .sandbox/")
-    parser.add_argument("--port", type=int, default=8080, help="NuFi's port on 127.0.0.1 (default 8080)")
-    parser.add_argument("--fresh", action="store_true", help="start from an empty state directory")
+    parser = argparse.ArgumentParser(
+        prog="nufi-sandbox",
+        description="Run NuFi with a local dev cluster (GPU, NPU and mock LPU nodes), exporters, "
+        "Prometheus and an identity provider on 127.0.0.1, until Ctrl-C.",
+    )
+    parser.add_argument(
+        "--state-dir",
+        type=Path,
+        default=Path(".sandbox"),
+        help="where the database, keys, logs and sandbox.json live (default: .sandbox/)",
+    )
+    parser.add_argument("--port", type=_port, default=8080, help="NuFi's port on 127.0.0.1 (default 8080)")
+    parser.add_argument(
+        "--fresh", action="store_true", help="start from empty state (forget registered devices)"
+    )
+    parser.add_argument(
+        "--prometheus", type=Path, help="Prometheus binary to run (default: the installed one)"
+    )
     return parser.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    state_dir: Path = args.state_dir.resolve()
-    if args.fresh and state_dir.exists():
-        shutil.rmtree(state_dir)
-    state_dir.mkdir(parents=True, exist_ok=True)
-    stop = threading.Event()
+async def _serve(sandbox: Sandbox, console: Console) -> int:
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    stopping: list[str] = []
 
-    def on_signal(signum: int, _frame: FrameType | None) -> None:
-        stop.set()
+    def on_signal(sig: signal.Signals) -> None:
+        if not stopping:
+            stopping.append(sig.name)
+            task.cancel()
 
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
-
-    cluster = DevClusterProcess(state_dir / "cluster")
-    nufi_url = f"http://127.0.0.1:{args.port}"
-    server = ManagedProcess(
-        "nufi",
-        [Path(sys.executable).with_name("nufi"), "serve", "--host", "127.0.0.1", "--port", str(args.port)],
-        log_dir=state_dir / "logs",
-        env={
-            "NUFI_KUBECONFIG": str(cluster.kubeconfig),
-            "NUFI_DATABASE_URL": f"sqlite+aiosqlite:///{state_dir / 'nufi.db'}",
-        },
-    )
+    # SIGHUP too: the programs live in their own sessions, so a closed terminal reaches only us.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(sig, on_signal, sig)
+    began = time.monotonic()
+    progress = sandbox.progress
     try:
-        print("starting the dev cluster …", flush=True)
-        cluster.start()
-        print(f"  Kubernetes API  {cluster.url}  (kubeconfig {cluster.kubeconfig})", flush=True)
-        print("starting NuFi …", flush=True)
-        server.start()
-        server.wait_ready(
-            lambda: httpx.get(f"{nufi_url}/healthz", timeout=1).status_code == 200,
-            timeout=60,
-            what="NuFi answering /healthz",
+        progress.start()
+        state = await sandbox.start()
+        progress.close()
+        state.write(sandbox.layout.state_file)
+        print_ready(
+            console,
+            state,
+            state_file=sandbox.layout.state_file,
+            logs=sandbox.layout.logs,
+            seconds=time.monotonic() - began,
+            registered_lpu=await sandbox.registered_lpu(),
         )
-        print(
-            f"ready: NuFi is serving on {nufi_url}  (API docs {nufi_url}/docs; logs in {state_dir / 'logs'})",
-            flush=True,
-        )
-        print("press Ctrl-C to stop", flush=True)
-        while not stop.wait(0.5):
-            if not server.is_running() or not cluster.process.is_running():
-                print("a component exited unexpectedly; see the logs above", file=sys.stderr)
-                return 1
+        await sandbox.watch()
+        return 1  # not reached: watch() only ends by raising
+    except asyncio.CancelledError:
+        if not stopping:
+            raise
+        progress.fail_unfinished("stopped")
+        progress.close()
+        console.print(f"{stopping[0]} received: stopping …")
         return 0
+    except SandboxError as exc:
+        progress.fail_unfinished("")
+        progress.close()
+        console.print(f"[bold red]error:[/] {escape(str(exc))}")
+        return 1
     finally:
-        print("stopping …", flush=True)
-        server.stop()
-        cluster.stop()
+        progress.close()
+        sandbox.stop()
+        sandbox.layout.release()
+
+
+def main(argv: list[str] | None = None) -> int:
+    # Until the event loop takes over, SIGTERM and SIGHUP interrupt like Ctrl-C does.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    signal.signal(signal.SIGHUP, signal.default_int_handler)
+    args = parse_args(argv)
+    console = Console(highlight=False)
+    layout: StateLayout | None = None
+    try:
+        check_port_free(args.port)
+        progress = StartupProgress(console)
+        prometheus = ensure_prometheus(
+            args.prometheus, is_root=os.geteuid() == 0, announce=lambda text: console.print(text)
+        )
+        layout = prepare(args.state_dir, fresh=args.fresh, node_names=[node.name for node in NODES])
+        sandbox = Sandbox(layout, SandboxOptions(port=args.port, prometheus_binary=prometheus), progress)
+    except SandboxError as exc:
+        if layout is not None:
+            layout.release()
+        console.print(f"[bold red]error:[/] {escape(str(exc))}")
+        return 1
+    except KeyboardInterrupt:
+        if layout is not None:
+            layout.release()
+        return 0
+    try:
+        code = asyncio.run(_serve(sandbox, console))
+    except KeyboardInterrupt:
+        # A signal in the instant before the event loop took over; _serve has stopped everything.
+        code = 0
+    console.print("stopped" if code == 0 else "stopped after an error")
+    return code
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

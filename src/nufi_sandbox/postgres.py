@@ -12,15 +12,14 @@ import pwd
 import re
 import shlex
 import shutil
-import signal
 import subprocess
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Self
 
-from nufi_sandbox.processes import MissingBinaryError, free_port, pid_alive, require_binary, wait_gone
+from nufi_sandbox.pids import kill_group, pid_alive, wait_gone
+from nufi_sandbox.processes import MissingBinaryError, StopOnExit, free_port, require_binary
 
 _DEBIAN_ROOT = Path("/usr/lib/postgresql")
 _SERVER_SETTINGS = {
@@ -49,7 +48,7 @@ def find_postgres_bin_dir() -> Path:
     return initdb.resolve().parent
 
 
-class PostgresServer:
+class PostgresServer(StopOnExit):
     """A PostgreSQL server with one trusted user and one database, removed without a trace on stop()."""
 
     def __init__(
@@ -184,24 +183,11 @@ class PostgresServer:
                     )
                 if not wait_gone(self._pid, timeout=5.0):
                     # pg_ctl starts the postmaster in a session of its own, so its group is its PID.
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(self._pid, signal.SIGKILL)
-                    wait_gone(self._pid, timeout=5.0)
+                    kill_group(self._pid)
         finally:
             if self._root is not None:
                 shutil.rmtree(self._root, ignore_errors=True)
                 self._root = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     def _read_postmaster_pid(self) -> int:
         first_line = (self.data_dir / "postmaster.pid").read_text().splitlines()[0]

@@ -7,8 +7,6 @@ writes its output to a log file whose tail ends up in error messages, and is sto
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import ctypes
 import inspect
 import os
 import shutil
@@ -16,15 +14,48 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from nufi_sandbox.pids import (
+    ProcStat,
+    become_subreaper,
+    describe_pid,
+    group_members,
+    kill_group,
+    kill_tree,
+    live_children,
+    parse_proc_stat,
+    pid_alive,
+    read_proc_stat,
+    signal_group,
+    wait_gone,
+)
+
+# The /proc helpers live in pids; the sandbox and the tests import them from here too.
+__all__ = [
+    "ManagedProcess",
+    "MissingBinaryError",
+    "ProcStat",
+    "ProcessNotReadyError",
+    "ReadinessCheck",
+    "StopOnExit",
+    "become_subreaper",
+    "describe_pid",
+    "free_port",
+    "kill_tree",
+    "live_children",
+    "parse_proc_stat",
+    "pid_alive",
+    "read_proc_stat",
+    "require_binary",
+    "wait_gone",
+]
+
 ReadinessCheck = Callable[[], Awaitable[bool]] | Callable[[], bool]
 
-_PR_SET_CHILD_SUBREAPER = 36
 _POLL_INTERVAL = 0.1
 _TAIL_BYTES = 64 * 1024
 
@@ -66,7 +97,28 @@ def require_binary(name: str, candidates: Sequence[str | Path], debian_package: 
     )
 
 
-class ManagedProcess:
+class StopOnExit:
+    """`with thing:` starts `thing` on entry and stops it on exit, whatever happened inside."""
+
+    def start(self) -> Self:
+        raise NotImplementedError
+
+    def stop(self) -> object:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+class ManagedProcess(StopOnExit):
     """One long-running program: started in its own session, logged to a file, stopped by PID.
 
     `env` is laid over the inherited environment. stdout and stderr go to `<log_dir>/<name>.log`.
@@ -189,16 +241,16 @@ class ManagedProcess:
         if self._stopped:
             return popen.returncode
         if popen.poll() is None:
-            _signal_group(popen.pid, signal.SIGTERM)
+            signal_group(popen.pid, signal.SIGTERM)
             try:
                 popen.wait(timeout=grace)
             except subprocess.TimeoutExpired:
-                _signal_group(popen.pid, signal.SIGKILL)
+                signal_group(popen.pid, signal.SIGKILL)
                 popen.wait()
         # Members of the group that outlived their leader would otherwise keep ports and files busy.
         # The group id stays reserved while a member lives, so seen members really are ours.
-        if _group_members(popen.pid):
-            _signal_group(popen.pid, signal.SIGKILL)
+        if group_members(popen.pid):
+            kill_group(popen.pid)
         self._stopped = True
         return popen.returncode
 
@@ -206,17 +258,8 @@ class ManagedProcess:
         return await asyncio.to_thread(self.stop, grace)
 
     def __enter__(self) -> Self:
-        if self._popen is None:
-            self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
+        # Entering a process that is already running takes it over rather than failing.
+        return self if self._popen is not None else self.start()
 
     def __repr__(self) -> str:
         pid = "not started" if self._popen is None else f"pid {self._popen.pid}"
@@ -257,125 +300,3 @@ def _run_awaitable(awaitable: Awaitable[bool]) -> bool:
     if inspect.iscoroutine(awaitable):
         awaitable.close()
     raise RuntimeError("an async readiness check inside a running event loop needs wait_ready_async")
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-# --- Looking at processes by PID through /proc (Linux) ---------------------------------------------
-
-
-@dataclass(frozen=True)
-class ProcStat:
-    """The few fields of /proc/<pid>/stat the harness needs."""
-
-    pid: int
-    comm: str
-    state: str
-    ppid: int
-    pgrp: int
-
-
-def parse_proc_stat(line: str) -> ProcStat:
-    """Parse one /proc/<pid>/stat line; the command name may itself contain spaces and parentheses."""
-    pid_part, _, rest = line.partition(" (")
-    comm, _, after = rest.rpartition(") ")
-    fields = after.split()
-    if not pid_part.strip().isdigit() or len(fields) < 3:
-        raise ValueError(f"not a /proc/<pid>/stat line: {line!r}")
-    return ProcStat(int(pid_part), comm, fields[0], int(fields[1]), int(fields[2]))
-
-
-def read_proc_stat(pid: int) -> ProcStat | None:
-    try:
-        return parse_proc_stat(Path(f"/proc/{pid}/stat").read_text())
-    except (FileNotFoundError, ProcessLookupError, ValueError):
-        return None
-
-
-def pid_alive(pid: int) -> bool:
-    """True while `pid` runs. A zombie counts as gone, and is reaped if it is our child."""
-    stat = read_proc_stat(pid)
-    if stat is None:
-        return False
-    if stat.state in ("Z", "X"):
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)
-        return False
-    return True
-
-
-def wait_gone(pid: int, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while pid_alive(pid):
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
-def describe_pid(pid: int) -> str:
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return f"pid {pid} (gone)"
-    command = " ".join(part.decode(errors="replace") for part in raw.split(b"\0") if part)
-    return f"pid {pid}: {command or '?'}"
-
-
-def live_children(parent: int | None = None) -> list[int]:
-    """PIDs of the running (non-zombie) direct children of `parent` (default: this process)."""
-    parent = os.getpid() if parent is None else parent
-    return sorted(s.pid for s in _all_stats() if s.ppid == parent and pid_alive(s.pid))
-
-
-def become_subreaper() -> bool:
-    """Adopt orphaned descendants (such as daemonised postmasters), so live_children() sees them.
-
-    Returns False where the kernel offers no such thing; the caller then only sees direct children.
-    """
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def kill_tree(pid: int) -> None:
-    """SIGKILL `pid`, its process group when it leads one, and every descendant."""
-    doomed = [pid, *_descendants(pid)]
-    stat = read_proc_stat(pid)
-    if stat is not None and stat.pgrp == pid:
-        _signal_group(pid, signal.SIGKILL)
-    for victim in doomed:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(victim, signal.SIGKILL)
-    for victim in doomed:
-        wait_gone(victim, timeout=2.0)
-
-
-def _group_members(pgid: int) -> list[int]:
-    return [s.pid for s in _all_stats() if s.pgrp == pgid and s.state not in ("Z", "X")]
-
-
-def _descendants(pid: int) -> list[int]:
-    by_parent: dict[int, list[int]] = {}
-    for stat in _all_stats():
-        by_parent.setdefault(stat.ppid, []).append(stat.pid)
-    found: list[int] = []
-    frontier = [pid]
-    while frontier:
-        children = by_parent.get(frontier.pop(), [])
-        found.extend(children)
-        frontier.extend(children)
-    return found
-
-
-def _all_stats() -> Iterator[ProcStat]:
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            stat = read_proc_stat(int(entry.name))
-            if stat is not None:
-                yield stat

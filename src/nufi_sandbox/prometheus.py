@@ -9,13 +9,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Self
 
 import httpx
 import yaml
 
-from nufi_sandbox.processes import ManagedProcess, free_port, require_binary
+from nufi_sandbox.processes import ManagedProcess, StopOnExit, free_port, require_binary
 
 PROMETHEUS_CANDIDATES = ["/usr/bin/prometheus"]
 
@@ -58,7 +57,7 @@ def render_config(jobs: Sequence[ScrapeJob], scrape_interval: str) -> str:
     return yaml.safe_dump(config, sort_keys=False)
 
 
-class PrometheusServer:
+class PrometheusServer(StopOnExit):
     """Prometheus with its own config, data dir and port; jobs can be replaced while it runs.
 
     The first sample of a new target shows up a few seconds after start or reload, because
@@ -224,17 +223,6 @@ class PrometheusServer:
         if self._owns_work_dir and self._work_dir is not None:
             shutil.rmtree(self._work_dir, ignore_errors=True)
             self._work_dir = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     def _dir(self) -> Path:
         if self._work_dir is None:

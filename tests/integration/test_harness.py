@@ -14,7 +14,7 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from prometheus_client import CollectorRegistry, Gauge, start_http_server
+from prometheus_client import CollectorRegistry, Gauge
 
 from nufi_sandbox.postgres import PostgresServer
 from nufi_sandbox.processes import (
@@ -30,6 +30,7 @@ from nufi_sandbox.processes import (
     require_binary,
 )
 from nufi_sandbox.prometheus import PrometheusConfigError, PrometheusQueryError, PrometheusServer, ScrapeJob
+from support.exporter import serving_registry
 
 integration = pytest.mark.integration
 
@@ -45,14 +46,8 @@ def exporter() -> Iterator[str]:
     registry = CollectorRegistry()
     gauge = Gauge("nufi_harness_temperature_celsius", "Probe gauge", list(WORKLOAD_LABELS), registry=registry)
     gauge.labels(**WORKLOAD_LABELS).set(42)
-    port = free_port()
-    server, thread = start_http_server(port, addr="127.0.0.1", registry=registry)
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serving_registry(registry) as target:
+        yield target
 
 
 @pytest.fixture(scope="module")

@@ -2,45 +2,21 @@
 
 from __future__ import annotations
 
-import os
-import socket
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
-
-import httpx
 import pytest
-from fastapi import FastAPI
 
 from nufi import __version__
 from nufi.api import create_app
 from nufi.config import Settings
+from support.asgi import serving
+from support.env import clear_nufi_env
+from support.loopback import closed_port
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for name in list(os.environ):
-        if name.startswith("NUFI_"):
-            monkeypatch.delenv(name)
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    yield
-
-
-@asynccontextmanager
-async def serving(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://nufi.test") as client:
-            yield client
-
-
-def closed_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    clear_nufi_env(monkeypatch)
 
 
 async def test_healthz_is_ok_without_any_dependency() -> None:

@@ -18,19 +18,12 @@ import httpx
 import pytest
 
 import nufi
+from support.env import env_without_nufi
 
 pytestmark = pytest.mark.integration
 
 NUFI = Path(sys.executable).parent / "nufi"
 LISTENING = "NuFi listening on "
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith("NUFI_") and k != "KUBERNETES_SERVICE_HOST"
-    }
-    env.update(extra)
-    return env
 
 
 def read_lines(stream: object, into: queue.Queue[str]) -> None:
@@ -59,7 +52,7 @@ def nufi_serve(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], str, que
     process = subprocess.Popen(
         [str(NUFI), "serve", "--host", "127.0.0.1", "--port", "0"],
         cwd=tmp_path,
-        env=clean_env(NUFI_LOG_FORMAT="json"),
+        env=env_without_nufi(NUFI_LOG_FORMAT="json"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -124,7 +117,7 @@ def test_serve_answers_and_stops_cleanly_on_sigterm(
 
 def test_version_command_prints_the_version() -> None:
     result = subprocess.run(
-        [str(NUFI), "version"], env=clean_env(), capture_output=True, text=True, timeout=60
+        [str(NUFI), "version"], env=env_without_nufi(), capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0
     assert result.stdout.startswith(f"nufi {nufi.__version__} ")
@@ -134,7 +127,7 @@ def test_serve_with_bad_settings_exits_with_a_message(tmp_path: Path) -> None:
     result = subprocess.run(
         [str(NUFI), "serve"],
         cwd=tmp_path,
-        env=clean_env(NUFI_PORT="eighty"),
+        env=env_without_nufi(NUFI_PORT="eighty"),
         capture_output=True,
         text=True,
         timeout=60,

@@ -6,20 +6,12 @@ API server, so kubernetes-asyncio's client runs unmocked with a real kubeconfig.
 
 from __future__ import annotations
 
-import os
-import socket
-import threading
-import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx
 import pytest
-import uvicorn
 import yaml
-from fastapi import FastAPI
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -30,6 +22,9 @@ from nufi.cluster import ClusterGateway
 from nufi.config import Settings
 from nufi.errors import DependencyUnavailable
 from nufi_sandbox.prometheus import PrometheusServer
+from support.asgi import serving
+from support.env import clear_nufi_env
+from support.loopback import closed_port, serve_in_thread
 
 pytestmark = pytest.mark.integration
 
@@ -47,50 +42,9 @@ KUBE_VERSION = {
 }
 
 
-@contextmanager
-def serve_in_thread(app: Starlette) -> Iterator[str]:
-    """Run `app` with uvicorn on 127.0.0.1 and a free port; yields its base URL."""
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=0, log_level="warning", lifespan="off", timeout_graceful_shutdown=1
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="fake-server", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("fake server did not start")
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        assert not thread.is_alive(), "fake server did not stop"
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("NUFI_"):
-            monkeypatch.delenv(name)
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-
-
-@asynccontextmanager
-async def serving(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://nufi.test") as client:
-            yield client
+    clear_nufi_env(monkeypatch)
 
 
 @dataclass

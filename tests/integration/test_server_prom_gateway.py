@@ -8,19 +8,12 @@ gateway's HTTP client runs unmocked. Real-Prometheus behaviour is covered in tes
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl
 
 import httpx
 import pytest
-import uvicorn
-from fastapi import FastAPI
 from pydantic import SecretStr
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -30,54 +23,16 @@ from starlette.routing import Route
 from nufi.api import create_app
 from nufi.config import Settings
 from nufi.prom import PrometheusGateway, PrometheusQueryRejected, PrometheusUnavailable
+from support.asgi import serving
+from support.env import clear_nufi_env
+from support.loopback import closed_port, serve_in_thread
 
 pytestmark = pytest.mark.integration
 
 
-@contextmanager
-def serve_in_thread(app: Starlette) -> Iterator[str]:
-    """Run `app` with uvicorn on 127.0.0.1 and a free port; yields its base URL."""
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=0, log_level="warning", lifespan="off", timeout_graceful_shutdown=1
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="fake-server", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("fake server did not start")
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        assert not thread.is_alive(), "fake server did not stop"
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("NUFI_"):
-            monkeypatch.delenv(name)
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-
-
-@asynccontextmanager
-async def serving(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://nufi.test") as client:
-            yield client
+    clear_nufi_env(monkeypatch)
 
 
 @dataclass
@@ -113,23 +68,9 @@ class FakePrometheus:
         self.seen.append((request.method, params, request.headers.get("authorization")))
         promql = params.get("query", "")
         if promql.startswith("sum("):
-            return JSONResponse(
-                {
-                    "status": "error",
-                    "errorType": "bad_data",
-                    "error": "1:5: parse error: unclosed left parenthesis",
-                },
-                status_code=400,
-            )
+            return _prom_error("bad_data", "1:5: parse error: unclosed left parenthesis", 400)
         if promql == "too_slow":
-            return JSONResponse(
-                {
-                    "status": "error",
-                    "errorType": "timeout",
-                    "error": "query timed out in expression evaluation",
-                },
-                status_code=503,
-            )
+            return _prom_error("timeout", "query timed out in expression evaluation", 503)
         if promql == "html":
             return Response(
                 "<html><body>502 Bad Gateway</body></html>", status_code=502, media_type="text/html"
@@ -150,6 +91,11 @@ class FakePrometheus:
         return JSONResponse(body)
 
 
+def _prom_error(error_type: str, error: str, status: int) -> Response:
+    """Prometheus' error envelope."""
+    return JSONResponse({"status": "error", "errorType": error_type, "error": error}, status_code=status)
+
+
 @pytest.fixture(scope="module")
 def fake_prometheus() -> Iterator[tuple[FakePrometheus, str]]:
     fake = FakePrometheus()
@@ -163,6 +109,19 @@ def prom(fake_prometheus: tuple[FakePrometheus, str]) -> Iterator[FakePrometheus
     fake.ready = True
     fake.seen.clear()
     yield fake
+
+
+@pytest.fixture
+async def gateway(
+    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
+) -> AsyncIterator[PrometheusGateway]:
+    """A gateway to the fake Prometheus, closed after the test."""
+    _, url = fake_prometheus
+    client = PrometheusGateway(url)
+    try:
+        yield client
+    finally:
+        await client.close()
 
 
 async def test_readyz_is_ok_when_prometheus_answers_ready(
@@ -203,15 +162,8 @@ async def test_prometheus_check_times_out_with_a_clear_detail(
     assert status.detail == f"Prometheus at {url}/slow did not answer within 0.2 s"
 
 
-async def test_query_decodes_a_vector(
-    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
-) -> None:
-    _, url = fake_prometheus
-    gateway = PrometheusGateway(url)
-    try:
-        result = await gateway.query("up", time=1700000000.5)
-    finally:
-        await gateway.close()
+async def test_query_decodes_a_vector(gateway: PrometheusGateway, prom: FakePrometheus) -> None:
+    result = await gateway.query("up", time=1700000000.5)
     (sample,) = result.samples
     assert sample.metric == {"__name__": "up", "job": "lpu"}
     assert sample.value == 1.0
@@ -220,30 +172,16 @@ async def test_query_decodes_a_vector(
     assert (method, params) == ("GET", {"query": "up", "time": "1700000000.5"})
 
 
-async def test_long_queries_are_sent_as_a_form(
-    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
-) -> None:
-    _, url = fake_prometheus
+async def test_long_queries_are_sent_as_a_form(gateway: PrometheusGateway, prom: FakePrometheus) -> None:
     promql = "up" + " or up" * 500
-    gateway = PrometheusGateway(url)
-    try:
-        await gateway.query(promql)
-    finally:
-        await gateway.close()
+    await gateway.query(promql)
     method, params, _ = prom.seen[-1]
     assert method == "POST"
     assert params["query"] == promql
 
 
-async def test_query_range_decodes_a_matrix(
-    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
-) -> None:
-    _, url = fake_prometheus
-    gateway = PrometheusGateway(url)
-    try:
-        result = await gateway.query_range("npu_util", start=100, end=115, step_seconds=15)
-    finally:
-        await gateway.close()
+async def test_query_range_decodes_a_matrix(gateway: PrometheusGateway, prom: FakePrometheus) -> None:
+    result = await gateway.query_range("npu_util", start=100, end=115, step_seconds=15)
     (series,) = result.series
     assert series.points[0] == (100.0, 1.0)
     assert series.points[1][1] != series.points[1][1]  # NaN
@@ -251,56 +189,30 @@ async def test_query_range_decodes_a_matrix(
     assert params == {"query": "npu_util", "start": "100.0", "end": "115.0", "step": "15.0"}
 
 
-async def test_warnings_are_kept(fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus) -> None:
-    _, url = fake_prometheus
-    gateway = PrometheusGateway(url)
-    try:
-        result = await gateway.query("warned")
-    finally:
-        await gateway.close()
+async def test_warnings_are_kept(gateway: PrometheusGateway) -> None:
+    result = await gateway.query("warned")
     assert result.warnings == ("results truncated due to limit",)
 
 
-async def test_bad_query_raises_rejected_with_prometheus_error(
-    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
-) -> None:
-    _, url = fake_prometheus
-    gateway = PrometheusGateway(url)
-    try:
-        with pytest.raises(PrometheusQueryRejected) as caught:
-            await gateway.query("sum(up")
-    finally:
-        await gateway.close()
+async def test_bad_query_raises_rejected_with_prometheus_error(gateway: PrometheusGateway) -> None:
+    with pytest.raises(PrometheusQueryRejected) as caught:
+        await gateway.query("sum(up")
     error = caught.value
     assert (error.status, error.error_type, error.query) == (422, "bad_data", "sum(up")
     assert "unclosed left parenthesis" in error.detail
     assert error.extra["error"] == "1:5: parse error: unclosed left parenthesis"
 
 
-async def test_prometheus_timeout_error_is_unavailable(
-    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
-) -> None:
-    _, url = fake_prometheus
-    gateway = PrometheusGateway(url)
-    try:
-        with pytest.raises(PrometheusUnavailable) as caught:
-            await gateway.query("too_slow")
-    finally:
-        await gateway.close()
+async def test_prometheus_timeout_error_is_unavailable(gateway: PrometheusGateway) -> None:
+    with pytest.raises(PrometheusUnavailable) as caught:
+        await gateway.query("too_slow")
     assert (caught.value.status, caught.value.error_type) == (503, "timeout")
     assert "query timed out" in caught.value.detail
 
 
-async def test_non_prometheus_answer_is_unavailable(
-    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
-) -> None:
-    _, url = fake_prometheus
-    gateway = PrometheusGateway(url)
-    try:
-        with pytest.raises(PrometheusUnavailable) as caught:
-            await gateway.query("html")
-    finally:
-        await gateway.close()
+async def test_non_prometheus_answer_is_unavailable(gateway: PrometheusGateway) -> None:
+    with pytest.raises(PrometheusUnavailable) as caught:
+        await gateway.query("html")
     assert "HTTP 502 without a Prometheus API response" in caught.value.detail
 
 

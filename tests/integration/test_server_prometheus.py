@@ -6,18 +6,18 @@ Only constant expressions are queried, so no scrape has to happen first.
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
-import httpx
 import pytest
 
 from nufi.api import create_app
 from nufi.config import Settings
 from nufi.prom import PrometheusGateway, PrometheusQueryRejected
 from nufi_sandbox.prometheus import PrometheusServer
+from support.asgi import serving
+from support.env import clear_nufi_env
 
 pytestmark = pytest.mark.integration
 
@@ -108,15 +108,10 @@ async def test_execution_error_raises_rejected(gateway: PrometheusGateway) -> No
 async def test_readyz_with_the_real_prometheus(
     prometheus: PrometheusServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in list(os.environ):
-        if name.startswith("NUFI_"):
-            monkeypatch.delenv(name)
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    clear_nufi_env(monkeypatch)
     app = create_app(Settings(prometheus_url=prometheus.url))
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://nufi.test") as client:
-            response = await client.get("/readyz")
+    async with serving(app) as client:
+        response = await client.get("/readyz")
     assert response.status_code == 200
     status = {d["name"]: d for d in response.json()["dependencies"]}["prometheus"]
     assert status["ok"] is True

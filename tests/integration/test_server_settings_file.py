@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from nufi.config import load_settings
 from nufi.errors import ValidationFailed
+from support.env import clear_nufi_env
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("NUFI_"):
-            monkeypatch.delenv(name)
+    clear_nufi_env(monkeypatch)
 
 
 def use_file(monkeypatch: pytest.MonkeyPatch, path: Path, text: str) -> None:

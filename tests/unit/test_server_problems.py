@@ -5,7 +5,6 @@ The app runs in memory (ASGI transport, nothing configured), with a few routes a
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator
 
 import httpx
@@ -16,6 +15,8 @@ from pydantic import BaseModel
 from nufi.api import create_app
 from nufi.config import Settings
 from nufi.errors import Conflict, DependencyUnavailable, Forbidden, NotFound, Unauthorized, ValidationFailed
+from support.asgi import serving
+from support.env import clear_nufi_env
 
 pytestmark = pytest.mark.unit
 
@@ -77,16 +78,11 @@ def add_raising_routes(app: FastAPI) -> None:
 
 @pytest.fixture
 async def client(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[httpx.AsyncClient]:
-    for name in list(os.environ):
-        if name.startswith("NUFI_"):
-            monkeypatch.delenv(name)
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    clear_nufi_env(monkeypatch)
     app = create_app(Settings())
     add_raising_routes(app)
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://nufi.test") as http:
-            yield http
+    async with serving(app) as http:
+        yield http
 
 
 def assert_problem(response: httpx.Response, status: int, type_: str) -> dict[str, object]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,15 +13,14 @@ from nufi.cluster import ClusterGateway, KubeSource
 from nufi.config import Settings
 from nufi.health import DependencyStatus, Readiness
 from nufi.prom import PrometheusGateway, PrometheusUnavailable
+from support.env import clear_nufi_env
 
 pytestmark = pytest.mark.unit
 
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("NUFI_"):
-            monkeypatch.delenv(name)
+    clear_nufi_env(monkeypatch)
 
 
 @dataclass

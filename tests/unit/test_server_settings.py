@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -11,15 +10,14 @@ from hypothesis import strategies as st
 
 from nufi.config import Settings, env_name, load_settings
 from nufi.errors import ValidationFailed
+from support.env import clear_nufi_env
 
 pytestmark = pytest.mark.unit
 
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("NUFI_"):
-            monkeypatch.delenv(name)
+    clear_nufi_env(monkeypatch)
 
 
 def test_defaults_describe_a_local_server_with_nothing_configured() -> None:

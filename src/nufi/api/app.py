@@ -8,7 +8,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from fastapi import FastAPI
 
 from nufi import __version__
-from nufi.api import admin_devices, devices, health, me, metrics, version
+from nufi.api import admin_devices, devices, health, me, metrics, monitoring, version
 from nufi.api.metrics import HttpMetrics
 from nufi.api.middleware import RequestContextMiddleware
 from nufi.api.problems import install_problem_handlers
@@ -21,6 +21,7 @@ from nufi.devices import FetcherRegistry
 from nufi.devices.catalog import DeviceCatalog
 from nufi.health import DependencyCheck, Readiness
 from nufi.logging import get_logger
+from nufi.monitoring import MonitoringService, MonitoringSettings
 from nufi.prom import PrometheusGateway
 
 _log = get_logger("nufi.api")
@@ -68,15 +69,19 @@ def create_app(
                 timeout_seconds=resolved.readiness_timeout_seconds,
             )
             fetchers = FetcherRegistry.with_plugins()
+            catalog = DeviceCatalog(database_gateway, cluster_gateway, prometheus_gateway, fetchers)
             app.state.services = AppServices(
                 settings=resolved,
                 cluster=cluster_gateway,
                 prometheus=prometheus_gateway,
                 readiness=readiness,
                 database=database_gateway,
-                catalog=DeviceCatalog(database_gateway, cluster_gateway, prometheus_gateway, fetchers),
+                catalog=catalog,
                 fetchers=fetchers,
                 verifier=verifier,
+                monitoring=MonitoringService(
+                    catalog, fetchers, cluster_gateway, prometheus_gateway, MonitoringSettings()
+                ),
             )
             _log.info("NuFi starting", version=__version__, settings=resolved.redacted())
             try:
@@ -101,4 +106,5 @@ def create_app(
     app.include_router(me.router)
     app.include_router(devices.router)
     app.include_router(admin_devices.router)
+    app.include_router(monitoring.router)
     return app

@@ -13,6 +13,7 @@ from nufi.db import Database
 from nufi.devices import FetcherRegistry
 from nufi.devices.catalog import DeviceCatalog
 from nufi.health import Readiness
+from nufi.monitoring import MonitoringService
 from nufi.prom import PrometheusGateway
 
 
@@ -29,6 +30,8 @@ class AppServices:
     fetchers: FetcherRegistry
     # None when NUFI_OIDC_ISSUER is unset: every authenticated route then answers 401.
     verifier: TokenVerifier | None = None
+    # Snapshots and time ranges of the device types; built by the lifespan.
+    monitoring: MonitoringService | None = None
 
 
 def get_settings(request: Request) -> Settings:
@@ -50,3 +53,10 @@ def get_services(request: Request) -> AppServices:
 
 def get_catalog(request: Request) -> DeviceCatalog:
     return get_services(request).catalog
+
+
+def get_monitoring(request: Request) -> MonitoringService:
+    monitoring = get_services(request).monitoring
+    if monitoring is None:
+        raise RuntimeError("the monitoring service was not built; run the app with its lifespan")
+    return monitoring

@@ -36,6 +36,8 @@ from nufi.prom.errors import PrometheusUnavailable
 TARGET_KIND = "device_type"
 # Fields an admin may change on an official type; its identity and resource key are the vendor's.
 _OFFICIAL_EDITABLE = ("enabled", "labels", "metrics", "thermal")
+# Ids that would shadow fixed API paths such as /api/v1/monitoring/overview.
+_RESERVED_IDS = frozenset({"overview"})
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,12 @@ class DeviceCatalog:
     ) -> SaveOutcome:
         require_admin(principal)
         assert principal is not None
+        if payload.id in _RESERVED_IDS:
+            raise ValidationFailed(
+                f"{payload.id!r} is a word the API uses in its paths (/api/v1/monitoring/{payload.id}); "
+                "choose another id.",
+                field="id",
+            )
         if official_preset(payload.id) is not None:
             raise Conflict(
                 f"{payload.id!r} is the id of an official device type; choose another id.",

@@ -17,17 +17,18 @@ from nufi_sandbox.devcluster.resources import ResourceRegistry
 from nufi_sandbox.devcluster.server import create_app
 from nufi_sandbox.devcluster.sim import Simulation, load_node_specs
 from nufi_sandbox.devcluster.store import Store
+from nufi_sandbox.loopback import configure_logging, loopback_config, loopback_parser
 
 log = logging.getLogger("nufi_sandbox.devcluster")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m nufi_sandbox.devcluster",
-        description="Serve a Kubernetes API test double (REST wire format, watch, scheduler and kubelet "
+    parser = loopback_parser(
+        "python -m nufi_sandbox.devcluster",
+        "Serve a Kubernetes API test double (REST wire format, watch, scheduler and kubelet "
         "simulation, kubelet device-plugin sockets) on 127.0.0.1.",
+        default_port=6443,
     )
-    parser.add_argument("--port", type=int, default=6443, help="port on 127.0.0.1 (default 6443)")
     parser.add_argument("--kubeconfig", type=Path, required=True, help="where to write the kubeconfig")
     parser.add_argument("--nodes", type=Path, help="YAML file describing the nodes (default: 3 plain nodes)")
     parser.add_argument(
@@ -75,20 +76,11 @@ async def serve(args: argparse.Namespace) -> None:
         on_shutdown=[stopping],
         kubelet_restart=simulation.restart_kubelet if simulation is not None else None,
     )
-    config = uvicorn.Config(
-        app,
-        host="127.0.0.1",
-        port=args.port,
-        log_level="warning",
-        access_log=False,
-        lifespan="on",
-        timeout_graceful_shutdown=2,
-    )
-    await uvicorn.Server(config).serve()
+    await uvicorn.Server(loopback_config(app, args.port, lifespan="on")).serve()
 
 
 def main(argv: list[str] | None = None) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging()
     args = parse_args(argv)
     args.state_dir = args.state_dir or Path(tempfile.mkdtemp(prefix="nufi-devcluster-", dir="/tmp"))
     args.state_dir.mkdir(parents=True, exist_ok=True)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import copy
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -12,20 +10,24 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from nufi_sandbox.devcluster import discovery, errors, openapi, patch
+from nufi_sandbox.devcluster import discovery, errors, openapi
+from nufi_sandbox.devcluster.merge_keys import merge_keys_for
+from nufi_sandbox.devcluster.patch import PatchError, apply_json_patch, apply_merge_patch
 from nufi_sandbox.devcluster.routing import Target, parse_path
+from nufi_sandbox.devcluster.scale import scale_of, write_scale
 from nufi_sandbox.devcluster.selectors import (
     SelectorError,
     parse_field_selector,
     parse_label_selector,
 )
-from nufi_sandbox.devcluster.store import Obj, Store, WatchEvent
+from nufi_sandbox.devcluster.store import Obj, Store
+from nufi_sandbox.devcluster.strategic_merge import apply_strategic_merge_patch
 from nufi_sandbox.devcluster.tables import to_table
+from nufi_sandbox.devcluster.watch_stream import Predicate, watch_response
 
-Predicate = Callable[[Obj], bool]
 log = logging.getLogger(__name__)
 
 _PATCH_TYPES = (
@@ -80,7 +82,7 @@ class ApiServer:
         if t.is_collection:
             predicate = self._predicate(t, params.get("labelSelector", ""), params.get("fieldSelector", ""))
             if t.legacy_watch or _truthy(params.get("watch")):
-                return self._watch(request, t, predicate)
+                return watch_response(self.store, request, t, predicate)
             limit = int(params.get("limit") or 0)
             items, token, list_rv = self.store.list(
                 t.rt, t.namespace, predicate=predicate, limit=limit, continue_token=params.get("continue", "")
@@ -100,10 +102,10 @@ class ApiServer:
             )
         if t.legacy_watch:
             predicate = self._predicate(t, "", f"metadata.name={t.name}")
-            return self._watch(request, t, predicate)
+            return watch_response(self.store, request, t, predicate)
         obj = self.store.get(t.rt, t.namespace or "", t.name)
         if t.subresource == "scale":
-            return _json(_scale_of(obj))
+            return _json(scale_of(obj))
         if "as=Table" in request.headers.get("accept", ""):
             return _json(to_table(t.rt, [obj], {"resourceVersion": obj["metadata"]["resourceVersion"]}))
         return _json(obj)
@@ -136,7 +138,7 @@ class ApiServer:
         body = await _body(request)
         dry_run = bool(request.query_params.get("dryRun"))
         if t.subresource == "scale":
-            return _json(self._write_scale(t, body, dry_run))
+            return _json(write_scale(self.store, t, body, dry_run))
         self._check_kind(t, body)
         return _json(self._update(t, body, dry_run))
 
@@ -151,22 +153,22 @@ class ApiServer:
         document = await _body(request, allow_list=True)
         dry_run = bool(request.query_params.get("dryRun"))
         current = self.store.get(t.rt, t.namespace or "", t.name)
-        base = _scale_of(current) if t.subresource == "scale" else current
+        base = scale_of(current) if t.subresource == "scale" else current
         try:
             if content_type == "application/json-patch+json":
                 if not isinstance(document, list):
                     raise errors.bad_request("json patch must be a list of operations")
-                patched = patch.apply_json_patch(base, document)
+                patched = apply_json_patch(base, document)
             elif content_type == "application/merge-patch+json":
-                patched = patch.apply_merge_patch(base, document)
+                patched = apply_merge_patch(base, document)
             else:
                 kind = "Scale" if t.subresource == "scale" else t.rt.kind
-                patched = patch.apply_strategic_merge_patch(base, document, patch.merge_keys_for(kind))
-        except patch.PatchError as exc:
+                patched = apply_strategic_merge_patch(base, document, merge_keys_for(kind))
+        except PatchError as exc:
             reason = {400: "BadRequest", 422: "Invalid"}.get(exc.status, "InternalError")
             raise errors.ApiError(exc.status, reason, str(exc)) from None
         if t.subresource == "scale":
-            return _json(self._write_scale(t, patched, dry_run))
+            return _json(write_scale(self.store, t, patched, dry_run))
         requested_rv = (patched.get("metadata") or {}).get("resourceVersion")
         if not requested_rv or requested_rv == base["metadata"]["resourceVersion"]:
             # A patch without its own resourceVersion applies to what it was computed against.
@@ -222,30 +224,6 @@ class ApiServer:
             t.rt, t.namespace or "", t.name, body, subresource=t.subresource, dry_run=dry_run
         )
 
-    def _write_scale(self, t: Target, scale: Obj, dry_run: bool) -> Obj:
-        replicas = scale.get("spec", {}).get("replicas")
-        if not isinstance(replicas, int) or replicas < 0:
-            raise errors.invalid(
-                t.rt,
-                t.name,
-                f'Scale "{t.name}" is invalid: spec.replicas: Invalid value: '
-                f"{replicas!r}: must be greater than or equal to 0",
-                [
-                    {
-                        "reason": "FieldValueInvalid",
-                        "field": "spec.replicas",
-                        "message": "must be greater than or equal to 0",
-                    }
-                ],
-            )
-        current = self.store.get(t.rt, t.namespace or "", t.name)
-        wanted_rv = scale.get("metadata", {}).get("resourceVersion")
-        if wanted_rv and wanted_rv != current["metadata"]["resourceVersion"]:
-            raise errors.conflict(t.rt, t.name)
-        current["spec"]["replicas"] = replicas
-        updated = self.store.update(t.rt, t.namespace or "", t.name, current, dry_run=dry_run)
-        return _scale_of(updated)
-
     def _check_kind(self, t: Target, body: Obj) -> None:
         kind = body.get("kind")
         if kind and kind != t.rt.kind:
@@ -271,97 +249,6 @@ class ApiServer:
             return fields is None or fields.matches(obj)
 
         return matches
-
-    def _watch(self, request: Request, t: Target, predicate: Predicate | None) -> Response:
-        params = request.query_params
-        raw_rv = params.get("resourceVersion", "")
-        timeout = float(params.get("timeoutSeconds") or 1800)
-        initial: list[Obj] = []
-        try:
-            if raw_rv in ("", "0"):
-                initial, _, list_rv = self.store.list(t.rt, t.namespace, predicate=predicate)
-                sub = self.store.subscribe(list_rv)
-            else:
-                sub = self.store.subscribe(int(raw_rv))
-        except errors.ApiError as exc:
-            if exc.code != 410:
-                raise
-            gone = exc
-
-            async def expired() -> AsyncIterator[bytes]:
-                yield _line("ERROR", gone.status())
-
-            return StreamingResponse(expired(), media_type="application/json")
-        except ValueError:
-            raise errors.bad_request(f"invalid resourceVersion {raw_rv!r}") from None
-
-        async def stream() -> AsyncIterator[bytes]:
-            try:
-                for obj in initial:
-                    yield _line("ADDED", obj)
-                deadline = asyncio.get_running_loop().time() + timeout
-                while True:
-                    remaining = deadline - asyncio.get_running_loop().time()
-                    if remaining <= 0:
-                        return
-                    try:
-                        event = await asyncio.wait_for(sub.queue.get(), timeout=min(remaining, 5.0))
-                    except TimeoutError:
-                        if await request.is_disconnected():
-                            return
-                        continue
-                    translated = _translate(t, event, predicate)
-                    if translated is not None:
-                        yield _line(*translated)
-            finally:
-                self.store.unsubscribe(sub)
-
-        return StreamingResponse(stream(), media_type="application/json")
-
-
-def _translate(t: Target, event: WatchEvent, predicate: Predicate | None) -> tuple[str, Obj] | None:
-    """Decide what one store event means to one watcher, as the watch cache does for selectors."""
-    if event.rt_key != t.rt.key or (t.namespace is not None and event.namespace != t.namespace):
-        return None
-    obj = copy.deepcopy(event.object)
-    obj["apiVersion"] = t.rt.api_version
-    if predicate is None:
-        return event.type, obj
-    now = predicate(event.object)
-    before = event.old is not None and predicate(event.old)
-    if event.type == "ADDED":
-        return ("ADDED", obj) if now else None
-    if event.type == "DELETED":
-        return ("DELETED", obj) if before or now else None
-    if now and not before:
-        return "ADDED", obj
-    if before and not now:
-        return "DELETED", obj
-    return ("MODIFIED", obj) if now else None
-
-
-def _line(kind: str, obj: Obj) -> bytes:
-    return json.dumps({"type": kind, "object": obj}, separators=(",", ":")).encode() + b"\n"
-
-
-def _scale_of(obj: Obj) -> Obj:
-    spec = obj.get("spec", {})
-    selector = spec.get("selector", {}) or {}
-    labels = selector.get("matchLabels", {}) if isinstance(selector, dict) else {}
-    return {
-        "kind": "Scale",
-        "apiVersion": "autoscaling/v1",
-        "metadata": {
-            k: obj["metadata"][k]
-            for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
-            if k in obj["metadata"]
-        },
-        "spec": {"replicas": spec.get("replicas", 0)},
-        "status": {
-            "replicas": obj.get("status", {}).get("replicas", 0),
-            "selector": ",".join(f"{k}={v}" for k, v in sorted(labels.items())),
-        },
-    }
 
 
 async def _body(request: Request, *, allow_list: bool = False, optional: bool = False) -> Any:

@@ -7,20 +7,21 @@ and answers 410 Gone when the requested version has fallen out of it, as etcd co
 
 from __future__ import annotations
 
-import asyncio
-import base64
 import copy
-import json
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
 from nufi_sandbox.devcluster import errors
 from nufi_sandbox.devcluster.admission import Admission
+from nufi_sandbox.devcluster.continue_tokens import decode_continue, encode_continue
+from nufi_sandbox.devcluster.object_writes import merge_for_subresource, unchanged
 from nufi_sandbox.devcluster.resources import ResourceRegistry, ResourceType
+from nufi_sandbox.devcluster.watch_events import Subscription, WatchEvent
+
+__all__ = ["INITIAL_NAMESPACES", "Obj", "Store", "Subscription", "WatchEvent", "now_rfc3339"]
 
 Obj = dict[str, Any]
 Key = tuple[str, str, str, str]  # group, plural, namespace, name
@@ -30,28 +31,6 @@ INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease"
 
 def now_rfc3339() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@dataclass(frozen=True)
-class WatchEvent:
-    type: str  # ADDED | MODIFIED | DELETED
-    rt_key: tuple[str, str]
-    namespace: str
-    object: Obj
-    old: Obj | None
-    rv: int
-
-
-@dataclass(eq=False)
-class Subscription:
-    """A live feed of store events; the caller filters, the store only fans out."""
-
-    queue: asyncio.Queue[WatchEvent] = field(default_factory=asyncio.Queue)
-    closed: bool = False
-
-    async def __aiter__(self) -> AsyncIterator[WatchEvent]:
-        while not self.closed:
-            yield await self.queue.get()
 
 
 class Store:
@@ -102,11 +81,7 @@ class Store:
         start = ""
         list_rv = self._rv
         if continue_token:
-            try:
-                decoded = json.loads(base64.urlsafe_b64decode(continue_token.encode()))
-                start, list_rv = str(decoded["start"]), int(decoded["rv"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise errors.bad_request(f"continue key is not valid: {exc}") from None
+            start, list_rv = decode_continue(continue_token)
         keys = sorted(
             key for key in self._objects if key[:2] == rt.key and (namespace is None or key[2] == namespace)
         )
@@ -120,15 +95,8 @@ class Store:
             if predicate is not None and not predicate(obj):
                 continue
             if limit and len(items) == limit:
-                token = base64.urlsafe_b64encode(
-                    json.dumps(
-                        {
-                            "rv": list_rv,
-                            "start": f"{items[-1]['metadata'].get('namespace', '')}/"
-                            f"{items[-1]['metadata']['name']}",
-                        }
-                    ).encode()
-                ).decode()
+                last = items[-1]["metadata"]
+                token = encode_continue(list_rv, f"{last.get('namespace', '')}/{last['name']}")
                 break
             items.append(self._view(rt, obj))
         return items, token, list_rv
@@ -204,14 +172,14 @@ class Store:
         requested_rv = meta.get("resourceVersion")
         if requested_rv and requested_rv != old["metadata"]["resourceVersion"]:
             raise errors.conflict(rt, name)
-        new = self._merge_for_subresource(rt, old, new, subresource)
+        new = merge_for_subresource(rt, old, new, subresource)
         self.admission.on_update(rt, old, new, subresource)
         if dry_run:
             return new
         if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
             self._remove(rt, key, new)
             return self._view(rt, new)
-        if self._unchanged(old, new):
+        if unchanged(old, new):
             return self._view(rt, old)
         self._commit("MODIFIED", rt, key, new, old)
         return self._view(rt, new)
@@ -333,51 +301,6 @@ class Store:
         # One stored object answers to every served version of its type.
         view["apiVersion"] = rt.api_version
         return view
-
-    @staticmethod
-    def _unchanged(old: Obj, new: Obj) -> bool:
-        strip = {**new, "metadata": {k: v for k, v in new["metadata"].items() if k != "resourceVersion"}}
-        base = {**old, "metadata": {k: v for k, v in old["metadata"].items() if k != "resourceVersion"}}
-        return strip == base
-
-    def _merge_for_subresource(self, rt: ResourceType, old: Obj, new: Obj, subresource: str) -> Obj:
-        """Status writes change only status; main writes never change status where a subresource owns it."""
-        merged = copy.deepcopy(old)
-        if subresource == "status":
-            if "status" in new:
-                merged["status"] = new["status"]
-            else:
-                merged.pop("status", None)
-            return merged
-        if subresource == "binding":
-            merged.setdefault("spec", {})["nodeName"] = new.get("spec", {}).get("nodeName")
-            return merged
-        result = new
-        result["apiVersion"], result["kind"] = old["apiVersion"], old["kind"]
-        meta = result["metadata"]
-        for fixed in (
-            "uid",
-            "creationTimestamp",
-            "namespace",
-            "deletionTimestamp",
-            "deletionGracePeriodSeconds",
-            "generation",
-        ):
-            if fixed in old["metadata"]:
-                meta[fixed] = old["metadata"][fixed]
-            else:
-                meta.pop(fixed, None)
-        meta["name"] = old["metadata"]["name"]
-        if "status" in rt.subresources:
-            if "status" in old:
-                result["status"] = copy.deepcopy(old["status"])
-            else:
-                result.pop("status", None)
-        spec_old = {k: v for k, v in old.items() if k not in ("metadata", "status")}
-        spec_new = {k: v for k, v in result.items() if k not in ("metadata", "status")}
-        if "generation" in meta and spec_old != spec_new:
-            meta["generation"] += 1
-        return result
 
     def _commit(self, kind: str, rt: ResourceType, key: Key, obj: Obj, old: Obj | None) -> None:
         self._rv += 1

@@ -13,17 +13,18 @@ from nufi_sandbox.idp.context import RealmContext
 from nufi_sandbox.idp.keys import RealmKeys
 from nufi_sandbox.idp.realm import DEFAULT_REALM, DEFAULT_USERS_FILE, load_realm
 from nufi_sandbox.idp.server import create_app
+from nufi_sandbox.loopback import configure_logging, loopback_config, loopback_parser
 
 log = logging.getLogger("nufi_sandbox.idp")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m nufi_sandbox.idp",
-        description="Serve a dev OpenID Connect provider shaped like a Keycloak realm (discovery, JWKS, "
+    parser = loopback_parser(
+        "python -m nufi_sandbox.idp",
+        "Serve a dev OpenID Connect provider shaped like a Keycloak realm (discovery, JWKS, "
         "token endpoint, login page, userinfo, logout) on 127.0.0.1.",
+        default_port=8180,
     )
-    parser.add_argument("--port", type=int, default=8180, help="port on 127.0.0.1 (default 8180)")
     parser.add_argument(
         "--users",
         type=Path,
@@ -45,16 +46,7 @@ async def serve(args: argparse.Namespace) -> None:
     realm = RealmContext.create(
         name=args.realm, base_url=f"http://127.0.0.1:{args.port}", spec=spec, keys=keys
     )
-    config = uvicorn.Config(
-        create_app(realm),
-        host="127.0.0.1",
-        port=args.port,
-        log_level="warning",
-        access_log=False,
-        lifespan="off",
-        timeout_graceful_shutdown=2,
-    )
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(loopback_config(create_app(realm), args.port, lifespan="off"))
     log.info(
         "identity provider for realm %s at %s (signing key %s, %d users, clients %s)",
         realm.name,
@@ -67,7 +59,7 @@ async def serve(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging()
     args = parse_args(argv)
     try:
         # Read before serving so a broken users file is one clear line, not a traceback.

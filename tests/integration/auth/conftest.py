@@ -3,7 +3,6 @@ pointed at it."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -13,14 +12,12 @@ import yaml
 from idp_support import USERS, nufi_settings, serving
 
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
+from support.env import clear_nufi_env
 
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("NUFI_"):
-            monkeypatch.delenv(name)
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    clear_nufi_env(monkeypatch)
 
 
 @pytest.fixture(scope="session")

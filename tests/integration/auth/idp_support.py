@@ -8,11 +8,11 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
-from fastapi import FastAPI
 
 from nufi.api import create_app
-from nufi.api.auth import AdminPrincipal
 from nufi.config import Settings
+from support.asgi import serving as serve_app
+from support.nufi_app import MEMORY_DATABASE, with_admin_only_route
 
 DASHBOARD_SECRET = "dashboard-test-secret"
 CALLBACK = "http://127.0.0.1:8080/auth/callback"
@@ -41,34 +41,13 @@ USERS: dict[str, Any] = {
 }
 
 
-# The server migrates its database at start; an in-memory one keeps these tests out of the work tree.
-MEMORY_DATABASE = "sqlite+aiosqlite:///:memory:"
-
-
 def nufi_settings(**values: Any) -> Settings:
     """NuFi settings for a test: `values` on top of an in-memory database."""
     return Settings(**{"database_url": MEMORY_DATABASE, **values})
 
 
-def build_app(settings: Settings) -> FastAPI:
-    app = create_app(settings)
-
-    # Stands for any admin route until the admin routers exist.
-    @app.get("/test/admin-only")
-    async def admin_only(principal: AdminPrincipal) -> dict[str, str]:
-        return {"admin": principal.username}
-
-    return app
-
-
 @asynccontextmanager
 async def serving(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    app = build_app(settings)
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://nufi.test") as client:
-            yield client
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+    """NuFi with the stand-in admin route, served in memory."""
+    async with serve_app(with_admin_only_route(create_app(settings))) as client:
+        yield client

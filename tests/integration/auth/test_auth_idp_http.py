@@ -12,10 +12,11 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import jwt
 import pytest
-from idp_support import CALLBACK, DASHBOARD_SECRET, bearer, nufi_settings, serving
+from idp_support import CALLBACK, DASHBOARD_SECRET, nufi_settings, serving
 
 from nufi_sandbox.idp.launcher import IdentityProviderProcess, TokenRequestFailed
 from nufi_sandbox.processes import ProcessNotReadyError
+from support.nufi_app import bearer
 
 pytestmark = pytest.mark.integration
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import time
 from pathlib import Path
 
@@ -10,9 +9,11 @@ import httpx
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
-from idp_support import DASHBOARD_SECRET, bearer, nufi_settings, serving
+from idp_support import DASHBOARD_SECRET, nufi_settings, serving
 
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
+from support.loopback import closed_port
+from support.nufi_app import bearer
 
 pytestmark = pytest.mark.integration
 
@@ -139,15 +140,8 @@ async def test_a_custom_admin_role_setting_is_honoured(idp: IdentityProviderProc
     assert "requires role platform-admin" in admin.json()["detail"]
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
 async def test_an_unreachable_issuer_is_503_not_401() -> None:
-    issuer = f"http://127.0.0.1:{_closed_port()}/realms/super-llm"
+    issuer = f"http://127.0.0.1:{closed_port()}/realms/super-llm"
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     now = int(time.time())
     token = jwt.encode(

@@ -1,7 +1,8 @@
-"""Shared by the catalog API tests: the world's constants, NuFi served in memory, bearer headers."""
+"""Shared by the catalog API tests: the world's constants and NuFi served in memory."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -15,8 +16,10 @@ from nufi.config import Settings
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.prometheus import PrometheusServer
+from support.asgi import serving
+from support.lpu_type import LPU_LABELS, LPU_METRICS, LPU_RESOURCE_KEY
 
-LPU = "hyperaccel.ai/lpu"
+LPU = LPU_RESOURCE_KEY
 NODES = """\
 nodes:
   - name: lpu-node-1
@@ -32,18 +35,8 @@ SEED_LPU = {
     "name": "HyperAccel LPU",
     "vendor": "HyperAccel",
     "resource_key": LPU,
-    "labels": {"node": "node", "device": "device", "pod": "pod", "namespace": "namespace"},
-    "metrics": {
-        "utilization": "lpu_utilization_percent",
-        "memory": {
-            "mode": "used_total",
-            "used": "lpu_memory_used_bytes",
-            "total": "lpu_memory_total_bytes",
-            "unit": "bytes",
-        },
-        "temperature": "lpu_temperature_celsius",
-        "power": None,
-    },
+    "labels": copy.deepcopy(LPU_LABELS),
+    "metrics": copy.deepcopy(LPU_METRICS),
 }
 
 
@@ -67,12 +60,5 @@ class World:
 @asynccontextmanager
 async def serve(settings: Settings, app: FastAPI | None = None) -> AsyncIterator[httpx.AsyncClient]:
     """NuFi in memory with its lifespan: the same app a replica runs, without a socket."""
-    app = app or create_app(settings)
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://nufi.test", timeout=30) as client:
-            yield client
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+    async with serving(app or create_app(settings), client_timeout=30) as client:
+        yield client

@@ -6,10 +6,11 @@ import re
 from typing import Any
 
 import pytest
-from catalog_world import World, bearer, serve
+from catalog_world import World, serve
 from fastapi.routing import APIRoute
 
 from nufi.api import create_app
+from support.nufi_app import bearer
 
 pytestmark = pytest.mark.integration
 

@@ -7,7 +7,9 @@ from typing import Any
 
 import httpx
 import pytest
-from catalog_world import LPU, SEED_LPU, World, bearer, serve
+from catalog_world import LPU, SEED_LPU, World, serve
+
+from support.nufi_app import bearer
 
 pytestmark = pytest.mark.integration
 
@@ -236,3 +238,10 @@ async def test_a_type_saved_on_one_replica_is_served_by_another_at_once(
         assert created.status_code == 201
         seen = await second.get("/api/v1/devices/lpu", headers=bearer(world.user_token))
         assert seen.status_code == 200 and seen.json()["resource_key"] == LPU
+
+
+async def test_ids_that_shadow_api_paths_are_refused(nufi: httpx.AsyncClient, world: World) -> None:
+    response = await nufi.post(
+        "/api/v1/admin/devices", json=lpu(id="overview"), headers=bearer(world.admin_token)
+    )
+    assert response.status_code == 422 and response.json()["field"] == "id"

@@ -6,9 +6,10 @@ import asyncio
 import copy
 
 import pytest
-from catalog_world import SEED_LPU, World, bearer, serve
+from catalog_world import SEED_LPU, World, serve
 
 from nufi.db import AuditRepository
+from support.nufi_app import bearer
 
 pytestmark = pytest.mark.integration
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import copy
+
 from nufi.db import NewDeviceType
+from support.lpu_type import LPU_LABELS, LPU_METRICS
 
 
 def device_type(id: str, resource_key: str, **overrides: object) -> NewDeviceType:
@@ -13,18 +16,8 @@ def device_type(id: str, resource_key: str, **overrides: object) -> NewDeviceTyp
         "vendor": "HyperAccel",
         "kind": "custom",
         "resource_key": resource_key,
-        "labels": {"node": "node", "device": "device", "pod": "pod", "namespace": "namespace"},
-        "metrics": {
-            "utilization": "lpu_utilization_percent",
-            "memory": {
-                "mode": "used_total",
-                "used": "lpu_memory_used_bytes",
-                "total": "lpu_memory_total_bytes",
-                "unit": "bytes",
-            },
-            "temperature": "lpu_temperature_celsius",
-            "power": None,
-        },
+        "labels": copy.deepcopy(LPU_LABELS),
+        "metrics": copy.deepcopy(LPU_METRICS),
     }
     values.update(overrides)  # type: ignore[typeddict-item]
     return values

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import httpx
@@ -18,26 +17,22 @@ from nufi.api.services import AppServices
 from nufi.config import Settings
 from nufi.db import Database, DeviceTypeRepository, head_revision
 from nufi.errors import DependencyUnavailable
+from support.asgi import serving as serve_app
+from support.env import clear_nufi_env
 
 # SQLAlchemy warns about session misuse (e.g. stale identities) instead of failing; here it fails.
 pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")]
 
 
 @pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for name in list(os.environ):
-        if name.startswith("NUFI_"):
-            monkeypatch.delenv(name)
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    yield
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    clear_nufi_env(monkeypatch)
 
 
 @asynccontextmanager
 async def serving(app: FastAPI) -> AsyncIterator[tuple[httpx.AsyncClient, AppServices]]:
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://nufi.test") as client:
-            yield client, app.state.services
+    async with serve_app(app) as client:
+        yield client, app.state.services
 
 
 async def table_names(url: str) -> set[str]:

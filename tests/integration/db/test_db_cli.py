@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from sqlalchemy import make_url
 from typer.testing import CliRunner
 
 from nufi.cli import app
 from nufi.db import head_revision
+from support.env import env_without_nufi
 
 # SQLAlchemy warns about session misuse (e.g. stale identities) instead of failing; here it fails.
 pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")]
 
 
-def env_for(url: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NUFI_")}
-    env["NUFI_DATABASE_URL"] = url
-    return env
-
-
 def run(url: str, *args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, ["db", *args], env=env_for(url))
+    result = CliRunner().invoke(app, ["db", *args], env=env_without_nufi(NUFI_DATABASE_URL=url))
     return result.exit_code, result.stdout, result.stderr
 
 

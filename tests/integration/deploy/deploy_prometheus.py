@@ -8,10 +8,8 @@ static target per fake pod runs the unchanged relabeling and `honor_labels` on a
 from __future__ import annotations
 
 import copy
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
@@ -69,45 +67,3 @@ def simulate_discovery(
                     static.append({"targets": [address], "labels": pod.meta_labels()})
         job["static_configs"] = static
     return simulated
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _ExpositionServer
-
-    def do_GET(self) -> None:
-        body = self.server.exposition.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain; version=0.0.4")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-class _ExpositionServer(ThreadingHTTPServer):
-    exposition: str
-
-
-class FakeExporter:
-    """Serves fixed Prometheus text exposition on 127.0.0.1 from a thread of the test process."""
-
-    def __init__(self, exposition: str) -> None:
-        self._server = _ExpositionServer(("127.0.0.1", 0), _Handler)
-        self._server.exposition = exposition
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def address(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"{host!s}:{port}"
-
-    def start(self) -> FakeExporter:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)

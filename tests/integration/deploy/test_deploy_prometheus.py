@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 from collections.abc import AsyncIterator, Iterator
@@ -12,9 +13,10 @@ import httpx
 import pytest
 import yaml
 from deploy_manifests import DEPLOY_DIR
-from deploy_prometheus import FakeExporter, FakePod, simulate_discovery
+from deploy_prometheus import FakePod, simulate_discovery
 
 from nufi_sandbox.prometheus import PrometheusServer
+from support.exporter import serving_text
 
 pytestmark = pytest.mark.integration
 
@@ -151,21 +153,19 @@ def _job(config: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def exporters() -> Iterator[dict[FakePod, FakeExporter]]:
-    started: dict[FakePod, FakeExporter] = {}
+def exporters() -> Iterator[dict[FakePod, str]]:
+    """Each pod's exporter, by its scrape address."""
     decoy_text = "decoy_metric 1\n"
-    try:
-        for pod in [*EXPOSITIONS, *DECOYS]:
-            started[pod] = FakeExporter(EXPOSITIONS.get(pod, decoy_text)).start()
-        yield started
-    finally:
-        for exporter in started.values():
-            exporter.stop()
+    with contextlib.ExitStack() as stack:
+        yield {
+            pod: stack.enter_context(serving_text(EXPOSITIONS.get(pod, decoy_text)))
+            for pod in [*EXPOSITIONS, *DECOYS]
+        }
 
 
 @pytest.fixture(scope="module")
-def simulated(config: dict[str, Any], exporters: dict[FakePod, FakeExporter]) -> dict[str, Any]:
-    return simulate_discovery(config, [(pod, exporter.address) for pod, exporter in exporters.items()])
+def simulated(config: dict[str, Any], exporters: dict[FakePod, str]) -> dict[str, Any]:
+    return simulate_discovery(config, list(exporters.items()))
 
 
 @pytest.fixture(scope="module")

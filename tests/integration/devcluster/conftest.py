@@ -1,10 +1,14 @@
-"""Fixtures for the dev cluster's integration tests."""
+"""Fixtures for the dev cluster's integration tests: in-process clusters, and gRPC kubelets."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
 
 import pytest
+from grpc_kubelet import Kubelet
 from simcluster import SimClusters
 
 
@@ -16,3 +20,33 @@ async def clusters() -> AsyncIterator[SimClusters]:
         yield started
     finally:
         await started.stop_all()
+
+
+@pytest.fixture
+def workdir() -> Iterator[Path]:
+    # pytest's tmp_path is too long for a unix socket path (108 bytes).
+    path = Path(tempfile.mkdtemp(prefix="kgrpc-", dir="/tmp"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+async def make_kubelet(workdir: Path) -> AsyncIterator[Callable[..., Awaitable[Kubelet]]]:
+    started: list[Kubelet] = []
+
+    async def make(grace: float = 60.0) -> Kubelet:
+        kubelet = Kubelet(workdir / str(len(started)), grace)
+        started.append(kubelet)
+        await kubelet.manager.start()
+        return kubelet
+
+    yield make
+    for kubelet in started:
+        await kubelet.manager.stop()
+        for plugin in kubelet.plugins:
+            await plugin.stop()
+
+
+@pytest.fixture
+async def kubelet(make_kubelet: Callable[..., Awaitable[Kubelet]]) -> Kubelet:
+    return await make_kubelet()

@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import shutil
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from nufi_sandbox.devcluster.patch import apply_strategic_merge_patch, merge_keys_for
+from nufi_sandbox.devcluster.merge_keys import merge_keys_for
 from nufi_sandbox.devcluster.resources import ResourceRegistry
 from nufi_sandbox.devcluster.sim import NodeSpec, Simulation
 from nufi_sandbox.devcluster.store import Store
+from nufi_sandbox.devcluster.strategic_merge import apply_strategic_merge_patch
 
 Obj = dict[str, Any]
-T = TypeVar("T")
 
 KINDS = {
     "Pod": ("", "v1", "pods"),
@@ -33,18 +31,6 @@ KINDS = {
     "EndpointSlice": ("discovery.k8s.io", "v1", "endpointslices"),
     "PersistentVolumeClaim": ("", "v1", "persistentvolumeclaims"),
 }
-
-
-async def eventually(check: Callable[[], T], within: float = 5.0) -> T:
-    """Poll ``check`` until it returns without an AssertionError; re-raise the last one after ``within`` s."""
-    deadline = time.monotonic() + within
-    while True:
-        try:
-            return check()
-        except AssertionError:
-            if time.monotonic() > deadline:
-                raise
-        await asyncio.sleep(0.02)
 
 
 @dataclass

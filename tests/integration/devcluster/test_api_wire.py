@@ -8,10 +8,11 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from kubernetes_asyncio import client, config, watch
+from kubernetes_asyncio import client, watch
 from kubernetes_asyncio.client.exceptions import ApiException
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.kube import api_client, new_namespace
 
 pytestmark = pytest.mark.integration
 
@@ -61,17 +62,13 @@ def api_only_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevCl
 
 @pytest.fixture
 async def api(api_only_cluster: DevClusterProcess) -> AsyncIterator[client.ApiClient]:
-    cfg = client.Configuration()
-    await config.load_kube_config(config_file=str(api_only_cluster.kubeconfig), client_configuration=cfg)
-    async with client.ApiClient(cfg) as api_client:
-        yield api_client
+    async with api_client(api_only_cluster.kubeconfig) as api:
+        yield api
 
 
 @pytest.fixture
 async def namespace(api: client.ApiClient) -> str:
-    name = f"t-{uuid.uuid4().hex[:8]}"
-    await client.CoreV1Api(api).create_namespace({"metadata": {"name": name}})
-    return name
+    return await new_namespace(api)
 
 
 def _cm(name: str, labels: dict[str, str] | None = None) -> dict[str, object]:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import tempfile
 import textwrap
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -13,10 +11,12 @@ from typing import Any
 import grpc
 import pytest
 from fakeplugin import FakePlugin, devices
-from kubernetes_asyncio import client, config
+from kubernetes_asyncio import client
 
 from nufi_mock.kubelet_api import podresources_v1_pb2, podresources_v1_pb2_grpc
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.kube import api_client, new_namespace
+from support.polling import until
 
 pytestmark = pytest.mark.integration
 
@@ -30,21 +30,6 @@ NODES = textwrap.dedent("""\
         taints: [{key: nvidia.com/gpu, effect: NoSchedule}]
         capacity: {nvidia.com/gpu: 2}
     """)
-
-
-async def eventually(check: Callable[[], Awaitable[Any]], within: float = 10.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + within
-    while True:
-        try:
-            result = await check()
-            if result:
-                return result
-        except AssertionError:
-            if asyncio.get_running_loop().time() > deadline:
-                raise
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"condition not met within {within} s (last: {result!r})")
-        await asyncio.sleep(0.1)
 
 
 @pytest.fixture(scope="module")
@@ -61,17 +46,13 @@ def cluster() -> Iterator[DevClusterProcess]:
 
 @pytest.fixture
 async def api(cluster: DevClusterProcess) -> AsyncIterator[client.ApiClient]:
-    cfg = client.Configuration()
-    await config.load_kube_config(config_file=str(cluster.kubeconfig), client_configuration=cfg)
-    async with client.ApiClient(cfg) as api_client:
-        yield api_client
+    async with api_client(cluster.kubeconfig) as api:
+        yield api
 
 
 @pytest.fixture
 async def namespace(api: client.ApiClient) -> str:
-    name = f"t-{uuid.uuid4().hex[:6]}"
-    await client.CoreV1Api(api).create_namespace({"metadata": {"name": name}})
-    return name
+    return await new_namespace(api, 6)
 
 
 def pod(
@@ -104,7 +85,7 @@ async def test_unschedulable_pod_carries_the_scheduler_message(api: client.ApiCl
         current = await v1.read_namespaced_pod("greedy", namespace)
         return next((c for c in current.status.conditions or [] if c.type == "PodScheduled"), None)
 
-    condition = await eventually(scheduled_condition)
+    condition = await until(scheduled_condition)
     assert condition.status == "False" and condition.reason == "Unschedulable"
     assert condition.message == (
         "0/3 nodes are available: 1 node(s) had untolerated taint {nvidia.com/gpu: }, "
@@ -132,7 +113,7 @@ async def test_readiness_gate_holds_ready_until_patched(api: client.ApiClient, n
         found = {c.type: c.status for c in current.status.conditions or []}
         return found if found.get("ContainersReady") == "True" else {}
 
-    before = await eventually(conditions)
+    before = await until(conditions)
     assert before["Ready"] == "False"
     discovery = client.DiscoveryV1Api(api)
 
@@ -143,7 +124,7 @@ async def test_readiness_gate_holds_ready_until_patched(api: client.ApiClient, n
         eps = [e for s in slices.items for e in (s.endpoints or [])]
         return eps[0] if eps else None
 
-    ep = await eventually(endpoint)
+    ep = await until(endpoint)
     assert ep.conditions.ready is False and ep.conditions.serving is False
 
     await v1.patch_namespaced_pod_status(
@@ -153,7 +134,7 @@ async def test_readiness_gate_holds_ready_until_patched(api: client.ApiClient, n
     async def ready() -> bool:
         return (await conditions()).get("Ready") == "True"
 
-    await eventually(ready)
+    await until(ready)
     after = await conditions()
     assert after["PodScheduled"] == "True" and after["ContainersReady"] == "True"
 
@@ -161,7 +142,7 @@ async def test_readiness_gate_holds_ready_until_patched(api: client.ApiClient, n
         current = await endpoint()
         return bool(current and current.conditions.ready)
 
-    await eventually(endpoint_ready)
+    await until(endpoint_ready)
     slices = await discovery.list_namespaced_endpoint_slice(
         namespace, label_selector="kubernetes.io/service-name=g"
     )
@@ -182,14 +163,14 @@ async def test_device_plugin_registration_allocation_and_pod_resources(
             cap, alloc = node.status.capacity.get(LPU), node.status.allocatable.get(LPU)
             return (cap, alloc) if cap else None
 
-        assert await eventually(node_lpus) == ("4", "4")
+        assert await until(node_lpus) == ("4", "4")
         await v1.create_namespaced_pod(namespace, pod("infer", limits={LPU: "2"}))
 
         async def running() -> Any:
             current = await v1.read_namespaced_pod("infer", namespace)
             return current if current.status.phase == "Running" else None
 
-        placed = await eventually(running)
+        placed = await until(running)
         assert placed.spec.node_name == "lpu-1"
         assert len(plugin.allocate_requests) == 1 and len(plugin.allocate_requests[0]) == 2
 
@@ -202,7 +183,7 @@ async def test_device_plugin_registration_allocation_and_pod_resources(
         assert sorted(container.devices[0].device_ids) == sorted(plugin.allocate_requests[0])
 
         plugin.publish(devices(4, unhealthy=("lpu-3",)))
-        assert await eventually(lambda: _when(node_lpus, ("4", "3"))) == ("4", "3")
+        assert await until(lambda: _when(node_lpus, ("4", "3"))) == ("4", "3")
 
         cluster.restart_kubelet("lpu-1")
         assert not plugin.socket_path.exists()  # the kubelet wiped plugin sockets on restart

@@ -7,9 +7,8 @@ labels to `exported_pod`/`exported_namespace`.
 
 from __future__ import annotations
 
-import socket
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -25,12 +24,17 @@ from nufi.devices.readings import DeviceReading
 from nufi.devices.spec import DeviceType, LabelsDraft, MetricsDraft
 from nufi.prom import PrometheusGateway, PrometheusUnavailable
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
+from support.loopback import closed_port
+from support.lpu_type import LPU_LABELS, LPU_METRICS
+from support.prometheus_jobs import retire_jobs
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def exporters(prometheus: PrometheusServer) -> Iterator[None]:
+async def exporters(prometheus: PrometheusServer) -> AsyncIterator[None]:
+    # The checks count series, so the series of jobs an earlier module left behind must be gone.
+    await retire_jobs(prometheus)
     with (
         serving(LPU_SERIES) as lpu_target,
         serving(DCGM_SERIES) as dcgm_target,
@@ -89,20 +93,6 @@ async def counted(
         yield gateway, transport
     finally:
         await gateway.close()
-
-
-LPU_LABELS: dict[str, Any] = {"node": "node", "device": "device", "pod": "pod", "namespace": "namespace"}
-LPU_METRICS: dict[str, Any] = {
-    "utilization": "lpu_utilization_percent",
-    "memory": {
-        "mode": "used_total",
-        "used": "lpu_memory_used_bytes",
-        "total": "lpu_memory_total_bytes",
-        "unit": "bytes",
-    },
-    "temperature": "lpu_temperature_celsius",
-    "power": None,
-}
 
 
 async def check(gateway: PrometheusGateway, labels: dict[str, Any] | None = None, **metrics: Any) -> Any:
@@ -297,10 +287,7 @@ async def test_several_series_per_device_warn(counted: tuple[PrometheusGateway, 
 
 
 async def test_an_unreachable_prometheus_is_reported_per_metric_and_raised_by_readings() -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    gateway = PrometheusGateway(f"http://127.0.0.1:{port}", timeout_seconds=2)
+    gateway = PrometheusGateway(f"http://127.0.0.1:{closed_port()}", timeout_seconds=2)
     try:
         result = await check(gateway)
         assert not result.ok

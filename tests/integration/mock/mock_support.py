@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 
@@ -16,7 +14,6 @@ from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.processes import ManagedProcess, free_port
 
 LPU = "hyperaccel.ai/lpu"
-T = TypeVar("T")
 
 
 def nufi_mock(name: str, args: Sequence[str | Path], log_dir: Path) -> ManagedProcess:
@@ -62,18 +59,6 @@ def log_events(process: ManagedProcess, event: str) -> list[dict[str, Any]]:
         if isinstance(record, dict) and record.get("event") == event:
             found.append(record)
     return found
-
-
-async def eventually(check: Callable[[], T], within: float = 10.0, every: float = 0.05) -> T:
-    """``check()`` once it stops raising AssertionError; the last AssertionError after ``within`` s."""
-    deadline = time.monotonic() + within
-    while True:
-        try:
-            return check()
-        except AssertionError:
-            if time.monotonic() > deadline:
-                raise
-        await asyncio.sleep(every)
 
 
 def start_cluster(state_dir: Path, nodes_yaml: str) -> DevClusterProcess:

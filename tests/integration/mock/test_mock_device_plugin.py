@@ -8,7 +8,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from mock_support import LPU, Kube, eventually, log_events, pod_asking, start_cluster, start_plugin
+from mock_support import LPU, Kube, log_events, pod_asking, start_cluster, start_plugin
 from typer.testing import CliRunner
 
 from nufi_mock.cli import app
@@ -16,6 +16,7 @@ from nufi_mock.deviceplugin import read_health
 from nufi_mock.kubelet_api import podresources_v1_pb2, podresources_v1_pb2_grpc
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.processes import ManagedProcess
+from support.polling import eventually, holds
 
 pytestmark = pytest.mark.integration
 
@@ -88,8 +89,8 @@ async def test_plugin_advertises_allocates_by_numa_and_reports_health(
         cluster.restart_kubelet(NODE)
         assert not (plugin_dir / "lpu.sock").exists()
         restarted = time.monotonic()
-        await eventually(lambda: _assert((plugin_dir / "lpu.sock").exists()), within=5)
-        await eventually(lambda: _assert(_registrations(plugin) >= 2), within=5)
+        await eventually(lambda: holds((plugin_dir / "lpu.sock").exists()), within=5)
+        await eventually(lambda: holds(_registrations(plugin) >= 2), within=5)
         assert time.monotonic() - restarted < 5.0
         assert await eventually(lambda: _counts(kube, ("4", "4")), within=5)
     finally:
@@ -102,11 +103,6 @@ def _registrations(plugin: ManagedProcess) -> int:
     events = log_events(plugin, "registered")
     assert events, "the plugin has not registered yet"
     return int(events[-1]["registrations"])
-
-
-def _assert(value: bool) -> bool:
-    assert value
-    return value
 
 
 def _counts(kube: Kube, expected: tuple[str, str]) -> bool:

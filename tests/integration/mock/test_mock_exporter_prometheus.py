@@ -102,7 +102,10 @@ async def test_four_metrics_with_pod_labels_on_allocated_devices_only(world: Wor
 
 async def test_allocated_devices_are_busy_and_idle_ones_near_zero(world: World) -> None:
     prom = world.prometheus
-    busy = await prom.wait_for_series('lpu_utilization_percent{job="mock-lpu",pod="infer"} > 50', timeout=20)
+    # Both held devices ramp up; wait until both are past 50 % rather than the first one.
+    busy_query = 'lpu_utilization_percent{job="mock-lpu",pod="infer"} > 50'
+    await prom.wait_for_series(f"count({busy_query}) == 2", timeout=20)
+    busy = await prom.query(busy_query)
     assert {s["metric"]["device"] for s in busy} == {"lpu0", "lpu1"}
     idle = await prom.query('lpu_utilization_percent{job="mock-lpu",pod=""}')
     assert len(idle) == 6 and all(float(s["value"][1]) <= 2.0 for s in idle)

@@ -12,10 +12,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from mock_support import LPU, eventually, log_events, start_plugin
+from mock_support import LPU, log_events, start_plugin
 
 from nufi_mock.kubelet_api import HEALTHY
 from nufi_sandbox.devcluster.kubelet import DeviceManager
+from support.polling import eventually, holds
 
 pytestmark = pytest.mark.integration
 
@@ -58,7 +59,7 @@ async def test_plugin_waits_for_the_kubelet_and_registers_again_after_each_resta
     # The DaemonSet may start before the kubelet: no kubelet.sock yet.
     plugin = start_plugin(plugin_dir, tmp_path / "logs")
     try:
-        await eventually(lambda: _assert(log_events(plugin, "waiting for the kubelet")), within=10)
+        await eventually(lambda: holds(log_events(plugin, "waiting for the kubelet")), within=10)
         # Starting, the kubelet deletes the plugin's socket too; the plugin serves a new one.
         await manager.start()
         await eventually(lambda: connected(manager), within=5)
@@ -84,8 +85,3 @@ async def test_plugin_waits_for_the_kubelet_and_registers_again_after_each_resta
 def socket_inode(path: Path) -> tuple[int, int]:
     info = path.stat()
     return (info.st_ino, info.st_ctime_ns)
-
-
-def _assert(value: object) -> object:
-    assert value
-    return value

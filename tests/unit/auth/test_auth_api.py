@@ -7,7 +7,6 @@ JWKS, so no identity provider is needed here (the integration tests use the real
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -20,10 +19,12 @@ from hypothesis import strategies as st
 from pydantic import SecretStr
 
 from nufi.api import create_app
-from nufi.api.auth import AdminPrincipal
 from nufi.auth import JwksCache, TokenVerifier
 from nufi.auth.errors import IdentityProviderUnavailable
 from nufi.config import Settings
+from support.asgi import serving as serve_app
+from support.env import clear_nufi_env
+from support.nufi_app import MEMORY_DATABASE, bearer, with_admin_only_route
 
 pytestmark = pytest.mark.unit
 
@@ -32,22 +33,7 @@ PROBLEM = "application/problem+json"
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in list(os.environ):
-        if name.startswith("NUFI_"):
-            monkeypatch.delenv(name)
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-
-
-def build_app() -> FastAPI:
-    # An in-memory database: the server migrates its database at start, and a unit test writes no files.
-    app = create_app(Settings(database_url=SecretStr("sqlite+aiosqlite:///:memory:")))
-
-    # Stands for any admin route until the admin routers exist.
-    @app.get("/test/admin-only")
-    async def admin_only(principal: AdminPrincipal) -> dict[str, str]:
-        return {"admin": principal.username}
-
-    return app
+    clear_nufi_env(monkeypatch)
 
 
 def use_verifier(app: FastAPI, verifier: TokenVerifier | None) -> None:
@@ -56,16 +42,11 @@ def use_verifier(app: FastAPI, verifier: TokenVerifier | None) -> None:
 
 @asynccontextmanager
 async def serving(verifier: TokenVerifier | None) -> AsyncIterator[httpx.AsyncClient]:
-    app = build_app()
-    async with app.router.lifespan_context(app):
+    # An in-memory database: the server migrates its database at start, and a unit test writes no files.
+    app = with_admin_only_route(create_app(Settings(database_url=SecretStr(MEMORY_DATABASE))))
+    async with serve_app(app) as client:
         use_verifier(app, verifier)
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://nufi.test") as client:
-            yield client
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
+        yield client
 
 
 @pytest.fixture

@@ -9,14 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nufi_sandbox.devcluster.patch import (
-    STRATEGIC_MERGE_KINDS,
-    PatchError,
-    apply_json_patch,
-    apply_merge_patch,
-    apply_strategic_merge_patch,
-    merge_keys_for,
-)
+from nufi_sandbox.devcluster.merge_keys import STRATEGIC_MERGE_KINDS, merge_keys_for
+from nufi_sandbox.devcluster.patch import PatchError, apply_json_patch, apply_merge_patch
+from nufi_sandbox.devcluster.strategic_merge import apply_strategic_merge_patch
 
 pytestmark = pytest.mark.unit
 

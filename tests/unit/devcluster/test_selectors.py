@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from nufi_sandbox.devcluster.names import qualified_name_errors
 from nufi_sandbox.devcluster.selectors import (
     FieldRequirement,
     Operator,
@@ -16,7 +17,6 @@ from nufi_sandbox.devcluster.selectors import (
     label_selector_from_object,
     parse_field_selector,
     parse_label_selector,
-    qualified_name_errors,
 )
 
 pytestmark = pytest.mark.unit

@@ -16,6 +16,7 @@ from nufi.devices.spec import (
     field_errors,
 )
 from nufi.devices.units import BYTES_PER_UNIT, MemoryUnit, to_bytes
+from support.lpu_type import LPU_LABELS, LPU_METRICS, LPU_RESOURCE_KEY
 
 pytestmark = pytest.mark.unit
 
@@ -25,19 +26,9 @@ LPU: dict[str, Any] = {
     "vendor": "HyperAccel",
     "kind": "custom",
     "enabled": True,
-    "resource_key": "hyperaccel.ai/lpu",
-    "labels": {"node": "node", "device": "device", "pod": "pod", "namespace": "namespace"},
-    "metrics": {
-        "utilization": "lpu_utilization_percent",
-        "memory": {
-            "mode": "used_total",
-            "used": "lpu_memory_used_bytes",
-            "total": "lpu_memory_total_bytes",
-            "unit": "bytes",
-        },
-        "temperature": "lpu_temperature_celsius",
-        "power": None,
-    },
+    "resource_key": LPU_RESOURCE_KEY,
+    "labels": copy.deepcopy(LPU_LABELS),
+    "metrics": copy.deepcopy(LPU_METRICS),
     "thermal": None,
 }
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 
-from nufi_sandbox.devcluster.sim.controller import Controller, ObjectKey
+from nufi_sandbox.devcluster.sim.controller import ObjectKey
 from nufi_sandbox.devcluster.sim.events import EventRecorder
 from nufi_sandbox.devcluster.sim.meta import (
     Obj,
@@ -17,13 +17,13 @@ from nufi_sandbox.devcluster.sim.meta import (
     is_deleting,
     name_of,
     namespace_of,
-    owner_key,
     template_hash,
     uid_of,
 )
 from nufi_sandbox.devcluster.sim.podfactory import PodFactory
 from nufi_sandbox.devcluster.sim.pods import is_available, is_ready, is_terminal
 from nufi_sandbox.devcluster.sim.scheduling import matches_node_affinity, untolerated_taint
+from nufi_sandbox.devcluster.sim.workload_controller import WorkloadController
 from nufi_sandbox.devcluster.store import Store, WatchEvent
 
 COMPONENT = "daemonset-controller"
@@ -72,34 +72,23 @@ def should_run(template_spec: Obj, node: Obj) -> bool:
     return untolerated_taint(taints, spec["tolerations"], ("NoSchedule", "NoExecute")) is None
 
 
-class DaemonSetController(Controller[ObjectKey]):
+class DaemonSetController(WorkloadController):
     name = COMPONENT
-    resync_seconds = 5.0
+    plural, kind = "daemonsets", "DaemonSet"
 
     def __init__(self, store: Store, events: EventRecorder) -> None:
         super().__init__(store)
-        self._rt = store.rt("apps", "v1", "daemonsets")
         self._factory = PodFactory(store, events, COMPONENT)
 
     def keys_for(self, event: WatchEvent) -> Iterable[ObjectKey]:
-        if event.rt_key == ("apps", "daemonsets"):
-            yield (event.namespace, name_of(event.object))
-        elif event.rt_key == ("", "pods"):
-            for obj in (event.object, event.old):
-                key = owner_key(obj, "DaemonSet")
-                if key is not None:
-                    yield key
-        elif event.rt_key == ("", "nodes"):
+        yield from super().keys_for(event)
+        if event.rt_key == ("", "nodes"):
+            # A node that comes, goes or changes labels or taints may want a daemon pod or lose one.
             yield from self.all_keys()
 
-    def all_keys(self) -> Iterable[ObjectKey]:
-        for ds in self.store.all_of("apps", "daemonsets"):
-            yield (namespace_of(ds), name_of(ds))
-
     async def reconcile(self, key: ObjectKey) -> None:
-        namespace, name = key
-        ds = self.store.find(self._rt, namespace, name)
-        if ds is None or is_deleting(ds):
+        ds = self.live_workload(key)
+        if ds is None:
             return
         template = ds.get("spec", {}).get("template") or {}
         revision = template_hash(template)

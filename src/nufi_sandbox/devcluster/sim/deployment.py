@@ -12,13 +12,12 @@ import math
 from collections.abc import Iterable
 
 from nufi_sandbox.devcluster.sim.conditions import set_condition
-from nufi_sandbox.devcluster.sim.controller import Controller, ObjectKey
+from nufi_sandbox.devcluster.sim.controller import ObjectKey
 from nufi_sandbox.devcluster.sim.events import EventRecorder
 from nufi_sandbox.devcluster.sim.meta import (
     Obj,
     controlled_by,
     controller_ref,
-    is_deleting,
     name_of,
     namespace_of,
     now,
@@ -27,6 +26,7 @@ from nufi_sandbox.devcluster.sim.meta import (
     uid_of,
     without_zero,
 )
+from nufi_sandbox.devcluster.sim.workload_controller import WorkloadController
 from nufi_sandbox.devcluster.store import Store, WatchEvent
 
 COMPONENT = "deployment-controller"
@@ -73,25 +73,19 @@ def _revision(rs: Obj) -> int:
         return 0
 
 
-class DeploymentController(Controller[ObjectKey]):
+class DeploymentController(WorkloadController):
     name = COMPONENT
-    resync_seconds = 5.0
+    plural, kind = "deployments", "Deployment"
+    owned = ("apps", "replicasets")
 
     def __init__(self, store: Store, events: EventRecorder) -> None:
         super().__init__(store)
         self._events = events
-        self._rt = store.rt("apps", "v1", "deployments")
         self._rs_rt = store.rt("apps", "v1", "replicasets")
 
     def keys_for(self, event: WatchEvent) -> Iterable[ObjectKey]:
-        if event.rt_key == ("apps", "deployments"):
-            yield (event.namespace, name_of(event.object))
-        elif event.rt_key == ("apps", "replicasets"):
-            for obj in (event.object, event.old):
-                key = owner_key(obj, "Deployment")
-                if key is not None:
-                    yield key
-        elif event.rt_key == ("", "pods") and event.type == "DELETED":
+        yield from super().keys_for(event)
+        if event.rt_key == ("", "pods") and event.type == "DELETED":
             # Recreate waits for the old pods to be gone, which no ReplicaSet status reports.
             rs_key = owner_key(event.object, "ReplicaSet")
             rs = self.store.find(self._rs_rt, *rs_key) if rs_key is not None else None
@@ -99,14 +93,9 @@ class DeploymentController(Controller[ObjectKey]):
             if key is not None:
                 yield key
 
-    def all_keys(self) -> Iterable[ObjectKey]:
-        for deployment in self.store.all_of("apps", "deployments"):
-            yield (namespace_of(deployment), name_of(deployment))
-
     async def reconcile(self, key: ObjectKey) -> None:
-        namespace, name = key
-        deployment = self.store.find(self._rt, namespace, name)
-        if deployment is None or is_deleting(deployment):
+        deployment = self.live_workload(key)
+        if deployment is None:
             return
         owned = self._owned(deployment)
         paused = bool(deployment.get("spec", {}).get("paused"))

@@ -22,8 +22,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from nufi_sandbox.devcluster.names import label_value_errors, qualified_name_errors
 from nufi_sandbox.devcluster.quantity import parse_quantity
-from nufi_sandbox.devcluster.selectors import label_value_errors, qualified_name_errors
 from nufi_sandbox.devcluster.sim.meta import now
 
 Obj = dict[str, Any]

@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from nufi_sandbox.devcluster.selectors import label_selector_from_object
-from nufi_sandbox.devcluster.sim.controller import Controller, ObjectKey
+from nufi_sandbox.devcluster.sim.controller import ObjectKey
 from nufi_sandbox.devcluster.sim.events import EventRecorder
 from nufi_sandbox.devcluster.sim.meta import (
     Obj,
     controlled_by,
-    is_deleting,
     labels_of,
     name_of,
     namespace_of,
-    owner_key,
     uid_of,
 )
 from nufi_sandbox.devcluster.sim.podfactory import PodFactory
 from nufi_sandbox.devcluster.sim.pods import creation_order, is_active, is_available, is_ready
-from nufi_sandbox.devcluster.store import Store, WatchEvent
+from nufi_sandbox.devcluster.sim.workload_controller import WorkloadController
+from nufi_sandbox.devcluster.store import Store
 
 COMPONENT = "replicaset-controller"
 
@@ -31,32 +28,17 @@ def _deletion_rank(pod: Obj) -> tuple[int, int, int, float]:
     return (1 if spec.get("nodeName") else 0, phase_rank, 1 if is_ready(pod) else 0, -creation_order(pod)[0])
 
 
-class ReplicaSetController(Controller[ObjectKey]):
+class ReplicaSetController(WorkloadController):
     name = COMPONENT
-    resync_seconds = 5.0
+    plural, kind = "replicasets", "ReplicaSet"
 
     def __init__(self, store: Store, events: EventRecorder) -> None:
         super().__init__(store)
-        self._rt = store.rt("apps", "v1", "replicasets")
         self._factory = PodFactory(store, events, COMPONENT)
 
-    def keys_for(self, event: WatchEvent) -> Iterable[ObjectKey]:
-        if event.rt_key == ("apps", "replicasets"):
-            yield (event.namespace, name_of(event.object))
-        elif event.rt_key == ("", "pods"):
-            for obj in (event.object, event.old):
-                key = owner_key(obj, "ReplicaSet")
-                if key is not None:
-                    yield key
-
-    def all_keys(self) -> Iterable[ObjectKey]:
-        for rs in self.store.all_of("apps", "replicasets"):
-            yield (namespace_of(rs), name_of(rs))
-
     async def reconcile(self, key: ObjectKey) -> None:
-        namespace, name = key
-        rs = self.store.find(self._rt, namespace, name)
-        if rs is None or is_deleting(rs):
+        rs = self.live_workload(key)
+        if rs is None:
             return
         pods = self._active_pods(rs)
         wanted = int(rs.get("spec", {}).get("replicas", 1))

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterable
 
 from nufi_sandbox.devcluster import errors
-from nufi_sandbox.devcluster.sim.controller import Controller, ObjectKey
+from nufi_sandbox.devcluster.sim.controller import ObjectKey
 from nufi_sandbox.devcluster.sim.events import EventRecorder
 from nufi_sandbox.devcluster.sim.meta import (
     Obj,
@@ -20,13 +19,13 @@ from nufi_sandbox.devcluster.sim.meta import (
     is_deleting,
     name_of,
     namespace_of,
-    owner_key,
     template_hash,
     uid_of,
 )
 from nufi_sandbox.devcluster.sim.podfactory import PodFactory
 from nufi_sandbox.devcluster.sim.pods import is_available, is_running_and_ready, is_terminal
-from nufi_sandbox.devcluster.store import Store, WatchEvent
+from nufi_sandbox.devcluster.sim.workload_controller import WorkloadController
+from nufi_sandbox.devcluster.store import Store
 
 COMPONENT = "statefulset-controller"
 REVISION_LABEL = "controller-revision-hash"
@@ -34,28 +33,14 @@ POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
 
 
-class StatefulSetController(Controller[ObjectKey]):
+class StatefulSetController(WorkloadController):
     name = COMPONENT
-    resync_seconds = 5.0
+    plural, kind = "statefulsets", "StatefulSet"
 
     def __init__(self, store: Store, events: EventRecorder) -> None:
         super().__init__(store)
-        self._rt = store.rt("apps", "v1", "statefulsets")
         self._claims = store.rt("", "v1", "persistentvolumeclaims")
         self._factory = PodFactory(store, events, COMPONENT)
-
-    def keys_for(self, event: WatchEvent) -> Iterable[ObjectKey]:
-        if event.rt_key == ("apps", "statefulsets"):
-            yield (event.namespace, name_of(event.object))
-        elif event.rt_key == ("", "pods"):
-            for obj in (event.object, event.old):
-                key = owner_key(obj, "StatefulSet")
-                if key is not None:
-                    yield key
-
-    def all_keys(self) -> Iterable[ObjectKey]:
-        for sts in self.store.all_of("apps", "statefulsets"):
-            yield (namespace_of(sts), name_of(sts))
 
     def _pods(self, sts: Obj) -> dict[int, Obj]:
         pattern = re.compile(rf"^{re.escape(name_of(sts))}-(\d+)$")
@@ -69,9 +54,9 @@ class StatefulSetController(Controller[ObjectKey]):
         return found
 
     async def reconcile(self, key: ObjectKey) -> None:
-        namespace, name = key
-        sts = self.store.find(self._rt, namespace, name)
-        if sts is None or is_deleting(sts):
+        _, name = key
+        sts = self.live_workload(key)
+        if sts is None:
             return
         spec = sts.get("spec", {})
         replicas = int(spec.get("replicas", 1))

@@ -1,0 +1,150 @@
+"""Putting a snapshot together in memory: readings, staleness, inventory and attribution."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+
+from nufi.devices.capacity import NodeInventory
+from nufi.devices.readings import DeviceReading, Readings
+from nufi.devices.spec import DeviceType, MetricKey
+from nufi.monitoring.attribution import attribute_node
+from nufi.monitoring.cluster_view import ClusterView
+from nufi.monitoring.snapshot import (
+    DeviceEntry,
+    MonitoringError,
+    NodeEntry,
+    Snapshot,
+    StaleMetric,
+    Summary,
+)
+
+# Which device fields a silent quantity empties: the total of used & free needs both.
+_FIELDS_OF: dict[MetricKey, tuple[str, ...]] = {
+    "utilization": ("utilization_percent",),
+    "memory_used": ("memory_used_bytes",),
+    "memory_total": ("memory_total_bytes",),
+    "memory_free": ("memory_total_bytes",),
+    "temperature": ("temperature_celsius",),
+    "power": ("power_watts",),
+}
+
+
+def assemble_snapshot(
+    device_type: DeviceType,
+    readings: Readings,
+    *,
+    time: float,
+    stale_after_seconds: float,
+    cluster: ClusterView | None,
+    errors: Sequence[MonitoringError] = (),
+) -> Snapshot:
+    """The snapshot of `device_type` at `time`; `cluster` is None when Kubernetes could not be read."""
+    stale: list[StaleMetric] = []
+    by_node: dict[str, list[DeviceEntry]] = {}
+    attributed_nodes: set[str] = set()
+    for reading in readings.devices:
+        silent = _silent_metrics(reading, time, stale_after_seconds)
+        stale += silent
+        by_node.setdefault(reading.node, []).append(_device_entry(reading, device_type, silent))
+        if reading.pod is not None:
+            attributed_nodes.add(reading.node)
+    counts = {n.node: n for n in cluster.inventory.nodes} if cluster is not None else {}
+    nodes = tuple(
+        _node_entry(
+            name,
+            by_node.get(name, []),
+            cluster,
+            counts.get(name),
+            exporter_attributes=name in attributed_nodes,
+        )
+        for name in sorted(_node_names(by_node, cluster))
+    )
+    problems = [
+        MonitoringError("prometheus", problem.message, metric=problem.metric, query=problem.query)
+        for problem in readings.problems
+    ]
+    return Snapshot(
+        device_type=device_type.id,
+        time=time,
+        summary=Summary.of(nodes),
+        nodes=nodes,
+        stale=tuple(stale),
+        errors=(*problems, *errors),
+    )
+
+
+def _silent_metrics(reading: DeviceReading, now: float, limit: float) -> list[StaleMetric]:
+    found = []
+    for metric, seen in sorted(reading.sampled_at.items()):
+        silent = now - seen
+        if silent > limit:
+            found.append(StaleMetric(metric, reading.node, reading.device, seen, silent, limit))
+    return found
+
+
+def _device_entry(
+    reading: DeviceReading, device_type: DeviceType, silent: Iterable[StaleMetric]
+) -> DeviceEntry:
+    emptied: set[str] = set()
+    memory = device_type.metrics.memory
+    for item in silent:
+        emptied.update(_FIELDS_OF[item.metric])
+        if item.metric == "memory_used" and memory is not None and memory.mode == "used_free":
+            emptied.add("memory_total_bytes")
+
+    def kept(field: str, value: float | None) -> float | None:
+        return None if field in emptied else value
+
+    return DeviceEntry(
+        device=reading.device,
+        utilization_percent=kept("utilization_percent", reading.utilization_percent),
+        memory_used_bytes=kept("memory_used_bytes", reading.memory_used_bytes),
+        memory_total_bytes=kept("memory_total_bytes", reading.memory_total_bytes),
+        temperature_celsius=kept("temperature_celsius", reading.temperature_celsius),
+        power_watts=kept("power_watts", reading.power_watts),
+        pod=reading.pod,
+        namespace=reading.namespace,
+    )
+
+
+def _node_names(by_node: dict[str, list[DeviceEntry]], cluster: ClusterView | None) -> set[str]:
+    names = set(by_node)
+    if cluster is not None:
+        names |= {n.node for n in cluster.inventory.nodes if n.capacity > 0 or n.allocated > 0}
+        names |= set(cluster.holdings)
+    return names
+
+
+def _node_entry(
+    name: str,
+    devices: list[DeviceEntry],
+    cluster: ClusterView | None,
+    counts: NodeInventory | None,
+    *,
+    exporter_attributes: bool,
+) -> NodeEntry:
+    if cluster is None:
+        return NodeEntry(name, None, None, None, None, None, tuple(devices))
+    capacity = counts.capacity if counts else 0
+    attribution = attribute_node(
+        cluster.holdings.get(name, ()),
+        capacity=capacity,
+        reported_devices=len(devices),
+        exporter_attributes=exporter_attributes,
+    )
+    owner = attribution.device_owner
+    if owner is not None:
+        devices = [
+            d if d.pod is not None else dataclasses.replace(d, pod=owner.pod, namespace=owner.namespace)
+            for d in devices
+        ]
+    return NodeEntry(
+        node=name,
+        capacity=capacity,
+        allocatable=counts.allocatable if counts else 0,
+        allocated=counts.allocated if counts else 0,
+        pods=attribution.pods,
+        workload=attribution.workload,
+        devices=tuple(devices),
+    )

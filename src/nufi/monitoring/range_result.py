@@ -1,0 +1,152 @@
+"""Time series of one metric of a device type, normalised (%, bytes, °C, W) and joined in memory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from nufi.devices.spec import DeviceType, MetricKey
+from nufi.devices.units import MemoryUnit, to_bytes
+from nufi.errors import NufiError
+from nufi.monitoring.range_request import RangeMetric, RangeRequest
+from nufi.monitoring.snapshot import MonitoringError, whole_bytes
+from nufi.monitoring.times import rfc3339
+from nufi.prom import QueryResult
+
+Point = tuple[float, float]
+ValueFilter = Callable[[MetricKey, float], bool]
+SeriesKey = tuple[str, str | None]
+UNITS: dict[RangeMetric, str] = {
+    "utilization": "percent",
+    "memory": "bytes",
+    "temperature": "celsius",
+    "power": "watts",
+}
+
+
+@dataclass(frozen=True)
+class RangeSeries:
+    """One device (or node, with `device` None). For memory, `values` is the memory in use and `total`
+    the memory size; for the other metrics `total` is None."""
+
+    node: str
+    device: str | None
+    values: tuple[Point, ...]
+    total: tuple[Point, ...] | None = None
+
+    def to_dict(self, metric: RangeMetric) -> dict[str, Any]:
+        body: dict[str, Any] = {"node": self.node, "device": self.device}
+        if metric == "memory":
+            body["used"] = [[t, whole_bytes(v)] for t, v in self.values]
+            body["total"] = [[t, whole_bytes(v)] for t, v in self.total or ()]
+        else:
+            body["values"] = [[t, v] for t, v in self.values]
+        return body
+
+
+@dataclass(frozen=True)
+class RangeResult:
+    device_type: str
+    request: RangeRequest
+    reported: bool
+    series: tuple[RangeSeries, ...]
+    errors: tuple[MonitoringError, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        request = self.request
+        return {
+            "device_type": self.device_type,
+            "metric": request.metric,
+            "unit": UNITS[request.metric],
+            "reported": self.reported,
+            "by": request.by,
+            "node": request.node,
+            "device": request.device,
+            "start": rfc3339(request.start),
+            "end": rfc3339(request.end),
+            "step_seconds": request.step_seconds,
+            "series": [series.to_dict(request.metric) for series in self.series],
+            "errors": [error.to_dict() for error in self.errors],
+        }
+
+
+def assemble_range(
+    device_type: DeviceType,
+    request: RangeRequest,
+    outcomes: Mapping[MetricKey, QueryResult | NufiError],
+    expressions: Mapping[MetricKey, str],
+    *,
+    usable: ValueFilter,
+) -> RangeResult:
+    """Join one `query_range` outcome per series family into series per device or node."""
+    labels = device_type.labels
+    memory = device_type.metrics.memory
+    unit = memory.unit if memory is not None else MemoryUnit.BYTES
+    errors: list[MonitoringError] = []
+    points: dict[MetricKey, dict[SeriesKey, list[Point]]] = {}
+    for key, outcome in outcomes.items():
+        if isinstance(outcome, NufiError):
+            errors.append(MonitoringError("prometheus", outcome.detail, metric=key, query=expressions[key]))
+            continue
+        found, unplaced = _series_of(key, outcome, labels.node, labels.device, request, usable)
+        if unplaced:
+            wanted = f"`{labels.node}`" + (f" or `{labels.device}`" if request.by == "device" else "")
+            errors.append(
+                MonitoringError(
+                    "prometheus",
+                    f"{unplaced} series lack the label {wanted} and were left out",
+                    metric=key,
+                    query=expressions[key],
+                )
+            )
+        if key.startswith("memory"):
+            found = {k: [(t, to_bytes(v, unit)) for t, v in pts] for k, pts in found.items()}
+        points[key] = found
+    if request.metric == "memory":
+        series = _memory_series(points)
+    else:
+        series = [
+            RangeSeries(k[0], k[1], tuple(v)) for k, v in sorted(points.get(request.metric, {}).items())
+        ]
+    return RangeResult(device_type.id, request, bool(expressions), tuple(series), tuple(errors))
+
+
+def _series_of(
+    key: MetricKey,
+    result: QueryResult,
+    node_label: str,
+    device_label: str,
+    request: RangeRequest,
+    usable: ValueFilter,
+) -> tuple[dict[SeriesKey, list[Point]], int]:
+    found: dict[SeriesKey, list[Point]] = {}
+    unplaced = 0
+    for series in result.series:
+        node = series.metric.get(node_label)
+        device = series.metric.get(device_label) if request.by == "device" else None
+        if not node or (request.by == "device" and not device):
+            unplaced += 1
+            continue
+        kept = [(t, v) for t, v in series.points if usable(key, v)]
+        found.setdefault((node, device), []).extend(kept)
+    return found, unplaced
+
+
+def _memory_series(points: Mapping[MetricKey, Mapping[SeriesKey, Sequence[Point]]]) -> list[RangeSeries]:
+    used = points.get("memory_used", {})
+    total = points.get("memory_total")
+    free = points.get("memory_free")
+    if total is None and free is not None:
+        total = {key: _added(used.get(key, ()), pts) for key, pts in free.items()}
+    total = total or {}
+    return [
+        RangeSeries(key[0], key[1], tuple(used.get(key, ())), tuple(total.get(key, ())))
+        for key in sorted(set(used) | set(total))
+    ]
+
+
+def _added(left: Sequence[Point], right: Sequence[Point]) -> list[Point]:
+    """Point-wise sum where both have a point at the same instant."""
+    by_time = dict(left)
+    return [(t, by_time[t] + v) for t, v in right if t in by_time]

@@ -1,0 +1,188 @@
+"""A device type's devices right now: the snapshot the monitoring API and dashboard show.
+
+Values are in %, bytes, °C and W; a quantity the type does not report, or whose last sample is stale,
+is None (JSON null), never 0. Bytes are whole numbers. Instants are RFC 3339 UTC.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from nufi.devices.spec import MetricKey
+from nufi.monitoring.attribution import PodHolding
+from nufi.monitoring.times import rfc3339
+
+# `catalog`: the device type itself cannot be read (e.g. its fetcher is not installed).
+ErrorSource = Literal["prometheus", "kubernetes", "catalog"]
+
+
+@dataclass(frozen=True)
+class DeviceEntry:
+    device: str
+    utilization_percent: float | None = None
+    memory_used_bytes: float | None = None
+    memory_total_bytes: float | None = None
+    temperature_celsius: float | None = None
+    power_watts: float | None = None
+    pod: str | None = None
+    namespace: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "device": self.device,
+            "utilization_percent": self.utilization_percent,
+            "memory_used_bytes": whole_bytes(self.memory_used_bytes),
+            "memory_total_bytes": whole_bytes(self.memory_total_bytes),
+            "temperature_celsius": self.temperature_celsius,
+            "power_watts": self.power_watts,
+            "pod": self.pod,
+            "namespace": self.namespace,
+        }
+
+
+@dataclass(frozen=True)
+class NodeEntry:
+    """One node: inventory counts (None when the cluster could not be read), the pods holding the
+    type's devices there (None likewise) with the node-level `workload`, and the devices reporting."""
+
+    node: str
+    capacity: int | None
+    allocatable: int | None
+    allocated: int | None
+    pods: tuple[PodHolding, ...] | None
+    workload: str | None
+    devices: tuple[DeviceEntry, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        pods = None
+        if self.pods is not None:
+            pods = [{"namespace": p.namespace, "pod": p.pod, "devices": p.devices} for p in self.pods]
+        return {
+            "node": self.node,
+            "capacity": self.capacity,
+            "allocatable": self.allocatable,
+            "allocated": self.allocated,
+            "pods": pods,
+            "workload": self.workload,
+            "devices": [device.to_dict() for device in self.devices],
+        }
+
+
+@dataclass(frozen=True)
+class Summary:
+    nodes: int
+    devices: int
+    avg_utilization_percent: float | None
+    memory_used_bytes: float | None
+    memory_total_bytes: float | None
+    max_temperature_celsius: float | None
+    power_watts: float | None
+
+    @classmethod
+    def of(cls, nodes: Sequence[NodeEntry]) -> Summary:
+        devices = [device for node in nodes for device in node.devices]
+        utilization = _present(d.utilization_percent for d in devices)
+        temperature = _present(d.temperature_celsius for d in devices)
+        return cls(
+            nodes=len(nodes),
+            devices=len(devices),
+            avg_utilization_percent=sum(utilization) / len(utilization) if utilization else None,
+            memory_used_bytes=_total(d.memory_used_bytes for d in devices),
+            memory_total_bytes=_total(d.memory_total_bytes for d in devices),
+            max_temperature_celsius=max(temperature) if temperature else None,
+            power_watts=_total(d.power_watts for d in devices),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "nodes": self.nodes,
+            "devices": self.devices,
+            "avg_utilization_percent": self.avg_utilization_percent,
+            "memory_used_bytes": whole_bytes(self.memory_used_bytes),
+            "memory_total_bytes": whole_bytes(self.memory_total_bytes),
+            "max_temperature_celsius": self.max_temperature_celsius,
+            "power_watts": self.power_watts,
+        }
+
+
+@dataclass(frozen=True)
+class StaleMetric:
+    """A quantity of one device silent for longer than the staleness limit."""
+
+    metric: MetricKey
+    node: str
+    device: str
+    last_seen: float
+    silent_seconds: float
+    limit_seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "node": self.node,
+            "device": self.device,
+            "last_seen": rfc3339(self.last_seen),
+            "silent_seconds": round(self.silent_seconds, 3),
+            "reason": (
+                f"no sample for {self.silent_seconds:.1f} s, more than three scrape intervals "
+                f"({self.limit_seconds:g} s); its exporter or scrape target may be down"
+            ),
+        }
+
+
+@dataclass(frozen=True)
+class MonitoringError:
+    """Something that kept part of the data from the snapshot: a failed query, series that could not
+    be placed, or a cluster that could not be read. `metric` is None when it concerns no one quantity."""
+
+    source: ErrorSource
+    message: str
+    metric: str | None = None
+    query: str | None = None
+    node: str | None = None
+    device: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "metric": self.metric,
+            "node": self.node,
+            "device": self.device,
+            "query": self.query,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    device_type: str
+    time: float
+    summary: Summary
+    nodes: tuple[NodeEntry, ...]
+    stale: tuple[StaleMetric, ...]
+    errors: tuple[MonitoringError, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "device_type": self.device_type,
+            "time": rfc3339(self.time),
+            "summary": self.summary.to_dict(),
+            "nodes": [node.to_dict() for node in self.nodes],
+            "stale": [item.to_dict() for item in self.stale],
+            "errors": [item.to_dict() for item in self.errors],
+        }
+
+
+def whole_bytes(value: float | None) -> int | None:
+    return None if value is None else round(value)
+
+
+def _present(values: Iterable[float | None]) -> list[float]:
+    return [value for value in values if value is not None]
+
+
+def _total(values: Iterable[float | None]) -> float | None:
+    present = _present(values)
+    return sum(present) if present else None

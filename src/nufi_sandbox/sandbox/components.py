@@ -1,0 +1,100 @@
+"""The programs the sandbox runs besides the dev cluster, identity provider and Prometheus.
+
+Each is started as a user would start it: its own command line and environment, its own log file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from nufi_sandbox.processes import ManagedProcess
+from nufi_sandbox.sandbox.topology import SandboxNode
+
+NUFI_AUDIENCE = "nufi"
+DASHBOARD_CLIENT = "nufi-dashboard"
+DASHBOARD_SECRET = "nufi-dashboard-dev-secret"  # the dev realm's; local use only
+REALM_FILE = Path(__file__).with_name("realm.yaml")
+
+
+def _mock_command() -> list[str]:
+    return [sys.executable, "-m", "nufi_mock"]
+
+
+def _nufi_command() -> list[str]:
+    """`nufi`, preferably the script installed beside this interpreter (a venv's bin/)."""
+    beside = Path(sys.executable).with_name("nufi")
+    if beside.is_file():
+        return [str(beside)]
+    on_path = shutil.which("nufi")
+    if on_path is not None:
+        return [on_path]
+    return [sys.executable, "-c", "from nufi.cli import app; app()"]
+
+
+def device_plugin(node: SandboxNode, device_plugin_dir: Path, log_dir: Path) -> ManagedProcess:
+    """The mock LPU device plugin of one node, registering through that node's kubelet.sock."""
+    argv = [
+        *_mock_command(),
+        "device-plugin",
+        "--resource-name",
+        node.resource_key,
+        "--devices",
+        str(node.devices),
+        "--dir",
+        str(device_plugin_dir),
+    ]
+    return ManagedProcess(f"device-plugin-{node.name}", argv, log_dir=log_dir)
+
+
+def exporter(node: SandboxNode, port: int, pod_resources_socket: Path, log_dir: Path) -> ManagedProcess:
+    """The vendor-shaped exporter of one node, attributing devices to pods via its PodResources socket."""
+    argv = [
+        *_mock_command(),
+        "exporter",
+        "--profile",
+        node.profile,
+        "--nodes",
+        node.name,
+        "--devices-per-node",
+        str(node.devices),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--pod-resources-socket",
+        f"{node.name}={pod_resources_socket}",
+    ]
+    return ManagedProcess(f"exporter-{node.name}", argv, log_dir=log_dir)
+
+
+def nufi_server(
+    *,
+    port: int,
+    kubeconfig: Path,
+    prometheus_url: str,
+    database: Path,
+    oidc_issuer: str,
+    scrape_interval_seconds: float,
+    log_dir: Path,
+) -> ManagedProcess:
+    """The NuFi server, configured only through NUFI_* variables, as in production."""
+    # Settings from the caller's environment (or a settings file it names) would bend the wiring:
+    # blank every inherited NUFI_* variable, which NuFi reads as unset.
+    env = {name: "" for name in os.environ if name.startswith("NUFI_")}
+    env |= {
+        "NUFI_KUBECONFIG": str(kubeconfig),
+        "NUFI_PROMETHEUS_URL": prometheus_url,
+        "NUFI_DATABASE_URL": f"sqlite+aiosqlite:///{database}",
+        "NUFI_OIDC_ISSUER": oidc_issuer,
+        "NUFI_OIDC_AUDIENCE": NUFI_AUDIENCE,
+        "NUFI_OIDC_CLIENT_ID": DASHBOARD_CLIENT,
+        "NUFI_OIDC_CLIENT_SECRET": DASHBOARD_SECRET,
+        "NUFI_LOG_FORMAT": "console",
+        # Monitoring judges staleness in scrape intervals: tell it the sandbox Prometheus' interval.
+        "NUFI_MONITORING_SCRAPE_INTERVAL_SECONDS": str(scrape_interval_seconds),
+    }
+    argv = [*_nufi_command(), "serve", "--host", "127.0.0.1", "--port", str(port)]
+    return ManagedProcess("nufi", argv, log_dir=log_dir, env=env)

@@ -1,0 +1,286 @@
+"""Starting the sandbox's world in dependency order, watching it, and stopping it in reverse.
+
+Every program runs in its own process group and is stopped by PID: NuFi first, then the exporters
+and device plugins, Prometheus, the identity provider and the dev cluster last. Independent parts
+boot concurrently, so the sandbox is ready in the time of its slowest part (usually NuFi's own
+start, or the chain dev cluster → device plugins → node capacity), not the sum of all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import httpx
+
+from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from nufi_sandbox.idp.launcher import IdentityProviderProcess
+from nufi_sandbox.processes import ManagedProcess, ProcessNotReadyError, free_port, pid_alive
+from nufi_sandbox.prometheus import PrometheusQueryError, PrometheusServer
+from nufi_sandbox.sandbox import components
+from nufi_sandbox.sandbox.errors import SandboxError
+from nufi_sandbox.sandbox.layout import StateLayout
+from nufi_sandbox.sandbox.progress import StartupProgress
+from nufi_sandbox.sandbox.readiness import Readiness
+from nufi_sandbox.sandbox.scrape import scrape_jobs
+from nufi_sandbox.sandbox.state_file import SandboxState
+from nufi_sandbox.sandbox.topology import LPU_RESOURCE, NODES, SandboxNode, nodes_yaml, plugin_nodes
+
+STARTUP_TIMEOUT = 60.0
+SCRAPE_INTERVAL_SECONDS = 1
+_WATCH_INTERVAL = 0.5
+
+
+@dataclass(frozen=True)
+class SandboxOptions:
+    port: int
+    prometheus_binary: Path
+    nodes: tuple[SandboxNode, ...] = NODES
+
+
+class Sandbox:
+    """One sandbox run: `await start()`, then `await watch()` until stopped, and always `stop()`."""
+
+    def __init__(self, layout: StateLayout, options: SandboxOptions, progress: StartupProgress) -> None:
+        self.layout = layout
+        self.options = options
+        self.progress = progress
+        self.nufi_url = f"http://127.0.0.1:{options.port}"
+        self.cluster = DevClusterProcess(layout.cluster_dir, nodes_file=layout.nodes_file)
+        # Logs of every program side by side in STATE_DIR/logs, also when the sockets live in /tmp.
+        self.cluster.process = ManagedProcess("devcluster", self.cluster.process.argv, log_dir=layout.logs)
+        self.idp = IdentityProviderProcess(layout.idp_dir, users_file=components.REALM_FILE)
+        self.idp.process = ManagedProcess("idp", self.idp.process.argv, log_dir=layout.logs)
+        self.exporter_ports = {node.name: free_port() for node in options.nodes}
+        self.prometheus = PrometheusServer(
+            jobs=scrape_jobs(options.nodes, self.exporter_ports),
+            scrape_interval=f"{SCRAPE_INTERVAL_SECONDS}s",
+            work_dir=layout.prometheus_dir,
+            binary=options.prometheus_binary,
+        )
+        self._prometheus_started = False
+        self.device_plugins: list[ManagedProcess] = []
+        self.exporters: list[ManagedProcess] = []
+        self.nufi: ManagedProcess | None = None
+        self._steps = {
+            "cluster": f"Kubernetes dev cluster ({len(options.nodes)} nodes)",
+            "idp": "Identity provider (realm super-llm)",
+            "prometheus": "Prometheus",
+            "plugins": "Mock LPU device plugins",
+            "exporters": f"Exporters ({', '.join(sorted({n.profile for n in options.nodes}))})",
+            "scrape": "Prometheus scraping the exporters",
+            "nufi": "NuFi server",
+        }
+        for key, label in self._steps.items():
+            progress.add(key, label)
+
+    # --- start ---------------------------------------------------------------------------------------
+
+    async def start(self) -> SandboxState:
+        """Start everything and return where it runs once NuFi and all data are ready."""
+        async with httpx.AsyncClient(timeout=2.0) as client:
+            ready = Readiness(client)
+            self.layout.nodes_file.write_text(nodes_yaml(self.options.nodes))
+            self.progress.running("cluster")
+            self.cluster.process.start()
+            self.progress.running("idp")
+            self.idp.work_dir.mkdir(parents=True, exist_ok=True)
+            self.idp.process.start()
+            await self._start_prometheus()
+            # NuFi next: it is the slowest to boot, and it only needs the others' addresses now;
+            # its readiness waits for them.
+            self._start_nufi()
+            await self._step(
+                "cluster",
+                self.cluster.process,
+                lambda: ready.cluster(self.cluster.url, self.cluster.state_dir),
+                f"at {self.cluster.url}",
+            )
+            self._start_node_agents()
+            try:
+                async with asyncio.TaskGroup() as group:
+                    group.create_task(
+                        self._step(
+                            "idp", self.idp.process, partial(ready.answers, self.idp.discovery_url), ""
+                        )
+                    )
+                    group.create_task(self._wait_plugins(ready))
+                    group.create_task(self._wait_exporters(ready))
+                    group.create_task(self._wait_scrape())
+                    group.create_task(self._wait_nufi(ready))
+            except ExceptionGroup as failures:
+                raise _first(failures) from None
+        return self.state()
+
+    async def _start_prometheus(self) -> None:
+        self.progress.running("prometheus")
+        # Blocks for about a second; the other programs boot meanwhile in their own processes.
+        try:
+            self.prometheus.start()
+        except ProcessNotReadyError as exc:
+            self.progress.failed("prometheus")
+            raise SandboxError(str(exc)) from None
+        self._prometheus_started = True
+        self.progress.done("prometheus", f"at {self.prometheus.url}")
+
+    def _start_node_agents(self) -> None:
+        sockets = self.cluster.state()["nodes"]
+        logs = self.layout.logs
+        self.progress.running("plugins")
+        for node in plugin_nodes(self.options.nodes):
+            plugin_dir = Path(sockets[node.name]["device_plugin_dir"])
+            self.device_plugins.append(components.device_plugin(node, plugin_dir, logs).start())
+        self.progress.running("exporters")
+        for node in self.options.nodes:
+            socket = Path(sockets[node.name]["pod_resources_socket"])
+            port = self.exporter_ports[node.name]
+            self.exporters.append(components.exporter(node, port, socket, logs).start())
+        self.progress.running("scrape")
+
+    def _start_nufi(self) -> None:
+        self.progress.running("nufi")
+        self.nufi = components.nufi_server(
+            port=self.options.port,
+            kubeconfig=self.cluster.kubeconfig,
+            prometheus_url=self.prometheus.url,
+            database=self.layout.database,
+            oidc_issuer=self.idp.issuer,
+            scrape_interval_seconds=SCRAPE_INTERVAL_SECONDS,
+            log_dir=self.layout.logs,
+        ).start()
+
+    async def _wait_nufi(self, ready: Readiness) -> None:
+        assert self.nufi is not None
+        await self._step("nufi", self.nufi, partial(ready.answers, f"{self.nufi_url}/readyz"), self.nufi_url)
+
+    async def _wait_plugins(self, ready: Readiness) -> None:
+        nodes = plugin_nodes(self.options.nodes)
+        for node, plugin in zip(nodes, self.device_plugins, strict=True):
+            await self._wait(
+                plugin,
+                partial(ready.device_plugin_registered, self.cluster.url, node),
+                f"registered: {node.name} has {node.devices} {node.resource_key}",
+            )
+        kinds = sorted({f"{n.devices} {n.resource_key}" for n in nodes})
+        self.progress.done("plugins", f"{', '.join(kinds)} per node")
+
+    async def _wait_exporters(self, ready: Readiness) -> None:
+        for node, exporter in zip(self.options.nodes, self.exporters, strict=True):
+            url = f"http://127.0.0.1:{self.exporter_ports[node.name]}/healthz"
+            await self._wait(exporter, partial(ready.answers, url), "answering /healthz")
+        self.progress.done("exporters", f"{len(self.exporters)} nodes")
+
+    async def _wait_scrape(self) -> None:
+        expected = len(self.options.nodes)
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while True:
+            with contextlib.suppress(httpx.HTTPError, PrometheusQueryError):
+                if await Readiness.every_target_scraped(self.prometheus, expected):
+                    break
+            if not pid_alive(self.prometheus.pid):
+                raise SandboxError(f"Prometheus exited; see {self.prometheus.log_path}")
+            if time.monotonic() >= deadline:
+                raise SandboxError(
+                    f"Prometheus did not scrape all {expected} exporters within {STARTUP_TIMEOUT:g} s; "
+                    f"see {self.prometheus.url}/targets and the exporter logs in {self.layout.logs}"
+                )
+            await asyncio.sleep(0.25)
+        self.progress.done("scrape", f"{expected} targets every {SCRAPE_INTERVAL_SECONDS} s")
+
+    async def _step(
+        self, key: str, process: ManagedProcess, check: Callable[[], Awaitable[bool]], detail: str
+    ) -> None:
+        try:
+            await self._wait(process, check, "ready")
+        except SandboxError:
+            self.progress.failed(key)
+            raise
+        self.progress.done(key, detail)
+
+    async def _wait(self, process: ManagedProcess, check: Callable[[], Awaitable[bool]], what: str) -> None:
+        try:
+            await process.wait_ready_async(check, timeout=STARTUP_TIMEOUT, what=what)
+        except ProcessNotReadyError as exc:
+            raise SandboxError(str(exc)) from None
+
+    async def registered_lpu(self) -> str | None:
+        """The id under which NuFi knows the LPU when an earlier run registered it; None when it is
+        not registered, or NuFi could not be asked."""
+        form = {"grant_type": "password", "client_id": "nufi-cli", "username": "admin", "password": "admin"}
+        try:
+            async with httpx.AsyncClient(timeout=5.0) as client:
+                tokens = (await client.post(self.idp.token_url, data=form)).json()
+                headers = {"Authorization": f"Bearer {tokens['access_token']}"}
+                listed = (await client.get(f"{self.nufi_url}/api/v1/devices", headers=headers)).json()
+        except (httpx.HTTPError, ValueError, KeyError):
+            return None
+        for item in listed.get("items", []) if isinstance(listed, dict) else []:
+            if isinstance(item, dict) and item.get("resource_key") == LPU_RESOURCE:
+                return str(item.get("id"))
+        return None
+
+    def state(self) -> SandboxState:
+        return SandboxState(
+            nufi_url=self.nufi_url,
+            prometheus_url=self.prometheus.url,
+            kube_api_url=self.cluster.url,
+            kubeconfig=self.cluster.kubeconfig,
+            oidc_issuer=self.idp.issuer,
+            token_url=self.idp.token_url,
+            exporters={
+                node.name: f"http://127.0.0.1:{self.exporter_ports[node.name]}/metrics"
+                for node in self.options.nodes
+            },
+        )
+
+    # --- run -----------------------------------------------------------------------------------------
+
+    async def watch(self) -> None:
+        """Return never; raise SandboxError as soon as one of the programs exits on its own."""
+        while True:
+            for process in self._processes():
+                code = process.returncode
+                if code is not None:
+                    raise SandboxError(
+                        f"{process.name} exited unexpectedly (code {code}); last lines of "
+                        f"{process.log_path}:\n{process.log_tail(15)}"
+                    )
+            if self._prometheus_started and not pid_alive(self.prometheus.pid):
+                raise SandboxError(f"Prometheus exited unexpectedly; see {self.prometheus.log_path}")
+            await asyncio.sleep(_WATCH_INTERVAL)
+
+    def _processes(self) -> list[ManagedProcess]:
+        started = [self.cluster.process, self.idp.process, *self.device_plugins, *self.exporters]
+        if self.nufi is not None:
+            started.append(self.nufi)
+        return started
+
+    # --- stop ----------------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Stop every started program by PID, newest layer first. Safe to call more than once."""
+        layers: list[Sequence[Callable[[], object]]] = [
+            [self.nufi.stop] if self.nufi is not None else [],
+            [p.stop for p in self.exporters],
+            [p.stop for p in self.device_plugins],
+            [self.prometheus.stop],
+            [self.idp.stop],
+            [self.cluster.stop],
+        ]
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            for layer in layers:
+                # Within a layer nothing depends on anything else: stop its members side by side.
+                for future in [pool.submit(stop) for stop in layer]:
+                    future.result()
+
+
+def _first(group: BaseExceptionGroup[Exception]) -> Exception:
+    """The first failure of a concurrent start, which is the one worth showing."""
+    first = group.exceptions[0]
+    return _first(first) if isinstance(first, BaseExceptionGroup) else first

@@ -1,0 +1,92 @@
+"""Checks before anything starts: NuFi's port is free, and a Prometheus binary is at hand."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import socket
+import subprocess
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from nufi_sandbox.processes import MissingBinaryError, require_binary
+from nufi_sandbox.prometheus import PROMETHEUS_CANDIDATES
+from nufi_sandbox.sandbox.errors import SandboxError
+
+AptRunner = Callable[[Sequence[str]], None]
+_APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
+
+
+def check_port_free(port: int, host: str = "127.0.0.1") -> None:
+    """Raise SandboxError naming the port and `--port` when something already listens there."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # The same option uvicorn sets: a port still in TIME_WAIT is usable, a listening one is not.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise SandboxError(
+                    f"port {port} on {host} is already in use, so NuFi cannot listen there; stop what "
+                    f"uses it, or start the sandbox on another port with --port (e.g. --port {port + 1})"
+                ) from None
+            raise SandboxError(
+                f"cannot listen on {host}:{port}: {exc.strerror}; try another --port"
+            ) from None
+
+
+def ensure_prometheus(
+    explicit: Path | None,
+    *,
+    is_root: bool,
+    announce: Callable[[str], None],
+    apt: AptRunner | None = None,
+) -> Path:
+    """The Prometheus binary to run: `explicit`, else the installed one, else apt installs it (as root).
+
+    Without root, the error says how to install it instead.
+    """
+    if explicit is not None:
+        if explicit.is_file() and os.access(explicit, os.X_OK):
+            return explicit
+        raise SandboxError(f"--prometheus {explicit}: not an executable file")
+    try:
+        return require_binary("prometheus", PROMETHEUS_CANDIDATES, "prometheus")
+    except MissingBinaryError:
+        pass
+    if not is_root:
+        raise SandboxError(
+            "Prometheus is not installed. Install it with `sudo apt-get install prometheus` (or run "
+            "`sudo make setup`), or point to a binary with --prometheus PATH; then start the sandbox again."
+        )
+    announce("Prometheus is not installed: installing the Debian package with apt-get")
+    (apt or run_apt)(["prometheus"])
+    try:
+        return require_binary("prometheus", PROMETHEUS_CANDIDATES, "prometheus")
+    except MissingBinaryError:
+        raise SandboxError(
+            "apt-get finished but no prometheus binary was found; install Prometheus and retry"
+        ) from None
+
+
+def run_apt(packages: Sequence[str]) -> None:
+    """`apt-get update` and `apt-get install` the packages, or SandboxError with apt's last words."""
+    apt_get = shutil.which("apt-get")
+    if apt_get is None:
+        raise SandboxError(
+            "Prometheus is not installed and there is no apt-get here: install Prometheus with your "
+            "package manager (or from prometheus.io) and pass its path with --prometheus PATH"
+        )
+    env = {**os.environ, **_APT_ENV}
+    for argv in (
+        [apt_get, "update", "-qq"],
+        [apt_get, "install", "-y", "-qq", "--no-install-recommends", *packages],
+    ):
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-10:])
+            raise SandboxError(
+                f"`{' '.join(argv)}` failed (exit {done.returncode}); install "
+                f"{' '.join(packages)} yourself and retry:\n{tail}"
+            )

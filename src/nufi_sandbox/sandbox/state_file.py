@@ -1,0 +1,42 @@
+"""`STATE_DIR/sandbox.json`: where everything runs, for scripts and tests to read."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+USERS = {"admin": "admin", "user": "user"}
+
+
+@dataclass(frozen=True)
+class SandboxState:
+    nufi_url: str
+    prometheus_url: str
+    kube_api_url: str
+    kubeconfig: Path
+    oidc_issuer: str
+    token_url: str
+    exporters: Mapping[str, str]
+    users: Mapping[str, str] = field(default_factory=lambda: dict(USERS))
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "nufi_url": self.nufi_url,
+            "prometheus_url": self.prometheus_url,
+            "kube_api_url": self.kube_api_url,
+            "kubeconfig": str(self.kubeconfig),
+            "oidc_issuer": self.oidc_issuer,
+            "token_url": self.token_url,
+            "exporters": dict(self.exporters),
+            "users": dict(self.users),
+        }
+
+    def write(self, path: Path) -> None:
+        """Replace `path` in one step, so a reader never sees half a file."""
+        partial = path.with_name(f".{path.name}.{os.getpid()}")
+        partial.write_text(json.dumps(self.as_json(), indent=2) + "\n")
+        partial.replace(path)

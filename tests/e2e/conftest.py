@@ -1,0 +1,34 @@
+"""Sandboxes for the end-to-end tests: each in a short directory under /tmp (kubelet socket paths
+must fit in 108 bytes), stopped and removed even when a test fails half-way."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from e2e_sandbox_support import SandboxRun
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="sbx-", dir="/tmp"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[SandboxRun]:
+    """One ready sandbox per test module; a test that stops it leaves the rest of the module without."""
+    work = Path(tempfile.mkdtemp(prefix="sbx-", dir="/tmp"))
+    run = SandboxRun.start(work)
+    try:
+        run.wait_ready()
+        yield run
+    finally:
+        run.cleanup()
+        shutil.rmtree(work, ignore_errors=True)

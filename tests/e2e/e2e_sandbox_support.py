@@ -1,0 +1,155 @@
+"""Running `python -m nufi_sandbox` as a user would, and checking what it leaves behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from nufi_sandbox.processes import describe_pid, free_port, kill_tree, pid_alive, read_proc_stat
+
+READY_LINE = "NuFi sandbox ready"
+STARTUP_TIMEOUT = 60.0
+STOP_TIMEOUT = 30.0
+LPU = "hyperaccel.ai/lpu"
+# The seed's mapping for the mock LPU: its exporter's labels and its four metrics.
+LPU_LABELS = {"node": "node", "device": "device", "pod": "pod", "namespace": "namespace"}
+LPU_METRICS: dict[str, Any] = {
+    "utilization": "lpu_utilization_percent",
+    "memory": {
+        "mode": "used_total",
+        "used": "lpu_memory_used_bytes",
+        "total": "lpu_memory_total_bytes",
+        "unit": "bytes",
+    },
+    "temperature": "lpu_temperature_celsius",
+    "power": None,
+}
+LPU_REGISTRATION = {
+    "id": "lpu",
+    "name": "LPU",
+    "vendor": "HyperAccel",
+    "resource_key": LPU,
+    "labels": LPU_LABELS,
+    "metrics": LPU_METRICS,
+}
+
+
+@dataclass
+class SandboxRun:
+    """One sandbox process in its own session, its output in a file, its state in `work/.sandbox`."""
+
+    work: Path
+    port: int
+    process: subprocess.Popen[bytes]
+    output: Path
+    children: list[int] = field(default_factory=list)
+    state: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def state_dir(self) -> Path:
+        return self.work / ".sandbox"
+
+    @classmethod
+    def start(cls, work: Path, *, port: int | None = None, args: tuple[str, ...] = ()) -> SandboxRun:
+        port = port or free_port()
+        output = work / f"sandbox-{len(list(work.glob('sandbox-*.out')))}.out"
+        with open(output, "wb") as sink:
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "nufi_sandbox",
+                    "--state-dir",
+                    str(work / ".sandbox"),
+                    "--port",
+                    str(port),
+                    *args,
+                ],
+                cwd=work,
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                # Its own process group, as a shell gives a foreground job: Ctrl-C reaches this group only.
+                start_new_session=True,
+            )
+        return cls(work, port, process, output)
+
+    def text(self) -> str:
+        return self.output.read_text(errors="replace")
+
+    def wait_ready(self, timeout: float = STARTUP_TIMEOUT) -> dict[str, Any]:
+        """sandbox.json once the sandbox says it is ready; remembers the programs it started."""
+        deadline = time.monotonic() + timeout
+        state_file = self.state_dir / "sandbox.json"
+        while not (state_file.exists() and READY_LINE in self.text()):
+            code = self.process.poll()
+            assert code is None, f"the sandbox exited with {code} before it was ready:\n{self.text()}"
+            assert time.monotonic() < deadline, f"not ready within {timeout:g} s:\n{self.text()}"
+            time.sleep(0.2)
+        self.children = self.started_programs()
+        self.state = json.loads(state_file.read_text())
+        return self.state
+
+    def started_programs(self) -> list[int]:
+        return sorted(stat.pid for stat in _all_stats() if stat.ppid == self.process.pid)
+
+    def interrupt(self, sig: signal.Signals = signal.SIGINT) -> None:
+        """SIGINT to the whole foreground group, as Ctrl-C in a terminal does; SIGTERM to the PID."""
+        if sig == signal.SIGINT:
+            os.killpg(self.process.pid, sig)
+        else:
+            os.kill(self.process.pid, sig)
+
+    def wait_exit(self, timeout: float = STOP_TIMEOUT) -> int:
+        return self.process.wait(timeout=timeout)
+
+    def leftovers(self) -> list[str]:
+        """Programs the sandbox started, or members of their process groups, that still run."""
+        groups = set(self.children)
+        alive = [pid for pid in self.children if pid_alive(pid)]
+        alive += [s.pid for s in _all_stats() if s.pgrp in groups and s.pid not in alive and pid_alive(s.pid)]
+        return [describe_pid(pid) for pid in sorted(set(alive))]
+
+    def cleanup(self) -> None:
+        """After a failed test: stop the sandbox the hard way, so no later test inherits its programs."""
+        if self.process.poll() is None:
+            self.interrupt(signal.SIGINT)
+            try:
+                self.process.wait(timeout=STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                kill_tree(self.process.pid)
+                self.process.wait()
+        for pid in [*self.children, *(s.pid for s in _all_stats() if s.pgrp in set(self.children))]:
+            if pid_alive(pid):
+                kill_tree(pid)
+
+
+def token(state: dict[str, Any], username: str, password: str) -> str:
+    form = {"grant_type": "password", "client_id": "nufi-cli", "username": username, "password": password}
+    response = httpx.post(state["token_url"], data=form, timeout=10.0)
+    assert response.status_code == 200, response.text
+    access: str = response.json()["access_token"]
+    return access
+
+
+def bearer(access_token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {access_token}"}
+
+
+def _all_stats() -> list[Any]:
+    stats = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = read_proc_stat(int(entry.name))
+            if stat is not None:
+                stats.append(stat)
+    return stats

@@ -1,0 +1,239 @@
+"""The seed's story against a running sandbox, through the API only; then Ctrl-C, and a restart in
+the same state directory that keeps the registered LPU and ends in a crash."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from e2e_sandbox_support import (
+    LPU,
+    LPU_LABELS,
+    LPU_METRICS,
+    LPU_REGISTRATION,
+    SandboxRun,
+    bearer,
+    token,
+)
+
+from nufi_sandbox.processes import describe_pid, free_port
+
+pytestmark = pytest.mark.e2e
+
+GIB = 1024**3
+LPU_NODES = ["lpu-node-1", "lpu-node-2"]
+STATE_KEYS = {
+    "nufi_url",
+    "prometheus_url",
+    "kube_api_url",
+    "kubeconfig",
+    "oidc_issuer",
+    "token_url",
+    "exporters",
+    "users",
+}
+
+
+def test_sandbox_json_says_where_everything_runs(sandbox: SandboxRun) -> None:
+    state = sandbox.state
+    assert set(state) == STATE_KEYS
+    assert state["nufi_url"] == f"http://127.0.0.1:{sandbox.port}"
+    assert state["users"] == {"admin": "admin", "user": "user"}
+    assert state["oidc_issuer"].endswith("/realms/super-llm")
+    assert set(state["exporters"]) == {"gpu-node-1", "npu-node-1", "npu-node-2", *LPU_NODES}
+    for url in [state["kube_api_url"] + "/readyz", state["prometheus_url"] + "/-/ready"]:
+        assert httpx.get(url, timeout=5).status_code == 200, url
+    families = {
+        "gpu-node-1": "DCGM_FI_DEV_GPU_UTIL",
+        "npu-node-1": "furiosa_npu_core_utilization",
+        "npu-node-2": "rbln_npu_utilization",
+        "lpu-node-1": "lpu_utilization_percent",
+        "lpu-node-2": "lpu_utilization_percent",
+    }
+    for node, url in state["exporters"].items():
+        assert families[node] in httpx.get(url, timeout=5).text, node
+    assert state["kube_api_url"] in Path(state["kubeconfig"]).read_text()
+
+
+def test_nodes_advertise_the_seed_topology(sandbox: SandboxRun) -> None:
+    nodes = httpx.get(sandbox.state["kube_api_url"] + "/api/v1/nodes", timeout=5).json()["items"]
+    capacity = {
+        n["metadata"]["name"]: {k: v for k, v in n["status"]["capacity"].items() if "/" in k} for n in nodes
+    }
+    assert capacity == {
+        "gpu-node-1": {"nvidia.com/gpu": "8"},
+        "npu-node-1": {"furiosa.ai/rngd": "8"},
+        "npu-node-2": {"rebellions.ai/ATOM": "4"},
+        "lpu-node-1": {LPU: "4"},
+        "lpu-node-2": {LPU: "4"},
+    }
+
+
+def test_dcgm_is_scraped_like_a_service_monitor(sandbox: SandboxRun) -> None:
+    """honor_labels false with the exporter pod as target labels: a workload's own pod label would
+    arrive as exported_pod, as in real clusters."""
+    prom = sandbox.state["prometheus_url"]
+    response = httpx.get(f"{prom}/api/v1/query", params={"query": "DCGM_FI_DEV_GPU_UTIL"}, timeout=5)
+    series = [item["metric"] for item in response.json()["data"]["result"]]
+    assert len(series) == 8
+    assert {s["pod"] for s in series} == {"nvidia-dcgm-exporter-gpu-node-1"}
+    assert {s["Hostname"] for s in series} == {"gpu-node-1"}
+    targets = httpx.get(f"{prom}/api/v1/targets", timeout=5).json()["data"]["activeTargets"]
+    assert sorted(t["labels"]["job"] for t in targets) == sorted(
+        ["dcgm-exporter", "furiosa-metrics-exporter", "rbln-metrics-exporter", *["mock-lpu-exporter"] * 2]
+    )
+    assert {t["health"] for t in targets} == {"up"}
+    assert {t["scrapeInterval"] for t in targets if "scrapeInterval" in t} <= {"1s"}
+
+
+def test_seed_flow_through_the_api(sandbox: SandboxRun) -> None:
+    state = sandbox.state
+    admin, user = bearer(token(state, "admin", "admin")), bearer(token(state, "user", "user"))
+    with httpx.Client(base_url=state["nufi_url"], timeout=20) as api:
+        me = api.get("/api/v1/me", headers=admin)
+        assert me.status_code == 200 and me.json()["is_admin"] is True
+
+        # The LPU is in the cluster but not in NuFi: registering it is the user's first task.
+        assert api.get("/api/v1/devices/lpu", headers=admin).status_code == 404
+
+        check = api.post(
+            "/api/v1/admin/devices/check-resource-key", json={"resource_key": LPU}, headers=admin
+        )
+        assert check.status_code == 200, check.text
+        assert check.json()["found"] is True
+        assert check.json()["nodes"] == [
+            {"name": node, "capacity": 4, "allocatable": 4} for node in LPU_NODES
+        ]
+
+        metrics = api.post(
+            "/api/v1/admin/devices/check-metrics",
+            json={"labels": LPU_LABELS, "metrics": LPU_METRICS},
+            headers=admin,
+        )
+        assert metrics.status_code == 200, metrics.text
+        assert metrics.json()["ok"] is True, metrics.text
+        assert {name: r["series"] for name, r in metrics.json()["results"].items()} == {
+            "utilization": 8,
+            "memory_used": 8,
+            "memory_total": 8,
+            "temperature": 8,
+        }
+
+        created = api.post("/api/v1/admin/devices", json=LPU_REGISTRATION, headers=admin)
+        assert created.status_code == 201, created.text
+        assert created.json()["kind"] == "custom"
+        assert created.headers["location"] == "/api/v1/devices/lpu"
+
+        snapshot = api.get("/api/v1/monitoring/lpu", headers=admin)
+        assert snapshot.status_code == 200, snapshot.text
+        _assert_lpu_snapshot(snapshot.json())
+
+        overview = api.get("/api/v1/monitoring/overview", headers=admin)
+        assert overview.status_code == 200, overview.text
+        rows = {row["device_type"]: row["summary"] for row in overview.json()["items"]}
+        assert {name: (row["nodes"], row["devices"]) for name, row in rows.items()} == {
+            "nvidia-gpu": (1, 8),
+            "furiosa-rngd": (1, 8),
+            "rebellions-atom": (1, 4),
+            "lpu": (2, 8),
+        }
+
+        audit = api.get("/api/v1/admin/audit", params={"target_id": "lpu"}, headers=admin).json()
+        assert [(item["actor"], item["target_id"]) for item in audit["items"]][:1] == [("admin", "lpu")]
+
+        # Without the nufi-admin role: every admin route is refused, monitoring stays readable.
+        admin_routes: list[tuple[str, str, dict[str, Any] | None]] = [
+            ("POST", "/api/v1/admin/devices/check-resource-key", {"resource_key": LPU}),
+            ("POST", "/api/v1/admin/devices/check-metrics", {"labels": LPU_LABELS, "metrics": LPU_METRICS}),
+            ("POST", "/api/v1/admin/devices", {**LPU_REGISTRATION, "id": "lpu-2"}),
+            ("DELETE", "/api/v1/admin/devices/lpu", None),
+            ("GET", "/api/v1/admin/audit", None),
+        ]
+        for method, path, body in admin_routes:
+            refused = api.request(method, path, json=body, headers=user)
+            assert refused.status_code == 403, (method, path, refused.text)
+            assert refused.headers["content-type"].startswith("application/problem+json")
+        as_user = api.get("/api/v1/monitoring/lpu", headers=user)
+        assert as_user.status_code == 200, as_user.text
+        assert as_user.json()["summary"]["devices"] == 8
+        assert api.get("/api/v1/devices/lpu", headers=admin).status_code == 200  # the DELETE was refused
+
+
+def _assert_lpu_snapshot(body: dict[str, Any]) -> None:
+    device_type = body["device_type"]
+    assert (device_type["id"] if isinstance(device_type, dict) else device_type) == "lpu"
+    assert body["summary"]["nodes"] == 2
+    assert body["summary"]["devices"] == 8
+    assert body["summary"]["memory_total_bytes"] == 8 * 16 * GIB
+    assert body["summary"]["power_watts"] is None
+    assert [node["node"] for node in body["nodes"]] == LPU_NODES
+    for node in body["nodes"]:
+        assert node["capacity"] == 4 and node["allocatable"] == 4
+        assert sorted(d["device"] for d in node["devices"]) == ["lpu0", "lpu1", "lpu2", "lpu3"]
+        for device in node["devices"]:
+            where = f"{node['node']}/{device['device']}"
+            assert 0 <= device["utilization_percent"] <= 100, where
+            assert 0 < device["memory_used_bytes"] <= device["memory_total_bytes"] == 16 * GIB, where
+            assert 20 <= device["temperature_celsius"] <= 100, where
+            assert device["power_watts"] is None, where
+
+
+def test_a_second_sandbox_on_the_same_state_dir_is_refused(sandbox: SandboxRun) -> None:
+    port = free_port()
+    second = subprocess.run(
+        [sys.executable, "-m", "nufi_sandbox", "--state-dir", str(sandbox.state_dir), "--port", str(port)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert second.returncode == 1
+    assert f"another sandbox (pid {sandbox.process.pid})" in second.stdout, second.stdout
+    assert "--state-dir" in second.stdout
+    # The running sandbox is untouched: still ready, its state file still there.
+    assert httpx.get(f"{sandbox.state['nufi_url']}/readyz", timeout=5).status_code == 200
+    assert (sandbox.state_dir / "sandbox.json").exists()
+
+
+def test_ctrl_c_stops_every_program(sandbox: SandboxRun) -> None:
+    # The dev cluster, identity provider, Prometheus, 2 device plugins, 5 exporters and NuFi.
+    assert len(sandbox.children) == 11, sandbox.children
+    assert sandbox.leftovers() != []
+    sandbox.interrupt(signal.SIGINT)
+    assert sandbox.wait_exit() == 0, sandbox.text()
+    assert sandbox.leftovers() == []
+    assert not (sandbox.state_dir / "sandbox.json").exists()
+    assert "stopped" in sandbox.text()
+
+
+def test_a_restart_keeps_the_lpu_and_a_crash_stops_everything(sandbox: SandboxRun) -> None:
+    """Runs after the tests above: the LPU was registered, then the sandbox stopped."""
+    sandbox.cleanup()  # nothing to do unless the Ctrl-C test failed
+    assert (sandbox.state_dir / "nufi.db").exists()
+    again = SandboxRun.start(sandbox.work, port=sandbox.port)
+    try:
+        state = again.wait_ready()
+        assert "The LPU is registered in NuFi as `lpu`" in again.text(), again.text()
+        admin = bearer(token(state, "admin", "admin"))
+        snapshot = httpx.get(f"{state['nufi_url']}/api/v1/monitoring/lpu", headers=admin, timeout=20)
+        assert snapshot.status_code == 200, snapshot.text
+        # The exporters came back on new ports: no device may appear twice through old series.
+        devices = [(n["node"], d["device"]) for n in snapshot.json()["nodes"] for d in n["devices"]]
+        assert len(devices) == len(set(devices)) == 8
+
+        # One program dies: the sandbox says which, stops all the others and fails.
+        exporter = next(pid for pid in again.children if "exporter --profile lpu" in describe_pid(pid))
+        os.kill(exporter, signal.SIGKILL)
+        assert again.wait_exit() == 1, again.text()
+        assert re.search(r"exporter-lpu-node-\d exited unexpectedly", again.text()), again.text()
+        assert again.leftovers() == []
+        assert not (again.state_dir / "sandbox.json").exists()
+    finally:
+        again.cleanup()

@@ -1,0 +1,114 @@
+"""Serving NuFi over the monitoring world in the tests: settings, tokens and custom device types."""
+
+from __future__ import annotations
+
+import os
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from monitoring_world import RunningExporter
+from pydantic import SecretStr
+
+from nufi.api import create_app
+from nufi.config import Settings
+from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from nufi_sandbox.idp.launcher import IdentityProviderProcess
+from nufi_sandbox.prometheus import PrometheusServer
+
+SCRAPE_INTERVAL_ENV = "NUFI_MONITORING_SCRAPE_INTERVAL_SECONDS"
+
+
+@dataclass
+class World:
+    prometheus: PrometheusServer
+    cluster: DevClusterProcess
+    exporters: dict[str, RunningExporter]
+
+
+def nufi_settings(
+    identity: IdentityProviderProcess, prometheus_url: str, kubeconfig: Path | None
+) -> Settings:
+    return Settings(
+        database_url=SecretStr("sqlite+aiosqlite:///:memory:"),
+        oidc_issuer=identity.issuer,
+        prometheus_url=prometheus_url,
+        kubeconfig=kubeconfig,
+    )
+
+
+async def serve(settings: Settings, stack: AsyncExitStack) -> httpx.AsyncClient:
+    """A NuFi app over `settings` whose monitoring assumes the tests' 1 s scrape interval."""
+    app = create_app(settings)
+    previous = os.environ.get(SCRAPE_INTERVAL_ENV)
+    os.environ[SCRAPE_INTERVAL_ENV] = "1"
+    try:
+        await stack.enter_async_context(app.router.lifespan_context(app))
+    finally:
+        if previous is None:
+            del os.environ[SCRAPE_INTERVAL_ENV]
+        else:
+            os.environ[SCRAPE_INTERVAL_ENV] = previous
+    transport = httpx.ASGITransport(app=app)
+    return await stack.enter_async_context(
+        httpx.AsyncClient(transport=transport, base_url="http://nufi.test", timeout=30.0)
+    )
+
+
+def bearer(identity: IdentityProviderProcess, user: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {identity.password_token(user, user)}"}
+
+
+def lpu_type(type_id: str, job: str, resource_key: str) -> dict[str, Any]:
+    selector = f'{{job="{job}"}}'
+    return {
+        "id": type_id,
+        "name": f"HyperAccel LPU ({type_id})",
+        "vendor": "HyperAccel",
+        "resource_key": resource_key,
+        "labels": {"node": "node", "device": "device", "pod": "pod", "namespace": "namespace"},
+        "metrics": {
+            "utilization": f"lpu_utilization_percent{selector}",
+            "memory": {
+                "mode": "used_total",
+                "used": f"lpu_memory_used_bytes{selector}",
+                "total": f"lpu_memory_total_bytes{selector}",
+                "unit": "bytes",
+            },
+            "temperature": f"lpu_temperature_celsius{selector}",
+        },
+    }
+
+
+ACME_TYPE: dict[str, Any] = {
+    "id": "acme",
+    "name": "Acme accelerator",
+    "vendor": "Acme",
+    "resource_key": "example.com/acc",
+    "labels": {"node": "host", "device": "dev", "pod": "pod", "namespace": "namespace"},
+    "metrics": {"utilization": "acme_util"},
+}
+BROKEN_TYPE: dict[str, Any] = {
+    **lpu_type("broken", "monitoring-lpu", "example.com/broken"),
+    "metrics": {
+        "utilization": 'lpu_utilization_percent{job="monitoring-lpu"}',
+        # Many series on each side share a node: Prometheus refuses to execute it.
+        "temperature": "lpu_temperature_celsius + on (node) lpu_memory_used_bytes",
+    },
+}
+
+
+async def register_custom_types(client: httpx.AsyncClient, identity: IdentityProviderProcess) -> None:
+    admin = bearer(identity, "admin")
+    for payload, force in (
+        (lpu_type("lpu", "monitoring-lpu", "hyperaccel.ai/lpu"), False),
+        (lpu_type("gone-lpu", "monitoring-gone", "example.com/gone"), False),
+        (ACME_TYPE, False),
+        (BROKEN_TYPE, True),
+    ):
+        response = await client.post(
+            "/api/v1/admin/devices", json=payload, params={"force": str(force).lower()}, headers=admin
+        )
+        assert response.status_code == 201, response.text

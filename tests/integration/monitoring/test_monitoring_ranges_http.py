@@ -1,0 +1,186 @@
+"""Time ranges over HTTP against the real Prometheus: per device and per node, filters with hostile label
+values, parameter errors naming the parameter, and one query_range per series family."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any
+
+import httpx
+import pytest
+from monitoring_app import World
+from monitoring_world import (
+    ACME_SERIES,
+    HOSTILE_DEVICE,
+    HOSTILE_NODE,
+    GiB,
+    MiB,
+    mine,
+    prometheus_request_count,
+)
+
+pytestmark = pytest.mark.integration
+
+PROBLEM = "application/problem+json"
+FIXED_NODES = {labels["host"] for labels, _ in ACME_SERIES}
+QUERY_RANGE = "/api/v1/query_range"
+
+
+async def history(
+    nufi: httpx.AsyncClient, user: dict[str, str], type_id: str, **params: Any
+) -> dict[str, Any]:
+    params.setdefault("start", str(time.time() - 20))
+    response = await nufi.get(f"/api/v1/monitoring/{type_id}/range", params=params, headers=user)
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    assert body["errors"] == []
+    return body
+
+
+def last_values(body: dict[str, Any], field: str = "values") -> dict[tuple[str, str | None], Any]:
+    """The last point of each series of this module's nodes (other modules' series may linger)."""
+    return {
+        (s["node"], s["device"]): s[field][-1][1]
+        for s in body["series"]
+        if s[field] and (mine(s["node"]) or s["node"] in FIXED_NODES)
+    }
+
+
+async def test_utilization_per_device(nufi: httpx.AsyncClient, user: dict[str, str]) -> None:
+    body = await history(nufi, user, "lpu", metric="utilization")
+    assert (body["metric"], body["unit"], body["by"], body["reported"]) == (
+        "utilization",
+        "percent",
+        "device",
+        True,
+    )
+    found = last_values(body)
+    assert len(found) == 8
+    assert (
+        found["mon-lpu-1", "lpu2"] == 90.0
+        and found["mon-lpu-1", "lpu0"] == 40.0
+        and found["mon-lpu-2", "lpu3"] == 20.0
+    )
+    for series in body["series"]:
+        times = [t for t, _ in series["values"]]
+        assert times == sorted(times) and len(times) >= 2
+        assert all(b - a == pytest.approx(body["step_seconds"]) for a, b in itertools.pairwise(times))
+
+
+async def test_memory_used_and_free_in_mib_per_device_and_per_node(
+    nufi: httpx.AsyncClient, user: dict[str, str]
+) -> None:
+    per_device = await history(nufi, user, "nvidia-gpu", metric="memory")
+    assert per_device["unit"] == "bytes"
+    assert last_values(per_device, "used") == {
+        (n, d): 30000 * MiB for n in ("mon-gpu-1", "mon-gpu-2") for d in ("0", "1")
+    }
+    assert set(last_values(per_device, "total").values()) == {81353 * MiB}
+    per_node = await history(nufi, user, "nvidia-gpu", metric="memory", by="node")
+    assert last_values(per_node, "used") == {
+        ("mon-gpu-1", None): 60000 * MiB,
+        ("mon-gpu-2", None): 60000 * MiB,
+    }
+    assert last_values(per_node, "total") == {
+        ("mon-gpu-1", None): 2 * 81353 * MiB,
+        ("mon-gpu-2", None): 2 * 81353 * MiB,
+    }
+
+
+async def test_per_node_averages_utilization_and_temperature_and_sums_memory(
+    nufi: httpx.AsyncClient, user: dict[str, str]
+) -> None:
+    utilization = await history(nufi, user, "lpu", metric="utilization", by="node")
+    assert last_values(utilization) == {("mon-lpu-1", None): (3 * 40.0 + 90.0) / 4, ("mon-lpu-2", None): 20.0}
+    temperature = await history(nufi, user, "lpu", metric="temperature", by="node")
+    assert last_values(temperature) == {("mon-lpu-1", None): 61.25, ("mon-lpu-2", None): 45.5}
+    memory = await history(nufi, user, "lpu", metric="memory", by="node", node="mon-lpu-1")
+    assert last_values(memory, "used") == {("mon-lpu-1", None): 4 * 3 * GiB}
+    power = await history(nufi, user, "rebellions-atom", metric="power", by="node")
+    assert last_values(power) == {("mon-atom-1", None): 2 * 70.5}
+
+
+async def test_hostile_label_values_filter_exactly(nufi: httpx.AsyncClient, user: dict[str, str]) -> None:
+    by_node = await history(nufi, user, "acme", metric="utilization", node=HOSTILE_NODE)
+    assert last_values(by_node) == {(HOSTILE_NODE, HOSTILE_DEVICE): 30.0, (HOSTILE_NODE, "x"): 31.0}
+    both = await history(nufi, user, "acme", metric="utilization", node=HOSTILE_NODE, device=HOSTILE_DEVICE)
+    assert last_values(both) == {(HOSTILE_NODE, HOSTILE_DEVICE): 30.0}
+    by_device = await history(nufi, user, "acme", metric="utilization", device=HOSTILE_DEVICE)
+    assert sorted(last_values(by_device).values()) == [30.0, 40.0, 41.0, 42.0]
+    averaged = await history(nufi, user, "acme", metric="utilization", node=HOSTILE_NODE, by="node")
+    assert last_values(averaged) == {(HOSTILE_NODE, None): 30.5}
+    assert (both["node"], both["device"]) == (HOSTILE_NODE, HOSTILE_DEVICE)
+
+
+async def test_a_metric_the_type_does_not_report_asks_nothing(
+    nufi: httpx.AsyncClient, user: dict[str, str], scraped: World
+) -> None:
+    before = await prometheus_request_count(scraped.prometheus.url, QUERY_RANGE)
+    body = await history(nufi, user, "lpu", metric="power")
+    after = await prometheus_request_count(scraped.prometheus.url, QUERY_RANGE)
+    assert (body["reported"], body["series"], body["unit"]) == (False, [], "watts")
+    assert after == before
+
+
+@pytest.mark.parametrize(
+    ("type_id", "metric", "by", "families"),
+    [
+        ("lpu", "utilization", "device", 1),
+        ("nvidia-gpu", "memory", "device", 2),
+        ("lpu", "memory", "node", 2),
+    ],
+)
+async def test_one_query_range_per_series_family(
+    nufi: httpx.AsyncClient,
+    user: dict[str, str],
+    scraped: World,
+    type_id: str,
+    metric: str,
+    by: str,
+    families: int,
+) -> None:
+    before = await prometheus_request_count(scraped.prometheus.url, QUERY_RANGE)
+    body = await history(nufi, user, type_id, metric=metric, by=by)
+    after = await prometheus_request_count(scraped.prometheus.url, QUERY_RANGE)
+    assert len(body["series"]) >= 2
+    assert after - before == families
+
+
+async def test_without_a_step_a_day_has_at_most_500_points(
+    nufi: httpx.AsyncClient, user: dict[str, str]
+) -> None:
+    # A day and a bit, so that the last of the 500 steps falls on `end`, where the data is.
+    end = time.time()
+    body = await history(nufi, user, "lpu", metric="temperature", start=str(end - 499 * 174), end=str(end))
+    assert body["step_seconds"] == 174.0
+    assert body["series"] and all(len(s["values"]) <= 500 for s in body["series"])
+
+
+async def test_rfc3339_times_and_an_explicit_step(nufi: httpx.AsyncClient, user: dict[str, str]) -> None:
+    end = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time()))
+    start = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 10))
+    body = await history(nufi, user, "lpu", metric="temperature", start=start, end=end, step="2s")
+    assert body["step_seconds"] == 2.0 and body["end"] == end.replace("Z", ".000Z")
+    assert all(len(s["values"]) <= 6 for s in body["series"])
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"metric": "voltage"}, "metric"),
+        ({"metric": "utilization", "by": "pod"}, "by"),
+        ({"metric": "utilization", "start": "1700000100", "end": "1700000000"}, "start"),
+        ({"metric": "utilization", "end": "tomorrow"}, "end"),
+        ({"metric": "utilization", "step": "0s"}, "step"),
+        ({"metric": "utilization", "node": ""}, "node"),
+        ({}, "metric"),
+    ],
+)
+async def test_bad_parameters_are_422_naming_the_parameter(
+    nufi: httpx.AsyncClient, user: dict[str, str], params: dict[str, str], field: str
+) -> None:
+    response = await nufi.get("/api/v1/monitoring/lpu/range", params=params, headers=user)
+    assert response.status_code == 422, response.text
+    assert response.headers["content-type"] == PROBLEM
+    assert response.json()["field"] == field

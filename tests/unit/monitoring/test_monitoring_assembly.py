@@ -1,0 +1,238 @@
+"""Snapshot assembly in memory: staleness, nulls that stay null, inventory and attribution."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from nufi.devices.capacity import Inventory, NodeInventory
+from nufi.devices.official.nvidia import PRESET as NVIDIA
+from nufi.devices.readings import DeviceReading, MetricProblem, Readings
+from nufi.devices.spec import DeviceType, MetricKey
+from nufi.monitoring.assembly import assemble_snapshot
+from nufi.monitoring.attribution import PodHolding
+from nufi.monitoring.cluster_view import ClusterView
+from nufi.monitoring.snapshot import MonitoringError
+
+pytestmark = pytest.mark.unit
+
+NOW = 1_700_000_000.0
+GiB = 1024**3
+LPU = DeviceType.model_validate(
+    {
+        "id": "lpu",
+        "name": "LPU",
+        "vendor": "HyperAccel",
+        "kind": "custom",
+        "resource_key": "hyperaccel.ai/lpu",
+        "labels": {"node": "node", "device": "device", "pod": "pod", "namespace": "namespace"},
+        "metrics": {
+            "utilization": "lpu_utilization_percent",
+            "memory": {"used": "lpu_memory_used_bytes", "total": "lpu_memory_total_bytes"},
+            "temperature": "lpu_temperature_celsius",
+        },
+    }
+)
+LPU_METRICS: tuple[MetricKey, ...] = ("utilization", "memory_used", "memory_total", "temperature")
+
+
+def reading(
+    node: str, device: str, *, age: float = 0.5, silent: dict[str, float] | None = None, **values: Any
+) -> DeviceReading:
+    ages = {metric: age for metric in LPU_METRICS} | (silent or {})
+    defaults = {"utilization_percent": 50.0, "memory_used_bytes": 2 * GiB, "memory_total_bytes": 16 * GiB}
+    return DeviceReading(
+        node=node,
+        device=device,
+        temperature_celsius=values.pop("temperature_celsius", 60.0),
+        sampled_at={metric: NOW - seconds for metric, seconds in ages.items()},  # type: ignore[misc]
+        **(defaults | values),
+    )
+
+
+def cluster(nodes: dict[str, int], holdings: dict[str, list[PodHolding]] | None = None) -> ClusterView:
+    allocated = {node: sum(h.devices for h in held) for node, held in (holdings or {}).items()}
+    inventory = Inventory(
+        "hyperaccel.ai/lpu",
+        tuple(NodeInventory(n, c, c, allocated.get(n, 0)) for n, c in sorted(nodes.items())),
+    )
+    return ClusterView(inventory, {n: tuple(h) for n, h in (holdings or {}).items()})
+
+
+def snapshot(
+    devices: list[DeviceReading], view: ClusterView | None = None, device_type: DeviceType = LPU, **kw: Any
+) -> Any:
+    return assemble_snapshot(
+        device_type, Readings(tuple(devices)), time=NOW, stale_after_seconds=3.0, cluster=view, **kw
+    )
+
+
+def test_the_shape_is_the_documented_one() -> None:
+    body = snapshot([reading("n1", "lpu0")], cluster({"n1": 1})).to_dict()
+    assert list(body) == ["device_type", "time", "summary", "nodes", "stale", "errors"]
+    assert list(body["summary"]) == [
+        "nodes",
+        "devices",
+        "avg_utilization_percent",
+        "memory_used_bytes",
+        "memory_total_bytes",
+        "max_temperature_celsius",
+        "power_watts",
+    ]
+    node = body["nodes"][0]
+    assert list(node) == ["node", "capacity", "allocatable", "allocated", "pods", "workload", "devices"]
+    assert list(node["devices"][0]) == [
+        "device",
+        "utilization_percent",
+        "memory_used_bytes",
+        "memory_total_bytes",
+        "temperature_celsius",
+        "power_watts",
+        "pod",
+        "namespace",
+    ]
+    assert body["time"] == "2023-11-14T22:13:20.000Z"
+
+
+def test_a_metric_the_type_does_not_report_is_null_never_zero() -> None:
+    body = snapshot([reading("n1", "lpu0"), reading("n1", "lpu1")]).to_dict()
+    assert body["summary"]["power_watts"] is None
+    assert all(d["power_watts"] is None for d in body["nodes"][0]["devices"])
+
+
+def test_summary_averages_utilization_sums_memory_and_takes_the_hottest() -> None:
+    devices = [
+        reading("n1", "lpu0", utilization_percent=10.0, temperature_celsius=40.0),
+        reading("n1", "lpu1", utilization_percent=30.0, temperature_celsius=71.5),
+        reading("n2", "lpu0", utilization_percent=None, temperature_celsius=50.0),
+    ]
+    summary = snapshot(devices).to_dict()["summary"]
+    assert summary["nodes"] == 2 and summary["devices"] == 3
+    assert summary["avg_utilization_percent"] == 20.0  # the device without a value is not a 0
+    assert summary["memory_used_bytes"] == 6 * GiB and summary["memory_total_bytes"] == 48 * GiB
+    assert summary["max_temperature_celsius"] == 71.5
+
+
+def test_a_silent_metric_is_listed_as_stale_and_its_value_dropped() -> None:
+    devices = [
+        reading("n1", "lpu0", silent={"temperature": 3.5}),
+        reading("n1", "lpu1", silent={"utilization": 3.0}),
+    ]
+    body = snapshot(devices).to_dict()
+    assert [(s["metric"], s["node"], s["device"]) for s in body["stale"]] == [("temperature", "n1", "lpu0")]
+    stale = body["stale"][0]
+    assert stale["silent_seconds"] == 3.5 and stale["last_seen"] == "2023-11-14T22:13:16.500Z"
+    assert "more than three scrape intervals (3 s)" in stale["reason"]
+    lpu0, lpu1 = body["nodes"][0]["devices"]
+    assert lpu0["temperature_celsius"] is None and lpu0["utilization_percent"] == 50.0
+    assert lpu1["utilization_percent"] == 50.0  # exactly at the limit is not stale yet
+    assert body["summary"]["max_temperature_celsius"] == 60.0
+
+
+def test_used_and_free_both_feed_the_total() -> None:
+    def gpu(silent: MetricKey) -> DeviceReading:
+        metrics: tuple[MetricKey, ...] = ("utilization", "memory_used", "memory_free", "temperature", "power")
+        return DeviceReading(
+            node="g1",
+            device="0",
+            memory_used_bytes=1.0,
+            memory_total_bytes=3.0,
+            sampled_at={m: NOW - (10.0 if m == silent else 0.0) for m in metrics},
+        )
+
+    for silent in ("memory_used", "memory_free"):
+        device = snapshot([gpu(silent)], device_type=NVIDIA).to_dict()["nodes"][0]["devices"][0]
+        assert device["memory_total_bytes"] is None, silent
+    assert (
+        snapshot([gpu("power")], device_type=NVIDIA).to_dict()["nodes"][0]["devices"][0]["memory_total_bytes"]
+        == 3
+    )
+
+
+def test_nodes_come_from_the_cluster_and_from_the_readings() -> None:
+    view = cluster({"n1": 2, "idle": 4, "zero": 0})
+    body = snapshot([reading("n1", "lpu0"), reading("unknown", "lpu0")], view).to_dict()
+    rows = {
+        n["node"]: (n["capacity"], n["allocatable"], n["allocated"], len(n["devices"])) for n in body["nodes"]
+    }
+    # A node advertising 0 devices with nothing on it is left out; one the cluster does not list has 0.
+    assert rows == {"n1": (2, 2, 0, 1), "idle": (4, 4, 0, 0), "unknown": (0, 0, 0, 1)}
+    assert [n["node"] for n in body["nodes"]] == sorted(rows)
+
+
+def test_without_the_cluster_counts_and_pods_are_null() -> None:
+    error = MonitoringError("kubernetes", "cannot list nodes")
+    body = snapshot([reading("n1", "lpu0")], None, errors=[error]).to_dict()
+    node = body["nodes"][0]
+    assert (node["capacity"], node["allocatable"], node["allocated"], node["pods"], node["workload"]) == (
+        None,
+    ) * 5
+    assert body["errors"] == [
+        {
+            "source": "kubernetes",
+            "metric": None,
+            "node": None,
+            "device": None,
+            "query": None,
+            "message": "cannot list nodes",
+        }
+    ]
+
+
+def test_the_cluster_names_the_pod_of_every_device_when_it_holds_them_all() -> None:
+    solo = PodHolding("serving", "llm-0", 2)
+    body = snapshot(
+        [reading("n1", "lpu0"), reading("n1", "lpu1")], cluster({"n1": 2}, {"n1": [solo]})
+    ).to_dict()
+    node = body["nodes"][0]
+    assert node["workload"] == "serving/llm-0" and node["pods"] == [
+        {"namespace": "serving", "pod": "llm-0", "devices": 2}
+    ]
+    assert [(d["pod"], d["namespace"]) for d in node["devices"]] == [("llm-0", "serving")] * 2
+
+
+def test_a_pod_holding_part_of_a_node_is_named_only_at_node_level() -> None:
+    partial = PodHolding("serving", "llm-0", 1)
+    body = snapshot(
+        [reading("n1", "lpu0"), reading("n1", "lpu1")], cluster({"n1": 2}, {"n1": [partial]})
+    ).to_dict()
+    node = body["nodes"][0]
+    assert node["workload"] == "serving/llm-0"
+    assert [d["pod"] for d in node["devices"]] == [None, None]
+
+
+def test_shared_nodes_say_so() -> None:
+    pods = [PodHolding("a", "x", 1), PodHolding("b", "y", 1)]
+    node = snapshot(
+        [reading("n1", "lpu0"), reading("n1", "lpu1")], cluster({"n1": 2}, {"n1": pods})
+    ).to_dict()["nodes"][0]
+    assert node["workload"] == "shared by 2 pods" and [d["pod"] for d in node["devices"]] == [None, None]
+
+
+def test_the_exporters_attribution_wins_and_idle_devices_stay_idle() -> None:
+    solo = PodHolding("serving", "llm-0", 2)
+    devices = [reading("n1", "lpu0", pod="trainer", namespace="ml"), reading("n1", "lpu1")]
+    node = snapshot(devices, cluster({"n1": 2}, {"n1": [solo]})).to_dict()["nodes"][0]
+    assert [(d["pod"], d["namespace"]) for d in node["devices"]] == [("trainer", "ml"), (None, None)]
+
+
+def test_reading_problems_become_errors_naming_the_metric() -> None:
+    problem = MetricProblem("temperature", "lpu_temperature_celsius", "Prometheus rejected the query")
+    readings = Readings((reading("n1", "lpu0"),), problems=(problem,))
+    body = assemble_snapshot(LPU, readings, time=NOW, stale_after_seconds=3.0, cluster=None).to_dict()
+    assert body["errors"] == [
+        {
+            "source": "prometheus",
+            "metric": "temperature",
+            "node": None,
+            "device": None,
+            "query": "lpu_temperature_celsius",
+            "message": "Prometheus rejected the query",
+        }
+    ]
+
+
+def test_bytes_are_whole_numbers() -> None:
+    device = snapshot([reading("n1", "lpu0", memory_used_bytes=1.6)]).to_dict()["nodes"][0]["devices"][0]
+    assert device["memory_used_bytes"] == 2 and isinstance(device["memory_total_bytes"], int)

@@ -1,0 +1,157 @@
+"""The service's rules for partial failure, with a scripted Prometheus and no cluster configured."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from nufi.auth import Principal
+from nufi.cluster import ClusterGateway
+from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
+from nufi.devices.spec import DeviceType
+from nufi.errors import NotFound, Unauthorized
+from nufi.monitoring import MonitoringService, MonitoringSettings
+from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult, Sample
+
+pytestmark = pytest.mark.unit
+
+T = 1_700_000_000.0
+ME = Principal(subject="u", username="u", roles=frozenset())
+
+
+def lpu(type_id: str, prefix: str, fetcher: str = "generic") -> DeviceType:
+    return DeviceType.model_validate(
+        {
+            "id": type_id,
+            "name": type_id,
+            "vendor": "HyperAccel",
+            "kind": "custom",
+            "resource_key": f"example.com/{type_id}",
+            "labels": {"node": "node", "device": "device"},
+            "metrics": {"utilization": f"{prefix}_util", "temperature": f"{prefix}_temp"},
+            "fetcher": fetcher,
+        }
+    )
+
+
+class Types:
+    def __init__(self, *types: DeviceType) -> None:
+        self.types = {t.id: t for t in types}
+
+    async def list(self, principal: Principal | None, *, enabled_only: bool = False) -> list[DeviceType]:
+        return list(self.types.values())
+
+    async def get(self, principal: Principal | None, device_type_id: str) -> DeviceType:
+        if device_type_id not in self.types:
+            raise NotFound(f"There is no device type {device_type_id!r}.")
+        return self.types[device_type_id]
+
+
+class Prometheus:
+    """Answers by the metric name found in the query: a value, or an error."""
+
+    def __init__(self, outcomes: dict[str, float | Exception]) -> None:
+        self.outcomes = outcomes
+        self.instant: list[str] = []
+
+    async def query(self, promql: str, time: datetime | float | None = None) -> QueryResult:
+        self.instant.append(promql)
+        for name, outcome in self.outcomes.items():
+            if name in promql:
+                if isinstance(outcome, Exception):
+                    raise outcome
+                sample = Sample(metric={"node": "n1", "device": "d0"}, timestamp=T, value=outcome)
+                return QueryResult("vector", samples=(sample,))
+        return QueryResult("vector")
+
+    async def query_range(
+        self, promql: str, start: datetime | float, end: datetime | float, step_seconds: float
+    ) -> QueryResult:
+        raise PrometheusUnavailable("cannot connect to Prometheus at http://127.0.0.1:1")
+
+
+def service(prometheus: Prometheus, *types: DeviceType) -> MonitoringService:
+    return MonitoringService(
+        Types(*types),
+        FetcherRegistry(builtin_fetchers()),
+        ClusterGateway(None),
+        prometheus,
+        MonitoringSettings(scrape_interval_seconds=1),
+        clock=lambda: T,
+    )
+
+
+DOWN = PrometheusUnavailable("Prometheus at http://p did not answer within 10 s")
+
+
+async def test_a_query_prometheus_cannot_answer_is_an_error_of_its_metric() -> None:
+    snapshot = await service(Prometheus({"a_util": 42.0, "a_temp": DOWN}), lpu("a", "a")).snapshot(ME, "a")
+    body = snapshot.to_dict()
+    device = body["nodes"][0]["devices"][0]
+    assert device["utilization_percent"] == 42.0 and device["temperature_celsius"] is None
+    by_source = {(e["source"], e["metric"]): e for e in body["errors"]}
+    assert by_source["prometheus", "temperature"]["query"] == "a_temp"
+    assert "did not answer within 10 s" in by_source["prometheus", "temperature"]["message"]
+    assert "Kubernetes is not configured" in by_source["kubernetes", None]["message"]
+    assert body["time"] == "2023-11-14T22:13:20.000Z"
+
+
+async def test_nothing_answered_is_prometheus_unavailable() -> None:
+    with pytest.raises(PrometheusUnavailable):
+        await service(Prometheus({"a_": DOWN}), lpu("a", "a")).snapshot(ME, "a")
+
+
+async def test_a_rejected_expression_is_an_error_naming_the_admins_expression() -> None:
+    rejected = PrometheusQueryRejected(
+        "...", query="x", error_type="execution", error="many-to-many matching"
+    )
+    body = (
+        await service(Prometheus({"a_util": 5.0, "a_temp": rejected}), lpu("a", "a")).snapshot(ME, "a")
+    ).to_dict()
+    (error,) = [e for e in body["errors"] if e["source"] == "prometheus"]
+    assert (error["metric"], error["query"]) == ("temperature", "a_temp")
+    assert "`a_temp`" in error["message"] and "many-to-many" in error["message"]
+
+
+async def test_the_overview_keeps_the_types_that_answered() -> None:
+    prometheus = Prometheus({"a_util": 10.0, "a_temp": 50.0, "b_": DOWN})
+    types = (lpu("a", "a"), lpu("b", "b"), lpu("c", "c", fetcher="not-installed"))
+    rows = {
+        row["device_type"]: row for row in (await service(prometheus, *types).overview(ME)).to_dict()["items"]
+    }
+    assert rows["a"]["summary"]["avg_utilization_percent"] == 10.0
+    assert rows["a"]["summary"]["max_temperature_celsius"] == 50.0
+    assert rows["b"]["summary"] is None and "did not answer" in rows["b"]["errors"][0]["message"]
+    assert rows["c"]["summary"] is None and "not-installed" in rows["c"]["errors"][0]["message"]
+    assert rows["c"]["errors"][0]["source"] == "catalog"
+    # One query per metric of each type that has a fetcher, never more.
+    assert len(prometheus.instant) == 4
+
+
+async def test_an_overview_with_prometheus_down_for_every_type_is_unavailable() -> None:
+    with pytest.raises(PrometheusUnavailable):
+        await service(Prometheus({"_": DOWN}), lpu("a", "a"), lpu("b", "b")).overview(ME)
+
+
+async def test_ranges_with_every_family_unreachable_are_unavailable() -> None:
+    with pytest.raises(PrometheusUnavailable):
+        await service(Prometheus({}), lpu("a", "a")).history(ME, "a", metric="utilization")
+
+
+async def test_signed_out_callers_are_refused_before_anything_is_asked() -> None:
+    prometheus = Prometheus({})
+    monitoring = service(prometheus, lpu("a", "a"))
+    for call in (
+        monitoring.snapshot(None, "a"),
+        monitoring.overview(None),
+        monitoring.history(None, "a", metric="power"),
+    ):
+        with pytest.raises(Unauthorized):
+            await call
+    assert prometheus.instant == []
+
+
+async def test_an_unknown_type_is_not_found() -> None:
+    with pytest.raises(NotFound):
+        await service(Prometheus({}), lpu("a", "a")).snapshot(ME, "zzz")
