@@ -15,24 +15,12 @@ from typing import Any
 import httpx
 
 from nufi_sandbox.processes import describe_pid, free_port, kill_tree, pid_alive, read_proc_stat
+from support.lpu_type import LPU_LABELS, LPU_METRICS, LPU_RESOURCE_KEY
 
 READY_LINE = "NuFi sandbox ready"
 STARTUP_TIMEOUT = 60.0
 STOP_TIMEOUT = 30.0
-LPU = "hyperaccel.ai/lpu"
-# The seed's mapping for the mock LPU: its exporter's labels and its four metrics.
-LPU_LABELS = {"node": "node", "device": "device", "pod": "pod", "namespace": "namespace"}
-LPU_METRICS: dict[str, Any] = {
-    "utilization": "lpu_utilization_percent",
-    "memory": {
-        "mode": "used_total",
-        "used": "lpu_memory_used_bytes",
-        "total": "lpu_memory_total_bytes",
-        "unit": "bytes",
-    },
-    "temperature": "lpu_temperature_celsius",
-    "power": None,
-}
+LPU = LPU_RESOURCE_KEY
 LPU_REGISTRATION = {
     "id": "lpu",
     "name": "LPU",
