@@ -6,11 +6,11 @@ import math
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nufi.prom import PrometheusUnavailable, parse_sample_value
-from nufi.prom.results import parse_query_data
+from nufi.prom.results import Sample, _vector_item, parse_query_data
 
 pytestmark = pytest.mark.unit
 
@@ -123,3 +123,49 @@ def test_malformed_data_raises_the_domain_error(data: object) -> None:
         parse_query_data(data)
     assert caught.value.dependency == "prometheus"
     assert caught.value.status == 503
+
+
+# The vector fast path must agree with the careful per-item parser on every input, good or bad: mostly
+# well-shaped items with one field off, plus plain junk.
+_timestamps = st.sampled_from([1.5, 3, math.nan, math.inf, -math.inf, True, "1", None])
+_values = st.sampled_from(["1", "2.5e3", "NaN", "+Inf", "-Inf", "1_0", " 1", "x", 1.0, None])
+_label_values = st.one_of(st.text(max_size=3), st.sampled_from([1, None]))
+_well_shaped = st.fixed_dictionaries(
+    {
+        "metric": st.dictionaries(st.sampled_from(["node", "gpu", "pod"]), _label_values, max_size=3),
+        "value": st.tuples(_timestamps, _values).map(list),
+    }
+)
+_vector_items_strategy = st.one_of(
+    _well_shaped,
+    _well_shaped.map(lambda item: {**item, "histogram": {}}),
+    _well_shaped.map(lambda item: {"metric": item["metric"], "value": [*item["value"], 1]}),
+    st.dictionaries(st.sampled_from(["metric", "value"]), st.none(), max_size=2),
+    st.lists(st.integers(), max_size=2),
+    st.none(),
+)
+
+
+def _outcome(items: list[object]) -> object:
+    try:
+        return parse_query_data({"resultType": "vector", "result": items}).samples
+    except PrometheusUnavailable as exc:
+        return ("error", str(exc))
+
+
+@settings(max_examples=400)
+@given(_vector_items_strategy)
+def test_vector_fast_path_agrees_with_the_careful_parser(item: object) -> None:
+    fast = _outcome([item])
+    try:
+        careful: object = (_vector_item(item),)
+    except PrometheusUnavailable as exc:
+        careful = ("error", str(exc))
+    if isinstance(fast, tuple) and fast and isinstance(fast[0], Sample) and isinstance(careful, tuple):
+        # NaN never equals itself, so compare what the samples say rather than the objects.
+        assert [(s.metric, s.timestamp, repr(s.value)) for s in fast] == [
+            (s.metric, s.timestamp, repr(s.value))
+            for s in careful  # type: ignore[union-attr]
+        ]
+    else:
+        assert fast == careful

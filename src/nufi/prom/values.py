@@ -13,8 +13,8 @@ import re
 
 from nufi.prom.errors import PrometheusUnavailable
 
-_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
-_SPECIALS = {"NaN": math.nan, "+Inf": math.inf, "Inf": math.inf, "-Inf": -math.inf}
+DECIMAL_VALUE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+SPECIAL_VALUES = {"NaN": math.nan, "+Inf": math.inf, "Inf": math.inf, "-Inf": -math.inf}
 
 
 def parse_sample_value(text: object) -> float:
@@ -24,10 +24,10 @@ def parse_sample_value(text: object) -> float:
             f"Prometheus sent a sample value {text!r} that is not a string; "
             "is the configured URL really a Prometheus server?"
         )
-    special = _SPECIALS.get(text)
+    special = SPECIAL_VALUES.get(text)
     if special is not None:
         return special
-    if _DECIMAL.fullmatch(text) is None:
+    if DECIMAL_VALUE.fullmatch(text) is None:
         raise PrometheusUnavailable(
             f"Prometheus sent a sample value {text!r} that is not a number; "
             "is the configured URL really a Prometheus server?"
