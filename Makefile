@@ -11,7 +11,7 @@ DEBIAN_PACKAGES := prometheus postgresql
 
 setup: $(VENV)/.synced debian-packages
 
-$(VENV)/.synced: pyproject.toml uv.lock
+$(VENV)/.synced: pyproject.toml packages/nufi-mock/pyproject.toml packages/nufi-sandbox/pyproject.toml uv.lock
 	@$(UV) --version >/dev/null 2>&1 || python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore uv
 	@$(UV) sync --frozen --quiet
 	@touch $@
@@ -31,13 +31,13 @@ run: setup
 	@$(VENV)/bin/nufi-sandbox
 
 test: setup
-	@$(VENV)/bin/ruff check src tests bench
-	@$(VENV)/bin/ruff format --check src tests bench
+	@$(VENV)/bin/ruff check src packages tests bench
+	@$(VENV)/bin/ruff format --check src packages tests bench
 	@$(VENV)/bin/mypy
 	@$(VENV)/bin/pytest
 
 lint:
-	@$(VENV)/bin/ruff check --fix src tests bench && $(VENV)/bin/ruff format src tests bench
+	@$(VENV)/bin/ruff check --fix src packages tests bench && $(VENV)/bin/ruff format src packages tests bench
 
 typecheck:
 	@$(VENV)/bin/mypy
