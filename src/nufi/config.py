@@ -76,6 +76,10 @@ class Settings(BaseSettings):
     oidc_client_secret: SecretStr | None = None
     admin_role: str = "nufi-admin"
 
+    # The `scrape_interval` of the Prometheus jobs that scrape device exporters: every staleness
+    # judgement and the finest default step of a monitoring time range are multiples of it.
+    monitoring_scrape_interval_seconds: float = Field(default=15.0, gt=0, le=3600)
+
     git_commit: str | None = None
 
     @field_validator(

@@ -8,6 +8,7 @@ import pytest
 
 from nufi.config import load_settings
 from nufi.errors import ValidationFailed
+from nufi.monitoring import MonitoringSettings
 from support.env import clear_nufi_env
 
 pytestmark = pytest.mark.integration
@@ -88,3 +89,11 @@ def test_missing_file_names_the_variable(monkeypatch: pytest.MonkeyPatch, tmp_pa
         load_settings()
     assert caught.value.field == "NUFI_SETTINGS_FILE"
     assert str(missing) in caught.value.detail
+
+
+def test_monitoring_settings_come_from_the_same_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    use_file(monkeypatch, tmp_path / "nufi.yaml", "monitoring_scrape_interval_seconds: 5\n")
+    settings = load_settings()
+    monitoring = MonitoringSettings.from_settings(settings)
+    assert (monitoring.scrape_interval_seconds, monitoring.stale_after_seconds) == (5.0, 15.0)
+    assert settings.redacted()["monitoring_scrape_interval_seconds"] == 5.0

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from nufi.config import Settings, env_name, load_settings
 from nufi.errors import ValidationFailed
+from nufi.monitoring import MonitoringSettings
 from support.env import clear_nufi_env
 
 pytestmark = pytest.mark.unit
@@ -154,3 +155,13 @@ def test_database_password_never_shows_in_redacted_view(password: str) -> None:
     view = load_settings(database_url=url).redacted()
     assert f"ZZ{password}ZZ" not in view["database_url"]
     assert view["database_url"].endswith("@db:5432/nufi")
+
+
+def test_monitoring_scrape_interval_is_a_server_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert MonitoringSettings.from_settings(load_settings()).scrape_interval_seconds == 15.0
+    monkeypatch.setenv("NUFI_MONITORING_SCRAPE_INTERVAL_SECONDS", "2")
+    assert MonitoringSettings.from_settings(load_settings()).window_seconds == 20.0
+    monkeypatch.setenv("NUFI_MONITORING_SCRAPE_INTERVAL_SECONDS", "0")
+    with pytest.raises(ValidationFailed) as raised:
+        load_settings()
+    assert raised.value.field == "NUFI_MONITORING_SCRAPE_INTERVAL_SECONDS"

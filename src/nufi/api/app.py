@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
@@ -12,17 +12,13 @@ from nufi.api import admin_devices, devices, health, me, metrics, monitoring, ve
 from nufi.api.metrics import HttpMetrics
 from nufi.api.middleware import RequestContextMiddleware
 from nufi.api.problems import install_problem_handlers
-from nufi.api.services import AppServices
-from nufi.auth import TokenVerifier
 from nufi.cluster import ClusterGateway
 from nufi.config import Settings, load_settings
 from nufi.db import Database
-from nufi.devices import FetcherRegistry
-from nufi.devices.catalog import DeviceCatalog
-from nufi.health import DependencyCheck, Readiness
+from nufi.health import DependencyCheck
 from nufi.logging import get_logger
-from nufi.monitoring import MonitoringService, MonitoringSettings
 from nufi.prom import PrometheusGateway
+from nufi.services import build_services
 
 _log = get_logger("nufi.api")
 
@@ -46,43 +42,10 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with AsyncExitStack() as owned:
-            cluster_gateway = cluster
-            if cluster_gateway is None:
-                cluster_gateway = ClusterGateway.from_settings(resolved)
-                owned.push_async_callback(cluster_gateway.close)
-            prometheus_gateway = prometheus
-            if prometheus_gateway is None:
-                prometheus_gateway = PrometheusGateway.from_settings(resolved)
-                owned.push_async_callback(prometheus_gateway.close)
-            verifier = TokenVerifier.from_settings(resolved)
-            if verifier is not None:
-                owned.push_async_callback(verifier.close)
-            database_gateway = database
-            if database_gateway is None:
-                database_gateway = Database.from_settings(resolved)
-                owned.push_async_callback(database_gateway.close)
-            if resolved.database_migrate_on_start:
-                await database_gateway.upgrade()
-            readiness = Readiness(
-                [cluster_gateway, prometheus_gateway, database_gateway.check, *extra_checks],
-                timeout_seconds=resolved.readiness_timeout_seconds,
-            )
-            fetchers = FetcherRegistry.with_plugins()
-            catalog = DeviceCatalog(database_gateway, cluster_gateway, prometheus_gateway, fetchers)
-            app.state.services = AppServices(
-                settings=resolved,
-                cluster=cluster_gateway,
-                prometheus=prometheus_gateway,
-                readiness=readiness,
-                database=database_gateway,
-                catalog=catalog,
-                fetchers=fetchers,
-                verifier=verifier,
-                monitoring=MonitoringService(
-                    catalog, fetchers, cluster_gateway, prometheus_gateway, MonitoringSettings()
-                ),
-            )
+        async with build_services(
+            resolved, cluster=cluster, prometheus=prometheus, database=database, extra_checks=extra_checks
+        ) as services:
+            app.state.services = services
             _log.info("NuFi starting", version=__version__, settings=resolved.redacted())
             try:
                 yield

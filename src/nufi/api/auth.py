@@ -7,8 +7,9 @@ from typing import Annotated, Any
 from fastapi import Depends, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from nufi.api.services import AppServices, get_services
+from nufi.api.services import get_services
 from nufi.auth import Principal, authenticate, require_admin
+from nufi.services import Services
 
 # Declared for the OpenAPI document ("Authorize" in /docs); the header itself is parsed by nufi.auth,
 # which is stricter and explains every rejection.
@@ -39,7 +40,7 @@ ADMIN_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 async def current_principal(
     request: Request,
-    services: Annotated[AppServices, Depends(get_services)],
+    services: Annotated[Services, Depends(get_services)],
     _declared: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer_scheme)],
 ) -> Principal:
     return await authenticate(services.verifier, request.headers.get("authorization"))

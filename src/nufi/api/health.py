@@ -8,8 +8,9 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel
 
 from nufi.api.problems import ProblemResponse, problem_response, request_id_of
-from nufi.api.services import AppServices, get_services
+from nufi.api.services import get_services
 from nufi.health import DependencyStatus
+from nufi.services import Services
 
 router = APIRouter(tags=["health"])
 
@@ -40,7 +41,7 @@ async def healthz() -> Liveness:
 
 @router.get("/readyz", response_model=ReadyBody, responses=_NOT_READY_DOC)
 async def readyz(
-    request: Request, services: Annotated[AppServices, Depends(get_services)]
+    request: Request, services: Annotated[Services, Depends(get_services)]
 ) -> ReadyBody | ProblemResponse:
     """Ready when every configured dependency answers; unconfigured ones are listed, not required."""
     report = await services.readiness.run()

@@ -13,10 +13,10 @@ from sqlalchemy import inspect, make_url
 from sqlalchemy.pool import QueuePool
 
 from nufi.api import create_app
-from nufi.api.services import AppServices
 from nufi.config import Settings
 from nufi.db import Database, DeviceTypeRepository, head_revision
 from nufi.errors import DependencyUnavailable
+from nufi.services import Services as AppServices
 from support.asgi import serving as serve_app
 from support.env import clear_nufi_env
 

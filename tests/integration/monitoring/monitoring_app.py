@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,9 +16,6 @@ from nufi.config import Settings
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.prometheus import PrometheusServer
-
-SCRAPE_INTERVAL_ENV = "NUFI_MONITORING_SCRAPE_INTERVAL_SECONDS"
-
 
 @dataclass
 class World:
@@ -36,21 +32,15 @@ def nufi_settings(
         oidc_issuer=identity.issuer,
         prometheus_url=prometheus_url,
         kubeconfig=kubeconfig,
+        # The tests' exporters are scraped every second.
+        monitoring_scrape_interval_seconds=1,
     )
 
 
 async def serve(settings: Settings, stack: AsyncExitStack) -> httpx.AsyncClient:
-    """A NuFi app over `settings` whose monitoring assumes the tests' 1 s scrape interval."""
+    """A NuFi app over `settings`, started with its lifespan."""
     app = create_app(settings)
-    previous = os.environ.get(SCRAPE_INTERVAL_ENV)
-    os.environ[SCRAPE_INTERVAL_ENV] = "1"
-    try:
-        await stack.enter_async_context(app.router.lifespan_context(app))
-    finally:
-        if previous is None:
-            del os.environ[SCRAPE_INTERVAL_ENV]
-        else:
-            os.environ[SCRAPE_INTERVAL_ENV] = previous
+    await stack.enter_async_context(app.router.lifespan_context(app))
     transport = httpx.ASGITransport(app=app)
     return await stack.enter_async_context(
         httpx.AsyncClient(transport=transport, base_url="http://nufi.test", timeout=30.0)

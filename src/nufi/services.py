@@ -1,0 +1,85 @@
+"""The composition root: everything a NuFi process serves with, built from one `Settings`.
+
+Both faces (the REST API and the dashboard) take their services from here, so they share one
+catalog, one monitoring service and one set of gateways per process. Gateways passed in belong to the
+caller, who closes them; those built here are closed when the context ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+
+from nufi.auth import TokenVerifier
+from nufi.cluster import ClusterGateway
+from nufi.config import Settings
+from nufi.db import Database
+from nufi.devices import FetcherRegistry
+from nufi.devices.catalog import DeviceCatalog
+from nufi.health import DependencyCheck, Readiness
+from nufi.monitoring import MonitoringService, MonitoringSettings
+from nufi.prom import PrometheusGateway
+
+
+@dataclass(frozen=True)
+class Services:
+    settings: Settings
+    cluster: ClusterGateway
+    prometheus: PrometheusGateway
+    # Sessions and transactions for the repositories in nufi.db.
+    database: Database
+    readiness: Readiness
+    # The device catalog and the fetchers that read each type's devices.
+    catalog: DeviceCatalog
+    fetchers: FetcherRegistry
+    monitoring: MonitoringService
+    # None when NUFI_OIDC_ISSUER is unset: every authenticated route then answers 401.
+    verifier: TokenVerifier | None = None
+
+
+@asynccontextmanager
+async def build_services(
+    settings: Settings,
+    *,
+    cluster: ClusterGateway | None = None,
+    prometheus: PrometheusGateway | None = None,
+    database: Database | None = None,
+    extra_checks: Sequence[DependencyCheck] = (),
+) -> AsyncIterator[Services]:
+    """Gateways and domain services for `settings`; the database is migrated first unless
+    NUFI_DATABASE_MIGRATE_ON_START is false. The database always joins the readiness report;
+    `extra_checks` join it too."""
+    async with AsyncExitStack() as owned:
+        if cluster is None:
+            cluster = ClusterGateway.from_settings(settings)
+            owned.push_async_callback(cluster.close)
+        if prometheus is None:
+            prometheus = PrometheusGateway.from_settings(settings)
+            owned.push_async_callback(prometheus.close)
+        verifier = TokenVerifier.from_settings(settings)
+        if verifier is not None:
+            owned.push_async_callback(verifier.close)
+        if database is None:
+            database = Database.from_settings(settings)
+            owned.push_async_callback(database.close)
+        if settings.database_migrate_on_start:
+            await database.upgrade()
+        fetchers = FetcherRegistry.with_plugins()
+        catalog = DeviceCatalog(database, cluster, prometheus, fetchers)
+        yield Services(
+            settings=settings,
+            cluster=cluster,
+            prometheus=prometheus,
+            database=database,
+            readiness=Readiness(
+                [cluster, prometheus, database.check, *extra_checks],
+                timeout_seconds=settings.readiness_timeout_seconds,
+            ),
+            catalog=catalog,
+            fetchers=fetchers,
+            monitoring=MonitoringService(
+                catalog, fetchers, cluster, prometheus, MonitoringSettings.from_settings(settings)
+            ),
+            verifier=verifier,
+        )
