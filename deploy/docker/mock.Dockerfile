@@ -21,12 +21,16 @@ ENV UV_PROJECT_ENVIRONMENT=/opt/nufi-mock/venv \
 
 WORKDIR /src
 
-# Locked dependencies in a layer of their own, rebuilt only when uv.lock changes.
-COPY pyproject.toml uv.lock README.md ./
-RUN uv sync --frozen --no-dev --no-install-project
+# Locked dependencies in a layer of their own, rebuilt only when uv.lock changes. uv reads the whole
+# workspace to use the lock, so every member's pyproject.toml comes along; `--package nufi-mock` with
+# `--no-dev` installs the mock LPU and its own dependencies only, not NuFi or the sandbox.
+COPY pyproject.toml uv.lock ./
+COPY packages/nufi-mock/pyproject.toml ./packages/nufi-mock/
+COPY packages/nufi-sandbox/pyproject.toml ./packages/nufi-sandbox/
+RUN uv sync --frozen --no-dev --package nufi-mock --no-install-project
 
-COPY src ./src
-RUN uv sync --frozen --no-dev --no-editable
+COPY packages/nufi-mock/src ./packages/nufi-mock/src
+RUN uv sync --frozen --no-dev --package nufi-mock --no-editable
 
 
 FROM ${PYTHON_IMAGE} AS runtime

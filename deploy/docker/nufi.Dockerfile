@@ -24,13 +24,20 @@ WORKDIR /src
 
 # Dependencies first, in their own layer: it is rebuilt only when the lock file changes. Every locked
 # runtime dependency ships a wheel for CPython 3.11 on Linux, so no compiler is needed (if one ever
-# is, install it here, never in the runtime stage).
-COPY pyproject.toml uv.lock README.md ./
-RUN uv sync --frozen --no-dev --no-install-project
+# is, install it here, never in the runtime stage). uv reads the whole workspace to use the lock, so
+# the members' pyproject.toml files come along, but none of their sources: `--package nufi` with
+# `--no-dev` installs the `nufi` distribution and its own dependencies only, never the mock LPU or
+# the sandbox (and its dev identity provider with admin/admin).
+COPY pyproject.toml uv.lock ./
+COPY packages/nufi-mock/pyproject.toml ./packages/nufi-mock/
+COPY packages/nufi-sandbox/pyproject.toml ./packages/nufi-sandbox/
+RUN uv sync --frozen --no-dev --package nufi --no-install-project
 
 # Then NuFi itself, installed as a regular (non-editable) package so the runtime needs no source tree.
-COPY src ./src
-RUN uv sync --frozen --no-dev --no-editable
+# The README is the package's long description.
+COPY README.md ./
+COPY src/nufi ./src/nufi
+RUN uv sync --frozen --no-dev --package nufi --no-editable
 
 
 FROM ${PYTHON_IMAGE} AS runtime

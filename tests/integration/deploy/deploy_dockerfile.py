@@ -1,4 +1,4 @@
-"""Just enough of the Dockerfile and .dockerignore formats to check NuFi's image recipe without Docker."""
+"""Just enough of the Dockerfile and .dockerignore formats to check NuFi's image recipes without Docker."""
 
 from __future__ import annotations
 
@@ -76,6 +76,20 @@ def parse_dockerfile(text: str) -> Dockerfile:
         else:
             stages[-1].instructions.append(instruction)
     return Dockerfile(global_args, stages)
+
+
+def uv_syncs(stage: Stage) -> list[list[str]]:
+    """The arguments of each `uv sync` a stage runs, in order."""
+    return [run.split()[2:] for run in stage.all("RUN") if run.startswith("uv sync")]
+
+
+def only_package(sync: list[str]) -> str | None:
+    """The one workspace package a `uv sync` installs, or None when it may install more."""
+    if any(flag in sync for flag in ("--all-packages", "--all-groups", "--group", "--only-dev", "--dev")):
+        return None
+    if "--no-dev" not in sync or sync.count("--package") != 1:
+        return None
+    return sync[sync.index("--package") + 1]
 
 
 def env_pairs(arguments: str) -> dict[str, str]:

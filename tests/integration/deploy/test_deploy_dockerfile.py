@@ -1,4 +1,4 @@
-"""The NuFi image recipe, checked statically: multi-stage, non-root, no compilers, nothing extra shipped."""
+"""The NuFi image recipe, checked statically: multi-stage, non-root, no compilers, `nufi` alone shipped."""
 
 from __future__ import annotations
 
@@ -6,12 +6,17 @@ import json
 import re
 
 import pytest
-from deploy_dockerfile import Dockerfile, dockerignore_excludes, env_pairs, parse_dockerfile
+from deploy_dockerfile import (
+    Dockerfile,
+    dockerignore_excludes,
+    env_pairs,
+    only_package,
+    parse_dockerfile,
+    uv_syncs,
+)
 from deploy_manifests import DEPLOY_DIR, REPO_ROOT, Rendered
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
-
-pytestmark = pytest.mark.integration
 
 DOCKERFILE = DEPLOY_DIR / "docker" / "nufi.Dockerfile"
 DOCKERIGNORE = REPO_ROOT / ".dockerignore"
@@ -37,13 +42,28 @@ def test_a_builder_stage_and_a_runtime_stage_share_one_base(recipe: Dockerfile) 
 
 
 def test_the_builder_syncs_the_locked_runtime_dependencies(recipe: Dockerfile) -> None:
-    builder = recipe.stage("builder")
-    syncs = [run for run in builder.all("RUN") if "uv sync" in run]
+    syncs = uv_syncs(recipe.stage("builder"))
     assert syncs, "the builder never runs uv sync"
-    for run in syncs:
-        assert "--frozen" in run and "--no-dev" in run, run
+    for sync in syncs:
+        assert "--frozen" in sync and "--no-dev" in sync, sync
     # The final sync installs NuFi itself as a package, so the runtime needs no source tree.
     assert "--no-editable" in syncs[-1]
+
+
+def test_every_sync_installs_the_nufi_distribution_alone(recipe: Dockerfile) -> None:
+    for sync in uv_syncs(recipe.stage("builder")):
+        assert only_package(sync) == "nufi", f"uv sync {' '.join(sync)} may install more than nufi"
+
+
+def test_the_builder_copies_no_member_sources(recipe: Dockerfile) -> None:
+    for copy in recipe.stage("builder").all("COPY"):
+        *sources, _destination = copy.split()
+        for source in sources:
+            # uv reads the members' metadata to use the workspace lock; their code stays out.
+            if source.startswith("packages/"):
+                assert source.endswith("/pyproject.toml"), f"COPY {source}: a member's sources"
+            else:
+                assert source in {"pyproject.toml", "uv.lock", "README.md", "src/nufi"}, source
 
 
 def test_the_runtime_gets_only_the_virtual_environment(recipe: Dockerfile) -> None:
@@ -129,13 +149,42 @@ def test_nothing_outside_the_sources_enters_the_context(top: str, rest: list[str
 
 
 @given(
-    package=st.sampled_from(["nufi", "nufi_mock", "nufi_sandbox"]),
+    sources=st.sampled_from(["src/nufi", "packages/nufi-mock/src/nufi_mock"]),
     rest=st.lists(_segment, max_size=3),
     name=_segment,
 )
-def test_every_source_file_enters_the_context(package: str, rest: list[str], name: str) -> None:
-    path = "/".join(["src", package, *rest, f"{name}.py"])
+def test_every_source_file_of_an_image_enters_the_context(sources: str, rest: list[str], name: str) -> None:
+    path = "/".join([sources, *rest, f"{name}.py"])
     assert not dockerignore_excludes(DOCKERIGNORE.read_text(), path)
+
+
+@given(
+    top=st.sampled_from(["packages/nufi-sandbox/src", "packages/nufi-sandbox", "src/nufi_sandbox", "src"]),
+    rest=st.lists(_segment, min_size=1, max_size=4),
+)
+def test_no_sandbox_file_enters_the_context(top: str, rest: list[str]) -> None:
+    path = "/".join([top, *rest])
+    # The product's own sources share the src/ prefix.
+    assume(tuple(path.split("/")[:2]) != ("src", "nufi"))
+    assert dockerignore_excludes(DOCKERIGNORE.read_text(), path), path
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "packages/nufi-sandbox/src/nufi_sandbox/idp/dev-users.yaml",
+        "packages/nufi-sandbox/src/nufi_sandbox/idp/realm.py",
+        "packages/nufi-mock/tests/test_x.py",
+        "packages/nufi-mock/README.md",
+    ],
+)
+def test_named_sandbox_and_member_files_stay_out(path: str) -> None:
+    assert dockerignore_excludes(DOCKERIGNORE.read_text(), path)
+
+
+def test_the_members_metadata_enters_the_context() -> None:
+    for member in ("nufi-mock", "nufi-sandbox"):
+        assert not dockerignore_excludes(DOCKERIGNORE.read_text(), f"packages/{member}/pyproject.toml")
 
 
 def test_the_ignore_rules_are_read_as_docker_reads_them() -> None:
