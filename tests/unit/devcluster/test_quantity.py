@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nufi_sandbox.devcluster.quantity import (
+from nufi_sandbox.devcluster.validation.quantity import (
     FORMAT_MESSAGE,
     SUFFIX_MESSAGE,
     QuantityError,
@@ -19,8 +19,6 @@ from nufi_sandbox.devcluster.quantity import (
     parse_quantity,
     parse_quantity_with_format,
 )
-
-pytestmark = pytest.mark.unit
 
 BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
 DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}

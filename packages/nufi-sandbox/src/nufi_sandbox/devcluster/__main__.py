@@ -16,7 +16,7 @@ from nufi_sandbox.devcluster.launcher import STATE_FILE
 from nufi_sandbox.devcluster.resources import ResourceRegistry
 from nufi_sandbox.devcluster.server import create_app
 from nufi_sandbox.devcluster.sim import Simulation, load_node_specs
-from nufi_sandbox.devcluster.store import Store
+from nufi_sandbox.devcluster.storage.store import Store
 from nufi_sandbox.loopback import configure_logging, loopback_config, loopback_parser
 
 log = logging.getLogger("nufi_sandbox.devcluster")

@@ -13,20 +13,21 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from nufi_sandbox.devcluster import discovery, errors, openapi
-from nufi_sandbox.devcluster.merge_keys import merge_keys_for
-from nufi_sandbox.devcluster.patch import PatchError, apply_json_patch, apply_merge_patch
-from nufi_sandbox.devcluster.routing import Target, parse_path
-from nufi_sandbox.devcluster.scale import scale_of, write_scale
+from nufi_sandbox.devcluster import errors
+from nufi_sandbox.devcluster.patching.json_patch import PatchError, apply_json_patch, apply_merge_patch
+from nufi_sandbox.devcluster.patching.merge_keys import merge_keys_for
+from nufi_sandbox.devcluster.patching.strategic_merge import apply_strategic_merge_patch
 from nufi_sandbox.devcluster.selectors import (
     SelectorError,
     parse_field_selector,
     parse_label_selector,
 )
-from nufi_sandbox.devcluster.store import Obj, Store
-from nufi_sandbox.devcluster.strategic_merge import apply_strategic_merge_patch
-from nufi_sandbox.devcluster.tables import to_table
-from nufi_sandbox.devcluster.watch_stream import Predicate, watch_response
+from nufi_sandbox.devcluster.storage.store import Obj, Store
+from nufi_sandbox.devcluster.wire import discovery, openapi
+from nufi_sandbox.devcluster.wire.routing import Target, parse_path
+from nufi_sandbox.devcluster.wire.scale import scale_of, write_scale
+from nufi_sandbox.devcluster.wire.tables import to_table
+from nufi_sandbox.devcluster.wire.watch_stream import Predicate, watch_response
 
 log = logging.getLogger(__name__)
 

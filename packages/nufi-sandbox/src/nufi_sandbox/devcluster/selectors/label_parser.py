@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from nufi_sandbox.devcluster.names import qualified_name_errors
 from nufi_sandbox.devcluster.selectors.errors import SelectorError
 from nufi_sandbox.devcluster.selectors.labels import (
     LabelSelector,
@@ -13,6 +12,7 @@ from nufi_sandbox.devcluster.selectors.labels import (
     field_invalid,
     new_requirement,
 )
+from nufi_sandbox.devcluster.validation.names import qualified_name_errors
 
 # Lexer token kinds; keywords double as identifiers wherever a value is expected.
 _IDENT, _END = "identifier", "end"

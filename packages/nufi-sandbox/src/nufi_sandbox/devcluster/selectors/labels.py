@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from nufi_sandbox.devcluster.names import go_quote, label_value_errors, qualified_name_errors
 from nufi_sandbox.devcluster.selectors.errors import SelectorError
+from nufi_sandbox.devcluster.validation.names import go_quote, label_value_errors, qualified_name_errors
 
 
 class Operator(StrEnum):

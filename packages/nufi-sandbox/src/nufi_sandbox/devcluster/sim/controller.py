@@ -13,7 +13,7 @@ import logging
 from collections.abc import Hashable, Iterable
 from typing import Generic, TypeVar
 
-from nufi_sandbox.devcluster.store import Store, Subscription, WatchEvent
+from nufi_sandbox.devcluster.storage.store import Store, Subscription, WatchEvent
 
 log = logging.getLogger(__name__)
 

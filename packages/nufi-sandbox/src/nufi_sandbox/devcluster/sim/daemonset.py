@@ -24,7 +24,7 @@ from nufi_sandbox.devcluster.sim.podfactory import PodFactory
 from nufi_sandbox.devcluster.sim.pods import is_available, is_ready, is_terminal
 from nufi_sandbox.devcluster.sim.scheduling import matches_node_affinity, untolerated_taint
 from nufi_sandbox.devcluster.sim.workload_controller import WorkloadController
-from nufi_sandbox.devcluster.store import Store, WatchEvent
+from nufi_sandbox.devcluster.storage.store import Store, WatchEvent
 
 COMPONENT = "daemonset-controller"
 REVISION_LABEL = "controller-revision-hash"

@@ -27,7 +27,7 @@ from nufi_sandbox.devcluster.sim.meta import (
     without_zero,
 )
 from nufi_sandbox.devcluster.sim.workload_controller import WorkloadController
-from nufi_sandbox.devcluster.store import Store, WatchEvent
+from nufi_sandbox.devcluster.storage.store import Store, WatchEvent
 
 COMPONENT = "deployment-controller"
 HASH_LABEL = "pod-template-hash"

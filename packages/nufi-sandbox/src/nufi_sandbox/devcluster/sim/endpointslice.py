@@ -26,7 +26,7 @@ from nufi_sandbox.devcluster.sim.meta import (
     uid_of,
 )
 from nufi_sandbox.devcluster.sim.pods import is_ready, is_terminal
-from nufi_sandbox.devcluster.store import Store, WatchEvent
+from nufi_sandbox.devcluster.storage.store import Store, WatchEvent
 
 SERVICE_NAME_LABEL = "kubernetes.io/service-name"
 MANAGED_BY_LABEL = "endpointslice.kubernetes.io/managed-by"

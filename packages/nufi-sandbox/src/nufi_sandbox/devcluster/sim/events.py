@@ -7,7 +7,7 @@ import time
 
 from nufi_sandbox.devcluster import errors
 from nufi_sandbox.devcluster.sim.meta import Obj, name_of, namespace_of, now, uid_of
-from nufi_sandbox.devcluster.store import Store
+from nufi_sandbox.devcluster.storage.store import Store
 
 log = logging.getLogger(__name__)
 

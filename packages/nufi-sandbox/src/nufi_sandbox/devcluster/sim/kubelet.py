@@ -20,7 +20,7 @@ from nufi_sandbox.devcluster.sim.meta import Obj, is_deleting, name_of, namespac
 from nufi_sandbox.devcluster.sim.node_agent import NodeAgent
 from nufi_sandbox.devcluster.sim.pods import container_device_counts, is_terminal
 from nufi_sandbox.devcluster.sim.podstatus import set_admission_failure, set_readiness, set_running
-from nufi_sandbox.devcluster.store import Store, WatchEvent
+from nufi_sandbox.devcluster.storage.store import Store, WatchEvent
 
 log = logging.getLogger(__name__)
 

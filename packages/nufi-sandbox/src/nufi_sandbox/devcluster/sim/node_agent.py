@@ -12,7 +12,7 @@ from nufi_sandbox.devcluster import errors
 from nufi_sandbox.devcluster.kubelet import DeviceManager
 from nufi_sandbox.devcluster.sim.meta import Obj, now, now_micro
 from nufi_sandbox.devcluster.sim.nodes import node_conditions, node_ip
-from nufi_sandbox.devcluster.store import Store
+from nufi_sandbox.devcluster.storage.store import Store
 
 log = logging.getLogger(__name__)
 

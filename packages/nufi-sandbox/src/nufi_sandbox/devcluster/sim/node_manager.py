@@ -9,7 +9,7 @@ from nufi_sandbox.devcluster.sim.controller import Controller
 from nufi_sandbox.devcluster.sim.meta import is_deleting, name_of
 from nufi_sandbox.devcluster.sim.node_agent import KubeletPaths, NodeAgent
 from nufi_sandbox.devcluster.sim.nodes import NodeSpec
-from nufi_sandbox.devcluster.store import Store, WatchEvent
+from nufi_sandbox.devcluster.storage.store import Store, WatchEvent
 
 
 class NodeManager(Controller[str]):

@@ -22,9 +22,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from nufi_sandbox.devcluster.names import label_value_errors, qualified_name_errors
-from nufi_sandbox.devcluster.quantity import parse_quantity
 from nufi_sandbox.devcluster.sim.meta import now
+from nufi_sandbox.devcluster.validation.names import label_value_errors, qualified_name_errors
+from nufi_sandbox.devcluster.validation.quantity import parse_quantity
 
 Obj = dict[str, Any]
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from nufi_sandbox.devcluster import errors
 from nufi_sandbox.devcluster.sim.events import EventRecorder
 from nufi_sandbox.devcluster.sim.meta import Obj, controller_ref, name_of, namespace_of, random_suffix
-from nufi_sandbox.devcluster.store import Store
+from nufi_sandbox.devcluster.storage.store import Store
 
 
 class PodFactory:

@@ -6,9 +6,9 @@ from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from nufi_sandbox.devcluster.quantity import parse_quantity
 from nufi_sandbox.devcluster.sim.conditions import condition_true
 from nufi_sandbox.devcluster.sim.meta import is_deleting, parse_time, seconds_since
+from nufi_sandbox.devcluster.validation.quantity import parse_quantity
 
 Obj = dict[str, Any]
 

@@ -16,7 +16,7 @@ from nufi_sandbox.devcluster.sim.meta import (
 from nufi_sandbox.devcluster.sim.podfactory import PodFactory
 from nufi_sandbox.devcluster.sim.pods import creation_order, is_active, is_available, is_ready
 from nufi_sandbox.devcluster.sim.workload_controller import WorkloadController
-from nufi_sandbox.devcluster.store import Store
+from nufi_sandbox.devcluster.storage.store import Store
 
 COMPONENT = "replicaset-controller"
 

@@ -11,7 +11,7 @@ from nufi_sandbox.devcluster.sim.events import EventRecorder
 from nufi_sandbox.devcluster.sim.meta import Obj, is_deleting, name_of, namespace_of, now
 from nufi_sandbox.devcluster.sim.pods import creation_order, is_terminal
 from nufi_sandbox.devcluster.sim.scheduling import NodeView, choose_node, fit_error_message
-from nufi_sandbox.devcluster.store import Store, WatchEvent
+from nufi_sandbox.devcluster.storage.store import Store, WatchEvent
 
 SCHEDULER_NAME = "default-scheduler"
 _PASS = "schedule"

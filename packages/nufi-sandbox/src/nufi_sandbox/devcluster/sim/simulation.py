@@ -20,7 +20,7 @@ from nufi_sandbox.devcluster.sim.nodes import NodeSpec, default_node_specs, node
 from nufi_sandbox.devcluster.sim.replicaset import ReplicaSetController
 from nufi_sandbox.devcluster.sim.scheduler import Scheduler
 from nufi_sandbox.devcluster.sim.statefulset import StatefulSetController
-from nufi_sandbox.devcluster.store import Store
+from nufi_sandbox.devcluster.storage.store import Store
 
 
 class Simulation:

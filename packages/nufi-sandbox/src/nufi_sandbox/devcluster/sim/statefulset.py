@@ -25,7 +25,7 @@ from nufi_sandbox.devcluster.sim.meta import (
 from nufi_sandbox.devcluster.sim.podfactory import PodFactory
 from nufi_sandbox.devcluster.sim.pods import is_available, is_running_and_ready, is_terminal
 from nufi_sandbox.devcluster.sim.workload_controller import WorkloadController
-from nufi_sandbox.devcluster.store import Store
+from nufi_sandbox.devcluster.storage.store import Store
 
 COMPONENT = "statefulset-controller"
 REVISION_LABEL = "controller-revision-hash"

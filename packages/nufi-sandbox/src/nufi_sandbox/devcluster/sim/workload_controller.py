@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from nufi_sandbox.devcluster.sim.controller import Controller, ObjectKey
 from nufi_sandbox.devcluster.sim.meta import Obj, is_deleting, name_of, namespace_of, owner_key
-from nufi_sandbox.devcluster.store import Store, WatchEvent
+from nufi_sandbox.devcluster.storage.store import Store, WatchEvent
 
 
 class WorkloadController(Controller[ObjectKey]):

@@ -15,11 +15,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from nufi_sandbox.devcluster import errors
-from nufi_sandbox.devcluster.admission import Admission
-from nufi_sandbox.devcluster.continue_tokens import decode_continue, encode_continue
-from nufi_sandbox.devcluster.object_writes import merge_for_subresource, unchanged
 from nufi_sandbox.devcluster.resources import ResourceRegistry, ResourceType
-from nufi_sandbox.devcluster.watch_events import Subscription, WatchEvent
+from nufi_sandbox.devcluster.storage.continue_tokens import decode_continue, encode_continue
+from nufi_sandbox.devcluster.storage.object_writes import merge_for_subresource, unchanged
+from nufi_sandbox.devcluster.storage.watch_events import Subscription, WatchEvent
+from nufi_sandbox.devcluster.validation.admission import Admission
 
 __all__ = ["INITIAL_NAMESPACES", "Obj", "Store", "Subscription", "WatchEvent", "now_rfc3339"]
 

@@ -1,4 +1,8 @@
-"""Turning a Kubernetes REST path into (type, namespace, name, subresource)."""
+"""Turning a Kubernetes REST path into (type, namespace, name, subresource).
+
+The request info of `k8s.io/apiserver/pkg/endpoints/request`: `/api/v1/...` and `/apis/<group>/<version>/...`,
+namespaced or not, with the legacy `/watch/` prefix; a path that names nothing served is a 404.
+"""
 
 from __future__ import annotations
 

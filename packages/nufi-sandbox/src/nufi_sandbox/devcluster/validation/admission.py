@@ -1,7 +1,7 @@
 """What the real API server does to an object between decoding and storage: defaulting and validation.
 
 Defaults are those a client would notice (pod scheduling fields, requests copied from limits, service
-cluster IPs, status reset on create); validation delegates to `validation` and raises `Invalid`.
+cluster IPs, status reset on create); validation delegates to `objects` and raises `Invalid`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 from nufi_sandbox.devcluster import errors
 from nufi_sandbox.devcluster.resources import ResourceType
 from nufi_sandbox.devcluster.selectors import label_selector_from_object
-from nufi_sandbox.devcluster.validation import format_invalid_message, validate_object
+from nufi_sandbox.devcluster.validation.objects import format_invalid_message, validate_object
 
 if TYPE_CHECKING:
-    from nufi_sandbox.devcluster.store import Store
+    from nufi_sandbox.devcluster.storage.store import Store
 
 Obj = dict[str, Any]
 

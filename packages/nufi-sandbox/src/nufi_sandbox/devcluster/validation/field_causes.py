@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, TypedDict
 
-from nufi_sandbox.devcluster.names import go_quote
+from nufi_sandbox.devcluster.validation.names import go_quote
 
 
 class Cause(TypedDict):

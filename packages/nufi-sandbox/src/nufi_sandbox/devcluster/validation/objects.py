@@ -1,7 +1,7 @@
 """Field validation of the API server, producing the causes of an `Invalid` (422) Status.
 
 Covers object metadata for every kind, Services, and the pod spec of Pods and of workload templates
-(see pod_validation) in the detail a client notices. Order and wording follow
+(see pod_spec) in the detail a client notices. Order and wording follow
 `k8s.io/kubernetes/pkg/apis/core/validation`.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from nufi_sandbox.devcluster.field_causes import (
+from nufi_sandbox.devcluster.validation.field_causes import (
     Cause,
     as_list,
     as_map,
@@ -21,7 +21,7 @@ from nufi_sandbox.devcluster.field_causes import (
     not_supported,
     required,
 )
-from nufi_sandbox.devcluster.names import (
+from nufi_sandbox.devcluster.validation.names import (
     dns1035_label_errors,
     dns1123_label_errors,
     dns1123_subdomain_errors,
@@ -29,7 +29,7 @@ from nufi_sandbox.devcluster.names import (
     label_value_errors,
     qualified_name_errors,
 )
-from nufi_sandbox.devcluster.pod_validation import PORT_RANGE, pod_spec_causes
+from nufi_sandbox.devcluster.validation.pod_spec import PORT_RANGE, pod_spec_causes
 
 __all__ = ["Cause", "format_invalid_message", "validate_object"]
 

@@ -1,4 +1,8 @@
-"""Watches: the newline-delimited JSON event stream of `?watch=true`, with selectors applied per watcher."""
+"""Watches: the newline-delimited JSON event stream of `?watch=true`, with selectors applied per watcher.
+
+Each line is a `watch.Event` (`{"type", "object"}`) as the API server's watch handler writes it; a version
+too old to resume from answers one ERROR event carrying a 410 Expired Status, as the watch cache does.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +15,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from nufi_sandbox.devcluster import errors
-from nufi_sandbox.devcluster.routing import Target
-from nufi_sandbox.devcluster.store import Obj, Store, WatchEvent
+from nufi_sandbox.devcluster.storage.store import Obj, Store, WatchEvent
+from nufi_sandbox.devcluster.wire.routing import Target
 
 Predicate = Callable[[Obj], bool]
 

@@ -1,4 +1,8 @@
-"""The `continue` token of a paginated list: where the next page starts, at the first page's version."""
+"""The `continue` token of a paginated list: where the next page starts, at the first page's version.
+
+The counterpart of the continue key of `k8s.io/apiserver/pkg/storage`: opaque to clients, carrying the
+list's resourceVersion and the last key served; a token that does not decode is a 400 Bad Request.
+"""
 
 from __future__ import annotations
 

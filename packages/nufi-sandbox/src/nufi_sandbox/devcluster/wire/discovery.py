@@ -1,4 +1,8 @@
-"""Discovery documents: what kubectl and client libraries read to map kinds onto REST paths."""
+"""Discovery documents: what kubectl and client libraries read to map kinds onto REST paths.
+
+The `/version`, `/api`, `/apis`, `/apis/<group>` and `/api[s]/.../<version>` answers of the API server
+(APIVersions, APIGroupList, APIGroup, APIResourceList), versions ordered as Kubernetes orders them.
+"""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from nufi_sandbox.devcluster.field_causes import (
+from nufi_sandbox.devcluster.validation.field_causes import (
     Cause,
     as_list,
     as_map,
@@ -21,8 +21,8 @@ from nufi_sandbox.devcluster.field_causes import (
     not_supported,
     required,
 )
-from nufi_sandbox.devcluster.names import dns1123_label_errors, qualified_name_errors
-from nufi_sandbox.devcluster.quantity import (
+from nufi_sandbox.devcluster.validation.names import dns1123_label_errors, qualified_name_errors
+from nufi_sandbox.devcluster.validation.quantity import (
     QuantityError,
     format_quantity,
     is_integer_quantity,

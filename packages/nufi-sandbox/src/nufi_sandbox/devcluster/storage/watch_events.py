@@ -1,4 +1,8 @@
-"""What the store tells its watchers: one event per write, fanned out to every subscription."""
+"""What the store tells its watchers: one event per write, fanned out to every subscription.
+
+The in-memory counterpart of etcd's watch under the API server's watch cache: each event carries the
+object before and after the write, so a watcher can tell when a selector starts or stops matching.
+"""
 
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from nufi_sandbox.devcluster.merge_keys import FieldPatchMeta, MergeKeys
-from nufi_sandbox.devcluster.patch import PatchError
+from nufi_sandbox.devcluster.patching.json_patch import PatchError
+from nufi_sandbox.devcluster.patching.merge_keys import FieldPatchMeta, MergeKeys
 
 _DIRECTIVE = "$patch"
 _RETAIN_KEYS = "$retainKeys"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from nufi_sandbox.devcluster import errors
-from nufi_sandbox.devcluster.routing import Target
-from nufi_sandbox.devcluster.store import Obj, Store
+from nufi_sandbox.devcluster.storage.store import Obj, Store
+from nufi_sandbox.devcluster.wire.routing import Target
 
 
 def scale_of(obj: Obj) -> Obj:
