@@ -1,4 +1,8 @@
-"""Session-wide fixtures for the real Prometheus and PostgreSQL, and a guard against leaked processes.
+"""Session-wide fixtures for the real Prometheus and PostgreSQL, markers from the folders, and a guard
+against leaked processes.
+
+A test's marker (`unit`, `integration`, `e2e`) is the folder it lives in, so `pytest -m unit` runs
+exactly tests/unit; a test file anywhere else fails the collection.
 
 Every process the suite starts must be stopped by PID before the session ends. The guard makes this
 pytest process adopt orphaned descendants, so at the end any process still hanging below it is a leak:
@@ -19,6 +23,10 @@ from nufi_sandbox.postgres import PostgresServer
 from nufi_sandbox.processes import become_subreaper, describe_pid, kill_tree, live_children
 from nufi_sandbox.prometheus import PrometheusServer
 
+TESTS_DIR = Path(__file__).resolve().parent
+# The folders under tests/ that hold tests, each also the name of the marker its tests get.
+KINDS = ("unit", "integration", "e2e")
+
 _LEAKS = pytest.StashKey[list[str]]()
 # Each child process of this run, with the test after which it was first seen running.
 _first_seen_after: dict[int, str] = {}
@@ -28,6 +36,16 @@ _first_seen_after: dict[int, str] = {}
 def logs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Where tests put the logs of the processes they start; kept after the run for post-mortems."""
     return tmp_path_factory.mktemp("logs")
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A fresh directory with a short path under /tmp: unix socket paths below it fit in 108 bytes."""
+    path = Path(tempfile.mkdtemp(prefix="sbx-", dir="/tmp"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -61,6 +79,32 @@ def pytest_configure(config: pytest.Config) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="nufi-tests-"))
     config.add_cleanup(lambda: shutil.rmtree(scratch, ignore_errors=True))
     os.environ.setdefault("NUFI_DATABASE_URL", f"sqlite+aiosqlite:///{scratch / 'nufi.db'}")
+
+
+def kind_of(path: Path) -> str | None:
+    """The marker a test file at `path` gets from its folder; None if it is in none of `KINDS`."""
+    try:
+        folder = path.resolve().relative_to(TESTS_DIR).parts[0]
+    except (ValueError, IndexError):
+        return None
+    return folder if folder in KINDS else None
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    misplaced: set[Path] = set()
+    for item in items:
+        kind = kind_of(item.path)
+        if kind is None:
+            misplaced.add(item.path)
+        else:
+            item.add_marker(kind)
+    if misplaced:
+        names = "\n  ".join(sorted(str(path) for path in misplaced))
+        raise pytest.UsageError(
+            f"test files outside tests/{{{','.join(KINDS)}}}/ (a test's folder is its marker; "
+            f"move them into one of those):\n  {names}"
+        )
 
 
 def pytest_runtest_logfinish(nodeid: str) -> None:

@@ -1,5 +1,5 @@
 """Sandboxes for the end-to-end tests: each in a short directory under /tmp (kubelet socket paths
-must fit in 108 bytes), stopped and removed even when a test fails half-way."""
+must fit in 108 bytes, see `short_tmp`), stopped and removed even when a test fails half-way."""
 
 from __future__ import annotations
 
@@ -10,15 +10,6 @@ from pathlib import Path
 
 import pytest
 from e2e_sandbox_support import SandboxRun
-
-
-@pytest.fixture
-def short_tmp() -> Iterator[Path]:
-    path = Path(tempfile.mkdtemp(prefix="sbx-", dir="/tmp"))
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-import pytest
 from e2e_sandbox_support import SandboxRun
-
-pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 # What each command block must print, in the order of the blocks: one fragment of the block itself

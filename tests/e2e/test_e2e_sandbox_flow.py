@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from e2e_sandbox_support import (
     LPU,
     LPU_LABELS,
@@ -24,8 +23,6 @@ from e2e_sandbox_support import (
 )
 
 from nufi_sandbox.processes import describe_pid, free_port
-
-pytestmark = pytest.mark.e2e
 
 GIB = 1024**3
 LPU_NODES = ["lpu-node-1", "lpu-node-2"]

@@ -12,8 +12,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry, Gauge
 
 from nufi_sandbox.postgres import PostgresServer
@@ -21,18 +19,14 @@ from nufi_sandbox.processes import (
     ManagedProcess,
     MissingBinaryError,
     ProcessNotReadyError,
-    ProcStat,
     free_port,
     kill_tree,
     live_children,
-    parse_proc_stat,
     pid_alive,
     require_binary,
 )
 from nufi_sandbox.prometheus import PrometheusConfigError, PrometheusQueryError, PrometheusServer, ScrapeJob
 from support.exporter import serving_registry
-
-integration = pytest.mark.integration
 
 # Labels as the DCGM exporter writes them for a GPU held by a workload pod (interop-facts §2.3, §6.4).
 WORKLOAD_LABELS = {"gpu": "0", "Hostname": "node-a", "pod": "trainer-0", "namespace": "team-a"}
@@ -68,7 +62,6 @@ def scraping(prometheus: PrometheusServer, exporter: str) -> Iterator[list[Scrap
 # --- Prometheus -------------------------------------------------------------------------------------
 
 
-@integration
 async def test_set_jobs_reloads_and_the_new_target_is_scraped(
     prometheus: PrometheusServer, exporter: str
 ) -> None:
@@ -83,7 +76,6 @@ async def test_set_jobs_reloads_and_the_new_target_is_scraped(
     assert "added-by-reload" in prometheus.config_path.read_text()
 
 
-@integration
 async def test_query_returns_the_exported_metric_with_its_labels(
     prometheus: PrometheusServer, scraping: list[ScrapeJob], exporter: str
 ) -> None:
@@ -100,7 +92,6 @@ async def test_query_returns_the_exported_metric_with_its_labels(
     assert result[0]["value"][1] == "42"
 
 
-@integration
 async def test_honor_labels_false_renames_the_workload_pod_to_exported_pod(
     prometheus: PrometheusServer, scraping: list[ScrapeJob]
 ) -> None:
@@ -121,7 +112,6 @@ async def test_honor_labels_false_renames_the_workload_pod_to_exported_pod(
     assert "exported_pod" not in honoured[0]["metric"]
 
 
-@integration
 async def test_a_refused_config_keeps_the_previous_jobs(
     prometheus: PrometheusServer, scraping: list[ScrapeJob], exporter: str
 ) -> None:
@@ -135,7 +125,6 @@ async def test_a_refused_config_keeps_the_previous_jobs(
     await prometheus.wait_for_target("plain", health="up", timeout=30)
 
 
-@integration
 async def test_a_malformed_query_fails_at_once_instead_of_polling(prometheus: PrometheusServer) -> None:
     started = time.monotonic()
     with pytest.raises(PrometheusQueryError, match="sum\\("):
@@ -143,7 +132,6 @@ async def test_a_malformed_query_fails_at_once_instead_of_polling(prometheus: Pr
     assert time.monotonic() - started < 5
 
 
-@integration
 def test_prometheus_listens_on_loopback_with_its_own_data_dir(prometheus: PrometheusServer) -> None:
     assert prometheus.url.startswith("http://127.0.0.1:")
     assert httpx.get(f"{prometheus.url}/-/ready", timeout=5).status_code == 200
@@ -151,7 +139,6 @@ def test_prometheus_listens_on_loopback_with_its_own_data_dir(prometheus: Promet
     assert pid_alive(prometheus.pid)
 
 
-@integration
 def test_a_stopped_prometheus_is_gone(tmp_path: Path) -> None:
     server = PrometheusServer(work_dir=tmp_path).start()
     try:
@@ -166,7 +153,6 @@ def test_a_stopped_prometheus_is_gone(tmp_path: Path) -> None:
 # --- PostgreSQL -------------------------------------------------------------------------------------
 
 
-@integration
 def test_postgres_accepts_connections_and_queries(postgres: PostgresServer) -> None:
     postgres.psql("CREATE TABLE IF NOT EXISTS harness_probe (id int PRIMARY KEY, name text)")
     postgres.psql("INSERT INTO harness_probe VALUES (1, 'lpu') ON CONFLICT DO NOTHING")
@@ -185,7 +171,6 @@ def test_postgres_accepts_connections_and_queries(postgres: PostgresServer) -> N
     assert postgres.sqlalchemy_url == f"postgresql+asyncpg://nufi@127.0.0.1:{postgres.port}/nufi_test"
 
 
-@integration
 def test_postgres_stop_leaves_no_process_and_no_files() -> None:
     server = PostgresServer(database="nufi_stop_check").start()
     try:
@@ -206,7 +191,6 @@ def test_postgres_stop_leaves_no_process_and_no_files() -> None:
 # --- process control ---------------------------------------------------------------------------------
 
 
-@integration
 def test_stop_kills_a_process_group_that_ignores_sigterm(logs_dir: Path) -> None:
     script = (
         "import signal, subprocess, time\n"
@@ -232,7 +216,6 @@ def test_stop_kills_a_process_group_that_ignores_sigterm(logs_dir: Path) -> None
     assert proc.stop() == code
 
 
-@integration
 def test_stop_lets_a_cooperative_process_exit_on_sigterm(logs_dir: Path) -> None:
     proc = ManagedProcess("polite", ["sleep", "60"], log_dir=logs_dir).start()
     started = time.monotonic()
@@ -241,7 +224,6 @@ def test_stop_lets_a_cooperative_process_exit_on_sigterm(logs_dir: Path) -> None
     assert time.monotonic() - started < 5
 
 
-@integration
 def test_wait_ready_reports_an_early_exit_with_the_log_tail(logs_dir: Path) -> None:
     script = "import sys; print('fatal: cannot read /etc/nufi/config.yml'); sys.exit(3)"
     proc = ManagedProcess("doomed", [sys.executable, "-c", script], log_dir=logs_dir).start()
@@ -260,7 +242,6 @@ def test_wait_ready_reports_an_early_exit_with_the_log_tail(logs_dir: Path) -> N
     assert str(proc.log_path) in message
 
 
-@integration
 async def test_wait_ready_async_times_out_naming_the_last_check_error(logs_dir: Path) -> None:
     closed = f"http://127.0.0.1:{free_port()}/healthz"
 
@@ -280,7 +261,6 @@ async def test_wait_ready_async_times_out_naming_the_last_check_error(logs_dir: 
     assert info.value.returncode is None
 
 
-@integration
 async def test_wait_ready_async_returns_once_the_check_passes(logs_dir: Path) -> None:
     script = "import time; time.sleep(0.3); print('listening', flush=True); time.sleep(60)"
     proc = ManagedProcess("slow-starter", [sys.executable, "-c", script], log_dir=logs_dir).start()
@@ -292,7 +272,6 @@ async def test_wait_ready_async_returns_once_the_check_passes(logs_dir: Path) ->
     assert not proc.is_running()
 
 
-@integration
 def test_sync_wait_ready_also_drives_an_async_check(logs_dir: Path) -> None:
     script = "import time; time.sleep(0.3); print('listening', flush=True); time.sleep(60)"
     proc = ManagedProcess("sync-caller", [sys.executable, "-c", script], log_dir=logs_dir).start()
@@ -307,7 +286,6 @@ def test_sync_wait_ready_also_drives_an_async_check(logs_dir: Path) -> None:
         proc.stop()
 
 
-@integration
 def test_missing_binary_names_make_setup_and_the_package(tmp_path: Path) -> None:
     with pytest.raises(MissingBinaryError) as info:
         require_binary("nufi-no-such-tool", [tmp_path / "nufi-no-such-tool"], "nufi-tools")
@@ -317,7 +295,6 @@ def test_missing_binary_names_make_setup_and_the_package(tmp_path: Path) -> None
     assert "Run `make setup` as root, or `apt-get install nufi-tools`." in message
 
 
-@integration
 def test_require_binary_skips_files_that_are_not_executable(tmp_path: Path) -> None:
     plain, runnable = tmp_path / "plain", tmp_path / "runnable"
     plain.write_text("")
@@ -326,7 +303,6 @@ def test_require_binary_skips_files_that_are_not_executable(tmp_path: Path) -> N
     assert require_binary("nufi-no-such-tool", [plain, runnable], "nufi-tools") == runnable
 
 
-@integration
 def test_orphaned_grandchildren_are_adopted_so_leaks_are_visible() -> None:
     # The shell exits at once, leaving its background sleep orphaned, as a daemon would be.
     completed = subprocess.run(
@@ -338,28 +314,3 @@ def test_orphaned_grandchildren_are_adopted_so_leaks_are_visible() -> None:
     finally:
         kill_tree(orphan)
     assert orphan not in live_children()
-
-
-# --- /proc parsing -----------------------------------------------------------------------------------
-
-
-@pytest.mark.unit
-@given(
-    pid=st.integers(min_value=1, max_value=4_194_304),
-    comm=st.text(alphabet=st.characters(exclude_characters="\0"), max_size=32),
-    state=st.sampled_from("RSDZTtWXIP"),
-    ppid=st.integers(min_value=0, max_value=4_194_304),
-    pgrp=st.integers(min_value=0, max_value=4_194_304),
-)
-def test_parse_proc_stat_survives_any_command_name(
-    pid: int, comm: str, state: str, ppid: int, pgrp: int
-) -> None:
-    line = f"{pid} ({comm}) {state} {ppid} {pgrp} {pgrp} 0 -1 4194560 1 2 3\n"
-    assert parse_proc_stat(line) == ProcStat(pid, comm, state, ppid, pgrp)
-
-
-@pytest.mark.unit
-@pytest.mark.parametrize("line", ["", "garbage", "12 (x)", "abc (x) S 1 2"])
-def test_parse_proc_stat_rejects_what_is_not_a_stat_line(line: str) -> None:
-    with pytest.raises(ValueError, match="not a /proc/<pid>/stat line"):
-        parse_proc_stat(line)

@@ -11,8 +11,6 @@ from support.asgi import serving
 from support.env import clear_nufi_env
 from support.loopback import closed_port
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:

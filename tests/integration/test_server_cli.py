@@ -20,8 +20,6 @@ import pytest
 import nufi
 from support.env import env_without_nufi
 
-pytestmark = pytest.mark.integration
-
 NUFI = Path(sys.executable).parent / "nufi"
 LISTENING = "NuFi listening on "
 

@@ -26,8 +26,6 @@ from support.asgi import serving
 from support.env import clear_nufi_env
 from support.loopback import closed_port, serve_in_thread
 
-pytestmark = pytest.mark.integration
-
 KUBE_TOKEN = "fake-sa-token-0123"
 KUBE_VERSION = {
     "major": "1",

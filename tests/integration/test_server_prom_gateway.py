@@ -27,8 +27,6 @@ from support.asgi import serving
 from support.env import clear_nufi_env
 from support.loopback import closed_port, serve_in_thread
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,8 +19,6 @@ from nufi_sandbox.prometheus import PrometheusServer
 from support.asgi import serving
 from support.env import clear_nufi_env
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture
 async def gateway(prometheus: PrometheusServer) -> AsyncIterator[PrometheusGateway]:

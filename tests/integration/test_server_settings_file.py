@@ -11,8 +11,6 @@ from nufi.errors import ValidationFailed
 from nufi.monitoring import MonitoringSettings
 from support.env import clear_nufi_env
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:

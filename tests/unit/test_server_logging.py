@@ -13,8 +13,6 @@ from pydantic import SecretStr
 
 from nufi.logging import configure_logging, get_logger, resolve_format
 
-pytestmark = pytest.mark.unit
-
 
 @pytest.fixture(autouse=True)
 def restore_logging() -> Iterator[None]:

@@ -18,8 +18,6 @@ from nufi.errors import Conflict, DependencyUnavailable, Forbidden, NotFound, Un
 from support.asgi import serving
 from support.env import clear_nufi_env
 
-pytestmark = pytest.mark.unit
-
 PROBLEM = "application/problem+json"
 
 

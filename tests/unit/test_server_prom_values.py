@@ -12,8 +12,6 @@ from hypothesis import strategies as st
 from nufi.prom import PrometheusUnavailable, parse_sample_value
 from nufi.prom.results import Sample, _vector_item, parse_query_data
 
-pytestmark = pytest.mark.unit
-
 finite = st.floats(allow_nan=False, allow_infinity=False)
 
 

@@ -15,8 +15,6 @@ from nufi.health import DependencyStatus, Readiness
 from nufi.prom import PrometheusGateway, PrometheusUnavailable
 from support.env import clear_nufi_env
 
-pytestmark = pytest.mark.unit
-
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,8 +13,6 @@ from nufi.errors import ValidationFailed
 from nufi.monitoring import MonitoringSettings
 from support.env import clear_nufi_env
 
-pytestmark = pytest.mark.unit
-
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,8 +18,6 @@ from nufi_sandbox.idp.launcher import IdentityProviderProcess, TokenRequestFaile
 from nufi_sandbox.processes import ProcessNotReadyError
 from support.nufi_app import bearer
 
-pytestmark = pytest.mark.integration
-
 
 async def test_discovery_names_every_endpoint_under_the_issuer(idp: IdentityProviderProcess) -> None:
     async with httpx.AsyncClient() as http:

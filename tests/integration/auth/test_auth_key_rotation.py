@@ -12,8 +12,6 @@ from nufi.auth import InvalidToken, TokenVerifier
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.processes import free_port
 
-pytestmark = pytest.mark.integration
-
 REFRESH_INTERVAL = 0.3
 
 

@@ -7,15 +7,12 @@ from pathlib import Path
 
 import httpx
 import jwt
-import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from idp_support import DASHBOARD_SECRET, nufi_settings, serving
 
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from support.loopback import closed_port
 from support.nufi_app import bearer
-
-pytestmark = pytest.mark.integration
 
 PROBLEM = "application/problem+json"
 

@@ -5,14 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pytest
 from catalog_world import World, serve
 from fastapi.routing import APIRoute
 
 from nufi.api import create_app
 from support.nufi_app import bearer
-
-pytestmark = pytest.mark.integration
 
 # Routes anyone may call: probes, metrics, the version and the API description.
 PUBLIC = {

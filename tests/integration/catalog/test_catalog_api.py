@@ -11,8 +11,6 @@ from catalog_world import LPU, SEED_LPU, World, serve
 
 from support.nufi_app import bearer
 
-pytestmark = pytest.mark.integration
-
 
 def lpu(**changes: Any) -> dict[str, Any]:
     body = copy.deepcopy(SEED_LPU)

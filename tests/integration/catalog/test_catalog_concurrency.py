@@ -11,8 +11,6 @@ from catalog_world import SEED_LPU, World, serve
 from nufi.db import AuditRepository
 from support.nufi_app import bearer
 
-pytestmark = pytest.mark.integration
-
 
 async def test_twenty_parallel_registrations_of_one_key(world: World, database_url: str) -> None:
     async with serve(world.settings(database_url)) as client:

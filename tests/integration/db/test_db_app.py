@@ -21,7 +21,7 @@ from support.asgi import serving as serve_app
 from support.env import clear_nufi_env
 
 # SQLAlchemy warns about session misuse (e.g. stale identities) instead of failing; here it fails.
-pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")]
+pytestmark = pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from nufi.db import head_revision
 from support.env import env_without_nufi
 
 # SQLAlchemy warns about session misuse (e.g. stale identities) instead of failing; here it fails.
-pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")]
+pytestmark = pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")
 
 
 def run(url: str, *args: str) -> tuple[int, str, str]:

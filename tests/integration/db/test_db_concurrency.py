@@ -17,7 +17,7 @@ from nufi.db import AuditRecordRow, AuditRepository, Database, DeviceTypeReposit
 from nufi.errors import Conflict
 
 # SQLAlchemy warns about session misuse (e.g. stale identities) instead of failing; here it fails.
-pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")]
+pytestmark = pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")
 
 PARALLEL = 20
 

@@ -11,7 +11,7 @@ from nufi.db import Database, DeviceTypeRepository
 from nufi.errors import Conflict, NotFound
 
 # SQLAlchemy warns about session misuse (e.g. stale identities) instead of failing; here it fails.
-pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")]
+pytestmark = pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")
 
 
 async def test_a_stored_device_type_reads_back_whole(database: Database) -> None:

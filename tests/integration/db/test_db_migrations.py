@@ -13,7 +13,7 @@ from nufi.db import Base, Database, head_revision, migration_lock
 from nufi.errors import DependencyUnavailable
 
 # SQLAlchemy warns about session misuse (e.g. stale identities) instead of failing; here it fails.
-pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")]
+pytestmark = pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")
 
 
 def schema_of(connection: Connection) -> dict[str, object]:

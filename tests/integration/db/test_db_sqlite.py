@@ -12,7 +12,7 @@ from nufi.db import Database
 from nufi.db.sqlite import BUSY_TIMEOUT_MS
 
 # SQLAlchemy warns about session misuse (e.g. stale identities) instead of failing; here it fails.
-pytestmark = [pytest.mark.integration, pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")]
+pytestmark = pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")
 
 
 async def test_connections_use_wal_foreign_keys_and_a_busy_timeout(tmp_path: Path) -> None:

@@ -13,8 +13,6 @@ from nufi.auth.audience import audience_matches
 from nufi.auth.principal import principal_from_claims
 from nufi.config import Settings
 
-pytestmark = pytest.mark.integration
-
 REALM_FILE = DEPLOY_DIR / "keycloak" / "super-llm-realm.json"
 INSTALL_DOC = REPO_ROOT / "docs" / "install.md"
 PLACEHOLDER = re.compile(r"\$\{([A-Z][A-Z0-9_]*)\}")

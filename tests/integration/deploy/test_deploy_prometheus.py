@@ -18,8 +18,6 @@ from deploy_prometheus import FakePod, simulate_discovery
 from nufi_sandbox.prometheus import PrometheusServer
 from support.exporter import serving_text
 
-pytestmark = pytest.mark.integration
-
 CONFIG_FILE = DEPLOY_DIR / "prometheus" / "prometheus.yml"
 
 DCGM = FakePod(

@@ -10,8 +10,6 @@ from deploy_manifests import Rendered
 from kubernetes_validate.utils import all_versions  # type: ignore[import-untyped]
 from packaging.version import Version
 
-pytestmark = pytest.mark.integration
-
 SUPPORTED = ["1.30", "1.31", "1.32", "1.33", "1.34"]
 
 

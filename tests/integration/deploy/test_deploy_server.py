@@ -11,8 +11,6 @@ from pydantic import SecretStr
 
 from nufi.config import ENV_PREFIX, Settings
 
-pytestmark = pytest.mark.integration
-
 # Settings that carry credentials (typed SecretStr in the server): they must come from a Secret.
 SECRET_SETTINGS = {
     f"{ENV_PREFIX}{name.upper()}"

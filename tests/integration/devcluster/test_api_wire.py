@@ -14,8 +14,6 @@ from kubernetes_asyncio.client.exceptions import ApiException
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.kube import api_client, new_namespace
 
-pytestmark = pytest.mark.integration
-
 NOTEBOOK_CRD = {
     "apiVersion": "apiextensions.k8s.io/v1",
     "kind": "CustomResourceDefinition",

@@ -18,8 +18,6 @@ from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.kube import api_client, new_namespace
 from support.polling import until
 
-pytestmark = pytest.mark.integration
-
 LPU = "nufi.example/lpu"
 NODES = textwrap.dedent("""\
     nodes:

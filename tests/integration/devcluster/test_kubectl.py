@@ -16,7 +16,6 @@ from nufi_sandbox.devcluster.launcher import DevClusterProcess
 KUBECTL = shutil.which("kubectl")
 
 pytestmark = [
-    pytest.mark.integration,
     pytest.mark.skipif(
         KUBECTL is None, reason="kubectl is not installed; the kubernetes-asyncio tests cover the API"
     ),

@@ -18,8 +18,6 @@ from nufi_mock.kubelet_api import (
 )
 from nufi_sandbox.devcluster.kubelet import AllocationError
 
-pytestmark = pytest.mark.integration
-
 
 async def test_allocate_calls_the_plugin_with_the_chosen_devices(kubelet: Kubelet) -> None:
     plugin = await kubelet.plugin(pre_start_required=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from google.protobuf import descriptor_pb2
 
 from nufi_mock.kubelet_api import (
@@ -14,8 +13,6 @@ from nufi_mock.kubelet_api import (
     podresources_v1_pb2,
     podresources_v1alpha1_pb2,
 )
-
-pytestmark = pytest.mark.integration
 
 _pb = deviceplugin_v1beta1_pb2
 

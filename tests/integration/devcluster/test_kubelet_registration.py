@@ -20,8 +20,6 @@ from nufi_mock.kubelet_api import (
 )
 from nufi_sandbox.devcluster.kubelet import AllocationError
 
-pytestmark = pytest.mark.integration
-
 
 async def test_registration_reports_capacity_and_allocatable(kubelet: Kubelet) -> None:
     plugin = await kubelet.plugin()

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
 from fakeplugin import FakePlugin, devices
 from simcluster import SimClusters
 from simobjects import LPU, Obj, bound, condition, pod, running_ready
 
 from nufi_sandbox.devcluster.sim import NodeSpec
 from support.polling import eventually, holds
-
-pytestmark = pytest.mark.integration
 
 
 async def test_readiness_gate_holds_ready_until_patched_true(clusters: SimClusters) -> None:

@@ -14,8 +14,6 @@ from simobjects import LPU, condition
 from nufi_sandbox.devcluster.sim import NodeSpecError, TaintSpec, parse_node_specs
 from support.polling import eventually, present
 
-pytestmark = pytest.mark.integration
-
 
 async def test_nodes_register_with_a_realistic_status_and_heartbeat(clusters: SimClusters) -> None:
     cluster = await clusters.start(heartbeat_seconds=0.2)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
 from simcluster import SimCluster, SimClusters
 from simobjects import GPU, LPU, bound, condition, pod, running_ready
 
 from nufi_sandbox.devcluster.sim import NodeSpec, TaintSpec
 from nufi_sandbox.devcluster.sim.scheduling import fit_error_message
 from support.polling import eventually, holds
-
-pytestmark = pytest.mark.integration
 
 MISMATCH = "1 node(s) didn't match Pod's node affinity/selector"
 

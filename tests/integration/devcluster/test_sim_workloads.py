@@ -11,8 +11,6 @@ from simobjects import LPU, Obj, condition, live, running_ready, workload
 from nufi_sandbox.devcluster.sim import NodeSpec, TaintSpec
 from support.polling import eventually, holds, present
 
-pytestmark = pytest.mark.integration
-
 
 async def test_deployment_runs_ready_pods_and_scales(clusters: SimClusters) -> None:
     cluster = await clusters.start()

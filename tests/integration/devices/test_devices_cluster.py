@@ -18,8 +18,6 @@ from nufi.devices.fetcher import GenericFetcher
 from nufi.devices.spec import DeviceType
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 
-pytestmark = pytest.mark.integration
-
 LPU = "hyperaccel.ai/lpu"
 PLAIN_NODES = 1200
 LPU_NODES = {"lpu-a": 4, "lpu-b": 8, "lpu-zero": 0}

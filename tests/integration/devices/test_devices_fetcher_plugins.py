@@ -17,8 +17,6 @@ import pytest
 from nufi.devices.fetcher_registry import ENTRY_POINT_GROUP, FetcherRegistry
 from nufi.devices.presets import OFFICIAL_PRESETS
 
-pytestmark = pytest.mark.integration
-
 PLUGIN_MODULE = """
 from nufi.devices.capacity import Inventory, NodeInventory
 from nufi.devices.readings import DeviceReading, Readings

@@ -28,8 +28,6 @@ from support.loopback import closed_port
 from support.lpu_type import LPU_LABELS, LPU_METRICS
 from support.prometheus_jobs import retire_jobs
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture(scope="module")
 async def exporters(prometheus: PrometheusServer) -> AsyncIterator[None]:

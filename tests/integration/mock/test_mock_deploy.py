@@ -15,8 +15,6 @@ import yaml
 
 from nufi_mock.cli import app
 
-pytestmark = pytest.mark.integration
-
 ROOT = Path(__file__).resolve().parents[3]
 DEPLOY = ROOT / "deploy" / "mock-lpu"
 DOCKERFILE = ROOT / "deploy" / "docker" / "mock.Dockerfile"

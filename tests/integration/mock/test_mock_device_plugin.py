@@ -18,8 +18,6 @@ from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.processes import ManagedProcess
 from support.polling import eventually, holds
 
-pytestmark = pytest.mark.integration
-
 NODE = "lpu-node-1"
 
 

@@ -18,8 +18,6 @@ from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.processes import ManagedProcess
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 
-pytestmark = pytest.mark.integration
-
 NODE, IDLE_NODE = "lpu-node-1", "lpu-node-2"
 HELD = PodRef("default", "infer", "app")
 # What a ServiceMonitor puts on the exporter's own target.

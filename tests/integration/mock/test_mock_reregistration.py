@@ -18,8 +18,6 @@ from nufi_mock.kubelet_api import HEALTHY
 from nufi_sandbox.devcluster.kubelet import DeviceManager
 from support.polling import eventually, holds
 
-pytestmark = pytest.mark.integration
-
 
 class Counts:
     """Records what the device manager would write into node status."""

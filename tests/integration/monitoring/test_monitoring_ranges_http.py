@@ -20,8 +20,6 @@ from monitoring_world import (
     prometheus_request_count,
 )
 
-pytestmark = pytest.mark.integration
-
 PROBLEM = "application/problem+json"
 FIXED_NODES = {labels["host"] for labels, _ in ACME_SERIES}
 QUERY_RANGE = "/api/v1/query_range"

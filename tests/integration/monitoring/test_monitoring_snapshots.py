@@ -13,8 +13,6 @@ from monitoring_world import HOSTILE_DEVICE, HOSTILE_NODE, GiB, MiB, mine, prome
 from nufi.devices.presets import OFFICIAL_PRESETS
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 
-pytestmark = pytest.mark.integration
-
 PROBLEM = "application/problem+json"
 
 

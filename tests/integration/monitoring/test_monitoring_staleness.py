@@ -8,10 +8,7 @@ import time
 from typing import Any
 
 import httpx
-import pytest
 from monitoring_app import World
-
-pytestmark = pytest.mark.integration
 
 INTERVAL = 1.0  # the tests' scrape interval
 METRICS = {"utilization", "memory_used", "memory_total", "temperature"}

@@ -5,13 +5,10 @@ from __future__ import annotations
 from contextlib import AsyncExitStack
 from pathlib import Path
 
-import pytest
 from monitoring_app import bearer, nufi_settings, serve
 
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.prometheus import PrometheusServer
-
-pytestmark = pytest.mark.integration
 
 PROBLEM = "application/problem+json"
 

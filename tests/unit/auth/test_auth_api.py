@@ -26,8 +26,6 @@ from support.asgi import serving as serve_app
 from support.env import clear_nufi_env
 from support.nufi_app import MEMORY_DATABASE, bearer, with_admin_only_route
 
-pytestmark = pytest.mark.unit
-
 PROBLEM = "application/problem+json"
 
 

@@ -9,8 +9,6 @@ import pytest
 from nufi.auth import audience_matches
 from nufi.auth.audience import audience_mismatch_detail
 
-pytestmark = pytest.mark.unit
-
 
 @pytest.mark.parametrize(
     ("claims", "expected"),

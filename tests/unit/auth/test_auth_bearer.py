@@ -15,8 +15,6 @@ from hypothesis import strategies as st
 from nufi.auth import NOT_CONFIGURED, InvalidToken, JwksCache, TokenVerifier, authenticate, bearer_token
 from nufi.errors import Unauthorized
 
-pytestmark = pytest.mark.unit
-
 
 def test_the_token_is_taken_from_a_bearer_header() -> None:
     assert bearer_token("Bearer abc.def.ghi") == "abc.def.ghi"

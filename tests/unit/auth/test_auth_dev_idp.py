@@ -20,8 +20,6 @@ from nufi_sandbox.idp.keys import RealmKeys
 from nufi_sandbox.idp.pkce import s256_challenge, verifier_matches
 from nufi_sandbox.idp.realm import ClientSpec, RealmSpec, load_realm
 
-pytestmark = pytest.mark.unit
-
 BASE_URL = "http://127.0.0.1:8180"
 ISSUER = f"{BASE_URL}/realms/super-llm"
 REALM_FILE: dict[str, Any] = {

@@ -11,8 +11,6 @@ from hypothesis import strategies as st
 from nufi.auth import Principal, principal_from_claims, require_admin, require_user
 from nufi.errors import Forbidden, Unauthorized
 
-pytestmark = pytest.mark.unit
-
 KEYCLOAK_CLAIMS: dict[str, Any] = {
     "sub": "7c3b1e52-5d8a-4a61-9a4c-2f0c8c1b9d10",
     "preferred_username": "ada",

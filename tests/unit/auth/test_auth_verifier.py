@@ -15,8 +15,6 @@ from cryptography.hazmat.primitives import serialization
 from nufi.auth import InvalidToken, JwksCache, TokenVerifier
 from nufi.auth.errors import IdentityProviderUnavailable
 
-pytestmark = pytest.mark.unit
-
 
 def _b64(data: dict[str, object]) -> str:
     return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()

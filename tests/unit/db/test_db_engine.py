@@ -9,8 +9,6 @@ from hypothesis import strategies as st
 from nufi.db import display_url, parse_database_url
 from nufi.errors import ValidationFailed
 
-pytestmark = pytest.mark.unit
-
 
 @pytest.mark.parametrize(
     ("url", "driver"),

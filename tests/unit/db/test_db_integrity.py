@@ -5,14 +5,11 @@ from __future__ import annotations
 import sqlite3
 
 import asyncpg  # type: ignore[import-untyped]
-import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, UniqueConstraint
 from sqlalchemy.exc import EmulatedDBAPIException, IntegrityError
 
 from nufi.db.integrity import violated_unique_columns
 from nufi.db.tables import DeviceTypeRow
-
-pytestmark = pytest.mark.unit
 
 DEVICE_TYPES: Table = DeviceTypeRow.__table__  # type: ignore[assignment]
 

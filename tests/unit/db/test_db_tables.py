@@ -5,12 +5,9 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-import pytest
 from sqlalchemy import Table
 
 from nufi.db import AuditRecordRow, DeviceTypeRow
-
-pytestmark = pytest.mark.unit
 
 
 def table(model: type[DeviceTypeRow] | type[AuditRecordRow]) -> Table:

@@ -12,8 +12,6 @@ from sqlalchemy.engine import Dialect
 
 from nufi.db.types import UtcDateTime
 
-pytestmark = pytest.mark.unit
-
 
 def dialect_of(url: str) -> Dialect:
     return make_url(url).get_dialect()()

@@ -11,8 +11,6 @@ from nufi_sandbox.devcluster.kubelet.resource_name import (
     is_extended_resource_name,
 )
 
-pytestmark = pytest.mark.unit
-
 _ALNUM_LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 _ALNUM = _ALNUM_LOWER + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

@@ -16,7 +16,6 @@ from nufi.cluster.inventory import (
 )
 from nufi.devices.capacity import build_inventory
 
-pytestmark = pytest.mark.unit
 LPU = "hyperaccel.ai/lpu"
 
 

@@ -17,8 +17,6 @@ from nufi.devices.presets import OFFICIAL_PRESETS
 from nufi.devices.readings import Readings
 from nufi.devices.spec import DeviceType
 
-pytestmark = pytest.mark.unit
-
 
 class AcmeFetcher:
     async def inventory(self, device_type: DeviceType, cluster: ClusterGateway) -> Inventory:

@@ -10,8 +10,6 @@ from nufi.devices.presets import OFFICIAL_PRESETS, is_official, official_preset,
 from nufi.devices.spec import DeviceType
 from nufi.devices.units import MemoryUnit
 
-pytestmark = pytest.mark.unit
-
 
 def metric_names(expression: str) -> set[str]:
     found: set[str] = set()

@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import math
 
-import pytest
-
 from nufi.devices.official.nvidia import PRESET as NVIDIA
 from nufi.devices.official.nvidia import DcgmFetcher
 from nufi.devices.readings import assemble_readings
 from nufi.devices.spec import LabelsDraft, MetricKey, MetricsDraft
 from nufi.errors import NufiError
 from nufi.prom import PrometheusQueryRejected, QueryResult, Sample
-
-pytestmark = pytest.mark.unit
 
 LABELS = LabelsDraft(node="node", device="device", pod="pod", namespace="namespace")
 T = 1_700_000_000.0

@@ -15,8 +15,6 @@ from nufi.devices.resource_keys import (
     resource_key_violations,
 )
 
-pytestmark = pytest.mark.unit
-
 LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 ALNUM = LOWER + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

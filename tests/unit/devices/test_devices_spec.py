@@ -18,8 +18,6 @@ from nufi.devices.spec import (
 from nufi.devices.units import BYTES_PER_UNIT, MemoryUnit, to_bytes
 from support.lpu_type import LPU_LABELS, LPU_METRICS, LPU_RESOURCE_KEY
 
-pytestmark = pytest.mark.unit
-
 LPU: dict[str, Any] = {
     "id": "lpu",
     "name": "HyperAccel LPU",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -12,8 +11,6 @@ from nufi_mock.deviceplugin.allocation import (
     container_grant,
     preferred_devices,
 )
-
-pytestmark = pytest.mark.unit
 
 NUMA = {"lpu0": 0, "lpu1": 0, "lpu2": 1, "lpu3": 1}
 

@@ -11,8 +11,6 @@ from nufi_mock.exporter.readings import DeviceIdentity, PodRef
 from nufi_mock.kubelet_api import podresources_v1_pb2 as v1
 from nufi_mock.kubelet_api import podresources_v1alpha1_pb2 as v1alpha1
 
-pytestmark = pytest.mark.unit
-
 
 def fleet() -> Fleet:
     return Fleet(

@@ -12,8 +12,6 @@ from nufi_mock.exporter import ExporterConfig, ExporterEngine, Quantity, make_pr
 from nufi_mock.exporter.control import control_routes
 from nufi_mock.exporter.hardware import MIB
 
-pytestmark = pytest.mark.unit
-
 
 class Clock:
     def __init__(self) -> None:

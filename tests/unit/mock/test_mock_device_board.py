@@ -10,8 +10,6 @@ import pytest
 from nufi_mock.deviceplugin.devices import DeviceBoard
 from nufi_mock.inventory import mock_devices
 
-pytestmark = pytest.mark.unit
-
 
 async def test_a_change_wakes_waiters_and_bumps_the_version() -> None:
     board = DeviceBoard(mock_devices(4))

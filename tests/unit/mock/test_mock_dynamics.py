@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from nufi_mock.exporter.dynamics import DeviceDynamics
 from nufi_mock.exporter.hardware import GIB, HardwareSpec, ThermalModel
-
-pytestmark = pytest.mark.unit
 
 HW = HardwareSpec(model="test", memory_total_bytes=16 * GIB, cores=4, idle_watts=20, max_watts=200)
 THERMAL = ThermalModel(ambient_celsius=35, full_load_celsius=80, time_constant_seconds=30)

@@ -10,8 +10,6 @@ from hypothesis import strategies as st
 
 from nufi_mock.exporter.config import ConfigError, parse_label_names, parse_nodes, parse_pod_resources
 
-pytestmark = pytest.mark.unit
-
 node_names = st.from_regex(r"\A[a-z0-9]([-a-z0-9]{0,10}[a-z0-9])?\Z")
 label_names = st.from_regex(r"\A[a-zA-Z][a-zA-Z0-9_]{0,12}\Z")
 

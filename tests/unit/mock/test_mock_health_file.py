@@ -16,8 +16,6 @@ from nufi_mock.deviceplugin.health_file import (
     render_health,
 )
 
-pytestmark = pytest.mark.unit
-
 health_values = st.sampled_from(["Healthy", "Unhealthy"])
 device_ids = st.integers(0, 64).map(lambda i: f"lpu{i}")
 

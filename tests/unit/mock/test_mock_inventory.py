@@ -8,8 +8,6 @@ from hypothesis import strategies as st
 
 from nufi_mock.inventory import device_index, mock_devices, numa_node_of
 
-pytestmark = pytest.mark.unit
-
 
 def test_four_devices_on_two_numa_nodes_fill_blocks() -> None:
     devices = mock_devices(4, 2)

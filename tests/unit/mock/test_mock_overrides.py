@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from nufi_mock.exporter.overrides import Override, OverrideBook
 from nufi_mock.exporter.readings import Quantity
-
-pytestmark = pytest.mark.unit
 
 T = Quantity.TEMPERATURE
 

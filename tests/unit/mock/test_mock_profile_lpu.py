@@ -9,8 +9,6 @@ from nufi_mock.exporter.collector import rename_labels
 from nufi_mock.exporter.hardware import GIB
 from nufi_mock.exporter.profiles import Naming, make_profile
 
-pytestmark = pytest.mark.unit
-
 FOUR = {
     "lpu_utilization_percent",
     "lpu_memory_used_bytes",

@@ -9,8 +9,6 @@ from nufi_mock.exporter.hardware import GIB, MIB
 from nufi_mock.exporter.profiles import Naming, make_profile
 from nufi_mock.exporter.readings import DeviceIdentity
 
-pytestmark = pytest.mark.unit
-
 POD_LABELS = {"pod", "namespace", "container"}
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from nufi.devices.capacity import Inventory, NodeInventory
 from nufi.devices.official.nvidia import PRESET as NVIDIA
 from nufi.devices.readings import DeviceReading, MetricProblem, Readings
@@ -14,8 +12,6 @@ from nufi.monitoring.assembly import assemble_snapshot
 from nufi.monitoring.attribution import PodHolding
 from nufi.monitoring.cluster_view import ClusterView
 from nufi.monitoring.snapshot import MonitoringError
-
-pytestmark = pytest.mark.unit
 
 NOW = 1_700_000_000.0
 GiB = 1024**3

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from nufi.cluster.inventory import BoundPod
 from nufi.monitoring.attribution import PodHolding, attribute_node, holdings_by_node
-
-pytestmark = pytest.mark.unit
 
 LPU = "hyperaccel.ai/lpu"
 

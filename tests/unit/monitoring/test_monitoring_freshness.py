@@ -8,8 +8,8 @@ import promql_parser
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from nufi.devices.promql import parse_expression
+
 from nufi.monitoring.freshness import (
     SEEN_LABEL,
     FreshnessProbe,
@@ -19,8 +19,6 @@ from nufi.monitoring.freshness import (
     metrics_of,
 )
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult, Sample
-
-pytestmark = pytest.mark.unit
 
 T = 1_700_000_000.0
 

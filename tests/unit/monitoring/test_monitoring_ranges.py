@@ -8,10 +8,10 @@ import promql_parser
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from nufi.devices.promql import parse_expression
 
 from nufi.devices.official.nvidia import PRESET as NVIDIA
 from nufi.devices.official.nvidia import DcgmFetcher
-from nufi.devices.promql import parse_expression
 from nufi.devices.readings import finite_value
 from nufi.devices.spec import DeviceType, LabelsDraft, MetricKey
 from nufi.errors import NufiError, ValidationFailed
@@ -25,8 +25,6 @@ from nufi.monitoring.range_request import (
 )
 from nufi.monitoring.range_result import assemble_range
 from nufi.prom import PrometheusUnavailable, QueryResult, Series
-
-pytestmark = pytest.mark.unit
 
 NOW = 1_700_000_000.0
 MiB = 1024**2

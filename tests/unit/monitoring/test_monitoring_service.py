@@ -14,8 +14,6 @@ from nufi.errors import NotFound, Unauthorized
 from nufi.monitoring import MonitoringService, MonitoringSettings
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult, Sample
 
-pytestmark = pytest.mark.unit
-
 T = 1_700_000_000.0
 ME = Principal(subject="u", username="u", roles=frozenset())
 

@@ -11,8 +11,6 @@ from hypothesis import strategies as st
 from nufi.errors import ValidationFailed
 from nufi.monitoring.times import parse_duration, parse_instant, rfc3339
 
-pytestmark = pytest.mark.unit
-
 MOMENTS = st.datetimes(
     min_value=datetime(1971, 1, 1), max_value=datetime(2200, 1, 1), timezones=st.just(UTC)
 ).map(lambda d: d.replace(microsecond=d.microsecond // 1000 * 1000))

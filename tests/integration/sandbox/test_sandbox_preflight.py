@@ -12,8 +12,6 @@ import pytest
 from nufi_sandbox.sandbox import preflight
 from nufi_sandbox.sandbox.errors import SandboxError
 
-pytestmark = pytest.mark.integration
-
 
 @pytest.fixture
 def no_prometheus(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:

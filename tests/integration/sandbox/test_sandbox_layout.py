@@ -10,8 +10,6 @@ from nufi_sandbox.sandbox.errors import SandboxError
 from nufi_sandbox.sandbox.layout import MAX_SOCKET_PATH, longest_socket_path, prepare
 from nufi_sandbox.sandbox.topology import NODES
 
-pytestmark = pytest.mark.integration
-
 NAMES = [node.name for node in NODES]
 
 
