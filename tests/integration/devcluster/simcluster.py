@@ -10,12 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nufi_sandbox.devcluster.merge_keys import merge_keys_for
-from nufi_sandbox.devcluster.store import Store
-from nufi_sandbox.devcluster.strategic_merge import apply_strategic_merge_patch
-
+from nufi_sandbox.devcluster.patching.merge_keys import merge_keys_for
+from nufi_sandbox.devcluster.patching.strategic_merge import apply_strategic_merge_patch
 from nufi_sandbox.devcluster.resources import ResourceRegistry
 from nufi_sandbox.devcluster.sim import NodeSpec, Simulation
+from nufi_sandbox.devcluster.storage.store import Store
 
 Obj = dict[str, Any]
 

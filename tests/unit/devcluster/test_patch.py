@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from nufi_sandbox.devcluster.merge_keys import STRATEGIC_MERGE_KINDS, merge_keys_for
-from nufi_sandbox.devcluster.patch import PatchError, apply_json_patch, apply_merge_patch
-from nufi_sandbox.devcluster.strategic_merge import apply_strategic_merge_patch
+
+from nufi_sandbox.devcluster.patching.json_patch import PatchError, apply_json_patch, apply_merge_patch
+from nufi_sandbox.devcluster.patching.merge_keys import STRATEGIC_MERGE_KINDS, merge_keys_for
+from nufi_sandbox.devcluster.patching.strategic_merge import apply_strategic_merge_patch
 
 POD_KEYS = merge_keys_for("Pod")
 

@@ -7,7 +7,8 @@ from decimal import Decimal
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from nufi_sandbox.devcluster.quantity import (
+
+from nufi_sandbox.devcluster.validation.quantity import (
     FORMAT_MESSAGE,
     SUFFIX_MESSAGE,
     QuantityError,

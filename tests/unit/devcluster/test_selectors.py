@@ -7,7 +7,6 @@ from collections.abc import Mapping
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from nufi_sandbox.devcluster.names import qualified_name_errors
 
 from nufi_sandbox.devcluster.selectors import (
     FieldRequirement,
@@ -18,6 +17,7 @@ from nufi_sandbox.devcluster.selectors import (
     parse_field_selector,
     parse_label_selector,
 )
+from nufi_sandbox.devcluster.validation.names import qualified_name_errors
 
 LABELS = {"app": "web", "env": "dev", "tier": "", "replicas": "3"}
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nufi_sandbox.devcluster.validation import Cause, format_invalid_message, validate_object
+from nufi_sandbox.devcluster.validation.objects import Cause, format_invalid_message, validate_object
 
 LPU = "hyperaccel.ai/lpu"
 SUBDOMAIN_MESSAGE = (
