@@ -1,16 +1,27 @@
-# The two commands a newcomer needs: `make run` and `make test`.
+# The two commands a newcomer needs: `make run` and `make test`. `make help` lists the others.
 SHELL := /bin/bash
 # uv runs as a module of the system Python, so it works wherever pip put it.
 UV := python3 -m uv
 VENV := .venv
 PY := $(VENV)/bin/python
+LINTED := src packages tests bench
+LINT_IMPORTS := $(VENV)/bin/lint-imports --no-cache --no-logo
 # Debian packages the suite starts for real; installed only when missing and only as root.
 DEBIAN_PACKAGES := prometheus postgresql
+# Each benchmark with the arguments `make bench` gives it; their defaults are the sizes the results in
+# bench/README.md were measured at (a few minutes in all). Override one with e.g.
+# `make bench BENCH_ARGS_check_resource_key="--nodes 500"`.
+BENCHMARKS := $(sort $(basename $(notdir $(filter-out bench/__init__.py,$(wildcard bench/*.py)))))
 
-.PHONY: setup run test lint typecheck protos clean
+.PHONY: help setup debian-packages run test unit lint-imports lint typecheck bench protos clean
 
-setup: $(VENV)/.synced debian-packages
+setup: $(VENV)/.synced debian-packages ## Install uv, the locked .venv (all three distributions) and the Debian packages the tests start
 
+help: ## List the targets
+	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)$$/\1\t\2/' | \
+	  while IFS=$$'\t' read -r target text; do printf '  make %-13s %s\n' "$$target" "$$text"; done
+
+# Re-synced whenever the metadata of any workspace member or the lock changes.
 $(VENV)/.synced: pyproject.toml packages/nufi-mock/pyproject.toml packages/nufi-sandbox/pyproject.toml uv.lock
 	@$(UV) --version >/dev/null 2>&1 || python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore uv
 	@$(UV) sync --frozen --quiet
@@ -27,23 +38,34 @@ debian-packages:
 	  fi; \
 	fi
 
-run: setup
+run: setup ## Start the one-command sandbox: NuFi, dev cluster, mock LPU, Prometheus, dev login
 	@$(VENV)/bin/nufi-sandbox
 
-test: setup
-	@$(VENV)/bin/ruff check src packages tests bench
-	@$(VENV)/bin/ruff format --check src packages tests bench
+test: setup ## What CI runs: ruff, ruff format --check, mypy, import contracts, then the whole pytest suite
+	@$(VENV)/bin/ruff check $(LINTED)
+	@$(VENV)/bin/ruff format --check $(LINTED)
 	@$(VENV)/bin/mypy
+	@$(LINT_IMPORTS)
 	@$(VENV)/bin/pytest
 
-lint:
-	@$(VENV)/bin/ruff check --fix src packages tests bench && $(VENV)/bin/ruff format src packages tests bench
+unit: $(VENV)/.synced ## The fast tests only: pure logic, no I/O (pytest -m unit)
+	@$(VENV)/bin/pytest -m unit
 
-typecheck:
+lint-imports: $(VENV)/.synced ## Check the layering contracts in pyproject.toml ([tool.importlinter])
+	@$(LINT_IMPORTS)
+
+lint: $(VENV)/.synced ## Fix what ruff can fix, and format
+	@$(VENV)/bin/ruff check --fix $(LINTED) && $(VENV)/bin/ruff format $(LINTED)
+
+typecheck: $(VENV)/.synced ## Type-check with mypy
 	@$(VENV)/bin/mypy
 
-protos:
+bench: setup ## Run every benchmark in bench/; each prints ratios and never fails on time
+	@$(foreach name,$(BENCHMARKS),echo "== bench.$(name) $(BENCH_ARGS_$(name))" && \
+	  $(PY) -m bench.$(name) $(BENCH_ARGS_$(name)) && ) true
+
+protos: $(VENV)/.synced ## Regenerate the kubelet gRPC modules of nufi-mock from their .proto files
 	@$(PY) -m nufi_mock.kubelet_api.generate
 
-clean:
+clean: ## Remove the .venv and the tool caches
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
