@@ -2,5 +2,6 @@
 
 from nufi.cluster.connection import KubeSource
 from nufi.cluster.gateway import KUBERNETES, ClusterGateway
+from nufi.cluster.state import ClusterState, read_cluster_state
 
-__all__ = ["KUBERNETES", "ClusterGateway", "KubeSource"]
+__all__ = ["KUBERNETES", "ClusterGateway", "ClusterState", "KubeSource", "read_cluster_state"]

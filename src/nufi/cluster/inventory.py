@@ -27,7 +27,8 @@ _REQUEST_TIMEOUT_SECONDS = 30.0
 # purpose, since the scheduler counts their resources until they are gone.
 _BOUND_LIVE_PODS = "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"
 _TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
-_RESERVED_DOMAIN = "kubernetes.io/"
+# Kubernetes keeps resource names under this domain (and its subdomains) for itself.
+RESERVED_DOMAIN = "kubernetes.io/"
 
 _QUANTITY = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?")
 _SUFFIXES: dict[str, Decimal] = {
@@ -96,7 +97,7 @@ def quantity_to_int(text: str) -> int:
 
 def is_extended_resource(name: str) -> bool:
     """Whether `name` is outside Kubernetes' own resources (it has a domain that is not kubernetes.io)."""
-    return "/" in name and _RESERVED_DOMAIN not in name
+    return "/" in name and RESERVED_DOMAIN not in name
 
 
 async def list_nodes(cluster: ClusterGateway, *, page_size: int = PAGE_SIZE) -> list[NodeResources]:

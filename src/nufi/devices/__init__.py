@@ -1,6 +1,7 @@
 """The device catalog: device types as data, the DeviceFetcher interface, official presets, checks."""
 
 from nufi.devices.capacity import Inventory, NodeInventory, build_inventory
+from nufi.devices.catalog import CatalogEntry
 from nufi.devices.checks import (
     MetricCheck,
     MetricsCheck,
@@ -34,6 +35,7 @@ from nufi.devices.units import BYTES_PER_UNIT, MemoryUnit, to_bytes
 
 __all__ = [
     "BYTES_PER_UNIT",
+    "CatalogEntry",
     "ENTRY_POINT_GROUP",
     "OFFICIAL_PRESETS",
     "DeviceFetcher",

@@ -17,10 +17,6 @@ class NodeInventory:
     allocatable: int
     allocated: int
 
-    @property
-    def available(self) -> int:
-        return max(self.allocatable - self.allocated, 0)
-
 
 @dataclass(frozen=True)
 class Inventory:
@@ -40,13 +36,6 @@ class Inventory:
     @property
     def allocated(self) -> int:
         return sum(node.allocated for node in self.nodes)
-
-    @property
-    def available(self) -> int:
-        return sum(node.available for node in self.nodes)
-
-    def node(self, name: str) -> NodeInventory | None:
-        return next((node for node in self.nodes if node.node == name), None)
 
 
 def build_inventory(resource_key: str, nodes: Iterable[NodeResources], pods: Iterable[BoundPod]) -> Inventory:

@@ -1,11 +1,13 @@
 """The device catalog service: official presets merged with the admins' custom types and overrides.
 
 Every call reads the database, so a type saved on one replica is served by the next request on every
-replica. Writes and their audit records share one transaction: both are stored, or neither.
+replica. Inventories come from the types' fetchers, over one read of the cluster per request. Writes
+and their audit records share one transaction: both are stored, or neither.
 """
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,8 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from nufi.auth import Principal, require_admin, require_user
-from nufi.cluster import ClusterGateway
-from nufi.cluster.inventory import list_bound_pods, list_nodes
+from nufi.cluster import ClusterGateway, read_cluster_state
 from nufi.db import (
     AuditRecordRow,
     AuditRepository,
@@ -24,11 +25,18 @@ from nufi.db import (
     DeviceTypeRow,
     NewDeviceType,
 )
-from nufi.devices.capacity import Inventory, build_inventory
+from nufi.devices.capacity import Inventory
 from nufi.devices.checks import MetricsCheck, ResourceKeyCheck, check_metrics, check_resource_key
-from nufi.devices.fetcher_registry import FetcherRegistry
+from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.presets import official_preset, official_presets
-from nufi.devices.spec import DeviceType, DeviceTypeCreate, DeviceTypeUpdate, LabelsDraft, MetricsDraft
+from nufi.devices.spec import (
+    GENERIC_FETCHER,
+    DeviceType,
+    DeviceTypeCreate,
+    DeviceTypeUpdate,
+    LabelsDraft,
+    MetricsDraft,
+)
 from nufi.errors import Conflict, DependencyUnavailable, NotFound, ValidationFailed
 from nufi.prom import PrometheusGateway
 from nufi.prom.errors import PrometheusUnavailable
@@ -44,6 +52,17 @@ _RESERVED_IDS = frozenset({"overview"})
 class AuditPage:
     items: Sequence[AuditRecordRow]
     total: int
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    """A device type with what the cluster holds of it; `inventory` is None, and `inventory_error`
+    says why, when the cluster cannot be read or the type's fetcher is not installed. The catalog
+    stays readable either way."""
+
+    device_type: DeviceType
+    inventory: Inventory | None
+    inventory_error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,14 +101,27 @@ class DeviceCatalog:
             row = await DeviceTypeRepository(session).get(device_type_id)
         return _resolve(device_type_id, row)
 
+    async def list_with_inventory(
+        self, principal: Principal | None, *, enabled: bool | None = None
+    ) -> builtins.list[CatalogEntry]:
+        """Every type (only enabled or only disabled ones when `enabled` is set), each with the
+        inventory its fetcher computes from one read of the cluster."""
+        types = await self.list(principal)
+        if enabled is not None:
+            types = [t for t in types if t.enabled is enabled]
+        return await self._with_inventory(types)
+
+    async def get_with_inventory(self, principal: Principal | None, device_type_id: str) -> CatalogEntry:
+        (entry,) = await self._with_inventory([await self.get(principal, device_type_id)])
+        return entry
+
     async def inventories(
         self, principal: Principal | None, types: Sequence[DeviceType]
     ) -> dict[str, Inventory]:
-        """Inventory per type from one node list and one pod list, whatever the number of types."""
+        """Inventory per type; raises DependencyUnavailable when the cluster cannot be read."""
         require_user(principal)
-        nodes = await list_nodes(self._cluster)
-        pods = await list_bound_pods(self._cluster)
-        return {t.id: build_inventory(t.resource_key, nodes, pods) for t in types}
+        state = await read_cluster_state(self._cluster)
+        return {t.id: self._fetchers.for_type(t).inventory(t, state) for t in types}
 
     # -- checks (the wizard's steps) -----------------------------------------------------------------
 
@@ -101,10 +133,16 @@ class DeviceCatalog:
         return result
 
     async def check_metrics(
-        self, principal: Principal | None, labels: LabelsDraft, metrics: MetricsDraft
+        self,
+        principal: Principal | None,
+        labels: LabelsDraft,
+        metrics: MetricsDraft,
+        *,
+        fetcher: str = GENERIC_FETCHER,
     ) -> MetricsCheck:
         require_admin(principal)
-        return await check_metrics(labels, metrics, self._prometheus)
+        usable = self._fetchers.get(fetcher).usable
+        return await check_metrics(labels, metrics, self._prometheus, usable=usable)
 
     # -- writes --------------------------------------------------------------------------------------
 
@@ -251,6 +289,21 @@ class DeviceCatalog:
 
     # -- internals -----------------------------------------------------------------------------------
 
+    async def _with_inventory(self, types: Sequence[DeviceType]) -> builtins.list[CatalogEntry]:
+        try:
+            state = await read_cluster_state(self._cluster)
+        except DependencyUnavailable as exc:
+            return [CatalogEntry(t, None, exc.detail) for t in types]
+        entries = []
+        for device_type in types:
+            try:
+                fetcher = self._fetchers.for_type(device_type)
+            except UnknownFetcher as exc:
+                entries.append(CatalogEntry(device_type, None, exc.detail))
+                continue
+            entries.append(CatalogEntry(device_type, fetcher.inventory(device_type, state)))
+        return entries
+
     def _refuse_official_key(self, resource_key: str) -> None:
         for preset in official_presets():
             if preset.resource_key == resource_key:
@@ -264,7 +317,7 @@ class DeviceCatalog:
 
     async def _enforce_checks(self, device_type: DeviceType, *, force: bool) -> dict[str, Any]:
         """The wizard's checks, run again on save; `force` lets an admin save what they cannot pass yet."""
-        self._fetchers.get(device_type.fetcher)
+        fetcher = self._fetchers.for_type(device_type)
         bypassed: list[str] = []
         warnings: list[str] = []
         presence = await check_resource_key(device_type.resource_key, self._cluster)
@@ -277,7 +330,9 @@ class DeviceCatalog:
                 )
             bypassed.append(presence.message)
         try:
-            metrics = await check_metrics(device_type.labels, device_type.metrics, self._prometheus)
+            metrics = await check_metrics(
+                device_type.labels, device_type.metrics, self._prometheus, usable=fetcher.usable
+            )
         except (PrometheusUnavailable, DependencyUnavailable) as exc:
             if not force:
                 raise

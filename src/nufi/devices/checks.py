@@ -16,7 +16,7 @@ from nufi.cluster import ClusterGateway
 from nufi.cluster.inventory import PAGE_SIZE, NodeResources, is_extended_resource, list_nodes
 from nufi.devices.metric_checks import MetricCheck, MetricsCheck, check_metrics
 from nufi.devices.resource_keys import resource_key_problems
-from nufi.devices.spec import LabelsDraft, MetricsDraft
+from nufi.devices.spec import GENERIC_FETCHER, LabelsDraft, MetricsDraft
 
 __all__ = [
     "MetricCheck",
@@ -45,6 +45,8 @@ class MetricsCheckRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     labels: LabelsDraft
     metrics: MetricsDraft
+    # The fetcher the device type will use: its judgement of sample values applies to the check too.
+    fetcher: str = GENERIC_FETCHER
 
 
 class NodeCapacity(BaseModel):

@@ -1,13 +1,15 @@
 """`DeviceFetcher`: the one interface a hardware integration implements, and the generic fetcher.
 
-A fetcher answers two questions about a device type: what the cluster has (the inventory, from the
-Kubernetes API) and what the devices report (readings, from Prometheus). The generic fetcher answers
-both from the type's spec alone: its resource key, label mapping and expressions. Vendor fetchers
-subclass it and override the two hooks, `label_value` and `usable`, only where an exporter needs it.
+A fetcher answers for a device type what the cluster has (the inventory, from one shared read of the
+cluster) and what the devices report (readings, from Prometheus), and says how it reads series: which
+labels it looks at and which sample values are real measurements. Callers use nothing else, so a
+plug-in fetcher is served exactly like a built-in one. The generic fetcher answers from the type's spec
+alone: its resource key, label mapping and expressions. Vendor fetchers subclass it and override
+`usable` (and `label_value` with `labels_read`) only where an exporter needs it.
 
-Cost is fixed by construction: one paginated node list and one paginated pod list per inventory, and
-one instant query per reported quantity per readings call (memory is two: used, and total or free),
-whatever the number of nodes and devices. Everything is joined in memory.
+Cost is fixed by construction: the inventory is computed in memory from the request's one node list
+and one pod list, and readings cost one instant query per reported quantity (memory is two: used, and
+total or free), whatever the number of nodes and devices.
 """
 
 from __future__ import annotations
@@ -18,8 +20,7 @@ from datetime import datetime
 from time import time as wall_clock
 from typing import Protocol, runtime_checkable
 
-from nufi.cluster import ClusterGateway
-from nufi.cluster.inventory import PAGE_SIZE, list_bound_pods, list_nodes
+from nufi.cluster import ClusterState
 from nufi.devices.capacity import Inventory, build_inventory
 from nufi.devices.readings import QueryOutcome, Readings, assemble_readings, finite_value, plain_label
 from nufi.devices.spec import DeviceType, MetricKey
@@ -36,14 +37,23 @@ class PrometheusQueries(Protocol):
 class DeviceFetcher(Protocol):
     """What NuFi needs from a hardware integration.
 
-    `inventory` returns, per node, capacity, allocatable and allocated for the type's resource key.
-    `readings` returns normalised per-device values (%, bytes, °C, W) with node, device, pod and
-    namespace; a quantity the type does not report is None, and a failed query is a problem of that
-    quantity rather than an error of the whole call. Both raise DependencyUnavailable when Kubernetes
-    or Prometheus cannot be reached at all.
+    `inventory` returns, per node, capacity, allocatable and allocated for the type's resource key,
+    computed from `cluster`, the request's one read of nodes and pods. `readings` returns normalised
+    per-device values (%, bytes, °C, W) with node, device, pod and namespace; a quantity the type does
+    not report is None, and a failed query is a problem of that quantity rather than an error of the
+    whole call; it raises PrometheusUnavailable when Prometheus cannot be reached at all.
+
+    `labels_read` names the series labels `readings` looks at, so callers may reduce every series to
+    them before it leaves Prometheus; None means the fetcher may read any label. `usable` tells a
+    real measurement from an exporter's sentinel or a non-number; every value NuFi shows of the type,
+    instant or over time, passes through it.
     """
 
-    async def inventory(self, device_type: DeviceType, cluster: ClusterGateway) -> Inventory: ...
+    def labels_read(self, device_type: DeviceType) -> tuple[str, ...] | None: ...
+
+    def usable(self, metric: MetricKey, value: float) -> bool: ...
+
+    def inventory(self, device_type: DeviceType, cluster: ClusterState) -> Inventory: ...
 
     async def readings(
         self, device_type: DeviceType, prometheus: PrometheusQueries, *, at: float | None = None
@@ -53,15 +63,16 @@ class DeviceFetcher(Protocol):
 class GenericFetcher:
     """A fetcher driven purely by a device type's spec."""
 
-    def __init__(self, *, page_size: int = PAGE_SIZE) -> None:
-        self._page_size = page_size
+    def labels_read(self, device_type: DeviceType) -> tuple[str, ...] | None:
+        labels = device_type.labels
+        return tuple(name for name in (labels.node, labels.device, labels.pod, labels.namespace) if name)
 
-    async def inventory(self, device_type: DeviceType, cluster: ClusterGateway) -> Inventory:
-        nodes, pods = await asyncio.gather(
-            list_nodes(cluster, page_size=self._page_size),
-            list_bound_pods(cluster, page_size=self._page_size),
-        )
-        return build_inventory(device_type.resource_key, nodes, pods)
+    def usable(self, metric: MetricKey, value: float) -> bool:
+        """Whether a sample value is a real measurement; vendors override it to drop sentinels."""
+        return finite_value(metric, value)
+
+    def inventory(self, device_type: DeviceType, cluster: ClusterState) -> Inventory:
+        return build_inventory(device_type.resource_key, cluster.nodes, cluster.pods)
 
     async def readings(
         self, device_type: DeviceType, prometheus: PrometheusQueries, *, at: float | None = None
@@ -81,12 +92,9 @@ class GenericFetcher:
         )
 
     def label_value(self, labels: Mapping[str, str], name: str) -> str | None:
-        """The value of label `name` on a series; vendors override it to read older label names."""
+        """The value of label `name` on a series; a vendor that overrides it to read other label
+        names also widens `labels_read`."""
         return plain_label(labels, name)
-
-    def usable(self, metric: MetricKey, value: float) -> bool:
-        """Whether a sample value is a real measurement; vendors override it to drop sentinels."""
-        return finite_value(metric, value)
 
 
 async def _run(prometheus: PrometheusQueries, query: str, at: float | None) -> QueryOutcome:

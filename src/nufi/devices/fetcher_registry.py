@@ -28,6 +28,7 @@ from nufi.devices.spec import GENERIC_FETCHER, DeviceType, is_fetcher_name
 from nufi.errors import ValidationFailed
 
 ENTRY_POINT_GROUP = "nufi.device_fetchers"
+_SYNC_METHODS = ("labels_read", "usable", "inventory")
 log = logging.getLogger(__name__)
 
 EntryPointSource = Callable[[str], Iterable[EntryPoint]]
@@ -136,14 +137,13 @@ def _load(entry: EntryPoint, taken: set[str]) -> DeviceFetcher:
             target = target()
         except (Exception, SystemExit) as exc:
             raise _Skip(f"building it with no arguments failed: {type(exc).__name__}: {exc}") from exc
-    missing = [
-        method
-        for method in ("inventory", "readings")
-        if not inspect.iscoroutinefunction(getattr(target, method, None))
-    ]
+    missing = [f"{name}()" for name in _SYNC_METHODS if not callable(getattr(target, name, None))]
+    if not inspect.iscoroutinefunction(getattr(target, "readings", None)):
+        missing.append("async readings()")
     if missing or not isinstance(target, DeviceFetcher):
         raise _Skip(
-            f"{type(target).__name__} does not implement DeviceFetcher: it needs async methods "
-            "inventory(device_type, cluster) and readings(device_type, prometheus, *, at=None)"
+            f"{type(target).__name__} does not implement DeviceFetcher (missing: {', '.join(missing)}); "
+            "it needs labels_read(device_type), usable(metric, value), inventory(device_type, cluster) "
+            "and async readings(device_type, prometheus, *, at=None)"
         )
     return target

@@ -10,9 +10,10 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel, Field
 
 from nufi.devices.fetcher import PrometheusQueries
-from nufi.devices.promql import ExpressionError, instant_vector_problem, label_name_problem
+from nufi.devices.readings import ValueFilter, finite_value
 from nufi.devices.spec import LabelsDraft, MetricKey, MetricsDraft
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, Sample
+from nufi.prom.promql import ExpressionError, instant_vector_problem, label_name_problem
 
 SAMPLE_SIZE = 3
 _SHOWN_LABELS = 12
@@ -22,7 +23,8 @@ _MIN_CELSIUS, _MAX_CELSIUS = -40.0, 150.0
 class SamplePoint(BaseModel):
     node: str | None
     device: str | None
-    # JSON has no NaN or infinity; such values are reported as null (and warned about).
+    # JSON has no NaN or infinity; such values, and those the fetcher refuses, are reported as null
+    # (and warned about).
     value: float | None
 
 
@@ -47,13 +49,23 @@ class MetricsCheck(BaseModel):
 
 
 async def check_metrics(
-    labels: LabelsDraft, metrics: MetricsDraft, prometheus: PrometheusQueries
+    labels: LabelsDraft,
+    metrics: MetricsDraft,
+    prometheus: PrometheusQueries,
+    *,
+    usable: ValueFilter = finite_value,
 ) -> MetricsCheck:
-    """Check the label mapping, then every expression concurrently (one instant query each)."""
+    """Check the label mapping, then every expression concurrently (one instant query each).
+
+    `usable` is the device type's fetcher's judgement of a sample value: what it refuses is shown as
+    null and warned about, as monitoring will show it as not reported."""
     label_errors = _label_errors(labels)
     queries = metrics.queries()
     checked = await asyncio.gather(
-        *(_check_one(metric, query, labels, label_errors, prometheus) for metric, query in queries.items())
+        *(
+            _check_one(metric, query, labels, label_errors, prometheus, usable)
+            for metric, query in queries.items()
+        )
     )
     results: dict[str, MetricCheck] = dict(zip(queries, checked, strict=True))
     ok = not label_errors and all(result.ok for result in results.values())
@@ -81,6 +93,7 @@ async def _check_one(
     labels: LabelsDraft,
     label_errors: dict[str, str],
     prometheus: PrometheusQueries,
+    usable: ValueFilter,
 ) -> MetricCheck:
     try:
         shape_problem = instant_vector_problem(query)
@@ -119,12 +132,12 @@ async def _check_one(
     error = _missing_labels_message(query, missing, samples, labels) if missing else None
     if not missing and node_label is not None and device_label is not None:
         warnings.extend(_duplicate_warning(query, samples, node_label, device_label))
-    warnings.extend(_plausibility_warnings(metric, samples))
+    warnings.extend(_plausibility_warnings(metric, samples, usable))
     return MetricCheck(
         ok=error is None,
         query=query,
         series=len(samples),
-        sample=_sample(samples, node_label, device_label),
+        sample=_sample(samples, node_label, device_label, lambda value: usable(metric, value)),
         missing_labels=missing,
         error=error,
         warnings=warnings,
@@ -169,15 +182,23 @@ def _duplicate_warning(
     ]
 
 
-def _plausibility_warnings(metric: MetricKey, samples: Sequence[Sample]) -> list[str]:
+def _plausibility_warnings(metric: MetricKey, samples: Sequence[Sample], usable: ValueFilter) -> list[str]:
     warnings = []
     odd = [sample for sample in samples if not math.isfinite(sample.value)]
     if odd:
         warnings.append(f"{len(odd)} of {len(samples)} values are not numbers (NaN or infinite)")
+    refused = [s for s in samples if math.isfinite(s.value) and not usable(metric, s.value)]
+    if refused:
+        example = refused[0].value
+        warnings.append(
+            f"{len(refused)} of {len(samples)} values are not measurements for this device type's "
+            f"fetcher (e.g. {example:g}, an exporter's marker for a value it could not read); "
+            "they are shown as not reported"
+        )
     rule = _PLAUSIBLE.get(metric)
     if rule is not None:
         accepts, expected = rule
-        wrong = [s for s in samples if math.isfinite(s.value) and not accepts(s.value)]
+        wrong = [s for s in samples if usable(metric, s.value) and not accepts(s.value)]
         if wrong:
             example = max(wrong, key=lambda s: abs(s.value)).value
             warnings.append(
@@ -209,12 +230,17 @@ _PLAUSIBLE: dict[MetricKey, tuple[Callable[[float], bool], str]] = {
 }
 
 
-def _sample(samples: Sequence[Sample], node_label: str | None, device_label: str | None) -> list[SamplePoint]:
+def _sample(
+    samples: Sequence[Sample],
+    node_label: str | None,
+    device_label: str | None,
+    usable: Callable[[float], bool],
+) -> list[SamplePoint]:
     points = [
         SamplePoint(
             node=sample.metric.get(node_label) if node_label else None,
             device=sample.metric.get(device_label) if device_label else None,
-            value=sample.value if math.isfinite(sample.value) else None,
+            value=sample.value if math.isfinite(sample.value) and usable(sample.value) else None,
         )
         for sample in samples
     ]

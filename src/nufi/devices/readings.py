@@ -43,14 +43,6 @@ class DeviceReading:
     namespace: str | None = None
     sampled_at: Mapping[MetricKey, float] = field(default_factory=dict)
 
-    def oldest_sample(self) -> float | None:
-        return min(self.sampled_at.values(), default=None)
-
-    def is_stale(self, now: float, max_age_seconds: float) -> bool:
-        """Whether any of its samples is older than `max_age_seconds` at `now` (or there are none)."""
-        oldest = self.oldest_sample()
-        return oldest is None or now - oldest > max_age_seconds
-
 
 @dataclass(frozen=True)
 class MetricProblem:
@@ -68,15 +60,6 @@ class Readings:
     devices: tuple[DeviceReading, ...]
     problems: tuple[MetricProblem, ...] = ()
     queried_at: float = 0.0
-
-    def device(self, node: str, device: str) -> DeviceReading | None:
-        return next((d for d in self.devices if d.node == node and d.device == device), None)
-
-    def on_node(self, node: str) -> list[DeviceReading]:
-        return [d for d in self.devices if d.node == node]
-
-    def problems_of(self, metric: MetricKey) -> list[MetricProblem]:
-        return [p for p in self.problems if p.metric == metric]
 
 
 def plain_label(labels: Mapping[str, str], name: str) -> str | None:

@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-_RESERVED_DOMAIN = "kubernetes.io/"
+from nufi.cluster.inventory import RESERVED_DOMAIN
+
 _QUOTA_PREFIX = "requests."
 # Kubernetes checks the prefix with `requests.` in front of it, so 9 of the 253 characters are taken.
 PREFIX_MAX_LENGTH = 253 - len(_QUOTA_PREFIX)
@@ -59,11 +60,11 @@ def resource_key_violations(key: str) -> list[ResourceKeyProblem]:
             )
         ]
     problems: list[ResourceKeyProblem] = []
-    if _RESERVED_DOMAIN in key:
+    if RESERVED_DOMAIN in key:
         problems.append(
             _problem(
                 ResourceKeyRule.RESERVED_DOMAIN,
-                f"`{key}`: the `kubernetes.io/` domain is reserved for Kubernetes; "
+                f"`{key}`: the `{RESERVED_DOMAIN}` domain is reserved for Kubernetes; "
                 "use the domain of the device's vendor, e.g. `example.com/npu`",
             )
         )

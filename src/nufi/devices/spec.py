@@ -29,9 +29,9 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from nufi.devices.promql import ExpressionError, instant_vector_problem, label_name_problem
 from nufi.devices.resource_keys import resource_key_problems
 from nufi.devices.units import MemoryUnit
+from nufi.prom.promql import ExpressionError, instant_vector_problem, label_name_problem
 
 DeviceKind = Literal["official", "custom"]
 MemoryMode = Literal["used_total", "used_free"]

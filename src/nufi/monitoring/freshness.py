@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from nufi.devices.promql import aggregate, quote_label_value
 from nufi.devices.spec import MetricKey
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult, Sample
+from nufi.prom.promql import aggregate, quote_label_value
 
 SEEN_LABEL = "nufi_seen"
 _NAME = "__name__"

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from nufi.devices.promql import quote_label_value
 from nufi.devices.spec import DeviceType, LabelsDraft, MetricKey
 from nufi.monitoring.range_request import RangeMetric, RangeRequest
+from nufi.prom.promql import quote_label_value
 
 NodeAggregation = Literal["avg", "sum"]
 NODE_AGGREGATION: dict[RangeMetric, NodeAggregation] = {

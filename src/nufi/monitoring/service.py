@@ -21,9 +21,9 @@ from typing import Protocol
 
 from nufi.auth import Principal, require_user
 from nufi.cluster import ClusterGateway
-from nufi.devices.fetcher import DeviceFetcher, GenericFetcher
+from nufi.devices.fetcher import DeviceFetcher
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
-from nufi.devices.readings import Readings, finite_value
+from nufi.devices.readings import Readings
 from nufi.devices.spec import DeviceType, MetricKey
 from nufi.errors import DependencyUnavailable, NufiError
 from nufi.monitoring.assembly import assemble_snapshot
@@ -32,7 +32,7 @@ from nufi.monitoring.freshness import FreshnessProbe, metrics_of
 from nufi.monitoring.overview import Overview, OverviewRow
 from nufi.monitoring.range_queries import range_expressions
 from nufi.monitoring.range_request import parse_range_request
-from nufi.monitoring.range_result import RangeResult, ValueFilter, assemble_range
+from nufi.monitoring.range_result import RangeResult, assemble_range
 from nufi.monitoring.settings import MonitoringSettings
 from nufi.monitoring.snapshot import MonitoringError, Snapshot
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult
@@ -161,7 +161,7 @@ class MonitoringService:
         unreachable = [o for o in results if isinstance(o, PrometheusUnavailable)]
         if unreachable and len(unreachable) == len(results):
             raise unreachable[0]
-        return assemble_range(device_type, request, outcomes, expressions, usable=_value_filter(fetcher))
+        return assemble_range(device_type, request, outcomes, expressions, usable=fetcher.usable)
 
     # -- internals -----------------------------------------------------------------------------------
 
@@ -186,7 +186,7 @@ class MonitoringService:
             self._prometheus,
             window_seconds=self._settings.window_seconds,
             step_seconds=self._settings.scrape_interval_seconds,
-            keep_labels=_labels_read(device_type, fetcher),
+            keep_labels=fetcher.labels_read(device_type) or (),
         )
         try:
             readings = await fetcher.readings(device_type, probe)
@@ -237,16 +237,3 @@ class MonitoringService:
             cluster=views.get(device_type.id),
             errors=errors,
         )
-
-
-def _value_filter(fetcher: DeviceFetcher) -> ValueFilter:
-    # Vendor fetchers drop their exporters' sentinel values through this hook.
-    return fetcher.usable if isinstance(fetcher, GenericFetcher) else finite_value
-
-
-def _labels_read(device_type: DeviceType, fetcher: DeviceFetcher) -> tuple[str, ...]:
-    """The labels a fetcher reads from series, or () when it may read any (a vendor's own reader)."""
-    if getattr(type(fetcher), "label_value", None) is not GenericFetcher.label_value:
-        return ()
-    labels = device_type.labels
-    return tuple(name for name in (labels.node, labels.device, labels.pod, labels.namespace) if name)

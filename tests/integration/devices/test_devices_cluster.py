@@ -10,7 +10,7 @@ import pytest
 import yaml
 from kubernetes_asyncio.client import CoreV1Api
 
-from nufi.cluster import ClusterGateway
+from nufi.cluster import ClusterGateway, read_cluster_state
 from nufi.cluster.inventory import list_bound_pods, list_nodes
 from nufi.config import Settings
 from nufi.devices.checks import FOUND_MESSAGE, check_resource_key
@@ -172,14 +172,15 @@ async def test_inventory_counts_what_bound_live_pods_request(
     await create_pod(api, "too-big", 64)  # no node has 64: stays Pending, bound nowhere
     await asyncio.sleep(0.5)
 
-    inventory = await GenericFetcher().inventory(lpu_type(), gateway)
+    inventory = GenericFetcher().inventory(lpu_type(), await read_cluster_state(gateway))
 
     assert [(n.node, n.capacity, n.allocatable, n.allocated) for n in inventory.nodes] == [
         ("lpu-a", 4, 4, 2),
         ("lpu-b", 8, 8, 1),
         ("lpu-zero", 0, 0, 0),
     ]
-    assert (inventory.capacity, inventory.allocated, inventory.available) == (12, 3, 9)
+    free = inventory.allocatable - inventory.allocated
+    assert (inventory.capacity, inventory.allocated, free) == (12, 3, 9)
     # One paginated node list (3 pages) and one pod list, whatever the number of nodes.
     assert len(calls.nodes) == 3 and len(calls.pods) == 1
     assert calls.pods[0]["field_selector"] == "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"

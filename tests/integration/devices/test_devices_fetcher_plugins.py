@@ -1,21 +1,21 @@
 """Third-party fetchers found through a real installed distribution's entry points.
 
-A distribution is laid out in a temporary directory (package + `*.dist-info` with `entry_points.txt`)
+The distribution is laid out in a temporary directory (module + `*.dist-info` with `entry_points.txt`)
 and put on sys.path, so importlib.metadata discovers it exactly as it would an installed wheel.
 """
 
 from __future__ import annotations
 
 import logging
-import sys
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from nufi.devices.fetcher_registry import ENTRY_POINT_GROUP, FetcherRegistry
+from nufi.cluster import ClusterState
+from nufi.devices.fetcher_registry import FetcherRegistry
 from nufi.devices.presets import OFFICIAL_PRESETS
+from support.plugins import installed_distribution
 
 PLUGIN_MODULE = """
 from nufi.devices.capacity import Inventory, NodeInventory
@@ -23,7 +23,13 @@ from nufi.devices.readings import DeviceReading, Readings
 
 
 class AcmeFetcher:
-    async def inventory(self, device_type, cluster):
+    def labels_read(self, device_type):
+        return None
+
+    def usable(self, metric, value):
+        return value >= 0
+
+    def inventory(self, device_type, cluster):
         return Inventory(device_type.resource_key, (NodeInventory("acme-node", 2, 2, 1),))
 
     async def readings(self, device_type, prometheus, *, at=None):
@@ -32,26 +38,17 @@ class AcmeFetcher:
 
 
 @pytest.fixture
-def installed_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    (tmp_path / "acme_nufi_plugin").mkdir()
-    (tmp_path / "acme_nufi_plugin" / "__init__.py").write_text(PLUGIN_MODULE)
-    (tmp_path / "acme_nufi_broken.py").write_text("raise RuntimeError('the vendor SDK is missing')\n")
-    dist_info = tmp_path / "acme_nufi_plugin-1.0.0.dist-info"
-    dist_info.mkdir()
-    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-nufi-plugin\nVersion: 1.0.0\n")
-    (dist_info / "entry_points.txt").write_text(
-        textwrap.dedent(
-            f"""\
-            [{ENTRY_POINT_GROUP}]
-            acme-npu = acme_nufi_plugin:AcmeFetcher
-            acme-broken = acme_nufi_broken:Fetcher
-            """
-        )
-    )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    yield tmp_path
-    for module in ("acme_nufi_plugin", "acme_nufi_broken"):
-        sys.modules.pop(module, None)
+def installed_plugins(tmp_path: Path) -> Iterator[Path]:
+    with installed_distribution(
+        tmp_path,
+        "acme-nufi-plugin",
+        {
+            "acme_nufi_plugin": PLUGIN_MODULE,
+            "acme_nufi_broken": "raise RuntimeError('the vendor SDK is missing')\n",
+        },
+        {"acme-npu": "acme_nufi_plugin:AcmeFetcher", "acme-broken": "acme_nufi_broken:Fetcher"},
+    ) as root:
+        yield root
 
 
 async def test_an_installed_plugin_is_loaded_and_a_broken_one_skipped(
@@ -64,7 +61,7 @@ async def test_an_installed_plugin_is_loaded_and_a_broken_one_skipped(
     fetcher = registry.get("acme-npu")
     device_type = OFFICIAL_PRESETS["rebellions-atom"].model_copy(update={"fetcher": "acme-npu"})
     assert registry.for_type(device_type) is fetcher
-    inventory = await fetcher.inventory(device_type, None)  # type: ignore[arg-type]
+    inventory = fetcher.inventory(device_type, ClusterState((), ()))
     assert inventory.allocated == 1
     readings = await fetcher.readings(device_type, None)  # type: ignore[arg-type]
     assert readings.devices[0].utilization_percent == 12.0

@@ -8,18 +8,24 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-from nufi.cluster import ClusterGateway
+from nufi.cluster import ClusterState
 from nufi.devices.capacity import Inventory
 from nufi.devices.fetcher import DeviceFetcher, GenericFetcher, PrometheusQueries
 from nufi.devices.fetcher_registry import ENTRY_POINT_GROUP, FetcherRegistry, UnknownFetcher
 from nufi.devices.official.nvidia import DcgmFetcher
 from nufi.devices.presets import OFFICIAL_PRESETS
 from nufi.devices.readings import Readings
-from nufi.devices.spec import DeviceType
+from nufi.devices.spec import DeviceType, MetricKey
 
 
 class AcmeFetcher:
-    async def inventory(self, device_type: DeviceType, cluster: ClusterGateway) -> Inventory:
+    def labels_read(self, device_type: DeviceType) -> tuple[str, ...] | None:
+        return None
+
+    def usable(self, metric: MetricKey, value: float) -> bool:
+        return True
+
+    def inventory(self, device_type: DeviceType, cluster: ClusterState) -> Inventory:
         return Inventory(device_type.resource_key, ())
 
     async def readings(
@@ -28,11 +34,22 @@ class AcmeFetcher:
         return Readings(devices=())
 
 
-class SyncFetcher:
-    def inventory(self, device_type: DeviceType, cluster: ClusterGateway) -> Inventory:
+class SyncFetcher(AcmeFetcher):
+    def readings(  # type: ignore[override]
+        self, device_type: DeviceType, prometheus: PrometheusQueries, *, at: float | None = None
+    ) -> Readings:
+        return Readings(devices=())
+
+
+class OldFetcher:
+    """The interface before fetchers said which labels they read and which values are usable."""
+
+    async def inventory(self, device_type: DeviceType, cluster: ClusterState) -> Inventory:
         return Inventory(device_type.resource_key, ())
 
-    def readings(self, device_type: DeviceType, prometheus: PrometheusQueries) -> Readings:
+    async def readings(
+        self, device_type: DeviceType, prometheus: PrometheusQueries, *, at: float | None = None
+    ) -> Readings:
         return Readings(devices=())
 
 
@@ -95,6 +112,7 @@ def test_broken_plugins_are_logged_and_skipped(caplog: pytest.LogCaptureFixture)
             "missing-module": "nufi_no_such_module_anywhere:Fetcher",
             "missing-attribute": f"{__name__}:NoSuchThing",
             "sync": f"{__name__}:SyncFetcher",
+            "old": f"{__name__}:OldFetcher",
             "needs-args": f"{__name__}:NeedsArguments",
             "not-a-fetcher": "builtins:dict",
             "generic": f"{__name__}:AcmeFetcher",
@@ -109,6 +127,7 @@ def test_broken_plugins_are_logged_and_skipped(caplog: pytest.LogCaptureFixture)
         "missing-module",
         "missing-attribute",
         "sync",
+        "old",
         "needs-args",
         "not-a-fetcher",
         "generic",
@@ -117,12 +136,13 @@ def test_broken_plugins_are_logged_and_skipped(caplog: pytest.LogCaptureFixture)
     assert (
         "cannot import it" in reasons["missing-module"] and "ModuleNotFoundError" in reasons["missing-module"]
     )
-    assert "does not implement DeviceFetcher" in reasons["sync"]
+    assert "does not implement DeviceFetcher (missing: async readings())" in reasons["sync"]
+    assert "(missing: labels_read(), usable())" in reasons["old"]
     assert "no arguments" in reasons["needs-args"]
     assert "already taken" in reasons["generic"]
     assert "not a fetcher name" in reasons["Bad_Name"]
     logged = [record.getMessage() for record in caplog.records]
-    assert sum("skipping device fetcher plugin" in line for line in logged) == 7
+    assert sum("skipping device fetcher plugin" in line for line in logged) == 8
     assert any("'missing-module'" in line for line in logged)
 
 

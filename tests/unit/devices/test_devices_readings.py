@@ -93,7 +93,7 @@ def test_series_without_node_or_device_are_left_out_and_reported() -> None:
     }
     readings = assemble_readings(LABELS, MetricsDraft(utilization="u"), outcomes)
     assert [r.utilization_percent for r in readings.devices] == [1.0]
-    (problem,) = readings.problems_of("utilization")
+    (problem,) = [p for p in readings.problems if p.metric == "utilization"]
     assert "2 series" in problem.message and "max by (node, device) (u)" in problem.message
 
 
@@ -110,7 +110,7 @@ def test_a_failed_query_spoils_only_its_quantity() -> None:
     assert reading.utilization_percent == 1.0 and reading.temperature_celsius is None
     assert reading.memory_total_bytes is None
     assert {p.metric for p in readings.problems} == {"temperature", "memory_total"}
-    assert "scalar" in readings.problems_of("memory_total")[0].message
+    assert "scalar" in next(p for p in readings.problems if p.metric == "memory_total").message
 
 
 def test_non_finite_values_are_not_readings() -> None:
@@ -123,7 +123,7 @@ def test_non_finite_values_are_not_readings() -> None:
         ("b", None),
         ("c", 7.0),
     ]
-    assert readings.device("n", "a") is not None and readings.device("n", "a").sampled_at == {}  # type: ignore[union-attr]
+    assert readings.devices[0].sampled_at == {}
 
 
 def test_dcgm_blank_sentinels_are_dropped_by_the_nvidia_fetcher_only() -> None:
@@ -145,9 +145,7 @@ def test_dcgm_blank_sentinels_are_dropped_by_the_nvidia_fetcher_only() -> None:
     assert plain.temperature_celsius == 9223372036854775794.0
 
 
-def test_staleness_is_judged_from_sample_timestamps() -> None:
+def test_each_quantity_carries_the_timestamp_of_its_sample() -> None:
     outcomes: dict[MetricKey, QueryResult | NufiError] = {"utilization": vector((at("n", "d"), 1.0))}
     (reading,) = assemble_readings(LABELS, MetricsDraft(utilization="u"), outcomes).devices
-    assert reading.oldest_sample() == T
-    assert not reading.is_stale(T + 30, max_age_seconds=60)
-    assert reading.is_stale(T + 61, max_age_seconds=60)
+    assert reading.sampled_at == {"utilization": T}

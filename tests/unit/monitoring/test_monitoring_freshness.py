@@ -8,7 +8,6 @@ import promql_parser
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from nufi.devices.promql import parse_expression
 
 from nufi.monitoring.freshness import (
     SEEN_LABEL,
@@ -19,6 +18,7 @@ from nufi.monitoring.freshness import (
     metrics_of,
 )
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult, Sample
+from nufi.prom.promql import parse_expression
 
 T = 1_700_000_000.0
 

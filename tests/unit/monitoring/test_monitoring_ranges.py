@@ -8,7 +8,6 @@ import promql_parser
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from nufi.devices.promql import parse_expression
 
 from nufi.devices.official.nvidia import PRESET as NVIDIA
 from nufi.devices.official.nvidia import DcgmFetcher
@@ -25,6 +24,7 @@ from nufi.monitoring.range_request import (
 )
 from nufi.monitoring.range_result import assemble_range
 from nufi.prom import PrometheusUnavailable, QueryResult, Series
+from nufi.prom.promql import parse_expression
 
 NOW = 1_700_000_000.0
 MiB = 1024**2

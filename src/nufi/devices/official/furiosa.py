@@ -8,9 +8,9 @@ names, so one label mapping serves both generations and no vendor code is needed
 
 from __future__ import annotations
 
-from nufi.devices.promql import copy_label
 from nufi.devices.spec import GENERIC_FETCHER, DeviceType, Labels, Memory, Metrics, ThermalDefaults
 from nufi.devices.units import MemoryUnit
+from nufi.prom.promql import copy_label
 
 LEGACY_LABELS = {
     "hostname": "kubernetes_node_name",

@@ -10,9 +10,9 @@ counter by default, hence used & free (in MiB).
 from __future__ import annotations
 
 from nufi.devices.fetcher import GenericFetcher
-from nufi.devices.promql import copy_label
 from nufi.devices.spec import DeviceType, Labels, Memory, MetricKey, Metrics, ThermalDefaults
 from nufi.devices.units import MemoryUnit
+from nufi.prom.promql import copy_label
 
 FETCHER_NAME = "nvidia-dcgm"
 # DCGM reports a field it could not read as a "blank" sentinel: 0x7ffffff0 and up for 32-bit fields,

@@ -1,4 +1,4 @@
-"""PromQL for device types: label names, expression parsing, and building queries safely.
+"""PromQL building blocks: label names, expression parsing, and building queries safely.
 
 Label values never go into a query unescaped: `quote_label_value` produces a double-quoted string
 literal for `=`/`!=` matchers, and `quote_regex_value` a literal for `=~`/`!~` that matches exactly the

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nufi.devices.promql import (
+from nufi.prom.promql import (
     ExpressionError,
     LabelMatcher,
     aggregate,
@@ -24,8 +24,6 @@ from nufi.devices.promql import (
     quote_regex_value,
     selector,
 )
-
-pytestmark = pytest.mark.unit
 
 label_names = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_]{0,20}", fullmatch=True).filter(
     lambda n: not n.startswith("__")
