@@ -56,7 +56,7 @@ class FakePrometheus:
         )
 
     async def slow_ready(self, request: Request) -> Response:
-        await asyncio.sleep(1.5)
+        await asyncio.sleep(1.5)  # a Prometheus too slow to answer: the gateway gives up after 0.2 s
         return PlainTextResponse("Prometheus Server is Ready.\n")
 
     async def query(self, request: Request) -> Response:

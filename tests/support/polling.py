@@ -1,4 +1,10 @@
-"""Waiting for something that becomes true a little later (a controller, a scrape, a restart)."""
+"""Waiting for something that becomes true a little later (a controller, a scrape, a restart), and
+checking that something stays true while it could still go wrong.
+
+Prefer a positive signal to `stays_true`: wait for something that can only happen after the thing
+that must not happen would have (a later event, a status that says the change was processed). Use
+`stays_true` when the only signal is time itself, such as a grace period that must not expire.
+"""
 
 from __future__ import annotations
 
@@ -39,6 +45,20 @@ async def until(check: Callable[[], Awaitable[T]], within: float = 10.0, every: 
         return result
 
     return await _poll(attempt, within, every)
+
+
+async def stays_true(condition: Callable[[], object], for_seconds: float, every: float = 0.02) -> None:
+    """`condition()` checked every `every` s for `for_seconds` s, first and last check included; an
+    AssertionError as soon as it is falsy (or raises one)."""
+    start = time.monotonic()
+    deadline = start + for_seconds
+    while True:
+        now = time.monotonic()
+        result = condition()
+        assert result, f"stopped holding after {now - start:.2f} s of {for_seconds} s (got {result!r})"
+        if now >= deadline:
+            return
+        await asyncio.sleep(min(every, deadline - now))
 
 
 def holds(value: T) -> T:

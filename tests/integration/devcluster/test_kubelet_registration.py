@@ -19,6 +19,7 @@ from nufi_mock.kubelet_api import (
     UNHEALTHY,
 )
 from nufi_sandbox.devcluster.kubelet import AllocationError
+from support.polling import stays_true
 
 
 async def test_registration_reports_capacity_and_allocatable(kubelet: Kubelet) -> None:
@@ -104,9 +105,13 @@ async def test_registering_again_within_grace_keeps_the_resource(
     await plugin.register()
     await kubelet.listener.wait_for(4, 4, since=stopped)
 
-    await asyncio.sleep(0.8)
-    assert (NODE, RES, 0, 0) not in kubelet.listener.events
-    assert kubelet.manager.resources()[RES].allocatable == 4
+    # Past the 0.5 s grace the ended stream started: the resource must stay all along.
+    def kept() -> bool:
+        return (NODE, RES, 0, 0) not in kubelet.listener.events and (
+            kubelet.manager.resources()[RES].allocatable == 4
+        )
+
+    await stays_true(kept, for_seconds=0.8)
 
 
 async def test_new_registration_replaces_the_old_endpoint(kubelet: Kubelet) -> None:
@@ -116,9 +121,15 @@ async def test_new_registration_replaces_the_old_endpoint(kubelet: Kubelet) -> N
     await kubelet.listener.wait_for(2, 2)
 
     await old.stop()
-    await asyncio.sleep(0.3)
-    assert kubelet.listener.events[-1] == (NODE, RES, 2, 2)
-    assert kubelet.manager.resources()[RES].endpoint == new.socket_path
+    await asyncio.wait_for(old.no_open_streams.wait(), 5)
+
+    # The old plugin's stream has ended; the kubelet must not act on it while its reader winds down.
+    def still_new() -> bool:
+        return kubelet.listener.events[-1] == (NODE, RES, 2, 2) and (
+            kubelet.manager.resources()[RES].endpoint == new.socket_path
+        )
+
+    await stays_true(still_new, for_seconds=0.3)
 
 
 async def test_restart_removes_plugin_sockets_until_the_plugin_registers_again(kubelet: Kubelet) -> None:
@@ -162,5 +173,4 @@ async def test_stop_closes_servers_streams_and_sockets(kubelet: Kubelet) -> None
     await asyncio.wait_for(plugin.no_open_streams.wait(), 5)
     with pytest.raises(grpc.aio.AioRpcError):
         await plugin.register()
-    await asyncio.sleep(0.1)
-    assert kubelet.listener.events == events
+    await stays_true(lambda: kubelet.listener.events == events, for_seconds=0.3)

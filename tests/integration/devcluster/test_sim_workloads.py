@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from simcluster import SimCluster, SimClusters
 from simobjects import LPU, Obj, condition, live, running_ready, workload
@@ -167,7 +165,14 @@ async def test_stateful_set_creates_pods_in_order(clusters: SimClusters) -> None
     assert first["metadata"]["labels"]["controller-revision-hash"].startswith("db-")
     assert first["spec"]["hostname"] == "db-0" and first["spec"]["subdomain"] == "db"
     await eventually(lambda: holds(cluster.get("Pod", "db-0")["status"].get("phase") == "Running"))
-    await asyncio.sleep(0.3)  # db-0 runs but is not Ready: db-1 must wait
+    # db-0 runs but is not Ready: db-1 must wait. A spec change the controller is sure to sync, made
+    # once db-0 runs, proves the controller has looked at the set since then.
+    changed = cluster.mutate("StatefulSet", "db", lambda sts: sts["spec"].update(revisionHistoryLimit=5))
+    generation = changed["metadata"]["generation"]
+    assert generation > 1
+    await eventually(
+        lambda: holds(cluster.get("StatefulSet", "db")["status"].get("observedGeneration") == generation)
+    )
     assert cluster.find("Pod", "db-1") is None
 
     cluster.set_pod_condition("db-0", gate, "True")

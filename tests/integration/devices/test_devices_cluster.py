@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -17,6 +16,7 @@ from nufi.devices.checks import FOUND_MESSAGE, check_resource_key
 from nufi.devices.fetcher import GenericFetcher
 from nufi.devices.spec import DeviceType
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.polling import until
 
 LPU = "hyperaccel.ai/lpu"
 PLAIN_NODES = 1200
@@ -170,7 +170,12 @@ async def test_inventory_counts_what_bound_live_pods_request(
     await create_pod(api, "finished", 1, node="lpu-b")
     await api.patch_namespaced_pod_status("finished", "default", {"status": {"phase": "Succeeded"}})
     await create_pod(api, "too-big", 64)  # no node has 64: stays Pending, bound nowhere
-    await asyncio.sleep(0.5)
+
+    async def found_no_node() -> bool:
+        conditions = (await api.read_namespaced_pod("too-big", "default")).status.conditions or []
+        return any(c.type == "PodScheduled" and c.reason == "Unschedulable" for c in conditions)
+
+    await until(found_no_node)  # the scheduler has had its go at it
 
     inventory = GenericFetcher().inventory(lpu_type(), await read_cluster_state(gateway))
 

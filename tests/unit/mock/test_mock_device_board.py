@@ -14,7 +14,7 @@ from nufi_mock.inventory import mock_devices
 async def test_a_change_wakes_waiters_and_bumps_the_version() -> None:
     board = DeviceBoard(mock_devices(4))
     waiter = asyncio.create_task(board.wait_newer(board.version, board.epoch))
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # one turn of the loop: the waiter runs up to its wait, no further
     assert not waiter.done()
     unknown = await board.apply({"lpu1": "Unhealthy", "lpu9": "Unhealthy"})
     assert unknown == ["lpu9"]
