@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from e2e_sandbox_support import SandboxRun
+
+from .e2e_sandbox_support import SandboxRun
 
 
 @pytest.fixture(scope="module")

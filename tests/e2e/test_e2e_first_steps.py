@@ -8,7 +8,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from e2e_sandbox_support import SandboxRun
+from .e2e_sandbox_support import SandboxRun
 
 ROOT = Path(__file__).resolve().parents[2]
 # What each command block must print, in the order of the blocks: one fragment of the block itself

@@ -12,7 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from e2e_sandbox_support import (
+
+from nufi_sandbox.processes import describe_pid, free_port
+
+from .e2e_sandbox_support import (
     LPU,
     LPU_LABELS,
     LPU_METRICS,
@@ -21,8 +24,6 @@ from e2e_sandbox_support import (
     bearer,
     token,
 )
-
-from nufi_sandbox.processes import describe_pid, free_port
 
 GIB = 1024**3
 LPU_NODES = ["lpu-node-1", "lpu-node-2"]

@@ -9,10 +9,11 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-from idp_support import USERS, nufi_settings, serving
 
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from support.env import clear_nufi_env
+
+from .idp_support import USERS, nufi_settings, serving
 
 
 @pytest.fixture(autouse=True)

@@ -12,11 +12,12 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import jwt
 import pytest
-from idp_support import CALLBACK, DASHBOARD_SECRET, nufi_settings, serving
 
 from nufi_sandbox.idp.launcher import IdentityProviderProcess, TokenRequestFailed
 from nufi_sandbox.processes import ProcessNotReadyError
 from support.nufi_app import bearer
+
+from .idp_support import CALLBACK, DASHBOARD_SECRET, nufi_settings, serving
 
 
 async def test_discovery_names_every_endpoint_under_the_issuer(idp: IdentityProviderProcess) -> None:

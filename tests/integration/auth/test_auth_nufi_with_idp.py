@@ -8,11 +8,12 @@ from pathlib import Path
 import httpx
 import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
-from idp_support import DASHBOARD_SECRET, nufi_settings, serving
 
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from support.loopback import closed_port
 from support.nufi_app import bearer
+
+from .idp_support import DASHBOARD_SECRET, nufi_settings, serving
 
 PROBLEM = "application/problem+json"
 

@@ -11,13 +11,14 @@ from pathlib import Path
 
 import httpx
 import pytest
-from catalog_world import NODES, World, serve
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.postgres import PostgresServer
 from nufi_sandbox.processes import ManagedProcess, free_port
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
+
+from .catalog_world import NODES, World, serve
 
 
 @pytest.fixture(scope="package")

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from catalog_world import World, serve
 from fastapi.routing import APIRoute
 
 from nufi.api import create_app
 from support.nufi_app import bearer
+
+from .catalog_world import World, serve
 
 # Routes anyone may call: probes, metrics, the version and the API description.
 PUBLIC = {

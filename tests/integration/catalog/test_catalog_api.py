@@ -7,9 +7,10 @@ from typing import Any
 
 import httpx
 import pytest
-from catalog_world import LPU, SEED_LPU, World, serve
 
 from support.nufi_app import bearer
+
+from .catalog_world import LPU, SEED_LPU, World, serve
 
 
 def lpu(**changes: Any) -> dict[str, Any]:

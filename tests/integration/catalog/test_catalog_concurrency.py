@@ -6,10 +6,11 @@ import asyncio
 import copy
 
 import pytest
-from catalog_world import SEED_LPU, World, serve
 
 from nufi.db import AuditRepository
 from support.nufi_app import bearer
+
+from .catalog_world import SEED_LPU, World, serve
 
 
 async def test_twenty_parallel_registrations_of_one_key(world: World, database_url: str) -> None:

@@ -9,12 +9,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from db_helpers import device_type
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from nufi.db import AuditRecordRow, AuditRepository, Database, DeviceTypeRepository, DeviceTypeRow
 from nufi.errors import Conflict
+
+from .db_helpers import device_type
 
 # SQLAlchemy warns about session misuse (e.g. stale identities) instead of failing; here it fails.
 pytestmark = pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")

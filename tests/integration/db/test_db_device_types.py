@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from db_helpers import device_type
 
 from nufi.db import Database, DeviceTypeRepository
 from nufi.errors import Conflict, NotFound
+
+from .db_helpers import device_type
 
 # SQLAlchemy warns about session misuse (e.g. stale identities) instead of failing; here it fails.
 pytestmark = pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")

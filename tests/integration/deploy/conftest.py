@@ -5,7 +5,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from deploy_manifests import EXAMPLE_OVERLAY, KUSTOMIZE_DIR, PRODUCTION_OVERLAY, Rendered, render
+
+from .deploy_manifests import EXAMPLE_OVERLAY, KUSTOMIZE_DIR, PRODUCTION_OVERLAY, Rendered, render
 
 
 @pytest.fixture(scope="session")

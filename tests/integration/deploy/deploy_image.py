@@ -14,8 +14,8 @@ import subprocess
 import sys
 from pathlib import Path, PurePosixPath
 
-from deploy_dockerfile import Dockerfile, dockerignore_excludes, env_pairs
-from deploy_manifests import REPO_ROOT
+from .deploy_dockerfile import Dockerfile, dockerignore_excludes, env_pairs
+from .deploy_manifests import REPO_ROOT
 
 DOCKERIGNORE = REPO_ROOT / ".dockerignore"
 

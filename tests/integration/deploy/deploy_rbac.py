@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deploy_manifests import Manifest, Rendered
+from .deploy_manifests import Manifest, Rendered
 
 CLUSTER_WIDE = "*cluster*"
 

@@ -6,7 +6,10 @@ import json
 import re
 
 import pytest
-from deploy_dockerfile import (
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from .deploy_dockerfile import (
     Dockerfile,
     dockerignore_excludes,
     env_pairs,
@@ -14,9 +17,7 @@ from deploy_dockerfile import (
     parse_dockerfile,
     uv_syncs,
 )
-from deploy_manifests import DEPLOY_DIR, REPO_ROOT, Rendered
-from hypothesis import assume, given
-from hypothesis import strategies as st
+from .deploy_manifests import DEPLOY_DIR, REPO_ROOT, Rendered
 
 DOCKERFILE = DEPLOY_DIR / "docker" / "nufi.Dockerfile"
 DOCKERIGNORE = REPO_ROOT / ".dockerignore"

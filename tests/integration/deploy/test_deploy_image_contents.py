@@ -10,9 +10,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from deploy_dockerfile import parse_dockerfile
-from deploy_image import installed_distributions, replay_builder, top_level_modules
-from deploy_manifests import DEPLOY_DIR
+
+from .deploy_dockerfile import parse_dockerfile
+from .deploy_image import installed_distributions, replay_builder, top_level_modules
+from .deploy_manifests import DEPLOY_DIR
 
 OURS = {"nufi", "nufi-mock", "nufi-sandbox"}
 DEV_TOOLS = {"pytest", "mypy", "ruff", "hypothesis", "import-linter", "hatchling", "grpcio-tools"}

@@ -7,11 +7,12 @@ import re
 from typing import Any
 
 import pytest
-from deploy_manifests import DEPLOY_DIR, PRODUCTION_OVERLAY, REPO_ROOT, all_strings
 
 from nufi.auth.audience import audience_matches
 from nufi.auth.principal import principal_from_claims
 from nufi.config import Settings
+
+from .deploy_manifests import DEPLOY_DIR, PRODUCTION_OVERLAY, REPO_ROOT, all_strings
 
 REALM_FILE = DEPLOY_DIR / "keycloak" / "super-llm-realm.json"
 INSTALL_DOC = REPO_ROOT / "docs" / "install.md"

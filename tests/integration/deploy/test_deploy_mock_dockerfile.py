@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from deploy_dockerfile import Dockerfile, dockerignore_excludes, env_pairs, only_package, parse_dockerfile
-from deploy_manifests import DEPLOY_DIR, REPO_ROOT
+
+from .deploy_dockerfile import Dockerfile, dockerignore_excludes, env_pairs, only_package, parse_dockerfile
+from .deploy_manifests import DEPLOY_DIR, REPO_ROOT
 
 DOCKERFILE = DEPLOY_DIR / "docker" / "mock.Dockerfile"
 DOCKERIGNORE = REPO_ROOT / ".dockerignore"

@@ -12,11 +12,12 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from deploy_manifests import DEPLOY_DIR
-from deploy_prometheus import FakePod, simulate_discovery
 
 from nufi_sandbox.prometheus import PrometheusServer
 from support.exporter import serving_text
+
+from .deploy_manifests import DEPLOY_DIR
+from .deploy_prometheus import FakePod, simulate_discovery
 
 CONFIG_FILE = DEPLOY_DIR / "prometheus" / "prometheus.yml"
 

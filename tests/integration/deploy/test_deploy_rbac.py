@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from deploy_manifests import KUSTOMIZE_DIR, Rendered
-from deploy_rbac import CLUSTER_WIDE, Grant, grants_of, rules_of_roles
+from .deploy_manifests import KUSTOMIZE_DIR, Rendered
+from .deploy_rbac import CLUSTER_WIDE, Grant, grants_of, rules_of_roles
 
 READ = ("get", "list", "watch")
 MANAGE = ("create", "get", "list", "watch", "update", "patch", "delete")

@@ -6,9 +6,10 @@ import copy
 
 import kubernetes_validate  # type: ignore[import-untyped]
 import pytest
-from deploy_manifests import Rendered
 from kubernetes_validate.utils import all_versions  # type: ignore[import-untyped]
 from packaging.version import Version
+
+from .deploy_manifests import Rendered
 
 SUPPORTED = ["1.30", "1.31", "1.32", "1.33", "1.34"]
 

@@ -6,10 +6,11 @@ import base64
 import os
 
 import pytest
-from deploy_manifests import Manifest, Rendered, env_by_name, labels_match
 from pydantic import SecretStr
 
 from nufi.config import ENV_PREFIX, Settings
+
+from .deploy_manifests import Manifest, Rendered, env_by_name, labels_match
 
 # Settings that carry credentials (typed SecretStr in the server): they must come from a Secret.
 SECRET_SETTINGS = {

@@ -8,8 +8,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
-from grpc_kubelet import Kubelet
-from simcluster import SimClusters
+
+from .grpc_kubelet import Kubelet
+from .simcluster import SimClusters
 
 
 @pytest.fixture

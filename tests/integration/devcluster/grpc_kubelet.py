@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from fakeplugin import RES, DeviceRow, FakePlugin, devices
 
 from nufi_sandbox.devcluster.kubelet import DeviceManager
+
+from .fakeplugin import RES, DeviceRow, FakePlugin, devices
 
 NODE = "node-a"
 Event = tuple[str, str, int, int]

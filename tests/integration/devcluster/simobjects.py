@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from simcluster import SimCluster
+from .simcluster import SimCluster
 
 Obj = dict[str, Any]
 LPU = "hyperaccel.ai/lpu"

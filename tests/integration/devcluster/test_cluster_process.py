@@ -10,13 +10,14 @@ from typing import Any
 
 import grpc
 import pytest
-from fakeplugin import FakePlugin, devices
 from kubernetes_asyncio import client
 
 from nufi_mock.kubelet_api import podresources_v1_pb2, podresources_v1_pb2_grpc
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.kube import api_client, new_namespace
 from support.polling import until
+
+from .fakeplugin import FakePlugin, devices
 
 LPU = "nufi.example/lpu"
 NODES = textwrap.dedent("""\

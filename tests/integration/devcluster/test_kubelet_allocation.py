@@ -7,8 +7,6 @@ import re
 
 import grpc
 import pytest
-from fakeplugin import RES, devices
-from grpc_kubelet import Kubelet
 
 from nufi_mock.kubelet_api import (
     podresources_v1_pb2,
@@ -17,6 +15,9 @@ from nufi_mock.kubelet_api import (
     podresources_v1alpha1_pb2_grpc,
 )
 from nufi_sandbox.devcluster.kubelet import AllocationError
+
+from .fakeplugin import RES, devices
+from .grpc_kubelet import Kubelet
 
 
 async def test_allocate_calls_the_plugin_with_the_chosen_devices(kubelet: Kubelet) -> None:

@@ -10,8 +10,6 @@ from collections.abc import Awaitable, Callable
 
 import grpc
 import pytest
-from fakeplugin import RES, devices
-from grpc_kubelet import NODE, Kubelet, stream_ended
 
 from nufi_mock.kubelet_api import (
     CHECKPOINT_FILE_NAME,
@@ -20,6 +18,9 @@ from nufi_mock.kubelet_api import (
 )
 from nufi_sandbox.devcluster.kubelet import AllocationError
 from support.polling import stays_true
+
+from .fakeplugin import RES, devices
+from .grpc_kubelet import NODE, Kubelet, stream_ended
 
 
 async def test_registration_reports_capacity_and_allocatable(kubelet: Kubelet) -> None:

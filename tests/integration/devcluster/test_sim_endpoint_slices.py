@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from simcluster import SimCluster, SimClusters
-from simobjects import Obj, pod, workload
-
 from nufi_sandbox.devcluster.sim import NodeSpec
 from support.polling import eventually, holds
+
+from .simcluster import SimCluster, SimClusters
+from .simobjects import Obj, pod, workload
 
 
 def _endpoints(cluster: SimCluster, service: str) -> dict[str, Obj]:

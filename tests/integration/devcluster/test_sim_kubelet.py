@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from fakeplugin import FakePlugin, devices
-from simcluster import SimClusters
-from simobjects import LPU, Obj, bound, condition, pod, running_ready
-
 from nufi_sandbox.devcluster.sim import NodeSpec
 from support.polling import eventually, holds
+
+from .fakeplugin import FakePlugin, devices
+from .simcluster import SimClusters
+from .simobjects import LPU, Obj, bound, condition, pod, running_ready
 
 
 async def test_readiness_gate_holds_ready_until_patched_true(clusters: SimClusters) -> None:

@@ -8,11 +8,12 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
-from simcluster import SimClusters
-from simobjects import LPU, condition
 
 from nufi_sandbox.devcluster.sim import NodeSpecError, TaintSpec, parse_node_specs
 from support.polling import eventually, present
+
+from .simcluster import SimClusters
+from .simobjects import LPU, condition
 
 
 async def test_nodes_register_with_a_realistic_status_and_heartbeat(clusters: SimClusters) -> None:

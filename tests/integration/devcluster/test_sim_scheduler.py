@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from simcluster import SimCluster, SimClusters
-from simobjects import GPU, LPU, bound, condition, pod, running_ready
-
 from nufi_sandbox.devcluster.sim import NodeSpec, TaintSpec
 from nufi_sandbox.devcluster.sim.scheduling import fit_error_message
 from support.polling import eventually, holds
+
+from .simcluster import SimCluster, SimClusters
+from .simobjects import GPU, LPU, bound, condition, pod, running_ready
 
 MISMATCH = "1 node(s) didn't match Pod's node affinity/selector"
 

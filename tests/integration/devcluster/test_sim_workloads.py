@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from simcluster import SimCluster, SimClusters
-from simobjects import LPU, Obj, condition, live, running_ready, workload
 
 from nufi_sandbox.devcluster.sim import NodeSpec, TaintSpec
 from support.polling import eventually, holds, present
+
+from .simcluster import SimCluster, SimClusters
+from .simobjects import LPU, Obj, condition, live, running_ready, workload
 
 
 async def test_deployment_runs_ready_pods_and_scales(clusters: SimClusters) -> None:

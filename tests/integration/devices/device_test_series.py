@@ -7,7 +7,7 @@ label names, per-core utilization. Rebellions: new `rbln_npu_*` and legacy `RBLN
 
 from __future__ import annotations
 
-from device_test_exporter import Series
+from .device_test_exporter import Series
 
 GiB = 1024**3
 MiB = 1024**2

@@ -13,8 +13,6 @@ from typing import Any
 
 import httpx
 import pytest
-from device_test_exporter import serving
-from device_test_series import DCGM_SERIES, LPU_SERIES, VENDOR_SERIES, GiB, MiB
 
 from nufi.devices.checks import check_metrics
 from nufi.devices.fetcher import GenericFetcher
@@ -27,6 +25,9 @@ from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from support.loopback import closed_port
 from support.lpu_type import LPU_LABELS, LPU_METRICS
 from support.prometheus_jobs import retire_jobs
+
+from .device_test_exporter import serving
+from .device_test_series import DCGM_SERIES, LPU_SERIES, VENDOR_SERIES, GiB, MiB
 
 
 @pytest.fixture(scope="module")

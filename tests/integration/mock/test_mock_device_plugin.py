@@ -8,7 +8,6 @@ from pathlib import Path
 
 import grpc
 import pytest
-from mock_support import LPU, Kube, log_events, pod_asking, start_cluster, start_plugin
 from typer.testing import CliRunner
 
 from nufi_mock.cli import app
@@ -17,6 +16,8 @@ from nufi_mock.kubelet_api import podresources_v1_pb2, podresources_v1_pb2_grpc
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.processes import ManagedProcess
 from support.polling import eventually, holds
+
+from .mock_support import LPU, Kube, log_events, pod_asking, start_cluster, start_plugin
 
 NODE = "lpu-node-1"
 

@@ -11,12 +11,13 @@ from typing import Any
 
 import httpx
 import pytest
-from mock_support import Kube, launch_exporter, pod_asking, start_cluster, start_plugin, wait_answering
 
 from nufi_mock.exporter import ExporterConfig, PodRef, build_engine
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.processes import ManagedProcess
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
+
+from .mock_support import Kube, launch_exporter, pod_asking, start_cluster, start_plugin, wait_answering
 
 NODE, IDLE_NODE = "lpu-node-1", "lpu-node-2"
 HELD = PodRef("default", "infer", "app")

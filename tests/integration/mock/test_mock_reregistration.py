@@ -12,11 +12,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from mock_support import LPU, log_events, start_plugin
 
 from nufi_mock.kubelet_api import HEALTHY
 from nufi_sandbox.devcluster.kubelet import DeviceManager
 from support.polling import eventually, holds
+
+from .mock_support import LPU, log_events, start_plugin
 
 
 class Counts:

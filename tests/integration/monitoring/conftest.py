@@ -7,8 +7,13 @@ from contextlib import AsyncExitStack, ExitStack
 
 import httpx
 import pytest
-from monitoring_app import World, bearer, nufi_settings, register_custom_types, serve
-from monitoring_world import (
+
+from nufi_sandbox.idp.launcher import IdentityProviderProcess
+from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
+from support.prometheus_jobs import retire_jobs
+
+from .monitoring_app import World, bearer, nufi_settings, register_custom_types, serve
+from .monitoring_world import (
     ACME_SERIES,
     EXPORTERS,
     RunningExporter,
@@ -16,10 +21,6 @@ from monitoring_world import (
     start_cluster,
     start_exporter,
 )
-
-from nufi_sandbox.idp.launcher import IdentityProviderProcess
-from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
-from support.prometheus_jobs import retire_jobs
 
 
 @pytest.fixture(scope="package")

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from monitoring_world import RunningExporter
 from pydantic import SecretStr
 
 from nufi.api import create_app
@@ -16,6 +15,9 @@ from nufi.config import Settings
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.prometheus import PrometheusServer
+
+from .monitoring_world import RunningExporter
+
 
 @dataclass
 class World:

@@ -9,8 +9,9 @@ from typing import Any
 
 import httpx
 import pytest
-from monitoring_app import World
-from monitoring_world import (
+
+from .monitoring_app import World
+from .monitoring_world import (
     ACME_SERIES,
     HOSTILE_DEVICE,
     HOSTILE_NODE,

@@ -7,11 +7,12 @@ from typing import Any
 
 import httpx
 import pytest
-from monitoring_app import World, bearer, lpu_type
-from monitoring_world import HOSTILE_DEVICE, HOSTILE_NODE, GiB, MiB, mine, prometheus_request_count
 
 from nufi.devices.presets import OFFICIAL_PRESETS
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
+
+from .monitoring_app import World, bearer, lpu_type
+from .monitoring_world import HOSTILE_DEVICE, HOSTILE_NODE, GiB, MiB, mine, prometheus_request_count
 
 PROBLEM = "application/problem+json"
 

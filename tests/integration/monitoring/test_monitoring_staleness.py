@@ -8,7 +8,8 @@ import time
 from typing import Any
 
 import httpx
-from monitoring_app import World
+
+from .monitoring_app import World
 
 INTERVAL = 1.0  # the tests' scrape interval
 METRICS = {"utilization", "memory_used", "memory_total", "temperature"}

@@ -5,10 +5,10 @@ from __future__ import annotations
 from contextlib import AsyncExitStack
 from pathlib import Path
 
-from monitoring_app import bearer, nufi_settings, serve
-
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.prometheus import PrometheusServer
+
+from .monitoring_app import bearer, nufi_settings, serve
 
 PROBLEM = "application/problem+json"
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from auth_helpers import ISSUER, FakeClock, KeyPair, KeyServer, TokenFactory, new_key
 
 from nufi.auth import JwksCache, TokenVerifier
+
+from .auth_helpers import ISSUER, FakeClock, KeyPair, KeyServer, TokenFactory, new_key
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,6 @@ from contextlib import asynccontextmanager
 
 import httpx
 import pytest
-from auth_helpers import ISSUER, KeyServer, TokenFactory
 from fastapi import FastAPI
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,6 +24,8 @@ from nufi.config import Settings
 from support.asgi import serving as serve_app
 from support.env import clear_nufi_env
 from support.nufi_app import MEMORY_DATABASE, bearer, with_admin_only_route
+
+from .auth_helpers import ISSUER, KeyServer, TokenFactory
 
 PROBLEM = "application/problem+json"
 

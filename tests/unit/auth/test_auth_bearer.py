@@ -8,12 +8,13 @@ import json
 from typing import Any
 
 import pytest
-from auth_helpers import ISSUER, KeyServer, TokenFactory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nufi.auth import NOT_CONFIGURED, InvalidToken, JwksCache, TokenVerifier, authenticate, bearer_token
 from nufi.errors import Unauthorized
+
+from .auth_helpers import ISSUER, KeyServer, TokenFactory
 
 
 def test_the_token_is_taken_from_a_bearer_header() -> None:

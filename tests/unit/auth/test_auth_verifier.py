@@ -9,11 +9,12 @@ import time
 
 import jwt
 import pytest
-from auth_helpers import ISSUER, FakeClock, KeyPair, KeyServer, TokenFactory, new_key
 from cryptography.hazmat.primitives import serialization
 
 from nufi.auth import InvalidToken, JwksCache, TokenVerifier
 from nufi.auth.errors import IdentityProviderUnavailable
+
+from .auth_helpers import ISSUER, FakeClock, KeyPair, KeyServer, TokenFactory, new_key
 
 
 def _b64(data: dict[str, object]) -> str:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from profile_helpers import OWNER, exposition, named, reading, scrape
 
 from nufi_mock.exporter.collector import rename_labels
 from nufi_mock.exporter.hardware import GIB
 from nufi_mock.exporter.profiles import Naming, make_profile
+
+from .profile_helpers import OWNER, exposition, named, reading, scrape
 
 FOUR = {
     "lpu_utilization_percent",

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from profile_helpers import OWNER, exposition, named, reading, scrape
 
 from nufi_mock.exporter.hardware import GIB, MIB
 from nufi_mock.exporter.profiles import Naming, make_profile
 from nufi_mock.exporter.readings import DeviceIdentity
+
+from .profile_helpers import OWNER, exposition, named, reading, scrape
 
 POD_LABELS = {"pod", "namespace", "container"}
 
