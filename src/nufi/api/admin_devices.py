@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response, status
 
 from nufi.api.auth import ADMIN_RESPONSES, AdminPrincipal
+from nufi.api.schemas.audit import AuditPage, AuditRecord
+from nufi.api.schemas.devices import DeviceTypeView, SavedDeviceType
+from nufi.api.schemas.problem import CONFLICT, NOT_FOUND, ResponseDocs
 from nufi.api.services import get_catalog
-from nufi.devices.catalog import DeviceCatalog, SaveOutcome
+from nufi.devices.catalog import DeviceCatalog
 from nufi.devices.checks import MetricsCheck, MetricsCheckRequest, ResourceKeyCheck, ResourceKeyCheckRequest
-from nufi.devices.spec import DeviceType, DeviceTypeCreate, DeviceTypeUpdate
+from nufi.devices.spec import DeviceTypeCreate, DeviceTypeUpdate
 
 router = APIRouter(prefix="/api/v1/admin", tags=["admin"], responses=ADMIN_RESPONSES)
 Catalog = Annotated[DeviceCatalog, Depends(get_catalog)]
@@ -18,12 +21,9 @@ Force = Annotated[
     bool,
     Query(description="save even when no node advertises the resource key or a metric check fails; audited"),
 ]
-
-
-def _saved(outcome: SaveOutcome) -> dict[str, Any]:
-    body: dict[str, Any] = outcome.device_type.model_dump(mode="json")
-    body["warnings"] = outcome.warnings
-    return body
+_CONFLICTS: ResponseDocs = {409: CONFLICT}
+_ONE_TYPE: ResponseDocs = {404: NOT_FOUND}
+_ONE_TYPE_CONFLICTS: ResponseDocs = {**_ONE_TYPE, **_CONFLICTS}
 
 
 @router.post("/devices/check-resource-key", summary="Wizard step 1: is the resource key on the nodes?")
@@ -37,35 +37,47 @@ async def check_resource_key(
 async def check_metrics(
     request: MetricsCheckRequest, principal: AdminPrincipal, catalog: Catalog
 ) -> MetricsCheck:
-    return await catalog.check_metrics(principal, request.labels, request.metrics)
+    return await catalog.check_metrics(principal, request.labels, request.metrics, fetcher=request.fetcher)
 
 
-@router.post("/devices", status_code=status.HTTP_201_CREATED, summary="Register a custom device type")
+@router.post(
+    "/devices",
+    status_code=status.HTTP_201_CREATED,
+    summary="Register a custom device type",
+    responses=_CONFLICTS,
+)
 async def create_device_type(
     payload: DeviceTypeCreate,
     principal: AdminPrincipal,
     catalog: Catalog,
     response: Response,
     force: Force = False,
-) -> dict[str, Any]:
+) -> SavedDeviceType:
     outcome = await catalog.create(principal, payload, force=force)
     response.headers["Location"] = f"/api/v1/devices/{outcome.device_type.id}"
-    return _saved(outcome)
+    return SavedDeviceType.of(outcome)
 
 
-@router.put("/devices/{device_type_id}", summary="Change a device type (give the revision you edited)")
+@router.put(
+    "/devices/{device_type_id}",
+    summary="Change a device type (give the revision you edited)",
+    responses=_ONE_TYPE_CONFLICTS,
+)
 async def update_device_type(
     device_type_id: str,
     payload: DeviceTypeUpdate,
     principal: AdminPrincipal,
     catalog: Catalog,
     force: Force = False,
-) -> dict[str, Any]:
-    return _saved(await catalog.update(principal, device_type_id, payload, force=force))
+) -> SavedDeviceType:
+    return SavedDeviceType.of(await catalog.update(principal, device_type_id, payload, force=force))
 
 
 @router.delete(
-    "/devices/{device_type_id}", status_code=status.HTTP_204_NO_CONTENT, summary="Delete a custom device type"
+    "/devices/{device_type_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    summary="Delete a custom device type",
+    responses=_ONE_TYPE_CONFLICTS,
 )
 async def delete_device_type(
     device_type_id: str,
@@ -77,9 +89,15 @@ async def delete_device_type(
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-@router.post("/devices/{device_type_id}/reset", summary="Reset an official device type to its preset")
-async def reset_device_type(device_type_id: str, principal: AdminPrincipal, catalog: Catalog) -> DeviceType:
-    return await catalog.reset(principal, device_type_id)
+@router.post(
+    "/devices/{device_type_id}/reset",
+    summary="Reset an official device type to its preset",
+    responses=_ONE_TYPE,
+)
+async def reset_device_type(
+    device_type_id: str, principal: AdminPrincipal, catalog: Catalog
+) -> DeviceTypeView:
+    return DeviceTypeView.of(await catalog.reset(principal, device_type_id))
 
 
 @router.get("/audit", summary="The audit log, newest first")
@@ -90,11 +108,11 @@ async def audit_log(
     offset: Annotated[int, Query(ge=0)] = 0,
     target_id: str | None = None,
     actor: str | None = None,
-) -> dict[str, Any]:
+) -> AuditPage:
     page = await catalog.audit(principal, limit=limit, offset=offset, target_id=target_id, actor=actor)
-    return {
-        "items": [row.as_dict() for row in page.items],
-        "total": page.total,
-        "limit": limit,
-        "offset": offset,
-    }
+    return AuditPage(
+        items=[AuditRecord.model_validate(row) for row in page.items],
+        total=page.total,
+        limit=limit,
+        offset=offset,
+    )
