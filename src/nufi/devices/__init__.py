@@ -35,9 +35,9 @@ from nufi.devices.units import BYTES_PER_UNIT, MemoryUnit, to_bytes
 
 __all__ = [
     "BYTES_PER_UNIT",
-    "CatalogEntry",
     "ENTRY_POINT_GROUP",
     "OFFICIAL_PRESETS",
+    "CatalogEntry",
     "DeviceFetcher",
     "DeviceReading",
     "DeviceType",
