@@ -150,11 +150,11 @@ def test_the_analysis_reads_the_copies_not_the_installed_packages(tree: Path) ->
             id="a-new-ui-imports-the-api",
         ),
         pytest.param(
-            "nufi.thermal.enforcement",
-            "import nufi.workloads",
+            "nufi.workloads.deployments",
+            "import nufi.thermal",
             "nufi-layers",
-            "nufi.thermal is not allowed to import nufi.workloads",
-            id="new-domains-are-independent",
+            "nufi.workloads is not allowed to import nufi.thermal",
+            id="a-new-domain-imports-one-above-it",
         ),
         pytest.param(
             "nufi.stray",
