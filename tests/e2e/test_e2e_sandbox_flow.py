@@ -14,11 +14,10 @@ from typing import Any
 import httpx
 
 from nufi_sandbox.processes import describe_pid, free_port
+from support.lpu_type import LPU_LABELS, LPU_METRICS
 
 from .e2e_sandbox_support import (
     LPU,
-    LPU_LABELS,
-    LPU_METRICS,
     LPU_REGISTRATION,
     SandboxRun,
     bearer,

@@ -162,8 +162,7 @@ def test_vector_fast_path_agrees_with_the_careful_parser(item: object) -> None:
     if isinstance(fast, tuple) and fast and isinstance(fast[0], Sample) and isinstance(careful, tuple):
         # NaN never equals itself, so compare what the samples say rather than the objects.
         assert [(s.metric, s.timestamp, repr(s.value)) for s in fast] == [
-            (s.metric, s.timestamp, repr(s.value))
-            for s in careful  # type: ignore[union-attr]
+            (s.metric, s.timestamp, repr(s.value)) for s in careful
         ]
     else:
         assert fast == careful

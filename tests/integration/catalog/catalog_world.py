@@ -6,6 +6,7 @@ import copy
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 from fastapi import FastAPI
@@ -30,7 +31,7 @@ nodes:
     capacity: {nvidia.com/gpu: 8}
   - name: cpu-node-1
 """
-SEED_LPU = {
+SEED_LPU: dict[str, Any] = {
     "id": "lpu",
     "name": "HyperAccel LPU",
     "vendor": "HyperAccel",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import copy
 
-import kubernetes_validate  # type: ignore[import-untyped]
+import kubernetes_validate
 import pytest
-from kubernetes_validate.utils import all_versions  # type: ignore[import-untyped]
+from kubernetes_validate.utils import all_versions
 from packaging.version import Version
 
 from .deploy_manifests import Rendered

@@ -14,6 +14,14 @@ from kubernetes_asyncio.client.exceptions import ApiException
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.kube import api_client, new_namespace
 
+
+def body_of(raised: pytest.ExceptionInfo[ApiException]) -> str:
+    """The Status the API server answered with, as the text kubernetes-asyncio keeps of it."""
+    body = raised.value.body
+    assert isinstance(body, str), body
+    return body
+
+
 NOTEBOOK_CRD = {
     "apiVersion": "apiextensions.k8s.io/v1",
     "kind": "CustomResourceDefinition",
@@ -83,16 +91,14 @@ async def test_create_sets_server_fields_and_get_returns_them(api: client.ApiCli
     assert fetched.data == {"k": "v"}
     with pytest.raises(ApiException) as exc:
         await v1.create_namespaced_config_map(namespace, _cm("one"))
-    assert exc.value.status == 409 and '"reason":"AlreadyExists"' in exc.value.body.replace(" ", "")
+    assert exc.value.status == 409 and '"reason":"AlreadyExists"' in body_of(exc).replace(" ", "")
 
 
 async def test_missing_object_is_a_not_found_status(api: client.ApiClient, namespace: str) -> None:
     with pytest.raises(ApiException) as exc:
         await client.CoreV1Api(api).read_namespaced_config_map("nope", namespace)
     assert exc.value.status == 404
-    assert (
-        'configmaps \\"nope\\" not found' in exc.value.body or 'configmaps "nope" not found' in exc.value.body
-    )
+    assert 'configmaps \\"nope\\" not found' in body_of(exc) or 'configmaps "nope" not found' in body_of(exc)
 
 
 async def test_create_in_missing_namespace_is_refused(api: client.ApiClient) -> None:
@@ -150,7 +156,7 @@ async def test_stale_update_conflicts(api: client.ApiClient, namespace: str) -> 
     with pytest.raises(ApiException) as exc:
         await v1.replace_namespaced_config_map("race", namespace, first)
     assert exc.value.status == 409
-    assert "the object has been modified" in exc.value.body
+    assert "the object has been modified" in body_of(exc)
     assert (await v1.read_namespaced_config_map("race", namespace)).data == {"k": "first"}
 
 
@@ -269,7 +275,7 @@ async def test_invalid_objects_get_kubernetes_causes(api: client.ApiClient, name
     with pytest.raises(ApiException) as exc:
         await v1.create_namespaced_config_map(namespace, _cm("Bad_Name"))
     assert exc.value.status == 422
-    assert "metadata.name" in exc.value.body and "RFC 1123" in exc.value.body
+    assert "metadata.name" in body_of(exc) and "RFC 1123" in body_of(exc)
 
     def pod(requests: dict[str, str], limits: dict[str, str]) -> dict[str, object]:
         return {
@@ -283,12 +289,12 @@ async def test_invalid_objects_get_kubernetes_causes(api: client.ApiClient, name
 
     with pytest.raises(ApiException) as exc:
         await v1.create_namespaced_pod(namespace, pod({"hyperaccel.ai/lpu": "2"}, {"hyperaccel.ai/lpu": "1"}))
-    assert exc.value.status == 422 and "must be equal to hyperaccel.ai/lpu limit" in exc.value.body
+    assert exc.value.status == 422 and "must be equal to hyperaccel.ai/lpu limit" in body_of(exc)
     with pytest.raises(ApiException) as exc:
         await v1.create_namespaced_pod(
             namespace, pod({"hyperaccel.ai/lpu": "500m"}, {"hyperaccel.ai/lpu": "500m"})
         )
-    assert exc.value.status == 422 and "must be an integer" in exc.value.body
+    assert exc.value.status == 422 and "must be an integer" in body_of(exc)
     # a limit alone is fine: the request defaults to it
     ok = await v1.create_namespaced_pod(namespace, pod({}, {"hyperaccel.ai/lpu": "2"}))
     assert ok.spec.containers[0].resources.requests == {"hyperaccel.ai/lpu": "2"}
@@ -386,7 +392,7 @@ async def test_deployment_selector_must_match_template(api: client.ApiClient, na
                 },
             },
         )
-    assert exc.value.status == 422 and "does not match template" in exc.value.body
+    assert exc.value.status == 422 and "does not match template" in body_of(exc)
 
 
 def test_kubeconfig_is_written(api_only_cluster: DevClusterProcess) -> None:
