@@ -2,48 +2,45 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 
 from nufi.api.auth import AUTH_RESPONSES, CurrentPrincipal
+from nufi.api.schemas.monitoring import OverviewView, SnapshotView
+from nufi.api.schemas.monitoring_range import RangeView
+from nufi.api.schemas.problem import NOT_FOUND, ResponseDocs, problem
 from nufi.api.services import get_monitoring
 from nufi.monitoring import MonitoringService
 
 router = APIRouter(prefix="/api/v1/monitoring", tags=["monitoring"], responses=AUTH_RESPONSES)
 Monitoring = Annotated[MonitoringService, Depends(get_monitoring)]
 
-_UNAVAILABLE: dict[int | str, dict[str, Any]] = {
-    503: {
-        "description": "Prometheus answered none of the queries (problem+json naming `prometheus`), "
-        "or the identity provider's keys cannot be fetched.",
-        "content": {"application/problem+json": {}},
-    },
+_UNAVAILABLE: ResponseDocs = {
+    503: problem(
+        "Prometheus answered none of the queries (the problem names `prometheus`), "
+        "or the identity provider's keys cannot be fetched."
+    ),
 }
-_RESPONSES: dict[int | str, dict[str, Any]] = {
-    404: {"description": "No device type with this id.", "content": {"application/problem+json": {}}},
-    **_UNAVAILABLE,
-}
+_RESPONSES: ResponseDocs = {404: NOT_FOUND, **_UNAVAILABLE}
 
 
 @router.get(
     "/overview", summary="Every enabled device type with its headline figures", responses=_UNAVAILABLE
 )
-async def overview(principal: CurrentPrincipal, monitoring: Monitoring) -> dict[str, Any]:
-    return (await monitoring.overview(principal)).to_dict()
+async def overview(principal: CurrentPrincipal, monitoring: Monitoring) -> OverviewView:
+    return OverviewView.of(await monitoring.overview(principal))
 
 
 @router.get("/{device_type_id}", summary="Nodes and devices of a type right now", responses=_RESPONSES)
-async def snapshot(
-    device_type_id: str, principal: CurrentPrincipal, monitoring: Monitoring
-) -> dict[str, Any]:
-    return (await monitoring.snapshot(principal, device_type_id)).to_dict()
+async def snapshot(device_type_id: str, principal: CurrentPrincipal, monitoring: Monitoring) -> SnapshotView:
+    return SnapshotView.of(await monitoring.snapshot(principal, device_type_id))
 
 
 @router.get(
     "/{device_type_id}/range",
     summary="One metric of a type over time, per device or per node",
-    responses={**_RESPONSES, 422: {"description": "A parameter is invalid; `field` names it."}},
+    responses={**_RESPONSES, 422: problem("A parameter is invalid; `field` names it.")},
 )
 async def history(
     device_type_id: str,
@@ -60,7 +57,7 @@ async def history(
     node: Annotated[str | None, Query(description="only this node (exact name)")] = None,
     device: Annotated[str | None, Query(description="only this device (exact name)")] = None,
     by: Annotated[str | None, Query(description="device (default) or node")] = None,
-) -> dict[str, Any]:
+) -> RangeView:
     result = await monitoring.history(
         principal,
         device_type_id,
@@ -72,4 +69,4 @@ async def history(
         node=node,
         device=device,
     )
-    return result.to_dict()
+    return RangeView.of(result)

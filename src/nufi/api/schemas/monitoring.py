@@ -1,0 +1,131 @@
+"""Response bodies of the monitoring snapshot and overview, built from `nufi.monitoring` objects.
+
+Values are in %, bytes (whole numbers), °C and W; a quantity not reported, or stale, is null.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, computed_field
+
+from nufi.api.schemas.values import Instant, MaybeBytes
+from nufi.devices.spec import DeviceKind, MetricKey
+from nufi.monitoring import MonitoringError, Overview, OverviewRow, Snapshot
+from nufi.monitoring.snapshot import ErrorSource
+
+
+class _FromDomain(BaseModel):
+    model_config = ConfigDict(from_attributes=True, frozen=True)
+
+
+class DeviceView(_FromDomain):
+    device: str
+    utilization_percent: float | None
+    memory_used_bytes: MaybeBytes
+    memory_total_bytes: MaybeBytes
+    temperature_celsius: float | None
+    power_watts: float | None
+    pod: str | None = Field(description="the pod using the device, when known for certain")
+    namespace: str | None
+
+
+class PodHoldingView(_FromDomain):
+    namespace: str
+    pod: str
+    devices: int = Field(description="how many devices of the type the pod holds on the node")
+
+
+class NodeView(_FromDomain):
+    node: str
+    capacity: int | None = Field(description="null when the cluster could not be read")
+    allocatable: int | None
+    allocated: int | None
+    pods: list[PodHoldingView] | None = Field(description="pods holding the type's devices; null likewise")
+    workload: str | None = Field(description="who uses the node's devices, e.g. `serving/solo`")
+    devices: list[DeviceView]
+
+
+class SummaryView(_FromDomain):
+    nodes: int
+    devices: int
+    avg_utilization_percent: float | None
+    memory_used_bytes: MaybeBytes
+    memory_total_bytes: MaybeBytes
+    max_temperature_celsius: float | None
+    power_watts: float | None
+
+
+class StaleMetricView(_FromDomain):
+    metric: MetricKey
+    node: str
+    device: str
+    last_seen: Instant
+    silent_seconds: Annotated[float, PlainSerializer(lambda seconds: round(seconds, 3), return_type=float)]
+    limit_seconds: float = Field(exclude=True)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def reason(self) -> str:
+        return (
+            f"no sample for {self.silent_seconds:.1f} s, more than three scrape intervals "
+            f"({self.limit_seconds:g} s); its exporter or scrape target may be down"
+        )
+
+
+class MonitoringErrorView(_FromDomain):
+    source: ErrorSource
+    metric: str | None
+    node: str | None
+    device: str | None
+    query: str | None
+    message: str
+
+
+class SnapshotView(_FromDomain):
+    device_type: str
+    time: Instant
+    summary: SummaryView
+    nodes: list[NodeView]
+    stale: list[StaleMetricView]
+    errors: list[MonitoringErrorView]
+
+    @classmethod
+    def of(cls, snapshot: Snapshot) -> SnapshotView:
+        return cls.model_validate(snapshot, from_attributes=True)
+
+
+class OverviewRowView(_FromDomain):
+    device_type: str
+    name: str
+    vendor: str
+    kind: DeviceKind
+    resource_key: str
+    time: Instant | None = Field(description="null when none of the type's queries could be answered")
+    summary: SummaryView | None
+    stale_count: int
+    errors: list[MonitoringErrorView]
+
+    @classmethod
+    def of(cls, row: OverviewRow) -> OverviewRowView:
+        device_type, snapshot = row.device_type, row.snapshot
+        errors: tuple[MonitoringError, ...] = (*(snapshot.errors if snapshot else ()), *row.errors)
+        return cls(
+            device_type=device_type.id,
+            name=device_type.name,
+            vendor=device_type.vendor,
+            kind=device_type.kind,
+            resource_key=device_type.resource_key,
+            time=snapshot.time if snapshot else None,
+            summary=SummaryView.model_validate(snapshot.summary) if snapshot else None,
+            stale_count=len(snapshot.stale) if snapshot else 0,
+            errors=[MonitoringErrorView.model_validate(error) for error in errors],
+        )
+
+
+class OverviewView(_FromDomain):
+    items: list[OverviewRowView]
+
+    @classmethod
+    def of(cls, overview: Overview) -> OverviewView:
+        return cls(items=[OverviewRowView.of(row) for row in overview.rows])
