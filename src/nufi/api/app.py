@@ -11,6 +11,7 @@ from nufi import __version__
 from nufi.api import admin_devices, devices, health, me, metrics, monitoring, version
 from nufi.api.metrics import HttpMetrics
 from nufi.api.middleware import RequestContextMiddleware
+from nufi.api.openapi import install_openapi
 from nufi.api.problems import install_problem_handlers
 from nufi.cluster import ClusterGateway
 from nufi.config import Settings, load_settings
@@ -62,6 +63,7 @@ def create_app(
     app.state.settings = resolved
     app.state.http_metrics = HttpMetrics()
     install_problem_handlers(app)
+    install_openapi(app)
     app.add_middleware(RequestContextMiddleware, metrics=app.state.http_metrics)
     app.include_router(health.router)
     app.include_router(metrics.router)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Depends, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from nufi.api.schemas.problem import ResponseDocs, problem
 from nufi.api.services import get_services
 from nufi.auth import Principal, authenticate, require_admin
 from nufi.services import Services
@@ -19,22 +20,13 @@ _bearer_scheme = HTTPBearer(
     description="An access token from the identity provider named by NUFI_OIDC_ISSUER.",
 )
 
-AUTH_RESPONSES: dict[int | str, dict[str, Any]] = {
-    401: {
-        "description": "No, or no acceptable, bearer token (problem+json; `WWW-Authenticate: Bearer`).",
-        "content": {"application/problem+json": {}},
-    },
-    503: {
-        "description": "The identity provider's keys cannot be fetched.",
-        "content": {"application/problem+json": {}},
-    },
+AUTH_RESPONSES: ResponseDocs = {
+    401: problem("No, or no acceptable, bearer token (`WWW-Authenticate: Bearer` says which)."),
+    503: problem("A dependency is down: the identity provider's keys, or a system the operation reads."),
 }
-ADMIN_RESPONSES: dict[int | str, dict[str, Any]] = {
+ADMIN_RESPONSES: ResponseDocs = {
     **AUTH_RESPONSES,
-    403: {
-        "description": "Signed in, but without the admin role (NUFI_ADMIN_ROLE).",
-        "content": {"application/problem+json": {}},
-    },
+    403: problem("Signed in, but without the admin role (NUFI_ADMIN_ROLE)."),
 }
 
 
@@ -47,8 +39,7 @@ async def current_principal(
 
 
 async def admin_principal(principal: Annotated[Principal, Depends(current_principal)]) -> Principal:
-    require_admin(principal)
-    return principal
+    return require_admin(principal)
 
 
 CurrentPrincipal = Annotated[Principal, Depends(current_principal)]

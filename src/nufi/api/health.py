@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel
 
 from nufi.api.problems import ProblemResponse, problem_response, request_id_of
+from nufi.api.schemas.problem import ResponseDocs, problem
 from nufi.api.services import get_services
 from nufi.health import DependencyStatus
 from nufi.services import Services
@@ -24,12 +25,10 @@ class ReadyBody(BaseModel):
     dependencies: list[DependencyStatus]
 
 
-_NOT_READY_DOC: dict[int | str, dict[str, Any]] = {
-    503: {
-        "description": "A configured dependency is failing; an application/problem+json body lists "
-        "every dependency under `dependencies`.",
-        "content": {"application/problem+json": {}},
-    }
+_NOT_READY_DOC: ResponseDocs = {
+    503: problem(
+        "A configured dependency is failing; the problem lists every dependency under `dependencies`."
+    )
 }
 
 

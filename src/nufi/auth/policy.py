@@ -14,13 +14,14 @@ def require_user(principal: Principal | None) -> None:
         raise Unauthorized(_SIGN_IN)
 
 
-def require_admin(principal: Principal | None) -> None:
-    """Only holders of the configured admin role may proceed."""
-    require_user(principal)
-    assert principal is not None
+def require_admin(principal: Principal | None) -> Principal:
+    """Only holders of the configured admin role may proceed; returns the principal checked."""
+    if principal is None:
+        raise Unauthorized(_SIGN_IN)
     if not principal.is_admin:
         raise Forbidden(
             f"requires role {principal.admin_role}: user {principal.username!r} does not have it; "
             "ask an administrator to grant it in the identity provider",
             required_role=principal.admin_role,
         )
+    return principal

@@ -1,0 +1,156 @@
+"""The OpenAPI document the server publishes: every success body has a real schema, and every error an
+operation can answer is documented as an application/problem+json `Problem`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from pydantic import SecretStr
+
+from nufi.api import create_app
+from nufi.config import Settings
+from support.asgi import serving
+from support.env import clear_nufi_env
+from support.nufi_app import MEMORY_DATABASE
+
+PROBLEM_JSON = "application/problem+json"
+PROBLEM_REF = "#/components/schemas/Problem"
+# The catalog's writes that can meet a stored state they conflict with (taken ids and keys, revisions).
+CONFLICTING_WRITES = {
+    ("post", "/api/v1/admin/devices"),
+    ("put", "/api/v1/admin/devices/{device_type_id}"),
+    ("delete", "/api/v1/admin/devices/{device_type_id}"),
+}
+Operation = tuple[str, str, dict[str, Any]]
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    clear_nufi_env(monkeypatch)
+
+
+def app() -> FastAPI:
+    return create_app(Settings(database_url=SecretStr(MEMORY_DATABASE)))
+
+
+@pytest.fixture
+async def document() -> dict[str, Any]:
+    async with serving(app()) as client:
+        response = await client.get("/openapi.json")
+    assert response.status_code == 200
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def operations(document: dict[str, Any]) -> Iterator[Operation]:
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            yield method, path, operation
+
+
+def resolved(document: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in schema:
+        name = schema["$ref"].removeprefix("#/components/schemas/")
+        schema = document["components"]["schemas"][name]
+    return schema
+
+
+def success_problems(document: dict[str, Any], operation: dict[str, Any]) -> list[str]:
+    """What is wrong with the operation's documented success: nothing when some 2xx has a JSON body
+    whose schema names its properties, or when the success is a 204 without a body."""
+    successes = {code: r for code, r in operation["responses"].items() if code.startswith("2")}
+    if not successes:
+        return ["no 2xx response"]
+    problems = []
+    for code, response in successes.items():
+        content = response.get("content", {})
+        if code == "204":
+            if content:
+                problems.append("204 documents a body")
+            continue
+        schema = content.get("application/json", {}).get("schema")
+        if schema is None:
+            problems.append(f"{code} has no application/json schema")
+        elif not resolved(document, schema).get("properties"):
+            problems.append(f"{code} body is not described: {schema}")
+    return problems
+
+
+def error_problems(operation: dict[str, Any], expected: set[str]) -> list[str]:
+    responses = operation["responses"]
+    problems = [f"{code} missing" for code in sorted(expected - set(responses))]
+    for code, response in responses.items():
+        if code[0] in "45":
+            schema = response.get("content", {}).get(PROBLEM_JSON, {}).get("schema")
+            if schema != {"$ref": PROBLEM_REF} or set(response["content"]) != {PROBLEM_JSON}:
+                problems.append(f"{code} is not documented as {PROBLEM_JSON} Problem: {response}")
+    return problems
+
+
+def expected_errors(method: str, path: str, operation: dict[str, Any]) -> set[str]:
+    expected: set[str] = set()
+    if operation.get("security"):
+        expected |= {"401", "503"}
+    if path.startswith("/api/v1/admin/"):
+        expected.add("403")
+    if "{" in path:
+        expected.add("404")
+    if operation.get("parameters") or "requestBody" in operation:
+        expected.add("422")
+    if (method, path) in CONFLICTING_WRITES:
+        expected.add("409")
+    return expected
+
+
+def audit(document: dict[str, Any]) -> dict[str, list[str]]:
+    found = {}
+    for method, path, operation in operations(document):
+        expected = expected_errors(method, path, operation)
+        problems = success_problems(document, operation) + error_problems(operation, expected)
+        if problems:
+            found[f"{method.upper()} {path}"] = problems
+    return found
+
+
+def test_every_operation_documents_its_success_and_its_problems(document: dict[str, Any]) -> None:
+    assert audit(document) == {}
+
+
+def test_the_api_routes_are_all_there_and_signed_in(document: dict[str, Any]) -> None:
+    api = [(m, p, o) for m, p, o in operations(document) if p.startswith("/api/v1/")]
+    assert len(api) >= 13
+    for method, path, operation in api:
+        if path != "/api/v1/version":
+            assert operation.get("security"), f"{method.upper()} {path} is not signed in"
+    assert {(m, p) for m, p, _ in api} >= CONFLICTING_WRITES
+
+
+def test_the_problem_schema_has_the_core_members_and_allows_more(document: dict[str, Any]) -> None:
+    problem = document["components"]["schemas"]["Problem"]
+    assert set(problem["required"]) == {"type", "title", "status", "detail"}
+    assert {"instance", "field"} <= set(problem["properties"])
+    assert problem["additionalProperties"] is True
+
+
+def test_fastapis_own_validation_body_is_nowhere(document: dict[str, Any]) -> None:
+    text = json.dumps(document)
+    assert "HTTPValidationError" not in text
+    assert "ValidationError" not in document["components"]["schemas"]
+
+
+async def test_the_audit_notices_a_route_without_a_response_model() -> None:
+    careless = app()
+
+    @careless.get("/api/v1/careless/{thing}")
+    async def careless_route(thing: str) -> dict[str, Any]:
+        return {"thing": thing}
+
+    async with serving(careless) as client:
+        document = (await client.get("/openapi.json")).json()
+    (problems,) = audit(document).values()
+    assert any("body is not described" in p for p in problems)
+    assert "404 missing" in problems
