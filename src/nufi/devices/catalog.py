@@ -115,14 +115,6 @@ class DeviceCatalog:
         (entry,) = await self._with_inventory([await self.get(principal, device_type_id)])
         return entry
 
-    async def inventories(
-        self, principal: Principal | None, types: Sequence[DeviceType]
-    ) -> dict[str, Inventory]:
-        """Inventory per type; raises DependencyUnavailable when the cluster cannot be read."""
-        require_user(principal)
-        state = await read_cluster_state(self._cluster)
-        return {t.id: self._fetchers.for_type(t).inventory(t, state) for t in types}
-
     # -- checks (the wizard's steps) -----------------------------------------------------------------
 
     async def check_resource_key(self, principal: Principal | None, resource_key: str) -> ResourceKeyCheck:

@@ -1,26 +1,20 @@
 """PromQL building blocks: label names, expression parsing, and building queries safely.
 
 Label values never go into a query unescaped: `quote_label_value` produces a double-quoted string
-literal for `=`/`!=` matchers, and `quote_regex_value` a literal for `=~`/`!~` that matches exactly the
-given value (Prometheus anchors regexes, and RE2 metacharacters are escaped first).
+literal, for `=`/`!=` matchers and label_replace arguments alike.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Literal
 
 import promql_parser
 
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
-_METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
-# Go's regexp.QuoteMeta set: exactly the characters RE2 gives a meaning to outside a class.
-_REGEX_SPECIALS = frozenset("\\.+*?()|[]{}^$")
 _STRING_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
-MatchOperator = Literal["=", "!=", "=~", "!~"]
 Aggregation = Literal["sum", "avg", "max", "min", "count"]
 _AGGREGATIONS: frozenset[str] = frozenset({"sum", "avg", "max", "min", "count"})
 
@@ -49,14 +43,6 @@ def label_name_problem(name: str) -> str | None:
             "reach stored series; use the label the exporter's series carry"
         )
     return None
-
-
-def is_valid_label_name(name: str) -> bool:
-    return label_name_problem(name) is None
-
-
-def is_valid_metric_name(name: str) -> bool:
-    return _METRIC_NAME.fullmatch(name) is not None
 
 
 def parse_expression(expression: str) -> promql_parser.Expr:
@@ -95,50 +81,6 @@ def instant_vector_problem(expression: str) -> str | None:
 def quote_label_value(value: str) -> str:
     """`value` as a double-quoted PromQL string literal, for `=` and `!=` matchers."""
     return '"' + "".join(_escape_char(char) for char in value) + '"'
-
-
-def escape_regex(value: str) -> str:
-    """An RE2 pattern that matches exactly `value` (Prometheus anchors it at both ends)."""
-    return "".join("\\" + char if char in _REGEX_SPECIALS else char for char in value)
-
-
-def quote_regex_value(value: str) -> str:
-    """A string literal for `=~`/`!~` matching exactly `value`: regex-escaped, then string-escaped."""
-    return quote_label_value(escape_regex(value))
-
-
-def quote_regex_alternatives(values: Iterable[str]) -> str:
-    """A string literal for `=~` matching exactly one of `values`."""
-    return quote_label_value("|".join(escape_regex(value) for value in values))
-
-
-@dataclass(frozen=True)
-class LabelMatcher:
-    """`name op value`, where `value` is the label value itself (exact, never a pattern)."""
-
-    name: str
-    op: MatchOperator
-    value: str
-
-    def render(self) -> str:
-        _require_label_syntax(self.name)
-        literal = quote_regex_value(self.value) if self.op in ("=~", "!~") else quote_label_value(self.value)
-        return f"{self.name}{self.op}{literal}"
-
-
-def selector(metric: str | None, matchers: Sequence[LabelMatcher] = ()) -> str:
-    """A vector selector such as `lpu_temperature_celsius{node="n1"}`, every part validated."""
-    if metric is not None and not is_valid_metric_name(metric):
-        raise ValueError(
-            f"`{metric}` is not a Prometheus metric name: use letters, digits, `_` and `:`, "
-            "not starting with a digit"
-        )
-    if metric is None and not matchers:
-        raise ValueError("a selector needs a metric name or at least one label matcher")
-    inner = ",".join(matcher.render() for matcher in matchers)
-    if metric is None:
-        return "{" + inner + "}"
-    return f"{metric}{{{inner}}}" if inner else metric
 
 
 def aggregate(operator: Aggregation, expression: str, by: Sequence[str]) -> str:
