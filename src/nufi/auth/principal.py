@@ -32,9 +32,6 @@ class Principal:
     def is_admin(self) -> bool:
         return self.admin_role in self.roles
 
-    def has_role(self, role: str) -> bool:
-        return role in self.roles
-
 
 def principal_from_claims(claims: Mapping[str, Any], *, admin_role: str = DEFAULT_ADMIN_ROLE) -> Principal:
     """Build a Principal from verified Keycloak-shaped claims.

@@ -61,10 +61,6 @@ class DeviceTypeRepository:
         statement = select(DeviceTypeRow).where(DeviceTypeRow.id == id)
         return await self._one_or_none(statement)
 
-    async def get_by_resource_key(self, resource_key: str) -> DeviceTypeRow | None:
-        statement = select(DeviceTypeRow).where(DeviceTypeRow.resource_key == resource_key)
-        return await self._one_or_none(statement)
-
     async def list(self) -> Sequence[DeviceTypeRow]:
         """Every stored device type, by id."""
         statement = select(DeviceTypeRow).order_by(DeviceTypeRow.id)

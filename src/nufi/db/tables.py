@@ -62,26 +62,6 @@ class DeviceTypeRow(Base):
     created_by: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
     updated_by: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
 
-    def as_dict(self) -> JsonObject:
-        """Every column as JSON-ready values (timestamps in ISO 8601), e.g. for audit before/after."""
-        return {
-            "id": self.id,
-            "name": self.name,
-            "vendor": self.vendor,
-            "kind": self.kind,
-            "enabled": self.enabled,
-            "resource_key": self.resource_key,
-            "labels": self.labels,
-            "metrics": self.metrics,
-            "thermal": self.thermal,
-            "fetcher": self.fetcher,
-            "revision": self.revision,
-            "created_at": self.created_at.isoformat(),
-            "updated_at": self.updated_at.isoformat(),
-            "created_by": self.created_by,
-            "updated_by": self.updated_by,
-        }
-
     def __repr__(self) -> str:
         return f"DeviceTypeRow(id={self.id!r}, resource_key={self.resource_key!r}, revision={self.revision})"
 
@@ -104,19 +84,6 @@ class AuditRecordRow(Base):
     before: Mapped[JsonObject | None] = mapped_column(JSON)
     after: Mapped[JsonObject | None] = mapped_column(JSON)
     details: Mapped[JsonObject | None] = mapped_column(JSON)
-
-    def as_dict(self) -> JsonObject:
-        return {
-            "id": self.id,
-            "at": self.at.isoformat(),
-            "actor": self.actor,
-            "action": self.action,
-            "target_kind": self.target_kind,
-            "target_id": self.target_id,
-            "before": self.before,
-            "after": self.after,
-            "details": self.details,
-        }
 
     def __repr__(self) -> str:
         return f"AuditRecordRow(id={self.id}, action={self.action!r}, target_id={self.target_id!r})"

@@ -32,7 +32,7 @@ async def register(
         if look_first:
             # A service looks before it leaps; that read must not turn the later write into "database
             # is locked" on SQLite, and the unique constraint must still catch what the read missed.
-            holder = await repo.get_by_resource_key(resource_key)
+            holder = next((row for row in await repo.list() if row.resource_key == resource_key), None)
             if holder is not None:
                 raise Conflict(f"{resource_key} is taken", field="resource_key", device_type=holder.id)
             await asyncio.sleep(0)
@@ -40,7 +40,12 @@ async def register(
         # Give the other writers every chance to interleave between the two statements.
         await asyncio.sleep(0)
         await AuditRepository(session).record(
-            "admin", "device_type.create", "device_type", id, before=None, after=row.as_dict()
+            "admin",
+            "device_type.create",
+            "device_type",
+            id,
+            before=None,
+            after={"id": row.id, "resource_key": row.resource_key},
         )
         return row
 
@@ -72,9 +77,9 @@ async def test_parallel_registrations_of_one_resource_key_let_exactly_one_throug
     assert all(c.extra["device_type"] == winners[0].id for c in conflicts)
     assert await counts(database) == (1, 1)
     async with database.session() as session:
-        stored = await DeviceTypeRepository(session).get_by_resource_key("hyperaccel.ai/lpu")
+        (stored,) = await DeviceTypeRepository(session).list()
         (audit,) = await AuditRepository(session).list()
-    assert stored is not None and stored.id == winners[0].id
+    assert (stored.id, stored.resource_key) == (winners[0].id, "hyperaccel.ai/lpu")
     assert audit.target_id == winners[0].id
 
 

@@ -26,11 +26,9 @@ async def test_a_stored_device_type_reads_back_whole(database: Database) -> None
     async with database.session() as session:
         repo = DeviceTypeRepository(session)
         by_id = await repo.get("lpu")
-        by_key = await repo.get_by_resource_key("hyperaccel.ai/lpu")
         listed = await repo.list()
-    assert by_id is not None and by_key is not None
-    assert by_key.id == "lpu"
-    assert [row.id for row in listed] == ["lpu"]
+    assert by_id is not None
+    assert [(row.id, row.resource_key) for row in listed] == [("lpu", "hyperaccel.ai/lpu")]
     assert by_id.name == "Accelerator lpu"
     assert by_id.kind == "custom"
     assert by_id.enabled is True
@@ -54,7 +52,6 @@ async def test_missing_device_types_read_as_none(database: Database) -> None:
     async with database.session() as session:
         repo = DeviceTypeRepository(session)
         assert await repo.get("nope") is None
-        assert await repo.get_by_resource_key("example.com/nope") is None
         assert await repo.list() == []
 
 
@@ -76,7 +73,9 @@ async def test_a_duplicate_id_is_a_conflict_naming_the_id(database: Database) ->
     assert caught.value.extra["field"] == "id"
     assert "'lpu'" in caught.value.detail
     async with database.session() as session:
-        assert await DeviceTypeRepository(session).get_by_resource_key("other.ai/lpu") is None
+        assert [row.resource_key for row in await DeviceTypeRepository(session).list()] == [
+            "hyperaccel.ai/lpu"
+        ]
 
 
 async def test_a_taken_resource_key_is_a_conflict_naming_its_holder(database: Database) -> None:
@@ -179,7 +178,7 @@ async def test_delete_returns_the_row_and_removes_it(database: Database) -> None
     async with database.transaction() as session:
         deleted = await DeviceTypeRepository(session).delete("lpu")
     assert (deleted.id, deleted.resource_key, deleted.revision) == ("lpu", "hyperaccel.ai/lpu", 1)
-    assert deleted.as_dict()["created_by"] == "alice"
+    assert deleted.created_by == "alice"
     async with database.session() as session:
         assert await DeviceTypeRepository(session).get("lpu") is None
     # The key is free again.
@@ -232,7 +231,7 @@ async def test_read_then_delete_then_audit_in_one_transaction(database: Database
         assert await repo.get("lpu") is None
         # A new type may take the id and key in the same unit of work (e.g. a reset and re-create).
         await repo.insert(device_type("lpu", "hyperaccel.ai/lpu", name="again"), actor="bob")
-    assert deleted.as_dict()["name"] == "Accelerator lpu"
+    assert deleted.name == "Accelerator lpu"
     async with database.session() as session:
         again = await DeviceTypeRepository(session).get("lpu")
     assert again is not None and (again.name, again.created_by) == ("again", "bob")

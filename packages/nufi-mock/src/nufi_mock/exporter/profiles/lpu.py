@@ -17,9 +17,6 @@ MEMORY_USED = "lpu_memory_used_bytes"
 MEMORY_TOTAL = "lpu_memory_total_bytes"
 TEMPERATURE = "lpu_temperature_celsius"
 
-LABELS = ("node", "device", "pod", "namespace")
-"""Label names before any ``--label-name`` renaming; pod and namespace only on allocated devices."""
-
 
 class LpuProfile(Profile):
     name = "lpu"
