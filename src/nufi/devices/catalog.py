@@ -141,8 +141,7 @@ class DeviceCatalog:
     async def create(
         self, principal: Principal | None, payload: DeviceTypeCreate, *, force: bool = False
     ) -> SaveOutcome:
-        require_admin(principal)
-        assert principal is not None
+        principal = require_admin(principal)
         if payload.id in _RESERVED_IDS:
             raise ValidationFailed(
                 f"{payload.id!r} is a word the API uses in its paths (/api/v1/monitoring/{payload.id}); "
@@ -180,8 +179,7 @@ class DeviceCatalog:
         *,
         force: bool = False,
     ) -> SaveOutcome:
-        require_admin(principal)
-        assert principal is not None
+        principal = require_admin(principal)
         async with self._db.session() as session:
             current = _resolve(device_type_id, await DeviceTypeRepository(session).get(device_type_id))
         if payload.revision != current.revision:
@@ -221,8 +219,7 @@ class DeviceCatalog:
     async def delete(
         self, principal: Principal | None, device_type_id: str, *, revision: int | None = None
     ) -> None:
-        require_admin(principal)
-        assert principal is not None
+        principal = require_admin(principal)
         if official_preset(device_type_id) is not None:
             raise Conflict(
                 f"{device_type_id!r} is an official device type and cannot be deleted; disable it instead "
@@ -241,8 +238,7 @@ class DeviceCatalog:
 
     async def reset(self, principal: Principal | None, device_type_id: str) -> DeviceType:
         """Drop an admin's overrides of an official type, back to the built-in preset."""
-        require_admin(principal)
-        assert principal is not None
+        principal = require_admin(principal)
         preset = official_preset(device_type_id)
         if preset is None:
             raise NotFound(
