@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -114,6 +115,7 @@ async def test_register_then_every_user_sees_it_at_once(nufi: httpx.AsyncClient,
     rows = {row["id"]: row for row in listed.json()["items"]}
     assert {"nvidia-gpu", "furiosa-rngd", "rebellions-atom", "lpu"} <= set(rows)
     assert rows["lpu"]["inventory"] == {"nodes": 2, "capacity": 8, "allocatable": 8, "allocated": 0}
+    assert "inventory_error" not in rows["lpu"]
     assert rows["nvidia-gpu"]["kind"] == "official" and rows["nvidia-gpu"]["inventory"]["capacity"] == 8
 
     one = await nufi.get("/api/v1/devices/lpu", headers=bearer(world.user_token))
@@ -123,6 +125,19 @@ async def test_register_then_every_user_sees_it_at_once(nufi: httpx.AsyncClient,
     first = audit.json()["items"][0]
     assert (first["action"], first["actor"], first["target_id"]) == ("device_type.create", "admin", "lpu")
     assert first["after"]["resource_key"] == LPU and first["details"]["force"] is False
+
+
+async def test_the_catalog_stays_readable_while_the_cluster_is_not(
+    world: World, sqlite_url: str, tmp_path: Path
+) -> None:
+    settings = world.settings(sqlite_url).model_copy(update={"kubeconfig": tmp_path / "no-kubeconfig"})
+    async with serve(settings) as nufi:
+        listed = await nufi.get("/api/v1/devices", headers=bearer(world.user_token))
+        one = await nufi.get("/api/v1/devices/nvidia-gpu", headers=bearer(world.user_token))
+    assert listed.status_code == 200 and one.status_code == 200
+    for row in [*listed.json()["items"], one.json()]:
+        assert row["inventory"] is None
+        assert "no-kubeconfig" in row["inventory_error"], row["inventory_error"]
 
 
 async def test_duplicates_and_official_keys_conflict(nufi: httpx.AsyncClient, world: World) -> None:

@@ -8,7 +8,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-PROBLEM_JSON = "application/problem+json"
+from nufi.api.problems import PROBLEM_JSON
+
 PROBLEM_SCHEMA_REF = "#/components/schemas/Problem"
 
 ResponseDocs = dict[int | str, dict[str, Any]]
