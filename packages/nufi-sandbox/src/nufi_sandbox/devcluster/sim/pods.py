@@ -13,7 +13,6 @@ from nufi_sandbox.devcluster.validation.quantity import parse_quantity
 Obj = dict[str, Any]
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
-NATIVE_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 
 # What the scheduler assumes a container without requests uses when it ranks nodes.
 _DEFAULT_NONZERO = {"cpu": Decimal("0.1"), "memory": Decimal(200 * 1024 * 1024)}
