@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from nufi.devices.spec import DeviceType, MetricKey
 from nufi.devices.units import MemoryUnit, to_bytes
 from nufi.errors import NufiError
 from nufi.monitoring.range_request import RangeMetric, RangeRequest
-from nufi.monitoring.snapshot import MonitoringError, whole_bytes
-from nufi.monitoring.times import rfc3339
+from nufi.monitoring.snapshot import MonitoringError
 from nufi.prom import QueryResult
 
 Point = tuple[float, float]
@@ -35,15 +33,6 @@ class RangeSeries:
     values: tuple[Point, ...]
     total: tuple[Point, ...] | None = None
 
-    def to_dict(self, metric: RangeMetric) -> dict[str, Any]:
-        body: dict[str, Any] = {"node": self.node, "device": self.device}
-        if metric == "memory":
-            body["used"] = [[t, whole_bytes(v)] for t, v in self.values]
-            body["total"] = [[t, whole_bytes(v)] for t, v in self.total or ()]
-        else:
-            body["values"] = [[t, v] for t, v in self.values]
-        return body
-
 
 @dataclass(frozen=True)
 class RangeResult:
@@ -52,23 +41,6 @@ class RangeResult:
     reported: bool
     series: tuple[RangeSeries, ...]
     errors: tuple[MonitoringError, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        request = self.request
-        return {
-            "device_type": self.device_type,
-            "metric": request.metric,
-            "unit": UNITS[request.metric],
-            "reported": self.reported,
-            "by": request.by,
-            "node": request.node,
-            "device": request.device,
-            "start": rfc3339(request.start),
-            "end": rfc3339(request.end),
-            "step_seconds": request.step_seconds,
-            "series": [series.to_dict(request.metric) for series in self.series],
-            "errors": [error.to_dict() for error in self.errors],
-        }
 
 
 def assemble_range(

@@ -1,18 +1,18 @@
 """A device type's devices right now: the snapshot the monitoring API and dashboard show.
 
 Values are in %, bytes, °C and W; a quantity the type does not report, or whose last sample is stale,
-is None (JSON null), never 0. Bytes are whole numbers. Instants are RFC 3339 UTC.
+is None, never 0. Instants are Unix seconds; how they are written for clients (RFC 3339, whole bytes)
+is the API's business (`nufi.api.schemas`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from nufi.devices.spec import MetricKey
 from nufi.monitoring.attribution import PodHolding
-from nufi.monitoring.times import rfc3339
 
 # `catalog`: the device type itself cannot be read (e.g. its fetcher is not installed).
 ErrorSource = Literal["prometheus", "kubernetes", "catalog"]
@@ -29,18 +29,6 @@ class DeviceEntry:
     pod: str | None = None
     namespace: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "device": self.device,
-            "utilization_percent": self.utilization_percent,
-            "memory_used_bytes": whole_bytes(self.memory_used_bytes),
-            "memory_total_bytes": whole_bytes(self.memory_total_bytes),
-            "temperature_celsius": self.temperature_celsius,
-            "power_watts": self.power_watts,
-            "pod": self.pod,
-            "namespace": self.namespace,
-        }
-
 
 @dataclass(frozen=True)
 class NodeEntry:
@@ -54,20 +42,6 @@ class NodeEntry:
     pods: tuple[PodHolding, ...] | None
     workload: str | None
     devices: tuple[DeviceEntry, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        pods = None
-        if self.pods is not None:
-            pods = [{"namespace": p.namespace, "pod": p.pod, "devices": p.devices} for p in self.pods]
-        return {
-            "node": self.node,
-            "capacity": self.capacity,
-            "allocatable": self.allocatable,
-            "allocated": self.allocated,
-            "pods": pods,
-            "workload": self.workload,
-            "devices": [device.to_dict() for device in self.devices],
-        }
 
 
 @dataclass(frozen=True)
@@ -95,17 +69,6 @@ class Summary:
             power_watts=_total(d.power_watts for d in devices),
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "nodes": self.nodes,
-            "devices": self.devices,
-            "avg_utilization_percent": self.avg_utilization_percent,
-            "memory_used_bytes": whole_bytes(self.memory_used_bytes),
-            "memory_total_bytes": whole_bytes(self.memory_total_bytes),
-            "max_temperature_celsius": self.max_temperature_celsius,
-            "power_watts": self.power_watts,
-        }
-
 
 @dataclass(frozen=True)
 class StaleMetric:
@@ -117,19 +80,6 @@ class StaleMetric:
     last_seen: float
     silent_seconds: float
     limit_seconds: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric,
-            "node": self.node,
-            "device": self.device,
-            "last_seen": rfc3339(self.last_seen),
-            "silent_seconds": round(self.silent_seconds, 3),
-            "reason": (
-                f"no sample for {self.silent_seconds:.1f} s, more than three scrape intervals "
-                f"({self.limit_seconds:g} s); its exporter or scrape target may be down"
-            ),
-        }
 
 
 @dataclass(frozen=True)
@@ -144,16 +94,6 @@ class MonitoringError:
     node: str | None = None
     device: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "metric": self.metric,
-            "node": self.node,
-            "device": self.device,
-            "query": self.query,
-            "message": self.message,
-        }
-
 
 @dataclass(frozen=True)
 class Snapshot:
@@ -163,20 +103,6 @@ class Snapshot:
     nodes: tuple[NodeEntry, ...]
     stale: tuple[StaleMetric, ...]
     errors: tuple[MonitoringError, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "device_type": self.device_type,
-            "time": rfc3339(self.time),
-            "summary": self.summary.to_dict(),
-            "nodes": [node.to_dict() for node in self.nodes],
-            "stale": [item.to_dict() for item in self.stale],
-            "errors": [item.to_dict() for item in self.errors],
-        }
-
-
-def whole_bytes(value: float | None) -> int | None:
-    return None if value is None else round(value)
 
 
 def _present(values: Iterable[float | None]) -> list[float]:

@@ -12,6 +12,7 @@ from nufi.monitoring.assembly import assemble_snapshot
 from nufi.monitoring.attribution import PodHolding
 from nufi.monitoring.cluster_view import ClusterView
 from nufi.monitoring.snapshot import MonitoringError
+from support.bodies import as_json
 
 NOW = 1_700_000_000.0
 GiB = 1024**3
@@ -65,7 +66,7 @@ def snapshot(
 
 
 def test_the_shape_is_the_documented_one() -> None:
-    body = snapshot([reading("n1", "lpu0")], cluster({"n1": 1})).to_dict()
+    body = as_json(snapshot([reading("n1", "lpu0")], cluster({"n1": 1})))
     assert list(body) == ["device_type", "time", "summary", "nodes", "stale", "errors"]
     assert list(body["summary"]) == [
         "nodes",
@@ -92,7 +93,7 @@ def test_the_shape_is_the_documented_one() -> None:
 
 
 def test_a_metric_the_type_does_not_report_is_null_never_zero() -> None:
-    body = snapshot([reading("n1", "lpu0"), reading("n1", "lpu1")]).to_dict()
+    body = as_json(snapshot([reading("n1", "lpu0"), reading("n1", "lpu1")]))
     assert body["summary"]["power_watts"] is None
     assert all(d["power_watts"] is None for d in body["nodes"][0]["devices"])
 
@@ -103,7 +104,7 @@ def test_summary_averages_utilization_sums_memory_and_takes_the_hottest() -> Non
         reading("n1", "lpu1", utilization_percent=30.0, temperature_celsius=71.5),
         reading("n2", "lpu0", utilization_percent=None, temperature_celsius=50.0),
     ]
-    summary = snapshot(devices).to_dict()["summary"]
+    summary = as_json(snapshot(devices))["summary"]
     assert summary["nodes"] == 2 and summary["devices"] == 3
     assert summary["avg_utilization_percent"] == 20.0  # the device without a value is not a 0
     assert summary["memory_used_bytes"] == 6 * GiB and summary["memory_total_bytes"] == 48 * GiB
@@ -115,7 +116,7 @@ def test_a_silent_metric_is_listed_as_stale_and_its_value_dropped() -> None:
         reading("n1", "lpu0", silent={"temperature": 3.5}),
         reading("n1", "lpu1", silent={"utilization": 3.0}),
     ]
-    body = snapshot(devices).to_dict()
+    body = as_json(snapshot(devices))
     assert [(s["metric"], s["node"], s["device"]) for s in body["stale"]] == [("temperature", "n1", "lpu0")]
     stale = body["stale"][0]
     assert stale["silent_seconds"] == 3.5 and stale["last_seen"] == "2023-11-14T22:13:16.500Z"
@@ -138,17 +139,17 @@ def test_used_and_free_both_feed_the_total() -> None:
         )
 
     for silent in ("memory_used", "memory_free"):
-        device = snapshot([gpu(silent)], device_type=NVIDIA).to_dict()["nodes"][0]["devices"][0]
+        device = as_json(snapshot([gpu(silent)], device_type=NVIDIA))["nodes"][0]["devices"][0]
         assert device["memory_total_bytes"] is None, silent
     assert (
-        snapshot([gpu("power")], device_type=NVIDIA).to_dict()["nodes"][0]["devices"][0]["memory_total_bytes"]
+        as_json(snapshot([gpu("power")], device_type=NVIDIA))["nodes"][0]["devices"][0]["memory_total_bytes"]
         == 3
     )
 
 
 def test_nodes_come_from_the_cluster_and_from_the_readings() -> None:
     view = cluster({"n1": 2, "idle": 4, "zero": 0})
-    body = snapshot([reading("n1", "lpu0"), reading("unknown", "lpu0")], view).to_dict()
+    body = as_json(snapshot([reading("n1", "lpu0"), reading("unknown", "lpu0")], view))
     rows = {
         n["node"]: (n["capacity"], n["allocatable"], n["allocated"], len(n["devices"])) for n in body["nodes"]
     }
@@ -159,7 +160,7 @@ def test_nodes_come_from_the_cluster_and_from_the_readings() -> None:
 
 def test_without_the_cluster_counts_and_pods_are_null() -> None:
     error = MonitoringError("kubernetes", "cannot list nodes")
-    body = snapshot([reading("n1", "lpu0")], None, errors=[error]).to_dict()
+    body = as_json(snapshot([reading("n1", "lpu0")], None, errors=[error]))
     node = body["nodes"][0]
     assert (node["capacity"], node["allocatable"], node["allocated"], node["pods"], node["workload"]) == (
         None,
@@ -178,9 +179,9 @@ def test_without_the_cluster_counts_and_pods_are_null() -> None:
 
 def test_the_cluster_names_the_pod_of_every_device_when_it_holds_them_all() -> None:
     solo = PodHolding("serving", "llm-0", 2)
-    body = snapshot(
-        [reading("n1", "lpu0"), reading("n1", "lpu1")], cluster({"n1": 2}, {"n1": [solo]})
-    ).to_dict()
+    body = as_json(
+        snapshot([reading("n1", "lpu0"), reading("n1", "lpu1")], cluster({"n1": 2}, {"n1": [solo]}))
+    )
     node = body["nodes"][0]
     assert node["workload"] == "serving/llm-0" and node["pods"] == [
         {"namespace": "serving", "pod": "llm-0", "devices": 2}
@@ -190,9 +191,9 @@ def test_the_cluster_names_the_pod_of_every_device_when_it_holds_them_all() -> N
 
 def test_a_pod_holding_part_of_a_node_is_named_only_at_node_level() -> None:
     partial = PodHolding("serving", "llm-0", 1)
-    body = snapshot(
-        [reading("n1", "lpu0"), reading("n1", "lpu1")], cluster({"n1": 2}, {"n1": [partial]})
-    ).to_dict()
+    body = as_json(
+        snapshot([reading("n1", "lpu0"), reading("n1", "lpu1")], cluster({"n1": 2}, {"n1": [partial]}))
+    )
     node = body["nodes"][0]
     assert node["workload"] == "serving/llm-0"
     assert [d["pod"] for d in node["devices"]] == [None, None]
@@ -200,23 +201,23 @@ def test_a_pod_holding_part_of_a_node_is_named_only_at_node_level() -> None:
 
 def test_shared_nodes_say_so() -> None:
     pods = [PodHolding("a", "x", 1), PodHolding("b", "y", 1)]
-    node = snapshot(
-        [reading("n1", "lpu0"), reading("n1", "lpu1")], cluster({"n1": 2}, {"n1": pods})
-    ).to_dict()["nodes"][0]
+    node = as_json(
+        snapshot([reading("n1", "lpu0"), reading("n1", "lpu1")], cluster({"n1": 2}, {"n1": pods}))
+    )["nodes"][0]
     assert node["workload"] == "shared by 2 pods" and [d["pod"] for d in node["devices"]] == [None, None]
 
 
 def test_the_exporters_attribution_wins_and_idle_devices_stay_idle() -> None:
     solo = PodHolding("serving", "llm-0", 2)
     devices = [reading("n1", "lpu0", pod="trainer", namespace="ml"), reading("n1", "lpu1")]
-    node = snapshot(devices, cluster({"n1": 2}, {"n1": [solo]})).to_dict()["nodes"][0]
+    node = as_json(snapshot(devices, cluster({"n1": 2}, {"n1": [solo]})))["nodes"][0]
     assert [(d["pod"], d["namespace"]) for d in node["devices"]] == [("trainer", "ml"), (None, None)]
 
 
 def test_reading_problems_become_errors_naming_the_metric() -> None:
     problem = MetricProblem("temperature", "lpu_temperature_celsius", "Prometheus rejected the query")
     readings = Readings((reading("n1", "lpu0"),), problems=(problem,))
-    body = assemble_snapshot(LPU, readings, time=NOW, stale_after_seconds=3.0, cluster=None).to_dict()
+    body = as_json(assemble_snapshot(LPU, readings, time=NOW, stale_after_seconds=3.0, cluster=None))
     assert body["errors"] == [
         {
             "source": "prometheus",
@@ -230,5 +231,5 @@ def test_reading_problems_become_errors_naming_the_metric() -> None:
 
 
 def test_bytes_are_whole_numbers() -> None:
-    device = snapshot([reading("n1", "lpu0", memory_used_bytes=1.6)]).to_dict()["nodes"][0]["devices"][0]
+    device = as_json(snapshot([reading("n1", "lpu0", memory_used_bytes=1.6)]))["nodes"][0]["devices"][0]
     assert device["memory_used_bytes"] == 2 and isinstance(device["memory_total_bytes"], int)

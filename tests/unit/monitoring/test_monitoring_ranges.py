@@ -25,6 +25,7 @@ from nufi.monitoring.range_request import (
 from nufi.monitoring.range_result import assemble_range
 from nufi.prom import PrometheusUnavailable, QueryResult, Series
 from nufi.prom.promql import parse_expression
+from support.bodies import as_json
 
 NOW = 1_700_000_000.0
 MiB = 1024**2
@@ -208,7 +209,7 @@ def test_used_and_free_in_mib_become_used_and_total_in_bytes() -> None:
         "memory_used": matrix((gpu("g1", "0"), [(1.0, 100.0), (2.0, 200.0)])),
         "memory_free": matrix((gpu("g1", "0"), [(1.0, 900.0), (3.0, 700.0)])),
     }
-    result = assemble_range(NVIDIA, request, outcomes, expressions, usable=DcgmFetcher().usable).to_dict()
+    result = as_json(assemble_range(NVIDIA, request, outcomes, expressions, usable=DcgmFetcher().usable))
     assert result["unit"] == "bytes" and result["errors"] == []
     (series,) = result["series"]
     assert series["node"] == "g1" and series["device"] == "0"
@@ -224,9 +225,9 @@ def test_vendor_sentinels_and_non_finite_values_are_dropped() -> None:
         )
     }
     expressions = range_expressions(NVIDIA, request)
-    dcgm = assemble_range(NVIDIA, request, outcomes, expressions, usable=DcgmFetcher().usable).to_dict()
+    dcgm = as_json(assemble_range(NVIDIA, request, outcomes, expressions, usable=DcgmFetcher().usable))
     assert dcgm["series"][0]["values"] == [[1.0, 70.0], [4.0, 71.0]]
-    generic = assemble_range(NVIDIA, request, outcomes, expressions, usable=finite_value).to_dict()
+    generic = as_json(assemble_range(NVIDIA, request, outcomes, expressions, usable=finite_value))
     assert generic["series"][0]["values"] == [[1.0, 70.0], [2.0, 9.2e18], [4.0, 71.0]]
 
 
@@ -237,9 +238,9 @@ def test_per_node_series_have_no_device() -> None:
             ({"node": "b"}, [(1.0, 5.0)]), ({"node": "a"}, [(1.0, 7.0)]), ({}, [(1.0, 1.0)])
         )
     }
-    result = assemble_range(
-        LPU, request, outcomes, range_expressions(LPU, request), usable=finite_value
-    ).to_dict()
+    result = as_json(
+        assemble_range(LPU, request, outcomes, range_expressions(LPU, request), usable=finite_value)
+    )
     assert [(s["node"], s["device"], s["values"]) for s in result["series"]] == [
         ("a", None, [[1.0, 7.0]]),
         ("b", None, [[1.0, 5.0]]),
@@ -255,7 +256,7 @@ def test_a_failed_family_is_an_error_and_the_rest_still_comes() -> None:
         "memory_used": matrix(({"node": "a", "device": "x"}, [(1.0, 5.0)])),
         "memory_total": PrometheusUnavailable("Prometheus at http://p did not answer within 10 s"),
     }
-    result = assemble_range(LPU, request, outcomes, expressions, usable=finite_value).to_dict()
+    result = as_json(assemble_range(LPU, request, outcomes, expressions, usable=finite_value))
     assert result["series"] == [{"node": "a", "device": "x", "used": [[1.0, 5]], "total": []}]
     assert [(e["metric"], e["query"]) for e in result["errors"]] == [
         ("memory_total", expressions["memory_total"])
@@ -264,6 +265,6 @@ def test_a_failed_family_is_an_error_and_the_rest_still_comes() -> None:
 
 def test_an_unreported_metric_says_so() -> None:
     request = parse(metric="power")
-    result = assemble_range(LPU, request, {}, {}, usable=finite_value).to_dict()
+    result = as_json(assemble_range(LPU, request, {}, {}, usable=finite_value))
     assert result["reported"] is False and result["series"] == [] and result["unit"] == "watts"
     assert result["start"] == "2023-11-14T21:13:20.000Z" and result["step_seconds"] == 15.0

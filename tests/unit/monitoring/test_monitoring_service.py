@@ -13,6 +13,7 @@ from nufi.devices.spec import DeviceType
 from nufi.errors import NotFound, Unauthorized
 from nufi.monitoring import MonitoringService, MonitoringSettings
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult, Sample
+from support.bodies import as_json
 
 T = 1_700_000_000.0
 ME = Principal(subject="u", username="u", roles=frozenset())
@@ -85,7 +86,7 @@ DOWN = PrometheusUnavailable("Prometheus at http://p did not answer within 10 s"
 
 async def test_a_query_prometheus_cannot_answer_is_an_error_of_its_metric() -> None:
     snapshot = await service(Prometheus({"a_util": 42.0, "a_temp": DOWN}), lpu("a", "a")).snapshot(ME, "a")
-    body = snapshot.to_dict()
+    body = as_json(snapshot)
     device = body["nodes"][0]["devices"][0]
     assert device["utilization_percent"] == 42.0 and device["temperature_celsius"] is None
     by_source = {(e["source"], e["metric"]): e for e in body["errors"]}
@@ -104,9 +105,9 @@ async def test_a_rejected_expression_is_an_error_naming_the_admins_expression() 
     rejected = PrometheusQueryRejected(
         "...", query="x", error_type="execution", error="many-to-many matching"
     )
-    body = (
+    body = as_json(
         await service(Prometheus({"a_util": 5.0, "a_temp": rejected}), lpu("a", "a")).snapshot(ME, "a")
-    ).to_dict()
+    )
     (error,) = [e for e in body["errors"] if e["source"] == "prometheus"]
     assert (error["metric"], error["query"]) == ("temperature", "a_temp")
     assert "`a_temp`" in error["message"] and "many-to-many" in error["message"]
@@ -116,7 +117,7 @@ async def test_the_overview_keeps_the_types_that_answered() -> None:
     prometheus = Prometheus({"a_util": 10.0, "a_temp": 50.0, "b_": DOWN})
     types = (lpu("a", "a"), lpu("b", "b"), lpu("c", "c", fetcher="not-installed"))
     rows = {
-        row["device_type"]: row for row in (await service(prometheus, *types).overview(ME)).to_dict()["items"]
+        row["device_type"]: row for row in as_json(await service(prometheus, *types).overview(ME))["items"]
     }
     assert rows["a"]["summary"]["avg_utilization_percent"] == 10.0
     assert rows["a"]["summary"]["max_temperature_celsius"] == 50.0

@@ -7,8 +7,12 @@ from typing import Annotated
 
 from pydantic import PlainSerializer, WithJsonSchema
 
-from nufi.monitoring.snapshot import whole_bytes
 from nufi.monitoring.times import rfc3339
+
+
+def whole_bytes(value: float | None) -> int | None:
+    return None if value is None else round(value)
+
 
 _DATE_TIME = WithJsonSchema({"type": "string", "format": "date-time"}, mode="serialization")
 
