@@ -154,3 +154,15 @@ async def test_the_audit_notices_a_route_without_a_response_model() -> None:
     (problems,) = audit(document).values()
     assert any("body is not described" in p for p in problems)
     assert "404 missing" in problems
+
+
+def test_no_schema_is_an_undescribed_object(document: dict[str, Any]) -> None:
+    # A serializer that returns a plain dict turns a model into "any object" in the document.
+    vague = [
+        name
+        for name, schema in document["components"]["schemas"].items()
+        if schema.get("type") == "object"
+        and not schema.get("properties")
+        and schema.get("additionalProperties", True) is True
+    ]
+    assert vague == []

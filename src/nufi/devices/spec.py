@@ -98,8 +98,9 @@ class MemoryDraft(_Model):
 
     mode: MemoryMode = "used_total"
     used: str
-    total: str | None = None
-    free: str | None = None
+    # Only the field of the mode is set (see below), and the other is left out of the body.
+    total: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    free: str | None = Field(default=None, exclude_if=lambda value: value is None)
     unit: MemoryUnit = MemoryUnit.BYTES
 
     @model_validator(mode="after")
@@ -118,12 +119,6 @@ class MemoryDraft(_Model):
                 f"to `used_{other}`",
             )
         return self
-
-    @model_serializer(mode="wrap")
-    def _only_fields_of_mode(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        data.pop("free" if self.mode == "used_total" else "total", None)
-        return data
 
     @property
     def second_key(self) -> MetricKey:
