@@ -26,6 +26,11 @@ class Inventory:
     nodes: tuple[NodeInventory, ...]
 
     @property
+    def nodes_with_devices(self) -> int:
+        """Nodes that have some of the resource (a node listed only for a pod still bound to it has none)."""
+        return sum(1 for node in self.nodes if node.capacity)
+
+    @property
     def capacity(self) -> int:
         return sum(node.capacity for node in self.nodes)
 

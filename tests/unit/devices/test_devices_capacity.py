@@ -96,8 +96,10 @@ def test_inventory_joins_nodes_and_pods() -> None:
         ("b", 4, 3, 0),
     ]
     assert (inventory.capacity, inventory.allocatable, inventory.allocated) == (12, 11, 3)
+    assert inventory.nodes_with_devices == 2
 
 
 def test_pods_holding_devices_on_a_node_without_them_still_show() -> None:
     inventory = build_inventory(LPU, [node("cpu", None)], [pod("cpu", 1), pod("gone", 1)])
     assert [(n.node, n.capacity, n.allocated) for n in inventory.nodes] == [("cpu", 0, 1)]
+    assert inventory.nodes_with_devices == 0

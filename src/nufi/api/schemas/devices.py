@@ -47,7 +47,7 @@ class InventoryPerNode(InventoryCounts):
 
 def _counts(inventory: Inventory) -> dict[str, int]:
     return {
-        "nodes": len([n for n in inventory.nodes if n.capacity]),
+        "nodes": inventory.nodes_with_devices,
         "capacity": inventory.capacity,
         "allocatable": inventory.allocatable,
         "allocated": inventory.allocated,
