@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path, PurePosixPath
 
+from support.uv import uv_command
+
 from .deploy_dockerfile import Dockerfile, dockerignore_excludes, env_pairs
 from .deploy_manifests import REPO_ROOT
 
@@ -94,19 +96,6 @@ def _uv(command: str, declared: dict[str, str], root: Path, workdir: PurePosixPa
         timeout=300,
     )
     assert result.returncode == 0, f"`{command}` failed:\n{result.stderr}"
-
-
-def uv_command() -> list[str]:
-    """uv as `make setup` runs it (a module of the system Python), else a uv on PATH."""
-    python3 = shutil.which("python3")
-    if python3 is not None:
-        probe = subprocess.run([python3, "-m", "uv", "--version"], capture_output=True, timeout=60)
-        if probe.returncode == 0:
-            return [python3, "-m", "uv"]
-    on_path = shutil.which("uv")
-    if on_path is None:
-        raise AssertionError("uv is not installed: run `make setup`, which installs it with pip")
-    return [on_path]
 
 
 def installed_distributions(venv: Path) -> set[str]:

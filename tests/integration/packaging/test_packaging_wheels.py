@@ -7,7 +7,6 @@ admin/admin), no mock LPU, no dependency on either. Built offline with the hatch
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -17,22 +16,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from support.uv import uv_command
+
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEV_USERS = REPO_ROOT / "packages" / "nufi-sandbox" / "src" / "nufi_sandbox" / "idp" / "dev-users.yaml"
 IMPORTS_OF_THE_OTHERS = re.compile(r"^\s*(?:from|import)\s+nufi_(?:mock|sandbox)\b", re.MULTILINE)
-
-
-def uv_command() -> list[str]:
-    """uv as `make setup` runs it (a module of the system Python), else a uv on PATH."""
-    python3 = shutil.which("python3")
-    if python3 is not None:
-        probe = subprocess.run([python3, "-m", "uv", "--version"], capture_output=True, timeout=60)
-        if probe.returncode == 0:
-            return [python3, "-m", "uv"]
-    on_path = shutil.which("uv")
-    if on_path is None:
-        raise AssertionError("uv is not installed: run `make setup`, which installs it with pip")
-    return [on_path]
 
 
 def build_wheel(package: str, out: Path) -> zipfile.ZipFile:
