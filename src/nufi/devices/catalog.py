@@ -20,10 +20,7 @@ from nufi.db import (
     AuditRecordRow,
     AuditRepository,
     Database,
-    DeviceTypeChanges,
     DeviceTypeRepository,
-    DeviceTypeRow,
-    NewDeviceType,
 )
 from nufi.devices.capacity import Inventory
 from nufi.devices.checks import MetricsCheck, ResourceKeyCheck, check_metrics, check_resource_key
@@ -37,6 +34,7 @@ from nufi.devices.spec import (
     LabelsDraft,
     MetricsDraft,
 )
+from nufi.devices.stored import custom_type, new_row, overlay, resolve, row_values
 from nufi.errors import Conflict, DependencyUnavailable, NotFound, ValidationFailed
 from nufi.prom import PrometheusGateway
 from nufi.prom.errors import PrometheusUnavailable
@@ -90,8 +88,8 @@ class DeviceCatalog:
         require_user(principal)
         async with self._db.session() as session:
             rows = {row.id: row for row in await DeviceTypeRepository(session).list()}
-        merged = [_overlay(preset, rows.pop(preset.id, None)) for preset in official_presets()]
-        merged += [_custom(row) for row in rows.values() if row.kind == "custom"]
+        merged = [overlay(preset, rows.pop(preset.id, None)) for preset in official_presets()]
+        merged += [custom_type(row) for row in rows.values() if row.kind == "custom"]
         merged.sort(key=lambda t: (t.kind != "official", t.id))
         return [t for t in merged if t.enabled] if enabled_only else merged
 
@@ -99,7 +97,7 @@ class DeviceCatalog:
         require_user(principal)
         async with self._db.session() as session:
             row = await DeviceTypeRepository(session).get(device_type_id)
-        return _resolve(device_type_id, row)
+        return resolve(device_type_id, row)
 
     async def list_with_inventory(
         self, principal: Principal | None, *, enabled: bool | None = None
@@ -159,7 +157,7 @@ class DeviceCatalog:
         details = await self._enforce_checks(device_type, force=force)
         async with self._db.transaction() as session:
             await DeviceTypeRepository(session).insert(
-                _new_row(device_type, "custom"), actor=principal.username
+                new_row(device_type, "custom"), actor=principal.username
             )
             await AuditRepository(session).record(
                 principal.username,
@@ -181,7 +179,7 @@ class DeviceCatalog:
     ) -> SaveOutcome:
         principal = require_admin(principal)
         async with self._db.session() as session:
-            current = _resolve(device_type_id, await DeviceTypeRepository(session).get(device_type_id))
+            current = resolve(device_type_id, await DeviceTypeRepository(session).get(device_type_id))
         if payload.revision != current.revision:
             raise _stale(device_type_id, current.revision, payload.revision)
         wanted = payload.model_dump(exclude={"revision"})
@@ -195,11 +193,11 @@ class DeviceCatalog:
         details = await self._enforce_checks(updated, force=force)
         async with self._db.transaction() as session:
             repo = DeviceTypeRepository(session)
-            values = _row_values(updated)
+            values = row_values(updated)
             if current.kind == "official" and current.revision == 1:
                 # The first edit of an official type stores its override row.
                 try:
-                    await repo.insert(_new_row(updated, "official"), actor=principal.username)
+                    await repo.insert(new_row(updated, "official"), actor=principal.username)
                 except Conflict:
                     raise _stale(device_type_id, current.revision + 1, payload.revision) from None
             else:
@@ -233,7 +231,7 @@ class DeviceCatalog:
                 "device_type.delete",
                 TARGET_KIND,
                 device_type_id,
-                before=_audit_view(_custom(row)),
+                before=_audit_view(custom_type(row)),
             )
 
     async def reset(self, principal: Principal | None, device_type_id: str) -> DeviceType:
@@ -254,7 +252,7 @@ class DeviceCatalog:
                     "device_type.reset",
                     TARGET_KIND,
                     device_type_id,
-                    before=_audit_view(_overlay(preset, row)),
+                    before=_audit_view(overlay(preset, row)),
                     after=_audit_view(preset),
                 )
         return preset
@@ -351,77 +349,6 @@ def _validated(data: dict[str, Any]) -> DeviceType:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"])
         raise ValidationFailed(f"{field}: {first['msg']}", field=field) from None
-
-
-def _row_values(device_type: DeviceType) -> DeviceTypeChanges:
-    data = device_type.model_dump(mode="json")
-    return {
-        "name": data["name"],
-        "vendor": data["vendor"],
-        "enabled": data["enabled"],
-        "resource_key": data["resource_key"],
-        "labels": data["labels"],
-        "metrics": data["metrics"],
-        "thermal": data["thermal"],
-        "fetcher": data["fetcher"],
-    }
-
-
-def _new_row(device_type: DeviceType, kind: str) -> NewDeviceType:
-    values = _row_values(device_type)
-    return {
-        "id": device_type.id,
-        "kind": kind,
-        "name": values["name"],
-        "vendor": values["vendor"],
-        "enabled": values["enabled"],
-        "resource_key": values["resource_key"],
-        "labels": values["labels"],
-        "metrics": values["metrics"],
-        "thermal": values["thermal"],
-        "fetcher": values["fetcher"],
-    }
-
-
-def _custom(row: DeviceTypeRow) -> DeviceType:
-    return DeviceType.model_validate(
-        {
-            "id": row.id,
-            "kind": row.kind,
-            "revision": row.revision,
-            "name": row.name,
-            "vendor": row.vendor,
-            "enabled": row.enabled,
-            "resource_key": row.resource_key,
-            "labels": row.labels,
-            "metrics": row.metrics,
-            "thermal": row.thermal,
-            "fetcher": row.fetcher,
-        }
-    )
-
-
-def _overlay(preset: DeviceType, row: DeviceTypeRow | None) -> DeviceType:
-    """An official type as the admins left it: the preset plus their overrides; the preset is revision 1."""
-    if row is None:
-        return preset
-    changes = {
-        "enabled": row.enabled,
-        "labels": row.labels,
-        "metrics": row.metrics,
-        "thermal": row.thermal,
-        "revision": row.revision + 1,
-    }
-    return DeviceType.model_validate({**preset.model_dump(mode="json"), **changes})
-
-
-def _resolve(device_type_id: str, row: DeviceTypeRow | None) -> DeviceType:
-    preset = official_preset(device_type_id)
-    if preset is not None:
-        return _overlay(preset, row)
-    if row is None:
-        raise NotFound(f"There is no device type {device_type_id!r}.", device_type=device_type_id)
-    return _custom(row)
 
 
 def _refuse_official_identity_change(current: DeviceType, wanted: dict[str, Any]) -> None:

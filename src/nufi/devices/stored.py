@@ -1,0 +1,87 @@
+"""Device types as the database stores them: rows to device types and back.
+
+A custom type is its row. An official type is its built-in preset with the fields admins may change
+taken from its row, if it has one (the preset alone is revision 1).
+"""
+
+from __future__ import annotations
+
+from nufi.db import DeviceTypeChanges, DeviceTypeRow, NewDeviceType
+from nufi.devices.presets import official_preset
+from nufi.devices.spec import DeviceType
+from nufi.errors import NotFound
+
+
+def row_values(device_type: DeviceType) -> DeviceTypeChanges:
+    """What a row stores of a device type, besides its id, kind and revision."""
+    data = device_type.model_dump(mode="json")
+    return {
+        "name": data["name"],
+        "vendor": data["vendor"],
+        "enabled": data["enabled"],
+        "resource_key": data["resource_key"],
+        "labels": data["labels"],
+        "metrics": data["metrics"],
+        "thermal": data["thermal"],
+        "fetcher": data["fetcher"],
+    }
+
+
+def new_row(device_type: DeviceType, kind: str) -> NewDeviceType:
+    # Spelled out: a TypedDict of changes may lack any key, a new row may not.
+    values = row_values(device_type)
+    return {
+        "id": device_type.id,
+        "kind": kind,
+        "name": values["name"],
+        "vendor": values["vendor"],
+        "enabled": values["enabled"],
+        "resource_key": values["resource_key"],
+        "labels": values["labels"],
+        "metrics": values["metrics"],
+        "thermal": values["thermal"],
+        "fetcher": values["fetcher"],
+    }
+
+
+def custom_type(row: DeviceTypeRow) -> DeviceType:
+    """A custom device type from its row."""
+    return DeviceType.model_validate(
+        {
+            "id": row.id,
+            "kind": row.kind,
+            "revision": row.revision,
+            "name": row.name,
+            "vendor": row.vendor,
+            "enabled": row.enabled,
+            "resource_key": row.resource_key,
+            "labels": row.labels,
+            "metrics": row.metrics,
+            "thermal": row.thermal,
+            "fetcher": row.fetcher,
+        }
+    )
+
+
+def overlay(preset: DeviceType, row: DeviceTypeRow | None) -> DeviceType:
+    """An official type as the admins left it: the preset plus their overrides; the preset is revision 1."""
+    if row is None:
+        return preset
+    changes = {
+        "enabled": row.enabled,
+        "labels": row.labels,
+        "metrics": row.metrics,
+        "thermal": row.thermal,
+        "revision": row.revision + 1,
+    }
+    return DeviceType.model_validate({**preset.model_dump(mode="json"), **changes})
+
+
+def resolve(device_type_id: str, row: DeviceTypeRow | None) -> DeviceType:
+    """The device type `device_type_id` names, official or custom; NotFound when there is none."""
+    preset = official_preset(device_type_id)
+    if preset is not None:
+        return overlay(preset, row)
+    if row is None:
+        raise NotFound(f"There is no device type {device_type_id!r}.", device_type=device_type_id)
+    return custom_type(row)
