@@ -51,6 +51,9 @@ class Settings(BaseSettings):
 
     kubeconfig: Path | None = None
     kube_context: str | None = None
+    # Kubernetes API calls: each list, and a whole paginated read of the cluster, must end within this
+    # long, else it fails as Kubernetes unavailable (a hung API server must not stall every request).
+    kube_timeout_seconds: float = Field(default=5.0, gt=0, le=300)
 
     prometheus_url: str | None = None
     # Credentials live in their own secret fields, never in the URL, so the URL can be logged.

@@ -34,16 +34,26 @@ class ClusterGateway:
 
     name = KUBERNETES
 
-    def __init__(self, source: KubeSource | None, *, timeout_seconds: float = 5.0) -> None:
+    def __init__(
+        self,
+        source: KubeSource | None,
+        *,
+        timeout_seconds: float = 5.0,
+        request_timeout_seconds: float = 5.0,
+    ) -> None:
         self._source = source
+        # The readiness check's budget, and every other call's (a list, a whole paginated read).
         self._timeout = timeout_seconds
+        self._request_timeout = request_timeout_seconds
         self._client: Any = None
         self._lock = asyncio.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings, *, environ: Mapping[str, str] | None = None) -> ClusterGateway:
         return cls(
-            KubeSource.from_settings(settings, environ), timeout_seconds=settings.readiness_timeout_seconds
+            KubeSource.from_settings(settings, environ),
+            timeout_seconds=settings.readiness_timeout_seconds,
+            request_timeout_seconds=settings.kube_timeout_seconds,
         )
 
     @property
@@ -53,6 +63,16 @@ class ClusterGateway:
     @property
     def source(self) -> KubeSource | None:
         return self._source
+
+    @property
+    def api_url(self) -> str | None:
+        """The API server's URL once credentials are loaded, else None."""
+        return None if self._client is None else str(self._client.configuration.host)
+
+    @property
+    def request_timeout_seconds(self) -> float:
+        """How long one read of the cluster (every page of it) may take: NUFI_KUBE_TIMEOUT_SECONDS."""
+        return self._request_timeout
 
     async def api_client(self) -> Any:
         """The shared ApiClient; raises DependencyUnavailable when it cannot be built."""

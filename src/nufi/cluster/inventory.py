@@ -3,10 +3,15 @@
 Both lists are paginated with `limit`/`continue`, so a cluster of thousands of nodes is read in pages
 rather than in one response the API server has to build in memory. Responses are decoded as plain
 JSON: turning every page into client model objects costs far more than the fields used here.
+
+A whole list, every page of it, must end within the gateway's request timeout
+(NUFI_KUBE_TIMEOUT_SECONDS): an API server that accepts connections and never answers makes it fail
+as Kubernetes unavailable after that long, however many pages there are.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
@@ -22,7 +27,7 @@ from nufi.cluster.gateway import KUBERNETES, ClusterGateway
 from nufi.errors import DependencyUnavailable
 
 PAGE_SIZE = 500
-_REQUEST_TIMEOUT_SECONDS = 30.0
+TIMEOUT_SETTING = "NUFI_KUBE_TIMEOUT_SECONDS"
 # Pods that still hold devices: bound to a node and not finished. Terminating pods are kept on
 # purpose, since the scheduler counts their resources until they are gone.
 _BOUND_LIVE_PODS = "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"
@@ -183,13 +188,40 @@ async def _list_all(
 ) -> list[dict[str, Any]]:
     if page_size < 1:
         raise ValueError(f"page_size must be at least 1, got {page_size}")
-    api = CoreV1Api(await cluster.api_client())
+    timeout = cluster.request_timeout_seconds
+    try:
+        async with asyncio.timeout(timeout):
+            api = CoreV1Api(await cluster.api_client())
+            return await _pages(api, plural, page_size, field_selector, timeout)
+    except TimeoutError as exc:
+        host = cluster.api_url or "(its credentials still loading)"
+        raise DependencyUnavailable(_timed_out(plural, host, timeout), dependency=KUBERNETES) from exc
+
+
+def _timed_out(plural: str, host: str, timeout: float) -> str:
+    return (
+        f"the Kubernetes API at {host} did not answer a list of {plural} within {timeout:g} s "
+        f"({TIMEOUT_SETTING})"
+    )
+
+
+async def _pages(
+    api: CoreV1Api, plural: str, page_size: int, field_selector: str | None, request_timeout: float
+) -> list[dict[str, Any]]:
     # A continue token can expire between pages (HTTP 410); the list then starts over, once.
     for attempt in (1, 2):
         items: list[dict[str, Any]] = []
         token: str | None = None
         while True:
-            page = await _page(api, plural, page_size, token, field_selector, restartable=attempt == 1)
+            page = await _page(
+                api,
+                plural,
+                page_size,
+                token,
+                field_selector,
+                request_timeout=request_timeout,
+                restartable=attempt == 1,
+            )
             if page is None:
                 break
             items.extend(page.get("items") or [])
@@ -209,6 +241,7 @@ async def _page(
     token: str | None,
     field_selector: str | None,
     *,
+    request_timeout: float,
     restartable: bool,
 ) -> dict[str, Any] | None:
     """One page of the list; None when the continue token expired and the list should restart."""
@@ -217,7 +250,8 @@ async def _page(
         kwargs["_continue"] = token
     if field_selector is not None:
         kwargs["field_selector"] = field_selector
-    kwargs["_request_timeout"] = _REQUEST_TIMEOUT_SECONDS
+    # Each request's own bound; the caller's asyncio.timeout bounds all pages together.
+    kwargs["_request_timeout"] = request_timeout
     host = api.api_client.configuration.host
     try:
         if plural == "nodes":
@@ -230,11 +264,7 @@ async def _page(
         finally:
             response.release()
     except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
-        raise DependencyUnavailable(
-            f"the Kubernetes API at {host} did not answer a list of {plural} within "
-            f"{_REQUEST_TIMEOUT_SECONDS:g} s",
-            dependency=KUBERNETES,
-        ) from exc
+        raise DependencyUnavailable(_timed_out(plural, host, request_timeout), dependency=KUBERNETES) from exc
     except aiohttp.ClientError as exc:
         raise DependencyUnavailable(
             f"cannot list {plural} from the Kubernetes API at {host}: {type(exc).__name__}: {exc}",

@@ -2,6 +2,7 @@
 
 Every device type's inventory and pod attribution is computed from the same node list and pod list,
 so a request costs one paginated list of each whatever the number of device types and fetchers.
+The whole read ends within the gateway's request timeout (NUFI_KUBE_TIMEOUT_SECONDS).
 """
 
 from __future__ import annotations
@@ -9,8 +10,16 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from nufi.cluster.gateway import ClusterGateway
-from nufi.cluster.inventory import PAGE_SIZE, BoundPod, NodeResources, list_bound_pods, list_nodes
+from nufi.cluster.gateway import KUBERNETES, ClusterGateway
+from nufi.cluster.inventory import (
+    PAGE_SIZE,
+    TIMEOUT_SETTING,
+    BoundPod,
+    NodeResources,
+    list_bound_pods,
+    list_nodes,
+)
+from nufi.errors import DependencyUnavailable
 
 
 @dataclass(frozen=True)
@@ -22,8 +31,26 @@ class ClusterState:
 
 
 async def read_cluster_state(cluster: ClusterGateway, *, page_size: int = PAGE_SIZE) -> ClusterState:
-    """Nodes and pods, listed at the same time; raises DependencyUnavailable when either list fails."""
-    nodes, pods = await asyncio.gather(
-        list_nodes(cluster, page_size=page_size), list_bound_pods(cluster, page_size=page_size)
-    )
-    return ClusterState(tuple(nodes), tuple(pods))
+    """Nodes and pods, listed at the same time; raises DependencyUnavailable when either list fails,
+    or when the two together take longer than the gateway's request timeout."""
+    timeout = cluster.request_timeout_seconds
+    try:
+        async with asyncio.timeout(timeout), asyncio.TaskGroup() as group:
+            # A task group: when one list fails, the other is cancelled rather than left running.
+            nodes = group.create_task(list_nodes(cluster, page_size=page_size))
+            pods = group.create_task(list_bound_pods(cluster, page_size=page_size))
+    except TimeoutError as exc:
+        where = f" at {cluster.api_url}" if cluster.api_url else ""
+        raise DependencyUnavailable(
+            f"the Kubernetes API{where} did not answer the lists of nodes and pods within {timeout:g} s "
+            f"({TIMEOUT_SETTING})",
+            dependency=KUBERNETES,
+        ) from exc
+    except ExceptionGroup as failures:
+        raise _first(failures) from None
+    return ClusterState(tuple(nodes.result()), tuple(pods.result()))
+
+
+def _first(group: BaseExceptionGroup[Exception]) -> Exception:
+    first = group.exceptions[0]
+    return _first(first) if isinstance(first, BaseExceptionGroup) else first
