@@ -12,7 +12,9 @@ router = APIRouter(prefix="/api/v1", tags=["identity"])
 
 class Me(BaseModel):
     username: str = Field(description="preferred_username from the token (the subject when absent)")
-    roles: list[str] = Field(description="realm and client roles, sorted")
+    roles: list[str] = Field(
+        description="realm roles and those of NuFi's client (NUFI_OIDC_ROLE_CLIENT), sorted"
+    )
     is_admin: bool = Field(description="whether the caller holds NUFI_ADMIN_ROLE")
 
 

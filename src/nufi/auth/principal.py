@@ -14,8 +14,10 @@ DEFAULT_ADMIN_ROLE = "nufi-admin"
 class Principal:
     """A signed-in caller.
 
-    `roles` holds realm roles and the roles of every client together, since an operator may grant
-    the admin role either way; `realm_roles` and `client_roles` keep where each came from.
+    `roles` holds the roles NuFi honours: the realm roles and the roles of NuFi's own client (the
+    role client, NUFI_OIDC_ROLE_CLIENT, by default the audience). Roles of other clients are kept
+    in `client_roles` for information only: any client may define a role called `nufi-admin`, and
+    holding it there must not make anyone a NuFi administrator.
     """
 
     subject: str
@@ -33,11 +35,17 @@ class Principal:
         return self.admin_role in self.roles
 
 
-def principal_from_claims(claims: Mapping[str, Any], *, admin_role: str = DEFAULT_ADMIN_ROLE) -> Principal:
+def principal_from_claims(
+    claims: Mapping[str, Any],
+    *,
+    admin_role: str = DEFAULT_ADMIN_ROLE,
+    role_client: str | None = None,
+) -> Principal:
     """Build a Principal from verified Keycloak-shaped claims.
 
-    Role claims of an unexpected shape are ignored rather than trusted: a malformed `realm_access`
-    grants nothing.
+    Its roles are the realm roles plus, when `role_client` is given, the roles of that client in
+    `resource_access`; no other client's roles count. Role claims of an unexpected shape are
+    ignored rather than trusted: a malformed `realm_access` grants nothing.
     """
     subject = claims.get("sub")
     subject = subject if isinstance(subject, str) else ""
@@ -52,12 +60,14 @@ def principal_from_claims(claims: Mapping[str, Any], *, admin_role: str = DEFAUL
             roles = _roles_in(access)
             if isinstance(client, str) and roles:
                 client_roles[client] = roles
-    every_role = realm_roles.union(*client_roles.values())
+    honoured = realm_roles
+    if role_client is not None:
+        honoured = realm_roles | client_roles.get(role_client, frozenset())
     email = claims.get("email")
     return Principal(
         subject=subject,
         username=username,
-        roles=every_role,
+        roles=honoured,
         realm_roles=realm_roles,
         client_roles=MappingProxyType(client_roles),
         admin_role=admin_role,

@@ -27,6 +27,7 @@ class TokenVerifier:
     Checks: RS256 only, signature by a key the issuer publishes (picked by `kid`), `iss` equal to
     the configured issuer, `exp`/`nbf` with `leeway_seconds` of clock skew, the audience (in `aud`
     or equal to `azp`) when one is configured, and Keycloak's `typ` when present.
+    Roles are the realm roles and those of `role_client` only (see `principal_from_claims`).
     Raises IdentityProviderUnavailable when the issuer's keys cannot be fetched.
     """
 
@@ -36,12 +37,14 @@ class TokenVerifier:
         issuer: str,
         keys: JwksCache,
         audience: str | None = None,
+        role_client: str | None = None,
         admin_role: str = DEFAULT_ADMIN_ROLE,
         leeway_seconds: float = DEFAULT_LEEWAY_SECONDS,
         on_close: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.issuer = issuer
         self.audience = audience
+        self.role_client = role_client
         self.admin_role = admin_role
         self.leeway_seconds = leeway_seconds
         self.keys = keys
@@ -53,10 +56,11 @@ class TokenVerifier:
         issuer: str,
         *,
         audience: str | None = None,
+        role_client: str | None = None,
         admin_role: str = DEFAULT_ADMIN_ROLE,
         leeway_seconds: float = DEFAULT_LEEWAY_SECONDS,
         min_refresh_interval: float = 10.0,
-        timeout_seconds: float = 5.0,
+        timeout_seconds: float = 3.0,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> TokenVerifier:
         """A verifier that finds the issuer's keys through OIDC discovery. Close it when done."""
@@ -65,6 +69,7 @@ class TokenVerifier:
             issuer=issuer,
             keys=JwksCache(provider.fetch_jwks, min_refresh_interval=min_refresh_interval),
             audience=audience,
+            role_client=role_client,
             admin_role=admin_role,
             leeway_seconds=leeway_seconds,
             on_close=provider.close,
@@ -72,11 +77,19 @@ class TokenVerifier:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> TokenVerifier | None:
-        """The verifier for NUFI_OIDC_ISSUER, or None when no issuer is configured."""
+        """The verifier for NUFI_OIDC_ISSUER, or None when no issuer is configured.
+
+        Client roles count only from NUFI_OIDC_ROLE_CLIENT, or when that is unset from the client
+        named by NUFI_OIDC_AUDIENCE; with neither, only realm roles count.
+        """
         if settings.oidc_issuer is None:
             return None
         return cls.for_issuer(
-            settings.oidc_issuer, audience=settings.oidc_audience, admin_role=settings.admin_role
+            settings.oidc_issuer,
+            audience=settings.oidc_audience,
+            role_client=settings.oidc_role_client or settings.oidc_audience,
+            admin_role=settings.admin_role,
+            timeout_seconds=settings.oidc_timeout_seconds,
         )
 
     async def close(self) -> None:
@@ -111,7 +124,7 @@ class TokenVerifier:
         if not audience_matches(claims, self.audience):
             assert self.audience is not None
             raise InvalidToken(audience_mismatch_detail(claims, self.audience))
-        principal = principal_from_claims(claims, admin_role=self.admin_role)
+        principal = principal_from_claims(claims, admin_role=self.admin_role, role_client=self.role_client)
         if not principal.username:
             raise InvalidToken("token names no user: it has neither 'sub' nor 'preferred_username'")
         return principal

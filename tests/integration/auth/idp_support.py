@@ -26,6 +26,14 @@ USERS: dict[str, Any] = {
             "roles": [],
             "client_roles": {"nufi-dashboard": ["viewer"]},
         },
+        # The admin role as a role of NuFi's own client (the audience, `nufi`) ...
+        {"username": "client-admin", "password": "client-admin-pw", "client_roles": {"nufi": ["nufi-admin"]}},
+        # ... and as a role some other client in the realm happens to define.
+        {
+            "username": "foreign-admin",
+            "password": "foreign-admin-pw",
+            "client_roles": {"some-unrelated-client": ["nufi-admin"]},
+        },
     ],
     "clients": [
         {"id": "nufi-cli", "public": True},

@@ -23,28 +23,23 @@ async def test_me_for_an_admin(idp: IdentityProviderProcess, nufi: httpx.AsyncCl
     assert response.status_code == 200
     assert response.json() == {
         "username": "admin",
-        "roles": [
-            "default-roles-super-llm",
-            "manage-account",
-            "manage-account-links",
-            "nufi-admin",
-            "offline_access",
-            "uma_authorization",
-            "view-profile",
-        ],
+        # Realm roles only: no role client is configured, so the account client's roles do not count.
+        "roles": ["default-roles-super-llm", "nufi-admin", "offline_access", "uma_authorization"],
         "is_admin": True,
     }
 
 
-async def test_me_for_a_user_with_a_client_role(
-    idp: IdentityProviderProcess, nufi: httpx.AsyncClient
-) -> None:
-    response = await nufi.get("/api/v1/me", headers=bearer(idp.password_token("user", "user-pw")))
+async def test_me_for_a_user_with_a_client_role(idp: IdentityProviderProcess) -> None:
+    token = bearer(idp.password_token("user", "user-pw"))
+    settings = nufi_settings(oidc_issuer=idp.issuer, oidc_role_client="nufi-dashboard")
+    async with serving(settings) as client:
+        response = await client.get("/api/v1/me", headers=token)
     assert response.status_code == 200
     body = response.json()
     assert body["username"] == "user"
     assert body["is_admin"] is False
-    assert "viewer" in body["roles"]  # from resource_access.nufi-dashboard
+    assert "viewer" in body["roles"]  # from resource_access.nufi-dashboard, the role client
+    assert "manage-account" not in body["roles"]  # the account client's
     assert "nufi-admin" not in body["roles"]
     assert body["roles"] == sorted(body["roles"])
 

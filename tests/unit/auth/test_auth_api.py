@@ -69,7 +69,8 @@ async def test_me_describes_the_caller(verifier: TokenVerifier, tokens: TokenFac
     assert response.status_code == 200
     assert response.json() == {
         "username": "ada",
-        "roles": ["default-roles-super-llm", "nufi-admin", "offline_access", "view-profile"],
+        # The account client's view-profile is left out: only realm roles and NuFi's client count.
+        "roles": ["default-roles-super-llm", "nufi-admin", "offline_access"],
         "is_admin": True,
     }
 

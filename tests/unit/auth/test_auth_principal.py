@@ -1,4 +1,4 @@
-"""Roles come from realm_access and every client's resource_access; admin is one configured role."""
+"""Roles come from realm_access and NuFi's own client in resource_access; admin is one configured role."""
 
 from __future__ import annotations
 
@@ -23,15 +23,13 @@ KEYCLOAK_CLAIMS: dict[str, Any] = {
 }
 
 
-def test_roles_are_realm_roles_and_every_clients_roles() -> None:
-    principal = principal_from_claims(KEYCLOAK_CLAIMS)
+def test_roles_are_realm_roles_and_the_role_clients_roles_only() -> None:
+    principal = principal_from_claims(KEYCLOAK_CLAIMS, role_client="nufi-dashboard")
     assert principal.roles == {
         "default-roles-super-llm",
         "offline_access",
         "uma_authorization",
         "viewer",
-        "manage-account",
-        "view-profile",
         "operator",
     }
     assert principal.realm_roles == {
@@ -51,15 +49,38 @@ def test_roles_are_realm_roles_and_every_clients_roles() -> None:
     )
 
 
-def test_admin_role_may_come_from_the_realm_or_from_a_client() -> None:
-    from_realm = principal_from_claims({**KEYCLOAK_CLAIMS, "realm_access": {"roles": ["nufi-admin"]}})
-    from_client = principal_from_claims(
-        {**KEYCLOAK_CLAIMS, "resource_access": {"nufi": {"roles": ["nufi-admin"]}}}
+def test_without_a_role_client_only_realm_roles_count() -> None:
+    principal = principal_from_claims(KEYCLOAK_CLAIMS)
+    assert principal.roles == principal.realm_roles
+    assert "operator" not in principal.roles
+
+
+def test_admin_role_may_come_from_the_realm_or_from_nufis_client() -> None:
+    from_realm = principal_from_claims(
+        {**KEYCLOAK_CLAIMS, "realm_access": {"roles": ["nufi-admin"]}}, role_client="nufi"
     )
-    plain = principal_from_claims(KEYCLOAK_CLAIMS)
+    from_client = principal_from_claims(
+        {**KEYCLOAK_CLAIMS, "resource_access": {"nufi": {"roles": ["nufi-admin"]}}}, role_client="nufi"
+    )
+    plain = principal_from_claims(KEYCLOAK_CLAIMS, role_client="nufi")
     assert from_realm.is_admin
     assert from_client.is_admin
     assert not plain.is_admin
+
+
+@pytest.mark.parametrize("role_client", [None, "nufi"])
+def test_the_admin_role_of_another_client_grants_nothing(role_client: str | None) -> None:
+    # Anyone who can create a client in the realm can give it a role called nufi-admin.
+    claims = {
+        **KEYCLOAK_CLAIMS,
+        "resource_access": {"some-unrelated-client": {"roles": ["nufi-admin"]}},
+    }
+    principal = principal_from_claims(claims, role_client=role_client)
+    assert not principal.is_admin
+    assert "nufi-admin" not in principal.roles
+    assert principal.client_roles["some-unrelated-client"] == {"nufi-admin"}
+    with pytest.raises(Forbidden):
+        require_admin(principal)
 
 
 def test_admin_is_judged_against_the_configured_role() -> None:
@@ -82,7 +103,7 @@ def test_admin_is_judged_against_the_configured_role() -> None:
     ],
 )
 def test_role_claims_of_the_wrong_shape_grant_nothing(claims: dict[str, Any]) -> None:
-    principal = principal_from_claims({"sub": "s", **claims})
+    principal = principal_from_claims({"sub": "s", **claims}, role_client="nufi")
     assert principal.roles == frozenset()
     assert not principal.is_admin
 
@@ -114,10 +135,11 @@ def test_any_claims_give_a_principal_whose_roles_are_non_empty_strings(
             "resource_access": resource_access,
             "sub": sub,
             "preferred_username": username,
-        }
+        },
+        role_client="nufi",
     )
     assert all(isinstance(role, str) and role for role in principal.roles)
-    assert principal.roles == principal.realm_roles.union(*principal.client_roles.values())
+    assert principal.roles == principal.realm_roles | principal.client_roles.get("nufi", frozenset())
     assert isinstance(principal.username, str)
 
 

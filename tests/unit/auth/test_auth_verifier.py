@@ -13,6 +13,8 @@ from cryptography.hazmat.primitives import serialization
 
 from nufi.auth import InvalidToken, JwksCache, TokenVerifier
 from nufi.auth.errors import IdentityProviderUnavailable
+from nufi.config import load_settings
+from support.env import clear_nufi_env
 
 from .auth_helpers import ISSUER, FakeClock, KeyPair, KeyServer, TokenFactory, new_key
 
@@ -27,7 +29,9 @@ async def test_a_valid_keycloak_token_gives_its_principal(
     principal = await verifier.verify(tokens.sign())
     assert principal.username == "ada"
     assert principal.is_admin
-    assert "view-profile" in principal.roles
+    assert "offline_access" in principal.roles
+    assert "view-profile" not in principal.roles  # the account client's, not NuFi's
+    assert principal.client_roles["account"] == {"view-profile"}
 
 
 async def test_an_expired_token_is_refused_as_expired(verifier: TokenVerifier, tokens: TokenFactory) -> None:
@@ -237,7 +241,7 @@ async def test_concurrent_requests_share_one_fetch(
 
 
 async def test_an_unreachable_issuer_is_a_503_not_a_401(
-    verifier: TokenVerifier, tokens: TokenFactory, key_server: KeyServer
+    verifier: TokenVerifier, tokens: TokenFactory, key_server: KeyServer, clock: FakeClock
 ) -> None:
     key_server.failure = IdentityProviderUnavailable("cannot fetch the identity provider's key set")
     results = await asyncio.gather(
@@ -246,6 +250,7 @@ async def test_an_unreachable_issuer_is_a_503_not_a_401(
     assert all(isinstance(r, IdentityProviderUnavailable) and r.status == 503 for r in results)
     assert key_server.calls == 1  # the waiting requests share the failure instead of queueing fetches
     key_server.failure = None
+    clock.advance(11)  # past the back-off that follows a failed fetch
     assert (await verifier.verify(tokens.sign())).username == "ada"
 
 
@@ -273,3 +278,38 @@ async def test_a_jwks_without_keys_list_is_a_503(tokens: TokenFactory) -> None:
     verifier = TokenVerifier(issuer=ISSUER, keys=JwksCache(broken))
     with pytest.raises(IdentityProviderUnavailable, match="no 'keys' list"):
         await verifier.verify(tokens.sign())
+
+
+async def test_client_roles_count_from_the_role_client_only(
+    key_server: KeyServer, tokens: TokenFactory
+) -> None:
+    verifier = TokenVerifier(issuer=ISSUER, keys=JwksCache(key_server), role_client="nufi")
+    ordinary = {"roles": ["default-roles-super-llm"]}
+    ours = await verifier.verify(
+        tokens.sign(realm_access=ordinary, resource_access={"nufi": {"roles": ["nufi-admin"]}})
+    )
+    foreign = await verifier.verify(
+        tokens.sign(realm_access=ordinary, resource_access={"grafana": {"roles": ["nufi-admin"]}})
+    )
+    assert ours.is_admin
+    assert not foreign.is_admin
+
+
+@pytest.mark.parametrize(
+    ("values", "role_client"),
+    [
+        ({"oidc_audience": "nufi"}, "nufi"),
+        ({"oidc_audience": "nufi", "oidc_role_client": "nufi-dashboard"}, "nufi-dashboard"),
+        ({}, None),
+    ],
+)
+async def test_the_role_client_setting_defaults_to_the_audience(
+    values: dict[str, str], role_client: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clear_nufi_env(monkeypatch)
+    verifier = TokenVerifier.from_settings(load_settings(oidc_issuer=ISSUER, **values))
+    assert verifier is not None
+    try:
+        assert verifier.role_client == role_client
+    finally:
+        await verifier.close()
