@@ -1,17 +1,27 @@
-"""Looking at processes by PID through /proc (Linux), and signalling them and their process groups."""
+"""Looking at processes by PID through /proc (Linux), and signalling them and their process groups.
+
+Also what keeps a launcher's programs from outliving it: the parent-death signal every program gets
+before it executes, and a record of the programs started (PID and start time) that the next start
+reads to stop what an earlier run left running.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
 import signal
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 
+_PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
+# The kernel's id of this boot: a PID and start time name one process only within one boot.
+_BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 
 
 @dataclass(frozen=True)
@@ -85,6 +95,28 @@ def become_subreaper() -> bool:
         return False
 
 
+def die_with_parent_hook(sig: signal.Signals = signal.SIGKILL) -> Callable[[], None] | None:
+    """A `preexec_fn` that makes the child get `sig` when the thread that started it ends.
+
+    Linux delivers the parent-death signal when the *thread* that forked dies, so start programs from
+    a thread that lives as long as they should (the main thread). None where prctl is not available.
+    """
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+    number = int(sig)
+
+    def hook() -> None:
+        prctl(_PR_SET_PDEATHSIG, number, 0, 0, 0)
+        # The parent may have died before the request took hold: then nobody would send the signal.
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return hook
+
+
 def signal_group(pgid: int, sig: signal.Signals) -> None:
     """Send `sig` to process group `pgid`; a group that is gone already is no error."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -147,3 +179,101 @@ def _all_stats() -> Iterator[ProcStat]:
             stat = read_proc_stat(int(entry.name))
             if stat is not None:
                 yield stat
+
+
+# --- what a launcher started, for the next start to find --------------------------------------------
+
+
+def start_time(pid: int) -> int | None:
+    """When `pid` started, in clock ticks since boot (field 22 of /proc/<pid>/stat); None if gone."""
+    try:
+        line = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    fields = line.rpartition(") ")[2].split()
+    # Fields after the command name start at field 3 (state): field 22 is at index 19.
+    return int(fields[19]) if len(fields) > 19 and fields[19].isdigit() else None
+
+
+def boot_id() -> str:
+    try:
+        return _BOOT_ID.read_text().strip()
+    except OSError:
+        return ""
+
+
+@dataclass(frozen=True)
+class RecordedProcess:
+    """A program a launcher started: its name, PID, start time and the boot it ran in."""
+
+    name: str
+    pid: int
+    start_time: int
+    boot: str
+
+    def is_running(self) -> bool:
+        """Whether the very process recorded still runs (not merely another one with its PID)."""
+        return self.boot == boot_id() and start_time(self.pid) == self.start_time and pid_alive(self.pid)
+
+
+def record_processes(path: Path, processes: Iterable[tuple[str, int]]) -> None:
+    """Write (name, pid) of every running program to `path` with its start time, in one step."""
+    boot = boot_id()
+    records = []
+    for name, pid in processes:
+        started = start_time(pid)
+        if started is not None:
+            records.append(asdict(RecordedProcess(name, pid, started, boot)))
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_text(json.dumps(records, indent=2) + "\n")
+    partial.replace(path)
+
+
+def read_recorded(path: Path) -> list[RecordedProcess]:
+    """The records in `path`; none when it is missing or not a record file."""
+    try:
+        loaded = json.loads(path.read_text())
+        return [
+            RecordedProcess(str(r["name"]), int(r["pid"]), int(r["start_time"]), str(r["boot"]))
+            for r in loaded
+        ]
+    except (OSError, ValueError, TypeError, KeyError):
+        return []
+
+
+def stop_recorded(path: Path, grace: float = 5.0) -> list[RecordedProcess]:
+    """Stop every recorded program that still runs, with its process group, and remove `path`.
+
+    Returns the ones stopped. A program counts only while its PID has the recorded start time; the
+    rest of a group whose leader is gone counts too (a group id is not reused while a member lives).
+    SIGTERM first, SIGKILL after `grace` seconds.
+    """
+    doomed: list[tuple[RecordedProcess, bool]] = []
+    for record in read_recorded(path):
+        stat = read_proc_stat(record.pid)
+        if record.is_running():
+            as_group = stat is not None and stat.pgrp == record.pid
+        elif stat is None and group_members(record.pid):
+            as_group = True
+        else:
+            continue  # gone, or its PID belongs to another process now
+        _send(record.pid, as_group, signal.SIGTERM)
+        doomed.append((record, as_group))
+    for record, as_group in doomed:
+        if not _poll(partial(_gone, record, as_group), grace, interval=0.05):
+            _send(record.pid, as_group, signal.SIGKILL)
+            _poll(partial(_gone, record, as_group), 2.0, interval=0.02)
+    path.unlink(missing_ok=True)
+    return [record for record, _ in doomed]
+
+
+def _send(pid: int, as_group: bool, sig: signal.Signals) -> None:
+    if as_group:
+        signal_group(pid, sig)
+    else:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+def _gone(record: RecordedProcess, as_group: bool) -> bool:
+    return not group_members(record.pid) if as_group else not record.is_running()

@@ -1,7 +1,10 @@
 """Start, watch and stop the real programs behind the sandbox and the integration tests.
 
 Every program runs in its own process group so that stopping it also stops whatever it spawned,
-writes its output to a log file whose tail ends up in error messages, and is stopped by PID.
+writes its output to a log file whose tail ends up in error messages, and is stopped by PID. It also
+dies with its parent: each gets the parent-death signal (SIGKILL) before it executes, so a launcher
+killed with `kill -9` leaves nothing running. Start programs from the main thread: the kernel sends
+that signal when the thread that started the program ends.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from nufi_sandbox.pids import (
     ProcStat,
     become_subreaper,
     describe_pid,
+    die_with_parent_hook,
     group_members,
     kill_group,
     kill_tree,
@@ -119,7 +123,8 @@ class StopOnExit:
 
 
 class ManagedProcess(StopOnExit):
-    """One long-running program: started in its own session, logged to a file, stopped by PID.
+    """One long-running program: started in its own session, logged to a file, stopped by PID, and
+    killed by the kernel when the thread that started it ends.
 
     `env` is laid over the inherited environment. stdout and stderr go to `<log_dir>/<name>.log`.
     """
@@ -175,8 +180,16 @@ class ManagedProcess(StopOnExit):
                 env=env,
                 cwd=self._cwd,
                 start_new_session=True,
+                preexec_fn=die_with_parent_hook(),
             )
         return self
+
+    def restart(self) -> Self:
+        """Start the program again with the same command line, once what is left of it is stopped."""
+        self.stop()
+        self._popen = None
+        self._stopped = False
+        return self.start()
 
     def log_tail(self, lines: int = 30) -> str:
         try:

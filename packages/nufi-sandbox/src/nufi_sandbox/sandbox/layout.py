@@ -3,6 +3,9 @@
 The dev cluster's kubelet sockets live in a short directory of their own: a unix socket path must fit
 in 108 bytes (sun_path), and a clone deep in a home directory could exceed that. When the state
 directory is too deep, the sockets go to a fresh directory under /tmp, removed again at exit.
+
+While a sandbox runs, `programs.json` records each program it started (PID and start time); a sandbox
+killed too hard to stop them leaves it behind, and the next start stops those still running.
 """
 
 from __future__ import annotations
@@ -17,15 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from nufi_sandbox.pids import RecordedProcess, stop_recorded
 from nufi_sandbox.sandbox.errors import SandboxError
 
 MARKER = ".nufi-sandbox"
 LOCK = ".lock"
 STATE_FILE = "sandbox.json"
+PROGRAMS_FILE = "programs.json"
 # sun_path holds 108 bytes with the terminating NUL; stay clear of the edge.
 MAX_SOCKET_PATH = 100
 _SANDBOX_ENTRIES = frozenset(
-    {MARKER, LOCK, STATE_FILE, "cluster", "logs", "idp", "prometheus", "nodes.yaml", "nufi.db"}
+    {MARKER, LOCK, STATE_FILE, PROGRAMS_FILE, "cluster", "logs", "idp", "prometheus", "nodes.yaml", "nufi.db"}
 )
 _DEEPEST_SOCKET = ("nodes", "{node}", "pod-resources", "kubelet.sock")
 
@@ -70,9 +75,14 @@ class StateLayout:
     def state_file(self) -> Path:
         return self.root / STATE_FILE
 
+    @property
+    def programs_file(self) -> Path:
+        return self.root / PROGRAMS_FILE
+
     def release(self) -> None:
         """Remove what only lives while the sandbox runs, and let another sandbox use the directory."""
         self.state_file.unlink(missing_ok=True)
+        self.programs_file.unlink(missing_ok=True)
         if self.cluster_dir_is_temporary:
             shutil.rmtree(self.cluster_dir, ignore_errors=True)
         if self._lock_file is not None:
@@ -112,6 +122,30 @@ def prepare(root: Path, *, fresh: bool, node_names: Sequence[str]) -> StateLayou
         lock_file.close()
         raise
     return StateLayout(root, cluster_dir, temporary, lock_file)
+
+
+def stop_leftovers(root: Path) -> list[RecordedProcess]:
+    """Stop the programs an earlier sandbox in `root` started and left running; returns them.
+
+    Nothing is touched while another sandbox holds the directory: its programs are not leftovers.
+    """
+    root = root.expanduser().resolve()
+    programs = root / PROGRAMS_FILE
+    if not programs.exists():
+        return []
+    try:
+        handle = open(root / LOCK, "a+")  # noqa: SIM115 - closed below
+    except OSError:
+        return []
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        return []
+    try:
+        return stop_recorded(programs)
+    finally:
+        handle.close()
 
 
 def _is_sandbox_dir(root: Path) -> bool:
