@@ -15,9 +15,12 @@ from .e2e_sandbox_support import SandboxRun
 
 @pytest.fixture(scope="module")
 def sandbox() -> Iterator[SandboxRun]:
-    """One ready sandbox per test module; a test that stops it leaves the rest of the module without."""
+    """One ready sandbox per test module; a test that stops it leaves the rest of the module without.
+
+    With --stop-on-failure: a program that dies fails the tests rather than being restarted unseen.
+    """
     work = Path(tempfile.mkdtemp(prefix="sbx-", dir="/tmp"))
-    run = SandboxRun.start(work)
+    run = SandboxRun.start(work, args=("--stop-on-failure",))
     try:
         run.wait_ready()
         yield run

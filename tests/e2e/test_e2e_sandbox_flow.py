@@ -214,7 +214,7 @@ def test_a_restart_keeps_the_lpu_and_a_crash_stops_everything(sandbox: SandboxRu
     """Runs after the tests above: the LPU was registered, then the sandbox stopped."""
     sandbox.cleanup()  # nothing to do unless the Ctrl-C test failed
     assert (sandbox.state_dir / "nufi.db").exists()
-    again = SandboxRun.start(sandbox.work, port=sandbox.port)
+    again = SandboxRun.start(sandbox.work, port=sandbox.port, args=("--stop-on-failure",))
     try:
         state = again.wait_ready()
         assert "The LPU is registered in NuFi as `lpu`" in again.text(), again.text()
@@ -225,7 +225,8 @@ def test_a_restart_keeps_the_lpu_and_a_crash_stops_everything(sandbox: SandboxRu
         devices = [(n["node"], d["device"]) for n in snapshot.json()["nodes"] for d in n["devices"]]
         assert len(devices) == len(set(devices)) == 8
 
-        # One program dies: the sandbox says which, stops all the others and fails.
+        # One program dies: with --stop-on-failure the sandbox says which, stops all the others and
+        # fails (without, it restarts the program: test_e2e_sandbox_supervision).
         exporter = next(pid for pid in again.children if "exporter --profile lpu" in describe_pid(pid))
         os.kill(exporter, signal.SIGKILL)
         assert again.wait_exit() == 1, again.text()

@@ -3,6 +3,10 @@
 A dev cluster with GPU, NPU and LPU nodes (the LPUs provided by real mock device plugin processes),
 vendor-shaped exporters scraped by a real Prometheus every second, a Keycloak-shaped identity provider
 (realm super-llm) and the NuFi server wired to all of them. Ctrl-C or SIGTERM stops everything.
+
+A program that exits is restarted (with a back-off); `--stop-on-failure` stops everything instead.
+Every program dies with the sandbox, also when it is killed with `kill -9`, and a start first stops
+whatever an earlier run in the same state directory left running.
 """
 
 from __future__ import annotations
@@ -18,9 +22,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from nufi_sandbox.sandbox.banner import print_ready
+from nufi_sandbox.sandbox.banner import answering, banner_rows, print_ready
 from nufi_sandbox.sandbox.errors import SandboxError
-from nufi_sandbox.sandbox.layout import StateLayout, prepare
+from nufi_sandbox.sandbox.layout import StateLayout, prepare, stop_leftovers
 from nufi_sandbox.sandbox.orchestrator import Sandbox, SandboxOptions
 from nufi_sandbox.sandbox.preflight import check_port_free, ensure_prometheus
 from nufi_sandbox.sandbox.progress import StartupProgress
@@ -56,6 +60,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--prometheus", type=Path, help="Prometheus binary to run (default: the installed one)"
     )
+    parser.add_argument(
+        "--stop-on-failure",
+        action="store_true",
+        help="stop everything when one program exits, instead of restarting it (for tests and CI)",
+    )
     return parser.parse_args(argv)
 
 
@@ -80,11 +89,13 @@ async def _serve(sandbox: Sandbox, console: Console) -> int:
         state = await sandbox.start()
         progress.close()
         state.write(sandbox.layout.state_file)
+        rows, missing = await answering(
+            banner_rows(state, state_file=sandbox.layout.state_file, logs=sandbox.layout.logs)
+        )
         print_ready(
             console,
-            state,
-            state_file=sandbox.layout.state_file,
-            logs=sandbox.layout.logs,
+            rows,
+            missing=missing,
             seconds=time.monotonic() - began,
             registered_lpu=await sandbox.registered_lpu(),
         )
@@ -116,13 +127,26 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(highlight=False)
     layout: StateLayout | None = None
     try:
+        # Before the port check: what an earlier run left running may hold NuFi's port.
+        for leftover in stop_leftovers(args.state_dir):
+            console.print(
+                f"stopped {leftover.name} (pid {leftover.pid}), left running by an earlier sandbox "
+                f"in {args.state_dir}",
+                markup=False,
+                soft_wrap=True,
+            )
         check_port_free(args.port)
         progress = StartupProgress(console)
         prometheus = ensure_prometheus(
             args.prometheus, is_root=os.geteuid() == 0, announce=lambda text: console.print(text)
         )
         layout = prepare(args.state_dir, fresh=args.fresh, node_names=[node.name for node in NODES])
-        sandbox = Sandbox(layout, SandboxOptions(port=args.port, prometheus_binary=prometheus), progress)
+        options = SandboxOptions(
+            port=args.port, prometheus_binary=prometheus, stop_on_failure=args.stop_on_failure
+        )
+        sandbox = Sandbox(
+            layout, options, progress, announce=lambda text: console.print(text, markup=False, soft_wrap=True)
+        )
     except SandboxError as exc:
         if layout is not None:
             layout.release()

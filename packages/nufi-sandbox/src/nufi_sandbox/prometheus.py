@@ -111,6 +111,12 @@ class PrometheusServer(StopOnExit):
         return self._process.pid
 
     @property
+    def process(self) -> ManagedProcess:
+        if self._process is None:
+            raise RuntimeError("Prometheus has not been started")
+        return self._process
+
+    @property
     def jobs(self) -> list[ScrapeJob]:
         return list(self._jobs)
 
@@ -144,6 +150,11 @@ class PrometheusServer(StopOnExit):
             self.stop()
             raise
         return self
+
+    def restart(self) -> None:
+        """Run Prometheus again on the same port, config and data, without waiting for it: the
+        caller asks /-/ready until it answers."""
+        self.process.restart()
 
     def set_jobs(self, jobs: Sequence[ScrapeJob]) -> None:
         """Replace every scrape job and reload; on refusal the previous config stays in force."""

@@ -1,14 +1,24 @@
-"""What the sandbox prints once it is ready: where to go and how to sign in."""
+"""What the sandbox prints once it is ready: where to go and how to sign in.
+
+Only what answers is advertised: every address in the banner is asked first (a GET, or for the token
+endpoint the password grant it offers), and one that does not answer is named as not listed instead.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 from rich.console import Console
 from rich.markup import escape
 
 from nufi_sandbox.sandbox.state_file import SandboxState
+
+# How long each address in the banner has to answer.
+_ASK_TIMEOUT = 5.0
 
 
 def _shown(path: Path) -> str:
@@ -19,29 +29,84 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
+@dataclass(frozen=True)
+class Row:
+    """One line of the banner; `url` must answer 200 (to a GET, or a POST of `form`) to be shown."""
+
+    label: str
+    value: str
+    url: str | None = None
+    form: Mapping[str, str] | None = None
+
+
+def banner_rows(state: SandboxState, *, state_file: Path, logs: Path) -> list[Row]:
+    password_grant = {
+        "grant_type": "password",
+        "client_id": "nufi-cli",
+        "username": "admin",
+        "password": "admin",
+    }
+    return [
+        Row("Dashboard", f"{state.nufi_url}/", url=f"{state.nufi_url}/"),
+        Row("API docs", f"{state.nufi_url}/docs", url=f"{state.nufi_url}/docs"),
+        Row("Sign in", "admin / admin (role nufi-admin), user / user (no admin role)"),
+        Row(
+            "Token URL",
+            f"{state.token_url}  (client_id=nufi-cli, password grant)",
+            url=state.token_url,
+            form=password_grant,
+        ),
+        Row("Prometheus", state.prometheus_url, url=f"{state.prometheus_url}/-/ready"),
+        Row(
+            "Kubernetes",
+            f"{state.kube_api_url}  (KUBECONFIG={_shown(state.kubeconfig)})",
+            url=f"{state.kube_api_url}/readyz",
+        ),
+        Row("State", f"{_shown(state_file)}, logs in {_shown(logs)}/"),
+    ]
+
+
+async def answering(rows: Sequence[Row]) -> tuple[list[Row], list[tuple[Row, str]]]:
+    """The rows whose address answers, and the others with what went wrong."""
+    shown: list[Row] = []
+    missing: list[tuple[Row, str]] = []
+    async with httpx.AsyncClient(timeout=_ASK_TIMEOUT) as client:
+        for row in rows:
+            if row.url is None:
+                shown.append(row)
+                continue
+            try:
+                if row.form is None:
+                    response = await client.get(row.url)
+                else:
+                    response = await client.post(row.url, data=dict(row.form))
+            except httpx.HTTPError as exc:
+                missing.append((row, f"did not answer ({type(exc).__name__})"))
+                continue
+            if response.status_code == 200:
+                shown.append(row)
+            else:
+                missing.append((row, f"answered HTTP {response.status_code}"))
+    return shown, missing
+
+
 def print_ready(
     console: Console,
-    state: SandboxState,
+    rows: Sequence[Row],
     *,
-    state_file: Path,
-    logs: Path,
+    missing: Sequence[tuple[Row, str]] = (),
     seconds: float,
     registered_lpu: str | None,
 ) -> None:
-    rows = [
-        ("Dashboard", f"{state.nufi_url}/"),
-        ("API docs", f"{state.nufi_url}/docs"),
-        ("Sign in", "admin / admin (role nufi-admin), user / user (no admin role)"),
-        ("Token URL", f"{state.token_url}  (client_id=nufi-cli, password grant)"),
-        ("Prometheus", state.prometheus_url),
-        ("Kubernetes", f"{state.kube_api_url}  (KUBECONFIG={_shown(state.kubeconfig)})"),
-        ("State", f"{_shown(state_file)}, logs in {_shown(logs)}/"),
-    ]
     console.print()
     console.print(f"[bold green]NuFi sandbox ready[/] in {seconds:.1f} s")
-    for label, value in rows:
+    for row in rows:
         # soft_wrap: URLs are printed whole, never folded or cut at the terminal's width.
-        console.print(f"  [bold]{label:<11}[/] {escape(value)}", soft_wrap=True)
+        console.print(f"  [bold]{row.label:<11}[/] {escape(row.value)}", soft_wrap=True)
+    for row, why in missing:
+        console.print(
+            f"  [dim](not listed: {escape(row.label)} at {escape(row.url or '')} {why})[/]", soft_wrap=True
+        )
     console.print()
     if registered_lpu is None:
         console.print(

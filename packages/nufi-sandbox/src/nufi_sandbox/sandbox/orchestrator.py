@@ -4,6 +4,11 @@ Every program runs in its own process group and is stopped by PID: NuFi first, t
 and device plugins, Prometheus, the identity provider and the dev cluster last. Independent parts
 boot concurrently, so the sandbox is ready in the time of its slowest part (usually NuFi's own
 start, or the chain dev cluster → device plugins → node capacity), not the sum of all.
+
+Once ready, a program that exits is started again after a back-off (1 s, doubling up to 30 s, back to
+1 s after a minute's good run), with a line saying what happened and another once it answers again;
+with `stop_on_failure` the first exit stops everything instead. Every program started is recorded in
+the state directory (PID and start time) for the next start to stop should this run be killed hard.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -21,6 +26,7 @@ import httpx
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
+from nufi_sandbox.pids import record_processes
 from nufi_sandbox.processes import ManagedProcess, ProcessNotReadyError, free_port, pid_alive
 from nufi_sandbox.prometheus import PrometheusQueryError, PrometheusServer
 from nufi_sandbox.sandbox import components
@@ -35,6 +41,10 @@ from nufi_sandbox.sandbox.topology import LPU_RESOURCE, NODES, SandboxNode, node
 STARTUP_TIMEOUT = 60.0
 SCRAPE_INTERVAL_SECONDS = 1
 _WATCH_INTERVAL = 0.5
+# Restarting a program that exited: the first wait, the longest, and the run that resets the wait.
+RESTART_FIRST_DELAY = 1.0
+RESTART_MAX_DELAY = 30.0
+RESTART_HEALTHY_RUN = 60.0
 
 
 @dataclass(frozen=True)
@@ -42,15 +52,36 @@ class SandboxOptions:
     port: int
     prometheus_binary: Path
     nodes: tuple[SandboxNode, ...] = NODES
+    # Stop everything when one program exits (the behaviour tests and CI want), instead of restarting it.
+    stop_on_failure: bool = False
+
+
+@dataclass
+class _Supervised:
+    """A program the sandbox looks after once it is ready."""
+
+    process: ManagedProcess
+    answers: Callable[[], Awaitable[bool]]
+    started: float = field(default_factory=time.monotonic)
+    delay: float = 0.0
+    restart_at: float | None = None
+    awaiting_answer: bool = False
 
 
 class Sandbox:
     """One sandbox run: `await start()`, then `await watch()` until stopped, and always `stop()`."""
 
-    def __init__(self, layout: StateLayout, options: SandboxOptions, progress: StartupProgress) -> None:
+    def __init__(
+        self,
+        layout: StateLayout,
+        options: SandboxOptions,
+        progress: StartupProgress,
+        announce: Callable[[str], None] = print,
+    ) -> None:
         self.layout = layout
         self.options = options
         self.progress = progress
+        self._announce = announce
         self.nufi_url = f"http://127.0.0.1:{options.port}"
         self.cluster = DevClusterProcess(layout.cluster_dir, nodes_file=layout.nodes_file)
         # Logs of every program side by side in STATE_DIR/logs, also when the sockets live in /tmp.
@@ -89,13 +120,16 @@ class Sandbox:
             self.layout.nodes_file.write_text(nodes_yaml(self.options.nodes))
             self.progress.running("cluster")
             self.cluster.process.start()
+            self._record()
             self.progress.running("idp")
             self.idp.work_dir.mkdir(parents=True, exist_ok=True)
             self.idp.process.start()
+            self._record()
             await self._start_prometheus()
             # NuFi next: it is the slowest to boot, and it only needs the others' addresses now;
             # its readiness waits for them.
             self._start_nufi()
+            self._record()
             await self._step(
                 "cluster",
                 self.cluster.process,
@@ -103,6 +137,7 @@ class Sandbox:
                 f"at {self.cluster.url}",
             )
             self._start_node_agents()
+            self._record()
             try:
                 async with asyncio.TaskGroup() as group:
                     group.create_task(
@@ -127,6 +162,7 @@ class Sandbox:
             self.progress.failed("prometheus")
             raise SandboxError(str(exc)) from None
         self._prometheus_started = True
+        self._record()
         self.progress.done("prometheus", f"at {self.prometheus.url}")
 
     def _start_node_agents(self) -> None:
@@ -239,27 +275,92 @@ class Sandbox:
             },
         )
 
-    # --- run -----------------------------------------------------------------------------------------
+    # --- run ---------------------------------------------------------------------------------------
 
     async def watch(self) -> None:
-        """Return never; raise SandboxError as soon as one of the programs exits on its own."""
-        while True:
-            for process in self._processes():
-                code = process.returncode
-                if code is not None:
-                    raise SandboxError(
-                        f"{process.name} exited unexpectedly (code {code}); last lines of "
-                        f"{process.log_path}:\n{process.log_tail(15)}"
-                    )
-            if self._prometheus_started and not pid_alive(self.prometheus.pid):
-                raise SandboxError(f"Prometheus exited unexpectedly; see {self.prometheus.log_path}")
-            await asyncio.sleep(_WATCH_INTERVAL)
+        """Return never: restart each program that exits, or with `stop_on_failure` raise SandboxError
+        naming the first one."""
+        async with httpx.AsyncClient(timeout=2.0) as client:
+            supervised = self._supervised(Readiness(client))
+            while True:
+                for unit in supervised:
+                    await self._look_after(unit)
+                await asyncio.sleep(_WATCH_INTERVAL)
+
+    def _supervised(self, ready: Readiness) -> list[_Supervised]:
+        """Each started program with what restarts it and what says it answers again."""
+
+        def answers(url: str) -> Callable[[], Awaitable[bool]]:
+            return partial(ready.answers, url)
+
+        units = [
+            _Supervised(self.cluster.process, answers(f"{self.cluster.url}/readyz")),
+            _Supervised(self.idp.process, answers(self.idp.discovery_url)),
+            _Supervised(self.prometheus.process, answers(f"{self.prometheus.url}/-/ready")),
+        ]
+        for node, plugin in zip(plugin_nodes(self.options.nodes), self.device_plugins, strict=True):
+            units.append(_Supervised(plugin, partial(ready.device_plugin_registered, self.cluster.url, node)))
+        for node, exporter in zip(self.options.nodes, self.exporters, strict=True):
+            url = f"http://127.0.0.1:{self.exporter_ports[node.name]}/healthz"
+            units.append(_Supervised(exporter, answers(url)))
+        if self.nufi is not None:
+            # /healthz, not /readyz: NuFi is back when it serves, whatever its dependencies say.
+            units.append(_Supervised(self.nufi, answers(f"{self.nufi_url}/healthz")))
+        return units
+
+    async def _look_after(self, unit: _Supervised) -> None:
+        now = time.monotonic()
+        if unit.restart_at is not None:
+            if now >= unit.restart_at:
+                unit.restart_at = None
+                self._restart(unit, now)
+            return
+        process = unit.process
+        code = process.returncode
+        if code is None:
+            if unit.awaiting_answer and await _answers(unit.answers):
+                unit.awaiting_answer = False
+                self._announce(f"{unit.process.name} is answering again (pid {process.pid})")
+            return
+        exited = f"{process.name} exited unexpectedly (code {code})"
+        if self.options.stop_on_failure:
+            raise SandboxError(f"{exited}; last lines of {process.log_path}:\n{process.log_tail(15)}")
+        ran = now - unit.started
+        if unit.delay == 0.0 or ran >= RESTART_HEALTHY_RUN:
+            unit.delay = RESTART_FIRST_DELAY
+        else:
+            unit.delay = min(unit.delay * 2, RESTART_MAX_DELAY)
+        unit.restart_at = now + unit.delay
+        self._announce(
+            f"{exited} after {ran:.0f} s; restarting it in {unit.delay:g} s. "
+            f"Last lines of {process.log_path}:\n{process.log_tail(5)}"
+        )
+
+    def _restart(self, unit: _Supervised, now: float) -> None:
+        try:
+            unit.process.restart()
+        except OSError as exc:
+            unit.delay = min(max(unit.delay, RESTART_FIRST_DELAY) * 2, RESTART_MAX_DELAY)
+            unit.restart_at = now + unit.delay
+            self._announce(f"cannot restart {unit.process.name}: {exc}; trying again in {unit.delay:g} s")
+            return
+        unit.started = now
+        unit.awaiting_answer = True
+        self._record()
+        self._announce(f"{unit.process.name} restarted (pid {unit.process.pid})")
 
     def _processes(self) -> list[ManagedProcess]:
         started = [self.cluster.process, self.idp.process, *self.device_plugins, *self.exporters]
+        if self._prometheus_started:
+            started.append(self.prometheus.process)
         if self.nufi is not None:
             started.append(self.nufi)
         return started
+
+    def _record(self) -> None:
+        """Write every running program to the state directory, for a later start to find."""
+        running = [(p.name, p.pid) for p in self._processes() if p.is_running()]
+        record_processes(self.layout.programs_file, running)
 
     # --- stop ----------------------------------------------------------------------------------------
 
@@ -278,6 +379,13 @@ class Sandbox:
                 # Within a layer nothing depends on anything else: stop its members side by side.
                 for future in [pool.submit(stop) for stop in layer]:
                     future.result()
+
+
+async def _answers(check: Callable[[], Awaitable[bool]]) -> bool:
+    try:
+        return await check()
+    except (httpx.HTTPError, ValueError):
+        return False
 
 
 def _first(group: BaseExceptionGroup[Exception]) -> Exception:
