@@ -1,8 +1,8 @@
 """The issuer's signing keys, cached, and refetched when a token names a key we do not know.
 
 Identity providers rotate keys by publishing a new one and signing with it, so an unknown `kid` is
-the cue to refetch. The refetch is rate limited: tokens with made-up key ids must not turn NuFi
-into a traffic amplifier against the identity provider.
+the cue to refetch. Every fetch is rate limited: tokens with made-up key ids, or a flood of
+requests while the identity provider is down, must not turn NuFi into a traffic amplifier against it.
 """
 
 from __future__ import annotations
@@ -65,9 +65,12 @@ def _is_rs256_signing_key(jwk: Mapping[str, Any]) -> bool:
 class JwksCache:
     """Signing keys by `kid`, loaded on first use.
 
-    - an unknown `kid` triggers a refetch, at most once per `min_refresh_interval` seconds;
+    - an unknown `kid` triggers a refetch;
     - keys older than `max_age` seconds are refetched so that keys the issuer withdrew stop being
       accepted; if that refetch fails the old keys keep serving (the issuer may just be restarting);
+    - after any attempt, successful or not, the issuer is not asked again for `min_refresh_interval`
+      seconds, whatever the reason to ask (no keys yet, keys too old, an unknown `kid`): while it is
+      down, requests get the cached keys, or the last failure, without a connection each;
     - concurrent callers share one fetch.
     """
 
@@ -102,19 +105,22 @@ class JwksCache:
         Raises IdentityProviderUnavailable when keys are needed and cannot be fetched.
         """
         if self._keys is None:
+            if not self._may_refresh() and self._last_error is not None:
+                # Backing off: the last attempt failed a moment ago, so this one would too.
+                raise IdentityProviderUnavailable(self._last_error.detail)
             await self._refresh()
-        elif self._clock() - self._fetched_at >= self._max_age:
+        elif self._clock() - self._fetched_at >= self._max_age and self._may_refresh():
             try:
                 await self._refresh()
             except IdentityProviderUnavailable as exc:
                 _log.warning("keeping cached signing keys; refetching them failed", error=exc.detail)
         keys = self._keys or {}
-        if kid not in keys and self._may_refresh_for_unknown_kid():
+        if kid not in keys and self._may_refresh():
             await self._refresh()
             keys = self._keys or {}
         return keys.get(kid)
 
-    def _may_refresh_for_unknown_kid(self) -> bool:
+    def _may_refresh(self) -> bool:
         if self._last_attempt is None:
             return True
         return self._clock() - self._last_attempt >= self._min_refresh_interval
@@ -128,14 +134,17 @@ class JwksCache:
                 if self._last_error is not None:
                     raise IdentityProviderUnavailable(self._last_error.detail)
                 return
-            self._last_attempt = self._clock()
             try:
                 keys = signing_keys(await self._fetch())
             except IdentityProviderUnavailable as exc:
+                # The back-off runs from the end of the attempt: a hung issuer that took the whole
+                # timeout to fail is left alone for the full interval afterwards.
+                self._last_attempt = self._clock()
                 self._last_error = exc
                 self._completed += 1
                 raise
             # Anything else (a cancelled request, say) is not an outcome: the waiters try themselves.
+            self._last_attempt = self._clock()
             self._last_error = None
             self._completed += 1
             self._keys = keys

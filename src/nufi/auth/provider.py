@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,19 +20,22 @@ class OidcProvider:
     """Finds the issuer's `jwks_uri` through discovery, then fetches the key set from it.
 
     The `jwks_uri` is remembered; it is looked up again after a failed key fetch, in case the
-    issuer moved its keys.
+    issuer moved its keys. One fetch (discovery and keys together) gives up after `timeout_seconds`
+    in all, however slowly the issuer trickles its answer: a hung issuer costs a request that long,
+    never more.
     """
 
     def __init__(
         self,
         issuer: str,
         *,
-        timeout_seconds: float = 5.0,
+        timeout_seconds: float = 3.0,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.issuer = issuer
         # OpenID Connect Discovery §4: the well-known path goes after the issuer minus a trailing slash.
         self.discovery_url = issuer.rstrip("/") + DISCOVERY_PATH
+        self.timeout_seconds = timeout_seconds
         self._client = httpx.AsyncClient(
             timeout=httpx.Timeout(timeout_seconds),
             headers={"Accept": "application/json"},
@@ -43,6 +47,17 @@ class OidcProvider:
         await self._client.aclose()
 
     async def fetch_jwks(self) -> Mapping[str, Any]:
+        try:
+            async with asyncio.timeout(self.timeout_seconds):
+                return await self._fetch_jwks()
+        except TimeoutError:
+            self._jwks_uri = None
+            raise IdentityProviderUnavailable(
+                f"the identity provider at {self.issuer} did not answer within "
+                f"{self.timeout_seconds:g} s (NUFI_OIDC_TIMEOUT_SECONDS); check that it is running"
+            ) from None
+
+    async def _fetch_jwks(self) -> Mapping[str, Any]:
         if self._jwks_uri is None:
             self._jwks_uri = await self._discover()
         try:
