@@ -18,6 +18,8 @@ MAX_POINTS = 500
 # Prometheus refuses ranges of more points per series than this.
 PROMETHEUS_MAX_POINTS = 11_000
 DEFAULT_SPAN_SECONDS = 3600.0
+# No dashboard needs a coarser step, and Prometheus cannot represent one beyond ~292 years.
+MAX_STEP_SECONDS = 366 * 86400.0
 MAX_LABEL_VALUE_CHARS = 1024
 
 
@@ -83,6 +85,12 @@ def parse_range_request(
         step_seconds = choose_step(span, finest_step_seconds)
     else:
         step_seconds = parse_duration(step, field="step")
+        if step_seconds > MAX_STEP_SECONDS:
+            raise ValidationFailed(
+                f"step {step} is longer than the {MAX_STEP_SECONDS / 86400:g} days allowed; use a shorter "
+                f"step, or leave step out to get at most {MAX_POINTS} points",
+                field="step",
+            )
         if points_between(start_at, end_at, step_seconds) > PROMETHEUS_MAX_POINTS:
             coarsest = math.ceil(span / (PROMETHEUS_MAX_POINTS - 1))
             raise ValidationFailed(
