@@ -7,6 +7,13 @@ Two layers of models:
 - `Labels`, `Memory`, `Metrics` and the device-type documents add the semantic rules (Prometheus label
   names, PromQL that parses to something that can be a vector, the Kubernetes resource-key rules), so
   nothing invalid can be saved.
+
+Every expression, draft or not, is held to the parser's bounds (length, nesting depth) before it is
+parsed: FastAPI validates request bodies on the event loop, so an unbounded parse there would stall
+or crash the server. Parses are cached by text, so validating a stored type again is cheap.
+
+The JSON Schema of each field states the rule its validator enforces (`pattern`, `maxLength`), while
+the validator keeps the message that says how to fix the value.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -29,9 +36,16 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from nufi.devices.resource_keys import resource_key_problems
+from nufi.devices.resource_keys import NAME_MAX_LENGTH, PREFIX_MAX_LENGTH, resource_key_problems
 from nufi.devices.units import MemoryUnit
-from nufi.prom.promql import ExpressionError, instant_vector_problem, label_name_problem
+from nufi.prom.promql import (
+    MAX_EXPRESSION_CHARS,
+    ExpressionError,
+    ExpressionTooLarge,
+    expression_size_problem,
+    instant_vector_problem,
+    label_name_problem,
+)
 
 DeviceKind = Literal["official", "custom"]
 MemoryMode = Literal["used_total", "used_free"]
@@ -39,10 +53,34 @@ MemoryMode = Literal["used_total", "used_free"]
 MetricKey = Literal["utilization", "memory_used", "memory_total", "memory_free", "temperature", "power"]
 
 GENERIC_FETCHER = "generic"
-_SLUG = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_FETCHER_NAME = re.compile(r"[a-z0-9]([-a-z0-9_.]*[a-z0-9])?")
+_SLUG_SYNTAX = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_FETCHER_SYNTAX = r"[a-z0-9]([-a-z0-9_.]*[a-z0-9])?"
+_SLUG = re.compile(_SLUG_SYNTAX)
+_FETCHER_NAME = re.compile(_FETCHER_SYNTAX)
 _SLUG_MAX = 63
 _TEXT_MAX = 100
+# A revision is stored as a 32-bit signed integer.
+REVISION_MAX = 2**31 - 1
+
+# What the JSON Schema says of each field (JSON Schema patterns are not anchored, hence ^...$). A label
+# name is Prometheus' syntax without the reserved `__` start; a resource key's pattern is its syntax
+# (the reserved `kubernetes.io` domain and `requests.` prefix are refused by the validator alone).
+LABEL_NAME_PATTERN = r"^(?:[a-zA-Z][a-zA-Z0-9_]*|_(?:[a-zA-Z0-9][a-zA-Z0-9_]*)?)$"
+SLUG_PATTERN = f"^{_SLUG_SYNTAX}$"
+FETCHER_PATTERN = f"^{_FETCHER_SYNTAX}$"
+# A DNS subdomain (dot-separated labels, each with the syntax of an id), `/`, and the name part.
+RESOURCE_KEY_PATTERN = rf"^{_SLUG_SYNTAX}(\.{_SLUG_SYNTAX})*/([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$"
+RESOURCE_KEY_MAX = PREFIX_MAX_LENGTH + 1 + NAME_MAX_LENGTH
+
+DraftExpression = Annotated[str, Field(json_schema_extra={"maxLength": MAX_EXPRESSION_CHARS})]
+Expression = Annotated[str, Field(json_schema_extra={"minLength": 1, "maxLength": MAX_EXPRESSION_CHARS})]
+LabelName = Annotated[str, Field(json_schema_extra={"pattern": LABEL_NAME_PATTERN})]
+DisplayText = Annotated[str, Field(json_schema_extra={"minLength": 1, "maxLength": _TEXT_MAX})]
+ResourceKey = Annotated[
+    str, Field(json_schema_extra={"pattern": RESOURCE_KEY_PATTERN, "maxLength": RESOURCE_KEY_MAX})
+]
+FetcherName = Annotated[str, Field(json_schema_extra={"pattern": FETCHER_PATTERN, "maxLength": _SLUG_MAX})]
+Slug = Annotated[str, Field(json_schema_extra={"pattern": SLUG_PATTERN, "maxLength": _SLUG_MAX})]
 _API_ORDER = ("id", "name", "vendor", "kind", "enabled", "resource_key", "labels", "metrics", "thermal")
 
 
@@ -69,6 +107,11 @@ class LabelsDraft(_Model):
 
 
 class Labels(LabelsDraft):
+    node: LabelName
+    device: LabelName
+    pod: LabelName | None = None
+    namespace: LabelName | None = None
+
     @field_validator("node", "device", "pod", "namespace")
     @classmethod
     def _prometheus_label(cls, value: str | None) -> str | None:
@@ -97,11 +140,16 @@ class MemoryDraft(_Model):
     """Memory as two expressions: used and total, or used and free, in one unit."""
 
     mode: MemoryMode = "used_total"
-    used: str
+    used: DraftExpression
     # Only the field of the mode is set (see below), and the other is left out of the body.
-    total: str | None = Field(default=None, exclude_if=lambda value: value is None)
-    free: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    total: DraftExpression | None = Field(default=None, exclude_if=lambda value: value is None)
+    free: DraftExpression | None = Field(default=None, exclude_if=lambda value: value is None)
     unit: MemoryUnit = MemoryUnit.BYTES
+
+    @field_validator("used", "total", "free")
+    @classmethod
+    def _within_bounds(cls, value: str | None) -> str | None:
+        return _bounded_expression(value)
 
     @model_validator(mode="after")
     def _fields_of_mode(self) -> MemoryDraft:
@@ -135,10 +183,15 @@ class MemoryDraft(_Model):
 class MetricsDraft(_Model):
     """PromQL expressions; utilization is required, None means the device does not report it."""
 
-    utilization: str
+    utilization: DraftExpression
     memory: MemoryDraft | None = None
-    temperature: str | None = None
-    power: str | None = None
+    temperature: DraftExpression | None = None
+    power: DraftExpression | None = None
+
+    @field_validator("utilization", "temperature", "power")
+    @classmethod
+    def _within_bounds(cls, value: str | None) -> str | None:
+        return _bounded_expression(value)
 
     def queries(self) -> dict[MetricKey, str]:
         """Each reported quantity with its expression, in a stable order."""
@@ -153,11 +206,23 @@ class MetricsDraft(_Model):
         return found
 
 
+def _bounded_expression(value: str | None) -> str | None:
+    # Before any parse: the length first (cheap at any size), then one linear scan for the depth.
+    if value is None:
+        return None
+    problem = expression_size_problem(value)
+    if problem is not None:
+        raise _invalid("promql_bound", problem)
+    return value
+
+
 def _checked_expression(value: str | None) -> str | None:
     if value is None:
         return None
     try:
         problem = instant_vector_problem(value)
+    except ExpressionTooLarge as exc:
+        raise _invalid("promql_bound", exc.message) from None
     except ExpressionError as exc:
         raise _invalid("promql_syntax", f"{exc} (fix the PromQL expression)") from None
     if problem is not None:
@@ -166,6 +231,10 @@ def _checked_expression(value: str | None) -> str | None:
 
 
 class Memory(MemoryDraft):
+    used: Expression
+    total: Expression | None = Field(default=None, exclude_if=lambda value: value is None)
+    free: Expression | None = Field(default=None, exclude_if=lambda value: value is None)
+
     @field_validator("used", "total", "free")
     @classmethod
     def _parses(cls, value: str | None) -> str | None:
@@ -173,7 +242,10 @@ class Memory(MemoryDraft):
 
 
 class Metrics(MetricsDraft):
+    utilization: Expression
     memory: Memory | None = None
+    temperature: Expression | None = None
+    power: Expression | None = None
 
     @field_validator("utilization", "temperature", "power")
     @classmethod
@@ -210,14 +282,14 @@ class ThermalDefaults(_Model):
 class DeviceTypeFields(_Model):
     """What an admin writes about a device type (everything but its identity)."""
 
-    name: str
-    vendor: str
+    name: DisplayText
+    vendor: DisplayText
     enabled: bool = True
-    resource_key: str
+    resource_key: ResourceKey
     labels: Labels
     metrics: Metrics
     thermal: ThermalDefaults | None = None
-    fetcher: str = GENERIC_FETCHER
+    fetcher: FetcherName = GENERIC_FETCHER
 
     @field_validator("name", "vendor")
     @classmethod
@@ -267,7 +339,7 @@ def _slug(value: str) -> str:
 class DeviceTypeCreate(DeviceTypeFields):
     """A new custom device type, as the admin submits it."""
 
-    id: str
+    id: Slug
 
     @field_validator("id")
     @classmethod
@@ -278,15 +350,16 @@ class DeviceTypeCreate(DeviceTypeFields):
 class DeviceTypeUpdate(DeviceTypeFields):
     """A whole replacement of a device type; `revision` is the one it replaces (a stale one conflicts)."""
 
-    revision: int = Field(ge=1)
+    # Strict: `"1"`, `1.0` and `true` are not revisions.
+    revision: int = Field(ge=1, le=REVISION_MAX, strict=True)
 
 
 class DeviceType(DeviceTypeFields):
     """A device type as NuFi serves it."""
 
-    id: str
+    id: Slug
     kind: DeviceKind
-    revision: int = Field(default=1, ge=1)
+    revision: int = Field(default=1, ge=1, le=REVISION_MAX)
 
     @field_validator("id")
     @classmethod

@@ -2,12 +2,20 @@
 
 Label values never go into a query unescaped: `quote_label_value` produces a double-quoted string
 literal, for `=`/`!=` matchers and label_replace arguments alike.
+
+No expression reaches the parser unbounded: promql-parser is native code that recurses on nesting
+(thousands of levels overflow its stack and kill the process) and slows down sharply on long chains,
+so `expression_size_problem` checks the length and, with one linear scan of the text, the nesting
+depth first. Each distinct expression is parsed once: device types are revisioned, so a stored
+expression's text is its identity, and re-validating a type costs a cache lookup.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import timedelta
+from functools import lru_cache
 from typing import Literal
 
 import promql_parser
@@ -19,13 +27,41 @@ Aggregation = Literal["sum", "avg", "max", "min", "count"]
 _AGGREGATIONS: frozenset[str] = frozenset({"sum", "avg", "max", "min", "count"})
 
 
+# The bounds every expression must keep before any parser sees it. Fixed rather than settings: a
+# stored device type that passed them once must keep validating whatever a replica is configured with.
+MAX_EXPRESSION_CHARS = 4096
+MAX_EXPRESSION_DEPTH = 64
+# Distinct expressions whose parse outcome is kept (each at most MAX_EXPRESSION_CHARS long).
+_PARSE_CACHE_SIZE = 1024
+
+# What the depth scan counts as one level: every operator token (binary or unary), every `[` (a range
+# selector or subquery is a node of its own), and the deepest nesting of brackets.
+_OPERATOR_CHARS = frozenset("+-*/%^")
+_COMPARISON_CHARS = frozenset("=!<>")
+_OPERATOR_WORDS = frozenset({"and", "or", "unless", "atan2"})
+_OPENING = frozenset("([{")
+_CLOSING = frozenset(")]}")
+_QUOTES = frozenset("\"'`")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_:]*")
+
+
 class ExpressionError(ValueError):
     """A PromQL expression promql-parser refused; `parser_message` is the parser's own words."""
 
     def __init__(self, expression: str, parser_message: str) -> None:
-        super().__init__(f"cannot parse `{expression}`: {parser_message}")
+        super().__init__(f"cannot parse `{_shown(expression)}`: {parser_message}")
         self.expression = expression
         self.parser_message = parser_message
+
+
+class ExpressionTooLarge(ExpressionError):
+    """An expression longer or deeper than NuFi parses; `bound` is `length` or `depth`."""
+
+    def __init__(self, expression: str, bound: Literal["length", "depth"], message: str) -> None:
+        super().__init__(expression, message)
+        self.args = (message,)
+        self.bound = bound
+        self.message = message
 
 
 def label_name_problem(name: str) -> str | None:
@@ -45,17 +81,109 @@ def label_name_problem(name: str) -> str | None:
     return None
 
 
+def nesting_depth(expression: str) -> int:
+    """An upper bound on the depth of the syntax tree of `expression`, from one pass over the text.
+
+    One level for the leaf, one per operator token (binary or unary: `+ - * / % ^`, comparisons,
+    `and`, `or`, `unless`, `atan2`), one per `[` (range selector or subquery), plus the deepest
+    nesting of `(`, `[` and `{`. String literals and comments are skipped; label matchers inside `{}`
+    are not operators. Over-counting is harmless (the bound is generous), under-counting is not.
+    """
+    operators = 0
+    open_brackets = 0
+    deepest = 0
+    in_braces = 0
+    index = 0
+    length = len(expression)
+    while index < length:
+        char = expression[index]
+        if char in _QUOTES:
+            index = _after_string(expression, index)
+            continue
+        if char == "#":
+            newline = expression.find("\n", index)
+            index = length if newline < 0 else newline + 1
+            continue
+        if char in _OPENING:
+            open_brackets += 1
+            deepest = max(deepest, open_brackets)
+            if char == "[":
+                operators += 1
+            elif char == "{":
+                in_braces += 1
+        elif char in _CLOSING:
+            open_brackets = max(open_brackets - 1, 0)
+            if char == "}":
+                in_braces = max(in_braces - 1, 0)
+        elif in_braces == 0:
+            if char in _OPERATOR_CHARS:
+                operators += 1
+            elif char in _COMPARISON_CHARS:
+                operators += 1
+                if index + 1 < length and expression[index + 1] == "=":
+                    index += 1
+            elif char.isalpha() or char == "_":
+                word = _WORD.match(expression, index)
+                if word is not None:
+                    if word.group(0).lower() in _OPERATOR_WORDS:
+                        operators += 1
+                    index = word.end()
+                    continue
+        index += 1
+    return 1 + operators + deepest
+
+
+def expression_size_problem(expression: str) -> str | None:
+    """Why `expression` is too long or too deeply nested to parse, or None when it is within bounds."""
+    refusal = _size_refusal(expression)
+    return None if refusal is None else refusal.message
+
+
 def parse_expression(expression: str) -> promql_parser.Expr:
-    """The syntax tree of `expression`; raises ExpressionError carrying the parser's message."""
+    """The syntax tree of `expression`; raises ExpressionTooLarge beyond the bounds, and ExpressionError
+    carrying the parser's message when it does not parse. Each distinct expression is parsed once."""
     if not expression.strip():
         raise ExpressionError(expression, "the expression is empty")
-    try:
-        return promql_parser.parse(expression)
-    except ValueError as exc:
-        raise ExpressionError(expression, str(exc)) from None
-    except UnicodeError:
-        # The parser takes UTF-8; a lone surrogate cannot be encoded, let alone sent to Prometheus.
-        raise ExpressionError(expression, "the expression contains characters that are not text") from None
+    refusal = _size_refusal(expression)
+    if refusal is not None:
+        raise refusal
+    outcome = _parsed(expression)
+    if isinstance(outcome, str):
+        raise ExpressionError(expression, outcome)
+    return outcome
+
+
+def range_problem(expression: str, *, max_range_seconds: float, min_step_seconds: float) -> str | None:
+    """Why the ranges in `expression` would cost Prometheus too much, or None: a range selector or
+    subquery over more than `max_range_seconds`, or a subquery step finer than `min_step_seconds`.
+
+    Raises ExpressionError when the expression does not parse."""
+    tree = parse_expression(expression)
+    widest = timedelta(seconds=max_range_seconds)
+    finest = timedelta(seconds=min_step_seconds)
+    found: list[str] = []
+
+    def visit(node: promql_parser.Expr) -> bool:
+        if isinstance(node, promql_parser.MatrixSelector | promql_parser.SubqueryExpr):
+            what = "a range selector" if isinstance(node, promql_parser.MatrixSelector) else "a subquery"
+            if node.range is not None and node.range > widest:
+                found.append(
+                    f"`{_shown(expression)}` has {what} over {_duration(node.range)}, longer than the "
+                    f"{_duration(widest)} NuFi allows (NUFI_PROMQL_MAX_RANGE_SECONDS); use a shorter range"
+                )
+                return False
+            step = getattr(node, "step", None)
+            if isinstance(step, timedelta) and step < finest:
+                found.append(
+                    f"`{_shown(expression)}` has a subquery step of {_duration(step)}, finer than the "
+                    f"{_duration(finest)} NuFi allows (NUFI_PROMQL_MIN_SUBQUERY_STEP_SECONDS); use a "
+                    "coarser step, or leave it out for the evaluation interval"
+                )
+                return False
+        return True
+
+    promql_parser.walk(tree, pre_visit=visit)
+    return found[0] if found else None
 
 
 def instant_vector_problem(expression: str) -> str | None:
@@ -100,6 +228,68 @@ def copy_label(expression: str, target: str, source: str) -> str:
     return (
         f'label_replace({expression}, {quote_label_value(target)}, "$1", {quote_label_value(source)}, "(.+)")'
     )
+
+
+def _size_refusal(expression: str) -> ExpressionTooLarge | None:
+    # The length first: a megabyte is refused without being scanned.
+    if len(expression) > MAX_EXPRESSION_CHARS:
+        return ExpressionTooLarge(
+            expression,
+            "length",
+            f"the expression is {len(expression)} characters long, over the limit of "
+            f"{MAX_EXPRESSION_CHARS} characters; shorten it (e.g. aggregate or use a recording rule)",
+        )
+    depth = _depth(expression)
+    if depth > MAX_EXPRESSION_DEPTH:
+        return ExpressionTooLarge(
+            expression,
+            "depth",
+            f"the expression nests about {depth} levels deep (operators, brackets and function calls), "
+            f"over the limit of {MAX_EXPRESSION_DEPTH} levels; simplify it (e.g. use a recording rule)",
+        )
+    return None
+
+
+@lru_cache(maxsize=_PARSE_CACHE_SIZE)
+def _depth(expression: str) -> int:
+    return nesting_depth(expression)
+
+
+@lru_cache(maxsize=_PARSE_CACHE_SIZE)
+def _parsed(expression: str) -> promql_parser.Expr | str:
+    """The tree, or the parser's message; only ever called within the size bounds."""
+    try:
+        return promql_parser.parse(expression)
+    except ValueError as exc:
+        return str(exc)
+    except UnicodeError:
+        # The parser takes UTF-8; a lone surrogate cannot be encoded, let alone sent to Prometheus.
+        return "the expression contains characters that are not text"
+
+
+def _after_string(expression: str, start: int) -> int:
+    """The index just past the string literal opening at `start` (the end of the text if unclosed)."""
+    quote = expression[start]
+    index = start + 1
+    length = len(expression)
+    while index < length:
+        char = expression[index]
+        if char == "\\" and quote != "`":
+            index += 2
+            continue
+        if char == quote:
+            return index + 1
+        index += 1
+    return length
+
+
+def _duration(value: timedelta) -> str:
+    return str(promql_parser.display_duration(value))
+
+
+def _shown(expression: str, limit: int = 200) -> str:
+    # Messages quote the expression, but never a whole oversized one.
+    return expression if len(expression) <= limit else expression[: limit - 3] + "..."
 
 
 def _escape_char(char: str) -> str:
