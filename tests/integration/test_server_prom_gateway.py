@@ -23,6 +23,7 @@ from starlette.routing import Route
 from nufi.api import create_app
 from nufi.config import Settings
 from nufi.prom import PrometheusGateway, PrometheusQueryRejected, PrometheusUnavailable
+from nufi.prom.errors import PrometheusTimedOut
 from support.asgi import serving
 from support.env import clear_nufi_env
 from support.loopback import closed_port, serve_in_thread
@@ -67,8 +68,10 @@ class FakePrometheus:
         promql = params.get("query", "")
         if promql.startswith("sum("):
             return _prom_error("bad_data", "1:5: parse error: unclosed left parenthesis", 400)
-        if promql == "too_slow":
+        if "too_slow" in promql:
             return _prom_error("timeout", "query timed out in expression evaluation", 503)
+        if "hangs" in promql:
+            await asyncio.sleep(2.5)  # longer than the gateway waits for a short count
         if promql == "html":
             return Response(
                 "<html><body>502 Bad Gateway</body></html>", status_code=502, media_type="text/html"
@@ -167,7 +170,7 @@ async def test_query_decodes_a_vector(gateway: PrometheusGateway, prom: FakeProm
     assert sample.value == 1.0
     assert sample.timestamp == 1700000000.123
     method, params, _ = prom.seen[-1]
-    assert (method, params) == ("GET", {"query": "up", "time": "1700000000.5"})
+    assert (method, params) == ("GET", {"query": "up", "time": "1700000000.5", "timeout": "9000ms"})
 
 
 async def test_long_queries_are_sent_as_a_form(gateway: PrometheusGateway, prom: FakePrometheus) -> None:
@@ -184,7 +187,59 @@ async def test_query_range_decodes_a_matrix(gateway: PrometheusGateway, prom: Fa
     assert series.points[0] == (100.0, 1.0)
     assert series.points[1][1] != series.points[1][1]  # NaN
     _, params, _ = prom.seen[-1]
-    assert params == {"query": "npu_util", "start": "100.0", "end": "115.0", "step": "15.0"}
+    assert params == {
+        "query": "npu_util",
+        "start": "100.0",
+        "end": "115.0",
+        "step": "15.0",
+        "timeout": "9000ms",
+    }
+
+
+@pytest.mark.parametrize(
+    ("settings", "sent"),
+    [
+        ({}, "9000ms"),
+        ({"prometheus_timeout_seconds": 4}, "3600ms"),
+        ({"promql_query_timeout_seconds": 1.5}, "1500ms"),
+    ],
+)
+async def test_every_query_carries_prometheus_timeout_from_the_settings(
+    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus, settings: dict[str, float], sent: str
+) -> None:
+    _, url = fake_prometheus
+    gateway = PrometheusGateway.from_settings(Settings(prometheus_url=url).model_copy(update=settings))
+    try:
+        await gateway.query("up")
+        await gateway.query("up" + " or up" * 500)  # a form body
+        await gateway.query_range("up", start=100, end=115, step_seconds=15)
+    finally:
+        await gateway.close()
+    assert [params["timeout"] for _, params, _ in prom.seen] == [sent, sent, sent]
+    assert [method for method, _, _ in prom.seen] == ["GET", "POST", "GET"]
+
+
+async def test_a_series_count_is_a_count_under_its_own_short_timeout(
+    gateway: PrometheusGateway, prom: FakePrometheus
+) -> None:
+    assert await gateway.count_series("lpu_utilization_percent", timeout_seconds=2) == 1
+    _, params, _ = prom.seen[-1]
+    assert params == {"query": "count((lpu_utilization_percent))", "timeout": "2000ms"}
+
+
+async def test_a_count_prometheus_gives_up_on_is_timed_out(gateway: PrometheusGateway) -> None:
+    with pytest.raises(PrometheusTimedOut) as caught:
+        await gateway.count_series("too_slow", timeout_seconds=0.5)
+    assert caught.value.error_type == "timeout" and caught.value.status == 503
+
+
+async def test_a_count_prometheus_does_not_answer_is_timed_out_soon(gateway: PrometheusGateway) -> None:
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(PrometheusTimedOut) as caught:
+        await gateway.count_series("hangs", timeout_seconds=0.1)
+    # The HTTP client waits a little longer than Prometheus was told to, not the full 10 s.
+    assert asyncio.get_running_loop().time() - started < 2.4
+    assert "did not answer within 1.1 s" in caught.value.detail
 
 
 async def test_warnings_are_kept(gateway: PrometheusGateway) -> None:

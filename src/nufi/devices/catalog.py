@@ -23,7 +23,13 @@ from nufi.db import (
     DeviceTypeRepository,
 )
 from nufi.devices.capacity import Inventory
-from nufi.devices.checks import MetricsCheck, ResourceKeyCheck, check_metrics, check_resource_key
+from nufi.devices.checks import (
+    MetricsCheck,
+    ResourceKeyCheck,
+    check_metrics,
+    check_resource_key,
+    enforce_query_bounds,
+)
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.presets import official_preset, official_presets
 from nufi.devices.spec import (
@@ -132,6 +138,8 @@ class DeviceCatalog:
     ) -> MetricsCheck:
         require_admin(principal)
         usable = self._fetchers.get(fetcher).usable
+        # What the expressions may cost Prometheus is checked before any of them runs.
+        await enforce_query_bounds(metrics, self._prometheus, self._prometheus.admin_limits)
         return await check_metrics(labels, metrics, self._prometheus, usable=usable)
 
     # -- writes --------------------------------------------------------------------------------------
@@ -302,7 +310,11 @@ class DeviceCatalog:
                 )
 
     async def _enforce_checks(self, device_type: DeviceType, *, force: bool) -> dict[str, Any]:
-        """The wizard's checks, run again on save; `force` lets an admin save what they cannot pass yet."""
+        """The wizard's checks, run again on save; `force` lets an admin save what they cannot pass yet.
+
+        Prometheus being unreachable is a 503 naming it, not a fault of the expressions; with `force`
+        the save goes ahead and the audit record says the metrics were not checked. The bounds on
+        what an expression may cost Prometheus hold even with `force`."""
         fetcher = self._fetchers.for_type(device_type)
         bypassed: list[str] = []
         warnings: list[str] = []
@@ -316,8 +328,15 @@ class DeviceCatalog:
                 )
             bypassed.append(presence.message)
         try:
+            await enforce_query_bounds(
+                device_type.metrics, self._prometheus, self._prometheus.admin_limits, raise_unavailable=True
+            )
             metrics = await check_metrics(
-                device_type.labels, device_type.metrics, self._prometheus, usable=fetcher.usable
+                device_type.labels,
+                device_type.metrics,
+                self._prometheus,
+                usable=fetcher.usable,
+                raise_unavailable=True,
             )
         except (PrometheusUnavailable, DependencyUnavailable) as exc:
             if not force:

@@ -4,6 +4,7 @@
 for a name Kubernetes would refuse anyway), then every node's capacity and allocatable for it.
 `check_metrics` proves the expressions work against the real Prometheus: label names, PromQL syntax,
 one instant query per expression, and the shape and plausibility of what comes back.
+`enforce_query_bounds` runs before it on an admin's expressions: what they may cost Prometheus.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nufi.cluster import ClusterGateway
 from nufi.cluster.inventory import PAGE_SIZE, NodeResources, is_extended_resource, list_nodes
-from nufi.devices.metric_checks import MetricCheck, MetricsCheck, check_metrics
+from nufi.devices.metric_checks import MetricCheck, MetricsCheck, check_metrics, enforce_query_bounds
 from nufi.devices.resource_keys import resource_key_problems
 from nufi.devices.spec import GENERIC_FETCHER, LabelsDraft, MetricsDraft
 
@@ -27,6 +28,7 @@ __all__ = [
     "ResourceKeyCheckRequest",
     "check_metrics",
     "check_resource_key",
+    "enforce_query_bounds",
 ]
 
 FOUND_MESSAGE = "✓ Resource detected in the cluster."

@@ -1,4 +1,10 @@
-"""Checking a device type's metric expressions against the real Prometheus, one query each."""
+"""Checking a device type's metric expressions against the real Prometheus, one query each.
+
+An admin's expressions are also held to what they may cost Prometheus before any of them runs
+(`enforce_query_bounds`): ranges and subquery steps from the syntax tree, then the series count from
+a cheap `count((expr))` under a short timeout. Parsing happens in a worker thread, never on the event
+loop.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +12,37 @@ import asyncio
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
 from nufi.devices.fetcher import PrometheusQueries
 from nufi.devices.readings import ValueFilter, finite_value
 from nufi.devices.spec import LabelsDraft, MetricKey, MetricsDraft
+from nufi.errors import ValidationFailed
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, Sample
-from nufi.prom.promql import ExpressionError, instant_vector_problem, label_name_problem
+from nufi.prom.errors import PrometheusTimedOut
+from nufi.prom.gateway import AdminQueryLimits
+from nufi.prom.promql import ExpressionError, instant_vector_problem, label_name_problem, range_problem
 
 SAMPLE_SIZE = 3
 _SHOWN_LABELS = 12
 _MIN_CELSIUS, _MAX_CELSIUS = -40.0, 150.0
+# Where each quantity's expression sits in a device type document.
+FIELD_OF: dict[MetricKey, str] = {
+    "utilization": "metrics.utilization",
+    "memory_used": "metrics.memory.used",
+    "memory_total": "metrics.memory.total",
+    "memory_free": "metrics.memory.free",
+    "temperature": "metrics.temperature",
+    "power": "metrics.power",
+}
+
+
+class SeriesCounter(Protocol):
+    """The part of the Prometheus gateway that counts an expression's series cheaply."""
+
+    async def count_series(self, expression: str, *, timeout_seconds: float) -> int: ...
 
 
 class SamplePoint(BaseModel):
@@ -48,22 +73,116 @@ class MetricsCheck(BaseModel):
     label_errors: dict[str, str] = Field(default_factory=dict)
 
 
+async def enforce_query_bounds(
+    metrics: MetricsDraft,
+    prometheus: SeriesCounter,
+    limits: AdminQueryLimits,
+    *,
+    raise_unavailable: bool = False,
+) -> None:
+    """Refuse (ValidationFailed, 422, naming the field and the bound) an expression that would cost
+    Prometheus too much: a range or subquery wider than the limit, a subquery step finer than it, more
+    series than the limit, or a series count that does not finish within its timeout.
+
+    Expressions that do not parse, or cannot give a vector, are left to `check_metrics` to report.
+    When Prometheus cannot count, the count is skipped, or with `raise_unavailable` the
+    PrometheusUnavailable is raised."""
+    queries = metrics.queries()
+    shapes = await asyncio.to_thread(_range_refusals, queries, limits)
+    for metric, (refusal, _) in shapes.items():
+        if refusal is not None:
+            raise ValidationFailed(
+                f"{FIELD_OF[metric]}: {refusal}",
+                field=FIELD_OF[metric],
+                bound="NUFI_PROMQL_MAX_RANGE_SECONDS, NUFI_PROMQL_MIN_SUBQUERY_STEP_SECONDS",
+                max_range_seconds=limits.max_range_seconds,
+                min_subquery_step_seconds=limits.min_subquery_step_seconds,
+            )
+    countable = [metric for metric, (_, vector) in shapes.items() if vector]
+    counts = await asyncio.gather(
+        *(_count(queries[metric], prometheus, limits, raise_unavailable) for metric in countable)
+    )
+    for metric, count in zip(countable, counts, strict=True):
+        field, query = FIELD_OF[metric], queries[metric]
+        if count == _TIMED_OUT:
+            raise ValidationFailed(
+                f"{field}: counting the series of `{query}` took longer than "
+                f"{limits.series_check_timeout_seconds:g} s (NUFI_PROMQL_SERIES_CHECK_TIMEOUT_SECONDS), so "
+                "it is too costly to run for every snapshot; select fewer series or shorter ranges",
+                field=field,
+                bound="NUFI_PROMQL_SERIES_CHECK_TIMEOUT_SECONDS",
+                series_check_timeout_seconds=limits.series_check_timeout_seconds,
+            )
+        if count is not None and count > limits.max_series:
+            raise ValidationFailed(
+                f"{field}: `{query}` selects {count} series, more than the {limits.max_series} NuFi "
+                "allows (NUFI_PROMQL_MAX_SERIES); narrow its selectors or aggregate, e.g. "
+                "`max by (node, device) (...)`",
+                field=field,
+                bound="NUFI_PROMQL_MAX_SERIES",
+                max_series=limits.max_series,
+                series=count,
+            )
+
+
+_TIMED_OUT = -1
+
+
+def _range_refusals(
+    queries: dict[MetricKey, str], limits: AdminQueryLimits
+) -> dict[MetricKey, tuple[str | None, bool]]:
+    """Per quantity: why its ranges are too costly (or None), and whether it is worth counting (it
+    parses to something that may be a vector). Runs in a worker thread: it parses."""
+    found: dict[MetricKey, tuple[str | None, bool]] = {}
+    for metric, query in queries.items():
+        try:
+            refusal = range_problem(
+                query,
+                max_range_seconds=limits.max_range_seconds,
+                min_step_seconds=limits.min_subquery_step_seconds,
+            )
+            vector = instant_vector_problem(query) is None
+        except ExpressionError:
+            refusal, vector = None, False
+        found[metric] = (refusal, vector)
+    return found
+
+
+async def _count(
+    query: str, prometheus: SeriesCounter, limits: AdminQueryLimits, raise_unavailable: bool
+) -> int | None:
+    """The series count, _TIMED_OUT, or None when Prometheus could not count (left to the check)."""
+    try:
+        return await prometheus.count_series(query, timeout_seconds=limits.series_check_timeout_seconds)
+    except PrometheusTimedOut:
+        return _TIMED_OUT
+    except PrometheusQueryRejected:
+        return None
+    except PrometheusUnavailable:
+        if raise_unavailable:
+            raise
+        return None
+
+
 async def check_metrics(
     labels: LabelsDraft,
     metrics: MetricsDraft,
     prometheus: PrometheusQueries,
     *,
     usable: ValueFilter = finite_value,
+    raise_unavailable: bool = False,
 ) -> MetricsCheck:
     """Check the label mapping, then every expression concurrently (one instant query each).
 
     `usable` is the device type's fetcher's judgement of a sample value: what it refuses is shown as
-    null and warned about, as monitoring will show it as not reported."""
+    null and warned about, as monitoring will show it as not reported. An expression Prometheus
+    cannot answer is a failed result, or with `raise_unavailable` the PrometheusUnavailable is raised
+    (a save must not blame the expression for an outage)."""
     label_errors = _label_errors(labels)
     queries = metrics.queries()
     checked = await asyncio.gather(
         *(
-            _check_one(metric, query, labels, label_errors, prometheus, usable)
+            _check_one(metric, query, labels, label_errors, prometheus, usable, raise_unavailable)
             for metric, query in queries.items()
         )
     )
@@ -94,9 +213,10 @@ async def _check_one(
     label_errors: dict[str, str],
     prometheus: PrometheusQueries,
     usable: ValueFilter,
+    raise_unavailable: bool,
 ) -> MetricCheck:
     try:
-        shape_problem = instant_vector_problem(query)
+        shape_problem = await asyncio.to_thread(instant_vector_problem, query)
     except ExpressionError as exc:
         return _failed(query, f"{exc}. Fix the PromQL expression.")
     if shape_problem is not None:
@@ -106,6 +226,8 @@ async def _check_one(
     except PrometheusQueryRejected as exc:
         return _failed(query, f"Prometheus rejected `{query}` ({exc.error_type}): {exc.error}")
     except PrometheusUnavailable as exc:
+        if raise_unavailable:
+            raise
         return _failed(query, f"the expression could not be tried: {exc.detail}")
     if result.result_type != "vector":
         return _failed(

@@ -32,3 +32,8 @@ class PrometheusUnavailable(DependencyUnavailable):
         super().__init__(detail, dependency=PROMETHEUS, error_type=error_type, error=error)
         self.error_type = error_type
         self.error = error
+
+
+class PrometheusTimedOut(PrometheusUnavailable):
+    """A query ran out of time: Prometheus gave up on it (its `timeout` parameter, errorType `timeout`)
+    or did not answer before the HTTP client gave up."""

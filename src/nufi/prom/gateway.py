@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Generator
+from dataclasses import dataclass
 from datetime import datetime
 from time import perf_counter
 from typing import Any
@@ -12,7 +13,8 @@ import httpx
 
 from nufi.config import Settings
 from nufi.health import DependencyStatus, elapsed_ms
-from nufi.prom.errors import PROMETHEUS, PrometheusQueryRejected, PrometheusUnavailable
+from nufi.prom.errors import PROMETHEUS, PrometheusQueryRejected, PrometheusTimedOut, PrometheusUnavailable
+from nufi.prom.promql import MAX_EXPRESSION_CHARS
 from nufi.prom.results import QueryResult, parse_query_data
 
 # Prometheus' error types that mean "the query is wrong", as opposed to "Prometheus is in trouble".
@@ -23,7 +25,35 @@ _NOT_CONFIGURED = (
     "not configured: set NUFI_PROMETHEUS_URL to the Prometheus base URL, e.g. http://prometheus:9090"
 )
 
+# Without a setting, Prometheus is asked to give up this fraction of the HTTP timeout, so it stops
+# evaluating before NuFi stops waiting.
+_QUERY_TIMEOUT_SHARE = 0.9
+# How much longer than Prometheus' own timeout the HTTP client waits for a series count.
+_COUNT_HTTP_MARGIN_SECONDS = 1.0
+
 Instant = datetime | float
+
+
+@dataclass(frozen=True)
+class AdminQueryLimits:
+    """What an admin's expression (the wizard's check, a saved device type) may cost Prometheus:
+    range selectors and subqueries over at most `max_range_seconds`, subquery steps of at least
+    `min_subquery_step_seconds`, and at most `max_series` series, counted first under
+    `series_check_timeout_seconds`."""
+
+    max_range_seconds: float = 3600.0
+    min_subquery_step_seconds: float = 1.0
+    max_series: int = 10_000
+    series_check_timeout_seconds: float = 2.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> AdminQueryLimits:
+        return cls(
+            max_range_seconds=settings.promql_max_range_seconds,
+            min_subquery_step_seconds=settings.promql_min_subquery_step_seconds,
+            max_series=settings.promql_max_series,
+            series_check_timeout_seconds=settings.promql_series_check_timeout_seconds,
+        )
 
 
 class PrometheusGateway:
@@ -36,11 +66,16 @@ class PrometheusGateway:
         base_url: str | None,
         *,
         timeout_seconds: float = 10.0,
+        query_timeout_seconds: float | None = None,
+        admin_limits: AdminQueryLimits | None = None,
         auth: httpx.Auth | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self._base_url = base_url.rstrip("/") if base_url else None
         self._timeout = timeout_seconds
+        # Sent with every query as Prometheus' `timeout` parameter.
+        self._query_timeout = query_timeout_seconds or timeout_seconds * _QUERY_TIMEOUT_SHARE
+        self.admin_limits = admin_limits or AdminQueryLimits()
         self._client: httpx.AsyncClient | None = None
         if self._base_url is not None:
             self._client = httpx.AsyncClient(
@@ -56,6 +91,8 @@ class PrometheusGateway:
         return cls(
             settings.prometheus_url,
             timeout_seconds=settings.prometheus_timeout_seconds,
+            query_timeout_seconds=settings.promql_query_timeout_seconds,
+            admin_limits=AdminQueryLimits.from_settings(settings),
             auth=_auth_from(settings),
         )
 
@@ -66,6 +103,11 @@ class PrometheusGateway:
     @property
     def base_url(self) -> str | None:
         return self._base_url
+
+    @property
+    def query_timeout_seconds(self) -> float:
+        """The `timeout` every query carries: Prometheus abandons an evaluation after this long."""
+        return self._query_timeout
 
     async def close(self) -> None:
         if self._client is not None:
@@ -91,12 +133,28 @@ class PrometheusGateway:
             )
         return self._status(False, detail, started)
 
-    async def query(self, promql: str, time: Instant | None = None) -> QueryResult:
-        """Evaluate an instant query (`/api/v1/query`) at `time`, or now."""
+    async def query(
+        self, promql: str, time: Instant | None = None, *, timeout_seconds: float | None = None
+    ) -> QueryResult:
+        """Evaluate an instant query (`/api/v1/query`) at `time`, or now; Prometheus gives up after
+        `timeout_seconds` (default: the gateway's query timeout)."""
         params: dict[str, str] = {"query": promql}
         if time is not None:
             params["time"] = _format_instant(time)
-        return await self._call("/api/v1/query", params, promql)
+        return await self._call("/api/v1/query", params, promql, timeout_seconds)
+
+    async def count_series(self, expression: str, *, timeout_seconds: float) -> int:
+        """How many series `expression` selects now, from `count((expression))` under a short timeout.
+
+        Raises PrometheusTimedOut when counting takes longer than `timeout_seconds`, and
+        PrometheusQueryRejected when Prometheus refuses the expression."""
+        if len(expression) > MAX_EXPRESSION_CHARS:
+            raise ValueError(f"expressions longer than {MAX_EXPRESSION_CHARS} characters are not counted")
+        result = await self.query(f"count(({expression}))", timeout_seconds=timeout_seconds)
+        if result.result_type != "vector" or not result.samples:
+            return 0
+        value = result.samples[0].value
+        return int(value) if math.isfinite(value) else 0
 
     async def query_range(
         self, promql: str, start: Instant, end: Instant, step_seconds: float
@@ -110,15 +168,24 @@ class PrometheusGateway:
             "end": _format_instant(end),
             "step": repr(float(step_seconds)),
         }
-        return await self._call("/api/v1/query_range", params, promql)
+        return await self._call("/api/v1/query_range", params, promql, None)
 
-    async def _call(self, path: str, params: dict[str, str], promql: str) -> QueryResult:
+    async def _call(
+        self, path: str, params: dict[str, str], promql: str, timeout_seconds: float | None
+    ) -> QueryResult:
         client = self._require_client()
+        evaluation = self._query_timeout if timeout_seconds is None else timeout_seconds
+        params = {**params, "timeout": _format_timeout(evaluation)}
+        # A shorter evaluation than usual is waited for only a little longer than Prometheus takes.
+        waited = min(self._timeout, evaluation + _COUNT_HTTP_MARGIN_SECONDS)
+        request_timeout = httpx.Timeout(waited, connect=min(waited, 5.0))
         try:
             if len(promql) > _MAX_GET_QUERY_CHARS:
-                response = await client.post(path, data=params)
+                response = await client.post(path, data=params, timeout=request_timeout)
             else:
-                response = await client.get(path, params=params)
+                response = await client.get(path, params=params, timeout=request_timeout)
+        except httpx.TimeoutException as exc:
+            raise PrometheusTimedOut(self._transport_problem(exc, waited)) from exc
         except httpx.HTTPError as exc:
             raise PrometheusUnavailable(self._transport_problem(exc)) from exc
         envelope = self._envelope(response, path)
@@ -135,7 +202,8 @@ class PrometheusGateway:
                 error_type=error_type,
                 error=error,
             )
-        raise PrometheusUnavailable(
+        unavailable = PrometheusTimedOut if error_type == "timeout" else PrometheusUnavailable
+        raise unavailable(
             f"Prometheus at {self._base_url} could not answer the query {promql!r} ({error_type}): {error}",
             error_type=error_type,
             error=error,
@@ -158,9 +226,10 @@ class PrometheusGateway:
             raise PrometheusUnavailable("Prometheus is " + _NOT_CONFIGURED)
         return self._client
 
-    def _transport_problem(self, exc: httpx.HTTPError) -> str:
+    def _transport_problem(self, exc: httpx.HTTPError, waited: float | None = None) -> str:
         if isinstance(exc, httpx.TimeoutException):
-            return f"Prometheus at {self._base_url} did not answer within {self._timeout:g} s"
+            within = self._timeout if waited is None else waited
+            return f"Prometheus at {self._base_url} did not answer within {within:g} s"
         if isinstance(exc, httpx.ConnectError):
             return f"cannot connect to Prometheus at {self._base_url}: {exc or type(exc).__name__}"
         return f"request to Prometheus at {self._base_url} failed: {type(exc).__name__}: {exc}"
@@ -187,6 +256,13 @@ def _auth_from(settings: Settings) -> httpx.Auth | None:
         password = settings.prometheus_password.get_secret_value() if settings.prometheus_password else ""
         return httpx.BasicAuth(settings.prometheus_username, password)
     return None
+
+
+def _format_timeout(seconds: float) -> str:
+    # Whole milliseconds: Prometheus' durations take no fractions (`1.5s` is refused, `1500ms` is not).
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ValueError(f"a query timeout must be a positive number of seconds, got {seconds}")
+    return f"{max(round(seconds * 1000), 1)}ms"
 
 
 def _format_instant(value: Instant) -> str:
