@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from fastapi import FastAPI, HTTPException
+from fastapi import APIRouter, FastAPI, HTTPException
 from pydantic import BaseModel
 
 from nufi.api import create_app
@@ -72,6 +72,23 @@ def add_raising_routes(app: FastAPI) -> None:
     @app.post("/device-types")
     async def create(body: DeviceTypeIn) -> dict[str, str]:
         return {"id": body.id}
+
+    # One path, two routes in two routers: GET here, PUT and DELETE in an included router.
+    @app.get("/things/{thing_id}")
+    async def read_thing(thing_id: str) -> dict[str, str]:
+        return {"id": thing_id}
+
+    writes = APIRouter()
+
+    @writes.put("/things/{thing_id}")
+    async def replace_thing(thing_id: str) -> dict[str, str]:
+        return {"id": thing_id}
+
+    @writes.delete("/things/{thing_id}")
+    async def delete_thing(thing_id: str) -> None:
+        return None
+
+    app.include_router(writes)
 
 
 @pytest.fixture
@@ -166,6 +183,16 @@ async def test_wrong_method_is_a_405_problem_with_allow_header(client: httpx.Asy
     response = await client.delete("/healthz")
     assert_problem(response, 405, "method-not-allowed")
     assert "GET" in response.headers["allow"]
+
+
+async def test_allow_lists_the_methods_of_every_route_on_the_path(client: httpx.AsyncClient) -> None:
+    for method in ("POST", "PATCH"):
+        response = await client.request(method, "/things/t1")
+        assert_problem(response, 405, "method-not-allowed")
+        assert response.headers["allow"] == "GET, PUT, DELETE"
+    # And each of them is served.
+    for method in ("GET", "PUT", "DELETE"):
+        assert (await client.request(method, "/things/t1")).status_code in (200, 204)
 
 
 async def test_http_exception_keeps_its_detail(client: httpx.AsyncClient) -> None:

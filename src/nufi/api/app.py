@@ -9,6 +9,7 @@ from fastapi import FastAPI
 
 from nufi import __version__
 from nufi.api import admin_devices, devices, health, me, metrics, monitoring, version
+from nufi.api.guard import install_request_guard
 from nufi.api.metrics import HttpMetrics
 from nufi.api.middleware import RequestContextMiddleware
 from nufi.api.openapi import install_openapi
@@ -64,6 +65,9 @@ def create_app(
     app.state.http_metrics = HttpMetrics()
     install_problem_handlers(app)
     install_openapi(app)
+    # The last added runs first: the request id and access log wrap the guard, which checks a body's
+    # size and the caller's token before anything reads the body.
+    install_request_guard(app, max_body_bytes=resolved.max_request_body_bytes)
     app.add_middleware(RequestContextMiddleware, metrics=app.state.http_metrics)
     app.include_router(health.router)
     app.include_router(metrics.router)

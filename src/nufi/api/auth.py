@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from nufi.api.guard import verified_principal
 from nufi.api.schemas.problem import ResponseDocs, problem
 from nufi.api.services import get_services
 from nufi.auth import Principal, authenticate, require_admin
@@ -21,6 +22,7 @@ _bearer_scheme = HTTPBearer(
 )
 
 AUTH_RESPONSES: ResponseDocs = {
+    400: problem("More than one `Authorization` header."),
     401: problem("No, or no acceptable, bearer token (`WWW-Authenticate: Bearer` says which)."),
     503: problem("A dependency is down: the identity provider's keys, or a system the operation reads."),
 }
@@ -35,7 +37,11 @@ async def current_principal(
     services: Annotated[Services, Depends(get_services)],
     _declared: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer_scheme)],
 ) -> Principal:
-    return await authenticate(services.verifier, request.headers.get("authorization"))
+    # A request with a body was authenticated before the body was read; do not verify twice.
+    already = verified_principal(request.scope)
+    if already is not None:
+        return already
+    return await authenticate(services.verifier, request.headers.getlist("authorization"))
 
 
 async def admin_principal(principal: Annotated[Principal, Depends(current_principal)]) -> Principal:

@@ -2,7 +2,8 @@
 
 Routes reference the `Problem` schema (see `nufi.api.schemas.problem`); this adds it to the
 components and replaces FastAPI's own 422 body (`HTTPValidationError`), which NuFi never sends:
-validation errors are answered as problems (`nufi.api.problems`).
+validation errors are answered as problems (`nufi.api.problems`). Operations that take a body
+also document the 413 their size limit may answer.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from nufi.api.schemas.problem import VALIDATION, Problem
+from nufi.api.schemas.problem import TOO_LARGE, VALIDATION, Problem
 
 _FASTAPI_VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError")
 
@@ -37,6 +38,9 @@ def with_problems(document: dict[str, Any]) -> dict[str, Any]:
             responses = operation.get("responses", {})
             if "422" in responses and _is_fastapi_default(responses["422"]):
                 responses["422"] = VALIDATION
+            if "requestBody" in operation:
+                # Every body passes RequestGuardMiddleware's size limit first.
+                responses.setdefault("413", TOO_LARGE)
     return document
 
 

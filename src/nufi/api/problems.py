@@ -16,6 +16,8 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute, Match
+from starlette.types import Scope
 
 from nufi.auth.errors import bearer_challenge
 from nufi.errors import NufiError, Unauthorized
@@ -69,8 +71,8 @@ def internal_error_response(request_id: str | None) -> ProblemResponse:
     )
 
 
-async def _nufi_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, NufiError)
+def nufi_error_response(exc: NufiError, request_id: str | None) -> ProblemResponse:
+    """The problem a domain error is answered with, wherever it is caught (handler or middleware)."""
     if exc.status >= 500:
         _log.warning("request failed", problem=exc.type, detail=exc.detail)
     headers = {"WWW-Authenticate": bearer_challenge(exc)} if isinstance(exc, Unauthorized) else None
@@ -79,10 +81,15 @@ async def _nufi_error(request: Request, exc: Exception) -> Response:
         type=exc.type,
         title=exc.title,
         detail=exc.detail,
-        request_id=request_id_of(request),
+        request_id=request_id,
         headers=headers,
         extra=exc.extra,
     )
+
+
+async def _nufi_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, NufiError)
+    return nufi_error_response(exc, request_id_of(request))
 
 
 async def _validation_error(request: Request, exc: Exception) -> Response:
@@ -125,6 +132,11 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     except ValueError:
         phrase = "Error"
     extra: dict[str, object] = {}
+    headers = dict(exc.headers or {})
+    if status == 405:
+        # Starlette names the methods of the first route on the path only; the path may be served
+        # by several (GET in one router, PUT in another).
+        headers["Allow"] = ", ".join(allowed_methods(request.app.router.routes, request.scope))
     if isinstance(exc.detail, str) and exc.detail and exc.detail != phrase:
         detail = exc.detail
     elif status == 404:
@@ -141,9 +153,22 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         title=phrase,
         detail=detail,
         request_id=request_id_of(request),
-        headers=exc.headers,
+        headers=headers,
         extra=extra,
     )
+
+
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def allowed_methods(routes: Sequence[BaseRoute], scope: Scope) -> list[str]:
+    """Every method some route serves on the path of `scope`: each method is tried against every
+    route, so routes nested in included routers count too."""
+    return [
+        method
+        for method in _METHODS
+        if any(route.matches({**scope, "method": method})[0] is Match.FULL for route in routes)
+    ]
 
 
 def install_problem_handlers(app: FastAPI) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from nufi.auth.errors import InvalidToken
+from collections.abc import Sequence
+
+from nufi.auth.errors import AmbiguousCredentials, InvalidToken
 from nufi.auth.principal import Principal
 from nufi.auth.verifier import TokenVerifier
 from nufi.errors import Unauthorized
@@ -45,12 +47,34 @@ def _is_token68(token: str) -> bool:
     return bool(body) and all(c.isascii() and (c.isalnum() or c in "-._~+/") for c in body)
 
 
-async def authenticate(verifier: TokenVerifier | None, authorization: str | None) -> Principal:
-    """The caller behind `authorization`, checked by `verifier`.
+def single_authorization(values: Sequence[str]) -> str | None:
+    """The one `Authorization` header among `values` (all the request carries), or None.
+
+    Raises AmbiguousCredentials (400) for two or more: RFC 9110 allows the field once, and
+    accepting whichever comes first would let a token hide behind another.
+    """
+    if len(values) > 1:
+        raise AmbiguousCredentials(
+            f"the request carries {len(values)} Authorization headers; send exactly one: "
+            "'Authorization: Bearer <access token>'"
+        )
+    return values[0] if values else None
+
+
+async def authenticate(
+    verifier: TokenVerifier | None, authorization: str | Sequence[str] | None
+) -> Principal:
+    """The caller behind `authorization` (the header's value, or every value the request
+    carries), checked by `verifier`.
 
     With no verifier (no issuer configured) every request is refused: NuFi never lets anyone in
     because authentication was left unset.
     """
+    header = (
+        authorization
+        if authorization is None or isinstance(authorization, str)
+        else single_authorization(authorization)
+    )
     if verifier is None:
         raise Unauthorized(NOT_CONFIGURED)
-    return await verifier.verify(bearer_token(authorization))
+    return await verifier.verify(bearer_token(header))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nufi.errors import DependencyUnavailable, Unauthorized
+from nufi.errors import DependencyUnavailable, NufiError, Unauthorized
 
 IDENTITY_PROVIDER = "identity-provider"
 
@@ -15,6 +15,15 @@ class InvalidToken(Unauthorized):
     """
 
     challenge = 'Bearer error="invalid_token"'
+
+
+class AmbiguousCredentials(NufiError):
+    """The request carries more than one `Authorization` header: which one counts is anybody's
+    guess (a proxy may read the first, a server the last), so NuFi reads neither."""
+
+    status = 400
+    title = "Bad request"
+    type = "bad-request"
 
 
 class IdentityProviderUnavailable(DependencyUnavailable):

@@ -39,3 +39,4 @@ def problem(description: str) -> dict[str, Any]:
 NOT_FOUND = problem("No such thing: the path names an id that does not exist.")
 CONFLICT = problem("The change conflicts with what is stored (a taken id or key, or a stale revision).")
 VALIDATION = problem("The request is invalid: `field` names the input, `errors` lists every problem.")
+TOO_LARGE = problem("The request body is larger than NUFI_MAX_REQUEST_BODY_BYTES; nothing was read.")
