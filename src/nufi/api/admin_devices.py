@@ -21,6 +21,10 @@ Force = Annotated[
     bool,
     Query(description="save even when no node advertises the resource key or a metric check fails; audited"),
 ]
+# Every integer parameter is bounded, so none can overflow the database's integers (a 422, not a 500):
+# revisions are a 32-bit column, offsets a SQL OFFSET.
+_MAX_REVISION = 2**31 - 1
+_MAX_OFFSET = 2**31 - 1
 _CONFLICTS: ResponseDocs = {409: CONFLICT}
 _ONE_TYPE: ResponseDocs = {404: NOT_FOUND}
 _ONE_TYPE_CONFLICTS: ResponseDocs = {**_ONE_TYPE, **_CONFLICTS}
@@ -83,7 +87,9 @@ async def delete_device_type(
     device_type_id: str,
     principal: AdminPrincipal,
     catalog: Catalog,
-    revision: Annotated[int | None, Query(ge=1, description="only if still at this revision")] = None,
+    revision: Annotated[
+        int | None, Query(ge=1, le=_MAX_REVISION, description="only if still at this revision")
+    ] = None,
 ) -> Response:
     await catalog.delete(principal, device_type_id, revision=revision)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
@@ -105,7 +111,7 @@ async def audit_log(
     principal: AdminPrincipal,
     catalog: Catalog,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=_MAX_OFFSET)] = 0,
     target_id: str | None = None,
     actor: str | None = None,
 ) -> AuditPage:
