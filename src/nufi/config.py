@@ -61,6 +61,16 @@ class Settings(BaseSettings):
     prometheus_password: SecretStr | None = None
     prometheus_bearer_token: SecretStr | None = None
     prometheus_timeout_seconds: float = Field(default=10.0, gt=0)
+    # Bounds on what PromQL may cost Prometheus (docs/monitoring.md, "Bounds"). Every query carries
+    # Prometheus' `timeout` parameter: this, or unset 90% of NUFI_PROMETHEUS_TIMEOUT_SECONDS.
+    promql_query_timeout_seconds: float | None = Field(default=None, gt=0, le=3600)
+    # An admin's expression (the wizard's check, a save) may not range or subquery over more than this,
+    promql_max_range_seconds: float = Field(default=3600.0, gt=0, le=366 * 86400)
+    # nor step a subquery finer than this,
+    promql_min_subquery_step_seconds: float = Field(default=1.0, gt=0, le=86400)
+    # nor select more series than this, counted first with `count((expr))` under this timeout.
+    promql_max_series: int = Field(default=10_000, ge=1, le=10_000_000)
+    promql_series_check_timeout_seconds: float = Field(default=2.0, gt=0, le=60)
 
     # Each readiness check gets this long before it counts as failed.
     readiness_timeout_seconds: float = Field(default=2.0, gt=0)
