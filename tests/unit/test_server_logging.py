@@ -9,9 +9,15 @@ from collections.abc import Iterator
 
 import pytest
 import structlog
+from fastapi import FastAPI, Request
 from pydantic import SecretStr
 
+from nufi.api import create_app
+from nufi.config import LogFormat, Settings
 from nufi.logging import configure_logging, get_logger, resolve_format
+from support.asgi import serving
+from support.env import clear_nufi_env
+from support.nufi_app import MEMORY_DATABASE
 
 
 @pytest.fixture(autouse=True)
@@ -116,3 +122,51 @@ def test_auto_format_follows_the_terminal() -> None:
 def test_unknown_level_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown log level"):
         configure_logging("json", "verbose", stream=io.StringIO())
+
+
+# Token- and cookie-shaped values no log line may ever show.
+JWT = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJhZGEiLCJleHAiOjF9.c2lnbmF0dXJlLXZhbHVl"
+OPAQUE = "opaque-access-token-4f1c9e"
+COOKIE = "nufi_session=cookie-value-8d2a61"
+LOCAL_MARKER = "frame-local-value-5e7b"
+
+
+def leaky_app() -> FastAPI:
+    app = create_app(Settings(database_url=SecretStr(MEMORY_DATABASE)))
+
+    @app.get("/boom/leak")
+    async def leak(request: Request) -> None:
+        secret_local = LOCAL_MARKER  # a traceback that shows locals would print it
+        raise RuntimeError(f"failed for {request.headers!r} holding {secret_local[:5]}")
+
+    return app
+
+
+@pytest.mark.parametrize("log_format", ["json", "console"])
+async def test_no_log_line_shows_a_token_a_cookie_or_a_frames_locals(
+    log_format: LogFormat, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clear_nufi_env(monkeypatch)
+    out = io.StringIO()
+    configure_logging(log_format, "debug", stream=out)
+    headers = [
+        [("Authorization", f"Bearer {JWT}"), ("Cookie", COOKIE)],
+        [("Authorization", f"Bearer {OPAQUE}"), ("Cookie", COOKIE)],
+    ]
+    async with serving(leaky_app()) as client:
+        for sent in headers:
+            assert (await client.get("/boom/leak", headers=sent)).status_code == 500
+            assert (await client.get("/api/v1/me", headers=sent)).status_code == 401
+            posted = await client.post("/api/v1/admin/devices", content=b"{", headers=sent)
+            assert posted.status_code == 401
+        get_logger("nufi.test").warning(
+            "caller sent", headers=dict(headers[0]), raw=[(b"authorization", JWT.encode())], note=f"got {JWT}"
+        )
+        logging.getLogger("some.lib").warning(
+            "header line Authorization: Bearer %s; Cookie: %s", OPAQUE, COOKIE
+        )
+    text = out.getvalue()
+    assert "unhandled error" in text and "RuntimeError" in text  # the 500 was logged, traceback too
+    assert "caller sent" in text and "header line" in text
+    for secret in (JWT, JWT.split(".")[1], OPAQUE, COOKIE.split("=")[1], LOCAL_MARKER):
+        assert secret not in text, f"{secret!r} leaked into the {log_format} log"
