@@ -89,6 +89,15 @@ class Settings(BaseSettings):
     oidc_client_secret: SecretStr | None = None
     admin_role: str = "nufi-admin"
 
+    # Hardening of the request path and of calls to the identity provider.
+    # The client whose roles count next to realm roles (resource_access.<client>.roles); unset, the
+    # audience (NUFI_OIDC_AUDIENCE). Roles other clients define are never honoured.
+    oidc_role_client: str | None = None
+    # Every call to the issuer (discovery, keys) gives up after this long.
+    oidc_timeout_seconds: float = Field(default=3.0, gt=0, le=60)
+    # Request bodies above this many bytes are refused with 413 before they are read.
+    max_request_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=1024 * 1024 * 1024)
+
     # The `scrape_interval` of the Prometheus jobs that scrape device exporters: every staleness
     # judgement and the finest default step of a monitoring time range are multiples of it.
     monitoring_scrape_interval_seconds: float = Field(default=15.0, gt=0, le=3600)
@@ -102,6 +111,7 @@ class Settings(BaseSettings):
         "oidc_issuer",
         "oidc_audience",
         "oidc_client_id",
+        "oidc_role_client",
         "git_commit",
         mode="before",
     )
