@@ -21,6 +21,7 @@ from nufi.db import (
     AuditRepository,
     Database,
     DeviceTypeRepository,
+    DeviceTypeRow,
 )
 from nufi.devices.capacity import Inventory
 from nufi.devices.checks import (
@@ -40,12 +41,22 @@ from nufi.devices.spec import (
     LabelsDraft,
     MetricsDraft,
 )
-from nufi.devices.stored import custom_type, new_row, overlay, resolve, row_values
+from nufi.devices.stored import (
+    UnreadableDeviceType,
+    custom_type,
+    new_row,
+    overlay,
+    resolve,
+    row_values,
+    stored_view,
+)
 from nufi.errors import Conflict, DependencyUnavailable, NotFound, ValidationFailed
+from nufi.logging import get_logger
 from nufi.prom import PrometheusGateway
 from nufi.prom.errors import PrometheusUnavailable
 
 TARGET_KIND = "device_type"
+_log = get_logger("nufi.devices.catalog")
 # Fields an admin may change on an official type; its identity and resource key are the vendor's.
 _OFFICIAL_EDITABLE = ("enabled", "labels", "metrics", "thermal")
 # Ids that would shadow fixed API paths such as /api/v1/monitoring/overview.
@@ -94,8 +105,14 @@ class DeviceCatalog:
         require_user(principal)
         async with self._db.session() as session:
             rows = {row.id: row for row in await DeviceTypeRepository(session).list()}
-        merged = [overlay(preset, rows.pop(preset.id, None)) for preset in official_presets()]
-        merged += [custom_type(row) for row in rows.values() if row.kind == "custom"]
+        merged = [_readable_official(preset, rows.pop(preset.id, None)) for preset in official_presets()]
+        for row in rows.values():
+            if row.kind == "custom":
+                try:
+                    merged.append(custom_type(row))
+                except UnreadableDeviceType as exc:
+                    # One bad row must not take the whole catalog down; `get` explains it.
+                    _log.warning("device type left out of the catalog", reason=exc.detail)
         merged.sort(key=lambda t: (t.kind != "official", t.id))
         return [t for t in merged if t.enabled] if enabled_only else merged
 
@@ -239,7 +256,7 @@ class DeviceCatalog:
                 "device_type.delete",
                 TARGET_KIND,
                 device_type_id,
-                before=_audit_view(custom_type(row)),
+                before=_audit_before(row, None),
             )
 
     async def reset(self, principal: Principal | None, device_type_id: str) -> DeviceType:
@@ -260,7 +277,7 @@ class DeviceCatalog:
                     "device_type.reset",
                     TARGET_KIND,
                     device_type_id,
-                    before=_audit_view(overlay(preset, row)),
+                    before=_audit_before(row, preset),
                     after=_audit_view(preset),
                 )
         return preset
@@ -370,6 +387,15 @@ def _validated(data: dict[str, Any]) -> DeviceType:
         raise ValidationFailed(f"{field}: {first['msg']}", field=field) from None
 
 
+def _readable_official(preset: DeviceType, row: DeviceTypeRow | None) -> DeviceType:
+    try:
+        return overlay(preset, row)
+    except UnreadableDeviceType as exc:
+        # The vendor's preset still describes the hardware; the admins' overrides wait for a reset.
+        _log.warning("official device type served as its preset", reason=exc.detail)
+        return preset
+
+
 def _refuse_official_identity_change(current: DeviceType, wanted: dict[str, Any]) -> None:
     baseline = current.model_dump(mode="json")
     for field in ("name", "vendor", "resource_key", "fetcher"):
@@ -389,6 +415,14 @@ def _stale(device_type_id: str, current: int, expected: int) -> Conflict:
         current_revision=current,
         expected_revision=expected,
     )
+
+
+def _audit_before(row: DeviceTypeRow, preset: DeviceType | None) -> dict[str, Any]:
+    """What a row held before it goes: as a device type, or as stored when it no longer is a valid one."""
+    try:
+        return _audit_view(overlay(preset, row) if preset is not None else custom_type(row))
+    except UnreadableDeviceType:
+        return stored_view(row)
 
 
 def _audit_view(device_type: DeviceType) -> dict[str, Any]:

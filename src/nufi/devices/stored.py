@@ -6,10 +6,18 @@ taken from its row, if it has one (the preset alone is revision 1).
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import ValidationError
+
 from nufi.db import DeviceTypeChanges, DeviceTypeRow, NewDeviceType
 from nufi.devices.presets import official_preset
 from nufi.devices.spec import DeviceType
-from nufi.errors import NotFound
+from nufi.errors import Conflict, NotFound
+
+
+class UnreadableDeviceType(Conflict):
+    """A stored row no longer makes a valid device type (e.g. saved before a bound was introduced)."""
 
 
 def row_values(device_type: DeviceType) -> DeviceTypeChanges:
@@ -46,21 +54,7 @@ def new_row(device_type: DeviceType, kind: str) -> NewDeviceType:
 
 def custom_type(row: DeviceTypeRow) -> DeviceType:
     """A custom device type from its row."""
-    return DeviceType.model_validate(
-        {
-            "id": row.id,
-            "kind": row.kind,
-            "revision": row.revision,
-            "name": row.name,
-            "vendor": row.vendor,
-            "enabled": row.enabled,
-            "resource_key": row.resource_key,
-            "labels": row.labels,
-            "metrics": row.metrics,
-            "thermal": row.thermal,
-            "fetcher": row.fetcher,
-        }
-    )
+    return _validated(row, stored_view(row))
 
 
 def overlay(preset: DeviceType, row: DeviceTypeRow | None) -> DeviceType:
@@ -74,7 +68,7 @@ def overlay(preset: DeviceType, row: DeviceTypeRow | None) -> DeviceType:
         "thermal": row.thermal,
         "revision": row.revision + 1,
     }
-    return DeviceType.model_validate({**preset.model_dump(mode="json"), **changes})
+    return _validated(row, {**preset.model_dump(mode="json"), **changes})
 
 
 def resolve(device_type_id: str, row: DeviceTypeRow | None) -> DeviceType:
@@ -85,3 +79,34 @@ def resolve(device_type_id: str, row: DeviceTypeRow | None) -> DeviceType:
     if row is None:
         raise NotFound(f"There is no device type {device_type_id!r}.", device_type=device_type_id)
     return custom_type(row)
+
+
+def stored_view(row: DeviceTypeRow) -> dict[str, Any]:
+    """A row's values as stored, whether or not they still make a valid device type."""
+    return {
+        "id": row.id,
+        "kind": row.kind,
+        "revision": row.revision,
+        "name": row.name,
+        "vendor": row.vendor,
+        "enabled": row.enabled,
+        "resource_key": row.resource_key,
+        "labels": row.labels,
+        "metrics": row.metrics,
+        "thermal": row.thermal,
+        "fetcher": row.fetcher,
+    }
+
+
+def _validated(row: DeviceTypeRow, data: dict[str, Any]) -> DeviceType:
+    try:
+        return DeviceType.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        fix = "reset it to its preset" if row.kind == "official" else "delete it and register it again"
+        raise UnreadableDeviceType(
+            f"The stored device type {row.id!r} is no longer valid ({where}: {first['msg']}); {fix}.",
+            device_type=row.id,
+            field=where,
+        ) from None
