@@ -10,9 +10,10 @@ import httpx
 import pytest
 
 from nufi.db import Database, DeviceTypeRepository
+from support.lpu_type import LPU_METRICS
 from support.nufi_app import bearer
 
-from .catalog_world import LPU_METRICS, World, serve
+from .catalog_world import World, serve
 
 TOO_DEEP = "lpu_utilization_percent" + "+0" * 200
 
