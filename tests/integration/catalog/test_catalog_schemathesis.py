@@ -1,0 +1,102 @@
+"""The published OpenAPI document, held to the real server by schemathesis: for requests generated from
+the document, valid ones and invalid ones, as an admin and as a plain user, no answer is a 5xx and every
+status code, media type, header and body is one the document declares.
+
+This is the quick run for `make test` (a few examples per operation); a long one belongs to `make fuzz`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from hypothesis.errors import Unsatisfiable
+from schemathesis import GenerationMode, checks
+
+from nufi_sandbox.processes import ManagedProcess, free_port
+
+from .catalog_world import World
+
+EXAMPLES_PER_OPERATION = 60
+CHECKS = [
+    checks.not_a_server_error,
+    checks.status_code_conformance,
+    checks.content_type_conformance,
+    checks.response_schema_conformance,
+    checks.response_headers_conformance,
+]
+
+
+@pytest.fixture(scope="module")
+def nufi_url(world: World, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """NuFi as its own process over the catalog world, as it runs in production."""
+    work = tmp_path_factory.mktemp("schemathesis")
+    port = free_port()
+    env = {
+        "NUFI_HOST": "127.0.0.1",
+        "NUFI_PORT": str(port),
+        "NUFI_KUBECONFIG": str(world.cluster.kubeconfig),
+        "NUFI_PROMETHEUS_URL": world.prometheus.url,
+        "NUFI_OIDC_ISSUER": world.idp.issuer,
+        "NUFI_DATABASE_URL": f"sqlite+aiosqlite:///{work / 'nufi.db'}",
+        "NUFI_LOG_FORMAT": "json",
+    }
+    process = ManagedProcess(
+        "nufi", [str(Path(sys.executable).with_name("nufi")), "serve"], log_dir=Path(work), env=env
+    )
+    process.start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        process.wait_ready(
+            lambda: httpx.get(f"{url}/readyz", timeout=2).status_code == 200,
+            timeout=60,
+            what="NuFi answering /readyz",
+        )
+        yield url
+    finally:
+        process.stop()
+
+
+def failures_of(url: str, token: str) -> dict[str, str]:
+    """Each operation of the document driven by its own generated cases; what failed, per operation."""
+    schema = schemathesis.openapi.from_url(f"{url}/openapi.json")
+    headers = {"Authorization": f"Bearer {token}"}
+    found: dict[str, str] = {}
+    for result, mode in itertools.product(schema.get_all_operations(), GenerationMode):
+        operation = result.ok()
+
+        @given(case=operation.as_strategy(generation_mode=mode))
+        @settings(
+            max_examples=EXAMPLES_PER_OPERATION,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
+        def run(case: Any) -> None:
+            case.call_and_validate(headers=headers, checks=CHECKS, timeout=30)
+
+        try:
+            run()
+        except Unsatisfiable:
+            continue  # nothing in the operation can be made invalid (it takes no input)
+        except Exception as exc:  # one operation's failure must not hide the others'
+            found[f"{operation.label} ({mode.value})"] = f"{type(exc).__name__}: {exc}"
+    return found
+
+
+def test_as_an_admin(nufi_url: str, world: World) -> None:
+    failures = failures_of(nufi_url, world.admin_token)
+    assert not failures, "\n\n".join(f"{label}:\n{why}" for label, why in failures.items())
+
+
+def test_as_a_user(nufi_url: str, world: World) -> None:
+    failures = failures_of(nufi_url, world.user_token)
+    assert not failures, "\n\n".join(f"{label}:\n{why}" for label, why in failures.items())
