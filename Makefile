@@ -13,7 +13,7 @@ DEBIAN_PACKAGES := prometheus postgresql
 # `make bench BENCH_ARGS_check_resource_key="--nodes 500"`.
 BENCHMARKS := $(sort $(basename $(notdir $(filter-out bench/__init__.py,$(wildcard bench/*.py)))))
 
-.PHONY: help setup debian-packages run test unit lint-imports lint typecheck bench protos clean
+.PHONY: help setup debian-packages run test unit fuzz lint-imports lint typecheck bench protos clean
 
 setup: $(VENV)/.synced debian-packages ## Install uv, the locked .venv (all three distributions) and the Debian packages the tests start
 
@@ -50,6 +50,9 @@ test: setup ## What CI runs: ruff, ruff format --check, mypy, import contracts, 
 
 unit: $(VENV)/.synced ## The fast tests only: pure logic, no I/O (pytest -m unit)
 	@$(VENV)/bin/pytest -m unit
+
+fuzz: setup ## Long schemathesis run against the real server: NUFI_FUZZ_EXAMPLES random cases per operation (default 500)
+	@NUFI_FUZZ_EXAMPLES=$${NUFI_FUZZ_EXAMPLES:-500} $(VENV)/bin/pytest -p no:cacheprovider tests/integration/catalog/test_catalog_schemathesis.py
 
 lint-imports: $(VENV)/.synced ## Check the layering contracts in pyproject.toml ([tool.importlinter])
 	@$(LINT_IMPORTS)
