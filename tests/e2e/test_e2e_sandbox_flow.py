@@ -182,6 +182,30 @@ def _assert_lpu_snapshot(body: dict[str, Any]) -> None:
             assert device["power_watts"] is None, where
 
 
+def test_the_logs_hold_no_token_cookie_or_secret(sandbox: SandboxRun) -> None:
+    state = sandbox.state
+    admin_token, user_token = token(state, "admin", "admin"), token(state, "user", "user")
+    cookie = "nufi_session=s3cr3t-cookie-value"
+    with httpx.Client(base_url=state["nufi_url"], timeout=20) as api:
+        for headers in (bearer(admin_token), bearer(user_token), bearer(admin_token[:-4] + "AAAA")):
+            api.get("/api/v1/me", headers={**headers, "Cookie": cookie})
+            api.post("/api/v1/admin/devices/check-resource-key", json={"resource_key": 1}, headers=headers)
+            api.get("/api/v1/devices/no-such-type", headers=headers)
+    logs = [path for path in sandbox.state_dir.rglob("*.log") if path.is_file()]
+    # The requests were logged (so the scan below reads what they left), just not their credentials.
+    assert any("/api/v1/devices/no-such-type" in path.read_text(errors="replace") for path in logs), logs
+    secrets = {
+        "an access token": admin_token.split(".")[2][:24],
+        "another access token": user_token.split(".")[2][:24],
+        "a cookie": "s3cr3t-cookie-value",
+        "a password grant": "password=admin",
+    }
+    for path in logs:
+        text = path.read_text(errors="replace")
+        for what, value in secrets.items():
+            assert value not in text, f"{path.name} logs {what}"
+
+
 def test_a_second_sandbox_on_the_same_state_dir_is_refused(sandbox: SandboxRun) -> None:
     port = free_port()
     second = subprocess.run(
