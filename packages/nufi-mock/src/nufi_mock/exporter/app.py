@@ -50,7 +50,7 @@ def create_app(engine: ExporterEngine) -> Starlette:
 
 
 def build_engine(config: ExporterConfig) -> ExporterEngine:
-    return ExporterEngine(config, make_profile(config.profile, config.naming))
+    return ExporterEngine(config, make_profile(config.profile, config.naming, quirks=config.quirks))
 
 
 def serve(engine: ExporterEngine) -> None:

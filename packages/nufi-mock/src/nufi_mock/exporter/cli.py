@@ -65,6 +65,14 @@ def exporter(
             "kubernetes_* labels, rbln RBLN_DEVICE_STATUS:* metrics; both = rbln old and new."
         ),
     ] = Naming.CURRENT,
+    quirks: Annotated[
+        bool,
+        typer.Option(
+            "--quirks",
+            help="Also emit what real exporters of the vendor do beyond their documentation (see the "
+            "profile's description): exporter-pod labels, partition duplicates, legacy units.",
+        ),
+    ] = False,
     memory_gib: Annotated[
         float | None, typer.Option(min=0.001, help="Device memory size. Default: the profile's model.")
     ] = None,
@@ -107,6 +115,7 @@ def exporter(
             resource_patterns=tuple(resource_name or ()),
             label_names=parse_label_names(label_name or []),
             naming=naming,
+            quirks=quirks,
             memory_bytes=None if memory_gib is None else round(memory_gib * GIB),
             thermal=ThermalModel(ambient_celsius, full_load_celsius, thermal_time_constant),
         )

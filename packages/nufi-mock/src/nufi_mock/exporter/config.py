@@ -36,6 +36,8 @@ class ExporterConfig:
     """Empty: the profile's own."""
     label_names: Mapping[str, str] = field(default_factory=dict)
     naming: Naming = Naming.CURRENT
+    # Reproduce what real exporters of the profile's vendor emit beyond their documentation.
+    quirks: bool = False
     memory_bytes: int | None = None
     thermal: ThermalModel = field(default_factory=ThermalModel)
 

@@ -24,13 +24,13 @@ class ProfileName(StrEnum):
     RBLN = RblnProfile.name
 
 
-def make_profile(name: str, naming: Naming = Naming.CURRENT) -> Profile:
+def make_profile(name: str, naming: Naming = Naming.CURRENT, *, quirks: bool = False) -> Profile:
     """The profile called ``name``; ValueError names the choices when there is none."""
     try:
         cls = PROFILES[name]
     except KeyError:
         raise ValueError(f"unknown profile {name!r}; choose one of {', '.join(PROFILES)}") from None
-    return cls(naming)
+    return cls(naming, quirks=quirks)
 
 
 __all__ = ["PROFILES", "Families", "Naming", "OverrideTarget", "Profile", "ProfileName", "make_profile"]

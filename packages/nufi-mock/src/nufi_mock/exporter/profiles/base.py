@@ -62,11 +62,13 @@ class Profile(ABC):
     hardware: ClassVar[HardwareSpec]
     namings: ClassVar[tuple[Naming, ...]] = (Naming.CURRENT,)
 
-    def __init__(self, naming: Naming = Naming.CURRENT) -> None:
+    def __init__(self, naming: Naming = Naming.CURRENT, *, quirks: bool = False) -> None:
         if naming not in self.namings:
             offered = ", ".join(n.value for n in self.namings)
             raise ValueError(f"profile {self.name} offers naming {offered}, not {naming.value}")
         self.naming = naming
+        # What real exporters of this vendor emit beyond their documentation (each profile says which).
+        self.quirks = quirks
 
     @abstractmethod
     def device_label(self, index: int) -> str:
