@@ -33,6 +33,7 @@ from nufi.devices.checks import (
 )
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.presets import official_preset, official_presets
+from nufi.devices.save_checks import checks_on_save
 from nufi.devices.spec import (
     GENERIC_FETCHER,
     DeviceType,
@@ -53,7 +54,6 @@ from nufi.devices.stored import (
 from nufi.errors import Conflict, DependencyUnavailable, NotFound, ValidationFailed
 from nufi.logging import get_logger
 from nufi.prom import PrometheusGateway
-from nufi.prom.errors import PrometheusUnavailable
 
 TARGET_KIND = "device_type"
 _log = get_logger("nufi.devices.catalog")
@@ -179,7 +179,9 @@ class DeviceCatalog:
             )
         self._refuse_official_key(payload.resource_key)
         device_type = _validated({**payload.model_dump(), "kind": "custom", "revision": 1})
-        details = await self._enforce_checks(device_type, force=force)
+        details = await checks_on_save(
+            device_type, self._fetchers.for_type(device_type), self._cluster, self._prometheus, force=force
+        )
         async with self._db.transaction() as session:
             await DeviceTypeRepository(session).insert(
                 new_row(device_type, "custom"), actor=principal.username
@@ -215,7 +217,9 @@ class DeviceCatalog:
         updated = _validated(
             {**wanted, "id": current.id, "kind": current.kind, "revision": current.revision + 1}
         )
-        details = await self._enforce_checks(updated, force=force)
+        details = await checks_on_save(
+            updated, self._fetchers.for_type(updated), self._cluster, self._prometheus, force=force
+        )
         async with self._db.transaction() as session:
             repo = DeviceTypeRepository(session)
             values = row_values(updated)
@@ -325,57 +329,6 @@ class DeviceCatalog:
                     resource_key=resource_key,
                     device_type=preset.id,
                 )
-
-    async def _enforce_checks(self, device_type: DeviceType, *, force: bool) -> dict[str, Any]:
-        """The wizard's checks, run again on save; `force` lets an admin save what they cannot pass yet.
-
-        Prometheus being unreachable is a 503 naming it, not a fault of the expressions; with `force`
-        the save goes ahead and the audit record says the metrics were not checked. The bounds on
-        what an expression may cost Prometheus hold even with `force`."""
-        fetcher = self._fetchers.for_type(device_type)
-        bypassed: list[str] = []
-        warnings: list[str] = []
-        presence = await check_resource_key(device_type.resource_key, self._cluster)
-        if not presence.found:
-            if not force:
-                raise ValidationFailed(
-                    f"{presence.message} Install its device plugin first, or save with ?force=true.",
-                    field="resource_key",
-                    resource_key=device_type.resource_key,
-                )
-            bypassed.append(presence.message)
-        try:
-            await enforce_query_bounds(
-                device_type.metrics, self._prometheus, self._prometheus.admin_limits, raise_unavailable=True
-            )
-            metrics = await check_metrics(
-                device_type.labels,
-                device_type.metrics,
-                self._prometheus,
-                usable=fetcher.usable,
-                raise_unavailable=True,
-            )
-        except (PrometheusUnavailable, DependencyUnavailable) as exc:
-            if not force:
-                raise
-            bypassed.append(f"metrics not checked: {exc}")
-        else:
-            for name, result in metrics.results.items():
-                warnings += [f"{name}: {w}" for w in result.warnings]
-                errors = ([result.error] if result.error else []) + [
-                    f"series lack the label {label!r}" for label in result.missing_labels
-                ]
-                if errors and not force:
-                    raise ValidationFailed(
-                        f"metrics.{name}: " + "; ".join(errors) + " (or save with ?force=true)",
-                        field=f"metrics.{name}",
-                    )
-                bypassed += [f"{name}: {e}" for e in errors]
-            label_errors = [f"labels.{key}: {why}" for key, why in metrics.label_errors.items()]
-            if label_errors and not force:
-                raise ValidationFailed("; ".join(label_errors), field="labels")
-            bypassed += label_errors
-        return {"force": force, "bypassed": bypassed, "warnings": warnings}
 
 
 def _validated(data: dict[str, Any]) -> DeviceType:
