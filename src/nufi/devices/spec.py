@@ -50,7 +50,9 @@ from nufi.prom.promql import (
 DeviceKind = Literal["official", "custom"]
 MemoryMode = Literal["used_total", "used_free"]
 # The names under which each reported quantity appears in readings and check results.
-MetricKey = Literal["utilization", "memory_used", "memory_total", "memory_free", "temperature", "power"]
+MetricKey = Literal[
+    "utilization", "memory_used", "memory_total", "memory_free", "temperature", "power", "health"
+]
 
 GENERIC_FETCHER = "generic"
 _SLUG_SYNTAX = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
@@ -181,14 +183,19 @@ class MemoryDraft(_Model):
 
 
 class MetricsDraft(_Model):
-    """PromQL expressions; utilization is required, None means the device does not report it."""
+    """PromQL expressions; utilization is required, None means the device does not report it.
+
+    `health` gives one series per device whose value is 1 for healthy and 0 for unhealthy; a preset
+    converts its vendor's convention (e.g. Rebellions' `HEALTH == bool 0`, where 0 means healthy). It
+    is left out of the body when not set, so types written before it existed read back unchanged."""
 
     utilization: DraftExpression
     memory: MemoryDraft | None = None
     temperature: DraftExpression | None = None
     power: DraftExpression | None = None
+    health: DraftExpression | None = Field(default=None, exclude_if=lambda value: value is None)
 
-    @field_validator("utilization", "temperature", "power")
+    @field_validator("utilization", "temperature", "power", "health")
     @classmethod
     def _within_bounds(cls, value: str | None) -> str | None:
         return _bounded_expression(value)
@@ -203,6 +210,8 @@ class MetricsDraft(_Model):
             found["temperature"] = self.temperature
         if self.power is not None:
             found["power"] = self.power
+        if self.health is not None:
+            found["health"] = self.health
         return found
 
 
@@ -246,8 +255,9 @@ class Metrics(MetricsDraft):
     memory: Memory | None = None
     temperature: Expression | None = None
     power: Expression | None = None
+    health: Expression | None = Field(default=None, exclude_if=lambda value: value is None)
 
-    @field_validator("utilization", "temperature", "power")
+    @field_validator("utilization", "temperature", "power", "health")
     @classmethod
     def _parses(cls, value: str | None) -> str | None:
         return _checked_expression(value)

@@ -27,6 +27,7 @@ _FIELDS_OF: dict[MetricKey, tuple[str, ...]] = {
     "memory_free": ("memory_total_bytes",),
     "temperature": ("temperature_celsius",),
     "power": ("power_watts",),
+    "health": (),
 }
 
 

@@ -83,6 +83,20 @@ def test_queries_name_each_reported_quantity() -> None:
     assert metrics.queries() == {"utilization": "u", "memory_used": "a", "memory_free": "b", "power": "p"}
 
 
+def test_a_health_expression_is_a_reported_quantity_and_round_trips() -> None:
+    body = copy.deepcopy(LPU)
+    body["metrics"]["health"] = "RBLN_DEVICE_STATUS:HEALTH == bool 0"
+    device_type = DeviceType.model_validate(body)
+    assert device_type.model_dump(mode="json")["metrics"]["health"] == body["metrics"]["health"]
+    assert device_type.metrics.queries()["health"] == body["metrics"]["health"]
+
+
+def test_a_type_without_health_reads_back_without_the_key() -> None:
+    dumped = DeviceType.model_validate(LPU).model_dump(mode="json")
+    assert "health" not in dumped["metrics"]
+    assert "health" not in DeviceType.model_validate(LPU).metrics.queries()
+
+
 @pytest.mark.parametrize(
     ("changes", "field", "words"),
     [
@@ -102,6 +116,8 @@ def test_queries_name_each_reported_quantity() -> None:
         ({"metrics": {"utilization": "x[5m]"}}, "metrics.utilization", "range vector"),
         ({"metrics": {}}, "metrics.utilization", "required"),
         ({"metrics": {"utilization": "u", "temperature": "t{"}}, "metrics.temperature", "cannot parse"),
+        ({"metrics": {"utilization": "u", "health": "h{"}}, "metrics.health", "cannot parse"),
+        ({"metrics": {"utilization": "u", "health": "h[5m]"}}, "metrics.health", "range vector"),
         ({"fetcher": "Bad Name"}, "fetcher", "`Bad Name`"),
         ({"thermal": {"threshold_celsius": 70, "recover_celsius": 80}}, "thermal", "recover_celsius (80)"),
         ({"thermal": {"threshold_celsius": 500}}, "thermal.threshold_celsius", "150"),

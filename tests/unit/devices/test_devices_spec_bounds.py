@@ -97,6 +97,17 @@ def test_oversized_utilization_is_refused_quickly_naming_the_field_and_bound(
     assert expression not in parser_calls
 
 
+@pytest.mark.parametrize("model", [DeviceTypeCreate, MetricsDraft])
+def test_an_oversized_health_expression_is_refused_before_any_parse(
+    model: type[BaseModel], parser_calls: list[str]
+) -> None:
+    metrics = {**LPU_METRICS, "health": TOO_DEEP}
+    document = body(metrics=metrics) if model is DeviceTypeCreate else metrics
+    field = "metrics.health" if model is DeviceTypeCreate else "health"
+    assert f"limit of {MAX_EXPRESSION_DEPTH} levels" in errors_of(model, document)[field]
+    assert TOO_DEEP not in parser_calls
+
+
 @pytest.mark.parametrize("where", ["used", "total"])
 def test_oversized_memory_expressions_name_their_field(where: str, parser_calls: list[str]) -> None:
     memory = {**LPU_METRICS["memory"], where: TOO_DEEP}
@@ -184,6 +195,7 @@ def test_the_schema_carries_the_constraints() -> None:
     assert _property(defs["Labels"], "node")["pattern"] == LABEL_NAME_PATTERN
     assert _property(defs["Labels"], "pod")["anyOf"][0]["pattern"] == LABEL_NAME_PATTERN
     assert _property(defs["Metrics"], "utilization")["maxLength"] == MAX_EXPRESSION_CHARS
+    assert _property(defs["Metrics"], "health")["anyOf"][0]["maxLength"] == MAX_EXPRESSION_CHARS
     assert _property(defs["Memory"], "used")["maxLength"] == MAX_EXPRESSION_CHARS
     assert _property(defs["Memory"], "mode")["enum"] == ["used_total", "used_free"]
     assert "GiB" in defs["MemoryUnit"]["enum"]
