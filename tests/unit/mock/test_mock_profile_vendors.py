@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from nufi_mock.exporter.hardware import GIB, MIB
 from nufi_mock.exporter.profiles import Naming, make_profile
-from nufi_mock.exporter.readings import DeviceIdentity
+from nufi_mock.exporter.profiles.dcgm import MIG_PODS, exporter_pod
+from nufi_mock.exporter.readings import DeviceIdentity, Reading
 
 from .profile_helpers import OWNER, exposition, named, reading, scrape
 
@@ -74,6 +77,87 @@ def test_dcgm_override_targets_convert_mib() -> None:
     targets = make_profile("dcgm").override_targets()
     assert targets["DCGM_FI_DEV_FB_USED"].factor == MIB
     assert targets["DCGM_FI_DEV_GPU_TEMP"].quantity.value == "temperature"
+
+
+def quirky_dcgm(*readings: Reading) -> dict[tuple[str, str], dict[str, str]]:
+    """The quirky profile's DCGM_FI_DEV_GPU_TEMP labels by (node, gpu[/instance])."""
+    series = named(scrape(make_profile("dcgm", quirks=True), list(readings)), "DCGM_FI_DEV_GPU_TEMP")
+    return {(labels.get("node", labels["Hostname"]), gpu_key(labels)): labels for _, labels, _ in series}
+
+
+def gpu_key(labels: dict[str, str]) -> str:
+    return labels["gpu"] + (f"/{labels['GPU_I_ID']}" if "GPU_I_ID" in labels else "")
+
+
+def test_dcgm_quirks_label_idle_gpus_with_the_exporters_own_pod() -> None:
+    # GPU 2, the highest on the first node, is the MIG-partitioned one.
+    by_gpu = quirky_dcgm(reading(0, owner=OWNER), reading(1), reading(2), reading(0, node="node-b"))
+    assert {k: by_gpu["node-a", "0"][k] for k in POD_LABELS} == {
+        "pod": "infer-0",
+        "namespace": "team-a",
+        "container": "server",
+    }
+    idle = by_gpu["node-a", "1"]
+    assert (idle["namespace"], idle["container"]) == ("gpu-operator", "nvidia-dcgm-exporter")
+    assert idle["pod"] == exporter_pod("node-a")
+    assert re.fullmatch(r"nvidia-dcgm-exporter-[a-z0-9]{5}", idle["pod"])
+    assert exporter_pod("node-a") != exporter_pod("node-b")
+    # Without quirks, an idle GPU has no pod labels at all.
+    plain = named(scrape(make_profile("dcgm"), [reading(1)]), "DCGM_FI_DEV_GPU_TEMP")
+    assert not POD_LABELS & set(plain[0][1])
+
+
+def test_dcgm_quirks_misname_the_last_node_and_label_it_node() -> None:
+    two_each = [reading(i, node=node) for node in ("node-a", "node-b") for i in (0, 1)]
+    by_gpu = quirky_dcgm(*two_each)
+    assert by_gpu["node-a", "0"]["Hostname"] == "node-a" and "node" not in by_gpu["node-a", "0"]
+    for gpu in ("0", "1"):
+        misnamed = by_gpu["node-b", gpu]
+        assert misnamed["Hostname"] == exporter_pod("node-b") and misnamed["node"] == "node-b"
+
+
+def test_dcgm_quirks_partition_one_gpu_into_two_mig_instances_held_by_two_pods() -> None:
+    profile = make_profile("dcgm", quirks=True)
+    series = scrape(profile, [reading(0, owner=OWNER), reading(1), reading(0, node="node-b")])
+    temps = named(series, "DCGM_FI_DEV_GPU_TEMP")
+    keys = sorted((labels["Hostname"], gpu_key(labels)) for _, labels, _ in temps)
+    assert keys == sorted(
+        [("node-a", "0"), ("node-a", "1/1"), ("node-a", "1/2"), (exporter_pod("node-b"), "0")]
+    )
+    instances = {labels["GPU_I_ID"]: labels for _, labels, _ in temps if "GPU_I_ID" in labels}
+    assert {labels["GPU_I_PROFILE"] for labels in instances.values()} == {"3g.40gb"}
+    assert [(i["namespace"], i["pod"]) for _, i in sorted(instances.items())] == [
+        (pod.namespace, pod.pod) for pod in MIG_PODS
+    ]
+    # Each instance holds half the card: its used, free and reserved add up to half the memory.
+    memory: dict[str, float] = {}
+    for name, labels, value in series:
+        if labels.get("GPU_I_ID") == "1" and name.startswith("DCGM_FI_DEV_FB_"):
+            memory[name] = value
+    assert sum(memory.values()) == pytest.approx(8 * 1024, abs=1)
+    assert memory["DCGM_FI_DEV_FB_USED"] == 3 * 1024 / 2
+
+
+def test_dcgm_quirks_read_memory_temperature_0_and_keep_the_reserved_memory() -> None:
+    # GPU 1 is the MIG-partitioned one; GPU 0 is a whole card.
+    series = scrape(make_profile("dcgm", quirks=True), [reading(0), reading(1)])
+    value = {name: v for name, labels, v in series if labels["gpu"] == "0"}
+    assert value["DCGM_FI_DEV_MEMORY_TEMP"] == 0 and value["DCGM_FI_DEV_GPU_TEMP"] == 61
+    assert value["DCGM_FI_DEV_FB_RESERVED"] == 567
+    assert {v for name, _, v in series if name == "DCGM_FI_DEV_MEMORY_TEMP"} == {0}
+    plain = {name: v for name, _, v in scrape(make_profile("dcgm"), [reading(0)])}
+    assert plain["DCGM_FI_DEV_MEMORY_TEMP"] == 65
+
+
+def test_dcgm_quirks_keep_the_legacy_label_names() -> None:
+    series = named(
+        scrape(make_profile("dcgm", Naming.LEGACY, quirks=True), [reading(0), reading(1)]),
+        "DCGM_FI_DEV_GPU_UTIL",
+    )
+    by_gpu = {gpu_key(labels): labels for _, labels, _ in series}
+    assert sorted(by_gpu) == ["0", "1/1", "1/2"]
+    assert by_gpu["0"]["pod_name"] == exporter_pod("node-a") and "pod" not in by_gpu["0"]
+    assert by_gpu["1/2"]["pod_name"] == MIG_PODS[1].pod
 
 
 # -- Furiosa ------------------------------------------------------------------------------------------
