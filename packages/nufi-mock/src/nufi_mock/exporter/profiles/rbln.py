@@ -1,4 +1,8 @@
-"""Rebellions rbln-metrics-exporter: rbln_npu_* names, or the legacy RBLN_DEVICE_STATUS:* ones, or both."""
+"""Rebellions rbln-metrics-exporter: rbln_npu_* names, or the legacy RBLN_DEVICE_STATUS:* ones, or both.
+
+With quirks, the legacy names carry the units of the exporters that emitted them: DRAM in GiB (before
+v0.2.1), temperature in m°C and power in µW (older exporters on newer drivers).
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,15 @@ DRIVER_VERSION = "1.3.73"
 FIRMWARE_VERSION = "1.3.73"
 HEALTHY = 0
 """rbln_npu_health: 0 is healthy/active, 1 inactive."""
+
+# With quirks, what a legacy series' value is multiplied by (from the canonical unit).
+_OLD_UNITS = {
+    Quantity.MEMORY_USED: 1 / GIB,
+    Quantity.MEMORY_TOTAL: 1 / GIB,
+    Quantity.TEMPERATURE: 1000.0,
+    Quantity.POWER: 1e6,
+}
+_OLD_DIGITS = {Quantity.MEMORY_USED: 5, Quantity.MEMORY_TOTAL: 5, Quantity.TEMPERATURE: 0, Quantity.POWER: 0}
 
 # (current name, legacy name, quantity or None for health, help)
 _METRICS: tuple[tuple[str, str, Quantity | None, str], ...] = (
@@ -45,16 +58,23 @@ class RblnProfile(Profile):
     def device_label(self, index: int) -> str:
         return f"rbln{index}"
 
-    def _names(self) -> list[tuple[str, Quantity | None, str]]:
-        chosen: list[tuple[str, Quantity | None, str]] = []
+    def _names(self) -> list[tuple[str, Quantity | None, str, bool]]:
+        """(name, quantity, help, whether the value is in the old units)."""
+        chosen: list[tuple[str, Quantity | None, str, bool]] = []
         if self.naming in (Naming.CURRENT, Naming.BOTH):
-            chosen += [(current, quantity, doc) for current, _, quantity, doc in _METRICS]
+            chosen += [(current, quantity, doc, False) for current, _, quantity, doc in _METRICS]
         if self.naming in (Naming.LEGACY, Naming.BOTH):
-            chosen += [(legacy, quantity, doc) for _, legacy, quantity, doc in _METRICS]
+            chosen += [(legacy, quantity, doc, self.quirks) for _, legacy, quantity, doc in _METRICS]
         return chosen
 
     def override_targets(self) -> dict[str, OverrideTarget]:
-        return {name: OverrideTarget(quantity) for name, quantity, _ in self._names() if quantity is not None}
+        return {
+            name: OverrideTarget(
+                quantity, 1 / _OLD_UNITS[quantity] if old and quantity in _OLD_UNITS else 1.0
+            )
+            for name, quantity, _, old in self._names()
+            if quantity is not None
+        }
 
     def _labels(self, reading: Reading) -> dict[str, str | None]:
         device, owner = reading.device, reading.owner
@@ -79,9 +99,12 @@ class RblnProfile(Profile):
 
     def render(self, readings: Sequence[Reading]) -> Iterable[Metric]:
         out = Families()
-        for name, quantity, doc in self._names():
+        for name, quantity, doc, old in self._names():
             for reading in readings:
-                out.gauge(name, doc, self._labels(reading), _value(reading, quantity))
+                value = _value(reading, quantity)
+                if old and quantity in _OLD_UNITS:
+                    value = _old_unit(reading, quantity)
+                out.gauge(name, doc, self._labels(reading), value)
         return out.metrics()
 
 
@@ -96,3 +119,13 @@ def _value(reading: Reading, quantity: Quantity | None) -> float:
         Quantity.UTILIZATION: round(reading.utilization, 1),
     }
     return float(value[quantity])
+
+
+def _old_unit(reading: Reading, quantity: Quantity) -> float:
+    canonical = {
+        Quantity.TEMPERATURE: reading.temperature,
+        Quantity.POWER: reading.power,
+        Quantity.MEMORY_USED: reading.memory_used,
+        Quantity.MEMORY_TOTAL: reading.memory_total,
+    }[quantity]
+    return round(canonical * _OLD_UNITS[quantity], _OLD_DIGITS[quantity])
