@@ -26,6 +26,8 @@ from nufi.prom.gateway import AdminQueryLimits
 from nufi.prom.promql import ExpressionError, instant_vector_problem, label_name_problem, range_problem
 
 SAMPLE_SIZE = 3
+CONVERTED_LABEL = "nufi_converted"
+"""A label an expression sets on series whose value it converted, naming the conversion `from→to`."""
 _SHOWN_LABELS = 12
 _MIN_CELSIUS, _MAX_CELSIUS = -40.0, 150.0
 # Where each quantity's expression sits in a device type document.
@@ -255,6 +257,7 @@ async def _check_one(
     if not missing and node_label is not None and device_label is not None:
         warnings.extend(_duplicate_warning(query, samples, node_label, device_label))
     warnings.extend(_plausibility_warnings(metric, samples, usable))
+    warnings.extend(_conversion_warnings(samples))
     return MetricCheck(
         ok=error is None,
         query=query,
@@ -326,6 +329,23 @@ def _plausibility_warnings(metric: MetricKey, samples: Sequence[Sample], usable:
             warnings.append(
                 f"{len(wrong)} of {len(samples)} values look implausible (e.g. {example:g}): {expected}"
             )
+    return warnings
+
+
+def _conversion_warnings(samples: Sequence[Sample]) -> list[str]:
+    """What an expression converted: series it marked with `nufi_converted` (`from→to`, e.g. `m°C→°C`),
+    as presets do when they recognise an exporter's old unit by its range."""
+    conversions = Counter(
+        sample.metric[CONVERTED_LABEL] for sample in samples if sample.metric.get(CONVERTED_LABEL)
+    )
+    warnings = []
+    for conversion, count in sorted(conversions.items()):
+        source, arrow, target = conversion.partition("→")
+        how = f"from {source} to {target}" if arrow and source and target else f"({conversion})"
+        warnings.append(
+            f"{count} of {len(samples)} series were converted {how}: the exporter reports them in an older "
+            "unit, recognised by its range"
+        )
     return warnings
 
 

@@ -61,7 +61,7 @@ def test_furiosa_averages_cores_and_reads_legacy_labels() -> None:
     furiosa = OFFICIAL_PRESETS["furiosa-rngd"]
     queries = furiosa.metrics.queries()
     assert metric_names(queries["utilization"]) == {"furiosa_npu_core_utilization"}
-    assert "avg without (core)" in queries["utilization"]
+    assert queries["utilization"].startswith("avg by (hostname, device) (")
     assert metric_names(queries["memory_used"]) == {"furiosa_npu_dram_usage"}
     assert metric_names(queries["memory_total"]) == {"furiosa_npu_dram_total"}
     assert 'label="peak"' in queries["temperature"] and 'label="rms"' in queries["power"]
