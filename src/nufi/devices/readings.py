@@ -4,7 +4,11 @@ Each reported quantity comes from one instant query returning one series per dev
 joined in memory on the values of the type's node and device labels. A quantity the type does not
 report stays None (never 0). When several series describe one device (one per pod sharing it, a
 partition next to the whole card, two scrape jobs), the highest value is taken: for temperature and
-memory the conservative choice, and the whole card outranks a partition of it.
+memory the conservative choice, and the whole card outranks a partition of it. Health is the
+exception: the lowest value is taken, so one series saying unhealthy (0) is enough.
+
+Every device an exporter names is listed, even one that reports a single quantity (only its health,
+say): its other values are None.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ class DeviceReading:
     power_watts: float | None = None
     pod: str | None = None
     namespace: str | None = None
+    # 1 healthy, 0 unhealthy, as the type's health expression gives it (see `MetricsDraft`).
+    health: float | None = None
     sampled_at: Mapping[MetricKey, float] = field(default_factory=dict)
 
 
@@ -147,9 +153,14 @@ def _per_device(
         if not usable(metric, sample.value):
             continue
         current = picked.get(key)
-        if current is None or sample.value > current.value:
+        if current is None or _outranks(metric, sample.value, current.value):
             picked[key] = _Picked(sample.value, sample.timestamp)
     return picked, unattributed
+
+
+def _outranks(metric: MetricKey, value: float, current: float) -> bool:
+    # The conservative value of one device: the highest reading, but the worst health.
+    return value < current if metric == "health" else value > current
 
 
 def _attribute(
@@ -185,6 +196,7 @@ def _reading(
     elif free is not None and used is not None:
         total_bytes = to_bytes(used.value + free.value, unit)
     utilization, temperature, power = pick("utilization"), pick("temperature"), pick("power")
+    health = pick("health")
     sampled_at: dict[MetricKey, float] = {}
     for metric in values:
         found = pick(metric)
@@ -198,6 +210,7 @@ def _reading(
         memory_total_bytes=total_bytes,
         temperature_celsius=temperature.value if temperature else None,
         power_watts=power.value if power else None,
+        health=health.value if health else None,
         pod=attribution.pod if attribution else None,
         namespace=attribution.namespace if attribution else None,
         sampled_at=sampled_at,

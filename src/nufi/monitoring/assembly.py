@@ -1,17 +1,24 @@
-"""Putting a snapshot together in memory: readings, staleness, inventory and attribution."""
+"""Putting a snapshot together in memory: readings, staleness, plausibility, inventory and attribution.
+
+A stale value is emptied first; what is left is held to `nufi.devices.plausibility`, whatever the
+type or its fetcher, so an implausible value is null in the snapshot (and never reaches anything that
+acts on readings) and is named in its errors instead."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from nufi.devices.capacity import NodeInventory
+from nufi.devices.plausibility import Implausible, plausible_reading
 from nufi.devices.readings import DeviceReading, Readings
 from nufi.devices.spec import DeviceType, MetricKey
 from nufi.monitoring.attribution import attribute_node
 from nufi.monitoring.cluster_view import ClusterView
 from nufi.monitoring.snapshot import (
     DeviceEntry,
+    Health,
     MonitoringError,
     NodeEntry,
     Snapshot,
@@ -27,7 +34,7 @@ _FIELDS_OF: dict[MetricKey, tuple[str, ...]] = {
     "memory_free": ("memory_total_bytes",),
     "temperature": ("temperature_celsius",),
     "power": ("power_watts",),
-    "health": (),
+    "health": ("health",),
 }
 
 
@@ -42,12 +49,15 @@ def assemble_snapshot(
 ) -> Snapshot:
     """The snapshot of `device_type` at `time`; `cluster` is None when Kubernetes could not be read."""
     stale: list[StaleMetric] = []
+    implausible: list[Implausible] = []
     by_node: dict[str, list[DeviceEntry]] = {}
     attributed_nodes: set[str] = set()
     for reading in readings.devices:
         silent = _silent_metrics(reading, time, stale_after_seconds)
         stale += silent
-        by_node.setdefault(reading.node, []).append(_device_entry(reading, device_type, silent))
+        checked, wrong = plausible_reading(_without_silent(reading, device_type, silent))
+        implausible += wrong
+        by_node.setdefault(reading.node, []).append(_device_entry(checked))
         if reading.pod is not None:
             attributed_nodes.add(reading.node)
     counts = {n.node: n for n in cluster.inventory.nodes} if cluster is not None else {}
@@ -64,6 +74,18 @@ def assemble_snapshot(
     problems = [
         MonitoringError("prometheus", problem.message, metric=problem.metric, query=problem.query)
         for problem in readings.problems
+    ]
+    queries = device_type.metrics.queries()
+    problems += [
+        MonitoringError(
+            "plausibility",
+            item.message,
+            metric=item.metric,
+            query=queries.get(item.metric),
+            node=item.node,
+            device=item.device,
+        )
+        for item in implausible
     ]
     return Snapshot(
         device_type=device_type.id,
@@ -84,29 +106,40 @@ def _silent_metrics(reading: DeviceReading, now: float, limit: float) -> list[St
     return found
 
 
-def _device_entry(
+def _without_silent(
     reading: DeviceReading, device_type: DeviceType, silent: Iterable[StaleMetric]
-) -> DeviceEntry:
+) -> DeviceReading:
     emptied: set[str] = set()
     memory = device_type.metrics.memory
     for item in silent:
         emptied.update(_FIELDS_OF[item.metric])
         if item.metric == "memory_used" and memory is not None and memory.mode == "used_free":
             emptied.add("memory_total_bytes")
+    cleared: dict[str, Any] = dict.fromkeys(emptied)
+    return dataclasses.replace(reading, **cleared) if emptied else reading
 
-    def kept(field: str, value: float | None) -> float | None:
-        return None if field in emptied else value
 
+def _device_entry(reading: DeviceReading) -> DeviceEntry:
     return DeviceEntry(
         device=reading.device,
-        utilization_percent=kept("utilization_percent", reading.utilization_percent),
-        memory_used_bytes=kept("memory_used_bytes", reading.memory_used_bytes),
-        memory_total_bytes=kept("memory_total_bytes", reading.memory_total_bytes),
-        temperature_celsius=kept("temperature_celsius", reading.temperature_celsius),
-        power_watts=kept("power_watts", reading.power_watts),
+        utilization_percent=reading.utilization_percent,
+        memory_used_bytes=reading.memory_used_bytes,
+        memory_total_bytes=reading.memory_total_bytes,
+        temperature_celsius=reading.temperature_celsius,
+        power_watts=reading.power_watts,
+        health=_health(reading.health),
         pod=reading.pod,
         namespace=reading.namespace,
     )
+
+
+def _health(value: float | None) -> Health:
+    # Anything but 1 or 0 was emptied by the plausibility rule.
+    if value == 1:
+        return "ok"
+    if value == 0:
+        return "unhealthy"
+    return "unknown"
 
 
 def _node_names(by_node: dict[str, list[DeviceEntry]], cluster: ClusterView | None) -> set[str]:

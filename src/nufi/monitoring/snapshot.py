@@ -1,8 +1,10 @@
 """A device type's devices right now: the snapshot the monitoring API and dashboard show.
 
-Values are in %, bytes, °C and W; a quantity the type does not report, or whose last sample is stale,
-is None, never 0. Instants are Unix seconds; how they are written for clients (RFC 3339, whole bytes)
-is the API's business (`nufi.api.schemas`).
+Values are in %, bytes, °C and W; a quantity the type does not report, whose last sample is stale,
+or whose value no device can have (`nufi.devices.plausibility`), is None, never 0. A device's health
+is `ok`, `unhealthy`, or `unknown` when the type maps no health expression, the device gave no health
+sample, or its last one is stale or neither 1 nor 0. Instants are Unix seconds; how they are written
+for clients (RFC 3339, whole bytes) is the API's business (`nufi.api.schemas`).
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from typing import Literal
 from nufi.devices.spec import MetricKey
 from nufi.monitoring.attribution import PodHolding
 
-# `catalog`: the device type itself cannot be read (e.g. its fetcher is not installed).
-ErrorSource = Literal["prometheus", "kubernetes", "catalog"]
+# `catalog`: the device type itself cannot be read (e.g. its fetcher is not installed);
+# `plausibility`: a device reported a value no device can have, which is shown as null.
+ErrorSource = Literal["prometheus", "kubernetes", "catalog", "plausibility"]
+Health = Literal["ok", "unhealthy", "unknown"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,7 @@ class DeviceEntry:
     power_watts: float | None = None
     pod: str | None = None
     namespace: str | None = None
+    health: Health = "unknown"
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,8 @@ class StaleMetric:
 @dataclass(frozen=True)
 class MonitoringError:
     """Something that kept part of the data from the snapshot: a failed query, series that could not
-    be placed, or a cluster that could not be read. `metric` is None when it concerns no one quantity."""
+    be placed, a value no device can have, or a cluster that could not be read. `metric` is None when
+    it concerns no one quantity."""
 
     source: ErrorSource
     message: str

@@ -27,7 +27,7 @@ from nufi.monitoring import (
 from nufi.monitoring.attribution import PodHolding
 
 NOW = 1_700_000_000.0
-BUSY = DeviceEntry("0", 87.5, 31457280000.4, 85304115200.6, 71.0, 245.5, "trainer", "ml")
+BUSY = DeviceEntry("0", 87.5, 31457280000.4, 85304115200.6, 71.0, 245.5, "trainer", "ml", health="ok")
 SILENT = DeviceEntry("1")
 SHARED = NodeEntry(
     "gpu-1",
@@ -112,6 +112,7 @@ SNAPSHOT_BODY = {
                     "memory_total_bytes": 85304115201,
                     "temperature_celsius": 71.0,
                     "power_watts": 245.5,
+                    "health": "ok",
                     "pod": "trainer",
                     "namespace": "ml",
                 },
@@ -122,6 +123,7 @@ SNAPSHOT_BODY = {
                     "memory_total_bytes": None,
                     "temperature_celsius": None,
                     "power_watts": None,
+                    "health": "unknown",
                     "pod": None,
                     "namespace": None,
                 },

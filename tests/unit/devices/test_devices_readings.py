@@ -149,3 +149,35 @@ def test_each_quantity_carries_the_timestamp_of_its_sample() -> None:
     outcomes: dict[MetricKey, QueryResult | NufiError] = {"utilization": vector((at("n", "d"), 1.0))}
     (reading,) = assemble_readings(LABELS, MetricsDraft(utilization="u"), outcomes).devices
     assert reading.sampled_at == {"utilization": T}
+
+
+def test_health_is_read_per_device_and_the_worst_series_wins() -> None:
+    metrics = MetricsDraft.model_validate({"utilization": "util", "health": "ok"})
+    outcomes: dict[MetricKey, QueryResult | NufiError] = {
+        "utilization": vector((at("n1", "d0"), 10.0)),
+        "health": vector((at("n1", "d0"), 1.0), (at("n1", "d0", pod="p"), 0.0), (at("n1", "d1"), 1.0)),
+    }
+    d0, d1 = assemble_readings(LABELS, metrics, outcomes, queried_at=T).devices
+    assert (d0.health, d1.health) == (0.0, 1.0)
+    assert d0.sampled_at == {"utilization": T, "health": T}
+
+
+def test_a_device_reporting_only_its_health_is_listed_with_null_readings() -> None:
+    metrics = lpu_metrics()
+    metrics = metrics.model_copy(update={"power": "power", "health": "ok"})
+    outcomes: dict[MetricKey, QueryResult | NufiError] = {
+        "utilization": vector((at("n1", "d0"), 10.0)),
+        "memory_used": vector(),
+        "memory_total": vector(),
+        "temperature": vector(),
+        "power": vector(),
+        "health": vector((at("n1", "d0"), 1.0), (at("n2", "d7"), 0.0)),
+    }
+    readings = assemble_readings(LABELS, metrics, outcomes, queried_at=T)
+    assert [(d.node, d.device) for d in readings.devices] == [("n1", "d0"), ("n2", "d7")]
+    only_health = readings.devices[1]
+    assert only_health.health == 0.0
+    assert only_health.utilization_percent is None and only_health.temperature_celsius is None
+    assert only_health.memory_used_bytes is None and only_health.memory_total_bytes is None
+    assert only_health.power_watts is None
+    assert readings.problems == ()

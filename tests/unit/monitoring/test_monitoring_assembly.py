@@ -86,6 +86,7 @@ def test_the_shape_is_the_documented_one() -> None:
         "memory_total_bytes",
         "temperature_celsius",
         "power_watts",
+        "health",
         "pod",
         "namespace",
     ]
@@ -233,3 +234,93 @@ def test_reading_problems_become_errors_naming_the_metric() -> None:
 def test_bytes_are_whole_numbers() -> None:
     device = as_json(snapshot([reading("n1", "lpu0", memory_used_bytes=1.6)]))["nodes"][0]["devices"][0]
     assert device["memory_used_bytes"] == 2 and isinstance(device["memory_total_bytes"], int)
+
+
+HEALTHY_LPU = LPU.model_copy(update={"metrics": LPU.metrics.model_copy(update={"health": "lpu_healthy"})})
+
+
+def health_of(value: float | None, *, age: float = 0.5) -> str:
+    sampled = {} if value is None else {"health": age}
+    device = reading("n1", "lpu0", health=value, silent=sampled)
+    entry = as_json(snapshot([device], device_type=HEALTHY_LPU))["nodes"][0]["devices"][0]
+    assert isinstance(entry["health"], str)
+    return entry["health"]
+
+
+def test_health_is_ok_unhealthy_or_unknown() -> None:
+    assert health_of(1.0) == "ok"
+    assert health_of(0.0) == "unhealthy"
+    assert health_of(None) == "unknown"  # no health sample
+    assert health_of(0.0, age=3.5) == "unknown"  # a stale one
+    assert health_of(0.5) == "unknown"  # neither 1 nor 0
+
+
+def test_a_type_without_health_says_unknown_for_every_device() -> None:
+    body = as_json(snapshot([reading("n1", "lpu0"), reading("n1", "lpu1")]))
+    assert {d["health"] for d in body["nodes"][0]["devices"]} == {"unknown"}
+
+
+def test_a_stale_health_is_listed_as_stale() -> None:
+    body = as_json(
+        snapshot([reading("n1", "lpu0", health=1.0, silent={"health": 9.0})], device_type=HEALTHY_LPU)
+    )
+    assert [(s["metric"], s["device"]) for s in body["stale"]] == [("health", "lpu0")]
+
+
+def test_a_device_reporting_only_its_health_is_listed_with_null_readings() -> None:
+    only = DeviceReading(node="n2", device="lpu7", health=0.0, sampled_at={"health": NOW})
+    body = as_json(snapshot([reading("n1", "lpu0"), only], device_type=HEALTHY_LPU))
+    n2 = body["nodes"][1]
+    assert n2["node"] == "n2"
+    assert n2["devices"] == [
+        {
+            "device": "lpu7",
+            "utilization_percent": None,
+            "memory_used_bytes": None,
+            "memory_total_bytes": None,
+            "temperature_celsius": None,
+            "power_watts": None,
+            "health": "unhealthy",
+            "pod": None,
+            "namespace": None,
+        }
+    ]
+    assert body["summary"]["devices"] == 2 and body["errors"] == []
+
+
+def test_implausible_values_are_null_and_named_in_the_errors() -> None:
+    devices = [
+        reading("n1", "lpu0", temperature_celsius=54000.0),
+        reading("n1", "lpu1", memory_used_bytes=20 * GiB),
+        reading("n2", "lpu0", utilization_percent=250.0, power_watts=-3.0),
+        reading("n2", "lpu1", temperature_celsius=70.0),
+    ]
+    body = as_json(snapshot(devices))
+    lpu0, lpu1 = body["nodes"][0]["devices"]
+    assert lpu0["temperature_celsius"] is None and lpu0["utilization_percent"] == 50.0
+    assert lpu1["memory_used_bytes"] is None and lpu1["memory_total_bytes"] is None
+    hot = body["nodes"][1]["devices"][0]
+    assert hot["utilization_percent"] is None and hot["power_watts"] is None
+    # Nothing implausible reaches the summary: the hottest device is the one at 70 °C.
+    assert body["summary"]["max_temperature_celsius"] == 70.0
+    assert body["summary"]["memory_used_bytes"] == 6 * GiB
+    named = [(e["source"], e["metric"], e["node"], e["device"], e["query"]) for e in body["errors"]]
+    assert named == [
+        ("plausibility", "temperature", "n1", "lpu0", "lpu_temperature_celsius"),
+        ("plausibility", "memory_used", "n1", "lpu1", "lpu_memory_used_bytes"),
+        ("plausibility", "utilization", "n2", "lpu0", "lpu_utilization_percent"),
+        ("plausibility", "power", "n2", "lpu0", None),
+    ]
+    messages = [e["message"] for e in body["errors"]]
+    assert "temperature 54000 °C is outside -40 to 150 °C" in messages[0]
+    assert "device lpu0 on node n1" in messages[0]
+    assert f"memory used {20 * GiB} bytes is more than the total {16 * GiB} bytes" in messages[1]
+    assert "utilization 250 %" in messages[2] and "power -3 W is negative" in messages[3]
+
+
+def test_a_stale_value_is_reported_stale_not_implausible() -> None:
+    body = as_json(
+        snapshot([reading("n1", "lpu0", temperature_celsius=54000.0, silent={"temperature": 9.0})])
+    )
+    assert [s["metric"] for s in body["stale"]] == ["temperature"]
+    assert body["errors"] == []

@@ -1,6 +1,7 @@
 """Response bodies of the monitoring snapshot and overview, built from `nufi.monitoring` objects.
 
-Values are in %, bytes (whole numbers), °C and W; a quantity not reported, or stale, is null.
+Values are in %, bytes (whole numbers), °C and W; a quantity not reported, stale, or implausible is
+null.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, computed_fie
 from nufi.api.schemas.values import Instant, MaybeBytes
 from nufi.devices.spec import DeviceKind, MetricKey
 from nufi.monitoring import MonitoringError, Overview, OverviewRow, Snapshot
-from nufi.monitoring.snapshot import ErrorSource
+from nufi.monitoring.snapshot import ErrorSource, Health
 
 
 class _FromDomain(BaseModel):
@@ -26,6 +27,10 @@ class DeviceView(_FromDomain):
     memory_total_bytes: MaybeBytes
     temperature_celsius: float | None
     power_watts: float | None
+    health: Health = Field(
+        description="`unknown` when the type maps no health expression, or the device's health sample "
+        "is missing, stale or neither 1 nor 0"
+    )
     pod: str | None = Field(description="the pod using the device, when known for certain")
     namespace: str | None
 
