@@ -38,6 +38,7 @@ FIELD_OF: dict[MetricKey, str] = {
     "memory_free": "metrics.memory.free",
     "temperature": "metrics.temperature",
     "power": "metrics.power",
+    "health": "metrics.health",
 }
 
 

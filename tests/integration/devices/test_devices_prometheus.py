@@ -263,7 +263,7 @@ async def test_furiosa_preset_averages_cores_and_reads_legacy_labels(
         DeviceReading("npu-1", "npu0", 45.0, 12e9, 48e9, 55.0, 120.0, "vllm-0", "ai"),
         DeviceReading("npu-2", "npu1", 50.0, 1e9, 48e9, 66.0, 90.0, "old-0", "legacy"),
     ]
-    assert len(transport.queries) == 5
+    assert len(transport.queries) == 6  # health too
 
 
 async def test_rebellions_preset_reads_new_and_legacy_metric_names(

@@ -212,7 +212,7 @@ async def test_one_query_per_metric_as_counted_by_prometheus(
     body = await snapshot(nufi, user, type_id)
     after = await prometheus_request_count(url, "/api/v1/query")
     assert len(devices_of(body, only_mine=True)) == devices
-    expected = {"nvidia-gpu": 5, "lpu": 4, "rebellions-atom": 5}[type_id]
+    expected = {"nvidia-gpu": 5, "lpu": 4, "rebellions-atom": 6}[type_id]  # ATOM: health too
     assert after - before == expected
 
 
@@ -223,7 +223,7 @@ async def test_the_overview_costs_one_query_per_metric_of_each_enabled_type(
     expected = 0
     for item in types:
         metrics = item["metrics"]
-        expected += sum(1 for key in ("utilization", "temperature", "power") if metrics.get(key))
+        expected += sum(1 for key in ("utilization", "temperature", "power", "health") if metrics.get(key))
         expected += 2 if metrics.get("memory") else 0
     url = scraped.prometheus.url
     before = await prometheus_request_count(url, "/api/v1/query")

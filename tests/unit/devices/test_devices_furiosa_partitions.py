@@ -41,3 +41,8 @@ def test_utilization_is_the_mean_of_all_cores_of_a_card() -> None:
     utilization = PRESET.metrics.utilization
     assert utilization.startswith("avg by (hostname, device) (")
     assert '"kubernetes_node_name"' in utilization and "without" not in utilization
+
+
+def test_health_is_the_alive_gauge() -> None:
+    assert PRESET.metrics.health is not None
+    assert PRESET.metrics.health.startswith("label_replace(") and "furiosa_npu_alive" in PRESET.metrics.health

@@ -89,3 +89,7 @@ def test_the_check_names_the_conversion() -> None:
     assert any(w.startswith("3 of 8 series were converted from m°C to °C") for w in warnings), warnings
     assert not any("look implausible" in w for w in warnings)
     assert not any("were converted" in w for w in checked.results["power"].warnings)
+
+
+def test_health_is_one_where_the_exporter_says_zero() -> None:
+    assert PRESET.metrics.health == "(rbln_npu_health or RBLN_DEVICE_STATUS:HEALTH) == bool 0"

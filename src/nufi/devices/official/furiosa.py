@@ -52,6 +52,7 @@ PRESET = DeviceType(
         ),
         temperature=_current_labels('furiosa_npu_hw_temperature{label="peak"}'),
         power=_current_labels('furiosa_npu_hw_power{label="rms"}'),
+        health=_current_labels("furiosa_npu_alive"),
     ),
     thermal=ThermalDefaults(threshold_celsius=85.0, recover_celsius=75.0, sustain_seconds=30),
     fetcher=GENERIC_FETCHER,

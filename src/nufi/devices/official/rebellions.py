@@ -125,6 +125,8 @@ PRESET = DeviceType(
         ),
         temperature=normalised(_new_or_legacy("rbln_npu_temperature", "TEMPERATURE"), MILLI_CELSIUS),
         power=normalised(_new_or_legacy("rbln_npu_power", "CARD_POWER"), MICROWATTS),
+        # The exporter's 0 is healthy (active) and 1 inactive.
+        health=f"({_new_or_legacy('rbln_npu_health', 'HEALTH')}) == bool 0",
     ),
     thermal=ThermalDefaults(threshold_celsius=85.0, recover_celsius=75.0, sustain_seconds=30),
     fetcher=GENERIC_FETCHER,
