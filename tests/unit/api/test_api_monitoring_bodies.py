@@ -331,3 +331,29 @@ def test_python_mode_dumps_agree_with_json() -> None:
     # FastAPI writes JSON bytes itself, or Python values when a route brings its own response class.
     for view, body in ((SnapshotView.of(SNAPSHOT), SNAPSHOT_BODY), (RangeView.of(MEMORY), MEMORY_BODY)):
         assert view.model_dump(mode="json") == body
+
+
+def test_the_schema_names_every_health_and_error_source() -> None:
+    schema = SnapshotView.model_json_schema()["$defs"]
+    assert schema["DeviceView"]["properties"]["health"]["enum"] == ["ok", "unhealthy", "unknown"]
+    sources = schema["MonitoringErrorView"]["properties"]["source"]["enum"]
+    assert sources == ["prometheus", "kubernetes", "catalog", "plausibility"]
+
+
+def test_a_plausibility_problem_names_its_device() -> None:
+    problem = MonitoringError(
+        "plausibility", "device 0 on node gpu-1: ...", metric="temperature", node="gpu-1", device="0"
+    )
+    body = SnapshotView.of(Snapshot("nvidia-gpu", NOW, EMPTY.summary, (), (), (problem,))).model_dump(
+        mode="json"
+    )
+    assert body["errors"] == [
+        {
+            "source": "plausibility",
+            "metric": "temperature",
+            "node": "gpu-1",
+            "device": "0",
+            "query": None,
+            "message": "device 0 on node gpu-1: ...",
+        }
+    ]

@@ -88,6 +88,7 @@ def test_explicit_parameters() -> None:
     ("values", "field"),
     [
         ({"metric": "watts"}, "metric"),
+        ({"metric": "health"}, "metric"),  # health has no time range
         ({"metric": ""}, "metric"),
         ({"by": "pod"}, "by"),
         ({"start": "yesterday"}, "start"),
