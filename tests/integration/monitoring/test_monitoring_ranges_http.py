@@ -75,15 +75,15 @@ async def test_memory_used_and_free_in_mib_per_device_and_per_node(
     assert last_values(per_device, "used") == {
         (n, d): 30000 * MiB for n in ("mon-gpu-1", "mon-gpu-2") for d in ("0", "1")
     }
-    assert set(last_values(per_device, "total").values()) == {81353 * MiB}
+    assert set(last_values(per_device, "total").values()) == {81920 * MiB}
     per_node = await history(nufi, user, "nvidia-gpu", metric="memory", by="node")
     assert last_values(per_node, "used") == {
         ("mon-gpu-1", None): 60000 * MiB,
         ("mon-gpu-2", None): 60000 * MiB,
     }
     assert last_values(per_node, "total") == {
-        ("mon-gpu-1", None): 2 * 81353 * MiB,
-        ("mon-gpu-2", None): 2 * 81353 * MiB,
+        ("mon-gpu-1", None): 2 * 81920 * MiB,
+        ("mon-gpu-2", None): 2 * 81920 * MiB,
     }
 
 

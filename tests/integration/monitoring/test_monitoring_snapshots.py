@@ -49,9 +49,9 @@ def values(device: dict[str, Any]) -> tuple[Any, ...]:
 
 # -- values, per preset ------------------------------------------------------------------------------
 
-# DCGM reports used and free in MiB; free = 81920 total - 567 reserved - 30000 used, so NuFi's total
-# (used + free) is 81353 MiB.
-DCGM_DEVICE = (87.0, 30000 * MiB, 81353 * MiB, 71.0, 245.5)
+# DCGM reports used, free and reserved in MiB; free = 81920 total - 567 reserved - 30000 used, so
+# NuFi's total (used + free + reserved) is the card's 81920 MiB.
+DCGM_DEVICE = (87.0, 30000 * MiB, 81920 * MiB, 71.0, 245.5)
 FURIOSA_DEVICE = (55.0, 12_000_000_000, 48 * GiB, 48.5, 120.25)
 RBLN_DEVICE = (33.5, 4_000_000_000, 64 * GiB, 52.5, 70.5)
 

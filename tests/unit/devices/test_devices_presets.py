@@ -46,7 +46,7 @@ def test_nvidia_uses_dcgm_default_counters_in_mib_and_both_hostname_spellings() 
     assert {k: metric_names(q) for k, q in queries.items()} == {
         "utilization": {"DCGM_FI_DEV_GPU_UTIL"},
         "memory_used": {"DCGM_FI_DEV_FB_USED"},
-        "memory_free": {"DCGM_FI_DEV_FB_FREE"},
+        "memory_free": {"DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_FB_RESERVED"},
         "temperature": {"DCGM_FI_DEV_GPU_TEMP"},
         "power": {"DCGM_FI_DEV_POWER_USAGE"},
     }
