@@ -17,6 +17,13 @@ from typing import Protocol
 from pydantic import BaseModel, Field
 
 from nufi.devices.fetcher import PrometheusQueries
+from nufi.devices.plausibility import (
+    MAX_TEMPERATURE_CELSIUS,
+    MAX_UTILIZATION_PERCENT,
+    MIN_TEMPERATURE_CELSIUS,
+    MIN_UTILIZATION_PERCENT,
+    implausible,
+)
 from nufi.devices.readings import ValueFilter, finite_value
 from nufi.devices.spec import LabelsDraft, MetricKey, MetricsDraft
 from nufi.errors import ValidationFailed
@@ -29,7 +36,6 @@ SAMPLE_SIZE = 3
 CONVERTED_LABEL = "nufi_converted"
 """A label an expression sets on series whose value it converted, naming the conversion `from→to`."""
 _SHOWN_LABELS = 12
-_MIN_CELSIUS, _MAX_CELSIUS = -40.0, 150.0
 # Where each quantity's expression sits in a device type document.
 FIELD_OF: dict[MetricKey, str] = {
     "utilization": "metrics.utilization",
@@ -321,15 +327,13 @@ def _plausibility_warnings(metric: MetricKey, samples: Sequence[Sample], usable:
             f"fetcher (e.g. {example:g}, an exporter's marker for a value it could not read); "
             "they are shown as not reported"
         )
-    rule = _PLAUSIBLE.get(metric)
-    if rule is not None:
-        accepts, expected = rule
-        wrong = [s for s in samples if usable(metric, s.value) and not accepts(s.value)]
-        if wrong:
-            example = max(wrong, key=lambda s: abs(s.value)).value
-            warnings.append(
-                f"{len(wrong)} of {len(samples)} values look implausible (e.g. {example:g}): {expected}"
-            )
+    wrong = [s for s in samples if usable(metric, s.value) and implausible(metric, s.value) is not None]
+    if wrong:
+        example = max(wrong, key=lambda s: abs(s.value)).value
+        warnings.append(
+            f"{len(wrong)} of {len(samples)} values look implausible (e.g. {example:g}): {_HINTS[metric]}; "
+            "monitoring shows them as not reported"
+        )
     return warnings
 
 
@@ -350,26 +354,19 @@ def _conversion_warnings(samples: Sequence[Sample]) -> list[str]:
     return warnings
 
 
-def _non_negative(value: float) -> bool:
-    return value >= 0
-
-
-_MEMORY_RULE = (_non_negative, "memory cannot be negative; check the expression and its unit")
-_PLAUSIBLE: dict[MetricKey, tuple[Callable[[float], bool], str]] = {
-    "utilization": (
-        lambda value: 0 <= value <= 100,
-        "utilization must be a percentage from 0 to 100 per device (an average over cores, not a sum; "
-        "multiply a 0-1 ratio by 100)",
-    ),
-    "memory_used": _MEMORY_RULE,
-    "memory_total": _MEMORY_RULE,
-    "memory_free": _MEMORY_RULE,
-    "temperature": (
-        lambda value: _MIN_CELSIUS <= value <= _MAX_CELSIUS,
-        f"temperature is expected in °C between {_MIN_CELSIUS:g} and {_MAX_CELSIUS:g}; huge values "
-        "usually mean the exporter could not read the sensor",
-    ),
-    "power": (_non_negative, "power draw in W cannot be negative"),
+# What to do about an implausible value, per quantity; the ranges are the one rule in
+# `nufi.devices.plausibility`, which the monitoring snapshot applies too.
+_HINTS: dict[MetricKey, str] = {
+    "utilization": f"utilization is a percentage per device from {MIN_UTILIZATION_PERCENT:g} to "
+    f"{MAX_UTILIZATION_PERCENT:g} (an average over cores, not a sum; multiply a 0-1 ratio by 100)",
+    "memory_used": "memory cannot be negative; check the expression and its unit",
+    "memory_total": "memory cannot be negative; check the expression and its unit",
+    "memory_free": "memory cannot be negative; check the expression and its unit",
+    "temperature": f"temperature is expected in °C from {MIN_TEMPERATURE_CELSIUS:g} to "
+    f"{MAX_TEMPERATURE_CELSIUS:g}; huge values usually mean the exporter could not read the sensor, or "
+    "reports m°C",
+    "power": "power draw is in W and cannot be negative",
+    "health": "a health expression gives 1 for healthy and 0 for unhealthy (e.g. `x == bool 0`)",
 }
 
 
