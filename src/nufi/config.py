@@ -54,6 +54,15 @@ class Settings(BaseSettings):
     # Kubernetes API calls: each list, and a whole paginated read of the cluster, must end within this
     # long, else it fails as Kubernetes unavailable (a hung API server must not stall every request).
     kube_timeout_seconds: float = Field(default=5.0, gt=0, le=300)
+    # The per-replica cache of nodes and pods fed by list + watch (nufi.cluster.cache): reads are
+    # served from it once synced; off, every read lists nodes and pods directly.
+    cluster_cache_enabled: bool = True
+    # Relist this often even while every watch is healthy.
+    cluster_cache_resync_seconds: float = Field(default=600.0, gt=0, le=86400)
+    # A watch broken for longer than this (the API server unreachable) sends reads to direct lists.
+    cluster_cache_max_outage_seconds: float = Field(default=30.0, ge=0, le=3600)
+    # Each watch asks the API server to end it after about this long (jittered up to twice that).
+    cluster_cache_watch_seconds: float = Field(default=300.0, ge=1, le=3600)
 
     prometheus_url: str | None = None
     # Credentials live in their own secret fields, never in the URL, so the URL can be logged.

@@ -16,7 +16,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -30,8 +30,8 @@ PAGE_SIZE = 500
 TIMEOUT_SETTING = "NUFI_KUBE_TIMEOUT_SECONDS"
 # Pods that still hold devices: bound to a node and not finished. Terminating pods are kept on
 # purpose, since the scheduler counts their resources until they are gone.
-_BOUND_LIVE_PODS = "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"
-_TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+BOUND_LIVE_PODS = "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"
+TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 # Kubernetes keeps resource names under this domain (and its subdomains) for itself.
 RESERVED_DOMAIN = "kubernetes.io/"
 
@@ -53,11 +53,13 @@ _SUFFIXES: dict[str, Decimal] = {
 
 @dataclass(frozen=True)
 class NodeResources:
-    """A node's name with its `status.capacity` and `status.allocatable` quantities, as strings."""
+    """A node's name with its `status.capacity` and `status.allocatable` quantities, as strings, and
+    its labels."""
 
     name: str
     capacity: Mapping[str, str]
     allocatable: Mapping[str, str]
+    labels: Mapping[str, str] = field(default_factory=dict)
 
     def capacity_of(self, resource: str) -> int | None:
         """How many of `resource` the node has, or None when it does not advertise it."""
@@ -108,17 +110,17 @@ def is_extended_resource(name: str) -> bool:
 async def list_nodes(cluster: ClusterGateway, *, page_size: int = PAGE_SIZE) -> list[NodeResources]:
     """Every node in the cluster with its capacity and allocatable."""
     items = await _list_all(cluster, "nodes", page_size=page_size)
-    return [_node_resources(item) for item in items]
+    return [node_resources(item) for item in items]
 
 
 async def list_bound_pods(cluster: ClusterGateway, *, page_size: int = PAGE_SIZE) -> list[BoundPod]:
     """Every pod in every namespace that is bound to a node and neither Succeeded nor Failed."""
-    items = await _list_all(cluster, "pods", page_size=page_size, field_selector=_BOUND_LIVE_PODS)
+    items = await _list_all(cluster, "pods", page_size=page_size, field_selector=BOUND_LIVE_PODS)
     pods = []
     for item in items:
-        pod = _bound_pod(item)
+        pod = bound_pod(item)
         # A server that ignores part of the field selector must not make finished pods count.
-        if pod.node and pod.phase not in _TERMINAL_PHASES:
+        if pod.node and pod.phase not in TERMINAL_PHASES:
             pods.append(pod)
     return pods
 
@@ -162,16 +164,19 @@ def _add(total: dict[str, int], more: Mapping[str, int]) -> None:
         total[name] = total.get(name, 0) + amount
 
 
-def _node_resources(item: Mapping[str, Any]) -> NodeResources:
+def node_resources(item: Mapping[str, Any]) -> NodeResources:
+    """The fields NuFi reads of a node object, decoded from its JSON."""
     status = item.get("status") or {}
+    metadata = item.get("metadata") or {}
     return NodeResources(
-        name=str((item.get("metadata") or {}).get("name") or ""),
+        name=str(metadata.get("name") or ""),
         capacity=dict(status.get("capacity") or {}),
         allocatable=dict(status.get("allocatable") or {}),
+        labels=dict(metadata.get("labels") or {}),
     )
 
 
-def _bound_pod(item: Mapping[str, Any]) -> BoundPod:
+def bound_pod(item: Mapping[str, Any]) -> BoundPod:
     metadata = item.get("metadata") or {}
     spec = item.get("spec") or {}
     return BoundPod(
@@ -186,6 +191,15 @@ def _bound_pod(item: Mapping[str, Any]) -> BoundPod:
 async def _list_all(
     cluster: ClusterGateway, plural: str, *, page_size: int, field_selector: str | None = None
 ) -> list[dict[str, Any]]:
+    items, _ = await list_raw(cluster, plural, page_size=page_size, field_selector=field_selector)
+    return items
+
+
+async def list_raw(
+    cluster: ClusterGateway, plural: str, *, page_size: int = PAGE_SIZE, field_selector: str | None = None
+) -> tuple[list[dict[str, Any]], str | None]:
+    """Every object of `plural` ("nodes" or "pods") as JSON, with the list's resourceVersion (the one
+    a watch continues from)."""
     if page_size < 1:
         raise ValueError(f"page_size must be at least 1, got {page_size}")
     timeout = cluster.request_timeout_seconds
@@ -207,7 +221,7 @@ def _timed_out(plural: str, host: str, timeout: float) -> str:
 
 async def _pages(
     api: CoreV1Api, plural: str, page_size: int, field_selector: str | None, request_timeout: float
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], str | None]:
     # A continue token can expire between pages (HTTP 410); the list then starts over, once.
     for attempt in (1, 2):
         items: list[dict[str, Any]] = []
@@ -225,9 +239,11 @@ async def _pages(
             if page is None:
                 break
             items.extend(page.get("items") or [])
-            token = (page.get("metadata") or {}).get("continue") or None
+            metadata = page.get("metadata") or {}
+            token = metadata.get("continue") or None
             if token is None:
-                return items
+                version = metadata.get("resourceVersion")
+                return items, None if version is None else str(version)
     raise DependencyUnavailable(
         f"listing {plural} kept failing: the Kubernetes API expired the list while it was being read",
         dependency=KUBERNETES,

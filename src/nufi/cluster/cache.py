@@ -1,0 +1,325 @@
+"""Nodes and pods kept from watches, per replica, the way client-go's informers keep them.
+
+Each kind has a reflector: a paginated list, then a watch from the list's resourceVersion with
+`allowWatchBookmarks=true`. A watch that ends cleanly is resumed from the last resourceVersion seen
+(bookmarks included); 410 Gone (as an HTTP status or an ERROR event) means that version has been
+compacted away, and the reflector lists again at once. Any other failure backs off (doubling, capped)
+and lists again. Every `resync_seconds` the list is redone anyway, so a missed event cannot last.
+
+Only what NuFi reads is kept (the same decoding as `inventory`): a node's name, capacity, allocatable
+and labels; a bound, unfinished pod's namespace, name, node, phase and extended-resource requests.
+
+`state()` is the cached ClusterState while the cache is serving: both kinds listed at least once and
+neither watch broken for longer than `max_outage_seconds`. Otherwise it is None and readers list
+directly (`state.read_cluster_state`); `why_not_serving` says why, and so does the readiness entry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import aiohttp
+import structlog
+from kubernetes_asyncio.client import CoreV1Api
+
+from nufi.cluster.gateway import KUBERNETES, ClusterGateway
+from nufi.cluster.inventory import (
+    BOUND_LIVE_PODS,
+    PAGE_SIZE,
+    TERMINAL_PHASES,
+    BoundPod,
+    NodeResources,
+    bound_pod,
+    list_raw,
+    node_resources,
+)
+from nufi.config import Settings
+from nufi.errors import DependencyUnavailable
+from nufi.health import DependencyStatus
+
+CLUSTER_CACHE = "cluster-cache"
+SERVING = "serving from watches"
+FALLING_BACK = "falling back to direct lists"
+
+_log = structlog.stdlib.get_logger("nufi.cluster.cache")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class CacheSettings:
+    enabled: bool = True
+    # Relist this often even when every watch is healthy (client-go's resync, bounded).
+    resync_seconds: float = 600.0
+    # While a watch has been broken for longer than this, readers list directly again.
+    max_outage_seconds: float = 30.0
+    # Each watch asks the API server to end it after about this long (jittered up to twice that).
+    watch_seconds: float = 300.0
+    # Back-off after a failed list or watch: doubles from the first value up to the second.
+    backoff_initial_seconds: float = 0.2
+    backoff_max_seconds: float = 10.0
+    page_size: int = PAGE_SIZE
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> CacheSettings:
+        return cls(
+            enabled=settings.cluster_cache_enabled,
+            resync_seconds=settings.cluster_cache_resync_seconds,
+            max_outage_seconds=settings.cluster_cache_max_outage_seconds,
+            watch_seconds=settings.cluster_cache_watch_seconds,
+        )
+
+
+class Gone(Exception):
+    """The resourceVersion a watch asked for is too old: list again."""
+
+
+class _Reflector(Generic[T]):
+    """One kind's store, fed by list + watch."""
+
+    def __init__(
+        self,
+        cluster: ClusterGateway,
+        settings: CacheSettings,
+        plural: str,
+        decode: Callable[[Mapping[str, Any]], T | None],
+        key: Callable[[Mapping[str, Any]], str],
+        field_selector: str | None = None,
+    ) -> None:
+        self._cluster = cluster
+        self._settings = settings
+        self.plural = plural
+        self._decode = decode
+        self._key = key
+        self._field_selector = field_selector
+        self._items: dict[str, T] = {}
+        self._snapshot: tuple[T, ...] | None = None
+        self.resource_version: str | None = None
+        self.synced = False
+        # When the reflector last stopped receiving events, and why; None while it is watching.
+        self.broken_since: float | None = time.monotonic()
+        self.broken_reason = f"{plural} not listed yet"
+        self.lists = 0
+
+    def items(self) -> tuple[T, ...]:
+        if self._snapshot is None:
+            self._snapshot = tuple(self._items[name] for name in sorted(self._items))
+        return self._snapshot
+
+    async def run(self) -> None:
+        backoff = self._settings.backoff_initial_seconds
+        while True:
+            try:
+                await self._list()
+                backoff = self._settings.backoff_initial_seconds
+                resync_at = time.monotonic() + self._settings.resync_seconds
+                while (left := resync_at - time.monotonic()) > 0:
+                    await self._watch(left)
+            except Gone as exc:
+                self._break(f"the watch of {self.plural} expired (410 Gone: {exc}); listing again")
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self._break(_describe(self.plural, exc))
+                await asyncio.sleep(backoff * random.uniform(0.5, 1.0))
+                backoff = min(backoff * 2, self._settings.backoff_max_seconds)
+
+    def _break(self, reason: str) -> None:
+        if self.broken_since is None:
+            self.broken_since = time.monotonic()
+        self.broken_reason = reason
+        _log.info("cluster cache watch interrupted", kind=self.plural, reason=reason)
+
+    def _healthy(self) -> None:
+        self.broken_since = None
+        self.broken_reason = ""
+
+    async def _list(self) -> None:
+        items, version = await list_raw(
+            self._cluster,
+            self.plural,
+            page_size=self._settings.page_size,
+            field_selector=self._field_selector,
+        )
+        fresh: dict[str, T] = {}
+        for item in items:
+            decoded = self._decode(item)
+            if decoded is not None:
+                fresh[self._key(item)] = decoded
+        self._items = fresh
+        self._touch()
+        self.resource_version = version
+        self.synced = True
+        self.lists += 1
+        self._healthy()
+
+    async def _watch(self, budget: float) -> None:
+        api = CoreV1Api(await self._cluster.api_client())
+        seconds = max(1, int(min(budget, self._settings.watch_seconds * random.uniform(1.0, 2.0))))
+        connect = self._cluster.request_timeout_seconds
+        kwargs: dict[str, Any] = {
+            "watch": True,
+            "allow_watch_bookmarks": True,
+            "resource_version": self.resource_version,
+            "timeout_seconds": seconds,
+            "_preload_content": False,
+            # The server ends the watch after `seconds`; the client only bounds a silent connection.
+            "_request_timeout": aiohttp.ClientTimeout(
+                total=None, sock_connect=connect, sock_read=seconds + connect
+            ),
+        }
+        if self._field_selector is not None:
+            kwargs["field_selector"] = self._field_selector
+        if self.plural == "nodes":
+            response = await api.list_node(**kwargs)
+        else:
+            response = await api.list_pod_for_all_namespaces(**kwargs)
+        try:
+            if response.status == 410:
+                raise Gone(f"HTTP 410 for resourceVersion {self.resource_version}")
+            if response.status != 200:
+                body = await response.read()
+                raise DependencyUnavailable(
+                    f"the Kubernetes API refused to watch {self.plural} (HTTP {response.status}): "
+                    f"{body[:200].decode(errors='replace')}",
+                    dependency=KUBERNETES,
+                )
+            self._healthy()
+            buffer = b""
+            async for chunk in response.content.iter_any():
+                buffer += chunk
+                *lines, buffer = buffer.split(b"\n")
+                for line in lines:
+                    if line.strip():
+                        self.apply(json.loads(line))
+            if buffer.strip():
+                self.apply(json.loads(buffer))
+        finally:
+            response.release()
+
+    def apply(self, event: Mapping[str, Any]) -> None:
+        """One watch event: the store, and the resourceVersion to resume from."""
+        kind = event.get("type")
+        obj = event.get("object") or {}
+        if kind == "ERROR":
+            code = obj.get("code")
+            if code == 410:
+                raise Gone(str(obj.get("message") or "expired"))
+            raise DependencyUnavailable(
+                f"the watch of {self.plural} answered an error (code {code}): {obj.get('message')}",
+                dependency=KUBERNETES,
+            )
+        version = (obj.get("metadata") or {}).get("resourceVersion")
+        if kind in ("ADDED", "MODIFIED", "DELETED"):
+            key = self._key(obj)
+            decoded = self._decode(obj) if kind != "DELETED" else None
+            if decoded is None:
+                if self._items.pop(key, None) is not None:
+                    self._touch()
+            else:
+                self._items[key] = decoded
+                self._touch()
+        if version:
+            self.resource_version = str(version)
+
+    def _touch(self) -> None:
+        self._snapshot = None
+
+
+def _node_key(item: Mapping[str, Any]) -> str:
+    return str((item.get("metadata") or {}).get("name") or "")
+
+
+def _pod_key(item: Mapping[str, Any]) -> str:
+    metadata = item.get("metadata") or {}
+    return f"{metadata.get('namespace') or ''}/{metadata.get('name') or ''}"
+
+
+def _decode_pod(item: Mapping[str, Any]) -> BoundPod | None:
+    pod = bound_pod(item)
+    # The field selector already keeps only these; a server that ignores part of it must not count.
+    return pod if pod.node and pod.phase not in TERMINAL_PHASES else None
+
+
+def _describe(plural: str, exc: Exception) -> str:
+    if isinstance(exc, DependencyUnavailable):
+        return exc.detail
+    return f"watching {plural} failed: {type(exc).__name__}: {exc}"
+
+
+class ClusterCache:
+    """Nodes and pods from list + watch; a readiness check named `cluster-cache`."""
+
+    name = CLUSTER_CACHE
+
+    def __init__(self, cluster: ClusterGateway, settings: CacheSettings | None = None) -> None:
+        self._cluster = cluster
+        self.settings = settings or CacheSettings()
+        self.nodes: _Reflector[NodeResources] = _Reflector(
+            cluster, self.settings, "nodes", node_resources, _node_key
+        )
+        self.pods: _Reflector[BoundPod] = _Reflector(
+            cluster, self.settings, "pods", _decode_pod, _pod_key, BOUND_LIVE_PODS
+        )
+        self._tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def configured(self) -> bool:
+        return self._cluster.configured
+
+    def start(self) -> None:
+        if self._tasks or not self._cluster.configured:
+            return
+        for reflector in (self.nodes, self.pods):
+            self._tasks.append(asyncio.create_task(reflector.run(), name=f"cluster-cache-{reflector.plural}"))
+
+    async def close(self) -> None:
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def why_not_serving(self) -> str | None:
+        """None while the cache is serving; else why readers list directly."""
+        if not self._tasks:
+            return "the cache is not running"
+        for reflector in (self.nodes, self.pods):
+            if not reflector.synced:
+                return f"{reflector.plural} not listed yet ({reflector.broken_reason})"
+        bound = self.settings.max_outage_seconds
+        for reflector in (self.nodes, self.pods):
+            since = reflector.broken_since
+            if since is not None and time.monotonic() - since > bound:
+                return (
+                    f"the watch of {reflector.plural} has been broken for more than {bound:g} s "
+                    f"({reflector.broken_reason})"
+                )
+        return None
+
+    @property
+    def serving(self) -> bool:
+        return self.why_not_serving() is None
+
+    def node_list(self) -> tuple[NodeResources, ...] | None:
+        """Every node, when the cache is serving; else None."""
+        return self.nodes.items() if self.serving else None
+
+    def state(self) -> tuple[tuple[NodeResources, ...], tuple[BoundPod, ...]] | None:
+        """Nodes and pods, when the cache is serving; else None."""
+        return (self.nodes.items(), self.pods.items()) if self.serving else None
+
+    async def check(self) -> DependencyStatus:
+        if not self._cluster.configured:
+            return DependencyStatus(
+                name=self.name, ok=False, configured=False, detail="not configured: Kubernetes is not"
+            )
+        why = self.why_not_serving()
+        # Falling back is degraded, not down: every read still answers, from direct lists.
+        detail = SERVING if why is None else f"{FALLING_BACK}: {why}"
+        return DependencyStatus(name=self.name, ok=True, configured=True, detail=detail)
