@@ -110,6 +110,9 @@ class Settings(BaseSettings):
     # The `scrape_interval` of the Prometheus jobs that scrape device exporters: every staleness
     # judgement and the finest default step of a monitoring time range are multiples of it.
     monitoring_scrape_interval_seconds: float = Field(default=15.0, gt=0, le=3600)
+    # The longest time range one request may ask for (`start` to `end`); each series also has at most
+    # 11,000 points, Prometheus' own limit, whatever the step.
+    monitoring_max_range_seconds: float = Field(default=31 * 86400.0, ge=60, le=10 * 366 * 86400)
 
     git_commit: str | None = None
 

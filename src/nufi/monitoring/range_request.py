@@ -1,4 +1,10 @@
-"""What a caller asks of a time range, checked, with the step chosen when none is given."""
+"""What a caller asks of a time range, checked, with the step chosen when none is given.
+
+Bounds, so that no range can stall Prometheus or NuFi: a range spans at most `max_range_seconds`
+(`NUFI_MONITORING_MAX_RANGE_SECONDS`), each series has at most `PROMETHEUS_MAX_POINTS` points
+(Prometheus' own limit), and a step lies between `MIN_STEP_SECONDS` and `MAX_STEP_SECONDS`. Each
+refusal names the parameter and carries the nearest value allowed as `limit`.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from nufi.errors import ValidationFailed
-from nufi.monitoring.times import parse_duration, parse_instant
+from nufi.monitoring.times import parse_duration, parse_instant, rfc3339
 
 RangeMetric = Literal["utilization", "memory", "temperature", "power"]
 Grouping = Literal["device", "node"]
@@ -20,6 +26,9 @@ PROMETHEUS_MAX_POINTS = 11_000
 DEFAULT_SPAN_SECONDS = 3600.0
 # No dashboard needs a coarser step, and Prometheus cannot represent one beyond ~292 years.
 MAX_STEP_SECONDS = 366 * 86400.0
+# Prometheus evaluates in whole milliseconds: a finer step would be a step of 0.
+MIN_STEP_SECONDS = 0.001
+DEFAULT_MAX_RANGE_SECONDS = 31 * 86400.0
 MAX_LABEL_VALUE_CHARS = 1024
 
 
@@ -43,14 +52,32 @@ def points_between(start: float, end: float, step: float) -> int:
     return math.floor((end - start) / step) + 1
 
 
+def too_many_points(span_seconds: float, step_seconds: float) -> bool:
+    """Whether a span at this step has more points per series than Prometheus answers: floor(span /
+    step) + 1 > PROMETHEUS_MAX_POINTS, asked without `floor` (an absurdly fine step overflows it)."""
+    return span_seconds / step_seconds >= PROMETHEUS_MAX_POINTS
+
+
+def finest_step(span_seconds: float) -> float:
+    """The finest step, in whole seconds (whole milliseconds below a second), that keeps a span
+    within PROMETHEUS_MAX_POINTS points per series."""
+    step = max(_round_up(span_seconds / PROMETHEUS_MAX_POINTS), MIN_STEP_SECONDS)
+    while too_many_points(span_seconds, step):
+        step = step + 1 if step >= 1 else _round_up(step + MIN_STEP_SECONDS)
+    return step
+
+
+def _round_up(seconds: float) -> float:
+    if seconds >= 1:
+        return float(math.ceil(seconds))
+    return math.ceil(seconds * 1000) / 1000
+
+
 def choose_step(span_seconds: float, finest_seconds: float) -> float:
     """The finest step that keeps a span within MAX_POINTS points, but no finer than `finest_seconds`
     (the scrape interval: finer steps would only repeat samples), rounded up to whole seconds (whole
     milliseconds below one second)."""
-    step = max(span_seconds / (MAX_POINTS - 1), finest_seconds)
-    if step >= 1:
-        return float(math.ceil(step))
-    return math.ceil(step * 1000) / 1000
+    return _round_up(max(span_seconds / (MAX_POINTS - 1), finest_seconds))
 
 
 def parse_range_request(
@@ -64,10 +91,13 @@ def parse_range_request(
     device: str | None = None,
     now: float,
     finest_step_seconds: float,
+    max_range_seconds: float = DEFAULT_MAX_RANGE_SECONDS,
 ) -> RangeRequest:
     """Check every parameter; ValidationFailed names the first one at fault.
 
-    `end` defaults to `now` and `start` to an hour before `end`."""
+    `end` defaults to `now` and `start` to an hour before `end`. A bound refused carries the nearest
+    value allowed as `limit`: the earliest `start` (Unix seconds), the finest or coarsest `step`
+    (seconds)."""
     if metric not in RANGE_METRICS:
         raise ValidationFailed(f"metric `{metric}` is not one of {', '.join(RANGE_METRICS)}", field="metric")
     grouping = "device" if by is None else by
@@ -77,27 +107,22 @@ def parse_range_request(
     start_at = end_at - DEFAULT_SPAN_SECONDS if start is None else parse_instant(start, field="start")
     if start_at >= end_at:
         raise ValidationFailed(
-            f"start ({start_at:g}) must be before end ({end_at:g}); swap them or widen the range",
+            f"start ({_number(start_at)}) must be before end ({_number(end_at)}); swap them or widen "
+            "the range",
             field="start",
         )
     span = end_at - start_at
-    if step is None:
-        step_seconds = choose_step(span, finest_step_seconds)
-    else:
-        step_seconds = parse_duration(step, field="step")
-        if step_seconds > MAX_STEP_SECONDS:
-            raise ValidationFailed(
-                f"step {step} is longer than the {MAX_STEP_SECONDS / 86400:g} days allowed; use a shorter "
-                f"step, or leave step out to get at most {MAX_POINTS} points",
-                field="step",
-            )
-        if points_between(start_at, end_at, step_seconds) > PROMETHEUS_MAX_POINTS:
-            coarsest = math.ceil(span / (PROMETHEUS_MAX_POINTS - 1))
-            raise ValidationFailed(
-                f"step {step} gives more than {PROMETHEUS_MAX_POINTS} points per series over this range; "
-                f"use a step of at least {coarsest} s, or leave step out to get at most {MAX_POINTS}",
-                field="step",
-            )
+    if span > max_range_seconds:
+        earliest = earliest_start(end_at, max_range_seconds)
+        raise ValidationFailed(
+            f"the range from start to end is {_span(span)}, longer than the {_span(max_range_seconds)} "
+            f"allowed (NUFI_MONITORING_MAX_RANGE_SECONDS): start at {rfc3339(earliest)} "
+            f"({_number(earliest)}) or later, or move end",
+            field="start",
+            limit=earliest,
+            max_range_seconds=max_range_seconds,
+        )
+    step_seconds = choose_step(span, finest_step_seconds) if step is None else _checked_step(step, span)
     return RangeRequest(
         metric=metric,
         start=start_at,
@@ -107,6 +132,54 @@ def parse_range_request(
         node=_label_value(node, "node"),
         device=_label_value(device, "device"),
     )
+
+
+def earliest_start(end: float, max_range_seconds: float) -> float:
+    """The earliest start a range ending at `end` may have (exact in floating point)."""
+    earliest = end - max_range_seconds
+    while end - earliest > max_range_seconds:
+        earliest = math.nextafter(earliest, math.inf)
+    return earliest
+
+
+def _checked_step(step: str, span: float) -> float:
+    step_seconds = parse_duration(step, field="step")
+    if step_seconds > MAX_STEP_SECONDS:
+        raise ValidationFailed(
+            f"step {step} is longer than the {MAX_STEP_SECONDS / 86400:g} days allowed; use a step of at "
+            f"most {_number(MAX_STEP_SECONDS)} s, or leave step out to get at most {MAX_POINTS} points",
+            field="step",
+            limit=MAX_STEP_SECONDS,
+        )
+    if step_seconds < MIN_STEP_SECONDS or too_many_points(span, step_seconds):
+        finest = finest_step(span)
+        if step_seconds < MIN_STEP_SECONDS:
+            why = f"is finer than the {MIN_STEP_SECONDS * 1000:g} ms Prometheus evaluates at"
+        else:
+            why = (
+                f"gives more than {PROMETHEUS_MAX_POINTS} points per series over this range of "
+                f"{_span(span)} (Prometheus' limit)"
+            )
+        raise ValidationFailed(
+            f"step {step} {why}; use a step of at least {_number(finest)} s, or leave step out to get at "
+            f"most {MAX_POINTS} points",
+            field="step",
+            limit=finest,
+        )
+    return step_seconds
+
+
+def _number(seconds: float) -> str:
+    """Seconds as a person reads them: no exponent, at most three decimals."""
+    return f"{seconds:.3f}".rstrip("0").rstrip(".")
+
+
+def _span(seconds: float) -> str:
+    if seconds >= 86400:
+        return f"{_number(seconds / 86400)} days"
+    if seconds >= 3600:
+        return f"{_number(seconds / 3600)} hours"
+    return f"{_number(seconds)} s"
 
 
 def _label_value(value: str | None, field: str) -> str | None:

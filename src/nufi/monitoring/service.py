@@ -147,6 +147,7 @@ class MonitoringService:
             device=device,
             now=self._clock(),
             finest_step_seconds=self._settings.scrape_interval_seconds,
+            max_range_seconds=self._settings.max_range_seconds,
         )
         device_type = await self._catalog.get(principal, device_type_id)
         fetcher = self._fetchers.for_type(device_type)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from nufi.config import Settings
+from nufi.monitoring.range_request import DEFAULT_MAX_RANGE_SECONDS
 
 STALE_AFTER_INTERVALS = 3
 FORGET_AFTER_INTERVALS = 10
@@ -22,10 +23,15 @@ class MonitoringSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     scrape_interval_seconds: float = Field(default=15.0, gt=0, le=3600)
+    # The longest time range one request may ask for.
+    max_range_seconds: float = Field(default=DEFAULT_MAX_RANGE_SECONDS, ge=60, le=10 * 366 * 86400)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MonitoringSettings:
-        return cls(scrape_interval_seconds=settings.monitoring_scrape_interval_seconds)
+        return cls(
+            scrape_interval_seconds=settings.monitoring_scrape_interval_seconds,
+            max_range_seconds=settings.monitoring_max_range_seconds,
+        )
 
     @property
     def stale_after_seconds(self) -> float:

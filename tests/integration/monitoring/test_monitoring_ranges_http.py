@@ -183,3 +183,31 @@ async def test_bad_parameters_are_422_naming_the_parameter(
     assert response.status_code == 422, response.text
     assert response.headers["content-type"] == PROBLEM
     assert response.json()["field"] == field
+
+
+async def test_a_range_past_its_bounds_is_422_with_the_limit(
+    nufi: httpx.AsyncClient, user: dict[str, str]
+) -> None:
+    end = 1_700_000_000.0
+    too_long = await nufi.get(
+        "/api/v1/monitoring/lpu/range",
+        params={"metric": "utilization", "start": str(end - 32 * 86400), "end": str(end)},
+        headers=user,
+    )
+    assert too_long.status_code == 422, too_long.text
+    assert too_long.headers["content-type"] == PROBLEM
+    problem = too_long.json()
+    assert (problem["field"], problem["limit"], problem["max_range_seconds"]) == (
+        "start",
+        end - 31 * 86400,
+        31 * 86400,
+    )
+    assert "2023-10-14T22:13:20.000Z" in problem["detail"]
+    too_fine = await nufi.get(
+        "/api/v1/monitoring/lpu/range",
+        params={"metric": "utilization", "start": str(end - 31 * 86400), "end": str(end), "step": "15s"},
+        headers=user,
+    )
+    assert too_fine.status_code == 422, too_fine.text
+    assert (too_fine.json()["field"], too_fine.json()["limit"]) == ("step", 244)
+    assert "at least 244 s" in too_fine.json()["detail"]
