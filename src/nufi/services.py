@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from nufi.auth import TokenVerifier
 from nufi.cluster import ClusterGateway
+from nufi.cluster.cache import CacheSettings, ClusterCache
 from nufi.config import Settings
 from nufi.db import Database
 from nufi.devices import FetcherRegistry
@@ -36,6 +37,9 @@ class Services:
     monitoring: MonitoringService
     # None when NUFI_OIDC_ISSUER is unset: every authenticated route then answers 401.
     verifier: TokenVerifier | None = None
+    # Nodes and pods from watches, attached to `cluster` so every read of it is served from the cache
+    # once synced; None when Kubernetes is not configured or NUFI_CLUSTER_CACHE_ENABLED is false.
+    cluster_cache: ClusterCache | None = None
 
 
 @asynccontextmanager
@@ -65,6 +69,11 @@ async def build_services(
             owned.push_async_callback(database.close)
         if settings.database_migrate_on_start:
             await database.upgrade()
+        cluster_cache = None
+        if settings.cluster_cache_enabled and cluster.configured:
+            cluster_cache = _start_cache(cluster, CacheSettings.from_settings(settings))
+            owned.push_async_callback(_stop_cache, cluster, cluster_cache)
+        cache_checks = [] if cluster_cache is None else [cluster_cache]
         fetchers = FetcherRegistry.with_plugins()
         catalog = DeviceCatalog(database, cluster, prometheus, fetchers)
         yield Services(
@@ -73,7 +82,7 @@ async def build_services(
             prometheus=prometheus,
             database=database,
             readiness=Readiness(
-                [cluster, prometheus, database.check, *extra_checks],
+                [cluster, *cache_checks, prometheus, database.check, *extra_checks],
                 timeout_seconds=settings.readiness_timeout_seconds,
             ),
             catalog=catalog,
@@ -82,4 +91,19 @@ async def build_services(
                 catalog, fetchers, cluster, prometheus, MonitoringSettings.from_settings(settings)
             ),
             verifier=verifier,
+            cluster_cache=cluster_cache,
         )
+
+
+def _start_cache(cluster: ClusterGateway, settings: CacheSettings) -> ClusterCache:
+    cache = ClusterCache(cluster, settings)
+    cluster.attach_cache(cache)
+    cache.start()
+    return cache
+
+
+async def _stop_cache(cluster: ClusterGateway, cache: ClusterCache) -> None:
+    # Before the gateway closes (the stack unwinds in reverse): no watch outlives its client.
+    if cluster.cache is cache:
+        cluster.attach_cache(None)
+    await cache.close()

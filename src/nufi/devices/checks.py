@@ -14,7 +14,8 @@ import difflib
 from pydantic import BaseModel, ConfigDict, Field
 
 from nufi.cluster import ClusterGateway
-from nufi.cluster.inventory import PAGE_SIZE, NodeResources, is_extended_resource, list_nodes
+from nufi.cluster.inventory import PAGE_SIZE, NodeResources, is_extended_resource
+from nufi.cluster.state import read_nodes
 from nufi.devices.metric_checks import MetricCheck, MetricsCheck, check_metrics, enforce_query_bounds
 from nufi.devices.resource_keys import resource_key_problems
 from nufi.devices.spec import GENERIC_FETCHER, LabelsDraft, MetricsDraft
@@ -83,7 +84,8 @@ async def check_resource_key(
             message=f"`{key}` is not a valid resource key: " + "; ".join(problems) + ".",
             problems=problems,
         )
-    nodes = await list_nodes(cluster, page_size=page_size)
+    # From the gateway's watch-fed cache when it is serving, else one paginated list.
+    nodes = await read_nodes(cluster, page_size=page_size)
     advertising = [
         NodeCapacity(
             name=node.name, capacity=node.capacity_of(key) or 0, allocatable=node.allocatable_of(key) or 0
