@@ -26,6 +26,8 @@ CONFLICTING_WRITES = {
     ("put", "/api/v1/admin/devices/{device_type_id}"),
     ("delete", "/api/v1/admin/devices/{device_type_id}"),
 }
+# Dashboards poll these: each answer carries a strong ETag, and If-None-Match naming it is a 304.
+POLLED = {("get", "/api/v1/monitoring/overview"), ("get", "/api/v1/monitoring/{device_type_id}")}
 Operation = tuple[str, str, dict[str, Any]]
 
 
@@ -109,11 +111,26 @@ def expected_errors(method: str, path: str, operation: dict[str, Any]) -> set[st
     return expected
 
 
+def conditional_problems(method: str, path: str, operation: dict[str, Any]) -> list[str]:
+    """A polled operation documents its 304; a 304 has no body, and it and the 200 name the ETag."""
+    responses = operation["responses"]
+    problems = ["304 missing"] if (method, path) in POLLED and "304" not in responses else []
+    if "304" in responses:
+        if responses["304"].get("content"):
+            problems.append("304 documents a body")
+        for code in ("200", "304"):
+            header = responses.get(code, {}).get("headers", {}).get("ETag", {})
+            if header.get("required") is not True or header.get("schema") != {"type": "string"}:
+                problems.append(f"{code} does not document its ETag header")
+    return problems
+
+
 def audit(document: dict[str, Any]) -> dict[str, list[str]]:
     found = {}
     for method, path, operation in operations(document):
         expected = expected_errors(method, path, operation)
         problems = success_problems(document, operation) + error_problems(operation, expected)
+        problems += conditional_problems(method, path, operation)
         if problems:
             found[f"{method.upper()} {path}"] = problems
     return found
@@ -129,7 +146,20 @@ def test_the_api_routes_are_all_there_and_signed_in(document: dict[str, Any]) ->
     for method, path, operation in api:
         if path != "/api/v1/version":
             assert operation.get("security"), f"{method.upper()} {path} is not signed in"
-    assert {(m, p) for m, p, _ in api} >= CONFLICTING_WRITES
+    assert {(m, p) for m, p, _ in api} >= CONFLICTING_WRITES | POLLED
+
+
+def test_the_audit_notices_a_poller_without_its_304(document: dict[str, Any]) -> None:
+    operation = json.loads(json.dumps(document["paths"]["/api/v1/monitoring/overview"]["get"]))
+    assert conditional_problems("get", "/api/v1/monitoring/overview", operation) == []
+    del operation["responses"]["200"]["headers"]
+    operation["responses"]["304"]["content"] = {"application/json": {}}
+    assert conditional_problems("get", "/api/v1/monitoring/overview", operation) == [
+        "304 documents a body",
+        "200 does not document its ETag header",
+    ]
+    del operation["responses"]["304"]
+    assert conditional_problems("get", "/api/v1/monitoring/overview", operation) == ["304 missing"]
 
 
 def test_the_problem_schema_has_the_core_members_and_allows_more(document: dict[str, Any]) -> None:

@@ -1,10 +1,18 @@
-"""Monitoring of every device type: the overview, a snapshot per type, and time ranges."""
+"""Monitoring of every device type: the overview, a snapshot per type, and time ranges.
+
+The overview and the snapshot are polled by dashboards, so they answer with an `ETag`, a strong hash of
+the body's bytes, and a request whose `If-None-Match` names it gets a 304 without a body.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import base64
+import hashlib
+import re
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request, Response
+from pydantic import BaseModel
 
 from nufi.api.auth import AUTH_RESPONSES, CurrentPrincipal
 from nufi.api.schemas.monitoring import OverviewView, SnapshotView
@@ -24,17 +32,73 @@ _UNAVAILABLE: ResponseDocs = {
 }
 _RESPONSES: ResponseDocs = {404: NOT_FOUND, **_UNAVAILABLE}
 
+# Browsers may keep a body, and must ask again (with If-None-Match) before showing it.
+CACHE_CONTROL = "private, no-cache"
+_ENTITY_TAG = re.compile(r'(?:W/)?("[^"]*")')
+_HEADERS: dict[str, Any] = {
+    "ETag": {
+        "description": "a strong hash of the body's bytes; send it back as `If-None-Match`",
+        "schema": {"type": "string"},
+        "required": True,
+    },
+    "Cache-Control": {"description": f"`{CACHE_CONTROL}`", "schema": {"type": "string"}, "required": True},
+}
+_POLLED: ResponseDocs = {
+    200: {"headers": _HEADERS},
+    304: {
+        "description": "Unchanged: `If-None-Match` names the body's current `ETag`. No body.",
+        "headers": _HEADERS,
+    },
+}
+
 
 @router.get(
-    "/overview", summary="Every enabled device type with its headline figures", responses=_UNAVAILABLE
+    "/overview",
+    summary="Every enabled device type with its headline figures",
+    response_model=OverviewView,
+    responses={**_POLLED, **_UNAVAILABLE},
 )
-async def overview(principal: CurrentPrincipal, monitoring: Monitoring) -> OverviewView:
-    return OverviewView.of(await monitoring.overview(principal))
+async def overview(request: Request, principal: CurrentPrincipal, monitoring: Monitoring) -> Response:
+    return conditional(request, OverviewView.of(await monitoring.overview(principal)))
 
 
-@router.get("/{device_type_id}", summary="Nodes and devices of a type right now", responses=_RESPONSES)
-async def snapshot(device_type_id: str, principal: CurrentPrincipal, monitoring: Monitoring) -> SnapshotView:
-    return SnapshotView.of(await monitoring.snapshot(principal, device_type_id))
+@router.get(
+    "/{device_type_id}",
+    summary="Nodes and devices of a type right now",
+    response_model=SnapshotView,
+    responses={**_POLLED, **_RESPONSES},
+)
+async def snapshot(
+    device_type_id: str, request: Request, principal: CurrentPrincipal, monitoring: Monitoring
+) -> Response:
+    return conditional(request, SnapshotView.of(await monitoring.snapshot(principal, device_type_id)))
+
+
+def conditional(request: Request, view: BaseModel) -> Response:
+    """`view` as JSON with its ETag, or a 304 without a body when `If-None-Match` names that ETag."""
+    body = view.model_dump_json().encode()
+    tag = entity_tag(body)
+    headers = {"ETag": tag, "Cache-Control": CACHE_CONTROL}
+    if none_match(request.headers.getlist("if-none-match"), tag):
+        return Response(status_code=304, headers=headers)
+    return Response(content=body, media_type="application/json", headers=headers)
+
+
+def entity_tag(body: bytes) -> str:
+    """A strong entity tag for `body`: its SHA-256, base64url, quoted."""
+    digest = base64.urlsafe_b64encode(hashlib.sha256(body).digest()).rstrip(b"=").decode()
+    return f'"{digest}"'
+
+
+def none_match(values: list[str], tag: str) -> bool:
+    """Whether If-None-Match (every header line of it) matches `tag`: `*`, or a listed tag equal to it
+    by the weak comparison RFC 9110 prescribes for If-None-Match (`W/` ignored)."""
+    for value in values:
+        if value.strip() == "*":
+            return True
+        if tag in _ENTITY_TAG.findall(value):
+            return True
+    return False
 
 
 @router.get(
