@@ -10,12 +10,15 @@ from typing import Any
 
 import pytest
 from kubernetes_asyncio.client import ApiClient, CoreV1Api
+from pydantic import SecretStr
 
 from nufi.cluster import ClusterGateway, inventory, read_cluster_state
 from nufi.cluster import cache as cache_module
 from nufi.cluster.cache import FALLING_BACK, SERVING, CacheSettings, ClusterCache
 from nufi.cluster.state import read_nodes
 from nufi.config import Settings
+from nufi.devices.checks import check_resource_key
+from nufi.services import build_services
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.polling import eventually
 
@@ -199,13 +202,52 @@ async def test_a_restarted_api_server_is_recovered_from_without_restarting_nufi(
         await create_node(core, "after-restart", gpus=4)
         await eventually(lambda: _assert_node(cache, "after-restart", GPU, "4"), within=10)
         assert _node(cache, "before-restart") is None
-        _serving(cache)
+        # The pods' reflector may still be waiting out its back-off.
+        await eventually(lambda: _serving(cache), within=10)
     finally:
         await cache.close()
         await gateway.close()
         first.stop()
         if second is not None:
             second.stop()
+
+
+async def test_services_start_the_cache_and_check_resource_key_reads_from_it(
+    devcluster: DevClusterProcess, core: CoreV1Api, tmp_path: Path
+) -> None:
+    settings = Settings(
+        kubeconfig=devcluster.kubeconfig,
+        database_url=SecretStr(f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"),
+    )
+    async with build_services(settings) as services:
+        cache = services.cluster_cache
+        assert cache is not None and services.cluster.cache is cache
+        await eventually(lambda: _serving(cache), within=10)
+        report = await services.readiness.run()
+        entry = {d.name: d for d in report.dependencies}["cluster-cache"]
+        assert (report.ready, entry.ok, entry.detail) == (True, True, SERVING)
+        await create_node(core, "cache-wired", gpus=2)
+        try:
+            await eventually(lambda: _assert_node(cache, "cache-wired", GPU, "2"), within=1.0)
+            result = await check_resource_key(GPU, services.cluster)
+            assert [(n.name, n.capacity) for n in result.nodes if n.name == "cache-wired"] == [
+                ("cache-wired", 2)
+            ]
+        finally:
+            await core.delete_node("cache-wired")
+    assert services.cluster.cache is None
+    assert cache.why_not_serving() == "the cache is not running"
+
+
+async def test_the_cache_can_be_turned_off(devcluster: DevClusterProcess, tmp_path: Path) -> None:
+    settings = Settings(
+        kubeconfig=devcluster.kubeconfig,
+        database_url=SecretStr(f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"),
+        cluster_cache_enabled=False,
+    )
+    async with build_services(settings) as services:
+        assert services.cluster_cache is None and services.cluster.cache is None
+        assert "cluster-cache" not in services.readiness.names
 
 
 def _assert_node(cache: ClusterCache, name: str, resource: str, amount: str) -> Any:
