@@ -148,6 +148,19 @@ async def test_a_watch_answered_with_410_gone_lists_again(
         await core.delete_node("cache-after-gone")
 
 
+async def test_the_cache_relists_on_its_resync_period(gateway: ClusterGateway, core: CoreV1Api) -> None:
+    cache = ClusterCache(gateway, CacheSettings(resync_seconds=1.0, backoff_max_seconds=0.3))
+    cache.start()
+    try:
+        await eventually(lambda: _assert_lists(cache, 3), within=10)
+        await create_node(core, "cache-resynced", gpus=5)
+        await eventually(lambda: _assert_node(cache, "cache-resynced", GPU, "5"), within=1.0)
+        _serving(cache)
+    finally:
+        await cache.close()
+        await core.delete_node("cache-resynced")
+
+
 async def test_until_synced_reads_list_directly_and_readiness_says_so(
     gateway: ClusterGateway, core: CoreV1Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
