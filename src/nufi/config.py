@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     # nor select more series than this, counted first with `count((expr))` under this timeout.
     promql_max_series: int = Field(default=10_000, ge=1, le=10_000_000)
     promql_series_check_timeout_seconds: float = Field(default=2.0, gt=0, le=60)
+    # Prometheus' answers are read into memory: one larger than this (a query selecting far too many
+    # series) is refused as it streams in instead of exhausting the replica's memory.
+    prometheus_max_response_bytes: int = Field(default=64 * 1024 * 1024, ge=1024, le=4 * 1024**3)
 
     # Each readiness check gets this long before it counts as failed.
     readiness_timeout_seconds: float = Field(default=2.0, gt=0)

@@ -37,3 +37,15 @@ class PrometheusUnavailable(DependencyUnavailable):
 class PrometheusTimedOut(PrometheusUnavailable):
     """A query ran out of time: Prometheus gave up on it (its `timeout` parameter, errorType `timeout`)
     or did not answer before the HTTP client gave up."""
+
+
+class PrometheusAnswerTooLarge(PrometheusUnavailable):
+    """Prometheus' answer to a query was larger than NUFI_PROMETHEUS_MAX_RESPONSE_BYTES, so NuFi
+    stopped reading it rather than hold it all in memory. Still a 503 `prometheus-unavailable`
+    problem to a caller; `query` and `limit_bytes` say which query and what bound."""
+
+    def __init__(self, detail: str, *, query: str, limit_bytes: int) -> None:
+        super().__init__(detail)
+        self.extra = {**self.extra, "query": query, "limit_bytes": limit_bytes}
+        self.query = query
+        self.limit_bytes = limit_bytes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -13,7 +14,13 @@ import httpx
 
 from nufi.config import Settings
 from nufi.health import DependencyStatus, elapsed_ms
-from nufi.prom.errors import PROMETHEUS, PrometheusQueryRejected, PrometheusTimedOut, PrometheusUnavailable
+from nufi.prom.errors import (
+    PROMETHEUS,
+    PrometheusAnswerTooLarge,
+    PrometheusQueryRejected,
+    PrometheusTimedOut,
+    PrometheusUnavailable,
+)
 from nufi.prom.promql import MAX_EXPRESSION_CHARS
 from nufi.prom.results import QueryResult, parse_query_data
 
@@ -30,6 +37,8 @@ _NOT_CONFIGURED = (
 _QUERY_TIMEOUT_SHARE = 0.9
 # How much longer than Prometheus' own timeout the HTTP client waits for a series count.
 _COUNT_HTTP_MARGIN_SECONDS = 1.0
+# The largest answer read from Prometheus without a setting (NUFI_PROMETHEUS_MAX_RESPONSE_BYTES).
+_DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
 Instant = datetime | float
 
@@ -68,6 +77,7 @@ class PrometheusGateway:
         timeout_seconds: float = 10.0,
         query_timeout_seconds: float | None = None,
         admin_limits: AdminQueryLimits | None = None,
+        max_response_bytes: int = _DEFAULT_MAX_RESPONSE_BYTES,
         auth: httpx.Auth | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
@@ -76,6 +86,10 @@ class PrometheusGateway:
         # Sent with every query as Prometheus' `timeout` parameter.
         self._query_timeout = query_timeout_seconds or timeout_seconds * _QUERY_TIMEOUT_SHARE
         self.admin_limits = admin_limits or AdminQueryLimits()
+        if max_response_bytes < 1:
+            raise ValueError(f"max_response_bytes must be at least 1, got {max_response_bytes}")
+        # A query's answer is read into memory up to this many (decoded) bytes, and refused beyond.
+        self._max_response_bytes = max_response_bytes
         self._client: httpx.AsyncClient | None = None
         if self._base_url is not None:
             self._client = httpx.AsyncClient(
@@ -93,6 +107,7 @@ class PrometheusGateway:
             timeout_seconds=settings.prometheus_timeout_seconds,
             query_timeout_seconds=settings.promql_query_timeout_seconds,
             admin_limits=AdminQueryLimits.from_settings(settings),
+            max_response_bytes=settings.prometheus_max_response_bytes,
             auth=_auth_from(settings),
         )
 
@@ -103,6 +118,11 @@ class PrometheusGateway:
     @property
     def base_url(self) -> str | None:
         return self._base_url
+
+    @property
+    def max_response_bytes(self) -> int:
+        """The largest answer to a query that is read; a larger one raises PrometheusAnswerTooLarge."""
+        return self._max_response_bytes
 
     @property
     def query_timeout_seconds(self) -> float:
@@ -181,14 +201,20 @@ class PrometheusGateway:
         request_timeout = httpx.Timeout(waited, connect=min(waited, 5.0))
         try:
             if len(promql) > _MAX_GET_QUERY_CHARS:
-                response = await client.post(path, data=params, timeout=request_timeout)
+                request = client.build_request("POST", path, data=params, timeout=request_timeout)
             else:
-                response = await client.get(path, params=params, timeout=request_timeout)
+                request = client.build_request("GET", path, params=params, timeout=request_timeout)
+            # Streamed, so an answer larger than the bound is never held whole in memory.
+            response = await client.send(request, stream=True)
+            try:
+                body = await self._read_bounded(response, promql)
+            finally:
+                await response.aclose()
         except httpx.TimeoutException as exc:
             raise PrometheusTimedOut(self._transport_problem(exc, waited)) from exc
         except httpx.HTTPError as exc:
             raise PrometheusUnavailable(self._transport_problem(exc)) from exc
-        envelope = self._envelope(response, path)
+        envelope = self._envelope(body, response.status_code, path)
         if envelope.get("status") == "success":
             warnings = envelope.get("warnings") or []
             return parse_query_data(envelope.get("data"), warnings if isinstance(warnings, list) else [])
@@ -209,14 +235,40 @@ class PrometheusGateway:
             error=error,
         )
 
-    def _envelope(self, response: httpx.Response, path: str) -> dict[str, Any]:
+    async def _read_bounded(self, response: httpx.Response, promql: str) -> bytes:
+        """The (decoded) body of `response`, or PrometheusAnswerTooLarge as soon as it is known to
+        exceed the bound: at once from a Content-Length, else once the bytes read pass it."""
+        limit = self._max_response_bytes
+        declared = response.headers.get("Content-Length")
+        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+            raise self._too_large(promql)
+        chunks: list[bytes] = []
+        received = 0
+        async for chunk in response.aiter_bytes():
+            received += len(chunk)
+            if received > limit:
+                raise self._too_large(promql)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _too_large(self, promql: str) -> PrometheusAnswerTooLarge:
+        limit = self._max_response_bytes
+        return PrometheusAnswerTooLarge(
+            f"Prometheus at {self._base_url} answered the query {promql!r} with more than "
+            f"{_format_bytes(limit)}, the most NuFi reads; narrow the expression (fewer series or labels) "
+            "or raise NUFI_PROMETHEUS_MAX_RESPONSE_BYTES",
+            query=promql,
+            limit_bytes=limit,
+        )
+
+    def _envelope(self, content: bytes, status_code: int, path: str) -> dict[str, Any]:
         try:
-            body = response.json()
+            body = json.loads(content)
         except ValueError:
             body = None
         if not isinstance(body, dict) or body.get("status") not in ("success", "error"):
             raise PrometheusUnavailable(
-                f"{self._base_url}{path} answered HTTP {response.status_code} without a Prometheus API "
+                f"{self._base_url}{path} answered HTTP {status_code} without a Prometheus API "
                 "response; check that NUFI_PROMETHEUS_URL points at Prometheus itself"
             )
         return body
@@ -263,6 +315,15 @@ def _format_timeout(seconds: float) -> str:
     if not math.isfinite(seconds) or seconds <= 0:
         raise ValueError(f"a query timeout must be a positive number of seconds, got {seconds}")
     return f"{max(round(seconds * 1000), 1)}ms"
+
+
+def _format_bytes(count: int) -> str:
+    """`count` bytes for a person: "64 MiB", "1.5 KiB", "1000 bytes"."""
+    for unit, size in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if count >= size:
+            value = count / size
+            return f"{value:.0f} {unit}" if count % size == 0 else f"{value:.1f} {unit}"
+    return f"{count} bytes"
 
 
 def _format_instant(value: Instant) -> str:
