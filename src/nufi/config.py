@@ -116,6 +116,11 @@ class Settings(BaseSettings):
     # The longest time range one request may ask for (`start` to `end`); each series also has at most
     # 11,000 points, Prometheus' own limit, whatever the step.
     monitoring_max_range_seconds: float = Field(default=31 * 86400.0, ge=60, le=10 * 366 * 86400)
+    # Each device type being read is evaluated once per this many seconds and the result shared by
+    # every reader of the replica; unset, once per scrape interval (evaluating faster shows nothing new).
+    monitoring_refresh_seconds: float | None = Field(default=None, gt=0, le=3600)
+    # A monitoring stream sends a heartbeat after this long without a new snapshot.
+    monitoring_stream_heartbeat_seconds: float = Field(default=15.0, gt=0, le=3600)
 
     git_commit: str | None = None
 

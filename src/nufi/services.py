@@ -76,6 +76,11 @@ async def build_services(
         cache_checks = [] if cluster_cache is None else [cluster_cache]
         fetchers = FetcherRegistry.with_plugins()
         catalog = DeviceCatalog(database, cluster, prometheus, fetchers)
+        monitoring = MonitoringService(
+            catalog, fetchers, cluster, prometheus, MonitoringSettings.from_settings(settings)
+        )
+        # Before the gateways close: no refresher outlives the clients it evaluates with.
+        owned.push_async_callback(monitoring.close)
         yield Services(
             settings=settings,
             cluster=cluster,
@@ -87,9 +92,7 @@ async def build_services(
             ),
             catalog=catalog,
             fetchers=fetchers,
-            monitoring=MonitoringService(
-                catalog, fetchers, cluster, prometheus, MonitoringSettings.from_settings(settings)
-            ),
+            monitoring=monitoring,
             verifier=verifier,
             cluster_cache=cluster_cache,
         )

@@ -48,10 +48,12 @@ def create_app(
             resolved, cluster=cluster, prometheus=prometheus, database=database, extra_checks=extra_checks
         ) as services:
             app.state.services = services
+            app.state.http_metrics.watch(services.monitoring)
             _log.info("NuFi starting", version=__version__, settings=resolved.redacted())
             try:
                 yield
             finally:
+                app.state.http_metrics.watch(None)
                 del app.state.services
                 _log.info("NuFi stopping")
 

@@ -5,6 +5,8 @@ Each app owns its registry, so several apps in one process (tests, embedded use)
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastapi import APIRouter, Request, Response
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -16,6 +18,11 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, SummaryMetricFamily
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
+
+from nufi.monitoring import MonitoringService
 
 _KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -46,6 +53,13 @@ class HttpMetrics:
             registry=self.registry,
         )
 
+        self._monitoring = _MonitoringCollector()
+        self.registry.register(self._monitoring)
+
+    def watch(self, monitoring: MonitoringService | None) -> None:
+        """Report the refreshers of `monitoring` (None: stop reporting them)."""
+        self._monitoring.service = monitoring
+
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
         # Unbounded label values (raw paths, made-up methods) would grow the series count forever.
         method_label = method if method in _KNOWN_METHODS else "OTHER"
@@ -55,6 +69,57 @@ class HttpMetrics:
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+
+class _MonitoringCollector(Collector):
+    """The monitoring refreshers of this replica, read when /metrics is scraped."""
+
+    def __init__(self) -> None:
+        self.service: MonitoringService | None = None
+
+    def collect(self) -> Iterator[Metric]:
+        label = ["device_type"]
+        evaluations = CounterMetricFamily(
+            "nufi_monitoring_evaluations", "Evaluations of a device type's expressions.", labels=label
+        )
+        failures = CounterMetricFamily(
+            "nufi_monitoring_evaluation_failures",
+            "Evaluations that Prometheus answered none of (the last good snapshot was served).",
+            labels=label,
+        )
+        duration = SummaryMetricFamily(
+            "nufi_monitoring_evaluation_seconds", "Time one evaluation of a device type took.", labels=label
+        )
+        reads = CounterMetricFamily(
+            "nufi_monitoring_reads", "Reads of a device type's snapshot (and stream waits).", labels=label
+        )
+        refreshing = GaugeMetricFamily(
+            "nufi_monitoring_refreshing",
+            "1 while a device type is being evaluated in the background.",
+            labels=label,
+        )
+        streams = GaugeMetricFamily(
+            "nufi_monitoring_streams", "Open monitoring streams of a device type.", labels=label
+        )
+        stale = GaugeMetricFamily(
+            "nufi_monitoring_stale_series", "Quantities listed as stale in the latest snapshot.", labels=label
+        )
+        remembered = GaugeMetricFamily(
+            "nufi_monitoring_remembered_series",
+            "Series remembered between evaluations (the freshness window).",
+            labels=label,
+        )
+        for entry in self.service.stats() if self.service is not None else ():
+            values = [entry.device_type]
+            evaluations.add_metric(values, entry.stats.evaluations)
+            failures.add_metric(values, entry.stats.failures)
+            duration.add_metric(values, entry.stats.evaluations, entry.stats.evaluation_seconds)
+            reads.add_metric(values, entry.stats.reads)
+            refreshing.add_metric(values, 1 if entry.refreshing else 0)
+            streams.add_metric(values, entry.open_streams)
+            stale.add_metric(values, entry.stale_series)
+            remembered.add_metric(values, entry.remembered_series)
+        yield from (evaluations, failures, duration, reads, refreshing, streams, stale, remembered)
 
 
 @router.get("/metrics", include_in_schema=False)

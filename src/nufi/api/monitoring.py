@@ -1,25 +1,33 @@
-"""Monitoring of every device type: the overview, a snapshot per type, and time ranges.
+"""Monitoring of every device type: the overview, a snapshot per type (paged), its stream, time ranges.
 
 The overview and the snapshot are polled by dashboards, so they answer with an `ETag`, a strong hash of
-the body's bytes, and a request whose `If-None-Match` names it gets a 304 without a body.
+the body's bytes, and a request whose `If-None-Match` names it gets a 304 without a body. The stream
+sends the same page as Server-Sent Events, one per evaluation of the type, with heartbeats between.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
 from nufi.api.auth import AUTH_RESPONSES, CurrentPrincipal
-from nufi.api.schemas.monitoring import OverviewView, SnapshotView
+from nufi.api.problems import error_body, request_id_of
+from nufi.api.schemas.monitoring import OverviewView, SnapshotPageView
 from nufi.api.schemas.monitoring_range import RangeView
 from nufi.api.schemas.problem import NOT_FOUND, ResponseDocs, problem
 from nufi.api.services import get_monitoring
+from nufi.errors import NufiError
 from nufi.monitoring import MonitoringService
+from nufi.monitoring.paging import MAX_PAGE_NODES, PageQuery, page_snapshot, parse_page_query
+from nufi.monitoring.service import StreamItem
 
 router = APIRouter(prefix="/api/v1/monitoring", tags=["monitoring"], responses=AUTH_RESPONSES)
 Monitoring = Annotated[MonitoringService, Depends(get_monitoring)]
@@ -62,16 +70,118 @@ async def overview(request: Request, principal: CurrentPrincipal, monitoring: Mo
     return conditional(request, OverviewView.of(await monitoring.overview(principal)))
 
 
+NodeFilter = Annotated[
+    str | None, Query(description="only nodes whose name contains this text (case-insensitive)")
+]
+Limit = Annotated[str | None, Query(description=f"nodes per page, 1 to {MAX_PAGE_NODES}; default every node")]
+Sort = Annotated[
+    str | None,
+    Query(
+        description="node (default), temperature (hottest device), utilization (busiest device) or "
+        "memory (fullest device)"
+    ),
+]
+Order = Annotated[str | None, Query(description="asc or desc; default asc by node, desc otherwise")]
+
+
 @router.get(
     "/{device_type_id}",
-    summary="Nodes and devices of a type right now",
-    response_model=SnapshotView,
-    responses={**_POLLED, **_RESPONSES},
+    summary="Nodes and devices of a type right now, filtered, sorted and paged on the server",
+    response_model=SnapshotPageView,
+    responses={
+        **_POLLED,
+        **_RESPONSES,
+        410: problem("The snapshot a `continue` token pages through is no longer kept; start again."),
+        422: problem("A parameter is invalid; `field` names it."),
+    },
 )
 async def snapshot(
-    device_type_id: str, request: Request, principal: CurrentPrincipal, monitoring: Monitoring
+    device_type_id: str,
+    request: Request,
+    principal: CurrentPrincipal,
+    monitoring: Monitoring,
+    node: NodeFilter = None,
+    limit: Limit = None,
+    continue_: Annotated[
+        str | None, Query(alias="continue", description="the `continue` of the previous page")
+    ] = None,
+    sort: Sort = None,
+    order: Order = None,
 ) -> Response:
-    return conditional(request, SnapshotView.of(await monitoring.snapshot(principal, device_type_id)))
+    query = parse_page_query(node=node, limit=limit, continue_token=continue_, sort=sort, order=order)
+    page = await monitoring.snapshot_page(principal, device_type_id, query)
+    return conditional(request, SnapshotPageView.of_page(page))
+
+
+_EVENTS = (
+    "Server-Sent Events: `event: snapshot` with the page as `data` (the body of the plain GET) after "
+    "every evaluation of the type, `event: error` with a problem body when there is no good snapshot "
+    "to send, and a `: heartbeat` comment line after NUFI_MONITORING_STREAM_HEARTBEAT_SECONDS without "
+    "either. The stream ends with `event: end` when the type is deleted."
+)
+
+
+@router.get(
+    "/{device_type_id}/stream",
+    summary="A type's snapshot as it changes: one Server-Sent Event per evaluation",
+    response_class=StreamingResponse,
+    responses={
+        200: {"description": _EVENTS, "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+        **_RESPONSES,
+        422: problem("A parameter is invalid; `field` names it."),
+    },
+)
+async def stream(
+    device_type_id: str,
+    request: Request,
+    principal: CurrentPrincipal,
+    monitoring: Monitoring,
+    node: NodeFilter = None,
+    limit: Limit = None,
+    sort: Sort = None,
+    order: Order = None,
+) -> StreamingResponse:
+    query = parse_page_query(node=node, limit=limit, continue_token=None, sort=sort, order=order)
+    items = monitoring.stream(
+        principal, device_type_id, heartbeat_seconds=monitoring.settings.stream_heartbeat_seconds
+    )
+    # The first item is awaited here, so an unknown type is a 404 rather than an event.
+    first = await anext(items)
+    return StreamingResponse(
+        _events(first, items, query, request_id_of(request)),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+async def _events(
+    first: StreamItem,
+    items: AsyncGenerator[StreamItem, None],
+    query: PageQuery,
+    request_id: str | None,
+) -> AsyncIterator[str]:
+    try:
+        yield _event(first, query, request_id)
+        async for item in items:
+            yield _event(item, query, request_id)
+    except NufiError as exc:
+        # The type is gone (or can no longer be read): say so and end.
+        yield _sse("end", json.dumps(error_body(exc, request_id)))
+    finally:
+        await items.aclose()
+
+
+def _event(item: StreamItem, query: PageQuery, request_id: str | None) -> str:
+    if item is None:
+        return ": heartbeat\n\n"
+    if isinstance(item, NufiError):
+        return _sse("error", json.dumps(error_body(item, request_id)))
+    return _sse("snapshot", SnapshotPageView.of_page(page_snapshot(item, query)).model_dump_json())
+
+
+def _sse(event: str, data: str) -> str:
+    # JSON has no raw newlines, so one `data:` line carries the whole body.
+    return f"event: {event}\ndata: {data}\n\n"
 
 
 def conditional(request: Request, view: BaseModel) -> Response:

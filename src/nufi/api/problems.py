@@ -44,6 +44,21 @@ def problem_response(
     headers: Mapping[str, str] | None = None,
     extra: Mapping[str, object] | None = None,
 ) -> ProblemResponse:
+    body = problem_body(
+        status=status, type=type, title=title, detail=detail, request_id=request_id, extra=extra
+    )
+    return ProblemResponse(body, status_code=status, headers=dict(headers or {}))
+
+
+def problem_body(
+    *,
+    status: int,
+    type: str,
+    title: str,
+    detail: str,
+    request_id: str | None = None,
+    extra: Mapping[str, object] | None = None,
+) -> dict[str, Any]:
     body: dict[str, Any] = {"type": type, "title": title, "status": status, "detail": detail}
     for key, value in (extra or {}).items():
         # Extra members describe the problem; they may not rewrite its core members.
@@ -51,7 +66,19 @@ def problem_response(
             body[key] = jsonable_encoder(value)
     if request_id is not None:
         body["request_id"] = request_id
-    return ProblemResponse(body, status_code=status, headers=dict(headers or {}))
+    return body
+
+
+def error_body(error: NufiError, request_id: str | None = None) -> dict[str, Any]:
+    """The problem body of a domain error, for answers that are not a response of their own (events)."""
+    return problem_body(
+        status=error.status,
+        type=error.type,
+        title=error.title,
+        detail=error.detail,
+        request_id=request_id,
+        extra=error.extra,
+    )
 
 
 def request_id_of(request: Request) -> str | None:

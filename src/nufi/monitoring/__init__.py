@@ -5,7 +5,15 @@ from nufi.monitoring.range_request import RANGE_METRICS, RangeRequest, parse_ran
 from nufi.monitoring.range_result import RangeResult, RangeSeries
 from nufi.monitoring.service import DeviceTypes, MonitoringPrometheus, MonitoringService
 from nufi.monitoring.settings import MonitoringSettings
-from nufi.monitoring.snapshot import DeviceEntry, MonitoringError, NodeEntry, Snapshot, StaleMetric, Summary
+from nufi.monitoring.snapshot import (
+    DeviceEntry,
+    MonitoringError,
+    NodeEntry,
+    NotReporting,
+    Snapshot,
+    StaleMetric,
+    Summary,
+)
 
 __all__ = [
     "RANGE_METRICS",
@@ -16,6 +24,7 @@ __all__ = [
     "MonitoringService",
     "MonitoringSettings",
     "NodeEntry",
+    "NotReporting",
     "Overview",
     "OverviewRow",
     "RangeRequest",

@@ -21,6 +21,7 @@ from nufi.monitoring.snapshot import (
     Health,
     MonitoringError,
     NodeEntry,
+    NotReporting,
     Snapshot,
     StaleMetric,
     Summary,
@@ -35,6 +36,16 @@ _FIELDS_OF: dict[MetricKey, tuple[str, ...]] = {
     "temperature": ("temperature_celsius",),
     "power": ("power_watts",),
     "health": ("health",),
+}
+
+# Where a quantity's own value sits on a reading (memory_free only ever gives the total).
+_VALUE_OF: dict[MetricKey, str] = {
+    "utilization": "utilization_percent",
+    "memory_used": "memory_used_bytes",
+    "memory_total": "memory_total_bytes",
+    "temperature": "temperature_celsius",
+    "power": "power_watts",
+    "health": "health",
 }
 
 
@@ -94,6 +105,9 @@ def assemble_snapshot(
         nodes=nodes,
         stale=tuple(stale),
         errors=(*problems, *errors),
+        not_reporting=tuple(
+            NotReporting(node.node, node.capacity) for node in nodes if node.capacity and not node.devices
+        ),
     )
 
 
@@ -102,7 +116,8 @@ def _silent_metrics(reading: DeviceReading, now: float, limit: float) -> list[St
     for metric, seen in sorted(reading.sampled_at.items()):
         silent = now - seen
         if silent > limit:
-            found.append(StaleMetric(metric, reading.node, reading.device, seen, silent, limit))
+            last = getattr(reading, _VALUE_OF[metric]) if metric in _VALUE_OF else None
+            found.append(StaleMetric(metric, reading.node, reading.device, seen, silent, limit, last))
     return found
 
 

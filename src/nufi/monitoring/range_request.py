@@ -139,6 +139,9 @@ def earliest_start(end: float, max_range_seconds: float) -> float:
     earliest = end - max_range_seconds
     while end - earliest > max_range_seconds:
         earliest = math.nextafter(earliest, math.inf)
+    # Rounding may let an earlier start still span no more than the maximum: that one is the earliest.
+    while end - (earlier := math.nextafter(earliest, -math.inf)) <= max_range_seconds:
+        earliest = earlier
     return earliest
 
 

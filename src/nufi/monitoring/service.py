@@ -1,20 +1,22 @@
 """The monitoring service: snapshots, the overview and time ranges of device types.
 
-Cost per request is fixed by construction: one Prometheus query per reported quantity of each type
-(one `query_range` per series family for a range), one paginated node list and one pod list, whatever
-the number of nodes and devices; everything is joined in memory. Kubernetes and Prometheus are asked
-at the same time.
+Snapshots come from one refresher per device type (`nufi.monitoring.refresher`), shared by every
+reader in the replica: however many people watch a type, Prometheus is asked once per refresh interval
+per quantity. A read first looks the type up in the catalog (concurrent lookups of one type share one
+database read), so a type registered or edited a moment ago is served with its new expressions on the
+next read: an edit replaces the type's refresher, and with it everything the old one remembered.
 
 Failure rules: a query Prometheus rejects, or cannot answer while others succeed, becomes an entry in
-`errors` and the answer is still 200; when Prometheus answers none of a request's queries, the
-PrometheusUnavailable is raised (503). A cluster that cannot be read is an entry in `errors` too.
+`errors` and the answer is still 200; when Prometheus answers none of a type's queries, the last good
+snapshot is served with the failure in its `errors`, and without one PrometheusUnavailable is raised
+(503). A cluster that cannot be read is an entry in `errors` too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -23,19 +25,28 @@ from nufi.auth import Principal, require_user
 from nufi.cluster import ClusterGateway
 from nufi.devices.fetcher import DeviceFetcher
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
-from nufi.devices.readings import Readings
 from nufi.devices.spec import DeviceType, MetricKey
-from nufi.errors import DependencyUnavailable, NufiError
-from nufi.monitoring.assembly import assemble_snapshot
-from nufi.monitoring.cluster_view import ClusterView, read_cluster
-from nufi.monitoring.freshness import FreshnessProbe, metrics_of
+from nufi.errors import NotFound, NufiError
+from nufi.monitoring.evaluation import Sources, evaluate
+from nufi.monitoring.flight import SingleFlight
+from nufi.monitoring.freshness import SeriesMemory
 from nufi.monitoring.overview import Overview, OverviewRow
+from nufi.monitoring.paging import PageQuery, SnapshotPage, decode_continue, page_snapshot
 from nufi.monitoring.range_queries import range_expressions
 from nufi.monitoring.range_request import parse_range_request
 from nufi.monitoring.range_result import RangeResult, assemble_range
+from nufi.monitoring.refresher import Refresher, RefresherStats
 from nufi.monitoring.settings import MonitoringSettings
 from nufi.monitoring.snapshot import MonitoringError, Snapshot
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult
+
+
+class ContinueExpired(NufiError):
+    """A `continue` token names a snapshot this replica no longer keeps."""
+
+    status = 410
+    title = "Continue token expired"
+    type = "continue-expired"
 
 
 class DeviceTypes(Protocol):
@@ -57,9 +68,27 @@ class MonitoringPrometheus(Protocol):
 
 
 @dataclass(frozen=True)
-class _Observed:
-    readings: Readings
-    probe: FreshnessProbe
+class TypeStats:
+    """What one type's refresher has done, for NuFi's own metrics."""
+
+    device_type: str
+    stats: RefresherStats
+    refreshing: bool
+    open_streams: int
+    stale_series: int
+    remembered_series: int
+
+
+@dataclass
+class _Watched:
+    device_type: DeviceType
+    fetcher: DeviceFetcher
+    memory: SeriesMemory
+    refresher: Refresher
+
+
+# A stream item: a snapshot, the failure when there is no good snapshot, or None for a heartbeat.
+StreamItem = Snapshot | PrometheusUnavailable | None
 
 
 class MonitoringService:
@@ -72,55 +101,118 @@ class MonitoringService:
         settings: MonitoringSettings | None = None,
         *,
         clock: Callable[[], float] = time.time,
+        background: bool = True,
     ) -> None:
         self._catalog = catalog
         self._fetchers = fetchers
-        self._cluster = cluster
+        self._sources = Sources(prometheus, cluster)
         self._prometheus = prometheus
         self._settings = settings if settings is not None else MonitoringSettings()
         self._clock = clock
+        self._background = background
+        self._watched: dict[str, _Watched] = {}
+        self._lookups: SingleFlight[str, DeviceType] = SingleFlight()
+        self._listings: SingleFlight[str, list[DeviceType]] = SingleFlight()
+        self._closing: set[asyncio.Future[None]] = set()
+        self._open_streams: dict[str, int] = {}
 
     @property
     def settings(self) -> MonitoringSettings:
         return self._settings
 
     async def snapshot(self, principal: Principal | None, device_type_id: str) -> Snapshot:
-        """Every node and device of one type right now."""
+        """Every node and device of one type, as of the type's latest evaluation."""
         require_user(principal)
-        device_type = await self._catalog.get(principal, device_type_id)
-        fetcher = self._fetchers.for_type(device_type)
-        (outcome,), views, cluster_error = await self._observe([(device_type, fetcher)])
-        if isinstance(outcome, PrometheusUnavailable):
-            raise outcome
-        return self._assemble(device_type, outcome, views, cluster_error)
+        return await (await self._refresher(principal, device_type_id)).read()
+
+    async def snapshot_page(
+        self, principal: Principal | None, device_type_id: str, query: PageQuery
+    ) -> SnapshotPage:
+        """One page of a type's nodes, filtered and sorted; the summary covers the whole type. Every
+        page after the first comes from the snapshot the first was cut from."""
+        require_user(principal)
+        token = decode_continue(query)
+        refresher = await self._refresher(principal, device_type_id)
+        if token is None:
+            return page_snapshot(await refresher.read(), query)
+        snapshot = refresher.retained(token.snapshot_time)
+        if snapshot is None:
+            raise ContinueExpired(
+                "The snapshot this `continue` token pages through is no longer kept (a few refresh "
+                "intervals); start again without `continue`.",
+                field="continue",
+            )
+        return page_snapshot(snapshot, query, offset=token.offset)
+
+    async def stream(
+        self, principal: Principal | None, device_type_id: str, *, heartbeat_seconds: float
+    ) -> AsyncGenerator[StreamItem, None]:
+        """The type's current snapshot, then one per evaluation, with None after `heartbeat_seconds`
+        without one. Each item looks the type up again, so an edit is followed and a deletion ends the
+        stream (NotFound)."""
+        require_user(principal)
+        current: Refresher | None = None
+        seen = 0
+        self._open_streams[device_type_id] = self._open_streams.get(device_type_id, 0) + 1
+        try:
+            while True:
+                refresher = await self._refresher(principal, device_type_id)
+                if refresher is not current:
+                    current, seen = refresher, 0
+                landed = await refresher.next_after(seen, heartbeat_seconds)
+                if landed is None:
+                    yield None
+                    continue
+                seen, item = landed
+                yield item
+        finally:
+            left = self._open_streams.pop(device_type_id) - 1
+            if left:
+                self._open_streams[device_type_id] = left
 
     async def overview(self, principal: Principal | None) -> Overview:
-        """One row per enabled type, from one cluster read and one query per quantity of each type."""
+        """One row per enabled type, each from its refresher."""
         require_user(principal)
-        types = await self._catalog.list(principal, enabled_only=True)
-        entries: list[tuple[DeviceType, DeviceFetcher]] = []
+        types = await self._listings.run("enabled", lambda: self._catalog.list(principal, enabled_only=True))
+        refreshers: dict[str, Refresher] = {}
         unusable: dict[str, MonitoringError] = {}
         for device_type in types:
             try:
-                entries.append((device_type, self._fetchers.for_type(device_type)))
+                refreshers[device_type.id] = self._refresher_of(device_type)
             except UnknownFetcher as exc:
                 unusable[device_type.id] = MonitoringError("catalog", exc.detail)
-        outcomes, views, cluster_error = await self._observe(entries)
-        failures = [o for o in outcomes if isinstance(o, PrometheusUnavailable)]
+        read = await asyncio.gather(*(_read_or_failure(r) for r in refreshers.values()))
+        outcomes = dict(zip(refreshers, read, strict=True))
+        failures = [o for o in outcomes.values() if isinstance(o, PrometheusUnavailable)]
         if failures and len(failures) == len(outcomes):
             raise failures[0]
-        observed = {t.id: o for (t, _), o in zip(entries, outcomes, strict=True)}
         rows = []
         for device_type in types:
-            outcome = observed.get(device_type.id)
-            if isinstance(outcome, _Observed):
-                snapshot = self._assemble(device_type, outcome, views, cluster_error)
-                rows.append(OverviewRow(device_type, snapshot))
-            elif outcome is not None:
+            outcome = outcomes.get(device_type.id)
+            if isinstance(outcome, Snapshot):
+                rows.append(OverviewRow(device_type, outcome))
+            elif isinstance(outcome, PrometheusUnavailable):
                 rows.append(OverviewRow(device_type, None, (MonitoringError("prometheus", outcome.detail),)))
             else:
                 rows.append(OverviewRow(device_type, None, (unusable[device_type.id],)))
         return Overview(tuple(rows))
+
+    def stats(self) -> list[TypeStats]:
+        return [
+            TypeStats(
+                device_type=type_id,
+                stats=watched.refresher.stats,
+                refreshing=watched.refresher.refreshing,
+                open_streams=self._open_streams.get(type_id, 0),
+                stale_series=len(watched.refresher.latest.stale) if watched.refresher.latest else 0,
+                remembered_series=watched.memory.series,
+            )
+            for type_id, watched in sorted(self._watched.items())
+        ]
+
+    async def close(self) -> None:
+        watched, self._watched = list(self._watched.values()), {}
+        await asyncio.gather(*(w.refresher.close() for w in watched), *self._closing)
 
     async def history(
         self,
@@ -166,45 +258,47 @@ class MonitoringService:
 
     # -- internals -----------------------------------------------------------------------------------
 
-    async def _observe(
-        self, entries: Sequence[tuple[DeviceType, DeviceFetcher]]
-    ) -> tuple[list[_Observed | PrometheusUnavailable], dict[str, ClusterView], MonitoringError | None]:
-        """Readings of every type and the cluster's view of them, all at once."""
-        cluster_task = asyncio.ensure_future(self._cluster_views(entries))
+    async def _refresher(self, principal: Principal | None, device_type_id: str) -> Refresher:
         try:
-            outcomes = await asyncio.gather(*(self._read(t, f) for t, f in entries))
-        except BaseException:
-            cluster_task.cancel()
-            await asyncio.gather(cluster_task, return_exceptions=True)
+            device_type = await self._lookups.run(
+                device_type_id, lambda: self._catalog.get(principal, device_type_id)
+            )
+        except NotFound:
+            self._forget(device_type_id)
             raise
-        views, cluster_error = await cluster_task
-        return list(outcomes), views, cluster_error
+        return self._refresher_of(device_type)
 
-    async def _read(
-        self, device_type: DeviceType, fetcher: DeviceFetcher
-    ) -> _Observed | PrometheusUnavailable:
-        probe = FreshnessProbe(
-            self._prometheus,
-            window_seconds=self._settings.window_seconds,
-            step_seconds=self._settings.scrape_interval_seconds,
-            keep_labels=fetcher.labels_read(device_type) or (),
+    def _refresher_of(self, device_type: DeviceType) -> Refresher:
+        """The type's refresher; a new one when the type (or its fetcher) changed since the last read."""
+        fetcher = self._fetchers.for_type(device_type)
+        watched = self._watched.get(device_type.id)
+        if watched is not None and watched.device_type == device_type and watched.fetcher is fetcher:
+            return watched.refresher
+        self._forget(device_type.id)
+        memory = SeriesMemory(window_seconds=self._settings.window_seconds)
+        stale_after = self._settings.stale_after_seconds
+
+        async def evaluate_at(at: float) -> Snapshot:
+            return await evaluate(
+                device_type, fetcher, self._sources, memory, at=at, stale_after_seconds=stale_after
+            )
+
+        refresher = Refresher(
+            evaluate_at,
+            interval_seconds=self._settings.refresh_seconds,
+            clock=self._clock,
+            background=self._background,
         )
-        try:
-            readings = await fetcher.readings(device_type, probe)
-            probe.raise_if_nothing_answered()
-        except PrometheusUnavailable as exc:
-            return exc
-        return _Observed(readings, probe)
+        self._watched[device_type.id] = _Watched(device_type, fetcher, memory, refresher)
+        return refresher
 
-    async def _cluster_views(
-        self, entries: Sequence[tuple[DeviceType, DeviceFetcher]]
-    ) -> tuple[dict[str, ClusterView], MonitoringError | None]:
-        if not entries:
-            return {}, None
-        try:
-            return await read_cluster(self._cluster, entries), None
-        except DependencyUnavailable as exc:
-            return {}, MonitoringError("kubernetes", exc.detail)
+    def _forget(self, device_type_id: str) -> None:
+        watched = self._watched.pop(device_type_id, None)
+        if watched is not None:
+            # Nobody reads the old refresher any more; it must not keep evaluating the old expressions.
+            closing = asyncio.ensure_future(watched.refresher.close())
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
 
     async def _range(self, expression: str, start: float, end: float, step: float) -> QueryResult | NufiError:
         try:
@@ -212,29 +306,9 @@ class MonitoringService:
         except (PrometheusQueryRejected, PrometheusUnavailable) as exc:
             return exc
 
-    def _assemble(
-        self,
-        device_type: DeviceType,
-        observed: _Observed,
-        views: dict[str, ClusterView],
-        cluster_error: MonitoringError | None,
-    ) -> Snapshot:
-        probe = observed.probe
-        queries = device_type.metrics.queries()
-        errors = []
-        for failure in probe.failures:
-            metrics: list[MetricKey | None] = [*metrics_of(failure.expression, queries)] or [None]
-            errors += [
-                MonitoringError("prometheus", failure.error.detail, metric=metric, query=failure.expression)
-                for metric in metrics
-            ]
-        if cluster_error is not None:
-            errors.append(cluster_error)
-        return assemble_snapshot(
-            device_type,
-            observed.readings,
-            time=probe.evaluated_at if probe.evaluated_at is not None else self._clock(),
-            stale_after_seconds=self._settings.stale_after_seconds,
-            cluster=views.get(device_type.id),
-            errors=errors,
-        )
+
+async def _read_or_failure(refresher: Refresher) -> Snapshot | PrometheusUnavailable:
+    try:
+        return await refresher.read()
+    except PrometheusUnavailable as exc:
+        return exc

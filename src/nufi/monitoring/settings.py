@@ -23,6 +23,10 @@ class MonitoringSettings(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     scrape_interval_seconds: float = Field(default=15.0, gt=0, le=3600)
+    # How often a type that is being read is evaluated; None: once per scrape interval.
+    refresh_interval_seconds: float | None = Field(default=None, gt=0, le=3600)
+    # A stream sends a comment line after this long without a snapshot, so proxies keep it open.
+    stream_heartbeat_seconds: float = Field(default=15.0, gt=0, le=3600)
     # The longest time range one request may ask for.
     max_range_seconds: float = Field(default=DEFAULT_MAX_RANGE_SECONDS, ge=60, le=10 * 366 * 86400)
 
@@ -31,7 +35,13 @@ class MonitoringSettings(BaseModel):
         return cls(
             scrape_interval_seconds=settings.monitoring_scrape_interval_seconds,
             max_range_seconds=settings.monitoring_max_range_seconds,
+            refresh_interval_seconds=settings.monitoring_refresh_seconds,
+            stream_heartbeat_seconds=settings.monitoring_stream_heartbeat_seconds,
         )
+
+    @property
+    def refresh_seconds(self) -> float:
+        return self.refresh_interval_seconds or self.scrape_interval_seconds
 
     @property
     def stale_after_seconds(self) -> float:

@@ -77,7 +77,8 @@ class Summary:
 
 @dataclass(frozen=True)
 class StaleMetric:
-    """A quantity of one device silent for longer than the staleness limit."""
+    """A quantity of one device silent for longer than the staleness limit, with the last value it
+    gave (in the snapshot's units; None for `memory_free`, which only ever gives the total)."""
 
     metric: MetricKey
     node: str
@@ -85,6 +86,15 @@ class StaleMetric:
     last_seen: float
     silent_seconds: float
     limit_seconds: float
+    last_value: float | None = None
+
+
+@dataclass(frozen=True)
+class NotReporting:
+    """A node that advertises devices of the type (its capacity) while none of them reports."""
+
+    node: str
+    capacity: int
 
 
 @dataclass(frozen=True)
@@ -103,12 +113,17 @@ class MonitoringError:
 
 @dataclass(frozen=True)
 class Snapshot:
+    """`time` is the instant the type was evaluated at; `age_seconds` how long before the read that
+    was, so a reader always sees how old a shared snapshot is."""
+
     device_type: str
     time: float
     summary: Summary
     nodes: tuple[NodeEntry, ...]
     stale: tuple[StaleMetric, ...]
     errors: tuple[MonitoringError, ...]
+    not_reporting: tuple[NotReporting, ...] = ()
+    age_seconds: float = 0.0
 
 
 def _present(values: Iterable[float | None]) -> list[float]:

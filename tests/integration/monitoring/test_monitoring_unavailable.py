@@ -1,12 +1,17 @@
-"""A Prometheus that stops: every monitoring endpoint answers 503 with a problem naming prometheus."""
+"""A Prometheus that stops: a type evaluated before is served from its last good snapshot, with the
+failure in `errors` and a growing age; one never evaluated, and time ranges, answer 503 naming prometheus."""
 
 from __future__ import annotations
 
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
+
+import httpx
 
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.prometheus import PrometheusServer
+from support.polling import until
 
 from .monitoring_app import bearer, nufi_settings, serve
 
@@ -27,9 +32,23 @@ async def test_a_stopped_prometheus_is_a_503_problem(
 
             server.stop()
 
+            async def failed_over() -> httpx.Response | None:
+                response = await nufi.get("/api/v1/monitoring/nvidia-gpu", headers=user)
+                assert response.status_code == 200, response.text
+                errors = response.json()["errors"]
+                return response if errors and errors[0]["source"] == "prometheus" else None
+
+            last_good = await until(failed_over, within=20)
+            assert last_good is not None
+            body = last_good.json()
+            assert body["time"] == running.json()["time"]
+            assert server.url in body["errors"][0]["message"]
+            assert "showing the last good snapshot" in body["errors"][0]["message"]
+            later = await until(lambda: older_than(nufi, user, body["age_seconds"]), within=20)
+            assert later is not None and later["time"] == body["time"]
+
             for path, params in (
-                ("/api/v1/monitoring/nvidia-gpu", {}),
-                ("/api/v1/monitoring/overview", {}),
+                ("/api/v1/monitoring/furiosa-rngd", {}),
                 ("/api/v1/monitoring/nvidia-gpu/range", {"metric": "memory"}),
             ):
                 response = await nufi.get(path, params=params, headers=user)
@@ -40,3 +59,8 @@ async def test_a_stopped_prometheus_is_a_503_problem(
                 assert server.url in problem["detail"]
     finally:
         server.stop()
+
+
+async def older_than(nufi: httpx.AsyncClient, user: dict[str, str], age: float) -> dict[str, Any] | None:
+    body: dict[str, Any] = (await nufi.get("/api/v1/monitoring/nvidia-gpu", headers=user)).json()
+    return body if body["age_seconds"] > age else None

@@ -1,5 +1,6 @@
-"""The monitoring response bodies, compared byte for byte with what the API answered before they were
-models: the expected bodies below were written by the old hand-made `to_dict()` on the same objects."""
+"""The monitoring response bodies, compared byte for byte with the documented ones: the expected bodies
+below were first written by the old hand-made `to_dict()` on the same objects, and have grown only by
+the fields added since (a snapshot's age, its not-reporting nodes, a stale quantity's last value)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from nufi.monitoring import (
     DeviceEntry,
     MonitoringError,
     NodeEntry,
+    NotReporting,
     Overview,
     OverviewRow,
     RangeRequest,
@@ -39,7 +41,7 @@ SHARED = NodeEntry(
     (BUSY, SILENT),
 )
 UNREAD = NodeEntry("gpu-2", None, None, None, None, None, ())
-STALE = StaleMetric("temperature", "gpu-1", "1", NOW - 3.4567, 3.4567, 3.0)
+STALE = StaleMetric("temperature", "gpu-1", "1", NOW - 3.4567, 3.4567, 3.0, 64.0)
 POWER_DOWN = MonitoringError(
     "prometheus", "did not answer", metric="power", query="DCGM_FI_DEV_POWER_USAGE", node="gpu-1", device="0"
 )
@@ -51,6 +53,8 @@ SNAPSHOT = Snapshot(
     (SHARED, UNREAD),
     (STALE,),
     (POWER_DOWN, NO_CLUSTER),
+    (NotReporting("gpu-3", 4),),
+    age_seconds=2.34567,
 )
 EMPTY = Snapshot("nvidia-gpu", NOW, Summary.of(()), (), (), ())
 OVERVIEW = Overview(
@@ -84,6 +88,7 @@ def as_before(body: dict[str, Any]) -> str:
 SNAPSHOT_BODY = {
     "device_type": "nvidia-gpu",
     "time": "2023-11-14T22:13:20.123Z",
+    "age_seconds": 2.346,
     "summary": {
         "nodes": 2,
         "devices": 2,
@@ -146,10 +151,12 @@ SNAPSHOT_BODY = {
             "device": "1",
             "last_seen": "2023-11-14T22:13:16.543Z",
             "silent_seconds": 3.457,
+            "last_value": 64.0,
             "reason": "no sample for 3.5 s, more than three scrape intervals (3 s); its exporter "
             "or scrape target may be down",
         }
     ],
+    "not_reporting": [{"node": "gpu-3", "capacity": 4}],
     "errors": [
         {
             "source": "prometheus",
@@ -173,6 +180,7 @@ SNAPSHOT_BODY = {
 EMPTY_BODY = {
     "device_type": "nvidia-gpu",
     "time": "2023-11-14T22:13:20.000Z",
+    "age_seconds": 0.0,
     "summary": {
         "nodes": 0,
         "devices": 0,
@@ -184,6 +192,7 @@ EMPTY_BODY = {
     },
     "nodes": [],
     "stale": [],
+    "not_reporting": [],
     "errors": [],
 }
 
@@ -205,7 +214,9 @@ OVERVIEW_BODY = {
                 "max_temperature_celsius": 71.0,
                 "power_watts": 245.5,
             },
+            "age_seconds": 2.346,
             "stale_count": 1,
+            "not_reporting_count": 1,
             "errors": [
                 {
                     "source": "prometheus",
@@ -241,7 +252,9 @@ OVERVIEW_BODY = {
             "resource_key": "nvidia.com/gpu",
             "time": None,
             "summary": None,
+            "age_seconds": None,
             "stale_count": 0,
+            "not_reporting_count": 0,
             "errors": [
                 {
                     "source": "prometheus",

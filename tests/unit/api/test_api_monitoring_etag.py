@@ -23,6 +23,7 @@ from nufi.config import Settings
 from nufi.devices.official.nvidia import PRESET as NVIDIA
 from nufi.errors import NotFound
 from nufi.monitoring import DeviceEntry, NodeEntry, Overview, OverviewRow, Snapshot, Summary
+from nufi.monitoring.paging import PageQuery, SnapshotPage, page_snapshot
 from support.asgi import serving
 from support.env import clear_nufi_env
 from support.nufi_app import MEMORY_DATABASE
@@ -48,6 +49,11 @@ class FakeMonitoring:
         if device_type_id != "nvidia-gpu":
             raise NotFound(f"device type `{device_type_id}` does not exist")
         return self.current
+
+    async def snapshot_page(
+        self, principal: Principal | None, device_type_id: str, query: PageQuery
+    ) -> SnapshotPage:
+        return page_snapshot(await self.snapshot(principal, device_type_id), query)
 
     async def overview(self, principal: Principal | None) -> Overview:
         return Overview((OverviewRow(NVIDIA, self.current),))

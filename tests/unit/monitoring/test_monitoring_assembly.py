@@ -67,7 +67,16 @@ def snapshot(
 
 def test_the_shape_is_the_documented_one() -> None:
     body = as_json(snapshot([reading("n1", "lpu0")], cluster({"n1": 1})))
-    assert list(body) == ["device_type", "time", "summary", "nodes", "stale", "errors"]
+    assert list(body) == [
+        "device_type",
+        "time",
+        "age_seconds",
+        "summary",
+        "nodes",
+        "stale",
+        "not_reporting",
+        "errors",
+    ]
     assert list(body["summary"]) == [
         "nodes",
         "devices",

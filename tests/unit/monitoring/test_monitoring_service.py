@@ -78,6 +78,7 @@ def service(prometheus: Prometheus, *types: DeviceType) -> MonitoringService:
         prometheus,
         MonitoringSettings(scrape_interval_seconds=1),
         clock=lambda: T,
+        background=False,
     )
 
 

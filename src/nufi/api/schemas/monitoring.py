@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, computed_fie
 from nufi.api.schemas.values import Instant, MaybeBytes
 from nufi.devices.spec import DeviceKind, MetricKey
 from nufi.monitoring import MonitoringError, Overview, OverviewRow, Snapshot
+from nufi.monitoring.paging import SnapshotPage
 from nufi.monitoring.snapshot import ErrorSource, Health
 
 
@@ -61,12 +62,24 @@ class SummaryView(_FromDomain):
     power_watts: float | None
 
 
+Seconds = Annotated[float, PlainSerializer(lambda seconds: round(seconds, 3), return_type=float)]
+
+
+class NotReportingView(_FromDomain):
+    node: str
+    capacity: int = Field(description="devices of the type the node advertises, none of which reports")
+
+
 class StaleMetricView(_FromDomain):
     metric: MetricKey
     node: str
     device: str
     last_seen: Instant
-    silent_seconds: Annotated[float, PlainSerializer(lambda seconds: round(seconds, 3), return_type=float)]
+    silent_seconds: Seconds
+    last_value: float | None = Field(
+        description="the last value the quantity gave, in the snapshot's units (null for `memory_free`, "
+        "which only gives the total)"
+    )
     limit_seconds: float = Field(exclude=True)
 
     @computed_field  # type: ignore[prop-decorator]
@@ -89,15 +102,41 @@ class MonitoringErrorView(_FromDomain):
 
 class SnapshotView(_FromDomain):
     device_type: str
-    time: Instant
-    summary: SummaryView
+    time: Instant = Field(description="the instant the type was evaluated at")
+    age_seconds: Seconds = Field(
+        description="how long before this answer the type was evaluated; it keeps growing while "
+        "Prometheus cannot be reached and the last good snapshot is served"
+    )
+    summary: SummaryView = Field(description="the whole type, whatever page this is")
     nodes: list[NodeView]
     stale: list[StaleMetricView]
+    not_reporting: list[NotReportingView] = Field(
+        description="nodes advertising devices of the type while none of them reports a metric"
+    )
     errors: list[MonitoringErrorView]
 
     @classmethod
     def of(cls, snapshot: Snapshot) -> SnapshotView:
         return cls.model_validate(snapshot, from_attributes=True)
+
+
+class SnapshotPageView(SnapshotView):
+    model_config = ConfigDict(
+        from_attributes=True, frozen=True, serialize_by_alias=True, validate_by_name=True
+    )
+
+    matched_nodes: int = Field(description="nodes matching `node`, over all pages")
+    continue_: str | None = Field(
+        alias="continue",
+        description="pass as `continue` for the next page; null on the last page",
+    )
+
+    @classmethod
+    def of_page(cls, page: SnapshotPage) -> SnapshotPageView:
+        base = SnapshotView.of(page.snapshot)
+        return cls.model_validate(
+            {**dict(base), "matched_nodes": page.matched_nodes, "continue": page.continue_token}
+        )
 
 
 class OverviewRowView(_FromDomain):
@@ -108,7 +147,9 @@ class OverviewRowView(_FromDomain):
     resource_key: str
     time: Instant | None = Field(description="null when none of the type's queries could be answered")
     summary: SummaryView | None
+    age_seconds: Seconds | None
     stale_count: int
+    not_reporting_count: int
     errors: list[MonitoringErrorView]
 
     @classmethod
@@ -123,7 +164,9 @@ class OverviewRowView(_FromDomain):
             resource_key=device_type.resource_key,
             time=snapshot.time if snapshot else None,
             summary=SummaryView.model_validate(snapshot.summary) if snapshot else None,
+            age_seconds=snapshot.age_seconds if snapshot else None,
             stale_count=len(snapshot.stale) if snapshot else 0,
+            not_reporting_count=len(snapshot.not_reporting) if snapshot else 0,
             errors=[MonitoringErrorView.model_validate(error) for error in errors],
         )
 

@@ -1,0 +1,84 @@
+"""One evaluation of one device type: its expressions at one instant, the cluster's view, a snapshot.
+
+Cost is fixed by construction: one instant query per reported quantity (memory is two), each reduced
+to the mapped labels, and one read of the cluster (from the watch-fed cache once it serves), whatever
+the number of nodes and devices; everything is joined in memory. Kubernetes and Prometheus are asked
+at the same time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from nufi.cluster import ClusterGateway, read_cluster_state
+from nufi.devices.fetcher import DeviceFetcher
+from nufi.devices.spec import DeviceType, MetricKey
+from nufi.errors import DependencyUnavailable
+from nufi.monitoring.assembly import assemble_snapshot
+from nufi.monitoring.cluster_view import ClusterView, view_of
+from nufi.monitoring.freshness import SeriesMemory
+from nufi.monitoring.probe import InstantQueries, ReducedQueries, metrics_of
+from nufi.monitoring.snapshot import MonitoringError, Snapshot
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Where an evaluation reads from."""
+
+    prometheus: InstantQueries
+    cluster: ClusterGateway
+
+
+async def evaluate(
+    device_type: DeviceType,
+    fetcher: DeviceFetcher,
+    sources: Sources,
+    memory: SeriesMemory,
+    *,
+    at: float,
+    stale_after_seconds: float,
+) -> Snapshot:
+    """The snapshot of `device_type` at `at`; raises PrometheusUnavailable when Prometheus answered
+    none of its queries. A query that failed, or a cluster that could not be read, is in `errors`."""
+    probe = ReducedQueries(
+        sources.prometheus, memory=memory, now=at, keep_labels=fetcher.labels_read(device_type) or ()
+    )
+    cluster_task = asyncio.ensure_future(_cluster_view(sources.cluster, device_type, fetcher))
+    try:
+        readings = await fetcher.readings(device_type, probe, at=at)
+        probe.raise_if_nothing_answered()
+    except BaseException:
+        cluster_task.cancel()
+        await asyncio.gather(cluster_task, return_exceptions=True)
+        raise
+    memory.keep_only(probe.asked)
+    view, cluster_error = await cluster_task
+    queries = device_type.metrics.queries()
+    errors = []
+    for failure in probe.failures:
+        metrics: list[MetricKey | None] = [*metrics_of(failure.expression, queries)] or [None]
+        errors += [
+            MonitoringError("prometheus", failure.error.detail, metric=metric, query=failure.expression)
+            for metric in metrics
+        ]
+    if cluster_error is not None:
+        errors.append(cluster_error)
+    return assemble_snapshot(
+        device_type,
+        readings,
+        time=at,
+        stale_after_seconds=stale_after_seconds,
+        cluster=view,
+        errors=errors,
+    )
+
+
+async def _cluster_view(
+    cluster: ClusterGateway, device_type: DeviceType, fetcher: DeviceFetcher
+) -> tuple[ClusterView | None, MonitoringError | None]:
+    try:
+        state = await read_cluster_state(cluster)
+    except DependencyUnavailable as exc:
+        return None, MonitoringError("kubernetes", exc.detail)
+    return view_of(device_type, fetcher, state), None
