@@ -64,7 +64,8 @@ def resolved(document: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]
 
 def success_problems(document: dict[str, Any], operation: dict[str, Any]) -> list[str]:
     """What is wrong with the operation's documented success: nothing when some 2xx has a JSON body
-    whose schema names its properties, or when the success is a 204 without a body."""
+    whose schema names its properties, is an event stream whose description names its events, or
+    when the success is a 204 without a body."""
     successes = {code: r for code, r in operation["responses"].items() if code.startswith("2")}
     if not successes:
         return ["no 2xx response"]
@@ -74,6 +75,11 @@ def success_problems(document: dict[str, Any], operation: dict[str, Any]) -> lis
         if code == "204":
             if content:
                 problems.append("204 documents a body")
+            continue
+        if "text/event-stream" in content:
+            # A stream's events have no schema in OpenAPI 3.1: its description must name them.
+            if "`event: " not in response.get("description", ""):
+                problems.append(f"{code} event stream does not name its events")
             continue
         schema = content.get("application/json", {}).get("schema")
         if schema is None:

@@ -97,6 +97,9 @@ async def register_custom_types(client: httpx.AsyncClient, identity: IdentityPro
     for payload, force in (
         (lpu_type("lpu", "monitoring-lpu", "hyperaccel.ai/lpu"), False),
         (lpu_type("gone-lpu", "monitoring-gone", "example.com/gone"), False),
+        (lpu_type("blink-lpu", "monitoring-blink", "example.com/blink"), False),
+        # No exporter serves this job: the node advertising the key reports nothing.
+        (lpu_type("quiet-lpu", "monitoring-quiet", "example.com/quiet"), True),
         (ACME_TYPE, False),
         (BROKEN_TYPE, True),
     ):

@@ -14,6 +14,8 @@ Node and device layout (exporters run without PodResources, so pods come from th
 | mon-atom-1     | rebellions.ai/ATOM: 2 | rbln                        |                        |
 | mon-gone-1     | example.com/gone: 2   | lpu profile, stopped later  |                        |
 | mon-acme-1     | example.com/acc: 2    | fixed series                | default/cluster-pod: 2 |
+| mon-blink-1    | example.com/blink: 2  | lpu profile, stopped, back  |                        |
+| mon-quiet-1    | example.com/quiet: 3  | none                        |                        |
 
 Node names carry a `mon-` prefix: the session's Prometheus may still hold series of other modules'
 jobs (a job dropped from the configuration leaves its series unmarked for Prometheus' 5-minute
@@ -53,6 +55,8 @@ NODES: dict[str, dict[str, int]] = {
     "mon-atom-1": {"rebellions.ai/ATOM": 2},
     "mon-gone-1": {"example.com/gone": 2},
     "mon-acme-1": {"example.com/acc": 2},
+    "mon-blink-1": {"example.com/blink": 2},
+    "mon-quiet-1": {"example.com/quiet": 3},
 }
 # (namespace, pod, node, resource key, count)
 PODS = [
@@ -134,6 +138,9 @@ EXPORTERS = [
         ),
     ),
     ExporterSpec("monitoring-gone", "lpu", ("mon-gone-1",), 2, (("mon-gone-1", None, "temperature", 50.0),)),
+    ExporterSpec(
+        "monitoring-blink", "lpu", ("mon-blink-1",), 2, (("mon-blink-1", None, "temperature", 58.0),)
+    ),
 ]
 
 # Label values a node or device may carry in a custom exporter, and decoys that a regex, or a `$1`
@@ -200,11 +207,17 @@ def start_exporter(spec: ExporterSpec, log_dir: Path) -> RunningExporter:
         20.0,
         "answering /healthz",
     )
-    for node, device, metric, value in spec.pins:
+    running = RunningExporter(spec, process, address)
+    pin(running)
+    return running
+
+
+def pin(exporter: RunningExporter) -> None:
+    """Force the exporter's pinned values (again, after a restart)."""
+    for node, device, metric, value in exporter.spec.pins:
         body: dict[str, Any] = {"node": node, "device": device, "metric": metric, "value": value}
-        response = httpx.post(f"http://{address}/control/override", json=body, timeout=5.0)
+        response = httpx.post(f"http://{exporter.address}/control/override", json=body, timeout=5.0)
         assert response.status_code in (200, 201), response.text
-    return RunningExporter(spec, process, address)
 
 
 def start_cluster(work: Path) -> DevClusterProcess:

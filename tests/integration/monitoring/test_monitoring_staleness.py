@@ -1,15 +1,21 @@
 """A device whose exporter goes silent: Prometheus drops its series at the next failed scrape; NuFi keeps
-the last value for up to three scrape intervals, then lists every quantity as stale and shows null."""
+the last value for up to three scrape intervals, then lists every quantity as stale (with its last value
+and when it was last seen) and shows null; when the exporter returns, the devices are fresh again. A node
+that advertises devices no series reports is listed as not reporting."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from datetime import datetime
 from typing import Any
 
 import httpx
 
+from support.polling import until
+
 from .monitoring_app import World
+from .monitoring_world import pin
 
 INTERVAL = 1.0  # the tests' scrape interval
 METRICS = {"utilization", "memory_used", "memory_total", "temperature"}
@@ -68,3 +74,68 @@ async def test_a_silent_exporter_becomes_stale_after_three_scrape_intervals(
     row = next(r for r in overview["items"] if r["device_type"] == "gone-lpu")
     assert row["stale_count"] == 8
     assert time.time() - stopped_at < 15
+
+
+async def blink(nufi: httpx.AsyncClient, user: dict[str, str]) -> dict[str, Any]:
+    response = await nufi.get("/api/v1/monitoring/blink-lpu", headers=user)
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+async def test_a_stopped_exporter_is_stale_with_its_last_value_and_fresh_again_when_it_returns(
+    nufi: httpx.AsyncClient, user: dict[str, str], scraped: World
+) -> None:
+    exporter = scraped.exporters["monitoring-blink"]
+    assert temperatures(await blink(nufi, user)) == [58.0, 58.0]
+    exporter.process.stop()
+    stopped_at = time.time()
+
+    async def stale() -> dict[str, Any] | None:
+        body = await blink(nufi, user)
+        return body if body["stale"] else None
+
+    body = await until(stale, within=15)
+    assert body is not None
+    temperature = [s for s in body["stale"] if s["metric"] == "temperature"]
+    assert {(s["node"], s["device"]) for s in temperature} == {
+        ("mon-blink-1", "lpu0"),
+        ("mon-blink-1", "lpu1"),
+    }
+    for item in temperature:
+        # The last value the device gave, and when it was last seen: before the exporter stopped.
+        assert item["last_value"] == 58.0
+        last_seen = datetime.fromisoformat(item["last_seen"]).timestamp()
+        assert last_seen <= stopped_at + 1.5
+    assert temperatures(body) == [None, None]
+    # The node still advertises its two devices, which are listed (stale), so it is not "not reporting".
+    assert body["not_reporting"] == []
+
+    exporter.process.restart()
+    await asyncio.to_thread(exporter.process.wait_ready, lambda: _healthy(exporter.address), 20.0, "healthy")
+    await asyncio.to_thread(pin, exporter)
+
+    async def fresh() -> dict[str, Any] | None:
+        body = await blink(nufi, user)
+        return body if not body["stale"] and temperatures(body) == [58.0, 58.0] else None
+
+    await until(fresh, within=20)
+
+
+def _healthy(address: str) -> bool:
+    return httpx.get(f"http://{address}/healthz", timeout=1.0).status_code == 200
+
+
+async def test_a_node_advertising_devices_that_no_series_reports_is_not_reporting(
+    nufi: httpx.AsyncClient, user: dict[str, str], scraped: World
+) -> None:
+    response = await nufi.get("/api/v1/monitoring/quiet-lpu", headers=user)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["not_reporting"] == [{"node": "mon-quiet-1", "capacity": 3}]
+    (node,) = body["nodes"]
+    assert node["node"] == "mon-quiet-1" and node["capacity"] == 3 and node["devices"] == []
+    assert body["summary"]["devices"] == 0 and body["summary"]["avg_utilization_percent"] is None
+    overview = (await nufi.get("/api/v1/monitoring/overview", headers=user)).json()
+    row = next(r for r in overview["items"] if r["device_type"] == "quiet-lpu")
+    assert row["not_reporting_count"] == 1
