@@ -1,8 +1,9 @@
 """Monitoring of every device type: the overview, a snapshot per type (paged), its stream, time ranges.
 
-The overview and the snapshot are polled by dashboards, so they answer with an `ETag`, a strong hash of
-the body's bytes, and a request whose `If-None-Match` names it gets a 304 without a body. The stream
-sends the same page as Server-Sent Events, one per evaluation of the type, with heartbeats between.
+The overview and the snapshot are polled by dashboards, so they answer with an `ETag`, a weak tag hashing
+the body's bytes but for its age, and a request whose `If-None-Match` names it gets a 304 without a
+body. The stream sends the same page as Server-Sent Events, one per evaluation of the type, with
+heartbeats between.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ CACHE_CONTROL = "private, no-cache"
 _ENTITY_TAG = re.compile(r'(?:W/)?("[^"]*")')
 _HEADERS: dict[str, Any] = {
     "ETag": {
-        "description": "a strong hash of the body's bytes; send it back as `If-None-Match`",
+        "description": "a weak tag hashing the body's bytes without `age_seconds`; send it back as "
+        "`If-None-Match`",
         "schema": {"type": "string"},
         "required": True,
     },
@@ -67,7 +69,8 @@ _POLLED: ResponseDocs = {
     responses={**_POLLED, **_UNAVAILABLE},
 )
 async def overview(request: Request, principal: CurrentPrincipal, monitoring: Monitoring) -> Response:
-    return conditional(request, OverviewView.of(await monitoring.overview(principal)))
+    view = OverviewView.of(await monitoring.overview(principal))
+    return conditional(request, view, ageing={"items": {"__all__": {"age_seconds"}}})
 
 
 NodeFilter = Annotated[
@@ -110,7 +113,7 @@ async def snapshot(
 ) -> Response:
     query = parse_page_query(node=node, limit=limit, continue_token=continue_, sort=sort, order=order)
     page = await monitoring.snapshot_page(principal, device_type_id, query)
-    return conditional(request, SnapshotPageView.of_page(page))
+    return conditional(request, SnapshotPageView.of_page(page), ageing={"age_seconds"})
 
 
 _EVENTS = (
@@ -184,10 +187,13 @@ def _sse(event: str, data: str) -> str:
     return f"event: {event}\ndata: {data}\n\n"
 
 
-def conditional(request: Request, view: BaseModel) -> Response:
-    """`view` as JSON with its ETag, or a 304 without a body when `If-None-Match` names that ETag."""
+def conditional(request: Request, view: BaseModel, *, ageing: Any) -> Response:
+    """`view` as JSON with its ETag, or a 304 without a body when `If-None-Match` names that ETag.
+
+    The tag is weak, over the body without its `ageing` fields (a pydantic `exclude`): a shared
+    snapshot read a second later is the same snapshot, only older, and must still match."""
     body = view.model_dump_json().encode()
-    tag = entity_tag(body)
+    tag = "W/" + entity_tag(view.model_dump_json(exclude=ageing).encode())
     headers = {"ETag": tag, "Cache-Control": CACHE_CONTROL}
     if none_match(request.headers.getlist("if-none-match"), tag):
         return Response(status_code=304, headers=headers)
@@ -195,7 +201,7 @@ def conditional(request: Request, view: BaseModel) -> Response:
 
 
 def entity_tag(body: bytes) -> str:
-    """A strong entity tag for `body`: its SHA-256, base64url, quoted."""
+    """An entity tag for `body`: its SHA-256, base64url, quoted."""
     digest = base64.urlsafe_b64encode(hashlib.sha256(body).digest()).rstrip(b"=").decode()
     return f'"{digest}"'
 
@@ -203,10 +209,11 @@ def entity_tag(body: bytes) -> str:
 def none_match(values: list[str], tag: str) -> bool:
     """Whether If-None-Match (every header line of it) matches `tag`: `*`, or a listed tag equal to it
     by the weak comparison RFC 9110 prescribes for If-None-Match (`W/` ignored)."""
+    opaque = tag.removeprefix("W/")
     for value in values:
         if value.strip() == "*":
             return True
-        if tag in _ENTITY_TAG.findall(value):
+        if opaque in _ENTITY_TAG.findall(value):
             return True
     return False
 

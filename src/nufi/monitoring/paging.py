@@ -209,7 +209,8 @@ def _no_constant(name: str) -> object:
 
 def page_snapshot(snapshot: Snapshot, query: PageQuery, *, offset: int = 0) -> SnapshotPage:
     """The page of `query` starting at `offset` (a decoded token's), with the token of the next page
-    when there is one. Each node keeps all its devices; `stale` keeps the entries of the page's nodes."""
+    when there is one. Each node keeps all its devices; `stale` and `not_reporting` keep the entries
+    of the page's nodes."""
     if offset < 0:
         raise ValueError(f"offset must not be negative, got {offset}")
     ordered = sorted_nodes(filtered_nodes(snapshot.nodes, query.node), query.sort, query.order)
@@ -217,13 +218,14 @@ def page_snapshot(snapshot: Snapshot, query: PageQuery, *, offset: int = 0) -> S
     page = tuple(ordered[offset:end])
     on_page = {node.node for node in page}
     stale = tuple(entry for entry in snapshot.stale if entry.node in on_page)
+    silent = tuple(entry for entry in snapshot.not_reporting if entry.node in on_page)
     next_token = None
     if end < len(ordered):
         next_token = encode_continue(
             ContinueToken(snapshot_time=snapshot.time, offset=end, fingerprint=query_fingerprint(query))
         )
     return SnapshotPage(
-        snapshot=dataclasses.replace(snapshot, nodes=page, stale=stale),
+        snapshot=dataclasses.replace(snapshot, nodes=page, stale=stale, not_reporting=silent),
         matched_nodes=len(ordered),
         continue_token=next_token,
     )

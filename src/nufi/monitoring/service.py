@@ -174,6 +174,11 @@ class MonitoringService:
         """One row per enabled type, each from its refresher."""
         require_user(principal)
         types = await self._listings.run("enabled", lambda: self._catalog.list(principal, enabled_only=True))
+        listed = {device_type.id for device_type in types}
+        for type_id, watched in list(self._watched.items()):
+            # A deleted or disabled type nobody reads any more: let go of what its refresher holds.
+            if type_id not in listed and not watched.refresher.refreshing:
+                self._forget(type_id)
         refreshers: dict[str, Refresher] = {}
         unusable: dict[str, MonitoringError] = {}
         for device_type in types:

@@ -1,11 +1,11 @@
-"""How monitoring judges freshness: the scrape interval of the device exporters.
+"""How monitoring judges freshness and how often it evaluates: the scrape interval of the exporters.
 
 Part of the server's one settings tree (`NUFI_MONITORING_SCRAPE_INTERVAL_SECONDS`, or
 `monitoring_scrape_interval_seconds` in the settings file). A metric is stale once it has been silent
 for more than `STALE_AFTER_INTERVALS` scrape intervals, and it drops out of snapshots once it has been
-silent for more than `FORGET_AFTER_INTERVALS` (Prometheus itself forgets a silent series at once, or
-after its 5-minute lookback). Every interval of that window is one more evaluation of each expression
-per snapshot, which is why it is not longer.
+silent for more than `FORGET_AFTER_INTERVALS` (the refreshers remember silent series that long). A type
+being read is evaluated once per refresh interval (`NUFI_MONITORING_REFRESH_SECONDS`, by default the
+scrape interval: evaluating more often shows nothing new).
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ import base64
 import dataclasses
 import json
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -29,6 +30,7 @@ from nufi.monitoring.snapshot import (
     DeviceEntry,
     MonitoringError,
     NodeEntry,
+    NotReporting,
     Snapshot,
     StaleMetric,
     Summary,
@@ -74,7 +76,8 @@ def snapshot_of(nodes: list[NodeEntry], *, time: float = T) -> Snapshot:
         for d in entry.devices[:1]
     )
     errors = (MonitoringError("prometheus", "query failed", metric="power"),)
-    return Snapshot("gpu", time, Summary.of(nodes), tuple(nodes), stale, errors)
+    silent = tuple(NotReporting(entry.node, entry.capacity or 1) for entry in nodes if not entry.devices)
+    return Snapshot("gpu", time, Summary.of(nodes), tuple(nodes), stale, errors, silent)
 
 
 def cluster(nodes: int = 1000, devices: int = 8) -> Snapshot:
@@ -209,6 +212,7 @@ def test_following_the_tokens_gives_every_node_once_in_order(
         assert size > 0 or (last and not matching)
         on_page = {e.node for e in page.snapshot.nodes}
         assert page.snapshot.stale == tuple(s for s in snapshot.stale if s.node in on_page)
+        assert page.snapshot.not_reporting == tuple(n for n in snapshot.not_reporting if n.node in on_page)
         assert page.snapshot.summary == snapshot.summary
         assert page.snapshot.errors == snapshot.errors
         assert (page.snapshot.device_type, page.snapshot.time) == (snapshot.device_type, snapshot.time)
@@ -447,9 +451,18 @@ def test_the_bounds_themselves_are_accepted() -> None:
 
 
 junk = st.none() | st.text(max_size=40) | st.sampled_from(["1", "5000", "node", "memory", "asc", "desc"])
+
+
+def _nested(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.lists(inner, min_size=1, max_size=3),
+        st.dictionaries(st.sampled_from(["t", "o", "f", "x"]), inner, min_size=1),
+    )
+
+
 json_junk = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["t", "o", "f", "x"]), inner),
+    _nested,
     max_leaves=8,
 )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 
 import pytest
@@ -11,7 +12,7 @@ from nufi.cluster import ClusterGateway
 from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.devices.spec import DeviceType
 from nufi.errors import NotFound, Unauthorized
-from nufi.monitoring import MonitoringService, MonitoringSettings
+from nufi.monitoring import MonitoringService, MonitoringSettings, Snapshot
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult, Sample
 from support.bodies import as_json
 
@@ -155,3 +156,104 @@ async def test_signed_out_callers_are_refused_before_anything_is_asked() -> None
 async def test_an_unknown_type_is_not_found() -> None:
     with pytest.raises(NotFound):
         await service(Prometheus({}), lpu("a", "a")).snapshot(ME, "zzz")
+
+
+async def test_an_edited_type_is_evaluated_with_its_new_expressions_on_the_very_next_read() -> None:
+    prometheus = Prometheus({"a_util": 42.0, "b_util": 7.0})
+    types = Types(lpu("a", "a"))
+    monitoring = MonitoringService(
+        types,
+        FetcherRegistry(builtin_fetchers()),
+        ClusterGateway(None),
+        prometheus,
+        clock=lambda: T,
+        background=False,
+    )
+    first = as_json(await monitoring.snapshot(ME, "a"))
+    assert first["nodes"][0]["devices"][0]["utilization_percent"] == 42.0
+    types.types["a"] = lpu("a", "b")  # the same id, new expressions; no time has passed
+    edited = as_json(await monitoring.snapshot(ME, "a"))
+    assert edited["nodes"][0]["devices"][0]["utilization_percent"] == 7.0
+    # Unchanged, the type is served from its refresher without asking Prometheus again.
+    asked = len(prometheus.instant)
+    await monitoring.snapshot(ME, "a")
+    assert len(prometheus.instant) == asked
+
+
+class CountedTypes(Types):
+    def __init__(self, *types: DeviceType) -> None:
+        super().__init__(*types)
+        self.lookups = 0
+        self.gate = asyncio.Event()
+
+    async def get(self, principal: Principal | None, device_type_id: str) -> DeviceType:
+        self.lookups += 1
+        await self.gate.wait()
+        return await super().get(principal, device_type_id)
+
+
+async def test_concurrent_readers_of_a_type_share_one_catalog_lookup_and_one_evaluation() -> None:
+    prometheus = Prometheus({"a_util": 42.0, "a_temp": 50.0})
+    types = CountedTypes(lpu("a", "a"))
+    monitoring = MonitoringService(
+        types,
+        FetcherRegistry(builtin_fetchers()),
+        ClusterGateway(None),
+        prometheus,
+        clock=lambda: T,
+        background=False,
+    )
+    readers = [asyncio.ensure_future(monitoring.snapshot(ME, "a")) for _ in range(20)]
+    await asyncio.sleep(0)
+    types.gate.set()
+    snapshots = await asyncio.gather(*readers)
+    assert types.lookups == 1
+    assert len(prometheus.instant) == 2  # one evaluation: one query per quantity
+    assert {s.time for s in snapshots} == {T}
+
+
+async def test_the_stream_follows_an_edit_and_ends_when_the_type_is_deleted() -> None:
+    prometheus = Prometheus({"a_util": 42.0, "b_util": 7.0})
+    types = Types(lpu("a", "a"))
+    monitoring = MonitoringService(
+        types,
+        FetcherRegistry(builtin_fetchers()),
+        ClusterGateway(None),
+        prometheus,
+        clock=lambda: T,
+        background=False,
+    )
+    stream = monitoring.stream(ME, "a", heartbeat_seconds=0.05)
+    first = await anext(stream)
+    assert isinstance(first, Snapshot) and first.nodes[0].devices[0].utilization_percent == 42.0
+    assert await anext(stream) is None  # nothing new: a heartbeat
+    assert [s.open_streams for s in monitoring.stats()] == [1]
+    types.types["a"] = lpu("a", "b")
+    edited = await anext(stream)
+    while edited is None:
+        edited = await anext(stream)
+    assert isinstance(edited, Snapshot) and edited.nodes[0].devices[0].utilization_percent == 7.0
+    del types.types["a"]
+    with pytest.raises(NotFound):
+        while True:
+            await anext(stream)
+    assert monitoring.stats() == []  # the deleted type's refresher is gone
+
+
+async def test_the_overview_lets_go_of_types_no_longer_listed() -> None:
+    prometheus = Prometheus({"a_util": 1.0, "b_util": 2.0})
+    types = Types(lpu("a", "a"), lpu("b", "b"))
+    monitoring = MonitoringService(
+        types,
+        FetcherRegistry(builtin_fetchers()),
+        ClusterGateway(None),
+        prometheus,
+        clock=lambda: T,
+        background=False,
+    )
+    await monitoring.overview(ME)
+    assert [s.device_type for s in monitoring.stats()] == ["a", "b"]
+    del types.types["b"]
+    await monitoring.overview(ME)
+    assert [s.device_type for s in monitoring.stats()] == ["a"]
+    await monitoring.close()
