@@ -31,7 +31,13 @@ LogFormat = Literal["auto", "json", "console"]
 LogLevel = Literal["debug", "info", "warning", "error", "critical"]
 
 _SECRET_FIELDS = frozenset(
-    {"database_url", "oidc_client_secret", "prometheus_password", "prometheus_bearer_token"}
+    {
+        "database_url",
+        "oidc_client_secret",
+        "prometheus_password",
+        "prometheus_bearer_token",
+        "dashboard_session_secret",
+    }
 )
 _MASK = "**********"
 
@@ -100,6 +106,18 @@ class Settings(BaseSettings):
     oidc_client_id: str | None = None
     oidc_client_secret: SecretStr | None = None
     admin_role: str = "nufi-admin"
+
+    # Dashboard sign-in (docs/dashboard.md, "Sign-in and sessions"). The tokens of dashboard sessions
+    # are stored encrypted under a key derived from this secret; unset, nobody can sign in to the
+    # dashboard. Changing it signs everyone out; give every replica the same one.
+    dashboard_session_secret: SecretStr | None = Field(default=None, min_length=16)
+    # A dashboard session ends this long after sign-in however active it is (the issuer may end it
+    # sooner: a refresh it refuses ends the session too).
+    dashboard_session_lifetime_seconds: float = Field(default=12 * 3600.0, ge=60, le=30 * 86400)
+    # The dashboard's address as browsers reach it (e.g. https://nufi.example.com), for the redirect
+    # URIs registered at the issuer; unset, the address of each request (behind a proxy that rewrites
+    # Host or terminates TLS, set it).
+    dashboard_public_url: str | None = Field(default=None, pattern=r"^https?://[^/?#]+(/[^?#]*)?$")
 
     # Hardening of the request path and of calls to the identity provider.
     # The client whose roles count next to realm roles (resource_access.<client>.roles); unset, the

@@ -12,10 +12,11 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
 from nufi.auth import TokenVerifier
+from nufi.auth.web_sessions import WebSessions
 from nufi.cluster import ClusterGateway
 from nufi.cluster.cache import CacheSettings, ClusterCache
 from nufi.config import Settings
-from nufi.db import Database
+from nufi.db import Database, WebSessionStore
 from nufi.devices import FetcherRegistry
 from nufi.devices.catalog import DeviceCatalog
 from nufi.health import DependencyCheck, Readiness
@@ -40,6 +41,9 @@ class Services:
     # Nodes and pods from watches, attached to `cluster` so every read of it is served from the cache
     # once synced; None when Kubernetes is not configured or NUFI_CLUSTER_CACHE_ENABLED is false.
     cluster_cache: ClusterCache | None = None
+    # Dashboard sign-in and its server-side sessions; None unless NUFI_OIDC_ISSUER,
+    # NUFI_OIDC_CLIENT_ID and NUFI_DASHBOARD_SESSION_SECRET are all set.
+    web_sessions: WebSessions | None = None
 
 
 @asynccontextmanager
@@ -69,6 +73,11 @@ async def build_services(
             owned.push_async_callback(database.close)
         if settings.database_migrate_on_start:
             await database.upgrade()
+        web_sessions = WebSessions.from_settings(
+            settings, verifier=verifier, store=WebSessionStore(database.sessions)
+        )
+        if web_sessions is not None:
+            owned.push_async_callback(web_sessions.close)
         cluster_cache = None
         if settings.cluster_cache_enabled and cluster.configured:
             cluster_cache = _start_cache(cluster, CacheSettings.from_settings(settings))
@@ -95,6 +104,7 @@ async def build_services(
             monitoring=monitoring,
             verifier=verifier,
             cluster_cache=cluster_cache,
+            web_sessions=web_sessions,
         )
 
 

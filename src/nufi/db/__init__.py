@@ -11,7 +11,8 @@ from nufi.db.engine import create_database_engine, display_url, parse_database_u
 from nufi.db.health import DATABASE, DatabaseCheck
 from nufi.db.migrate import current_revision, head_revision, migration_lock, upgrade_database
 from nufi.db.session import SessionFactory, create_session_factory, transaction
-from nufi.db.tables import AuditRecordRow, Base, DeviceTypeRow
+from nufi.db.tables import AuditRecordRow, Base, DeviceTypeRow, WebSessionRow
+from nufi.db.web_sessions import WebSessionStore
 
 __all__ = [
     "DATABASE",
@@ -25,6 +26,8 @@ __all__ = [
     "DeviceTypeRow",
     "NewDeviceType",
     "SessionFactory",
+    "WebSessionRow",
+    "WebSessionStore",
     "create_database_engine",
     "create_session_factory",
     "current_revision",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, CheckConstraint, Index, Integer, MetaData, String, text
+from sqlalchemy import JSON, Boolean, CheckConstraint, Index, Integer, MetaData, String, Text, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from nufi.db.types import UtcDateTime
@@ -27,6 +27,8 @@ RESOURCE_KEY_LENGTH = 317
 DEVICE_TYPE_ID_LENGTH = 63
 ACTOR_LENGTH = 255
 DEVICE_TYPE_KINDS = ("official", "custom")
+# A SHA-256 digest in hexadecimal.
+SESSION_ID_HASH_LENGTH = 64
 
 JsonObject = dict[str, Any]
 
@@ -87,3 +89,27 @@ class AuditRecordRow(Base):
 
     def __repr__(self) -> str:
         return f"AuditRecordRow(id={self.id}, action={self.action!r}, target_id={self.target_id!r})"
+
+
+class WebSessionRow(Base):
+    """A dashboard session: the browser holds only a random id, this row holds everything else.
+
+    The id is stored as its SHA-256 digest, so reading the table does not let anyone present a
+    session; the tokens are encrypted (nufi.auth.web_tokens), so it does not leak them either.
+    """
+
+    __tablename__ = "web_sessions"
+    __table_args__ = (Index("ix_web_sessions_expires_at", "expires_at"),)
+
+    id_hash: Mapped[str] = mapped_column(String(SESSION_ID_HASH_LENGTH), primary_key=True)
+    subject: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
+    username: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
+    # The encrypted token set (a Fernet token: URL-safe base64 text).
+    tokens: Mapped[str] = mapped_column(Text)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    last_seen_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+    def __repr__(self) -> str:
+        # Never the tokens, not even encrypted: reprs end up in logs.
+        return f"WebSessionRow(username={self.username!r}, expires_at={self.expires_at.isoformat()})"

@@ -1,0 +1,239 @@
+"""Dashboard sign-in: the OIDC routes under /auth/ and `signed_in` for the dashboard's pages.
+
+The browser gets one cookie, `nufi_session`, holding a random id; the tokens stay on the server
+(`nufi.auth.web_sessions`). While a sign-in is in flight a second, short-lived cookie holds its
+state, PKCE verifier and nonce, sealed, scoped to the callback path.
+
+Finding the services: routes of this router run in the FastAPI app that includes it, so
+`request.app.state.services` is there. Dashboard pages may run in a sub-app NiceGUI mounts, whose
+`request.app` is NiceGUI's and knows nothing of NuFi's state; for them the router's own lifespan
+(merged into the including app's, and entered after it) remembers the services of every running app
+that includes it, and `signed_in` falls back to the latest one. One process serves one app, so that
+is unambiguous; tests running apps one after another get each its own.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from html import escape
+from typing import Annotated
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from nufi.auth import IdentityProviderUnavailable, InvalidToken, Principal
+from nufi.auth.web_login import safe_next
+from nufi.auth.web_oidc import IssuerRefused
+from nufi.auth.web_sessions import WebSessions, missing_settings
+from nufi.auth.web_tokens import SealBroken
+from nufi.services import Services
+
+SESSION_COOKIE = "nufi_session"
+LOGIN_COOKIE = "nufi_login"
+LOGIN_PATH = "/auth/login"
+CALLBACK_PATH = "/auth/callback"
+LOGOUT_PATH = "/auth/logout"
+# Browsers only refuse to send Secure cookies over plain HTTP; on loopback a developer has no TLS.
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
+# Far above the 43 characters NuFi's ids have: anything longer is not ours and is not looked up.
+_MAX_SESSION_ID_LENGTH = 256
+_NO_STORE = {"Cache-Control": "no-store"}
+
+_running: list[Services] = []
+
+
+@asynccontextmanager
+async def _remember_services(app: FastAPI) -> AsyncIterator[None]:
+    services = getattr(app.state, "services", None)
+    if isinstance(services, Services):
+        _running.append(services)
+    try:
+        yield
+    finally:
+        _running[:] = [s for s in _running if s is not services]
+
+
+router = APIRouter(include_in_schema=False, lifespan=_remember_services)
+
+
+def sign_in_url(next_path: str) -> str:
+    """Where to send a browser to sign in and then come back to `next_path` (a path on this site)."""
+    return f"{LOGIN_PATH}?{urlencode({'next': next_path})}"
+
+
+async def signed_in(request: Request) -> Principal | None:
+    """The principal of the request's dashboard session, its tokens refreshed first when they expire
+    within a minute; None when there is no session, it ended, or refreshing failed (the session is
+    then deleted). Also None, the session kept, while the issuer is unreachable and the access
+    token has expired."""
+    session_id = request.cookies.get(SESSION_COOKIE)
+    if not session_id or len(session_id) > _MAX_SESSION_ID_LENGTH:
+        return None
+    services = _services(request)
+    if services is None or services.web_sessions is None:
+        return None
+    return await services.web_sessions.resolve(session_id)
+
+
+@router.get(LOGIN_PATH)
+async def login(request: Request, next_path: Annotated[str | None, Query(alias="next")] = None) -> Response:
+    sessions = _sessions_or_page(request)
+    if isinstance(sessions, Response):
+        return sessions
+    target = safe_next(next_path)
+    try:
+        url, sealed = await sessions.begin(redirect_uri=_base_url(request) + CALLBACK_PATH, next_path=target)
+    except IdentityProviderUnavailable as exc:
+        return _page("The identity provider cannot be reached", exc.detail, 503, next_path=target)
+    response = RedirectResponse(url, status_code=302, headers=_NO_STORE)
+    response.set_cookie(
+        LOGIN_COOKIE,
+        sealed,
+        max_age=sessions.logins.max_age_seconds,
+        path=CALLBACK_PATH,
+        secure=_secure(request),
+        httponly=True,
+        samesite="lax",
+    )
+    return response
+
+
+@router.get(CALLBACK_PATH)
+async def callback(request: Request) -> Response:
+    sessions = _sessions_or_page(request)
+    if isinstance(sessions, Response):
+        return sessions
+    params = request.query_params
+    error = params.get("error")
+    if error:
+        reason = params.get("error_description") or error
+        return _callback_page(
+            request, "Sign-in was not completed", f"The identity provider said: {reason}.", 403
+        )
+    try:
+        pending = sessions.pending(request.cookies.get(LOGIN_COOKIE, ""))
+    except SealBroken:
+        return _callback_page(
+            request,
+            "This sign-in cannot be finished",
+            "It took longer than ten minutes, was started in another browser, or this browser does not "
+            "keep cookies for this site.",
+            400,
+        )
+    if not hmac.compare_digest(params.get("state", "").encode(), pending.state.encode()):
+        return _callback_page(
+            request,
+            "This sign-in cannot be finished",
+            "Its state does not match the sign-in this browser started (another sign-in was started "
+            "since, perhaps in another tab).",
+            400,
+            next_path=pending.next_path,
+        )
+    issuer = params.get("iss")
+    code = params.get("code")
+    if (issuer is not None and issuer != sessions.client.issuer) or not code:
+        detail = "The answer came from another identity provider." if code else "The answer carries no code."
+        return _callback_page(
+            request, "This sign-in cannot be finished", detail, 400, next_path=pending.next_path
+        )
+    try:
+        new = await sessions.finish(code, pending)
+    except IdentityProviderUnavailable as exc:
+        return _callback_page(
+            request, "The identity provider cannot be reached", exc.detail, 503, next_path=pending.next_path
+        )
+    except (IssuerRefused, InvalidToken) as exc:
+        return _callback_page(request, "Sign-in was refused", exc.detail, 401, next_path=pending.next_path)
+    response = RedirectResponse(pending.next_path, status_code=303, headers=_NO_STORE)
+    max_age = max(0, int((new.expires_at - datetime.now(UTC)).total_seconds()))
+    response.set_cookie(
+        SESSION_COOKIE,
+        new.session_id,
+        max_age=max_age,
+        path="/",
+        secure=_secure(request),
+        httponly=True,
+        samesite="lax",
+    )
+    _forget_login(request, response)
+    return response
+
+
+@router.post(LOGOUT_PATH)
+async def logout(request: Request) -> Response:
+    # SameSite=Lax keeps the cookie off cross-site POSTs, so another site cannot sign anyone out.
+    target: str | None = None
+    services = _services(request)
+    session_id = request.cookies.get(SESSION_COOKIE)
+    if services is not None and services.web_sessions is not None and session_id:
+        target = await services.web_sessions.end(
+            session_id, post_logout_redirect_uri=_base_url(request) + "/"
+        )
+    response = RedirectResponse(target or "/", status_code=303, headers=_NO_STORE)
+    response.delete_cookie(SESSION_COOKIE, path="/", secure=_secure(request), httponly=True, samesite="lax")
+    return response
+
+
+def _services(request: Request) -> Services | None:
+    services = getattr(request.app.state, "services", None)
+    if isinstance(services, Services):
+        return services
+    return _running[-1] if _running else None
+
+
+def _sessions_or_page(request: Request) -> WebSessions | Response:
+    services = _services(request)
+    if services is None:
+        return _page("NuFi is not ready", "The server is starting or stopping; try again in a moment.", 503)
+    if services.web_sessions is None:
+        missing = ", ".join(missing_settings(services.settings)) or "the dashboard sign-in settings"
+        return _page(
+            "Dashboard sign-in is not configured",
+            f'An administrator must set {missing} (see docs/dashboard.md, "Sign-in and sessions").',
+            503,
+            retry=False,
+        )
+    return services.web_sessions
+
+
+def _base_url(request: Request) -> str:
+    services = _services(request)
+    configured = services.settings.dashboard_public_url if services is not None else None
+    return (configured or str(request.base_url)).rstrip("/")
+
+
+def _secure(request: Request) -> bool:
+    return request.url.hostname not in LOOPBACK_HOSTS
+
+
+def _forget_login(request: Request, response: Response) -> None:
+    response.delete_cookie(
+        LOGIN_COOKIE, path=CALLBACK_PATH, secure=_secure(request), httponly=True, samesite="lax"
+    )
+
+
+def _callback_page(
+    request: Request, title: str, message: str, status: int, *, next_path: str = "/"
+) -> Response:
+    response = _page(title, message, status, next_path=next_path)
+    _forget_login(request, response)
+    return response
+
+
+def _page(title: str, message: str, status: int, *, next_path: str = "/", retry: bool = True) -> HTMLResponse:
+    """A short page saying what happened: the sign-in routes answer a browser, not an API client."""
+    again = (
+        f"<p><a id='sign-in-again' href='{escape(sign_in_url(next_path))}'>Sign in again</a></p>"
+        if retry
+        else ""
+    )
+    html = (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{escape(title)} - NuFi</title></head>\n<body>\n<h1>{escape(title)}</h1>\n"
+        f"<p id='message'>{escape(message)}</p>\n{again}\n</body></html>\n"
+    )
+    return HTMLResponse(html, status_code=status, headers=_NO_STORE)
