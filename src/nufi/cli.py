@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import platform
 import socket
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -41,8 +43,17 @@ def serve(
         int | None, typer.Option(help="Port to bind; 0 picks a free one (default NUFI_PORT or 8080).")
     ] = None,
     reload: Annotated[bool, typer.Option(help="Restart on source changes (development only).")] = False,
+    api_only: Annotated[
+        bool, typer.Option("--api-only", help="Serve the REST API without the dashboard.")
+    ] = False,
+    ui_only: Annotated[
+        bool, typer.Option("--ui-only", help="Serve the dashboard without the REST API (probes stay).")
+    ] = False,
 ) -> None:
-    """Run the NuFi server until interrupted (Ctrl-C or SIGTERM)."""
+    """Run the NuFi server until interrupted (Ctrl-C or SIGTERM): the REST API and the dashboard."""
+    if api_only and ui_only:
+        typer.echo("error: --api-only and --ui-only exclude each other; give at most one", err=True)
+        raise typer.Exit(2)
     overrides: dict[str, object] = {}
     if host is not None:
         overrides["host"] = host
@@ -50,10 +61,11 @@ def serve(
         overrides["port"] = port
     settings = _settings_or_exit(**overrides)
     configure_logging(settings.log_format, settings.log_level)
+    faces = _Faces(api=not ui_only, dashboard=not api_only)
     if reload:
-        _serve_with_reload(settings)
+        _serve_with_reload(settings, faces)
     else:
-        _serve(settings)
+        _serve(settings, faces)
 
 
 @app.command()
@@ -130,11 +142,39 @@ def _settings_or_exit(**overrides: object) -> Settings:
         raise typer.Exit(code=2) from None
 
 
-def _serve(settings: Settings) -> None:
+@dataclass(frozen=True)
+class _Faces:
+    api: bool = True
+    dashboard: bool = True
+
+    def as_env(self) -> dict[str, str]:
+        return {_FACES_ENV: f"{int(self.api)}{int(self.dashboard)}"}
+
+    @classmethod
+    def from_env(cls) -> _Faces:
+        value = os.environ.get(_FACES_ENV, "11")
+        return cls(api=value[:1] != "0", dashboard=value[1:2] != "0")
+
+
+# How `serve --reload` tells its worker processes which faces to serve.
+_FACES_ENV = "NUFI_SERVE_FACES"
+
+
+def build_server(settings: Settings, faces: _Faces) -> FastAPI:
+    """The app `nufi serve` runs: the API, and the dashboard mounted beside it."""
     # Imported here so `nufi version` and `--help` stay quick.
     from nufi.api import create_app
 
-    _AnnouncingServer(_uvicorn_config(create_app(settings), settings)).run()
+    application = create_app(settings, api=faces.api)
+    if faces.dashboard:
+        from nufi.ui.app import mount_dashboard
+
+        mount_dashboard(application, settings)
+    return application
+
+
+def _serve(settings: Settings, faces: _Faces) -> None:
+    _AnnouncingServer(_uvicorn_config(build_server(settings, faces), settings)).run()
 
 
 class _AnnouncingServer(uvicorn.Server):
@@ -159,8 +199,9 @@ def _bound_urls(server: uvicorn.Server) -> list[str]:
     return urls
 
 
-def _serve_with_reload(settings: Settings) -> None:
+def _serve_with_reload(settings: Settings, faces: _Faces) -> None:
     # The reloader imports the app in a child process, so the app is named, not passed.
+    os.environ.update(faces.as_env())
     typer.echo(f"NuFi listening on http://{settings.host}:{settings.port} (reloading on changes)")
     uvicorn.run(
         "nufi.cli:reload_app_factory",
@@ -174,11 +215,9 @@ def _serve_with_reload(settings: Settings) -> None:
 
 def reload_app_factory() -> FastAPI:
     """App factory for `nufi serve --reload` worker processes."""
-    from nufi.api import create_app
-
     settings = load_settings()
     configure_logging(settings.log_format, settings.log_level)
-    return create_app(settings)
+    return build_server(settings, _Faces.from_env())
 
 
 def _uvicorn_config(application: FastAPI, settings: Settings) -> uvicorn.Config:

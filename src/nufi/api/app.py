@@ -32,8 +32,10 @@ def create_app(
     prometheus: PrometheusGateway | None = None,
     database: Database | None = None,
     extra_checks: Sequence[DependencyCheck] = (),
+    api: bool = True,
 ) -> FastAPI:
-    """Build the NuFi server.
+    """Build the NuFi server; with `api=False` only its probes, metrics and version (the dashboard's
+    own Deployment, `nufi serve --ui-only`).
 
     Gateways not passed in are built from `settings` when the app starts and closed when it stops;
     gateways passed in belong to the caller, who closes them. The same holds for `database`; unless
@@ -74,8 +76,9 @@ def create_app(
     app.include_router(health.router)
     app.include_router(metrics.router)
     app.include_router(version.router)
-    app.include_router(me.router)
-    app.include_router(devices.router)
-    app.include_router(admin_devices.router)
-    app.include_router(monitoring.router)
+    if api:
+        app.include_router(me.router)
+        app.include_router(devices.router)
+        app.include_router(admin_devices.router)
+        app.include_router(monitoring.router)
     return app

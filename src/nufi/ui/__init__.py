@@ -1,0 +1,1 @@
+"""The dashboard: NiceGUI pages over the same services as the REST API."""

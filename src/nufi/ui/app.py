@@ -1,0 +1,73 @@
+"""Mounting the dashboard on NuFi's FastAPI app.
+
+NiceGUI keeps one app, and one set of pages, per process: `mount_dashboard` may run once per process
+(`nufi serve`), and the pages find the process's services through `nufi.ui.context`, attached by the
+server's lifespan. The language switch is a plain route that remembers the choice in a cookie, so it
+holds across replicas and restarts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, FastAPI
+from nicegui import ui
+from starlette.requests import Request
+from starlette.responses import RedirectResponse
+
+from nufi.auth.web_login import safe_next
+from nufi.config import Settings
+from nufi.ui import context, signin
+from nufi.ui.context import LANGUAGE_COOKIE
+from nufi.ui.i18n import LANGUAGES
+from nufi.ui.pages import admin, monitoring
+
+# A year: the language is a preference, not a secret.
+_LANGUAGE_COOKIE_SECONDS = 366 * 86400
+
+language_router = APIRouter(include_in_schema=False)
+
+
+@language_router.get("/ui/language")
+async def choose_language(request: Request, set: str = "", next: str = "/") -> RedirectResponse:
+    response = RedirectResponse(safe_next(next), status_code=303)
+    if set in LANGUAGES:
+        response.set_cookie(
+            LANGUAGE_COOKIE, set, max_age=_LANGUAGE_COOKIE_SECONDS, httponly=True, samesite="lax", path="/"
+        )
+    return response
+
+
+def register_pages() -> None:
+    """Declare every dashboard page with NiceGUI's process-wide page registry."""
+    monitoring.register()
+    admin.register()
+
+
+@asynccontextmanager
+async def _attached(app: FastAPI) -> AsyncIterator[None]:
+    # Entered after the app's own lifespan has built the services (FastAPI nests routers' inside).
+    context.attach(app.state.services)
+    try:
+        yield
+    finally:
+        context.attach(None)
+
+
+def mount_dashboard(app: FastAPI, settings: Settings) -> None:
+    """Serve the dashboard at `/` of `app` (a `nufi.api.create_app` app), beside the API."""
+    register_pages()
+    app.include_router(APIRouter(lifespan=_attached))
+    # Before NiceGUI's mount at `/`, which catches every path not routed ahead of it.
+    app.include_router(signin.router)
+    app.include_router(language_router)
+    secret = settings.dashboard_session_secret
+    ui.run_with(
+        app,
+        title="NuFi",
+        favicon="🧮",
+        storage_secret=secret.get_secret_value() if secret is not None else None,
+        show_welcome_message=False,
+        reconnect_timeout=10.0,
+    )

@@ -1,0 +1,193 @@
+"""Every text the dashboard shows, in Korean and in English, from one catalog.
+
+Korean is the first language (NuFi's first users are Korean infrastructure teams); English stands
+beside it. A key missing in either language is a failing test (`tests/unit/ui`), never a blank label.
+Texts take `str.format` fields by name (`{node}`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal, get_args
+
+Language = Literal["ko", "en"]
+LANGUAGES: tuple[Language, ...] = get_args(Language)
+DEFAULT_LANGUAGE: Language = "ko"
+LANGUAGE_NAMES: dict[Language, str] = {"ko": "한국어", "en": "English"}
+
+CATALOG: dict[Language, dict[str, str]] = {
+    "ko": {
+        "app.title": "NuFi",
+        "nav.monitoring": "모니터링",
+        "nav.admin": "관리",
+        "nav.devices": "디바이스",
+        "nav.audit": "감사 기록",
+        "header.sign_out": "로그아웃",
+        "header.language": "언어",
+        "forbidden.title": "접근 권한이 없습니다",
+        "forbidden.body": (
+            "이 페이지는 nufi-admin 역할이 있는 관리자만 볼 수 있습니다. "
+            "필요하면 관리자에게 역할을 요청하세요."
+        ),
+        "forbidden.back": "모니터링으로 돌아가기",
+        "signin.required": "로그인이 필요합니다.",
+        "monitoring.title": "모니터링",
+        "monitoring.empty": (
+            "활성화된 디바이스 유형이 없습니다. 관리자가 관리 → 디바이스에서 추가할 수 있습니다."
+        ),
+        "monitoring.unavailable": "Prometheus에 연결할 수 없습니다: {detail}",
+        "monitoring.updated": "{age}초 전 갱신",
+        "monitoring.card.nodes": "노드",
+        "monitoring.card.devices": "디바이스",
+        "monitoring.card.utilization": "평균 사용률",
+        "monitoring.card.memory": "메모리",
+        "monitoring.card.temperature": "최고 온도",
+        "monitoring.card.power": "전력",
+        "monitoring.filter.node": "노드 이름으로 필터",
+        "monitoring.column.node": "노드",
+        "monitoring.column.device": "디바이스",
+        "monitoring.column.utilization": "사용률",
+        "monitoring.column.memory": "메모리 (사용 / 전체)",
+        "monitoring.column.temperature": "온도",
+        "monitoring.column.power": "전력",
+        "monitoring.column.pod": "파드",
+        "monitoring.column.namespace": "네임스페이스",
+        "monitoring.column.state": "상태",
+        "monitoring.not_reported": "미보고",
+        "monitoring.state.ok": "정상",
+        "monitoring.state.stale": "오래됨",
+        "monitoring.state.not_reporting": "응답 없음",
+        "monitoring.state.implausible": "비정상 값",
+        "monitoring.page": "{first}~{last} / 노드 {total}개",
+        "monitoring.previous": "이전",
+        "monitoring.next": "다음",
+        "monitoring.errors": "일부 데이터를 가져오지 못했습니다",
+        "devices.title": "디바이스",
+        "devices.add": "디바이스 추가",
+        "devices.column.name": "이름",
+        "devices.column.vendor": "제조사",
+        "devices.column.resource_key": "리소스 키",
+        "devices.column.kind": "구분",
+        "devices.column.nodes": "노드",
+        "devices.column.capacity": "용량 / 할당 가능 / 할당됨",
+        "devices.column.enabled": "사용",
+        "devices.kind.official": "공식",
+        "devices.kind.custom": "사용자 정의",
+        "devices.inventory_error": "클러스터를 읽지 못했습니다: {detail}",
+        "audit.title": "감사 기록",
+        "audit.empty": "아직 기록이 없습니다.",
+        "audit.column.time": "시각",
+        "audit.column.actor": "사용자",
+        "audit.column.action": "작업",
+        "audit.column.target": "대상",
+    },
+    "en": {
+        "app.title": "NuFi",
+        "nav.monitoring": "Monitoring",
+        "nav.admin": "Admin",
+        "nav.devices": "Devices",
+        "nav.audit": "Audit",
+        "header.sign_out": "Sign out",
+        "header.language": "Language",
+        "forbidden.title": "You do not have access",
+        "forbidden.body": (
+            "Only administrators with the nufi-admin role can open this page. "
+            "Ask an administrator for the role if you need it."
+        ),
+        "forbidden.back": "Back to monitoring",
+        "signin.required": "Please sign in.",
+        "monitoring.title": "Monitoring",
+        "monitoring.empty": (
+            "No device type is enabled. An administrator can add one under Admin → Devices."
+        ),
+        "monitoring.unavailable": "Prometheus cannot be reached: {detail}",
+        "monitoring.updated": "updated {age} s ago",
+        "monitoring.card.nodes": "Nodes",
+        "monitoring.card.devices": "Devices",
+        "monitoring.card.utilization": "Average utilization",
+        "monitoring.card.memory": "Memory",
+        "monitoring.card.temperature": "Hottest",
+        "monitoring.card.power": "Power",
+        "monitoring.filter.node": "Filter by node name",
+        "monitoring.column.node": "Node",
+        "monitoring.column.device": "Device",
+        "monitoring.column.utilization": "Utilization",
+        "monitoring.column.memory": "Memory (used / total)",
+        "monitoring.column.temperature": "Temperature",
+        "monitoring.column.power": "Power",
+        "monitoring.column.pod": "Pod",
+        "monitoring.column.namespace": "Namespace",
+        "monitoring.column.state": "State",
+        "monitoring.not_reported": "not reported",
+        "monitoring.state.ok": "OK",
+        "monitoring.state.stale": "stale",
+        "monitoring.state.not_reporting": "not reporting",
+        "monitoring.state.implausible": "implausible",
+        "monitoring.page": "{first} to {last} of {total} nodes",
+        "monitoring.previous": "Previous",
+        "monitoring.next": "Next",
+        "monitoring.errors": "Some data could not be read",
+        "devices.title": "Devices",
+        "devices.add": "Add Device",
+        "devices.column.name": "Name",
+        "devices.column.vendor": "Vendor",
+        "devices.column.resource_key": "Resource key",
+        "devices.column.kind": "Kind",
+        "devices.column.nodes": "Nodes",
+        "devices.column.capacity": "Capacity / allocatable / allocated",
+        "devices.column.enabled": "Enabled",
+        "devices.kind.official": "Official",
+        "devices.kind.custom": "Custom",
+        "devices.inventory_error": "The cluster could not be read: {detail}",
+        "audit.title": "Audit",
+        "audit.empty": "Nothing recorded yet.",
+        "audit.column.time": "Time",
+        "audit.column.actor": "User",
+        "audit.column.action": "Action",
+        "audit.column.target": "Target",
+    },
+}
+
+
+def text(language: Language, key: str, **fields: object) -> str:
+    """The text of `key` in `language`; KeyError for a key the catalog does not have."""
+    template = CATALOG[language][key]
+    return template.format(**fields) if fields else template
+
+
+def preferred_language(accept_language: str | None) -> Language:
+    """The first of the browser's languages (RFC 9110 `Accept-Language`, by weight) NuFi speaks;
+    Korean when it names none of them or cannot be read."""
+    ranked: list[tuple[float, int, str]] = []
+    for position, part in enumerate((accept_language or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        weight = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        if tag:
+            ranked.append((-weight, position, tag.strip().lower()))
+    for weight, _, tag in sorted(ranked):
+        if weight >= 0:
+            continue
+        primary = tag.split("-", 1)[0]
+        if primary in LANGUAGES:
+            return _language(primary)
+    return DEFAULT_LANGUAGE
+
+
+def _language(value: str) -> Language:
+    for language in LANGUAGES:
+        if language == value:
+            return language
+    raise ValueError(value)
+
+
+def missing_keys(languages: Iterable[Language] = LANGUAGES) -> dict[Language, set[str]]:
+    """Per language, the keys another language has and it lacks."""
+    every = set().union(*(CATALOG[language] for language in languages))
+    return {language: every - set(CATALOG[language]) for language in languages}

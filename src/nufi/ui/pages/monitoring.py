@@ -1,0 +1,236 @@
+"""Monitoring: one tab per enabled device type, its summary, and a paged table of its devices.
+
+Everything comes from the monitoring service, whose refreshers evaluate each type once per interval
+for the whole replica: the page's timer only re-reads the latest shared snapshot, so a hundred open
+tabs cost Prometheus nothing more than one. Paging and filtering happen in the service too, so a
+1,000-node type sends the browser one page of rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nicegui import ui
+from starlette.requests import Request
+from starlette.responses import RedirectResponse
+
+from nufi.errors import NufiError
+from nufi.monitoring import Overview, Snapshot
+from nufi.monitoring.paging import PageQuery
+from nufi.ui import context
+from nufi.ui.format import celsius, memory, percent, watts
+from nufi.ui.i18n import Language, text
+from nufi.ui.layout import MONITORING_PATH, frame
+from nufi.ui.pages.gate import Visitor, visitor
+
+NODES_PER_PAGE = 25
+
+
+class MonitoringView:
+    """One open monitoring page: what it shows and which page of which type."""
+
+    def __init__(self, who: Visitor, selected: str | None) -> None:
+        self.visitor = who
+        self.selected = selected
+        self.node_filter = ""
+        # The tokens of the pages up to the current one, so "previous" can go back.
+        self.tokens: list[str | None] = [None]
+        self.overview: Overview | None = None
+        self.overview_error: str | None = None
+
+    @property
+    def language(self) -> Language:
+        return self.visitor.language
+
+    def types(self) -> list[str]:
+        return [row.device_type.id for row in self.overview.rows] if self.overview else []
+
+    async def read_overview(self) -> None:
+        try:
+            self.overview = await context.services().monitoring.overview(self.visitor.principal)
+            self.overview_error = None
+        except NufiError as exc:
+            self.overview, self.overview_error = None, exc.detail
+        if self.selected not in self.types():
+            self.selected = self.types()[0] if self.types() else None
+
+    @ui.refreshable_method
+    async def content(self) -> None:
+        language = self.language
+        ui.label(text(language, "monitoring.title")).classes("text-2xl font-semibold")
+        if self.overview_error is not None:
+            ui.label(text(language, "monitoring.unavailable", detail=self.overview_error)).classes(
+                "text-red-700"
+            ).props('data-testid="monitoring-unavailable"')
+            return
+        rows = self.overview.rows if self.overview else ()
+        if not rows:
+            ui.label(text(language, "monitoring.empty")).props('data-testid="monitoring-empty"')
+            return
+        with ui.tabs(on_change=lambda event: self.select(event.value)) as tabs:
+            made = {
+                row.device_type.id: ui.tab(row.device_type.id, label=row.device_type.name).props(
+                    f'data-testid="tab-{row.device_type.id}"'
+                )
+                for row in rows
+            }
+        if self.selected is not None:
+            tabs.set_value(made[self.selected])
+        await self.panel()
+
+    def select(self, device_type_id: Any) -> None:
+        if str(device_type_id) == self.selected:
+            return
+        self.selected = str(device_type_id)
+        self.tokens = [None]
+        self.panel.refresh()
+
+    @ui.refreshable_method
+    async def panel(self) -> None:
+        language = self.language
+        if self.selected is None:
+            return
+        query = PageQuery(node=self.node_filter or None, limit=NODES_PER_PAGE, continue_token=self.tokens[-1])
+        try:
+            page = await context.services().monitoring.snapshot_page(
+                self.visitor.principal, self.selected, query
+            )
+        except NufiError as exc:
+            ui.label(text(language, "monitoring.unavailable", detail=exc.detail)).classes("text-red-700")
+            return
+        snapshot = page.snapshot
+        _cards(snapshot, language)
+        with ui.row().classes("items-center gap-4 w-full"):
+            search = ui.input(text(language, "monitoring.filter.node"), value=self.node_filter)
+            search.props('clearable dense data-testid="node-filter"').classes("w-64")
+            search.on("keydown.enter", lambda: self.filter(search.value))
+            search.on("clear", lambda: self.filter(""))
+            ui.label(text(language, "monitoring.updated", age=f"{snapshot.age_seconds:.0f}")).classes(
+                "text-sm text-slate-500"
+            )
+        ui.table(columns=_columns(language), rows=_rows(snapshot, language), row_key="key").classes(
+            "w-full"
+        ).props('dense flat bordered data-testid="devices-table"')
+        first = (len(self.tokens) - 1) * NODES_PER_PAGE + 1
+        last = first + len(snapshot.nodes) - 1
+        with ui.row().classes("items-center gap-2"):
+            shown = text(
+                language,
+                "monitoring.page",
+                first=min(first, page.matched_nodes),
+                last=last,
+                total=page.matched_nodes,
+            )
+            ui.label(shown).props('data-testid="page-position"')
+            previous = ui.button(text(language, "monitoring.previous"), on_click=self.back)
+            previous.props("flat dense").set_enabled(len(self.tokens) > 1)
+            following = ui.button(
+                text(language, "monitoring.next"), on_click=lambda: self.forward(page.continue_token)
+            )
+            following.props("flat dense").set_enabled(page.continue_token is not None)
+        if snapshot.errors:
+            with ui.expansion(text(language, "monitoring.errors"), icon="warning").classes(
+                "w-full text-amber-800"
+            ):
+                for error in snapshot.errors[:20]:
+                    ui.label(f"{error.source}: {error.message}").classes("text-sm")
+
+    def filter(self, value: str | None) -> None:
+        self.node_filter = (value or "").strip()
+        self.tokens = [None]
+        self.panel.refresh()
+
+    def forward(self, token: str | None) -> None:
+        if token is not None:
+            self.tokens.append(token)
+            self.panel.refresh()
+
+    def back(self) -> None:
+        if len(self.tokens) > 1:
+            self.tokens.pop()
+            self.panel.refresh()
+
+    async def tick(self) -> None:
+        known = self.types()
+        await self.read_overview()
+        if self.types() != known:
+            self.content.refresh()  # a type registered (or removed) appears without a reload
+        elif len(self.tokens) == 1:
+            self.panel.refresh()  # the first page follows the live values; later pages keep theirs
+
+
+def _cards(snapshot: Snapshot, language: Language) -> None:
+    summary = snapshot.summary
+    cards = [
+        ("monitoring.card.nodes", str(summary.nodes)),
+        ("monitoring.card.devices", str(summary.devices)),
+        ("monitoring.card.utilization", percent(summary.avg_utilization_percent)),
+        ("monitoring.card.memory", memory(summary.memory_used_bytes, summary.memory_total_bytes)),
+        ("monitoring.card.temperature", celsius(summary.max_temperature_celsius)),
+        ("monitoring.card.power", watts(summary.power_watts)),
+    ]
+    with ui.row().classes("gap-4 w-full"):
+        for key, value in cards:
+            with ui.card().classes("min-w-40").props(f'data-testid="card-{key.rsplit(".", 1)[1]}"'):
+                ui.label(text(language, key)).classes("text-sm text-slate-500")
+                ui.label(value if value is not None else text(language, "monitoring.not_reported")).classes(
+                    "text-xl font-semibold"
+                )
+
+
+def _columns(language: Language) -> list[dict[str, Any]]:
+    names = ["node", "device", "utilization", "memory", "temperature", "power", "pod", "namespace", "state"]
+    return [
+        {"name": name, "label": text(language, f"monitoring.column.{name}"), "field": name, "align": "left"}
+        for name in names
+    ]
+
+
+def _rows(snapshot: Snapshot, language: Language) -> list[dict[str, Any]]:
+    missing = text(language, "monitoring.not_reported")
+    stale = {(s.node, s.device) for s in snapshot.stale}
+    implausible = {(e.node, e.device) for e in snapshot.errors if e.source == "plausibility"}
+    rows: list[dict[str, Any]] = []
+    for node in snapshot.nodes:
+        if not node.devices:
+            rows.append(
+                {
+                    "key": node.node,
+                    "node": node.node,
+                    "device": "—",
+                    "state": text(language, "monitoring.state.not_reporting"),
+                }
+            )
+            continue
+        for device in node.devices:
+            key = (node.node, device.device)
+            state = "stale" if key in stale else "implausible" if key in implausible else "ok"
+            rows.append(
+                {
+                    "key": f"{node.node}/{device.device}",
+                    "node": node.node,
+                    "device": device.device,
+                    "utilization": percent(device.utilization_percent) or missing,
+                    "memory": memory(device.memory_used_bytes, device.memory_total_bytes) or missing,
+                    "temperature": celsius(device.temperature_celsius) or missing,
+                    "power": watts(device.power_watts) or missing,
+                    "pod": device.pod or "",
+                    "namespace": device.namespace or "",
+                    "state": text(language, f"monitoring.state.{state}"),
+                }
+            )
+    return rows
+
+
+def register() -> None:
+    @ui.page(MONITORING_PATH)
+    async def monitoring_page(request: Request, type: str | None = None) -> RedirectResponse | None:
+        who = await visitor(request)
+        if isinstance(who, RedirectResponse):
+            return who
+        frame(who.principal, who.language, current=MONITORING_PATH)
+        view = MonitoringView(who, type)
+        await view.read_overview()
+        await view.content()
+        ui.timer(context.services().monitoring.settings.refresh_seconds, view.tick)
+        return None

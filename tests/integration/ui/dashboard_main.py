@@ -1,0 +1,45 @@
+"""The dashboard as the simulated-user tests run it: NuFi's pages over services built from settings,
+with the signed-in person named by the test in a request header (sign-in has its own tests)."""
+
+from __future__ import annotations
+
+import os
+from contextlib import AsyncExitStack
+
+from nicegui import app, ui
+from pydantic import SecretStr
+from starlette.requests import Request
+
+from integration.ui.people import PEOPLE, USER_HEADER
+from nufi.auth import Principal
+from nufi.config import Settings
+from nufi.services import build_services
+from nufi.ui import context
+from nufi.ui.app import language_router, register_pages
+
+_stack = AsyncExitStack()
+
+
+async def _who(request: Request) -> Principal | None:
+    return PEOPLE.get(request.headers.get(USER_HEADER, ""))
+
+
+async def _start() -> None:
+    settings = Settings(
+        database_url=SecretStr("sqlite+aiosqlite:///:memory:"),
+        prometheus_url=os.environ.get("NUFI_TEST_PROMETHEUS_URL") or None,
+    )
+    services = await _stack.enter_async_context(build_services(settings))
+    context.attach(services, _who)
+
+
+async def _stop() -> None:
+    context.attach(None)
+    await _stack.aclose()
+
+
+register_pages()
+app.include_router(language_router)
+app.on_startup(_start)
+app.on_shutdown(_stop)
+ui.run(storage_secret="simulated", show_welcome_message=False)

@@ -1,0 +1,105 @@
+"""The dashboard's pages as a person meets them, through NiceGUI's simulated user (no browser): who sees
+the Admin menu, what a non-admin gets on an admin URL, the sign-in redirect, both languages."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from nicegui import ui
+from nicegui.testing import User, user_simulation
+
+from support.polling import eventually
+
+from .people import USER_HEADER
+
+MAIN = Path(__file__).with_name("dashboard_main.py")
+
+
+@pytest.fixture
+async def person() -> AsyncIterator[User]:
+    # NiceGUI forgets the modules that declared pages when a simulation ends (so the next one imports
+    # them afresh); the rest of the test session must keep the very module objects it already holds.
+    modules = dict(sys.modules)
+    try:
+        async with user_simulation(main_file=MAIN) as simulated:
+            # NiceGUI runs an async start-up handler as a task of its own: wait for the services.
+            attached = importlib.import_module("nufi.ui.context").is_attached
+            await eventually(lambda: _holds(attached()), within=20)
+            yield simulated
+    finally:
+        for name, module in modules.items():
+            sys.modules.setdefault(name, module)
+
+
+def _holds(condition: bool) -> None:
+    assert condition
+
+
+def as_(user: User, who: str, language: str = "ko") -> User:
+    user.http_client.headers[USER_HEADER] = who
+    user.http_client.headers["accept-language"] = language
+    return user
+
+
+async def test_an_admin_sees_the_admin_menu_and_a_user_does_not(person: User) -> None:
+    await as_(person, "admin").open("/")
+    await person.should_see("admin")
+    await person.should_see("디바이스")
+    await person.should_see("감사 기록")
+
+    await as_(person, "user").open("/")
+    await person.should_see("user")
+    await person.should_see("모니터링")
+    await person.should_not_see("디바이스")
+    await person.should_not_see("감사 기록")
+
+
+async def test_a_user_opening_an_admin_url_is_told_it_is_not_for_them(person: User) -> None:
+    for path in ("/admin/devices", "/admin/audit"):
+        await as_(person, "user", "en").open(path)
+        await person.should_see("You do not have access")
+        await person.should_see("nufi-admin")
+        await person.should_not_see(kind=ui.table)
+
+
+async def test_the_admin_device_list_shows_the_official_types(person: User) -> None:
+    await as_(person, "admin", "en").open("/admin/devices")
+    await person.should_see("Devices")
+    (table,) = person.find(ui.table).elements
+    rows = {row["id"]: row for row in table.rows}
+    assert rows["nvidia-gpu"]["name"] == "NVIDIA GPU"
+    assert rows["nvidia-gpu"]["resource_key"] == "nvidia.com/gpu"
+    assert rows["nvidia-gpu"]["kind"] == "Official"
+    # No cluster is configured here: the counts say why they are missing instead of showing 0.
+    assert rows["nvidia-gpu"]["capacity"].startswith("The cluster could not be read")
+    assert [column["label"] for column in table.columns][:3] == ["Name", "Vendor", "Resource key"]
+
+
+async def test_someone_not_signed_in_is_sent_to_sign_in_and_back_to_the_same_url(person: User) -> None:
+    person.http_client.headers.pop(USER_HEADER, None)
+    response = await person.http_client.get("/admin/devices?x=1", follow_redirects=False)
+    assert response.status_code == 303
+    assert response.headers["location"] == "/auth/login?next=%2Fadmin%2Fdevices%3Fx%3D1"
+
+
+async def test_the_language_follows_the_browser_then_the_choice(person: User) -> None:
+    await as_(person, "user", "en-US,en;q=0.9,ko;q=0.5").open("/")
+    await person.should_see("Monitoring")
+    await person.should_see("Sign out")
+    chosen = await person.http_client.get("/ui/language?set=ko&next=/", follow_redirects=False)
+    assert chosen.status_code == 303 and chosen.headers["location"] == "/"
+    cookie = chosen.headers["set-cookie"]
+    assert "nufi_language=ko" in cookie and "HttpOnly" in cookie and "SameSite=lax" in cookie
+    person.http_client.cookies.set("nufi_language", "ko")
+    await person.open("/")
+    await person.should_see("모니터링")
+    await person.should_see("로그아웃")
+
+
+async def test_without_prometheus_the_monitoring_page_says_so(person: User) -> None:
+    await as_(person, "user", "en").open("/")
+    await person.should_see("Prometheus cannot be reached")
