@@ -35,7 +35,7 @@ def frame(principal: Principal, language: Language, *, current: str) -> None:
                         link.classes("font-bold underline")
             ui.label(principal.username).classes("font-medium").props('data-testid="user-name"')
             with ui.element("form").props('method="post" action="/auth/logout"'):
-                ui.button(text(language, "header.sign_out")).props('type="submit" flat color="white"')
+                ui.button(text(language, "header.sign_out")).props('type="submit" flat no-caps color="white"')
     with ui.left_drawer(value=True).classes("bg-slate-100 w-56").props("width=220 bordered"):
         _nav(language, "nav.monitoring", MONITORING_PATH, "monitor_heart", current)
         if principal.is_admin:

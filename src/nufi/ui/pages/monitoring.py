@@ -37,6 +37,11 @@ class MonitoringView:
         self.tokens: list[str | None] = [None]
         self.overview: Overview | None = None
         self.overview_error: str | None = None
+        # What the panel shows now, so the timer can update it in place.
+        self._table: ui.table | None = None
+        self._age: ui.label | None = None
+        self._cards: dict[str, ui.label] = {}
+        self._shown_time: float | None = None
 
     @property
     def language(self) -> Language:
@@ -67,7 +72,7 @@ class MonitoringView:
         if not rows:
             ui.label(text(language, "monitoring.empty")).props('data-testid="monitoring-empty"')
             return
-        with ui.tabs(on_change=lambda event: self.select(event.value)) as tabs:
+        with ui.tabs(on_change=lambda event: self.select(event.value)).props("no-caps align=left") as tabs:
             made = {
                 row.device_type.id: ui.tab(row.device_type.id, label=row.device_type.name).props(
                     f'data-testid="tab-{row.device_type.id}"'
@@ -99,18 +104,17 @@ class MonitoringView:
             ui.label(text(language, "monitoring.unavailable", detail=exc.detail)).classes("text-red-700")
             return
         snapshot = page.snapshot
-        _cards(snapshot, language)
+        self._shown_time = snapshot.time
+        self._cards = _cards(snapshot, language)
         with ui.row().classes("items-center gap-4 w-full"):
             search = ui.input(text(language, "monitoring.filter.node"), value=self.node_filter)
             search.props('clearable dense data-testid="node-filter"').classes("w-64")
             search.on("keydown.enter", lambda: self.filter(search.value))
             search.on("clear", lambda: self.filter(""))
-            ui.label(text(language, "monitoring.updated", age=f"{snapshot.age_seconds:.0f}")).classes(
-                "text-sm text-slate-500"
-            )
-        ui.table(columns=_columns(language), rows=_rows(snapshot, language), row_key="key").classes(
-            "w-full"
-        ).props('dense flat bordered data-testid="devices-table"')
+            self._age = ui.label(text(language, "monitoring.updated", age=f"{snapshot.age_seconds:.0f}"))
+            self._age.classes("text-sm text-slate-500")
+        self._table = ui.table(columns=_columns(language), rows=_rows(snapshot, language), row_key="key")
+        self._table.classes("w-full").props('dense flat bordered data-testid="devices-table"')
         first = (len(self.tokens) - 1) * NODES_PER_PAGE + 1
         last = first + len(snapshot.nodes) - 1
         with ui.row().classes("items-center gap-2"):
@@ -156,12 +160,38 @@ class MonitoringView:
         if self.types() != known:
             self.content.refresh()  # a type registered (or removed) appears without a reload
         elif len(self.tokens) == 1:
-            self.panel.refresh()  # the first page follows the live values; later pages keep theirs
+            await self.follow()  # the first page follows the live values; later pages keep theirs
+
+    async def follow(self) -> None:
+        """The first page's values from the latest snapshot, updated in place (the filter keeps its
+        focus and the table its scroll position)."""
+        if self.selected is None or self._table is None:
+            return
+        query = PageQuery(node=self.node_filter or None, limit=NODES_PER_PAGE)
+        try:
+            page = await context.services().monitoring.snapshot_page(
+                self.visitor.principal, self.selected, query
+            )
+        except NufiError:
+            self.panel.refresh()  # the panel says what is wrong
+            return
+        snapshot = page.snapshot
+        assert self._age is not None
+        self._age.set_text(text(self.language, "monitoring.updated", age=f"{snapshot.age_seconds:.0f}"))
+        if snapshot.time == self._shown_time:
+            return
+        self._shown_time = snapshot.time
+        self._table.rows = _rows(snapshot, self.language)
+        self._table.update()
+        for key, value in _card_values(snapshot):
+            self._cards[key].set_text(
+                value if value is not None else text(self.language, "monitoring.not_reported")
+            )
 
 
-def _cards(snapshot: Snapshot, language: Language) -> None:
+def _card_values(snapshot: Snapshot) -> list[tuple[str, str | None]]:
     summary = snapshot.summary
-    cards = [
+    return [
         ("monitoring.card.nodes", str(summary.nodes)),
         ("monitoring.card.devices", str(summary.devices)),
         ("monitoring.card.utilization", percent(summary.avg_utilization_percent)),
@@ -169,13 +199,19 @@ def _cards(snapshot: Snapshot, language: Language) -> None:
         ("monitoring.card.temperature", celsius(summary.max_temperature_celsius)),
         ("monitoring.card.power", watts(summary.power_watts)),
     ]
+
+
+def _cards(snapshot: Snapshot, language: Language) -> dict[str, ui.label]:
+    shown: dict[str, ui.label] = {}
     with ui.row().classes("gap-4 w-full"):
-        for key, value in cards:
+        for key, value in _card_values(snapshot):
             with ui.card().classes("min-w-40").props(f'data-testid="card-{key.rsplit(".", 1)[1]}"'):
                 ui.label(text(language, key)).classes("text-sm text-slate-500")
-                ui.label(value if value is not None else text(language, "monitoring.not_reported")).classes(
-                    "text-xl font-semibold"
+                shown[key] = ui.label(
+                    value if value is not None else text(language, "monitoring.not_reported")
                 )
+                shown[key].classes("text-xl font-semibold")
+    return shown
 
 
 def _columns(language: Language) -> list[dict[str, Any]]:

@@ -79,6 +79,7 @@ def nufi_server(
     oidc_issuer: str,
     scrape_interval_seconds: float,
     log_dir: Path,
+    dashboard_session_secret: str,
 ) -> ManagedProcess:
     """The NuFi server, configured only through NUFI_* variables, as in production."""
     # Settings from the caller's environment (or a settings file it names) would bend the wiring:
@@ -92,6 +93,7 @@ def nufi_server(
         "NUFI_OIDC_AUDIENCE": NUFI_AUDIENCE,
         "NUFI_OIDC_CLIENT_ID": DASHBOARD_CLIENT,
         "NUFI_OIDC_CLIENT_SECRET": DASHBOARD_SECRET,
+        "NUFI_DASHBOARD_SESSION_SECRET": dashboard_session_secret,
         "NUFI_LOG_FORMAT": "console",
         # Monitoring judges staleness in scrape intervals: tell it the sandbox Prometheus' interval.
         "NUFI_MONITORING_SCRAPE_INTERVAL_SECONDS": str(scrape_interval_seconds),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import secrets
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -66,6 +67,18 @@ class StateLayout:
     @property
     def database(self) -> Path:
         return self.root / "nufi.db"
+
+    @property
+    def dashboard_secret(self) -> Path:
+        """The key sealing the dashboard's sessions: kept with the database, so a restart of the
+        sandbox does not sign anyone out."""
+        return self.root / "dashboard-session-secret"
+
+    def dashboard_session_secret(self) -> str:
+        if not self.dashboard_secret.exists():
+            self.dashboard_secret.write_text(secrets.token_urlsafe(32))
+            self.dashboard_secret.chmod(0o600)
+        return self.dashboard_secret.read_text().strip()
 
     @property
     def nodes_file(self) -> Path:

@@ -189,6 +189,7 @@ class Sandbox:
             oidc_issuer=self.idp.issuer,
             scrape_interval_seconds=SCRAPE_INTERVAL_SECONDS,
             log_dir=self.layout.logs,
+            dashboard_session_secret=self.layout.dashboard_session_secret(),
         ).start()
 
     async def _wait_nufi(self, ready: Readiness) -> None:

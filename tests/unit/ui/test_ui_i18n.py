@@ -1,0 +1,63 @@
+"""The dashboard's one catalog of texts, the browser's language, and values as a person reads them."""
+
+from __future__ import annotations
+
+import string
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from nufi.ui.format import human_bytes, memory
+from nufi.ui.i18n import CATALOG, LANGUAGES, missing_keys, preferred_language, text
+
+
+def test_every_key_is_there_in_both_languages() -> None:
+    assert missing_keys() == {language: set() for language in LANGUAGES}
+    for language in LANGUAGES:
+        assert all(value.strip() for value in CATALOG[language].values()), language
+
+
+def test_both_languages_take_the_same_fields() -> None:
+    def fields(template: str) -> set[str]:
+        return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+    for key, korean in CATALOG["ko"].items():
+        assert fields(korean) == fields(CATALOG["en"][key]), key
+
+
+def test_the_pages_use_only_keys_the_catalog_has() -> None:
+    import pathlib
+    import re
+
+    used: set[str] = set()
+    for source in pathlib.Path("src/nufi/ui").rglob("*.py"):
+        used |= set(re.findall(r'text\(\s*[\w.]+,\s*"([a-z_]+\.[a-z_.]+)"', source.read_text()))
+    assert used, "no texts found: the pattern no longer matches how pages call text()"
+    assert used <= set(CATALOG["ko"]), used - set(CATALOG["ko"])
+
+
+def test_fields_are_filled_in() -> None:
+    assert text("en", "monitoring.page", first=1, last=25, total=1000) == "1 to 25 of 1000 nodes"
+    assert text("ko", "monitoring.page", first=1, last=25, total=1000) == "1~25 / 노드 1000개"
+
+
+def test_the_browsers_first_language_nufi_speaks_wins() -> None:
+    assert preferred_language("en-US,en;q=0.9,ko;q=0.8") == "en"
+    assert preferred_language("ko-KR,ko;q=0.9,en-US;q=0.8") == "ko"
+    assert preferred_language("fr-FR,fr;q=0.9,en;q=0.5,ko;q=0.7") == "ko"
+    assert preferred_language("en;q=0, ko;q=0.1") == "ko"
+    assert preferred_language("de") == "ko"  # neither: Korean, NuFi's first language
+    assert preferred_language(None) == "ko"
+
+
+@given(st.text(max_size=80))
+def test_any_accept_language_gives_a_language(header: str) -> None:
+    assert preferred_language(header) in LANGUAGES
+
+
+def test_sizes_are_binary_and_missing_stays_missing() -> None:
+    assert human_bytes(31457280000) == "29.3 GiB"
+    assert human_bytes(512) == "512 B"
+    assert human_bytes(None) is None
+    assert memory(None, None) is None
+    assert memory(1024**3, None) == "1.0 GiB / ?"
