@@ -81,6 +81,7 @@ async def test_an_admin_signs_in_through_a_deep_link_and_sees_the_admin_pages(
     await page.get_by_test_id("tab-nvidia-gpu").click()
     await expect(page.get_by_test_id("devices-table")).to_contain_text("gpu-node-1")
     await expect(page.get_by_test_id("card-devices")).to_contain_text("8")
+    await expect(page.get_by_test_id("chart")).to_be_visible()
     await shot(page, language, "03-monitoring")
 
     await page.goto(f"{url}/admin/audit")

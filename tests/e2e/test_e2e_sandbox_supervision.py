@@ -100,11 +100,12 @@ def test_the_banner_lists_only_what_answers(
     _, run = leftover_and_sandbox
     text = run.text()
     nufi = run.state["nufi_url"]
-    # NuFi has no dashboard yet: its / answers 404, so it is not advertised.
-    assert httpx.get(f"{nufi}/", timeout=5).status_code == 404
-    assert "  Dashboard " not in text, text
-    assert f"(not listed: Dashboard at {nufi}/ answered HTTP 404)" in text, text
+    # The dashboard sends a signed-out browser to the identity provider's sign-in page, which answers.
+    signed_out = httpx.get(f"{nufi}/", timeout=5, follow_redirects=True)
+    assert signed_out.status_code == 200 and "kc-form-login" in signed_out.text
+    assert "not listed" not in text, text
     for label, url in [
+        ("Dashboard", f"{nufi}/"),
         ("API docs", f"{nufi}/docs"),
         ("Token URL", run.state["token_url"]),
         ("Prometheus", run.state["prometheus_url"]),

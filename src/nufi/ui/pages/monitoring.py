@@ -21,6 +21,7 @@ from nufi.ui import context
 from nufi.ui.format import celsius, memory, percent, watts
 from nufi.ui.i18n import Language, text
 from nufi.ui.layout import MONITORING_PATH, frame
+from nufi.ui.pages.charts import Charts
 from nufi.ui.pages.gate import Visitor, visitor
 
 NODES_PER_PAGE = 25
@@ -138,6 +139,7 @@ class MonitoringView:
             ):
                 for error in snapshot.errors[:20]:
                     ui.label(f"{error.source}: {error.message}").classes("text-sm")
+        await Charts(self.visitor.principal, language, self.selected).build()
 
     def filter(self, value: str | None) -> None:
         self.node_filter = (value or "").strip()

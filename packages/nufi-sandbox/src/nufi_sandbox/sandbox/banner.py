@@ -70,7 +70,8 @@ async def answering(rows: Sequence[Row]) -> tuple[list[Row], list[tuple[Row, str
     """The rows whose address answers, and the others with what went wrong."""
     shown: list[Row] = []
     missing: list[tuple[Row, str]] = []
-    async with httpx.AsyncClient(timeout=_ASK_TIMEOUT) as client:
+    # Redirects are followed: the dashboard answers a signed-out browser by sending it to sign in.
+    async with httpx.AsyncClient(timeout=_ASK_TIMEOUT, follow_redirects=True) as client:
         for row in rows:
             if row.url is None:
                 shown.append(row)

@@ -1,0 +1,102 @@
+"""Charts over time for the monitoring page: one metric of one type, per node, over a chosen range.
+
+Ranges come from the monitoring service's time ranges (`history`), whose default step keeps every
+series within 500 points whatever the range; at most `MAX_SERIES` nodes are drawn (the busiest first
+in the legend's order of names), so a 1,000-node type stays a readable chart. ECharts ships with
+NiceGUI, so the chart works offline.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from nicegui import ui
+
+from nufi.auth import Principal
+from nufi.errors import NufiError
+from nufi.monitoring import RangeResult
+from nufi.ui import context
+from nufi.ui.i18n import Language, text
+
+RANGES: dict[str, int] = {"15m": 900, "1h": 3600, "6h": 6 * 3600, "24h": 86400}
+METRICS = ("utilization", "memory", "temperature", "power")
+MAX_SERIES = 20
+_GIB = 1024**3
+
+
+class Charts:
+    """The chart section of one open monitoring page."""
+
+    def __init__(self, principal: Principal, language: Language, device_type_id: str) -> None:
+        self.principal = principal
+        self.language = language
+        self.device_type_id = device_type_id
+        self.metric = "utilization"
+        self.range = "1h"
+
+    async def build(self) -> None:
+        with ui.row().classes("items-center gap-4 w-full mt-4"):
+            ui.label(text(self.language, "charts.title")).classes("text-lg font-semibold")
+            ui.toggle(
+                {m: text(self.language, f"charts.metric.{m}") for m in METRICS},
+                value=self.metric,
+                on_change=lambda event: self.choose(metric=str(event.value)),
+            ).props('no-caps dense data-testid="chart-metric"')
+            ui.toggle(
+                {r: r for r in RANGES},
+                value=self.range,
+                on_change=lambda event: self.choose(span=str(event.value)),
+            ).props('no-caps dense data-testid="chart-range"')
+        await self.chart()
+
+    def choose(self, *, metric: str | None = None, span: str | None = None) -> None:
+        self.metric = metric or self.metric
+        self.range = span or self.range
+        self.chart.refresh()
+
+    @ui.refreshable_method
+    async def chart(self) -> None:
+        end = time.time()
+        try:
+            result = await context.services().monitoring.history(
+                self.principal,
+                self.device_type_id,
+                metric=self.metric,
+                start=str(end - RANGES[self.range]),
+                end=str(end),
+                by="node",
+            )
+        except NufiError as exc:
+            ui.label(exc.detail).classes("text-red-700")
+            return
+        if not result.reported:
+            ui.label(text(self.language, "monitoring.not_reported")).props('data-testid="chart-not-reported"')
+            return
+        ui.echart(chart_options(result, self.language)).classes("w-full h-80").props('data-testid="chart"')
+
+
+def chart_options(result: RangeResult, language: Language) -> dict[str, Any]:
+    """ECharts options: a line per node (memory: used, in GiB), node names in the legend."""
+    scale = 1 / _GIB if result.request.metric == "memory" else 1.0
+    drawn = sorted(result.series, key=lambda s: s.node)[:MAX_SERIES]
+    series = [
+        {
+            "name": item.node,
+            "type": "line",
+            # A young series of a few points would be invisible as a bare line.
+            "showSymbol": len(item.values) < 30,
+            "data": [[at * 1000, round(value * scale, 3)] for at, value in item.values],
+        }
+        for item in drawn
+    ]
+    return {
+        "animation": False,
+        "tooltip": {"trigger": "axis"},
+        "legend": {"type": "scroll", "top": 0},
+        "grid": {"left": 60, "right": 20, "top": 40, "bottom": 30},
+        # The axis spans the range asked for, so an empty stretch shows as empty, not as zoomed away.
+        "xAxis": {"type": "time", "min": result.request.start * 1000, "max": result.request.end * 1000},
+        "yAxis": {"type": "value", "name": text(language, f"charts.unit.{result.request.metric}")},
+        "series": series,
+    }
