@@ -12,9 +12,9 @@ import pytest
 from nicegui import ui
 from nicegui.testing import User, user_simulation
 
-from support.polling import eventually
+from support.polling import eventually, stays_true
 
-from .people import USER_HEADER
+from .people import PEOPLE, USER_HEADER
 
 MAIN = Path(__file__).with_name("dashboard_main.py")
 
@@ -103,3 +103,19 @@ async def test_the_language_follows_the_browser_then_the_choice(person: User) ->
 async def test_without_prometheus_the_monitoring_page_says_so(person: User) -> None:
     await as_(person, "user", "en").open("/")
     await person.should_see("Prometheus cannot be reached")
+
+
+async def test_an_open_page_whose_session_ends_sends_the_person_to_sign_in_and_back(
+    person: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = importlib.import_module("nufi.ui.pages.gate")
+    monkeypatch.setattr(gate, "SESSION_CHECK_SECONDS", 0.05)
+    await as_(person, "user", "en").open("/?type=lpu")
+    went: list[object] = []
+    monkeypatch.setattr(person.navigate, "to", lambda target, new_tab=False: went.append(target))
+    await stays_true(lambda: went == [], for_seconds=0.3)  # signed in: the checks change nothing
+    user = PEOPLE.pop("user")  # the session ends (at the issuer, or its refresh is refused)
+    try:
+        await eventually(lambda: _holds(went[:1] == ["/auth/login?next=%2F%3Ftype%3Dlpu"]), within=10)
+    finally:
+        PEOPLE["user"] = user

@@ -22,7 +22,7 @@ from nufi.ui.format import celsius, memory, percent, watts
 from nufi.ui.i18n import Language, text
 from nufi.ui.layout import MONITORING_PATH, frame
 from nufi.ui.pages.charts import Charts
-from nufi.ui.pages.gate import Visitor, visitor
+from nufi.ui.pages.gate import Visitor, keep_signed_in, visitor
 
 NODES_PER_PAGE = 25
 
@@ -267,6 +267,7 @@ def register() -> None:
         if isinstance(who, RedirectResponse):
             return who
         frame(who.principal, who.language, current=MONITORING_PATH)
+        keep_signed_in(request, who)
         view = MonitoringView(who, type)
         await view.read_overview()
         await view.content()
