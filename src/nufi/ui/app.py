@@ -21,7 +21,7 @@ from nufi.config import Settings
 from nufi.ui import context, signin
 from nufi.ui.context import LANGUAGE_COOKIE
 from nufi.ui.i18n import LANGUAGES
-from nufi.ui.pages import admin, monitoring
+from nufi.ui.pages import admin, monitoring, wizard
 
 # A year: the language is a preference, not a secret.
 _LANGUAGE_COOKIE_SECONDS = 366 * 86400
@@ -43,6 +43,7 @@ def register_pages() -> None:
     """Declare every dashboard page with NiceGUI's process-wide page registry."""
     monitoring.register()
     admin.register()
+    wizard.register()
 
 
 @asynccontextmanager

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from contextlib import AsyncExitStack
+from pathlib import Path
 
 from nicegui import app, ui
 from pydantic import SecretStr
@@ -28,6 +29,8 @@ async def _start() -> None:
     settings = Settings(
         database_url=SecretStr("sqlite+aiosqlite:///:memory:"),
         prometheus_url=os.environ.get("NUFI_TEST_PROMETHEUS_URL") or None,
+        # A dev cluster a test started (the wizard's tests); none otherwise.
+        kubeconfig=Path(kubeconfig) if (kubeconfig := os.environ.get("NUFI_TEST_KUBECONFIG")) else None,
     )
     services = await _stack.enter_async_context(build_services(settings))
     context.attach(services, _who)

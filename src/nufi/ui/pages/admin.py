@@ -19,6 +19,7 @@ from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.ui.layout import AUDIT_PATH, DEVICES_PATH, forbidden, frame
 from nufi.ui.pages.gate import visitor
+from nufi.ui.pages.wizard import step_url
 
 AUDIT_ROWS = 100
 
@@ -33,7 +34,11 @@ def register() -> None:
         if not who.principal.is_admin:
             forbidden(who.language)
             return None
-        ui.label(text(who.language, "devices.title")).classes("text-2xl font-semibold")
+        with ui.row().classes("items-center justify-between w-full"):
+            ui.label(text(who.language, "devices.title")).classes("text-2xl font-semibold")
+            ui.button(
+                text(who.language, "devices.add"), icon="add", on_click=lambda: ui.navigate.to(step_url(1))
+            ).props("no-caps").mark("add-device")
         entries = await context.services().catalog.list_with_inventory(who.principal)
         ui.table(
             columns=_device_columns(who.language),

@@ -1,0 +1,213 @@
+"""The Add Device wizard's draft and how it becomes what the catalog takes.
+
+A draft is a flat dict of strings keyed by the dotted field paths the catalog's errors name
+(`resource_key`, `labels.node`, `metrics.memory.used`), so an error from any layer (the models'
+validation, a check, a save) lands on the input that holds the value. Both memory seconds are kept
+(`metrics.memory.total` and `metrics.memory.free`): switching the mode back and forth loses nothing,
+and only the one of the chosen mode is sent.
+
+Every input of the page has a *slot* (`SLOTS`); `slot_of` maps the field an error names to the
+slot that shows it, None for an error that belongs at the top of the page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, MutableMapping
+
+from pydantic import ValidationError
+
+from nufi.devices.spec import (
+    DeviceTypeCreate,
+    LabelsDraft,
+    MemoryMode,
+    MetricKey,
+    MetricsDraft,
+    field_errors,
+)
+from nufi.devices.units import MemoryUnit
+from nufi.errors import NufiError
+
+Draft = MutableMapping[str, str]
+
+IDENTITY_SLOTS = ("id", "name", "vendor", "resource_key")
+LABEL_SLOTS = ("labels.node", "labels.device", "labels.pod", "labels.namespace")
+# The second memory expression's slot shows errors about total, free, or the mode.
+MEMORY_SECOND = "metrics.memory.second"
+METRIC_SLOTS = (
+    "metrics.utilization",
+    "metrics.memory.used",
+    MEMORY_SECOND,
+    "metrics.memory.unit",
+    "metrics.temperature",
+    "metrics.power",
+)
+# Errors about a whole group (e.g. a save's "labels" refusal) show above the group's inputs.
+GROUP_SLOTS = ("labels", "metrics")
+SLOTS = (*IDENTITY_SLOTS, *LABEL_SLOTS, *METRIC_SLOTS, *GROUP_SLOTS)
+STEP_SLOTS: dict[int, tuple[str, ...]] = {
+    1: IDENTITY_SLOTS,
+    2: (*LABEL_SLOTS, *METRIC_SLOTS, *GROUP_SLOTS),
+    3: (),
+}
+MEMORY_MODES: tuple[MemoryMode, ...] = ("used_total", "used_free")
+# Which slot shows the check result of each quantity the catalog reports.
+RESULT_SLOT: dict[MetricKey, str] = {
+    "utilization": "metrics.utilization",
+    "memory_used": "metrics.memory.used",
+    "memory_total": MEMORY_SECOND,
+    "memory_free": MEMORY_SECOND,
+    "temperature": "metrics.temperature",
+    "power": "metrics.power",
+    "health": "metrics",
+}
+
+_TEXT_FIELDS = (
+    "id",
+    "name",
+    "vendor",
+    "resource_key",
+    *LABEL_SLOTS,
+    "metrics.utilization",
+    "metrics.memory.used",
+    "metrics.memory.total",
+    "metrics.memory.free",
+    "metrics.temperature",
+    "metrics.power",
+)
+
+
+def new_draft() -> dict[str, str]:
+    draft = dict.fromkeys(_TEXT_FIELDS, "")
+    draft["metrics.memory.mode"] = "used_total"
+    draft["metrics.memory.unit"] = MemoryUnit.BYTES.value
+    return draft
+
+
+def complete(draft: Draft) -> Draft:
+    """`draft` with every field present (a draft kept from an older page may lack some)."""
+    for key, value in new_draft().items():
+        if not isinstance(draft.get(key), str):
+            draft[key] = value
+    return draft
+
+
+def memory_mode(draft: Mapping[str, str]) -> MemoryMode:
+    mode = draft.get("metrics.memory.mode")
+    return "used_free" if mode == "used_free" else "used_total"
+
+
+def second_memory_field(draft: Mapping[str, str]) -> str:
+    return "metrics.memory.total" if memory_mode(draft) == "used_total" else "metrics.memory.free"
+
+
+def slot_of(field: str | None) -> str | None:
+    """The slot that shows an error about `field`; None for the top of the page."""
+    if not field:
+        return None
+    if field in SLOTS:
+        return field
+    if field.startswith("metrics.memory"):
+        return "metrics.memory.unit" if field == "metrics.memory.unit" else MEMORY_SECOND
+    for group in GROUP_SLOTS:
+        if field.startswith(group + "."):
+            return group
+    return None
+
+
+def _value(draft: Mapping[str, str], key: str) -> str:
+    return draft.get(key, "").strip()
+
+
+def _optional(draft: Mapping[str, str], key: str) -> str | None:
+    return _value(draft, key) or None
+
+
+def labels_document(draft: Mapping[str, str]) -> dict[str, str | None]:
+    return {
+        "node": _value(draft, "labels.node"),
+        "device": _value(draft, "labels.device"),
+        "pod": _optional(draft, "labels.pod"),
+        "namespace": _optional(draft, "labels.namespace"),
+    }
+
+
+def metrics_document(draft: Mapping[str, str]) -> dict[str, object]:
+    used, second = _value(draft, "metrics.memory.used"), _value(draft, second_memory_field(draft))
+    memory: dict[str, str] | None = None
+    if used or second:
+        mode = memory_mode(draft)
+        memory = {"mode": mode, "used": used, "unit": _value(draft, "metrics.memory.unit") or "bytes"}
+        # An empty second expression is a missing one: the model says which the mode needs.
+        if second:
+            memory["total" if mode == "used_total" else "free"] = second
+    return {
+        "utilization": _value(draft, "metrics.utilization"),
+        "memory": memory,
+        "temperature": _optional(draft, "metrics.temperature"),
+        "power": _optional(draft, "metrics.power"),
+    }
+
+
+def payload_document(draft: Mapping[str, str]) -> dict[str, object]:
+    return {
+        "id": _value(draft, "id"),
+        "name": _value(draft, "name"),
+        "vendor": _value(draft, "vendor"),
+        "resource_key": _value(draft, "resource_key"),
+        "labels": labels_document(draft),
+        "metrics": metrics_document(draft),
+    }
+
+
+class DraftErrors(Exception):
+    """The draft does not make the model: per slot (None: the top), what is wrong."""
+
+    def __init__(self, errors: dict[str | None, str]) -> None:
+        super().__init__("; ".join(errors.values()))
+        self.errors = errors
+
+
+def _errors_of(error: ValidationError, prefix: str) -> DraftErrors:
+    found: dict[str | None, str] = {}
+    for item in field_errors(error):
+        field = f"{prefix}.{item.field}" if prefix and item.field else prefix or item.field
+        slot = slot_of(field)
+        found.setdefault(slot, item.message)
+    return DraftErrors(found)
+
+
+def check_drafts(draft: Mapping[str, str]) -> tuple[LabelsDraft, MetricsDraft]:
+    """What the catalog's metric check takes; DraftErrors for a structure it would refuse (a memory
+    mode without its expression, an expression over the parser's bounds)."""
+    try:
+        labels = LabelsDraft.model_validate(labels_document(draft))
+    except ValidationError as exc:
+        raise _errors_of(exc, "labels") from None
+    try:
+        metrics = MetricsDraft.model_validate(metrics_document(draft))
+    except ValidationError as exc:
+        raise _errors_of(exc, "metrics") from None
+    return labels, metrics
+
+
+def create_payload(draft: Mapping[str, str]) -> DeviceTypeCreate:
+    """The document Save sends; DraftErrors naming every field it would be refused for."""
+    try:
+        return DeviceTypeCreate.model_validate(payload_document(draft))
+    except ValidationError as exc:
+        raise _errors_of(exc, "") from None
+
+
+def payload_errors(draft: Mapping[str, str], slots: tuple[str, ...]) -> dict[str | None, str]:
+    """What the model's validation says about the given slots alone (for a step's Next)."""
+    try:
+        create_payload(draft)
+    except DraftErrors as exc:
+        return {slot: message for slot, message in exc.errors.items() if slot in slots}
+    return {}
+
+
+def service_errors(error: NufiError) -> dict[str | None, str]:
+    """Where an error the catalog raised is shown: next to the field it names, else at the top."""
+    field = error.extra.get("field")
+    return {slot_of(field if isinstance(field, str) else None): error.detail}

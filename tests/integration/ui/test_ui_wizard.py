@@ -1,0 +1,299 @@
+"""Admin → Devices → Add Device as an admin meets it, through NiceGUI's simulated user (no browser): the
+resource key checked as it is typed, each expression's Test, the memory mode, the review and Save, a
+reload resuming the step, and who may open it.
+
+`offline` is the dashboard with neither a cluster nor Prometheus; `live` has a dev cluster whose nodes
+offer `example.com/wiz` and the session's real Prometheus (whose `vector()` and `label_replace` make
+series of any shape without an exporter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from nicegui import ui
+from nicegui.testing import User
+
+from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from nufi_sandbox.prometheus import PrometheusServer
+from support.polling import eventually
+
+from .wizard_world import WIZARD_KEY, as_, dashboard, input_of, shown, start_wizard_cluster
+
+WIZARD = "/admin/devices/new"
+# One series per device with the node and device labels, at a value of the caller's choosing.
+LABELLED = 'label_replace(label_replace(vector({value}), "node", "wiz-1", "", ""), "device", "d0", "", "")'
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProcess]:
+    running = start_wizard_cluster(tmp_path_factory.mktemp("wizard"))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+async def offline() -> AsyncIterator[User]:
+    async with dashboard({"NUFI_TEST_PROMETHEUS_URL": "", "NUFI_TEST_KUBECONFIG": ""}) as user:
+        yield user
+
+
+@pytest.fixture
+async def live(cluster: DevClusterProcess, prometheus: PrometheusServer) -> AsyncIterator[User]:
+    env = {"NUFI_TEST_PROMETHEUS_URL": prometheus.url, "NUFI_TEST_KUBECONFIG": str(cluster.kubeconfig)}
+    async with dashboard(env) as user:
+        yield user
+
+
+def _sees(user: User, marker: str, *expected: str) -> Any:
+    def check() -> None:
+        text = shown(user, marker)
+        for part in expected:
+            assert part in text, f"{part!r} not in {marker}: {text!r}"
+
+    return check
+
+
+async def _open(user: User, language: str | None, step: int) -> None:
+    """Open the wizard at `step` as the admin (`language` None: as before, e.g. a reload)."""
+    if language is not None:
+        as_(user, "admin", language)
+    await user.open(f"{WIZARD}?step={step}")
+    await _step(user, step)
+
+
+async def _step(user: User, number: int) -> None:
+    await eventually(_sees(user, "wizard-current-step", f"{number}."), within=10)
+
+
+async def _fill_identity(user: User, key: str = WIZARD_KEY) -> None:
+    user.find(marker="name").type("Wizard NPU")
+    user.find(marker="vendor").type("Example")
+    user.find(marker="resource_key").type(key)
+
+
+# -- who may open it -----------------------------------------------------------------------------------
+
+
+async def test_a_user_who_is_not_an_admin_is_refused_the_wizard(offline: User) -> None:
+    for step in (1, 2, 3):
+        await as_(offline, "user", "en").open(f"{WIZARD}?step={step}")
+        await offline.should_see("You do not have access")
+        await offline.should_not_see(marker="resource_key")
+        await offline.should_not_see(marker="wizard-forward")
+
+
+async def test_the_devices_page_has_an_add_device_button_that_opens_step_one(offline: User) -> None:
+    await as_(offline, "admin", "en").open("/admin/devices")
+    offline.find(marker="add-device").click()
+    await _step(offline, 1)
+    await offline.should_see(marker="resource_key")
+    await offline.should_see("Add Device")
+
+
+# -- step 1: the resource key, checked as it is typed --------------------------------------------------
+
+
+async def test_a_key_that_breaks_kubernetes_rules_is_explained_next_to_the_key(offline: User) -> None:
+    await _open(offline, "en", 1)
+    offline.find(marker="resource_key").type("Example.com/a/b")
+    await eventually(_sees(offline, "key-result", "The resource key is not valid"), within=10)
+    text = shown(offline, "key-result")
+    assert "contains 2 `/`" in text  # each broken rule, in the service's words
+    assert "lowercase DNS subdomain" in text
+
+
+async def test_without_a_cluster_the_key_check_says_the_cluster_cannot_be_read(offline: User) -> None:
+    await _open(offline, "ko", 1)
+    offline.find(marker="resource_key").type(WIZARD_KEY)
+    await eventually(_sees(offline, "key-result", "클러스터를 읽지 못해"), within=10)
+    assert "✓" not in shown(offline, "key-result")
+
+
+async def test_typing_checks_once_the_typing_pauses(offline: User) -> None:
+    await _open(offline, "en", 1)
+    key = offline.find(marker="resource_key")
+    key.type("bad")
+    key.type("/")  # "bad/": an empty name part, superseded before its check runs
+    key.type("x/y")
+    await eventually(_sees(offline, "key-result", "contains 2 `/`"), within=10)
+    assert "name part after `/` is empty" not in shown(offline, "key-result")
+
+
+async def test_a_key_the_cluster_offers_gets_a_tick_and_the_capacity_of_each_node(live: User) -> None:
+    await _open(live, "ko", 1)
+    live.find(marker="resource_key").type(WIZARD_KEY)
+    await eventually(_sees(live, "key-result", "✓ 클러스터에서 감지된 리소스입니다."), within=15)
+    text = shown(live, "key-result")
+    assert "노드 2개에 모두 6개" in text
+    assert "wiz-1 2 2" in text and "wiz-2 4 4" in text
+    assert "wiz-plain" not in text
+
+    await _open(live, "en", 1)  # the draft kept the key: checked at once
+    await eventually(_sees(live, "key-result", "✓ Detected in the cluster."), within=15)
+
+
+async def test_a_key_no_node_offers_says_so_and_how_to_fix_it(live: User) -> None:
+    await _open(live, "en", 1)
+    live.find(marker="resource_key").type("example.com/wi")
+    await eventually(_sees(live, "key-result", "No node offers this resource."), within=15)
+    text = shown(live, "key-result")
+    assert "No node advertises `example.com/wi` among 3 nodes" in text
+    assert f"Did you mean `{WIZARD_KEY}`?" in text
+
+
+async def test_next_refuses_an_empty_name_next_to_it(offline: User) -> None:
+    await _open(offline, "en", 1)
+    offline.find(marker="wizard-forward").click()
+    await eventually(_sees(offline, "error-name", "name must not be empty"), within=5)
+    await _step(offline, 1)
+
+
+# -- step 2: labels and expressions, each with a Test ---------------------------------------------------
+
+
+async def test_broken_promql_is_shown_under_its_expression(live: User) -> None:
+    await _open(live, "en", 2)
+    live.find(marker="labels.node").type("node")
+    live.find(marker="labels.device").type("device")
+    live.find(marker="metrics.utilization").type("sum(rate(x[5m]")
+    live.find(marker="test-metrics.utilization").click()
+    await eventually(_sees(live, "result-metrics.utilization", "Fix the PromQL expression"), within=15)
+    # Next holds the same rule: the step does not change.
+    live.find(marker="wizard-forward").click()
+    await eventually(_sees(live, "error-metrics.utilization", "fix the PromQL expression"), within=5)
+    await _step(live, 2)
+
+
+async def test_series_without_the_labels_and_implausible_values_are_named(live: User) -> None:
+    await _open(live, "en", 2)
+    live.find(marker="labels.node").type("node")
+    live.find(marker="labels.device").type("device")
+    live.find(marker="labels.pod").type("__pod")  # not a label a stored series can carry
+    live.find(marker="metrics.utilization").type("vector(50)")
+    live.find(marker="metrics.temperature").type(LABELLED.format(value=900))
+    live.find(marker="test-metrics.utilization").click()
+    await eventually(_sees(live, "result-metrics.utilization", "1 series", "node, device"), within=15)
+    assert "1 of 1 series have no `node` label" in shown(live, "result-metrics.utilization")
+    await eventually(_sees(live, "error-labels.pod", "starts with `__`"), within=5)
+
+    live.find(marker="test-metrics.temperature").click()
+    await eventually(_sees(live, "result-metrics.temperature", "✓ The expression works.", "look implausible"))
+    assert "wiz-1 d0 900" in shown(live, "result-metrics.temperature")  # shown, and flagged
+
+
+async def test_the_memory_mode_switches_between_total_and_free(live: User) -> None:
+    await _open(live, "en", 2)
+    live.find(marker="labels.node").type("node")
+    live.find(marker="labels.device").type("device")
+    second = input_of(live, "metrics.memory.second")
+    assert second.props["label"] == "Total memory"
+    live.find(marker="metrics.memory.used").type(LABELLED.format(value=3))
+    second.set_value(LABELLED.format(value=8))
+
+    (toggle,) = live.find(marker="metrics.memory.mode").elements
+    assert isinstance(toggle, ui.toggle)
+    toggle.set_value("used_free")
+    assert second.props["label"] == "Free memory"
+    assert second.value == ""  # free has not been written yet
+    second.set_value(LABELLED.format(value=5))
+    live.find(marker="test-metrics.memory.used").click()
+    await eventually(_sees(live, "result-metrics.memory.second", "✓ The expression works.", "wiz-1 d0 5"))
+    assert "wiz-1 d0 3" in shown(live, "result-metrics.memory.used")
+
+    toggle.set_value("used_total")  # what was written for total is still there
+    assert second.value == LABELLED.format(value=8)
+    toggle.set_value("used_free")
+
+    await _open(live, "en", 3)
+    review = shown(live, "review")
+    assert "Used & Free" in review and LABELLED.format(value=5) in review
+    assert LABELLED.format(value=8) not in review
+
+
+async def test_a_memory_mode_without_its_expression_is_refused_next_to_it(offline: User) -> None:
+    await _open(offline, "en", 2)
+    offline.find(marker="metrics.memory.used").type("mem_used")
+    offline.find(marker="test-metrics.memory.used").click()
+    await eventually(_sees(offline, "error-metrics.memory.second", "metrics.memory.total is required"))
+
+
+# -- the draft survives a reload; step 3 saves --------------------------------------------------------
+
+
+async def test_a_reload_resumes_at_step_two_with_what_was_typed(offline: User) -> None:
+    await _open(offline, "en", 1)
+    await _fill_identity(offline)
+    assert input_of(offline, "id").value == "wizard-npu"  # the id follows the name
+    offline.find(marker="wizard-forward").click()
+    await _step(offline, 2)
+    offline.find(marker="labels.node").type("Hostname")
+
+    await _open(offline, None, 2)  # the browser's reload: same tab, same URL
+    await _step(offline, 2)
+    assert input_of(offline, "labels.node").value == "Hostname"
+    offline.find(marker="wizard-back").click()
+    await _step(offline, 1)
+    assert input_of(offline, "name").value == "Wizard NPU"
+    assert input_of(offline, "resource_key").value == WIZARD_KEY
+
+
+async def test_saving_without_a_cluster_says_why_at_the_top(offline: User) -> None:
+    await _open(offline, "en", 1)
+    await _fill_identity(offline)
+    await _open(offline, None, 2)
+    offline.find(marker="labels.node").type("node")
+    offline.find(marker="labels.device").type("device")
+    offline.find(marker="metrics.utilization").type("util")
+    await _open(offline, None, 3)
+    offline.find(marker="wizard-forward").click()
+    await eventually(_sees(offline, "error-top", "Kubernetes"), within=15)
+    await _step(offline, 3)
+
+
+async def test_saving_an_official_id_is_refused_next_to_the_id(live: User) -> None:
+    await _open(live, "en", 1)
+    await _fill_identity(live)
+    input_of(live, "id").set_value("nvidia-gpu")
+    await _open(live, None, 2)
+    live.find(marker="labels.node").type("node")
+    live.find(marker="labels.device").type("device")
+    live.find(marker="metrics.utilization").type("util")
+    await _open(live, None, 3)
+    live.find(marker="wizard-forward").click()
+    await eventually(_sees(live, "error-id", "official device type"), within=15)
+
+
+async def test_save_registers_the_type_and_the_device_list_shows_it_as_custom(live: User) -> None:
+    await _open(live, "en", 1)
+    await _fill_identity(live)
+    await eventually(_sees(live, "key-result", "✓ Detected in the cluster."), within=15)
+    live.find(marker="wizard-forward").click()
+    await _step(live, 2)
+    live.find(marker="labels.node").type("node")
+    live.find(marker="labels.device").type("device")
+    live.find(marker="metrics.utilization").type(LABELLED.format(value=42))
+    live.find(marker="metrics.power").type(LABELLED.format(value=120))
+    live.find(marker="wizard-forward").click()
+    await _step(live, 3)
+    review = shown(live, "review")
+    assert "wizard-npu" in review and WIZARD_KEY in review and "(none)" in review  # no temperature
+
+    live.find(marker="wizard-forward").click()
+
+    def listed() -> dict[str, Any]:
+        (table,) = live.find(kind=ui.table).elements
+        rows = {row["id"]: row for row in table.rows}
+        assert "wizard-npu" in rows, list(rows)
+        return rows["wizard-npu"]
+
+    row = await eventually(listed, within=20)
+    assert row["kind"] == "Custom" and row["resource_key"] == WIZARD_KEY
+    assert row["capacity"] == "6 / 6 / 0"
+    # The draft is gone: the next Add Device starts empty.
+    await _open(live, None, 1)
+    assert input_of(live, "name").value == ""

@@ -1,0 +1,94 @@
+"""What the wizard's simulated-user tests run against: the dashboard (with or without a dev cluster and
+the session's Prometheus), and reading what a marked part of the page shows."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import yaml
+from nicegui import ui
+from nicegui.testing import User, user_simulation
+
+from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.polling import eventually
+
+from .people import USER_HEADER
+
+MAIN = Path(__file__).with_name("dashboard_main.py")
+WIZARD_KEY = "example.com/wiz"
+# node -> what it offers; the key is on two nodes, another key nowhere.
+WIZARD_NODES: dict[str, dict[str, int]] = {
+    "wiz-1": {WIZARD_KEY: 2},
+    "wiz-2": {WIZARD_KEY: 4},
+    "wiz-plain": {},
+}
+
+
+def start_wizard_cluster(work: Path) -> DevClusterProcess:
+    nodes = [
+        {"name": name, "device_plugins": False, "capacity": dict(keys)} for name, keys in WIZARD_NODES.items()
+    ]
+    nodes_file = work / "nodes.yaml"
+    nodes_file.write_text(yaml.safe_dump({"nodes": nodes}))
+    return DevClusterProcess(work / "cluster", nodes_file=nodes_file).start()
+
+
+@asynccontextmanager
+async def dashboard(env: Mapping[str, str]) -> AsyncIterator[User]:
+    """The dashboard under NiceGUI's simulated user, its settings taking `env` (restored after)."""
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    # NiceGUI forgets the modules that declared pages when a simulation ends; the rest of the test
+    # session must keep the very module objects it already holds.
+    modules = dict(sys.modules)
+    try:
+        async with user_simulation(main_file=MAIN) as simulated:
+            attached = importlib.import_module("nufi.ui.context").is_attached
+            await eventually(lambda: _holds(attached()), within=20)
+            yield simulated
+    finally:
+        for name, module in modules.items():
+            sys.modules.setdefault(name, module)
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _holds(condition: bool) -> None:
+    assert condition
+
+
+def as_(user: User, who: str, language: str = "ko") -> User:
+    user.http_client.headers[USER_HEADER] = who
+    user.http_client.headers["accept-language"] = language
+    return user
+
+
+def shown(user: User, marker: str) -> str:
+    """Every text the elements marked `marker` show (labels, inputs' values, table cells), one per line."""
+    parts: list[str] = []
+    with user:
+        for element in sorted(user.find(marker=marker).elements, key=lambda e: e.id):
+            for part in (element, *element.descendants()):
+                if not part.visible:
+                    continue
+                if isinstance(part, ui.label):
+                    parts.append(part.text)
+                elif isinstance(part, ui.input):
+                    parts.append(str(part.value or ""))
+                elif isinstance(part, ui.table):
+                    parts.extend(" ".join(str(value) for value in row.values()) for row in part.rows)
+    return "\n".join(parts)
+
+
+def input_of(user: User, marker: str) -> ui.input:
+    (found,) = user.find(marker=marker).elements
+    assert isinstance(found, ui.input), found
+    return found
