@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -28,50 +28,31 @@ from nicegui import app, background_tasks, ui
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
-from nufi.devices.spec import MetricKey
-from nufi.devices.units import MemoryUnit
 from nufi.errors import NufiError, ValidationFailed
 from nufi.logging import get_logger
 from nufi.ui import context
-from nufi.ui.i18n import Language, text
 from nufi.ui.layout import DEVICES_PATH, forbidden, frame
-from nufi.ui.pages.gate import Visitor, visitor
+from nufi.ui.pages.gate import keep_signed_in, visitor
 from nufi.ui.wizard import render
 from nufi.ui.wizard.draft import (
     IDENTITY_SLOTS,
-    MEMORY_MODES,
     MEMORY_SECOND,
-    RESULT_SLOT,
     SLOTS,
-    STEP_SLOTS,
-    Draft,
     DraftErrors,
-    check_drafts,
     complete,
     create_payload,
     memory_mode,
     new_draft,
-    payload_errors,
     second_memory_field,
     service_errors,
 )
+from nufi.ui.wizard.form import DRAFT_KEY, STEPS, WIZARD_PATH, step_url
+from nufi.ui.wizard.metrics_step import MetricsStep
 
-WIZARD_PATH = "/admin/devices/new"
-DRAFT_KEY = "nufi.wizard.new_device"
+__all__ = ["WIZARD_PATH", "register", "step_url"]
+
 KEY_CHECK_DELAY_SECONDS = 0.4
-STEPS = (1, 2, 3)
 _log = get_logger("nufi.ui.wizard")
-# (slot, text key, quantities its Test shows) for the single-expression metrics.
-_EXPRESSIONS: tuple[tuple[str, str, tuple[MetricKey, ...]], ...] = (
-    ("metrics.utilization", "wizard.metric.utilization", ("utilization",)),
-    ("metrics.temperature", "wizard.metric.temperature", ("temperature",)),
-    ("metrics.power", "wizard.metric.power", ("power",)),
-)
-_MEMORY_KEYS: tuple[MetricKey, ...] = ("memory_used", "memory_total", "memory_free")
-
-
-def step_url(step: int) -> str:
-    return f"{WIZARD_PATH}?step={step}"
 
 
 def register() -> None:
@@ -85,6 +66,7 @@ def register() -> None:
         if not who.principal.is_admin:
             forbidden(who.language)
             return None
+        keep_signed_in(request, who)
         # The tab's storage exists once the browser tab has connected.
         await ui.context.client.connected()
         if not isinstance(app.storage.tab.get(DRAFT_KEY), dict):
@@ -98,28 +80,8 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:63].strip("-")
 
 
-class WizardView:
-    """One open wizard page: its step, the tab's draft, and the slots showing errors."""
-
-    def __init__(self, who: Visitor, draft: Draft, step: int) -> None:
-        self.visitor = who
-        self.draft = draft
-        self.step = step
-        self.errors: dict[str, ui.label] = {}
-        self.results: dict[str, ui.column] = {}
-        self.top: ui.column | None = None
-        self.key_result: ui.column | None = None
-        self.key_task: asyncio.Task[None] | None = None
-        self.key_sequence = 0
-        self.id_input: ui.input | None = None
-        self.second_input: ui.input | None = None
-
-    @property
-    def language(self) -> Language:
-        return self.visitor.language
-
-    def t(self, key: str, **fields: object) -> str:
-        return text(self.language, key, **fields)
+class WizardView(MetricsStep):
+    """The wizard's page: the steps' frame, step 1 (identity) and step 3 (review and save)."""
 
     # -- the frame of every step ---------------------------------------------------------------------
 
@@ -144,82 +106,6 @@ class WizardView:
                 self.metrics_step()
             else:
                 self.review_step()
-
-    def error_slot(self, slot: str) -> ui.label:
-        label = ui.label("").classes(render.ERROR_CLASSES).mark(f"error-{slot}")
-        label.bind_visibility_from(label, "text", backward=bool)
-        self.errors[slot] = label
-        return label
-
-    def clear_errors(self) -> None:
-        for label in self.errors.values():
-            label.set_text("")
-        if self.top is not None:
-            self.top.clear()
-
-    def show_errors(self, errors: Mapping[str | None, str]) -> None:
-        """Each message next to its slot; at the top when the page has no such slot."""
-        for slot, message in errors.items():
-            label = self.errors.get(slot) if slot is not None else None
-            if label is not None:
-                label.set_text(message)
-            elif self.top is not None:
-                with self.top:
-                    ui.label(message).classes(render.ERROR_CLASSES).mark("error-top-message")
-
-    def set_value(self, slot: str, value: Any) -> None:
-        self.draft[slot] = "" if value is None else str(value)
-        label = self.errors.get(slot)
-        if label is not None:
-            label.set_text("")
-
-    def field(
-        self,
-        slot: str,
-        label_key: str,
-        *,
-        optional: bool = False,
-        hint_key: str | None = None,
-        on_change: Callable[[Any], None] | None = None,
-    ) -> ui.input:
-        label = self.t(label_key) + (f" {self.t('wizard.optional')}" if optional else "")
-
-        def changed(event: Any) -> None:
-            self.set_value(slot, event.value)
-            if on_change is not None:
-                on_change(event.value)
-
-        with ui.column().classes("w-full gap-0"):
-            entry = ui.input(label, value=self.draft.get(slot, ""), on_change=changed)
-            entry.classes("w-full").props("outlined dense").mark(slot)
-            if hint_key is not None:
-                entry.props(f'hint="{self.t(hint_key)}"')
-            self.error_slot(slot)
-        return entry
-
-    def navigation(self, *, back: int | None, forward: Callable[[], Any], forward_key: str) -> None:
-        with ui.row().classes("items-center gap-2 mt-2"):
-            if back is not None:
-                ui.button(self.t("wizard.back"), on_click=lambda: ui.navigate.to(step_url(back))).props(
-                    "flat no-caps"
-                ).mark("wizard-back")
-            ui.button(self.t(forward_key), on_click=forward).props("no-caps").mark("wizard-forward")
-            ui.button(self.t("wizard.restart"), on_click=self.restart).props("flat no-caps color=grey").mark(
-                "wizard-restart"
-            )
-
-    def restart(self) -> None:
-        app.storage.tab[DRAFT_KEY] = new_draft()
-        ui.navigate.to(step_url(1))
-
-    def go_on(self, step: int) -> None:
-        """To `step` when the model's rules hold for this step's fields; else the errors, in place."""
-        self.clear_errors()
-        errors = payload_errors(self.draft, STEP_SLOTS[self.step])
-        if errors:
-            self.show_errors(errors)
-            return
-        ui.navigate.to(step_url(step))
 
     # -- step 1: name, vendor, resource key ----------------------------------------------------------
 
@@ -284,122 +170,6 @@ class WizardView:
         area.clear()
         with area:
             show()
-
-    # -- step 2: labels and expressions --------------------------------------------------------------
-
-    def metrics_step(self) -> None:
-        ui.label(self.t("wizard.labels.title")).classes("text-lg font-semibold")
-        ui.label(self.t("wizard.labels.help")).classes(render.NOTE_CLASSES)
-        self.error_slot("labels")
-        with ui.grid(columns=2).classes("w-full gap-2"):
-            self.field("labels.node", "wizard.label.node")
-            self.field("labels.device", "wizard.label.device")
-            self.field("labels.pod", "wizard.label.pod", optional=True)
-            self.field("labels.namespace", "wizard.label.namespace", optional=True)
-        ui.label(self.t("wizard.metrics.title")).classes("text-lg font-semibold mt-4")
-        self.error_slot("metrics")
-        first, *rest = _EXPRESSIONS
-        self.expression_card(*first)
-        self.memory_card()
-        for slot, label_key, keys in rest:
-            self.expression_card(slot, label_key, keys, optional=True)
-        self.navigation(back=1, forward=lambda: self.go_on(3), forward_key="wizard.next")
-
-    def expression_card(
-        self, slot: str, label_key: str, keys: tuple[MetricKey, ...], *, optional: bool = False
-    ) -> None:
-        with ui.card().classes("w-full").props("flat bordered"):
-            with ui.row().classes("w-full items-start gap-2 no-wrap"):
-                with ui.column().classes("grow gap-0"):
-                    self.field(slot, label_key, optional=optional)
-                self.test_button(slot, keys)
-            self.results[slot] = ui.column().classes("w-full gap-1").mark(f"result-{slot}")
-
-    def memory_card(self) -> None:
-        with ui.card().classes("w-full").props("flat bordered"):
-            with ui.row().classes("w-full items-center gap-4"):
-                ui.label(self.t("wizard.metric.memory") + f" {self.t('wizard.optional')}").classes(
-                    "font-medium"
-                )
-                ui.toggle(
-                    {mode: self.t(f"wizard.memory.mode.{mode}") for mode in MEMORY_MODES},
-                    value=memory_mode(self.draft),
-                    on_change=lambda event: self.mode_changed(event.value),
-                ).props("no-caps dense").mark("metrics.memory.mode")
-                with ui.column().classes("gap-0"):
-                    ui.select(
-                        [unit.value for unit in MemoryUnit],
-                        label=self.t("wizard.memory.unit"),
-                        value=self.draft.get("metrics.memory.unit") or MemoryUnit.BYTES.value,
-                        on_change=lambda event: self.set_value("metrics.memory.unit", event.value),
-                    ).props("outlined dense").classes("w-32").mark("metrics.memory.unit")
-                    self.error_slot("metrics.memory.unit")
-                self.test_button("metrics.memory.used", _MEMORY_KEYS)
-            self.field("metrics.memory.used", "wizard.memory.used")
-            self.results["metrics.memory.used"] = (
-                ui.column().classes("w-full gap-1").mark("result-metrics.memory.used")
-            )
-            with ui.column().classes("w-full gap-0"):
-                self.second_input = ui.input(
-                    self.second_label(),
-                    value=self.draft.get(second_memory_field(self.draft), ""),
-                    on_change=lambda event: self.set_value(second_memory_field(self.draft), event.value),
-                )
-                self.second_input.classes("w-full").props("outlined dense").mark(MEMORY_SECOND)
-                self.error_slot(MEMORY_SECOND)
-            self.results[MEMORY_SECOND] = ui.column().classes("w-full gap-1").mark(f"result-{MEMORY_SECOND}")
-
-    def second_label(self) -> str:
-        return self.t(
-            "wizard.memory.total" if memory_mode(self.draft) == "used_total" else "wizard.memory.free"
-        )
-
-    def mode_changed(self, mode: Any) -> None:
-        self.draft["metrics.memory.mode"] = "used_free" if mode == "used_free" else "used_total"
-        self.errors[MEMORY_SECOND].set_text("")
-        self.results[MEMORY_SECOND].clear()
-        if self.second_input is not None:
-            self.second_input.props["label"] = self.second_label()
-            # What was typed for this mode before comes back (the draft keeps both).
-            self.second_input.set_value(self.draft.get(second_memory_field(self.draft), ""))
-            self.second_input.update()
-
-    def test_button(self, slot: str, keys: tuple[MetricKey, ...]) -> None:
-        ui.button(self.t("wizard.test"), on_click=lambda: self.test(keys)).props("outline no-caps").mark(
-            f"test-{slot}"
-        )
-
-    async def test(self, keys: tuple[MetricKey, ...]) -> None:
-        """Run the catalog's check on the whole draft; show the label errors and the results of `keys`."""
-        slots = {RESULT_SLOT[key] for key in keys}
-        self.clear_errors()
-        for slot in slots:
-            self.results[slot].clear()
-        try:
-            labels, metrics = check_drafts(self.draft)
-        except DraftErrors as exc:
-            self.show_errors(exc.errors)
-            return
-        for slot in slots:
-            with self.results[slot]:
-                ui.label(self.t("wizard.test.running")).classes(render.NOTE_CLASSES)
-        try:
-            check = await context.services().catalog.check_metrics(self.visitor.principal, labels, metrics)
-        except NufiError as exc:
-            for slot in slots:
-                self.results[slot].clear()
-            self.show_errors(service_errors(exc))
-            return
-        for slot in slots:
-            self.results[slot].clear()
-        self.show_errors({f"labels.{name}": why for name, why in check.label_errors.items()})
-        shown = [key for key in keys if key in check.results]
-        if not shown:
-            with self.results[RESULT_SLOT[keys[0]]]:
-                ui.label(self.t("wizard.test.empty")).classes(render.NOTE_CLASSES).mark("metric-empty")
-        for key in shown:
-            with self.results[RESULT_SLOT[key]]:
-                render.metric_result(self.language, check.results[key])
 
     # -- step 3: review and save ---------------------------------------------------------------------
 

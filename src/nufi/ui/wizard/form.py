@@ -1,0 +1,128 @@
+"""The frame every step of the Add Device wizard shares: the tab's draft, the slots that show errors next
+to their fields (or at the top), inputs bound to the draft, and the buttons between the steps."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from nicegui import app, ui
+
+from nufi.ui.i18n import Language, text
+from nufi.ui.pages.gate import Visitor
+from nufi.ui.wizard import render
+from nufi.ui.wizard.draft import (
+    STEP_SLOTS,
+    Draft,
+    new_draft,
+    payload_errors,
+)
+
+WIZARD_PATH = "/admin/devices/new"
+DRAFT_KEY = "nufi.wizard.new_device"
+STEPS = (1, 2, 3)
+
+
+def step_url(step: int) -> str:
+    return f"{WIZARD_PATH}?step={step}"
+
+
+class WizardForm:
+    """One open wizard page: its step, the tab's draft, and the slots showing errors."""
+
+    def __init__(self, who: Visitor, draft: Draft, step: int) -> None:
+        self.visitor = who
+        self.draft = draft
+        self.step = step
+        self.errors: dict[str, ui.label] = {}
+        self.results: dict[str, ui.column] = {}
+        self.top: ui.column | None = None
+        self.key_result: ui.column | None = None
+        self.key_task: asyncio.Task[None] | None = None
+        self.key_sequence = 0
+        self.id_input: ui.input | None = None
+        self.second_input: ui.input | None = None
+
+    @property
+    def language(self) -> Language:
+        return self.visitor.language
+
+    def t(self, key: str, **fields: object) -> str:
+        return text(self.language, key, **fields)
+
+    def error_slot(self, slot: str) -> ui.label:
+        label = ui.label("").classes(render.ERROR_CLASSES).mark(f"error-{slot}")
+        label.bind_visibility_from(label, "text", backward=bool)
+        self.errors[slot] = label
+        return label
+
+    def clear_errors(self) -> None:
+        for label in self.errors.values():
+            label.set_text("")
+        if self.top is not None:
+            self.top.clear()
+
+    def show_errors(self, errors: Mapping[str | None, str]) -> None:
+        """Each message next to its slot; at the top when the page has no such slot."""
+        for slot, message in errors.items():
+            label = self.errors.get(slot) if slot is not None else None
+            if label is not None:
+                label.set_text(message)
+            elif self.top is not None:
+                with self.top:
+                    ui.label(message).classes(render.ERROR_CLASSES).mark("error-top-message")
+
+    def set_value(self, slot: str, value: Any) -> None:
+        self.draft[slot] = "" if value is None else str(value)
+        label = self.errors.get(slot)
+        if label is not None:
+            label.set_text("")
+
+    def field(
+        self,
+        slot: str,
+        label_key: str,
+        *,
+        optional: bool = False,
+        hint_key: str | None = None,
+        on_change: Callable[[Any], None] | None = None,
+    ) -> ui.input:
+        label = self.t(label_key) + (f" {self.t('wizard.optional')}" if optional else "")
+
+        def changed(event: Any) -> None:
+            self.set_value(slot, event.value)
+            if on_change is not None:
+                on_change(event.value)
+
+        with ui.column().classes("w-full gap-0"):
+            entry = ui.input(label, value=self.draft.get(slot, ""), on_change=changed)
+            entry.classes("w-full").props("outlined dense").mark(slot)
+            if hint_key is not None:
+                entry.props(f'hint="{self.t(hint_key)}"')
+            self.error_slot(slot)
+        return entry
+
+    def navigation(self, *, back: int | None, forward: Callable[[], Any], forward_key: str) -> None:
+        with ui.row().classes("items-center gap-2 mt-2"):
+            if back is not None:
+                ui.button(self.t("wizard.back"), on_click=lambda: ui.navigate.to(step_url(back))).props(
+                    "flat no-caps"
+                ).mark("wizard-back")
+            ui.button(self.t(forward_key), on_click=forward).props("no-caps").mark("wizard-forward")
+            ui.button(self.t("wizard.restart"), on_click=self.restart).props("flat no-caps color=grey").mark(
+                "wizard-restart"
+            )
+
+    def restart(self) -> None:
+        app.storage.tab[DRAFT_KEY] = new_draft()
+        ui.navigate.to(step_url(1))
+
+    def go_on(self, step: int) -> None:
+        """To `step` when the model's rules hold for this step's fields; else the errors, in place."""
+        self.clear_errors()
+        errors = payload_errors(self.draft, STEP_SLOTS[self.step])
+        if errors:
+            self.show_errors(errors)
+            return
+        ui.navigate.to(step_url(step))
