@@ -20,11 +20,21 @@ nothing an old expression said is shown as the new expression's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from nufi.prom import QueryResult, Sample
 
-_Identity = frozenset[tuple[str, str]]
+# A series' labels as one string: 8,000 devices are 40,000 series per evaluation, and a string, unlike
+# a frozenset of pairs, is nothing the garbage collector has to walk. NUL cannot be told apart from the
+# separators, which no exporter puts in a label.
+_Identity = str
+
+
+def _identity(labels: Mapping[str, str], names: Sequence[str]) -> _Identity:
+    if names:  # a reduced query: every series carries (some of) these labels and no others
+        return "\x00".join([labels.get(name, "\x01") for name in names])
+    return "\x00".join(f"{name}\x01{value}" for name, value in sorted(labels.items()))
 
 
 @dataclass
@@ -39,15 +49,18 @@ class SeriesMemory:
         self._window = window_seconds
         self._queries: dict[str, _Series] = {}
 
-    def recall(self, query: str, result: QueryResult, *, now: float) -> QueryResult:
+    def recall(
+        self, query: str, result: QueryResult, *, now: float, labels: Sequence[str] = ()
+    ) -> QueryResult:
         """`result` of `query` at `now`, with every series remembered and silent now added back, with
-        its last value and last-seen time; the memory learns the answer. Only vectors are kept."""
+        its last value and last-seen time; the memory learns the answer. Only vectors are kept.
+        `labels`, when given, are the only labels the query's series carry (it was reduced to them)."""
         if result.result_type != "vector":
             return result
         known = self._queries.setdefault(query, _Series())
         present: set[_Identity] = set()
         for sample in result.samples:
-            identity = frozenset(sample.metric.items())
+            identity = _identity(sample.metric, labels)
             present.add(identity)
             known.samples[identity] = sample
         silent: list[Sample] = []

@@ -58,7 +58,7 @@ class ReducedQueries:
         self._prometheus = prometheus
         self._memory = memory
         self._now = now
-        self._keep = tuple(keep_labels)
+        self._keep = tuple(dict.fromkeys(keep_labels))
         self.asked: set[str] = set()
         self.answered = 0
         self.failures: list[QueryFailure] = []
@@ -80,12 +80,12 @@ class ReducedQueries:
             ) from exc
         except PrometheusUnavailable as exc:
             self.failures.append(QueryFailure(promql, exc))
-            return self._memory.recall(reduced, QueryResult("vector"), now=self._now)
+            return self._memory.recall(reduced, QueryResult("vector"), now=self._now, labels=self._keep)
         self.answered += 1
         if result.result_type == "vector" and result.samples:
             at = result.samples[0].timestamp
             self.evaluated_at = at if self.evaluated_at is None else max(self.evaluated_at, at)
-        return self._memory.recall(reduced, result, now=self._now)
+        return self._memory.recall(reduced, result, now=self._now, labels=self._keep)
 
     def raise_if_nothing_answered(self) -> None:
         """Prometheus unreachable for every query: the evaluation has nothing to show."""

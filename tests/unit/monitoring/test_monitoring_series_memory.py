@@ -51,18 +51,19 @@ def test_queries_are_remembered_apart_and_dropped_when_no_longer_asked() -> None
 
 
 @given(
-    st.lists(
+    answers=st.lists(
         st.dictionaries(st.sampled_from("abcdef"), st.floats(0, 100), max_size=6), min_size=1, max_size=12
     )
 )
+@pytest.mark.parametrize("labels", [(), ("node", "device")])
 def test_every_answer_is_present_and_every_silent_series_is_within_the_window(
-    answers: list[dict[str, float]],
+    answers: list[dict[str, float]], labels: tuple[str, ...]
 ) -> None:
     memory = SeriesMemory(window_seconds=3)
     last_seen: dict[str, float] = {}
     for step, answer in enumerate(answers):
         now = T + step
-        recalled = by_device(memory.recall("q", vector(now, **answer), now=now))
+        recalled = by_device(memory.recall("q", vector(now, **answer), now=now, labels=labels))
         last_seen.update(dict.fromkeys(answer, now))
         expected = {d for d, seen in last_seen.items() if d in answer or now - seen <= 3}
         assert set(recalled) == expected
