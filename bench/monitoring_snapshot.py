@@ -566,11 +566,18 @@ async def warm_http(world: World, prometheus: httpx.AsyncClient) -> None:
         page = f"/api/v1/monitoring/{TYPE_ID}"
 
         async def read_page() -> bool:
-            response = await client.get(page, params={"limit": HTTP_PAGE_NODES})
+            # A connection the server dropped under load is a failed read, counted, not the end.
+            try:
+                response = await client.get(page, params={"limit": HTTP_PAGE_NODES})
+            except httpx.TransportError:
+                return False
             return response.status_code == 200
 
         async def read_whole() -> bool:
-            response = await client.get(page)
+            try:
+                response = await client.get(page)
+            except httpx.TransportError:
+                return False
             return response.status_code == 200
 
         async def evaluations() -> tuple[float, float]:

@@ -9,7 +9,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
+
+from nufi.ui.i18n import Language, text
+from support.lpu_type import LPU_METRICS, LPU_RESOURCE_KEY
 
 from .e2e_sandbox_support import SandboxRun
 
@@ -47,6 +50,8 @@ async def browser() -> AsyncIterator[Browser]:
 
 async def shot(page: Page, language: str, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
+    # Scrolled to the top, or the fixed header lands mid-page in a full-page capture.
+    await page.evaluate("window.scrollTo(0, 0)")
     await page.screenshot(path=SHOTS / f"{language}-{name}.png", full_page=True)
 
 
@@ -118,4 +123,75 @@ async def test_a_user_has_no_admin_menu_and_admin_urls_are_refused(
     await page.goto(f"{url}/admin/devices")
     await expect(page.get_by_test_id("forbidden")).to_have_text(texts["forbidden"])
     await shot(page, language, "07-user-forbidden")
+    await context.close()
+
+
+async def signed_in_admin(browser: Browser, language: str, url: str) -> tuple[BrowserContext, Page]:
+    context = await browser.new_context(locale=LOCALES[language], viewport={"width": 1400, "height": 900})
+    page = await context.new_page()
+    await page.goto(f"{url}/admin/devices")
+    await sign_in(page, "admin")
+    await expect(page).to_have_url(f"{url}/admin/devices")
+    return context, page
+
+
+async def fill_the_wizard(page: Page, language: Language, type_id: str, shots: str) -> None:
+    """The seed's three steps as a person takes them, up to the review."""
+    await page.get_by_role("button", name=text(language, "devices.add")).click()
+    await page.get_by_label(text(language, "wizard.field.name")).fill("HyperAccel LPU")
+    await page.get_by_label(text(language, "wizard.field.vendor")).fill("HyperAccel")
+    await page.get_by_label(text(language, "wizard.field.id")).fill(type_id)
+    await page.get_by_label(text(language, "wizard.field.resource_key")).fill(LPU_RESOURCE_KEY)
+    # Checked live against the cluster as it is typed: both LPU nodes with their capacity.
+    await expect(page.get_by_text(text(language, "wizard.key.found"))).to_be_visible(timeout=15_000)
+    await expect(page.get_by_text("lpu-node-1")).to_be_visible()
+    await expect(page.get_by_text("lpu-node-2")).to_be_visible()
+    await shot(page, language, f"{shots}-1-identity")
+    await page.get_by_role("button", name=text(language, "wizard.next")).click()
+
+    for key, value in (("node", "node"), ("device", "device"), ("pod", "pod"), ("namespace", "namespace")):
+        await page.get_by_label(text(language, f"wizard.label.{key}")).fill(value)
+    await page.get_by_label(text(language, "wizard.metric.utilization")).fill(LPU_METRICS["utilization"])
+    await page.get_by_label(text(language, "wizard.memory.used")).fill(LPU_METRICS["memory"]["used"])
+    await page.get_by_label(text(language, "wizard.memory.total")).fill(LPU_METRICS["memory"]["total"])
+    await page.get_by_label(text(language, "wizard.metric.temperature")).fill(LPU_METRICS["temperature"])
+    tests = page.get_by_role("button", name=text(language, "wizard.test"), exact=True)
+    for index in range(await tests.count()):
+        await tests.nth(index).click()
+    # Utilization, memory used and total, and temperature each work (the LPU reports no power).
+    await expect(page.get_by_text(text(language, "wizard.test.ok"))).to_have_count(4, timeout=15_000)
+    await shot(page, language, f"{shots}-2-metrics")
+    await page.get_by_role("button", name=text(language, "wizard.next")).click()
+    await expect(page.get_by_text(text(language, "wizard.review.title"))).to_be_visible()
+    await expect(page.get_by_text(LPU_METRICS["memory"]["total"])).to_be_visible()
+    await shot(page, language, f"{shots}-3-review")
+
+
+async def test_the_seed_an_admin_registers_the_lpu_in_the_wizard_and_monitoring_shows_it(
+    sandbox: SandboxRun, browser: Browser
+) -> None:
+    url = sandbox.state["nufi_url"]
+    # In English up to the review, then started over; in Korean through to the save.
+    context, page = await signed_in_admin(browser, "en", url)
+    await fill_the_wizard(page, "en", "lpu-preview", "08-wizard")
+    await page.get_by_role("button", name=text("en", "wizard.restart")).click()
+    await context.close()
+
+    context, page = await signed_in_admin(browser, "ko", url)
+    await fill_the_wizard(page, "ko", "lpu", "08-wizard")
+    await page.get_by_role("button", name=text("ko", "wizard.save")).click()
+    await expect(page).to_have_url(f"{url}/admin/devices")
+    row = page.get_by_role("row").filter(has_text=LPU_RESOURCE_KEY)
+    await expect(row).to_contain_text(text("ko", "devices.kind.custom"))
+    await expect(row).to_contain_text("8 / 8 / 0")
+    await shot(page, "ko", "09-lpu-registered")
+
+    # Every user sees it in monitoring at once: a tab with both nodes' 8 devices and a chart.
+    for language in ("ko", "en"):
+        await page.goto(f"{url}/ui/language?set={language}&next=%2F%3Ftype%3Dlpu")
+        await expect(page.get_by_test_id("tab-lpu")).to_be_visible()
+        await expect(page.get_by_test_id("card-devices")).to_contain_text("8")
+        await expect(page.get_by_test_id("devices-table")).to_contain_text("lpu-node-2")
+        await expect(page.get_by_test_id("chart")).to_be_visible()
+        await shot(page, language, "10-lpu-monitoring")
     await context.close()

@@ -61,3 +61,12 @@ def test_sizes_are_binary_and_missing_stays_missing() -> None:
     assert human_bytes(None) is None
     assert memory(None, None) is None
     assert memory(1024**3, None) == "1.0 GiB / ?"
+
+
+def test_wizard_samples_are_readable() -> None:
+    from nufi.ui.wizard.render import sample_value
+
+    assert sample_value(34359738.0) == "34,359,738"
+    assert sample_value(35.03) == "35.03"
+    assert sample_value(0.000123) == "0.000123"
+    assert sample_value(float("nan")) == "nan"

@@ -86,10 +86,18 @@ def metric_result(language: Language, result: MetricCheck) -> None:
                 "key": index,
                 "node": point.node or "—",
                 "device": point.device or "—",
-                "value": not_measured if point.value is None else f"{point.value:g}",
+                "value": not_measured if point.value is None else sample_value(point.value),
             }
             for index, point in enumerate(result.sample)
         ]
         ui.table(columns=columns, rows=rows, row_key="key").props("dense flat bordered").classes(
             "w-full max-w-xl"
         ).mark("metric-sample")
+
+
+def sample_value(value: float) -> str:
+    """A sample as the exporter gave it, readable: large values whole with separators (byte counts),
+    others with up to six significant digits."""
+    if abs(value) >= 1e6 and value == value and abs(value) != float("inf"):
+        return f"{value:,.0f}"
+    return f"{value:.6g}"
