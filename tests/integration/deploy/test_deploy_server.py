@@ -173,6 +173,19 @@ def test_the_example_generates_the_secret_the_pod_reads(example: Rendered) -> No
     url = base64.b64decode(secret["data"]["database-url"]).decode()
     assert url.startswith("postgresql+asyncpg://")
     assert "oidc-client-secret" in secret["data"]
+    assert env["NUFI_DASHBOARD_SESSION_SECRET"]["valueFrom"]["secretKeyRef"] == {
+        "name": name,
+        "key": "dashboard-session-secret",
+        "optional": True,
+    }
+    assert len(base64.b64decode(secret["data"]["dashboard-session-secret"])) >= 16
+
+
+def test_the_ingress_keeps_a_browser_on_its_replica(example: Rendered) -> None:
+    (ingress,) = example.of_kind("Ingress")
+    annotations = ingress["metadata"]["annotations"]
+    assert annotations["nginx.ingress.kubernetes.io/affinity"] == "cookie"
+    assert annotations["nginx.ingress.kubernetes.io/session-cookie-name"] == "nufi-route"
 
 
 def test_the_service_reaches_the_pods_on_the_named_port(overlay: Rendered) -> None:
