@@ -1,4 +1,5 @@
-"""Admin → Devices (the catalog with what the cluster holds of each type) and Admin → Audit.
+"""Admin → Devices (the catalog with what the cluster holds of each type, and each row's actions:
+`device_actions.py`) and Admin → Audit (each record with the fields it changed).
 
 Only `nufi-admin` sees these in the sidebar; anyone else opening the URL gets a page saying so, and the
 services refuse them anyway (the catalog's `audit` requires the admin role itself).
@@ -7,21 +8,22 @@ services refuse them anyway (the catalog's `audit` requires the admin role itsel
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from nicegui import ui
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
-from nufi.devices.catalog import CatalogEntry
 from nufi.errors import Forbidden, NufiError
 from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.ui.layout import AUDIT_PATH, DEVICES_PATH, forbidden, frame
+from nufi.ui.pages.device_actions import DeviceList
 from nufi.ui.pages.gate import visitor
 from nufi.ui.pages.wizard import step_url
 
 AUDIT_ROWS = 100
+# How much of a changed value the audit page's summary shows; the JSON blocks below hold all of it.
+CHANGE_CHARS = 80
 
 
 def register() -> None:
@@ -39,12 +41,7 @@ def register() -> None:
             ui.button(
                 text(who.language, "devices.add"), icon="add", on_click=lambda: ui.navigate.to(step_url(1))
             ).props("no-caps").mark("add-device")
-        entries = await context.services().catalog.list_with_inventory(who.principal)
-        ui.table(
-            columns=_device_columns(who.language),
-            rows=[_device_row(e, who.language) for e in entries],
-            row_key="id",
-        ).classes("w-full").props('dense flat bordered data-testid="device-types"')
+        await DeviceList(who.principal, who.language).refresh()
         return None
 
     @ui.page(AUDIT_PATH)
@@ -71,38 +68,49 @@ def register() -> None:
             expansion = (
                 ui.expansion(title).classes("w-full border-b").props('dense data-testid="audit-record"')
             )
-            with expansion, ui.row().classes("w-full gap-4"):
-                _json_block(record.before)
-                _json_block(record.after)
+            with expansion:
+                _changes(who.language, record.before, record.after)
+                with ui.row().classes("w-full gap-4"):
+                    _json_block(record.before)
+                    _json_block(record.after)
         return None
 
 
-def _device_columns(language: Language) -> list[dict[str, Any]]:
-    names = ["name", "vendor", "resource_key", "kind", "nodes", "capacity", "enabled"]
-    return [
-        {"name": name, "label": text(language, f"devices.column.{name}"), "field": name, "align": "left"}
-        for name in names
-    ]
+def changed_fields(before: object, after: object) -> list[str]:
+    """The top-level keys whose value differs between `before` and `after`, each as
+    `key: old → new` (values as compact JSON, long ones cut), sorted by key."""
+    old = before if isinstance(before, dict) else {}
+    new = after if isinstance(after, dict) else {}
+    missing = object()
+    lines = []
+    for key in sorted(set(old) | set(new)):
+        was, now = old.get(key, missing), new.get(key, missing)
+        if was != now:
+            lines.append(f"{key}: {_short(was, missing)} → {_short(now, missing)}")
+    return lines
 
 
-def _device_row(entry: CatalogEntry, language: Language) -> dict[str, Any]:
-    device_type, inventory = entry.device_type, entry.inventory
-    if inventory is None:
-        counts = text(language, "devices.inventory_error", detail=entry.inventory_error or "")
-        nodes = "—"
-    else:
-        counts = f"{inventory.capacity} / {inventory.allocatable} / {inventory.allocated}"
-        nodes = str(inventory.nodes_with_devices)
-    return {
-        "id": device_type.id,
-        "name": device_type.name,
-        "vendor": device_type.vendor,
-        "resource_key": device_type.resource_key,
-        "kind": text(language, f"devices.kind.{device_type.kind}"),
-        "nodes": nodes,
-        "capacity": counts,
-        "enabled": "✓" if device_type.enabled else "—",
-    }
+def _short(value: object, missing: object) -> str:
+    if value is missing:
+        return "—"
+    shown = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
+    return shown if len(shown) <= CHANGE_CHARS else shown[: CHANGE_CHARS - 1] + "…"
+
+
+def _changes(language: Language, before: object, after: object) -> None:
+    """Above the two JSON blocks: what changed, in a line per top-level field."""
+    with ui.column().classes("gap-0 text-sm py-1").mark("audit-changes"):
+        if before is None or after is None:
+            key = "devices.audit.created" if before is None else "devices.audit.removed"
+            ui.label(text(language, key)).classes("text-slate-600")
+            return
+        lines = changed_fields(before, after)
+        if not lines:
+            ui.label(text(language, "devices.audit.unchanged")).classes("text-slate-600")
+            return
+        ui.label(text(language, "devices.audit.changed")).classes("font-medium")
+        for line in lines:
+            ui.label(line).classes("font-mono text-xs").mark("audit-change")
 
 
 def _json_block(value: object) -> None:
