@@ -17,8 +17,10 @@ from nufi.cluster import ClusterGateway
 from nufi.cluster.cache import CacheSettings, ClusterCache
 from nufi.config import Settings
 from nufi.db import Database, WebSessionStore
+from nufi.db.wizard_drafts import WizardDraftStore
 from nufi.devices import FetcherRegistry
 from nufi.devices.catalog import DeviceCatalog
+from nufi.devices.drafts import WizardDrafts
 from nufi.health import DependencyCheck, Readiness
 from nufi.monitoring import MonitoringService, MonitoringSettings
 from nufi.prom import PrometheusGateway
@@ -36,6 +38,8 @@ class Services:
     catalog: DeviceCatalog
     fetchers: FetcherRegistry
     monitoring: MonitoringService
+    # The Add Device wizard's drafts, kept in the database so any replica resumes them.
+    wizard_drafts: WizardDrafts
     # None when NUFI_OIDC_ISSUER is unset: every authenticated route then answers 401.
     verifier: TokenVerifier | None = None
     # Nodes and pods from watches, attached to `cluster` so every read of it is served from the cache
@@ -102,6 +106,7 @@ async def build_services(
             catalog=catalog,
             fetchers=fetchers,
             monitoring=monitoring,
+            wizard_drafts=WizardDrafts(WizardDraftStore(database.sessions)),
             verifier=verifier,
             cluster_cache=cluster_cache,
             web_sessions=web_sessions,

@@ -29,6 +29,8 @@ ACTOR_LENGTH = 255
 DEVICE_TYPE_KINDS = ("official", "custom")
 # A SHA-256 digest in hexadecimal.
 SESSION_ID_HASH_LENGTH = 64
+# A wizard draft's id: random URL-safe text (secrets.token_urlsafe), with room to spare.
+WIZARD_DRAFT_ID_LENGTH = 64
 
 JsonObject = dict[str, Any]
 
@@ -113,3 +115,22 @@ class WebSessionRow(Base):
     def __repr__(self) -> str:
         # Never the tokens, not even encrypted: reprs end up in logs.
         return f"WebSessionRow(username={self.username!r}, expires_at={self.expires_at.isoformat()})"
+
+
+class WizardDraftRow(Base):
+    """An Add Device wizard's draft: what an admin has typed so far, as the flat dict of the wizard's
+    fields, until they save it or start over. Its random id is in the wizard's URL; it is only ever
+    read together with its owner (the principal's subject), so another person's id finds nothing."""
+
+    __tablename__ = "wizard_drafts"
+    __table_args__ = (Index("ix_wizard_drafts_updated_at", "updated_at"),)
+
+    id: Mapped[str] = mapped_column(String(WIZARD_DRAFT_ID_LENGTH), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
+    data: Mapped[JsonObject] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+    def __repr__(self) -> str:
+        # Not the data: what was typed may be long and ends up in logs otherwise.
+        return f"WizardDraftRow(owner={self.owner!r}, updated_at={self.updated_at.isoformat()})"

@@ -186,6 +186,9 @@ CATALOG: dict[Language, dict[str, str]] = {
         "devices.audit.unchanged": "바뀐 항목이 없습니다.",
         "devices.audit.created": "새로 만든 기록입니다 (이전 값 없음).",
         "devices.audit.removed": "삭제된 기록입니다 (이후 값 없음).",
+        # --- The Add Device wizard's draft, kept in the database ---
+        "wizard.draft.missing": "이 초안을 찾을 수 없어 새 초안으로 시작합니다.",
+        "wizard.draft.unsaved": "초안을 저장하지 못했습니다. 잠시 후 다시 시도하세요.",
     },
     "en": {
         "app.title": "NuFi",
@@ -359,6 +362,9 @@ CATALOG: dict[Language, dict[str, str]] = {
         "devices.audit.unchanged": "No field changed.",
         "devices.audit.created": "A new record (nothing before).",
         "devices.audit.removed": "A removal (nothing after).",
+        # --- The Add Device wizard's draft, kept in the database ---
+        "wizard.draft.missing": "This draft was not found, so a new one was started.",
+        "wizard.draft.unsaved": "The draft could not be saved. Try again in a moment.",
     },
 }
 

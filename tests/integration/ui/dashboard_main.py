@@ -27,7 +27,8 @@ async def _who(request: Request) -> Principal | None:
 
 async def _start() -> None:
     settings = Settings(
-        database_url=SecretStr("sqlite+aiosqlite:///:memory:"),
+        # A database file a test chose (the wizard's restart test); a fresh one in memory otherwise.
+        database_url=SecretStr(os.environ.get("NUFI_TEST_DATABASE_URL") or "sqlite+aiosqlite:///:memory:"),
         prometheus_url=os.environ.get("NUFI_TEST_PROMETHEUS_URL") or None,
         # A dev cluster a test started (the wizard's tests); none otherwise.
         kubeconfig=Path(kubeconfig) if (kubeconfig := os.environ.get("NUFI_TEST_KUBECONFIG")) else None,

@@ -1,6 +1,8 @@
 """Admin → Devices → Add Device as an admin meets it, through NiceGUI's simulated user (no browser): the
 resource key checked as it is typed, each expression's Test, the memory mode, the review and Save, a
-reload resuming the step, and who may open it.
+reload resuming the step, and who may open it. The draft is kept in the database: a restart of the
+dashboard over the same database resumes it too, another person's draft id finds nothing, Save and
+Start over delete it.
 
 `offline` is the dashboard with neither a cluster nor Prometheus; `live` has a dev cluster whose nodes
 offer `example.com/wiz` and the session's real Prometheus (whose `vector()` and `label_replace` make
@@ -9,17 +11,24 @@ series of any shape without an exporter).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from nicegui import ui
+from nicegui import background_tasks, ui
 from nicegui.testing import User
 
+from nufi.auth import Principal
+from nufi.devices.drafts import WizardDrafts
+from nufi.services import Services
+from nufi.ui.wizard.kept import SAVE_TASK_NAME
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.prometheus import PrometheusServer
-from support.polling import eventually
+from support.polling import eventually, until
 
+from .people import PEOPLE
 from .wizard_world import WIZARD_KEY, as_, dashboard, input_of, shown, start_wizard_cluster
 
 WIZARD = "/admin/devices/new"
@@ -36,15 +45,35 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProc
         running.stop()
 
 
+def _database(work: Path) -> str:
+    # A file, not `:memory:`: SQLite in memory is one connection, which the page's saves and the
+    # tests' reads of the drafts would have to take turns on.
+    return f"sqlite+aiosqlite:///{work / 'nufi.db'}"
+
+
+def _offline(work: Path) -> dict[str, str]:
+    return {
+        "NUFI_TEST_PROMETHEUS_URL": "",
+        "NUFI_TEST_KUBECONFIG": "",
+        "NUFI_TEST_DATABASE_URL": _database(work),
+    }
+
+
 @pytest.fixture
-async def offline() -> AsyncIterator[User]:
-    async with dashboard({"NUFI_TEST_PROMETHEUS_URL": "", "NUFI_TEST_KUBECONFIG": ""}) as user:
+async def offline(tmp_path: Path) -> AsyncIterator[User]:
+    async with dashboard(_offline(tmp_path)) as user:
         yield user
 
 
 @pytest.fixture
-async def live(cluster: DevClusterProcess, prometheus: PrometheusServer) -> AsyncIterator[User]:
-    env = {"NUFI_TEST_PROMETHEUS_URL": prometheus.url, "NUFI_TEST_KUBECONFIG": str(cluster.kubeconfig)}
+async def live(
+    cluster: DevClusterProcess, prometheus: PrometheusServer, tmp_path: Path
+) -> AsyncIterator[User]:
+    env = {
+        "NUFI_TEST_PROMETHEUS_URL": prometheus.url,
+        "NUFI_TEST_KUBECONFIG": str(cluster.kubeconfig),
+        "NUFI_TEST_DATABASE_URL": _database(tmp_path),
+    }
     async with dashboard(env) as user:
         yield user
 
@@ -58,11 +87,34 @@ def _sees(user: User, marker: str, *expected: str) -> Any:
     return check
 
 
+def _services() -> Services:
+    # The module the running dashboard attached its services to (NiceGUI's simulation reloads it).
+    services: Services = importlib.import_module("nufi.ui.context").services()
+    return services
+
+
+def _drafts() -> WizardDrafts:
+    return _services().wizard_drafts
+
+
+def _draft_id(user: User) -> str:
+    """The draft id in the URL of the page the user is on ("" when it has none)."""
+    assert user.client is not None
+    return user.client.request.query_params.get("draft", "")
+
+
+def _no_save_pending() -> None:
+    assert not [task for task in background_tasks.running_tasks if task.get_name() == SAVE_TASK_NAME]
+
+
 async def _open(user: User, language: str | None, step: int) -> None:
-    """Open the wizard at `step` as the admin (`language` None: as before, e.g. a reload)."""
+    """Open the wizard at `step` as the admin, on the draft of the wizard page the user is on, if any
+    (`language` None: as before). Like a reload once the typing has paused: what was typed is saved."""
     if language is not None:
         as_(user, "admin", language)
-    await user.open(f"{WIZARD}?step={step}")
+    draft = _draft_id(user) if user.client is not None else ""
+    await eventually(_no_save_pending, within=5)
+    await user.open(f"{WIZARD}?step={step}" + (f"&draft={draft}" if draft else ""))
     await _step(user, step)
 
 
@@ -282,6 +334,8 @@ async def test_save_registers_the_type_and_the_device_list_shows_it_as_custom(li
     await _step(live, 3)
     review = shown(live, "review")
     assert "wizard-npu" in review and WIZARD_KEY in review and "(none)" in review  # no temperature
+    saved_draft = _draft_id(live)
+    assert await _drafts().get(PEOPLE["admin"], saved_draft) is not None
 
     live.find(marker="wizard-forward").click()
 
@@ -294,6 +348,94 @@ async def test_save_registers_the_type_and_the_device_list_shows_it_as_custom(li
     row = await eventually(listed, within=20)
     assert row["kind"] == "Custom" and row["resource_key"] == WIZARD_KEY
     assert row["capacity"] == "6 / 6 / 0"
-    # The draft is gone: the next Add Device starts empty.
+    # The draft is gone: its row is deleted, and the next Add Device starts empty.
+    assert await _drafts().get(PEOPLE["admin"], saved_draft) is None
     await _open(live, None, 1)
     assert input_of(live, "name").value == ""
+
+
+# -- the draft is kept in the database ------------------------------------------------------------------
+
+
+async def test_opening_the_wizard_gives_each_tab_a_draft_of_its_own(offline: User) -> None:
+    await _open(offline, "en", 1)
+    first = _draft_id(offline)
+    assert first  # redirected to the URL with its draft
+    offline.find(marker="name").type("First tab")
+    await _open(offline, "en", 1)
+    assert _draft_id(offline) == first
+    assert input_of(offline, "name").value == "First tab"
+
+    await offline.open(f"{WIZARD}?step=1")  # another tab opens Add Device
+    await _step(offline, 1)
+    second = _draft_id(offline)
+    assert second and second != first
+    assert input_of(offline, "name").value == ""
+    offline.find(marker="name").type("Second tab")
+    await eventually(_no_save_pending, within=5)
+    assert (await _drafts().get(PEOPLE["admin"], first) or {}).get("name") == "First tab"
+    assert (await _drafts().get(PEOPLE["admin"], second) or {}).get("name") == "Second tab"
+
+
+async def test_a_restart_resumes_at_step_two_with_what_was_typed(tmp_path: Path) -> None:
+    env = _offline(tmp_path)  # both processes over this one database file
+    async with dashboard(env) as before:
+        await _open(before, "en", 1)
+        await _fill_identity(before)
+        before.find(marker="wizard-forward").click()
+        await _step(before, 2)
+        before.find(marker="labels.node").type("Hostname")
+        url = f"{WIZARD}?step=2&draft={_draft_id(before)}"
+        await eventually(_no_save_pending, within=5)
+
+    async with dashboard(env) as after:  # a new NuFi process over the same database
+        await as_(after, "admin", "en").open(url)
+        await _step(after, 2)
+        await after.should_not_see(marker="draft-missing")
+        assert input_of(after, "labels.node").value == "Hostname"
+        after.find(marker="wizard-back").click()
+        await _step(after, 1)
+        assert input_of(after, "name").value == "Wizard NPU"
+        assert input_of(after, "id").value == "wizard-npu"
+        assert input_of(after, "resource_key").value == WIZARD_KEY
+
+
+async def test_another_persons_draft_is_not_shown_and_a_fresh_one_starts(offline: User) -> None:
+    other = Principal(subject="s-other-admin", username="other", roles=frozenset({"nufi-admin"}))
+    theirs = await _drafts().create(other, {"name": "Their secret NPU", "labels.node": "their-node"})
+
+    await as_(offline, "admin", "en").open(f"{WIZARD}?step=2&draft={theirs}")
+    await _step(offline, 1)  # a fresh draft starts at the beginning
+    await eventually(_sees(offline, "draft-missing", "This draft was not found"), within=5)
+    assert input_of(offline, "name").value == ""
+    offline.find(marker="name").type("Mine")
+    await eventually(_no_save_pending, within=5)
+    # Theirs is untouched, and not the admin's to read.
+    assert await _drafts().get(PEOPLE["admin"], theirs) is None
+    assert await _drafts().get(other, theirs) == {"name": "Their secret NPU", "labels.node": "their-node"}
+
+
+async def test_an_unknown_draft_id_starts_a_fresh_draft_and_says_so(offline: User) -> None:
+    await as_(offline, "admin", "ko").open(f"{WIZARD}?step=3&draft=no-such-draft")
+    await _step(offline, 1)
+    await eventually(_sees(offline, "draft-missing", "새 초안"), within=5)
+    await offline.should_see(marker="name")
+
+
+async def test_start_over_deletes_the_draft_and_opens_an_empty_one(offline: User) -> None:
+    await _open(offline, "en", 1)
+    offline.find(marker="name").type("Soon gone")
+    draft = _draft_id(offline)
+    await eventually(_no_save_pending, within=5)
+    assert (await _drafts().get(PEOPLE["admin"], draft) or {}).get("name") == "Soon gone"
+
+    offline.find(marker="wizard-restart").click()
+
+    async def started_over() -> bool:
+        assert await _drafts().get(PEOPLE["admin"], draft) is None
+        assert _draft_id(offline) not in ("", draft)
+        assert input_of(offline, "name").value == ""
+        return True
+
+    await until(started_over, within=10)
+    await offline.should_not_see(marker="draft-missing")

@@ -1,16 +1,21 @@
-"""Admin → Devices → Add Device: a three-step wizard at `/admin/devices/new?step=1|2|3`.
+"""Admin → Devices → Add Device: a three-step wizard at `/admin/devices/new?step=1|2|3&draft=<id>`.
 
 Step 1 names the type and its resource key, checked live against the cluster as it is typed; step 2
 maps the series' labels and writes the expressions, each with a Test against the real Prometheus;
 step 3 shows everything and saves it through the catalog (the same checks run again there).
 
-The step is in the URL, so a reload, the browser's back button or a shared link lands on it. The
-draft is kept in NiceGUI's `app.storage.tab`: per browser tab (two tabs are two wizards that do not
-overwrite each other), surviving reloads of that tab, held in the server's memory only. It is not
-put in the URL because PromQL makes URLs long and ends up in proxies' logs and the browser's history,
-and not in `app.storage.user` because that one is shared by every tab of the browser and written to
-files on the server. A draft lives on the replica that served the tab (NiceGUI's connection needs
-sticky sessions anyway) and is lost when it restarts: it is a draft, nothing is stored until Save.
+The step and the draft's id are in the URL, so a reload, the browser's back button or a shared link
+lands on them. The draft itself is kept in NuFi's database (`wizard_drafts`, through
+`Services.wizard_drafts`), not in the server's memory: replicas share nothing but the database, so a
+reload answered by another replica, or by this one after a restart, resumes the wizard at its step
+with what was typed. Changes are saved as they are made, coalesced while typing
+(`nufi.ui.wizard.kept`) and always before the page moves to another step. Opening the wizard
+without a draft starts one and redirects to its URL, so every browser tab gets a draft of its own
+(two tabs are two wizards that do not overwrite each other). A draft belongs to the admin who
+started it: another person's id, or one that was saved, started over or forgotten (drafts untouched
+for 7 days are), opens a fresh draft with a note saying so. Save and Start over delete the draft.
+The draft's fields are not put in the URL because PromQL makes URLs long and ends up in proxies'
+logs and the browser's history; only the random id is.
 
 Every error the catalog raises is shown next to the field it names (`field` of ValidationFailed or
 Conflict), else at the top of the page; texts come from `nufi.ui.i18n` only.
@@ -24,7 +29,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from nicegui import app, background_tasks, ui
+from nicegui import background_tasks, ui
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
@@ -46,7 +51,8 @@ from nufi.ui.wizard.draft import (
     second_memory_field,
     service_errors,
 )
-from nufi.ui.wizard.form import DRAFT_KEY, STEPS, WIZARD_PATH, step_url
+from nufi.ui.wizard.form import STEPS, WIZARD_PATH, step_url
+from nufi.ui.wizard.kept import KeptDraft
 from nufi.ui.wizard.metrics_step import MetricsStep
 
 __all__ = ["WIZARD_PATH", "register", "step_url"]
@@ -57,23 +63,54 @@ _log = get_logger("nufi.ui.wizard")
 
 def register() -> None:
     @ui.page(WIZARD_PATH)
-    async def wizard_page(request: Request, step: str = "1") -> RedirectResponse | None:
+    async def wizard_page(request: Request, step: str = "1", draft: str = "") -> RedirectResponse | None:
         who = await visitor(request)
         if isinstance(who, RedirectResponse):
             return who
         number = int(step) if step in {str(s) for s in STEPS} else 1
-        frame(who.principal, who.language, current=step_url(number))
         if not who.principal.is_admin:
+            frame(who.principal, who.language, current=step_url(number))
             forbidden(who.language)
             return None
+        drafts = context.services().wizard_drafts
+        try:
+            values = await drafts.get(who.principal, draft) if draft else None
+            if values is None:
+                values = new_draft()
+                draft_id = await drafts.create(who.principal, values)
+                if not draft:
+                    # The tab's own draft, in the URL before anything is shown.
+                    return RedirectResponse(step_url(number, draft_id), status_code=303)
+                number = 1  # an empty draft starts at the beginning
+            else:
+                draft_id = draft
+        except NufiError as exc:
+            frame(who.principal, who.language, current=step_url(number))
+            _unavailable(exc.detail)
+            return None
+        frame(who.principal, who.language, current=step_url(number, draft_id))
         keep_signed_in(request, who)
-        # The tab's storage exists once the browser tab has connected.
-        await ui.context.client.connected()
-        if not isinstance(app.storage.tab.get(DRAFT_KEY), dict):
-            app.storage.tab[DRAFT_KEY] = new_draft()
-        # The storage's own (observable) copy, so every change is kept.
-        WizardView(who, complete(app.storage.tab[DRAFT_KEY]), number).render()
+        kept = KeptDraft(draft_id, dict(complete(values)), partial(drafts.save, who.principal, draft_id))
+        view = WizardView(who, kept, number)
+        view.render()
+        # A change typed just before the tab closes is not lost to the coalescing.
+        ui.context.client.on_disconnect(partial(_flush_quietly, kept))
+        if draft_id != draft:
+            view.say_draft_missing()
+            ui.navigate.history.replace(step_url(number, draft_id))
         return None
+
+
+def _unavailable(detail: str) -> None:
+    with ui.column().classes("w-full max-w-4xl gap-4 p-2").mark("error-top"):
+        ui.label(detail).classes(render.ERROR_CLASSES).mark("error-top-message")
+
+
+async def _flush_quietly(kept: KeptDraft) -> None:
+    try:
+        await kept.flush()
+    except Exception:
+        _log.warning("saving a wizard draft failed", exc_info=True)
 
 
 def _slug(name: str) -> str:
@@ -106,6 +143,11 @@ class WizardView(MetricsStep):
                 self.metrics_step()
             else:
                 self.review_step()
+
+    def say_draft_missing(self) -> None:
+        if self.top is not None:
+            with self.top:
+                ui.label(self.t("wizard.draft.missing")).classes(render.NOTE_CLASSES).mark("draft-missing")
 
     # -- step 1: name, vendor, resource key ----------------------------------------------------------
 
@@ -212,8 +254,8 @@ class WizardView(MetricsStep):
                         if slot in SLOTS:
                             self.error_slot(slot)
         with ui.row().classes("gap-4"):
-            ui.link(self.t("wizard.edit.identity"), step_url(1))
-            ui.link(self.t("wizard.edit.metrics"), step_url(2))
+            ui.link(self.t("wizard.edit.identity"), self.url(1))
+            ui.link(self.t("wizard.edit.metrics"), self.url(2))
         self.navigation(back=2, forward=self.save, forward_key="wizard.save")
 
     async def save(self) -> None:
@@ -232,6 +274,9 @@ class WizardView(MetricsStep):
             _log.exception("saving a device type from the wizard failed")
             self.show_errors({None: self.t("wizard.error.unexpected")})
             return
-        app.storage.tab[DRAFT_KEY] = new_draft()
+        try:
+            await context.services().wizard_drafts.delete(self.visitor.principal, self.draft.id)
+        except Exception:  # saved all the same; the draft is forgotten after DRAFT_LIFETIME
+            _log.warning("deleting a saved wizard draft failed", exc_info=True)
         ui.notify(self.t("wizard.saved", name=outcome.device_type.name), type="positive")
         ui.navigate.to(DEVICES_PATH)

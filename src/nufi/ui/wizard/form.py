@@ -1,5 +1,6 @@
-"""The frame every step of the Add Device wizard shares: the tab's draft, the slots that show errors next
-to their fields (or at the top), inputs bound to the draft, and the buttons between the steps."""
+"""The frame every step of the Add Device wizard shares: the draft (kept in the database), the slots
+that show errors next to their fields (or at the top), inputs bound to the draft, and the buttons
+between the steps."""
 
 from __future__ import annotations
 
@@ -7,31 +8,31 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from nicegui import app, ui
+from nicegui import ui
 
+from nufi.errors import NufiError
+from nufi.logging import get_logger
+from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.ui.pages.gate import Visitor
 from nufi.ui.wizard import render
-from nufi.ui.wizard.draft import (
-    STEP_SLOTS,
-    Draft,
-    new_draft,
-    payload_errors,
-)
+from nufi.ui.wizard.draft import STEP_SLOTS, payload_errors
+from nufi.ui.wizard.kept import KeptDraft
 
 WIZARD_PATH = "/admin/devices/new"
-DRAFT_KEY = "nufi.wizard.new_device"
 STEPS = (1, 2, 3)
+_log = get_logger("nufi.ui.wizard")
 
 
-def step_url(step: int) -> str:
-    return f"{WIZARD_PATH}?step={step}"
+def step_url(step: int, draft: str | None = None) -> str:
+    """The wizard at `step`, on the draft `draft`; without one, the page starts a new draft."""
+    return f"{WIZARD_PATH}?step={step}" + (f"&draft={draft}" if draft else "")
 
 
 class WizardForm:
-    """One open wizard page: its step, the tab's draft, and the slots showing errors."""
+    """One open wizard page: its step, its draft, and the slots showing errors."""
 
-    def __init__(self, who: Visitor, draft: Draft, step: int) -> None:
+    def __init__(self, who: Visitor, draft: KeptDraft, step: int) -> None:
         self.visitor = who
         self.draft = draft
         self.step = step
@@ -106,7 +107,7 @@ class WizardForm:
     def navigation(self, *, back: int | None, forward: Callable[[], Any], forward_key: str) -> None:
         with ui.row().classes("items-center gap-2 mt-2"):
             if back is not None:
-                ui.button(self.t("wizard.back"), on_click=lambda: ui.navigate.to(step_url(back))).props(
+                ui.button(self.t("wizard.back"), on_click=lambda: self.go_to(back)).props(
                     "flat no-caps"
                 ).mark("wizard-back")
             ui.button(self.t(forward_key), on_click=forward).props("no-caps").mark("wizard-forward")
@@ -114,15 +115,41 @@ class WizardForm:
                 "wizard-restart"
             )
 
-    def restart(self) -> None:
-        app.storage.tab[DRAFT_KEY] = new_draft()
+    def url(self, step: int) -> str:
+        return step_url(step, self.draft.id)
+
+    async def kept(self) -> bool:
+        """Whether every change is saved (saving what is pending now); else the reason, at the top."""
+        try:
+            await self.draft.flush()
+        except NufiError as exc:
+            self.show_errors({None: exc.detail})
+            return False
+        except Exception:
+            _log.exception("saving a wizard draft failed")
+            self.show_errors({None: self.t("wizard.draft.unsaved")})
+            return False
+        return True
+
+    async def go_to(self, step: int) -> None:
+        """To `step` of this draft, once what was typed here is saved."""
+        if await self.kept():
+            ui.navigate.to(self.url(step))
+
+    async def restart(self) -> None:
+        """Forget this draft; the wizard opens on a new, empty one."""
+        try:
+            await context.services().wizard_drafts.delete(self.visitor.principal, self.draft.id)
+        except NufiError as exc:
+            self.show_errors({None: exc.detail})
+            return
         ui.navigate.to(step_url(1))
 
-    def go_on(self, step: int) -> None:
+    async def go_on(self, step: int) -> None:
         """To `step` when the model's rules hold for this step's fields; else the errors, in place."""
         self.clear_errors()
         errors = payload_errors(self.draft, STEP_SLOTS[self.step])
         if errors:
             self.show_errors(errors)
             return
-        ui.navigate.to(step_url(step))
+        await self.go_to(step)
