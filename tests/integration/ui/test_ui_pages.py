@@ -119,3 +119,18 @@ async def test_an_open_page_whose_session_ends_sends_the_person_to_sign_in_and_b
         await eventually(lambda: _holds(went[:1] == ["/auth/login?next=%2F%3Ftype%3Dlpu"]), within=10)
     finally:
         PEOPLE["user"] = user
+
+
+async def test_every_page_needs_sign_in_and_every_admin_page_the_admin_role(person: User) -> None:
+    from nicegui import Client
+
+    paths = sorted(set(Client.page_routes.values()))
+    assert {"/", "/admin/devices", "/admin/audit", "/admin/devices/new"} <= set(paths), paths
+    person.http_client.headers.pop(USER_HEADER, None)
+    for path in paths:
+        anonymous = await person.http_client.get(path, follow_redirects=False)
+        assert anonymous.status_code == 303, path
+        assert anonymous.headers["location"].startswith("/auth/login?next="), path
+    for path in (p for p in paths if p.startswith("/admin/")):
+        await as_(person, "user", "en").open(path)
+        await person.should_see("You do not have access")
