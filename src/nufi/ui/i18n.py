@@ -189,6 +189,22 @@ CATALOG: dict[Language, dict[str, str]] = {
         # --- The Add Device wizard's draft, kept in the database ---
         "wizard.draft.missing": "이 초안을 찾을 수 없어 새 초안으로 시작합니다.",
         "wizard.draft.unsaved": "초안을 저장하지 못했습니다. 잠시 후 다시 시도하세요.",
+        # --- Editing a stored device type in the wizard ---
+        "wizard.edit_mode.title": "디바이스 유형 {name} 수정",
+        "wizard.edit_mode.editing": "{id}을(를) 리비전 {revision}에서 수정하고 있습니다.",
+        "wizard.edit_mode.official": (
+            "공식 유형입니다. ID, 이름, 제조사, 리소스 키는 제조사가 정한 것이라 바꿀 수 없고, "
+            "레이블과 지표만 바꿀 수 있습니다."
+        ),
+        "wizard.edit_mode.save": "변경 사항 저장",
+        "wizard.edit_mode.saved": "{name}의 변경 사항을 저장했습니다 (이제 리비전 {revision}).",
+        "wizard.edit_mode.stale": (
+            "다른 사람이 이 유형을 바꿨습니다: 현재 리비전 {current}, 수정을 시작한 리비전 {started}. "
+            "다시 읽기를 누르면 그 변경 사항을 불러옵니다. 그다음 내 변경 사항을 다시 적용하세요."
+        ),
+        "wizard.edit_mode.reload": "다시 읽기",
+        "wizard.edit_mode.not_found": "디바이스 유형 {id}은(는) 존재하지 않습니다.",
+        "wizard.edit_mode.action": "수정",
     },
     "en": {
         "app.title": "NuFi",
@@ -365,6 +381,22 @@ CATALOG: dict[Language, dict[str, str]] = {
         # --- The Add Device wizard's draft, kept in the database ---
         "wizard.draft.missing": "This draft was not found, so a new one was started.",
         "wizard.draft.unsaved": "The draft could not be saved. Try again in a moment.",
+        # --- Editing a stored device type in the wizard ---
+        "wizard.edit_mode.title": "Edit the device type {name}",
+        "wizard.edit_mode.editing": "Editing {id}, starting from revision {revision}.",
+        "wizard.edit_mode.official": (
+            "An official type: its ID, name, vendor and resource key are the vendor's and cannot "
+            "change; its labels and metrics can."
+        ),
+        "wizard.edit_mode.save": "Save changes",
+        "wizard.edit_mode.saved": "Saved the changes to {name} (now revision {revision}).",
+        "wizard.edit_mode.stale": (
+            "Someone else changed this type: now revision {current}, you started from {started}. "
+            "Reload brings in their changes; then apply yours again."
+        ),
+        "wizard.edit_mode.reload": "Reload",
+        "wizard.edit_mode.not_found": "The device type {id} does not exist.",
+        "wizard.edit_mode.action": "Edit",
     },
 }
 

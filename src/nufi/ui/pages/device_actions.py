@@ -1,5 +1,5 @@
-"""Admin → Devices: the device list with its per-row actions (enable / disable, delete a custom type,
-reset an official type to its preset).
+"""Admin → Devices: the device list with its per-row actions (enable / disable, edit in the wizard,
+delete a custom type, reset an official type to its preset).
 
 Every action goes through the catalog service with the revision the row showed, so a type someone else
 changed since the list was read is a conflict, said so next to the row (or in the dialog) with a button
@@ -25,6 +25,7 @@ from nufi.errors import Conflict, DependencyUnavailable, Forbidden, NotFound, Nu
 from nufi.logging import get_logger
 from nufi.ui import context
 from nufi.ui.i18n import Language, text
+from nufi.ui.wizard.form import edit_url
 
 _log = get_logger("nufi.ui.devices")
 
@@ -90,6 +91,7 @@ def _actions_slot(language: Language) -> str:
   <div class="row items-center no-wrap q-gutter-xs">
     <q-toggle dense :model-value="props.row.enabled_on" aria-label="@toggle@"
       @update:model-value="() => $parent.$emit('toggle', props.row.id)" />
+    <q-btn flat dense no-caps size="sm" icon="edit" label="@edit@" type="a" :href="props.row.edit_url" />
     <q-btn v-if="props.row.deletable" flat dense no-caps size="sm" color="negative" icon="delete"
       label="@delete@" @click="() => $parent.$emit('delete', props.row.id)" />
     <q-btn v-if="props.row.official" flat dense no-caps size="sm" icon="restart_alt" label="@reset@"
@@ -108,6 +110,7 @@ def _actions_slot(language: Language) -> str:
 """
     for name, key in (
         ("toggle", "devices.action.toggle"),
+        ("edit", "wizard.edit_mode.action"),
         ("delete", "devices.action.delete"),
         ("reset", "devices.action.reset"),
         ("reload", "devices.action.reload"),
@@ -332,6 +335,7 @@ class DeviceList:
             "enabled_on": device_type.enabled,
             "official": official,
             "deletable": not official,
+            "edit_url": edit_url(device_type.id),
             # An official type at revision 1 is its preset: there is nothing to reset.
             "resettable": official and device_type.revision > 1,
             **self._note_fields(device_type.id),

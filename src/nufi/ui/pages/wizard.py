@@ -19,6 +19,14 @@ logs and the browser's history; only the random id is.
 
 Every error the catalog raises is shown next to the field it names (`field` of ValidationFailed or
 Conflict), else at the top of the page; texts come from `nufi.ui.i18n` only.
+
+The same steps edit a stored type at `/admin/devices/<id>/edit?step=N&draft=<id>` (admin only):
+opening it without a draft starts one prefilled from the stored type, remembering its revision. The
+id is read-only, and so is an official type's whole identity (name, vendor, resource key: only its
+labels and metrics may change). Step 3's "Save changes" calls the catalog's `update` with the
+revision the draft started from; when someone else saved the type meanwhile, the top of the page
+says so with a Reload that reads the stored type into the draft again (their changes win; the
+person applies theirs again), staying in the wizard. Success returns to the device list.
 """
 
 from __future__ import annotations
@@ -33,29 +41,37 @@ from nicegui import background_tasks, ui
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
-from nufi.errors import NufiError, ValidationFailed
+from nufi.devices.catalog import SaveOutcome
+from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
 from nufi.logging import get_logger
 from nufi.ui import context
+from nufi.ui.i18n import text
 from nufi.ui.layout import DEVICES_PATH, forbidden, frame
-from nufi.ui.pages.gate import keep_signed_in, visitor
+from nufi.ui.pages.gate import Visitor, keep_signed_in, visitor
 from nufi.ui.wizard import render
 from nufi.ui.wizard.draft import (
+    EDIT_ID,
     IDENTITY_SLOTS,
     MEMORY_SECOND,
     SLOTS,
     DraftErrors,
     complete,
     create_payload,
+    draft_of,
+    is_edit,
+    is_official_edit,
     memory_mode,
     new_draft,
     second_memory_field,
     service_errors,
+    started_revision,
+    update_payload,
 )
-from nufi.ui.wizard.form import STEPS, WIZARD_PATH, step_url
+from nufi.ui.wizard.form import EDIT_PATH, STEPS, WIZARD_PATH, edit_url, step_url
 from nufi.ui.wizard.kept import KeptDraft
 from nufi.ui.wizard.metrics_step import MetricsStep
 
-__all__ = ["WIZARD_PATH", "register", "step_url"]
+__all__ = ["EDIT_PATH", "WIZARD_PATH", "edit_url", "register", "step_url"]
 
 KEY_CHECK_DELAY_SECONDS = 0.4
 _log = get_logger("nufi.ui.wizard")
@@ -75,6 +91,8 @@ def register() -> None:
         drafts = context.services().wizard_drafts
         try:
             values = await drafts.get(who.principal, draft) if draft else None
+            if values is not None and is_edit(values):
+                values = None  # an edit's draft is not a new type's
             if values is None:
                 values = new_draft()
                 draft_id = await drafts.create(who.principal, values)
@@ -88,22 +106,83 @@ def register() -> None:
             frame(who.principal, who.language, current=step_url(number))
             _unavailable(exc.detail)
             return None
-        frame(who.principal, who.language, current=step_url(number, draft_id))
-        keep_signed_in(request, who)
-        kept = KeptDraft(draft_id, dict(complete(values)), partial(drafts.save, who.principal, draft_id))
-        view = WizardView(who, kept, number)
-        view.render()
-        # A change typed just before the tab closes is not lost to the coalescing.
-        ui.context.client.on_disconnect(partial(_flush_quietly, kept))
-        if draft_id != draft:
-            view.say_draft_missing()
-            ui.navigate.history.replace(step_url(number, draft_id))
+        _open(request, who, values, draft_id, number, missing=draft_id != draft, url=step_url)
+        return None
+
+    @ui.page(EDIT_PATH)
+    async def edit_page(
+        request: Request, device_type_id: str, step: str = "1", draft: str = ""
+    ) -> RedirectResponse | None:
+        who = await visitor(request)
+        if isinstance(who, RedirectResponse):
+            return who
+        number = int(step) if step in {str(s) for s in STEPS} else 1
+        if not who.principal.is_admin:
+            frame(who.principal, who.language, current=edit_url(device_type_id, number))
+            forbidden(who.language)
+            return None
+        services = context.services()
+        try:
+            values = await services.wizard_drafts.get(who.principal, draft) if draft else None
+            if values is not None and values.get(EDIT_ID) != device_type_id:
+                values = None  # a draft of another type, or of a new one, is not this edit's
+            if values is None:
+                stored = await services.catalog.get(who.principal, device_type_id)
+                values = draft_of(stored)
+                draft_id = await services.wizard_drafts.create(who.principal, values)
+                if not draft:
+                    return RedirectResponse(edit_url(device_type_id, number, draft_id), status_code=303)
+                number = 1
+            else:
+                draft_id = draft
+        except NotFound:
+            frame(who.principal, who.language, current=DEVICES_PATH)
+            missing = text(who.language, "wizard.edit_mode.not_found", id=device_type_id)
+            _unavailable(missing, "edit-not-found")
+            return None
+        except NufiError as exc:
+            frame(who.principal, who.language, current=DEVICES_PATH)
+            _unavailable(exc.detail)
+            return None
+        _open(
+            request,
+            who,
+            values,
+            draft_id,
+            number,
+            missing=draft_id != draft,
+            url=partial(edit_url, device_type_id),
+        )
         return None
 
 
-def _unavailable(detail: str) -> None:
+def _open(
+    request: Request,
+    who: Visitor,
+    values: dict[str, str],
+    draft_id: str,
+    number: int,
+    *,
+    missing: bool,
+    url: Callable[[int, str], str],
+) -> None:
+    """The wizard at step `number` of the draft `draft_id` (`missing`: the URL named another one)."""
+    drafts = context.services().wizard_drafts
+    frame(who.principal, who.language, current=url(number, draft_id))
+    keep_signed_in(request, who)
+    kept = KeptDraft(draft_id, dict(complete(values)), partial(drafts.save, who.principal, draft_id))
+    view = WizardView(who, kept, number)
+    view.render()
+    # A change typed just before the tab closes is not lost to the coalescing.
+    ui.context.client.on_disconnect(partial(_flush_quietly, kept))
+    if missing:
+        view.say_draft_missing()
+        ui.navigate.history.replace(url(number, draft_id))
+
+
+def _unavailable(detail: str, marker: str = "error-top-message") -> None:
     with ui.column().classes("w-full max-w-4xl gap-4 p-2").mark("error-top"):
-        ui.label(detail).classes(render.ERROR_CLASSES).mark("error-top-message")
+        ui.label(detail).classes(render.ERROR_CLASSES).mark(marker)
 
 
 async def _flush_quietly(kept: KeptDraft) -> None:
@@ -124,7 +203,12 @@ class WizardView(MetricsStep):
 
     def render(self) -> None:
         with ui.column().classes("w-full max-w-4xl gap-4 p-2"):
-            ui.label(self.t("wizard.title")).classes("text-2xl font-semibold")
+            title = (
+                self.t("wizard.edit_mode.title", name=self.draft.get("name", ""))
+                if self.editing is not None
+                else self.t("wizard.title")
+            )
+            ui.label(title).classes("text-2xl font-semibold").mark("wizard-title")
             with ui.row().classes("items-center gap-2").mark("wizard-steps"):
                 for number, key in zip(
                     STEPS, ("wizard.step.identity", "wizard.step.metrics", "wizard.step.review"), strict=True
@@ -136,6 +220,14 @@ class WizardView(MetricsStep):
                     if current:
                         chip.mark("wizard-current-step")
             ui.label(self.t("wizard.step_of", step=self.step)).classes("text-sm text-slate-500")
+            if self.editing is not None:
+                ui.label(
+                    self.t(
+                        "wizard.edit_mode.editing",
+                        id=self.editing,
+                        revision=started_revision(self.draft),
+                    )
+                ).classes(render.NOTE_CLASSES).mark("edit-revision")
             self.top = ui.column().classes("w-full gap-1").mark("error-top")
             if self.step == 1:
                 self.identity_step()
@@ -152,7 +244,10 @@ class WizardView(MetricsStep):
     # -- step 1: name, vendor, resource key ----------------------------------------------------------
 
     def identity_step(self) -> None:
-        self.field("name", "wizard.field.name", on_change=self.name_changed)
+        if is_official_edit(self.draft):
+            ui.label(self.t("wizard.edit_mode.official")).classes(render.NOTE_CLASSES).mark("edit-official")
+        # The id follows the name only while a new type is named; a stored type's id stays.
+        self.field("name", "wizard.field.name", on_change=None if self.editing else self.name_changed)
         self.field("vendor", "wizard.field.vendor")
         self.id_input = self.field("id", "wizard.field.id", hint_key="wizard.hint.id")
         self.field(
@@ -256,7 +351,10 @@ class WizardView(MetricsStep):
         with ui.row().classes("gap-4"):
             ui.link(self.t("wizard.edit.identity"), self.url(1))
             ui.link(self.t("wizard.edit.metrics"), self.url(2))
-        self.navigation(back=2, forward=self.save, forward_key="wizard.save")
+        if self.editing is not None:
+            self.navigation(back=2, forward=self.save_changes, forward_key="wizard.edit_mode.save")
+        else:
+            self.navigation(back=2, forward=self.save, forward_key="wizard.save")
 
     async def save(self) -> None:
         self.clear_errors()
@@ -274,9 +372,75 @@ class WizardView(MetricsStep):
             _log.exception("saving a device type from the wizard failed")
             self.show_errors({None: self.t("wizard.error.unexpected")})
             return
+        await self.saved(self.t("wizard.saved", name=outcome.device_type.name))
+
+    async def save_changes(self) -> None:
+        """The edit, over the revision the draft started from; a newer one is a conflict with a Reload."""
+        editing = self.editing
+        if editing is None:
+            return
+        self.clear_errors()
+        try:
+            payload = update_payload(self.draft)
+        except DraftErrors as exc:
+            self.show_errors(exc.errors)
+            return
+        outcome: SaveOutcome
+        try:
+            outcome = await context.services().catalog.update(
+                self.visitor.principal, editing, payload, force=False
+            )
+        except Conflict as exc:
+            if "current_revision" in exc.extra:
+                self.say_stale(exc.extra["current_revision"])
+            else:
+                self.show_errors(service_errors(exc))
+            return
+        except NufiError as exc:
+            self.show_errors(service_errors(exc))
+            return
+        except Exception:
+            _log.exception("saving an edited device type from the wizard failed", device_type=editing)
+            self.show_errors({None: self.t("wizard.error.unexpected")})
+            return
+        changed = outcome.device_type
+        await self.saved(self.t("wizard.edit_mode.saved", name=changed.name, revision=changed.revision))
+
+    async def saved(self, message: str) -> None:
+        """Done: the draft deleted, the device list with `message`."""
         try:
             await context.services().wizard_drafts.delete(self.visitor.principal, self.draft.id)
         except Exception:  # saved all the same; the draft is forgotten after DRAFT_LIFETIME
             _log.warning("deleting a saved wizard draft failed", exc_info=True)
-        ui.notify(self.t("wizard.saved", name=outcome.device_type.name), type="positive")
+        ui.notify(message, type="positive")
         ui.navigate.to(DEVICES_PATH)
+
+    def say_stale(self, current: object) -> None:
+        if self.top is None:
+            return
+        with self.top, ui.column().classes("w-full gap-1").mark("edit-stale"):
+            ui.label(
+                self.t("wizard.edit_mode.stale", current=current, started=started_revision(self.draft))
+            ).classes(render.ERROR_CLASSES).mark("edit-stale-message")
+            ui.button(self.t("wizard.edit_mode.reload"), icon="refresh", on_click=self.reload_stored).props(
+                "outline no-caps"
+            ).mark("edit-reload")
+
+    async def reload_stored(self) -> None:
+        """The stored type, read again into this draft (their changes win), at this step again."""
+        editing = self.editing
+        if editing is None:
+            return
+        self.clear_errors()
+        try:
+            stored = await context.services().catalog.get(self.visitor.principal, editing)
+        except NufiError as exc:
+            self.show_errors({None: exc.detail})
+            return
+        fresh = draft_of(stored)
+        for key in [key for key in self.draft if key not in fresh]:
+            del self.draft[key]
+        for key, value in fresh.items():
+            self.draft[key] = value
+        if await self.kept():
+            ui.navigate.to(self.url(self.step))

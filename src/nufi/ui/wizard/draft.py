@@ -8,16 +8,24 @@ and only the one of the chosen mode is sent.
 
 Every input of the page has a *slot* (`SLOTS`); `slot_of` maps the field an error names to the
 slot that shows it, None for an error that belongs at the top of the page.
+
+A draft that edits a stored type (`draft_of`) also holds the type's id, the revision it started from,
+its kind, and what the wizard does not show (enabled, thermal, fetcher, the health expression) as
+JSON under `edit.kept`, so Save changes sends the whole type back with only what was edited changed.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, MutableMapping
 
 from pydantic import ValidationError
 
 from nufi.devices.spec import (
+    GENERIC_FETCHER,
+    DeviceType,
     DeviceTypeCreate,
+    DeviceTypeUpdate,
     LabelsDraft,
     MemoryMode,
     MetricKey,
@@ -201,7 +209,10 @@ def create_payload(draft: Mapping[str, str]) -> DeviceTypeCreate:
 def payload_errors(draft: Mapping[str, str], slots: tuple[str, ...]) -> dict[str | None, str]:
     """What the model's validation says about the given slots alone (for a step's Next)."""
     try:
-        create_payload(draft)
+        if is_edit(draft):
+            update_payload(draft)
+        else:
+            create_payload(draft)
     except DraftErrors as exc:
         return {slot: message for slot, message in exc.errors.items() if slot in slots}
     return {}
@@ -211,3 +222,101 @@ def service_errors(error: NufiError) -> dict[str | None, str]:
     """Where an error the catalog raised is shown: next to the field it names, else at the top."""
     field = error.extra.get("field")
     return {slot_of(field if isinstance(field, str) else None): error.detail}
+
+
+# -- editing a stored type -------------------------------------------------------------------------------
+
+EDIT_ID = "edit.id"
+EDIT_REVISION = "edit.revision"
+EDIT_KIND = "edit.kind"
+EDIT_KEPT = "edit.kept"
+# What an official type's edit may not change: the vendor's identity of it.
+OFFICIAL_LOCKED = IDENTITY_SLOTS
+
+
+def draft_of(device_type: DeviceType) -> dict[str, str]:
+    """A draft editing `device_type` as stored: every field the wizard shows, and the rest kept aside."""
+    data = device_type.model_dump(mode="json")
+    labels, metrics = data["labels"], data["metrics"]
+    memory = metrics.get("memory") or {}
+    draft = new_draft()
+    draft.update(
+        {
+            "id": device_type.id,
+            "name": device_type.name,
+            "vendor": device_type.vendor,
+            "resource_key": device_type.resource_key,
+            **{f"labels.{name}": labels.get(name) or "" for name in ("node", "device", "pod", "namespace")},
+            "metrics.utilization": metrics.get("utilization") or "",
+            "metrics.temperature": metrics.get("temperature") or "",
+            "metrics.power": metrics.get("power") or "",
+            "metrics.memory.mode": memory.get("mode") or "used_total",
+            "metrics.memory.used": memory.get("used") or "",
+            "metrics.memory.total": memory.get("total") or "",
+            "metrics.memory.free": memory.get("free") or "",
+            "metrics.memory.unit": memory.get("unit") or MemoryUnit.BYTES.value,
+            EDIT_ID: device_type.id,
+            EDIT_REVISION: str(device_type.revision),
+            EDIT_KIND: device_type.kind,
+            EDIT_KEPT: json.dumps(
+                {
+                    "enabled": data["enabled"],
+                    "thermal": data.get("thermal"),
+                    "fetcher": data["fetcher"],
+                    "health": metrics.get("health"),
+                }
+            ),
+        }
+    )
+    return draft
+
+
+def is_edit(draft: Mapping[str, str]) -> bool:
+    return bool(draft.get(EDIT_ID))
+
+
+def is_official_edit(draft: Mapping[str, str]) -> bool:
+    return is_edit(draft) and draft.get(EDIT_KIND) == "official"
+
+
+def started_revision(draft: Mapping[str, str]) -> int:
+    """The revision of the stored type the edit started from (0 when the draft does not say)."""
+    value = draft.get(EDIT_REVISION, "")
+    return int(value) if value.isdigit() else 0
+
+
+def _kept(draft: Mapping[str, str]) -> dict[str, object]:
+    try:
+        kept = json.loads(draft.get(EDIT_KEPT) or "{}")
+    except ValueError:
+        return {}
+    return kept if isinstance(kept, dict) else {}
+
+
+def fetcher_of(draft: Mapping[str, str]) -> str:
+    """The fetcher whose rules the metric checks use: the edited type's, else the generic one."""
+    fetcher = _kept(draft).get("fetcher")
+    return fetcher if isinstance(fetcher, str) and fetcher else GENERIC_FETCHER
+
+
+def update_payload(draft: Mapping[str, str]) -> DeviceTypeUpdate:
+    """The whole type Save changes sends, with the revision the edit started from; DraftErrors naming
+    every field it would be refused for."""
+    kept = _kept(draft)
+    document = payload_document(draft)
+    del document["id"]
+    metrics = document["metrics"]
+    if isinstance(metrics, dict) and kept.get("health"):
+        metrics["health"] = kept["health"]
+    document.update(
+        {
+            "enabled": kept.get("enabled", True),
+            "thermal": kept.get("thermal"),
+            "fetcher": kept.get("fetcher") or GENERIC_FETCHER,
+            "revision": started_revision(draft),
+        }
+    )
+    try:
+        return DeviceTypeUpdate.model_validate(document)
+    except ValidationError as exc:
+        raise _errors_of(exc, "") from None

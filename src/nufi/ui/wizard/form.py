@@ -1,12 +1,14 @@
 """The frame every step of the Add Device wizard shares: the draft (kept in the database), the slots
 that show errors next to their fields (or at the top), inputs bound to the draft, and the buttons
-between the steps."""
+between the steps. The same frame edits a stored type (`edit_url`): then the id, and for an official
+type its whole identity, is shown read-only."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import quote
 
 from nicegui import ui
 
@@ -16,10 +18,18 @@ from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.ui.pages.gate import Visitor
 from nufi.ui.wizard import render
-from nufi.ui.wizard.draft import STEP_SLOTS, payload_errors
+from nufi.ui.wizard.draft import (
+    EDIT_ID,
+    OFFICIAL_LOCKED,
+    STEP_SLOTS,
+    is_edit,
+    is_official_edit,
+    payload_errors,
+)
 from nufi.ui.wizard.kept import KeptDraft
 
 WIZARD_PATH = "/admin/devices/new"
+EDIT_PATH = "/admin/devices/{device_type_id}/edit"
 STEPS = (1, 2, 3)
 _log = get_logger("nufi.ui.wizard")
 
@@ -27,6 +37,15 @@ _log = get_logger("nufi.ui.wizard")
 def step_url(step: int, draft: str | None = None) -> str:
     """The wizard at `step`, on the draft `draft`; without one, the page starts a new draft."""
     return f"{WIZARD_PATH}?step={step}" + (f"&draft={draft}" if draft else "")
+
+
+def edit_url(device_type_id: str, step: int | None = None, draft: str | None = None) -> str:
+    """The wizard editing the stored type `device_type_id` at `step` (None: the first), on the draft
+    `draft`; without one, the page starts a draft from the stored type."""
+    path = EDIT_PATH.format(device_type_id=quote(device_type_id, safe=""))
+    if step is None and not draft:
+        return path
+    return f"{path}?step={step or 1}" + (f"&draft={draft}" if draft else "")
 
 
 class WizardForm:
@@ -44,6 +63,17 @@ class WizardForm:
         self.key_sequence = 0
         self.id_input: ui.input | None = None
         self.second_input: ui.input | None = None
+
+    @property
+    def editing(self) -> str | None:
+        """The id of the stored type this wizard edits; None when it adds a new one."""
+        return self.draft.get(EDIT_ID) if is_edit(self.draft) else None
+
+    def locked(self, slot: str) -> bool:
+        """Whether the edit may not change `slot`: the id of any stored type, an official one's identity."""
+        if not is_edit(self.draft):
+            return False
+        return slot == "id" or (is_official_edit(self.draft) and slot in OFFICIAL_LOCKED)
 
     @property
     def language(self) -> Language:
@@ -96,9 +126,13 @@ class WizardForm:
             if on_change is not None:
                 on_change(event.value)
 
+        locked = self.locked(slot)
         with ui.column().classes("w-full gap-0"):
-            entry = ui.input(label, value=self.draft.get(slot, ""), on_change=changed)
+            # A locked field is not bound to the draft: nothing typed into it reaches the save.
+            entry = ui.input(label, value=self.draft.get(slot, ""), on_change=None if locked else changed)
             entry.classes("w-full").props("outlined dense").mark(slot)
+            if locked:
+                entry.props("readonly")
             if hint_key is not None:
                 entry.props(f'hint="{self.t(hint_key)}"')
             self.error_slot(slot)
@@ -116,6 +150,9 @@ class WizardForm:
             )
 
     def url(self, step: int) -> str:
+        editing = self.editing
+        if editing is not None:
+            return edit_url(editing, step, self.draft.id)
         return step_url(step, self.draft.id)
 
     async def kept(self) -> bool:
@@ -137,13 +174,14 @@ class WizardForm:
             ui.navigate.to(self.url(step))
 
     async def restart(self) -> None:
-        """Forget this draft; the wizard opens on a new, empty one."""
+        """Forget this draft; the wizard opens on a new, empty one (an edit: on the stored type again)."""
+        editing = self.editing
         try:
             await context.services().wizard_drafts.delete(self.visitor.principal, self.draft.id)
         except NufiError as exc:
             self.show_errors({None: exc.detail})
             return
-        ui.navigate.to(step_url(1))
+        ui.navigate.to(edit_url(editing) if editing is not None else step_url(1))
 
     async def go_on(self, step: int) -> None:
         """To `step` when the model's rules hold for this step's fields; else the errors, in place."""

@@ -18,6 +18,7 @@ from nufi.ui.wizard.draft import (
     RESULT_SLOT,
     DraftErrors,
     check_drafts,
+    fetcher_of,
     memory_mode,
     second_memory_field,
     service_errors,
@@ -133,7 +134,10 @@ class MetricsStep(WizardForm):
             with self.results[slot]:
                 ui.label(self.t("wizard.test.running")).classes(render.NOTE_CLASSES)
         try:
-            check = await context.services().catalog.check_metrics(self.visitor.principal, labels, metrics)
+            # An edited type's values are judged by its own fetcher's rules, as its save will be.
+            check = await context.services().catalog.check_metrics(
+                self.visitor.principal, labels, metrics, fetcher=fetcher_of(self.draft)
+            )
         except NufiError as exc:
             for slot in slots:
                 self.results[slot].clear()
