@@ -1,0 +1,400 @@
+"""The dashboard's monitoring page over 1,000 nodes x 8 GPUs in a real browser: how soon it shows its
+content, and what each open page costs the server.
+
+The monitoring page promises that a 1,000-node type costs the browser one page of rows and the server
+one shared snapshot per refresh interval however many pages are open (`nufi.ui.pages.monitoring`).
+This benchmark checks what a person sees and what the server pays, in one run, against its own world:
+a Prometheus scraping every 15 s, the mock exporter in its DCGM profile simulating 1,000 nodes with
+8 GPUs each, a dev cluster with the same nodes and a few hundred pods holding GPUs, and the dev
+identity provider with the sandbox's realm (its `nufi-dashboard` client). NuFi is the app
+`nufi serve` runs (`nufi.cli.build_server`: the API with the dashboard mounted), served by uvicorn on
+127.0.0.1 in this process; Debian's Chromium, headless and driven by Playwright, is the browser. It
+prints:
+
+1. Time to content: signed in once (through the identity provider's login form), then `--runs`
+   times `/?type=nvidia-gpu` in a fresh page of the signed-in browser context, from `page.goto` to
+   the devices table holding its first rows and the devices card showing 8000 (Playwright's
+   `expect(...).to_contain_text`): median and max (goal <= 1 s), with the time `page.goto` itself
+   took (the HTML and its load event) and, for reference, to the chart visible (each page is
+   closed once its chart is there). For reference, in the same run: the plain API call `GET
+   /api/v1/monitoring/nvidia-gpu?limit=25` (bearer token), the API call for the data of the page's
+   chart (`.../range?metric=utilization&by=node`, the last hour per node), and the HTML's size.
+2. Server memory per open page: VmRSS of this process (server, refresher and the Playwright client;
+   Chromium runs in processes of its own) and the number of NiceGUI clients (`Client.instances`)
+   before opening pages (once the pages of part 1 are gone), after opening 20 monitoring pages
+   (each a browser page kept open, updating live), after holding them for `--hold-seconds`, and
+   about 30 s after closing them all (NiceGUI deletes a disconnected client after its reconnect
+   timeout): the growth per open page and what is left after they close.
+
+It never fails on time. Run: `.venv/bin/python -m bench.dashboard_page [--runs N] [--hold-seconds N]`
+(defaults 7 and 300); startup takes under a minute, a run with `--hold-seconds 60` about six.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import re
+import secrets
+import statistics
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import uvicorn
+from nicegui import Client
+from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
+from pydantic import SecretStr
+
+from bench.monitoring_snapshot import (
+    DEVICES_PER_NODE,
+    NODES,
+    PODS,
+    SCRAPE_INTERVAL_SECONDS,
+    rss_mib,
+    start_cluster,
+    start_exporter,
+    until_serving,
+    wait_for_every_device,
+)
+from nufi.cli import _Faces, build_server
+from nufi.config import Settings
+from nufi.logging import configure_logging
+from nufi.monitoring import MonitoringSettings
+from nufi.services import Services
+from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from nufi_sandbox.idp.launcher import IdentityProviderProcess
+from nufi_sandbox.processes import ManagedProcess, free_port
+from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
+from nufi_sandbox.sandbox.components import DASHBOARD_CLIENT, DASHBOARD_SECRET, NUFI_AUDIENCE, REALM_FILE
+
+CHROMIUM = "/usr/bin/chromium"
+TYPE_ID = "nvidia-gpu"
+USERNAME = "user"
+OPEN_PAGES = 20
+API_RUNS = 7
+API_PAGE_NODES = 25
+# Content a page must show: rows of the devices table, and the devices card's count.
+FIRST_ROWS = re.compile(r"gpu-\d{4}")
+DEVICES = str(NODES * DEVICES_PER_NODE)
+CONTENT_TIMEOUT_MS = 120_000
+# NiceGUI deletes a disconnected client after `reconnect_timeout` (10 s in `mount_dashboard`), and one
+# that never connected (a page closed before its socket did) when pruning clients older than 60 s.
+AFTER_CLOSE_SECONDS = 30.0
+SETTLE_SECONDS = 90.0
+GOAL_SECONDS = 1.0
+
+
+@dataclass
+class World:
+    prometheus: PrometheusServer
+    cluster: DevClusterProcess
+    identity: IdentityProviderProcess
+    work: Path
+    # Signs the dashboard's sessions; one per run.
+    session_secret: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+
+    @property
+    def settings(self) -> Settings:
+        return Settings(
+            database_url=SecretStr(f"sqlite+aiosqlite:///{self.work / 'nufi.db'}"),
+            prometheus_url=self.prometheus.url,
+            prometheus_timeout_seconds=60,
+            kubeconfig=self.cluster.kubeconfig,
+            oidc_issuer=self.identity.issuer,
+            oidc_audience=NUFI_AUDIENCE,
+            oidc_client_id=DASHBOARD_CLIENT,
+            oidc_client_secret=SecretStr(DASHBOARD_SECRET),
+            dashboard_session_secret=SecretStr(self.session_secret),
+            monitoring_scrape_interval_seconds=SCRAPE_INTERVAL_SECONDS,
+            log_level="warning",
+        )
+
+
+@contextlib.asynccontextmanager
+async def serving(settings: Settings) -> AsyncIterator[tuple[str, Services]]:
+    """`nufi serve`'s app (API and dashboard) served by uvicorn on a free loopback port in this
+    process, with its lifespan (NiceGUI's wraps the app's)."""
+    app = build_server(settings, _Faces(api=True, dashboard=True))
+    port = free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, lifespan="on", log_level="warning", access_log=False
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            if task.done():
+                task.result()
+                raise RuntimeError("uvicorn stopped before it served")
+            await asyncio.sleep(0.05)
+        yield f"http://127.0.0.1:{port}", app.state.services
+    finally:
+        server.should_exit = True
+        await task
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.1f} ms"
+
+
+def line(label: str, value: str) -> None:
+    print(f"  {label:<66} {value}", flush=True)
+
+
+def clients() -> int:
+    return len(Client.instances)
+
+
+async def content_shown(page: Page) -> None:
+    """The devices table holds its first rows and the devices card counts every device."""
+    await expect(page.get_by_test_id("devices-table")).to_contain_text(FIRST_ROWS, timeout=CONTENT_TIMEOUT_MS)
+    await expect(page.get_by_test_id("card-devices")).to_contain_text(DEVICES, timeout=CONTENT_TIMEOUT_MS)
+
+
+async def sign_in(context: BrowserContext, url: str) -> None:
+    page = await context.new_page()
+    try:
+        await page.goto(f"{url}/?type={TYPE_ID}")
+        await expect(page.locator("#kc-form-login")).to_be_visible(timeout=CONTENT_TIMEOUT_MS)
+        await page.fill("#username", USERNAME)
+        await page.fill("#password", USERNAME)
+        await page.click("#kc-login")
+        await expect(page.get_by_test_id("tab-nvidia-gpu")).to_be_visible(timeout=CONTENT_TIMEOUT_MS)
+        await content_shown(page)
+        await expect(page.get_by_test_id("chart")).to_be_visible(timeout=CONTENT_TIMEOUT_MS)
+        tabs = page.locator('[data-testid^="tab-"]')
+        ids = [await tabs.nth(i).get_attribute("data-testid") for i in range(await tabs.count())]
+        print(f"signed in as {USERNAME!r}; tabs shown: {', '.join(str(i) for i in ids)}", flush=True)
+    finally:
+        await page.close()
+
+
+@dataclass
+class Opened:
+    page: Page
+    # Seconds from `page.goto`: to its return (the HTML and its load event), to the table and cards,
+    # and to the chart (built last, after the history query).
+    loaded: float
+    shown: float
+    charted: float
+    # The HTML the server answered, in bytes.
+    html: int
+
+
+async def open_monitoring(context: BrowserContext, url: str) -> Opened:
+    """A fresh page at the NVIDIA tab, left open once its chart is there too."""
+    page = await context.new_page()
+    started = time.perf_counter()
+    response = await page.goto(f"{url}/?type={TYPE_ID}")
+    loaded = time.perf_counter() - started
+    await content_shown(page)
+    shown = time.perf_counter() - started
+    await expect(page.get_by_test_id("chart")).to_be_visible(timeout=CONTENT_TIMEOUT_MS)
+    charted = time.perf_counter() - started
+    html = len(await response.body()) if response is not None else 0
+    return Opened(page, loaded, shown, charted, html)
+
+
+async def api_calls(client: httpx.AsyncClient, path: str, params: dict[str, str]) -> tuple[list[float], int]:
+    """`API_RUNS` timed GETs of `path` (after one that opens the connection); the body's size."""
+    times: list[float] = []
+    size = 0
+    for run in range(API_RUNS + 1):
+        started = time.perf_counter()
+        response = await client.get(path, params=params)
+        took = time.perf_counter() - started
+        response.raise_for_status()
+        size = len(response.content)
+        if run:
+            times.append(took)
+    return times, size
+
+
+async def time_to_content(context: BrowserContext, url: str, runs: int, token: str) -> None:
+    opened: list[Opened] = []
+    for _ in range(runs):
+        # Closed once its chart is there: a page closed sooner leaves its build running for nobody.
+        opened.append(await open_monitoring(context, url))
+        await opened[-1].page.close()
+    loads = [o.loaded for o in opened]
+    contents = [o.shown for o in opened]
+    charts = [o.charted for o in opened]
+    async with httpx.AsyncClient(
+        base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=60.0
+    ) as client:
+        api, api_size = await api_calls(
+            client, f"/api/v1/monitoring/{TYPE_ID}", {"limit": str(API_PAGE_NODES)}
+        )
+        chart, chart_size = await api_calls(
+            client, f"/api/v1/monitoring/{TYPE_ID}/range", {"metric": "utilization", "by": "node"}
+        )
+    median = statistics.median(contents)
+    print(f"\n1. time to content of /?type={TYPE_ID} in a fresh page of the signed-in context ({runs} runs)")
+    line(
+        "goto to table rows and devices card = 8000: median / max",
+        f"{ms(median)} / {ms(max(contents)).strip()}",
+    )
+    line(
+        f"  goal <= {GOAL_SECONDS:g} s",
+        "met" if median <= GOAL_SECONDS else f"not met ({median / GOAL_SECONDS:.1f}x the goal)",
+    )
+    line(
+        "of which page.goto (HTML and load event): median / max",
+        f"{ms(statistics.median(loads))} / {ms(max(loads)).strip()}",
+    )
+    line(
+        "for reference: goto to the chart visible: median / max",
+        f"{ms(statistics.median(charts))} / {ms(max(charts)).strip()}",
+    )
+    line("every run", ", ".join(f"{s * 1000:.0f}" for s in contents) + " ms")
+    line(
+        f"for reference: GET /api/v1/monitoring/{TYPE_ID}?limit={API_PAGE_NODES}: median / max",
+        f"{ms(statistics.median(api))} / {ms(max(api)).strip()}  ({API_RUNS} calls, keep-alive, "
+        f"{api_size / 1024:.0f} KiB)",
+    )
+    line(
+        "for reference: the page's chart data, GET .../range?metric=utilization&by=node (1 h)",
+        f"{ms(statistics.median(chart))} / {ms(max(chart)).strip()}  ({chart_size / 1024:.0f} KiB)",
+    )
+    line("for reference: the page's HTML as the server sent it", f"{opened[-1].html / 1024:8.0f} KiB")
+
+
+async def settle_clients(baseline: int, seconds: float) -> None:
+    """Wait (at most `seconds`) until NiceGUI is back to `baseline` clients."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if clients() <= baseline:
+            return
+        await asyncio.sleep(0.5)
+
+
+async def memory_per_page(context: BrowserContext, url: str, hold_seconds: float) -> None:
+    print(
+        f"\n2. server memory per open page: VmRSS of this process (uvicorn, NuFi, its refreshers and the "
+        f"Playwright client; Chromium runs apart), {OPEN_PAGES} monitoring pages"
+    )
+    # The pages of part 1 are gone once NiceGUI has pruned their clients.
+    await settle_clients(0, SETTLE_SECONDS)
+    before, before_clients = rss_mib(), clients()
+    line("before opening pages", f"{before:8.1f} MiB, {before_clients} NiceGUI clients")
+    pages: list[Page] = []
+    try:
+        shown: list[float] = []
+        for _ in range(OPEN_PAGES):
+            one = await open_monitoring(context, url)
+            pages.append(one.page)
+            shown.append(one.shown)
+        opened, opened_clients = rss_mib(), clients()
+        line(
+            f"after opening {OPEN_PAGES} pages",
+            f"{opened:8.1f} MiB, {opened_clients} NiceGUI clients  (time to content while opening: "
+            f"median {statistics.median(shown) * 1000:.0f} ms, max {max(shown) * 1000:.0f} ms)",
+        )
+        lowest = highest = opened
+        deadline = time.monotonic() + hold_seconds
+        while time.monotonic() < deadline:
+            await asyncio.sleep(min(5.0, max(0.0, deadline - time.monotonic())))
+            now = rss_mib()
+            lowest, highest = min(lowest, now), max(highest, now)
+        held, held_clients = rss_mib(), clients()
+        # Every page still live: its table still holds rows.
+        live = 0
+        for page in pages:
+            with contextlib.suppress(AssertionError):
+                await expect(page.get_by_test_id("devices-table")).to_contain_text(FIRST_ROWS, timeout=5_000)
+                live += 1
+        line(
+            f"after holding them {hold_seconds:g} s",
+            f"{held:8.1f} MiB, {held_clients} NiceGUI clients  (during the hold {lowest:.1f}-{highest:.1f} "
+            f"MiB; {live}/{OPEN_PAGES} pages still showing rows)",
+        )
+    finally:
+        for page in pages:
+            await page.close()
+    await asyncio.sleep(AFTER_CLOSE_SECONDS)
+    closed, closed_clients = rss_mib(), clients()
+    line(
+        f"{AFTER_CLOSE_SECONDS:g} s after closing them all",
+        f"{closed:8.1f} MiB, {closed_clients} NiceGUI clients",
+    )
+    line(
+        "growth per open page (after opening / after the hold)",
+        f"{(opened - before) / OPEN_PAGES:8.2f} / {(held - before) / OPEN_PAGES:.2f} MiB",
+    )
+    line("left after they closed (vs before opening)", f"{closed - before:+8.1f} MiB")
+
+
+async def measure(world: World, runs: int, hold_seconds: float) -> None:
+    settings = world.settings
+    token = await asyncio.to_thread(world.identity.password_token, USERNAME, USERNAME)
+    async with serving(settings) as (url, services), async_playwright() as playwright:
+        if services.cluster_cache is not None:
+            await until_serving(services.cluster_cache)
+        print(
+            f"NuFi (API and dashboard) at {url}, uvicorn in this process; refresh interval "
+            f"{MonitoringSettings.from_settings(settings).refresh_seconds:g} s; RSS {rss_mib():.1f} MiB",
+            flush=True,
+        )
+        # Root in a container: Chromium's own sandbox needs user namespaces it may not have.
+        browser: Browser = await playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+        )
+        try:
+            context = await browser.new_context(locale="en-US", viewport={"width": 1400, "height": 900})
+            await sign_in(context, url)
+            await time_to_content(context, url, runs, token)
+            await memory_per_page(context, url, hold_seconds)
+            await context.close()
+        finally:
+            await browser.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=7, help="timed openings of the page")
+    parser.add_argument(
+        "--hold-seconds", type=float, default=300.0, help=f"how long the {OPEN_PAGES} pages stay open"
+    )
+    args = parser.parse_args()
+    configure_logging("console", "warning")
+    with tempfile.TemporaryDirectory(prefix="nufi-bench-dashboard-") as scratch:
+        work = Path(scratch)
+        exporter: ManagedProcess | None = None
+        cluster: DevClusterProcess | None = None
+        identity: IdentityProviderProcess | None = None
+        prometheus = PrometheusServer(
+            scrape_interval=f"{SCRAPE_INTERVAL_SECONDS}s", work_dir=work / "prometheus"
+        )
+        try:
+            print(
+                f"world: {NODES:,} nodes x {DEVICES_PER_NODE} GPUs = {NODES * DEVICES_PER_NODE:,} devices "
+                f"(mock exporter, DCGM profile), a dev cluster with the same nodes and {PODS} pods "
+                f"holding GPUs, Prometheus scraping every {SCRAPE_INTERVAL_SECONDS} s, the dev identity "
+                f"provider with the sandbox realm; browser {CHROMIUM} headless (Playwright); "
+                f"--runs {args.runs}, --hold-seconds {args.hold_seconds:g}; starting it",
+                flush=True,
+            )
+            exporter, address = start_exporter(work)
+            cluster = start_cluster(work)
+            identity = IdentityProviderProcess(work / "idp", users_file=REALM_FILE).start()
+            prometheus.start()
+            prometheus.set_jobs(
+                [ScrapeJob("dcgm", [address], labels={"pod": "dcgm-exporter", "namespace": "gpu"})]
+            )
+            asyncio.run(wait_for_every_device(prometheus))
+            world = World(prometheus, cluster, identity, work)
+            asyncio.run(measure(world, args.runs, args.hold_seconds))
+        finally:
+            prometheus.stop()
+            for process in (identity, cluster, exporter):
+                if process is not None:
+                    process.stop()
+
+
+if __name__ == "__main__":
+    main()
