@@ -35,7 +35,9 @@ class Charts:
         self.metric = "utilization"
         self.range = "1h"
 
-    async def build(self) -> None:
+    def build(self) -> None:
+        """The chart's controls, and the chart itself once its range is read: a range over a
+        thousand nodes takes longer than the table above it, which must not wait for it."""
         with ui.row().classes("items-center gap-4 w-full mt-4"):
             ui.label(text(self.language, "charts.title")).classes("text-lg font-semibold")
             ui.toggle(
@@ -48,18 +50,20 @@ class Charts:
                 value=self.range,
                 on_change=lambda event: self.choose(span=str(event.value)),
             ).props('no-caps dense data-testid="chart-range"')
-        await self.chart()
+        self.area = ui.column().classes("w-full")
+        with self.area:
+            ui.label(text(self.language, "charts.loading")).classes("text-sm text-slate-500")
+        ui.timer(0.01, self.load, once=True)
 
-    def choose(self, *, metric: str | None = None, span: str | None = None) -> None:
+    async def choose(self, *, metric: str | None = None, span: str | None = None) -> None:
         self.metric = metric or self.metric
         self.range = span or self.range
-        self.chart.refresh()
+        await self.load()
 
-    @ui.refreshable_method
-    async def chart(self) -> None:
+    async def load(self) -> None:
         end = time.time()
         try:
-            result = await context.services().monitoring.history(
+            result: RangeResult | str = await context.services().monitoring.history(
                 self.principal,
                 self.device_type_id,
                 metric=self.metric,
@@ -68,12 +72,20 @@ class Charts:
                 by="node",
             )
         except NufiError as exc:
-            ui.label(exc.detail).classes("text-red-700")
-            return
-        if not result.reported:
-            ui.label(text(self.language, "monitoring.not_reported")).props('data-testid="chart-not-reported"')
-            return
-        ui.echart(chart_options(result, self.language)).classes("w-full h-80").props('data-testid="chart"')
+            result = exc.detail
+        if self.area.is_deleted:
+            return  # the page was left (or redrawn) while the range was read
+        self.area.clear()
+        with self.area:
+            if isinstance(result, str):
+                ui.label(result).classes("text-red-700")
+            elif not result.reported:
+                ui.label(text(self.language, "monitoring.not_reported")).props(
+                    'data-testid="chart-not-reported"'
+                )
+            else:
+                options = chart_options(result, self.language)
+                ui.echart(options).classes("w-full h-80").props('data-testid="chart"')
 
 
 def chart_options(result: RangeResult, language: Language) -> dict[str, Any]:

@@ -139,7 +139,7 @@ class MonitoringView:
             ):
                 for error in snapshot.errors[:20]:
                     ui.label(f"{error.source}: {error.message}").classes("text-sm")
-        await Charts(self.visitor.principal, language, self.selected).build()
+        Charts(self.visitor.principal, language, self.selected).build()
 
     def filter(self, value: str | None) -> None:
         self.node_filter = (value or "").strip()
