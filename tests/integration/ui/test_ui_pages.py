@@ -4,45 +4,22 @@ the Admin menu, what a non-admin gets on an admin URL, the sign-in redirect, bot
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 from nicegui import ui
-from nicegui.testing import User, user_simulation
+from nicegui.testing import User
 
 from support.polling import eventually, stays_true
 
 from .people import PEOPLE, USER_HEADER
-
-MAIN = Path(__file__).with_name("dashboard_main.py")
+from .wizard_world import as_, dashboard
 
 
 @pytest.fixture
 async def person() -> AsyncIterator[User]:
-    # NiceGUI forgets the modules that declared pages when a simulation ends (so the next one imports
-    # them afresh); the rest of the test session must keep the very module objects it already holds.
-    modules = dict(sys.modules)
-    try:
-        async with user_simulation(main_file=MAIN) as simulated:
-            # NiceGUI runs an async start-up handler as a task of its own: wait for the services.
-            attached = importlib.import_module("nufi.ui.context").is_attached
-            await eventually(lambda: _holds(attached()), within=20)
-            yield simulated
-    finally:
-        for name, module in modules.items():
-            sys.modules.setdefault(name, module)
-
-
-def _holds(condition: bool) -> None:
-    assert condition
-
-
-def as_(user: User, who: str, language: str = "ko") -> User:
-    user.http_client.headers[USER_HEADER] = who
-    user.http_client.headers["accept-language"] = language
-    return user
+    async with dashboard({}) as simulated:
+        yield simulated
 
 
 async def test_an_admin_sees_the_admin_menu_and_a_user_does_not(person: User) -> None:
@@ -116,7 +93,11 @@ async def test_an_open_page_whose_session_ends_sends_the_person_to_sign_in_and_b
     await stays_true(lambda: went == [], for_seconds=0.3)  # signed in: the checks change nothing
     user = PEOPLE.pop("user")  # the session ends (at the issuer, or its refresh is refused)
     try:
-        await eventually(lambda: _holds(went[:1] == ["/auth/login?next=%2F%3Ftype%3Dlpu"]), within=10)
+
+        def sent_to_sign_in() -> None:
+            assert went[:1] == ["/auth/login?next=%2F%3Ftype%3Dlpu"]
+
+        await eventually(sent_to_sign_in, within=10)
     finally:
         PEOPLE["user"] = user
 

@@ -71,6 +71,18 @@ class Prometheus:
         raise PrometheusUnavailable("cannot connect to Prometheus at http://127.0.0.1:1")
 
 
+def over(types: Types, prometheus: Prometheus) -> MonitoringService:
+    """A service over a catalog the test changes as it goes, evaluating only when read."""
+    return MonitoringService(
+        types,
+        FetcherRegistry(builtin_fetchers()),
+        ClusterGateway(None),
+        prometheus,
+        clock=lambda: T,
+        background=False,
+    )
+
+
 def service(prometheus: Prometheus, *types: DeviceType) -> MonitoringService:
     return MonitoringService(
         Types(*types),
@@ -161,14 +173,7 @@ async def test_an_unknown_type_is_not_found() -> None:
 async def test_an_edited_type_is_evaluated_with_its_new_expressions_on_the_very_next_read() -> None:
     prometheus = Prometheus({"a_util": 42.0, "b_util": 7.0})
     types = Types(lpu("a", "a"))
-    monitoring = MonitoringService(
-        types,
-        FetcherRegistry(builtin_fetchers()),
-        ClusterGateway(None),
-        prometheus,
-        clock=lambda: T,
-        background=False,
-    )
+    monitoring = over(types, prometheus)
     first = as_json(await monitoring.snapshot(ME, "a"))
     assert first["nodes"][0]["devices"][0]["utilization_percent"] == 42.0
     types.types["a"] = lpu("a", "b")  # the same id, new expressions; no time has passed
@@ -195,14 +200,7 @@ class CountedTypes(Types):
 async def test_concurrent_readers_of_a_type_share_one_catalog_lookup_and_one_evaluation() -> None:
     prometheus = Prometheus({"a_util": 42.0, "a_temp": 50.0})
     types = CountedTypes(lpu("a", "a"))
-    monitoring = MonitoringService(
-        types,
-        FetcherRegistry(builtin_fetchers()),
-        ClusterGateway(None),
-        prometheus,
-        clock=lambda: T,
-        background=False,
-    )
+    monitoring = over(types, prometheus)
     readers = [asyncio.ensure_future(monitoring.snapshot(ME, "a")) for _ in range(20)]
     await asyncio.sleep(0)
     types.gate.set()
@@ -215,14 +213,7 @@ async def test_concurrent_readers_of_a_type_share_one_catalog_lookup_and_one_eva
 async def test_the_stream_follows_an_edit_and_ends_when_the_type_is_deleted() -> None:
     prometheus = Prometheus({"a_util": 42.0, "b_util": 7.0})
     types = Types(lpu("a", "a"))
-    monitoring = MonitoringService(
-        types,
-        FetcherRegistry(builtin_fetchers()),
-        ClusterGateway(None),
-        prometheus,
-        clock=lambda: T,
-        background=False,
-    )
+    monitoring = over(types, prometheus)
     stream = monitoring.stream(ME, "a", heartbeat_seconds=0.05)
     first = await anext(stream)
     assert isinstance(first, Snapshot) and first.nodes[0].devices[0].utilization_percent == 42.0
@@ -243,14 +234,7 @@ async def test_the_stream_follows_an_edit_and_ends_when_the_type_is_deleted() ->
 async def test_the_overview_lets_go_of_types_no_longer_listed() -> None:
     prometheus = Prometheus({"a_util": 1.0, "b_util": 2.0})
     types = Types(lpu("a", "a"), lpu("b", "b"))
-    monitoring = MonitoringService(
-        types,
-        FetcherRegistry(builtin_fetchers()),
-        ClusterGateway(None),
-        prometheus,
-        clock=lambda: T,
-        background=False,
-    )
+    monitoring = over(types, prometheus)
     await monitoring.overview(ME)
     assert [s.device_type for s in monitoring.stats()] == ["a", "b"]
     del types.types["b"]
