@@ -11,7 +11,6 @@ series of any shape without an exporter).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,14 +21,22 @@ from nicegui.testing import User
 
 from nufi.auth import Principal
 from nufi.devices.drafts import WizardDrafts
-from nufi.services import Services
 from nufi.ui.wizard.kept import SAVE_TASK_NAME
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.prometheus import PrometheusServer
 from support.polling import eventually, until
 
 from .people import PEOPLE
-from .wizard_world import WIZARD_KEY, as_, dashboard, input_of, shown, start_wizard_cluster
+from .wizard_world import (
+    WIZARD_KEY,
+    as_,
+    attached_services,
+    dashboard,
+    dashboard_env,
+    input_of,
+    shown,
+    start_wizard_cluster,
+)
 
 WIZARD = "/admin/devices/new"
 # One series per device with the node and device labels, at a value of the caller's choosing.
@@ -45,18 +52,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProc
         running.stop()
 
 
-def _database(work: Path) -> str:
-    # A file, not `:memory:`: SQLite in memory is one connection, which the page's saves and the
-    # tests' reads of the drafts would have to take turns on.
-    return f"sqlite+aiosqlite:///{work / 'nufi.db'}"
-
-
 def _offline(work: Path) -> dict[str, str]:
-    return {
-        "NUFI_TEST_PROMETHEUS_URL": "",
-        "NUFI_TEST_KUBECONFIG": "",
-        "NUFI_TEST_DATABASE_URL": _database(work),
-    }
+    return dashboard_env(work)
 
 
 @pytest.fixture
@@ -69,11 +66,7 @@ async def offline(tmp_path: Path) -> AsyncIterator[User]:
 async def live(
     cluster: DevClusterProcess, prometheus: PrometheusServer, tmp_path: Path
 ) -> AsyncIterator[User]:
-    env = {
-        "NUFI_TEST_PROMETHEUS_URL": prometheus.url,
-        "NUFI_TEST_KUBECONFIG": str(cluster.kubeconfig),
-        "NUFI_TEST_DATABASE_URL": _database(tmp_path),
-    }
+    env = dashboard_env(tmp_path, prometheus_url=prometheus.url, kubeconfig=cluster.kubeconfig)
     async with dashboard(env) as user:
         yield user
 
@@ -87,14 +80,8 @@ def _sees(user: User, marker: str, *expected: str) -> Any:
     return check
 
 
-def _services() -> Services:
-    # The module the running dashboard attached its services to (NiceGUI's simulation reloads it).
-    services: Services = importlib.import_module("nufi.ui.context").services()
-    return services
-
-
 def _drafts() -> WizardDrafts:
-    return _services().wizard_drafts
+    return attached_services().wizard_drafts
 
 
 def _draft_id(user: User) -> str:

@@ -10,7 +10,6 @@ without an exporter); `offline` has neither.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ from nufi_sandbox.prometheus import PrometheusServer
 from support.polling import eventually, until
 
 from .people import PEOPLE
-from .wizard_world import WIZARD_KEY, as_, dashboard, input_of, shown
+from .wizard_world import WIZARD_KEY, as_, attached_services, dashboard, dashboard_env, input_of, shown
 
 ADMIN = PEOPLE["admin"]
 CUSTOM = "edit-npu"
@@ -55,18 +54,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProc
         running.stop()
 
 
-def _database(work: Path) -> str:
-    # A file, not `:memory:`: the page's draft saves and the tests' reads take turns otherwise.
-    return f"sqlite+aiosqlite:///{work / 'nufi.db'}"
-
-
 @pytest.fixture
 async def offline(tmp_path: Path) -> AsyncIterator[User]:
-    env = {
-        "NUFI_TEST_PROMETHEUS_URL": "",
-        "NUFI_TEST_KUBECONFIG": "",
-        "NUFI_TEST_DATABASE_URL": _database(tmp_path),
-    }
+    env = dashboard_env(tmp_path)
     async with dashboard(env) as user:
         yield user
 
@@ -75,27 +65,18 @@ async def offline(tmp_path: Path) -> AsyncIterator[User]:
 async def live(
     cluster: DevClusterProcess, prometheus: PrometheusServer, tmp_path: Path
 ) -> AsyncIterator[User]:
-    env = {
-        "NUFI_TEST_PROMETHEUS_URL": prometheus.url,
-        "NUFI_TEST_KUBECONFIG": str(cluster.kubeconfig),
-        "NUFI_TEST_DATABASE_URL": _database(tmp_path),
-    }
+    env = dashboard_env(tmp_path, prometheus_url=prometheus.url, kubeconfig=cluster.kubeconfig)
     async with dashboard(env) as user:
         yield user
 
 
-def _services() -> Any:
-    # The module the running dashboard attached its services to (NiceGUI's simulation reloads it).
-    return importlib.import_module("nufi.ui.context").services()
-
-
 def _catalog() -> DeviceCatalog:
-    found: DeviceCatalog = _services().catalog
+    found: DeviceCatalog = attached_services().catalog
     return found
 
 
 def _drafts() -> WizardDrafts:
-    found: WizardDrafts = _services().wizard_drafts
+    found: WizardDrafts = attached_services().wizard_drafts
     return found
 
 

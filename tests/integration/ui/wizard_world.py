@@ -14,6 +14,7 @@ import yaml
 from nicegui import ui
 from nicegui.testing import User, user_simulation
 
+from nufi.services import Services
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.polling import eventually
 
@@ -92,3 +93,20 @@ def input_of(user: User, marker: str) -> ui.input:
     (found,) = user.find(marker=marker).elements
     assert isinstance(found, ui.input), found
     return found
+
+
+def dashboard_env(work: Path, *, prometheus_url: str = "", kubeconfig: Path | None = None) -> dict[str, str]:
+    """Settings of the simulated dashboard: its database a file under `work` (not `:memory:`: the
+    page's draft saves and the tests' reads take turns otherwise), with or without Prometheus and a
+    cluster."""
+    return {
+        "NUFI_TEST_PROMETHEUS_URL": prometheus_url,
+        "NUFI_TEST_KUBECONFIG": str(kubeconfig) if kubeconfig is not None else "",
+        "NUFI_TEST_DATABASE_URL": f"sqlite+aiosqlite:///{work / 'nufi.db'}",
+    }
+
+
+def attached_services() -> Services:
+    """The services the running dashboard attached (NiceGUI's simulation re-imports their module)."""
+    services: Services = importlib.import_module("nufi.ui.context").services()
+    return services
