@@ -186,6 +186,23 @@ async def test_the_seed_an_admin_registers_the_lpu_in_the_wizard_and_monitoring_
     await expect(row).to_contain_text("8 / 8 / 0")
     await shot(page, "ko", "09-lpu-registered")
 
+    # The row's own actions, clicked in the browser: disable takes the LPU out of monitoring, enable
+    # brings it back; both are in the audit log.
+    toggle = row.get_by_role("switch", name=text("ko", "devices.action.toggle"))
+    await toggle.click()
+    await expect(page.get_by_text(text("ko", "devices.done.disabled", name="HyperAccel LPU"))).to_be_visible()
+    await page.goto(f"{url}/")
+    await expect(page.get_by_test_id("tab-nvidia-gpu")).to_be_visible()
+    await expect(page.get_by_test_id("tab-lpu")).to_have_count(0)
+    await page.goto(f"{url}/admin/devices")
+    await row.get_by_role("switch", name=text("ko", "devices.action.toggle")).click()
+    await expect(page.get_by_text(text("ko", "devices.done.enabled", name="HyperAccel LPU"))).to_be_visible()
+    await page.goto(f"{url}/admin/audit")
+    # Newest first: the enable, the disable, then the creation, each by admin.
+    records = page.get_by_text(re.compile(r"· admin · device_type\.(create|update) · .*/lpu$"))
+    await expect(records).to_have_count(3)
+    await shot(page, "ko", "09-audit")
+
     # Every user sees it in monitoring at once: a tab with both nodes' 8 devices and a chart.
     for language in ("ko", "en"):
         await page.goto(f"{url}/ui/language?set={language}&next=%2F%3Ftype%3Dlpu")

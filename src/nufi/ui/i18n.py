@@ -101,7 +101,9 @@ CATALOG: dict[Language, dict[str, str]] = {
         "wizard.field.name": "이름",
         "wizard.field.vendor": "제조사",
         "wizard.field.resource_key": "리소스 키",
-        "wizard.hint.id": "API와 URL에 쓰이는 이름: 영문 소문자, 숫자, - (예: lpu)",
+        "wizard.hint.id": (
+            "API와 URL에 쓰이는 이름: 영문 소문자, 숫자, - (예: lpu). 비워 두면 이름에서 만듭니다"
+        ),
         "wizard.hint.resource_key": "디바이스 플러그인이 노드에 알리는 이름 (예: hyperaccel.ai/lpu)",
         "wizard.key.checking": "클러스터에서 확인하는 중…",
         "wizard.key.found": "✓ 클러스터에서 감지된 리소스입니다.",
@@ -292,7 +294,10 @@ CATALOG: dict[Language, dict[str, str]] = {
         "wizard.field.name": "Name",
         "wizard.field.vendor": "Vendor",
         "wizard.field.resource_key": "Resource key",
-        "wizard.hint.id": "The name in the API and URLs: lowercase letters, digits, - (e.g. lpu)",
+        "wizard.hint.id": (
+            "The name in the API and URLs: lowercase letters, digits, - (e.g. lpu); "
+            "left empty, made from the name"
+        ),
         "wizard.hint.resource_key": (
             "The name the device plugin advertises on the nodes (e.g. hyperaccel.ai/lpu)"
         ),

@@ -267,7 +267,7 @@ async def test_a_memory_mode_without_its_expression_is_refused_next_to_it(offlin
 async def test_a_reload_resumes_at_step_two_with_what_was_typed(offline: User) -> None:
     await _open(offline, "en", 1)
     await _fill_identity(offline)
-    assert input_of(offline, "id").value == "wizard-npu"  # the id follows the name
+    assert input_of(offline, "id").value == ""  # left empty: moving on makes it from the name
     offline.find(marker="wizard-forward").click()
     await _step(offline, 2)
     offline.find(marker="labels.node").type("Hostname")
@@ -278,6 +278,7 @@ async def test_a_reload_resumes_at_step_two_with_what_was_typed(offline: User) -
     offline.find(marker="wizard-back").click()
     await _step(offline, 1)
     assert input_of(offline, "name").value == "Wizard NPU"
+    assert input_of(offline, "id").value == "wizard-npu"
     assert input_of(offline, "resource_key").value == WIZARD_KEY
 
 

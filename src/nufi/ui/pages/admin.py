@@ -65,9 +65,17 @@ def register() -> None:
         for record in page.items:
             when = record.at.strftime("%Y-%m-%d %H:%M:%S UTC")
             title = f"{when} · {record.actor} · {record.action} · {record.target_kind}/{record.target_id}"
-            expansion = (
-                ui.expansion(title).classes("w-full border-b").props('dense data-testid="audit-record"')
+            # What changed is readable without opening the record (the revision always changes).
+            changed = [
+                line
+                for line in changed_fields(record.before, record.after)
+                if not line.startswith("revision:")
+            ]
+            caption = (
+                "; ".join(changed)[:160] if record.before is not None and record.after is not None else ""
             )
+            expansion = ui.expansion(title, caption=caption or None)
+            expansion.classes("w-full border-b").props('dense data-testid="audit-record"')
             with expansion:
                 _changes(who.language, record.before, record.after)
                 with ui.row().classes("w-full gap-4"):

@@ -32,10 +32,8 @@ person applies theirs again), staying in the wizard. Success returns to the devi
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from nicegui import background_tasks, ui
 from starlette.requests import Request
@@ -64,6 +62,7 @@ from nufi.ui.wizard.draft import (
     new_draft,
     second_memory_field,
     service_errors,
+    slug_of,
     started_revision,
     update_payload,
 )
@@ -192,10 +191,6 @@ async def _flush_quietly(kept: KeptDraft) -> None:
         _log.warning("saving a wizard draft failed", exc_info=True)
 
 
-def _slug(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:63].strip("-")
-
-
 class WizardView(MetricsStep):
     """The wizard's page: the steps' frame, step 1 (identity) and step 3 (review and save)."""
 
@@ -246,8 +241,7 @@ class WizardView(MetricsStep):
     def identity_step(self) -> None:
         if is_official_edit(self.draft):
             ui.label(self.t("wizard.edit_mode.official")).classes(render.NOTE_CLASSES).mark("edit-official")
-        # The id follows the name only while a new type is named; a stored type's id stays.
-        self.field("name", "wizard.field.name", on_change=None if self.editing else self.name_changed)
+        self.field("name", "wizard.field.name")
         self.field("vendor", "wizard.field.vendor")
         self.id_input = self.field("id", "wizard.field.id", hint_key="wizard.hint.id")
         self.field(
@@ -261,14 +255,14 @@ class WizardView(MetricsStep):
             self.schedule_key_check(delay=0)
         self.navigation(back=None, forward=lambda: self.go_on(2), forward_key="wizard.next")
 
-    def name_changed(self, name: Any) -> None:
-        # The id follows the name until the admin writes one of their own.
-        previous = self.draft.get("name.previous_slug", "")
-        current_id = self.draft.get("id", "")
-        slug = _slug(str(name or ""))
-        self.draft["name.previous_slug"] = slug
-        if self.id_input is not None and current_id in ("", previous):
-            self.id_input.set_value(slug)
+    async def go_on(self, step: int) -> None:
+        # A new type left without an id takes one made from its name, when the admin moves on rather
+        # than while they type: rewriting a field under someone typing in the next one loses keys.
+        if self.step == 1 and not self.editing and not self.draft.get("id", "").strip():
+            slug = slug_of(self.draft.get("name", ""))
+            if slug and self.id_input is not None:
+                self.id_input.set_value(slug)
+        await super().go_on(step)
 
     def schedule_key_check(self, delay: float = KEY_CHECK_DELAY_SECONDS) -> None:
         """Check the key once typing pauses for `delay`; a newer key cancels the check of an older one."""

@@ -17,6 +17,7 @@ JSON under `edit.kept`, so Save changes sends the whole type back with only what
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, MutableMapping
 
 from pydantic import ValidationError
@@ -156,9 +157,15 @@ def metrics_document(draft: Mapping[str, str]) -> dict[str, object]:
     }
 
 
+def slug_of(name: str) -> str:
+    """The id a new type takes from its name when the admin gives none, e.g. `HyperAccel LPU` gives
+    `hyperaccel-lpu`."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:63].strip("-")
+
+
 def payload_document(draft: Mapping[str, str]) -> dict[str, object]:
     return {
-        "id": _value(draft, "id"),
+        "id": _value(draft, "id") or slug_of(draft.get("name", "")),
         "name": _value(draft, "name"),
         "vendor": _value(draft, "vendor"),
         "resource_key": _value(draft, "resource_key"),
