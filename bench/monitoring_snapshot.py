@@ -656,10 +656,15 @@ async def soak(
         f"(VmRSS of this process: server, refresher and readers)"
     )
     readings: list[float] = []
+    # One reading a minute besides: a plateau (bounded caches filling) and a leak differ in shape.
+    minutes: list[float] = []
 
     async def first_reading() -> None:
         await asyncio.sleep(first_at)
         readings.append(rss_mib())
+        while len(minutes) + 1 < world.soak_seconds / 60:
+            await asyncio.sleep(60)
+            minutes.append(rss_mib())
 
     result = await phase(
         f"soak, {MANY_READERS} readers",
@@ -678,6 +683,8 @@ async def soak(
     line(f"RSS after the first {first_at:g} s", f"{first:8.1f} MiB")
     line(f"RSS after {result.reads.seconds:.0f} s", f"{last:8.1f} MiB")
     line("growth", f"{last - first:8.1f} MiB  ({(last - first) / first * 100:+.1f} %)")
+    if minutes:
+        line("RSS minute by minute after the first", " ".join(f"{value:.1f}" for value in minutes) + " MiB")
 
 
 # -- main ----------------------------------------------------------------------------------------------
