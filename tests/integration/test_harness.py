@@ -14,7 +14,8 @@ import httpx
 import pytest
 from prometheus_client import CollectorRegistry, Gauge
 
-from nufi_sandbox.postgres import PostgresServer
+from nufi_sandbox.pids import kill_group
+from nufi_sandbox.postgres import PostgresServer, stop_orphaned_servers
 from nufi_sandbox.processes import (
     ManagedProcess,
     MissingBinaryError,
@@ -24,6 +25,7 @@ from nufi_sandbox.processes import (
     live_children,
     pid_alive,
     require_binary,
+    wait_gone,
 )
 from nufi_sandbox.prometheus import PrometheusConfigError, PrometheusQueryError, PrometheusServer, ScrapeJob
 from support.exporter import serving_registry
@@ -186,6 +188,47 @@ def test_postgres_stop_leaves_no_process_and_no_files() -> None:
     assert [pid for pid in backends if pid_alive(pid)] == []
     assert not root.exists()
     server.stop()  # a second stop is harmless
+
+
+def test_a_server_whose_starter_was_killed_is_stopped_by_the_next_start() -> None:
+    # pg_ctl detaches the postmaster: a test run killed half-way would leave it running for ever.
+    starter = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from nufi_sandbox.postgres import PostgresServer\n"
+            "import time\n"
+            "server = PostgresServer(database='nufi_orphan').start()\n"
+            "print(server.pid, server.root_dir, flush=True)\n"
+            "time.sleep(300)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert starter.stdout is not None
+        pid_text, root_text = starter.stdout.readline().split()
+    finally:
+        starter.kill()
+        starter.wait(timeout=10)
+    postmaster, root = int(pid_text), Path(root_text)
+    try:
+        assert pid_alive(postmaster), "the killed starter's server runs on"
+        assert root in stop_orphaned_servers()
+        assert wait_gone(postmaster, timeout=10)
+        assert not root.exists()
+    finally:
+        if pid_alive(postmaster):
+            kill_group(postmaster)
+
+
+def test_a_running_servers_starter_keeps_it() -> None:
+    server = PostgresServer(database="nufi_kept").start()
+    try:
+        assert server.root_dir not in stop_orphaned_servers()
+        assert server.psql("SELECT 1").strip() == "1"
+    finally:
+        server.stop()
 
 
 # --- process control ---------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Self
 
-from nufi_sandbox.pids import kill_group, pid_alive, wait_gone
+from nufi_sandbox.pids import kill_group, pid_alive, read_recorded, record_processes, stop_recorded, wait_gone
 from nufi_sandbox.processes import MissingBinaryError, StopOnExit, free_port, require_binary
 
 _DEBIAN_ROOT = Path("/usr/lib/postgresql")
@@ -33,6 +33,12 @@ _SERVER_SETTINGS = {
 
 class PostgresError(RuntimeError):
     """initdb, pg_ctl or createdb failed; the message carries their output."""
+
+
+_ROOT_PREFIX = "nufi-postgres-"
+# Who started a server and its postmaster, with start times, in the server's directory.
+_OWNER_FILE = "started-by.json"
+_OWNER = "owner"
 
 
 def find_postgres_bin_dir() -> Path:
@@ -113,8 +119,9 @@ class PostgresServer(StopOnExit):
     def start(self) -> Self:
         if self._root is not None or self._stopped:
             raise RuntimeError("this PostgresServer was already started; use a new one")
+        stop_orphaned_servers()
         as_server_user = _server_user_prefix()
-        self._root = Path(tempfile.mkdtemp(prefix="nufi-postgres-"))
+        self._root = Path(tempfile.mkdtemp(prefix=_ROOT_PREFIX))
         try:
             socket_dir = self._root / "sock"
             socket_dir.mkdir()
@@ -142,6 +149,7 @@ class PostgresServer(StopOnExit):
                 ],
             )
             self._pid = self._read_postmaster_pid()
+            record_processes(self._root / _OWNER_FILE, [(_OWNER, os.getpid()), ("postmaster", self._pid)])
             self._run(
                 "createdb",
                 [
@@ -234,3 +242,20 @@ def _chown_to_postgres(*paths: Path) -> None:
     account = pwd.getpwnam("postgres")
     for path in paths:
         os.chown(path, account.pw_uid, account.pw_gid)
+
+
+def stop_orphaned_servers() -> list[Path]:
+    """Stop the servers whose starter died without stopping them (a test run killed half-way), and
+    remove their directories; returns those directories. pg_ctl detaches the postmaster, so it does
+    not die with its starter the way the sandbox's programs do: each server records who started it,
+    and the next start looks."""
+    stopped = []
+    for root in Path(tempfile.gettempdir()).glob(f"{_ROOT_PREFIX}*"):
+        records = read_recorded(root / _OWNER_FILE)
+        owner = next((record for record in records if record.name == _OWNER), None)
+        if owner is None or owner.is_running():
+            continue
+        stop_recorded(root / _OWNER_FILE)
+        shutil.rmtree(root, ignore_errors=True)
+        stopped.append(root)
+    return stopped
