@@ -119,6 +119,9 @@ async def test_a_user_has_no_admin_menu_and_admin_urls_are_refused(
     await expect(page.get_by_test_id("user-name")).to_have_text("user")
     await expect(page.get_by_role("link", name=texts["monitoring"]).first).to_be_visible()
     await expect(page.get_by_role("link", name=texts["devices"])).to_have_count(0)
+    # Monitoring is everyone's: the user sees the types and their devices, not only the frame.
+    await expect(page.get_by_test_id("tab-nvidia-gpu")).to_be_visible()
+    await expect(page.get_by_test_id("devices-table")).to_contain_text("node-1")
     await shot(page, language, "06-user-monitoring")
     await page.goto(f"{url}/admin/devices")
     await expect(page.get_by_test_id("forbidden")).to_have_text(texts["forbidden"])

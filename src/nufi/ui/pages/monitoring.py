@@ -128,11 +128,11 @@ class MonitoringView:
             )
             ui.label(shown).props('data-testid="page-position"')
             previous = ui.button(text(language, "monitoring.previous"), on_click=self.back)
-            previous.props("flat dense").set_enabled(len(self.tokens) > 1)
+            previous.props("flat dense no-caps").set_enabled(len(self.tokens) > 1)
             following = ui.button(
                 text(language, "monitoring.next"), on_click=lambda: self.forward(page.continue_token)
             )
-            following.props("flat dense").set_enabled(page.continue_token is not None)
+            following.props("flat dense no-caps").set_enabled(page.continue_token is not None)
         if snapshot.errors:
             with ui.expansion(text(language, "monitoring.errors"), icon="warning").classes(
                 "w-full text-amber-800"
