@@ -140,6 +140,21 @@ class Settings(BaseSettings):
     # A monitoring stream sends a heartbeat after this long without a new snapshot.
     monitoring_stream_heartbeat_seconds: float = Field(default=15.0, gt=0, le=3600)
 
+    # Labs (docs/workloads.md, "Labs"): the image a lab of each kind runs when its request names none,
+    lab_jupyter_image: str = Field(default="quay.io/jupyter/base-notebook:latest", min_length=1)
+    lab_vscode_image: str = Field(default="codercom/code-server:latest", min_length=1)
+    # and how the lab proxy reaches a lab's Service: through the Kubernetes API's services proxy
+    # (from outside the cluster, with NuFi's own Kubernetes credentials), by the Service's DNS name
+    # (inside it), or `auto`: cluster-dns when NuFi runs in a pod with a service account.
+    lab_route: Literal["auto", "service-proxy", "cluster-dns"] = "auto"
+    # The base URL cluster-dns opens for a Service; `{service}`, `{namespace}` and `{port}` are filled in.
+    # Change it for a cluster whose DNS domain is not the default.
+    lab_cluster_dns_url: str = Field(
+        default="http://{service}.{namespace}.svc:{port}", pattern=r"^https?://[^/?#]+$"
+    )
+    # A lab that does not answer the proxy's connection within this long is a 502.
+    lab_proxy_connect_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
+
     git_commit: str | None = None
 
     @field_validator(
