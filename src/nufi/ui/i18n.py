@@ -149,6 +149,10 @@ CATALOG: dict[Language, dict[str, str]] = {
         "wizard.back": "이전",
         "wizard.next": "다음",
         "wizard.save": "저장",
+        "wizard.force": (
+            "검사를 통과하지 못해도 저장 (디바이스 플러그인이나 익스포터를 아직 설치하지 않은 경우; "
+            "감사 로그에 기록됩니다)"
+        ),
         "wizard.restart": "처음부터 다시",
         "wizard.saved": "디바이스 유형 {name}을(를) 저장했습니다.",
         "wizard.error.unexpected": (
@@ -345,6 +349,10 @@ CATALOG: dict[Language, dict[str, str]] = {
         "wizard.back": "Back",
         "wizard.next": "Next",
         "wizard.save": "Save",
+        "wizard.force": (
+            "Save even if the checks fail (the device plugin or exporter is not installed yet; "
+            "recorded in the audit log)"
+        ),
         "wizard.restart": "Start over",
         "wizard.saved": "Saved the device type {name}.",
         "wizard.error.unexpected": (

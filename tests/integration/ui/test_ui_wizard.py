@@ -342,6 +342,38 @@ async def test_save_registers_the_type_and_the_device_list_shows_it_as_custom(li
     assert input_of(live, "name").value == ""
 
 
+async def test_a_key_no_node_offers_is_saved_only_when_the_admin_says_save_anyway(live: User) -> None:
+    await _open(live, "en", 1)
+    await _fill_identity(live, key="example.com/not-installed")
+    await eventually(_sees(live, "key-result", "No node"), within=15)
+    live.find(marker="wizard-forward").click()
+    await _step(live, 2)
+    live.find(marker="labels.node").type("node")
+    live.find(marker="labels.device").type("device")
+    live.find(marker="metrics.utilization").type(LABELLED.format(value=42))
+    live.find(marker="wizard-forward").click()
+    await _step(live, 3)
+    live.find(marker="wizard-forward").click()
+    await eventually(_sees(live, "error-resource_key", "example.com/not-installed"), within=15)
+    await _step(live, 3)
+
+    live.find(marker="wizard-force").click()
+    live.find(marker="wizard-forward").click()
+
+    def listed() -> dict[str, Any]:
+        (table,) = live.find(kind=ui.table).elements
+        rows = {row["id"]: row for row in table.rows}
+        assert "wizard-npu" in rows, list(rows)
+        return rows["wizard-npu"]
+
+    row = await eventually(listed, within=20)
+    assert row["resource_key"] == "example.com/not-installed"
+    page = await attached_services().catalog.audit(PEOPLE["admin"], target_id="wizard-npu")
+    (created,) = page.items
+    assert created.details is not None and created.details["force"] is True
+    assert any("example.com/not-installed" in reason for reason in created.details["bypassed"])
+
+
 # -- the draft is kept in the database ------------------------------------------------------------------
 
 

@@ -345,10 +345,17 @@ class WizardView(MetricsStep):
         with ui.row().classes("gap-4"):
             ui.link(self.t("wizard.edit.identity"), self.url(1))
             ui.link(self.t("wizard.edit.metrics"), self.url(2))
+        # An admin may register a type before its device plugin or exporter is installed; the save
+        # then records that the checks were bypassed.
+        self.force = ui.checkbox(self.t("wizard.force")).mark("wizard-force")
         if self.editing is not None:
             self.navigation(back=2, forward=self.save_changes, forward_key="wizard.edit_mode.save")
         else:
             self.navigation(back=2, forward=self.save, forward_key="wizard.save")
+
+    @property
+    def forced(self) -> bool:
+        return self.force is not None and bool(self.force.value)
 
     async def save(self) -> None:
         self.clear_errors()
@@ -358,7 +365,9 @@ class WizardView(MetricsStep):
             self.show_errors(exc.errors)
             return
         try:
-            outcome = await context.services().catalog.create(self.visitor.principal, payload, force=False)
+            outcome = await context.services().catalog.create(
+                self.visitor.principal, payload, force=self.forced
+            )
         except NufiError as exc:
             self.show_errors(service_errors(exc))
             return
@@ -382,7 +391,7 @@ class WizardView(MetricsStep):
         outcome: SaveOutcome
         try:
             outcome = await context.services().catalog.update(
-                self.visitor.principal, editing, payload, force=False
+                self.visitor.principal, editing, payload, force=self.forced
             )
         except Conflict as exc:
             if "current_revision" in exc.extra:

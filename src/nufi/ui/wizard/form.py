@@ -63,6 +63,8 @@ class WizardForm:
         self.key_sequence = 0
         self.id_input: ui.input | None = None
         self.second_input: ui.input | None = None
+        # Step 3's "save even if the checks fail".
+        self.force: ui.checkbox | None = None
 
     @property
     def editing(self) -> str | None:
