@@ -24,6 +24,9 @@ from nufi.devices.drafts import WizardDrafts
 from nufi.health import DependencyCheck, Readiness
 from nufi.monitoring import MonitoringService, MonitoringSettings
 from nufi.prom import PrometheusGateway
+from nufi.workloads.accelerators import AcceleratorService
+from nufi.workloads.projects import ProjectService
+from nufi.workloads.usage import WorkloadDeviceUsage
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,9 @@ class Services:
     monitoring: MonitoringService
     # The Add Device wizard's drafts, kept in the database so any replica resumes them.
     wizard_drafts: WizardDrafts
+    # Projects (namespaces with members) and the accelerators their workloads may ask for.
+    projects: ProjectService
+    accelerators: AcceleratorService
     # None when NUFI_OIDC_ISSUER is unset: every authenticated route then answers 401.
     verifier: TokenVerifier | None = None
     # Nodes and pods from watches, attached to `cluster` so every read of it is served from the cache
@@ -88,7 +94,7 @@ async def build_services(
             owned.push_async_callback(_stop_cache, cluster, cluster_cache)
         cache_checks = [] if cluster_cache is None else [cluster_cache]
         fetchers = FetcherRegistry.with_plugins()
-        catalog = DeviceCatalog(database, cluster, prometheus, fetchers)
+        catalog = DeviceCatalog(database, cluster, prometheus, fetchers, usage=WorkloadDeviceUsage(cluster))
         monitoring = MonitoringService(
             catalog, fetchers, cluster, prometheus, MonitoringSettings.from_settings(settings)
         )
@@ -107,6 +113,8 @@ async def build_services(
             fetchers=fetchers,
             monitoring=monitoring,
             wizard_drafts=WizardDrafts(WizardDraftStore(database.sessions)),
+            projects=ProjectService(cluster, database),
+            accelerators=AcceleratorService(catalog, fetchers, cluster),
             verifier=verifier,
             cluster_cache=cluster_cache,
             web_sessions=web_sessions,

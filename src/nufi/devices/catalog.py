@@ -51,6 +51,7 @@ from nufi.devices.stored import (
     row_values,
     stored_view,
 )
+from nufi.devices.usage import DeviceTypeUsage
 from nufi.errors import Conflict, DependencyUnavailable, NotFound, ValidationFailed
 from nufi.logging import get_logger
 from nufi.prom import PrometheusGateway
@@ -93,11 +94,15 @@ class DeviceCatalog:
         cluster: ClusterGateway,
         prometheus: PrometheusGateway,
         fetchers: FetcherRegistry,
+        *,
+        usage: DeviceTypeUsage | None = None,
     ) -> None:
         self._db = db
         self._cluster = cluster
         self._prometheus = prometheus
         self._fetchers = fetchers
+        # Consulted before a delete: a type that workloads hold cannot go from under them.
+        self._usage = usage
 
     # -- reads ---------------------------------------------------------------------------------------
 
@@ -121,6 +126,15 @@ class DeviceCatalog:
         async with self._db.session() as session:
             row = await DeviceTypeRepository(session).get(device_type_id)
         return resolve(device_type_id, row)
+
+    async def find(self, device_type_id: str) -> DeviceType | None:
+        """The type with that id, or None; for services that have authorised their caller already."""
+        try:
+            async with self._db.session() as session:
+                row = await DeviceTypeRepository(session).get(device_type_id)
+            return resolve(device_type_id, row)
+        except (NotFound, UnreadableDeviceType):
+            return None
 
     async def list_with_inventory(
         self, principal: Principal | None, *, enabled: bool | None = None
@@ -252,6 +266,14 @@ class DeviceCatalog:
                 f"{device_type_id!r} is an official device type and cannot be deleted; disable it instead "
                 '(PUT with "enabled": false), or reset it to the preset.',
                 device_type=device_type_id,
+            )
+        users = [] if self._usage is None else await self._usage.users_of(device_type_id)
+        if users:
+            raise Conflict(
+                f"Device type {device_type_id!r} is used by {len(users)} workload(s): "
+                f"{', '.join(users[:20])}; delete them (or move them to another type) first.",
+                device_type=device_type_id,
+                workloads=users,
             )
         async with self._db.transaction() as session:
             row = await DeviceTypeRepository(session).delete(device_type_id, revision)

@@ -1,0 +1,67 @@
+"""The names workloads accept: DNS-1123 labels for projects and workloads, usernames, env names."""
+
+from __future__ import annotations
+
+import re
+
+from nufi.errors import ValidationFailed
+
+NAME_MAX_LENGTH = 63
+USERNAME_MAX_LENGTH = 255
+_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+# What a container's env var name may be: a C identifier, the portable shell rule. Kubernetes is
+# laxer today, but names outside it break the shells most images start their servers from.
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+ENV_NAME_MAX_LENGTH = 253
+
+
+def check_name(value: str, *, field: str) -> str:
+    """`value` when it is a DNS-1123 label (at most 63 lowercase letters, digits and '-', starting and
+    ending with a letter or digit); otherwise ValidationFailed naming `field`."""
+    if not isinstance(value, str) or not value:
+        raise ValidationFailed(
+            f"{field} is required: give a lowercase name such as 'llama-serve'", field=field
+        )
+    if len(value) > NAME_MAX_LENGTH:
+        raise ValidationFailed(
+            f"{field} {value[:20]!r}... is {len(value)} characters long; "
+            f"at most {NAME_MAX_LENGTH} are allowed",
+            field=field,
+        )
+    if _DNS1123_LABEL.fullmatch(value) is None:
+        raise ValidationFailed(
+            f"{field} {value!r} is not a DNS-1123 label: use only lowercase letters, digits and '-', "
+            "starting and ending with a letter or digit (e.g. 'llama-serve')",
+            field=field,
+        )
+    return value
+
+
+def check_username(value: str, *, field: str) -> str:
+    """A username as the identity provider issues it: 1..255 printable characters without spaces."""
+    if not isinstance(value, str) or not value:
+        raise ValidationFailed(f"{field} is required: give the person's username", field=field)
+    if len(value) > USERNAME_MAX_LENGTH:
+        raise ValidationFailed(
+            f"{field} is {len(value)} characters long; at most {USERNAME_MAX_LENGTH} are allowed", field=field
+        )
+    if any(ch.isspace() or not ch.isprintable() for ch in value):
+        raise ValidationFailed(
+            f"{field} {value!r} contains spaces or control characters; usernames have none", field=field
+        )
+    return value
+
+
+def check_env_name(value: str, *, field: str) -> str:
+    """An environment variable name: a letter or '_' then letters, digits and '_'."""
+    if not isinstance(value, str) or not value or len(value) > ENV_NAME_MAX_LENGTH:
+        raise ValidationFailed(
+            f"{field} must be 1 to {ENV_NAME_MAX_LENGTH} characters long (e.g. 'MODEL_NAME')", field=field
+        )
+    if _ENV_NAME.fullmatch(value) is None:
+        raise ValidationFailed(
+            f"{field} {value!r} is not an environment variable name: use letters, digits and '_', "
+            "not starting with a digit (e.g. 'MODEL_NAME')",
+            field=field,
+        )
+    return value

@@ -1,0 +1,301 @@
+"""Projects: Kubernetes namespaces labelled `nufi.io/project=<name>`, their members in an annotation.
+
+The cluster is the only store: a project exists exactly when its namespace does and carries the
+label, so projects made with kubectl and with NuFi are the same thing. Members are changed with the
+namespace's resourceVersion (a concurrent change is a 409 from Kubernetes, retried on fresh state),
+so two admins adding people at the same time both get their way. Admin actions are audited in the
+database after the cluster accepted them.
+
+Who sees what: admins every project; a member only theirs. A non-member asking for a project gets
+403 whether it exists or not, so project names do not leak; admins get 404 for an absent one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from nufi.auth import Principal, require_admin, require_user
+from nufi.cluster import ClusterGateway
+from nufi.cluster.kube_rest import Json, KubeRefused
+from nufi.cluster.namespaces import (
+    create_namespace,
+    delete_namespace,
+    get_namespace,
+    list_in_namespace,
+    list_namespaces,
+    replace_namespace,
+)
+from nufi.db import AuditRepository, Database
+from nufi.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from nufi.workloads.kube_errors import refused
+from nufi.workloads.labels import MANAGED_BY, MANAGED_BY_NUFI, MEMBERS_ANNOTATION, PROJECT
+from nufi.workloads.names import check_name, check_username
+
+TARGET_KIND = "project"
+MAX_MEMBERS = 1000
+_CONFLICT_RETRIES = 5
+# What deleting a project takes with it, as the dry run lists it: NuFi's workload objects (by label)
+# and every pod, whoever made it.
+_WORKLOAD_KINDS: tuple[tuple[str, str, str], ...] = (
+    ("apps/v1", "deployments", "Deployment"),
+    ("apps/v1", "statefulsets", "StatefulSet"),
+    ("kubeflow.org/v1", "notebooks", "Notebook"),
+    ("v1", "services", "Service"),
+    ("v1", "persistentvolumeclaims", "PersistentVolumeClaim"),
+)
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str  # also the namespace
+    members: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ProjectObject:
+    """Something in a project's namespace that goes with it."""
+
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True)
+class ProjectDeletion:
+    project: Project
+    dry_run: bool
+    objects: tuple[ProjectObject, ...]
+
+
+class ProjectService:
+    def __init__(self, cluster: ClusterGateway, database: Database) -> None:
+        self._cluster = cluster
+        self._db = database
+
+    # -- reads ---------------------------------------------------------------------------------------
+
+    async def require_access(self, principal: Principal | None, project: str) -> Project:
+        """The project when the caller is an admin or one of its members; Forbidden (403) for anyone
+        else, whether it exists or not; NotFound (404) for an admin when it does not exist."""
+        require_user(principal)
+        assert principal is not None
+        found = await self._find(project)
+        if principal.is_admin:
+            if found is None:
+                raise NotFound(f"There is no project {project!r}.", project=project)
+            return found
+        if found is None or principal.username not in found.members:
+            raise Forbidden(
+                f"user {principal.username!r} is not a member of project {project!r}; "
+                "ask an administrator to add you",
+                project=project,
+            )
+        return found
+
+    async def visible_projects(self, principal: Principal | None) -> list[Project]:
+        """Every project for an admin; the caller's own projects for anyone else; sorted by name."""
+        require_user(principal)
+        assert principal is not None
+        projects = await self._all()
+        if principal.is_admin:
+            return projects
+        return [p for p in projects if principal.username in p.members]
+
+    async def visible_namespaces(self, principal: Principal | None) -> frozenset[str] | None:
+        """The namespaces whose names the caller may see in shared views; None means all of them."""
+        require_user(principal)
+        assert principal is not None
+        if principal.is_admin:
+            return None
+        return frozenset(p.name for p in await self.visible_projects(principal))
+
+    # -- admin writes --------------------------------------------------------------------------------
+
+    async def create(self, principal: Principal | None, name: str, members: Iterable[str] = ()) -> Project:
+        admin = require_admin(principal)
+        check_name(name, field="name")
+        wanted = _checked_members(members)
+        if await get_namespace(self._cluster, name) is not None:
+            raise _exists(name)
+        body = {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {
+                "name": name,
+                "labels": {PROJECT: name, MANAGED_BY: MANAGED_BY_NUFI},
+                "annotations": {MEMBERS_ANNOTATION: _encode(wanted)},
+            },
+        }
+        try:
+            created = await create_namespace(self._cluster, body)
+        except KubeRefused as exc:
+            if exc.status == 409:
+                raise _exists(name) from None
+            raise refused(exc, field="name") from None
+        project = _project(created) or Project(name, wanted)
+        await self._audit(admin, "project.create", name, after=_view(project))
+        return project
+
+    async def delete(
+        self, principal: Principal | None, name: str, *, dry_run: bool = False
+    ) -> ProjectDeletion:
+        """Delete the project's namespace and everything in it; with `dry_run`, only say what would go."""
+        admin = require_admin(principal)
+        project = await self._find(name)
+        if project is None:
+            raise NotFound(f"There is no project {name!r}.", project=name)
+        objects = await self._contents(name)
+        if dry_run:
+            return ProjectDeletion(project, True, objects)
+        await delete_namespace(self._cluster, name)
+        await self._audit(
+            admin,
+            "project.delete",
+            name,
+            before=_view(project),
+            details={"objects": [f"{o.kind}/{o.name}" for o in objects]},
+        )
+        return ProjectDeletion(project, False, objects)
+
+    async def add_member(self, principal: Principal | None, name: str, username: str) -> Project:
+        """Idempotent: adding a member twice leaves one (and one audit record)."""
+        admin = require_admin(principal)
+        check_username(username, field="username")
+        return await self._change_members(admin, name, username, add=True)
+
+    async def remove_member(self, principal: Principal | None, name: str, username: str) -> Project:
+        """Idempotent: removing someone who is not a member changes nothing."""
+        admin = require_admin(principal)
+        check_username(username, field="username")
+        return await self._change_members(admin, name, username, add=False)
+
+    # -- internals -----------------------------------------------------------------------------------
+
+    async def _find(self, name: str) -> Project | None:
+        namespace = await get_namespace(self._cluster, name)
+        return None if namespace is None else _project(namespace)
+
+    async def _all(self) -> list[Project]:
+        namespaces = await list_namespaces(self._cluster, label_selector=PROJECT)
+        projects = [p for p in (_project(ns) for ns in namespaces) if p is not None]
+        return sorted(projects, key=lambda p: p.name)
+
+    async def _contents(self, namespace: str) -> tuple[ProjectObject, ...]:
+        found: list[ProjectObject] = []
+        nufi_made = f"{MANAGED_BY}={MANAGED_BY_NUFI}"
+        for group_version, plural, kind in _WORKLOAD_KINDS:
+            items = await list_in_namespace(
+                self._cluster, group_version, plural, namespace, label_selector=nufi_made
+            )
+            found += [ProjectObject(kind, _name(item)) for item in items]
+        pods = await list_in_namespace(self._cluster, "v1", "pods", namespace)
+        found += [ProjectObject("Pod", _name(item)) for item in pods]
+        return tuple(found)
+
+    async def _change_members(self, admin: Principal, name: str, username: str, *, add: bool) -> Project:
+        for _ in range(_CONFLICT_RETRIES):
+            namespace = await get_namespace(self._cluster, name)
+            project = None if namespace is None else _project(namespace)
+            if namespace is None or project is None:
+                raise NotFound(f"There is no project {name!r}.", project=name)
+            members = set(project.members)
+            if (username in members) == add:
+                return project
+            members = members | {username} if add else members - {username}
+            if len(members) > MAX_MEMBERS:
+                raise ValidationFailed(
+                    f"project {name!r} already has {MAX_MEMBERS} members, the most it may have",
+                    field="username",
+                )
+            changed = Project(name, tuple(sorted(members)))
+            metadata = namespace.setdefault("metadata", {})
+            annotations = metadata.get("annotations") or {}
+            metadata["annotations"] = {**annotations, MEMBERS_ANNOTATION: _encode(changed.members)}
+            try:
+                await replace_namespace(self._cluster, name, namespace)
+            except KubeRefused as exc:
+                if exc.status == 409:
+                    continue  # someone changed it since we read it: read again and reapply
+                if exc.status == 404:
+                    raise NotFound(f"There is no project {name!r}.", project=name) from None
+                raise refused(exc, field="username") from None
+            action = "project.member.add" if add else "project.member.remove"
+            await self._audit(
+                admin,
+                action,
+                name,
+                before=_view(project),
+                after=_view(changed),
+                details={"username": username},
+            )
+            return changed
+        raise Conflict(
+            f"the members of project {name!r} kept changing while this change was applied; try again",
+            project=name,
+        )
+
+    async def _audit(
+        self,
+        admin: Principal,
+        action: str,
+        name: str,
+        *,
+        before: dict[str, Any] | None = None,
+        after: dict[str, Any] | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        async with self._db.transaction() as session:
+            await AuditRepository(session).record(
+                admin.username, action, TARGET_KIND, name, before=before, after=after, details=details
+            )
+
+
+def _checked_members(members: Iterable[str]) -> tuple[str, ...]:
+    checked = {check_username(member, field=f"members[{i}]") for i, member in enumerate(members)}
+    if len(checked) > MAX_MEMBERS:
+        raise ValidationFailed(f"a project may have at most {MAX_MEMBERS} members", field="members")
+    return tuple(sorted(checked))
+
+
+def _project(namespace: Json) -> Project | None:
+    """The project a namespace is, or None when it is not one (no label naming itself)."""
+    metadata = namespace.get("metadata") or {}
+    name = str(metadata.get("name") or "")
+    if not name or (metadata.get("labels") or {}).get(PROJECT) != name:
+        return None
+    return Project(name, _decode((metadata.get("annotations") or {}).get(MEMBERS_ANNOTATION)))
+
+
+def _decode(text: object) -> tuple[str, ...]:
+    # An annotation edited by hand into something else grants nobody anything.
+    if not isinstance(text, str):
+        return ()
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return ()
+    if not isinstance(value, list):
+        return ()
+    return tuple(sorted({member for member in value if isinstance(member, str) and member}))
+
+
+def _encode(members: Sequence[str]) -> str:
+    return json.dumps(sorted(members))
+
+
+def _name(item: Json) -> str:
+    return str((item.get("metadata") or {}).get("name") or "")
+
+
+def _view(project: Project) -> dict[str, Any]:
+    return {"name": project.name, "members": list(project.members)}
+
+
+def _exists(name: str) -> Conflict:
+    return Conflict(
+        f"a namespace named {name!r} already exists in the cluster; choose another project name",
+        field="name",
+        project=name,
+    )
