@@ -1,4 +1,4 @@
-"""The `nufi-mock` command: the mock LPU's device plugin and exporter."""
+"""The `nufi-mock` command: the mock LPU's device plugin and exporter, and an inference server."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import typer
 
 from nufi_mock.deviceplugin.cli import device_plugin, set_health
 from nufi_mock.exporter.cli import exporter
+from nufi_mock.inference.cli import inference
 
 app = typer.Typer(
     name="nufi-mock",
@@ -18,3 +19,4 @@ app = typer.Typer(
 app.command("device-plugin")(device_plugin)
 app.command("set-health")(set_health)
 app.command("exporter")(exporter)
+app.command("inference")(inference)

@@ -1,4 +1,5 @@
-"""The exporter's HTTP face: /metrics for Prometheus, /control/override for tests and demos, /healthz."""
+"""The exporter's HTTP face: /metrics for Prometheus, /control/override for tests and demos,
+/control/load for the workloads that heat the devices, /healthz."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from .collector import metrics_registry
 from .config import ExporterConfig
 from .control import control_routes
 from .engine import ExporterEngine
+from .load_control import load_routes
 from .profiles import make_profile
 
 # The classic text format: what the vendors' exporters serve, and the one that keeps names with colons
@@ -45,7 +47,12 @@ def create_app(engine: ExporterEngine) -> Starlette:
             await ticking
             await engine.close()
 
-    routes = [Route("/metrics", metrics), Route("/healthz", healthz), *control_routes(engine)]
+    routes = [
+        Route("/metrics", metrics),
+        Route("/healthz", healthz),
+        *control_routes(engine),
+        *load_routes(engine),
+    ]
     return Starlette(routes=routes, lifespan=lifespan)
 
 

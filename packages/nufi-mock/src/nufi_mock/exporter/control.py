@@ -63,6 +63,16 @@ class ControlError(Exception):
         super().__init__(detail)
         self.status, self.title, self.detail, self.field = status, title, detail, field
 
+    @classmethod
+    def from_validation(cls, exc: ValidationError, title: str) -> ControlError:
+        """A 422 naming the first invalid field and listing every problem."""
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or None
+        detail = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'body'}: {err['msg']}" for err in exc.errors()
+        )
+        return cls(422, title, detail, where)
+
     def response(self) -> Response:
         body: dict[str, Any] = {"type": "about:blank", "title": self.title, "status": self.status}
         body["detail"] = self.detail
@@ -125,7 +135,7 @@ class OverrideControl:
         }
 
     async def post(self, request: Request) -> Response:
-        wanted = OverrideRequest.model_validate(await _json_body(request, required=True))
+        wanted = OverrideRequest.model_validate(await json_body(request, required=True))
         node = self._node(wanted.node)
         device = self._device(node, wanted.device)
         target = self._target(wanted.metric)
@@ -144,7 +154,7 @@ class OverrideControl:
         return JSONResponse(self.describe(item), status_code=200 if replaced else 201)
 
     async def delete(self, request: Request) -> Response:
-        body = await _json_body(request, required=False)
+        body = await json_body(request, required=False)
         selector = OverrideSelector.model_validate(body or {})
         given = selector.model_fields_set
         node = self._node(selector.node) if selector.node is not None else None
@@ -173,19 +183,16 @@ class OverrideControl:
         except ControlError as exc:
             return exc.response()
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or None
-            detail = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or 'body'}: {err['msg']}" for err in exc.errors()
-            )
-            return ControlError(422, "Invalid override", detail, where).response()
+            return ControlError.from_validation(exc, "Invalid override").response()
 
 
-async def _json_body(request: Request, *, required: bool) -> Any:
+async def json_body(
+    request: Request, *, required: bool, example: str = '{"node": ..., "metric": ...}'
+) -> Any:
     raw = await request.body()
     if not raw.strip():
         if required:
-            raise ControlError(400, "Missing body", 'send a JSON object like {"node": ..., "metric": ...}')
+            raise ControlError(400, "Missing body", f"send a JSON object like {example}")
         return None
     try:
         return json.loads(raw)

@@ -37,15 +37,24 @@ class DeviceDynamics:
         # Each job keeps the device at its own typical load.
         return self._rng.uniform(70.0, 95.0)
 
-    def step(self, dt: float, busy: bool) -> None:
-        """Advance by ``dt`` seconds; ``busy`` says whether a pod holds the device."""
+    def step(self, dt: float, busy: bool, load: float | None = None) -> None:
+        """Advance by ``dt`` seconds; ``busy`` says whether a pod holds the device, ``load`` is the
+        utilisation its workload reports (None: no report, a held device works at its job's level)."""
         if dt <= 0:
             return
         if busy and not self._busy:
             self._level = self._new_level()
         self._busy = busy
         rng = self._rng
-        if busy:
+        if load is not None:
+            # A workload that reports its load is working the device: it keeps its model in memory
+            # even while no request comes.
+            busy = True
+            if load > 0:
+                target = _clamp(load + rng.gauss(0.0, 2.0), 0.0, 100.0)
+            else:
+                target = _clamp(abs(rng.gauss(0.0, 0.4)), 0.0, 2.0)
+        elif busy:
             target = _clamp(self._level + rng.gauss(0.0, 4.0), 0.0, 100.0)
         else:
             target = _clamp(abs(rng.gauss(0.0, 0.4)), 0.0, 2.0)

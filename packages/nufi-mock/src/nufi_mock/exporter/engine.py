@@ -15,6 +15,7 @@ import structlog
 from .attribution import PodResourcesClient, owners
 from .config import ExporterConfig
 from .fleet import Fleet
+from .load import LoadBook
 from .overrides import OverrideBook
 from .profiles import Profile
 from .readings import PodRef, Quantity, Reading
@@ -42,6 +43,7 @@ class ExporterEngine:
             device_label=profile.device_label,
         )
         self.overrides = OverrideBook()
+        self.loads = LoadBook()
         self.resource_patterns = config.resource_patterns or profile.resource_patterns
         self._clients = {
             node: PodResourcesClient(path, profile.pod_resources_api)
@@ -81,7 +83,8 @@ class ExporterEngine:
             )
 
     def step(self, dt: float) -> None:
-        self.fleet.step(dt, {node: set(found) for node, found in self._owners.items()})
+        busy = {node: set(found) for node, found in self._owners.items()}
+        self.fleet.step(dt, busy, self.loads.levels(self.clock()))
 
     def readings(self) -> list[Reading]:
         now = self.clock()

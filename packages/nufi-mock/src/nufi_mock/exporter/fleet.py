@@ -57,6 +57,10 @@ class Fleet:
         """The index of the device of ``node`` known as ``name``, or None."""
         return self._aliases.get(node, {}).get(name.strip().lower())
 
-    def step(self, dt: float, busy: Mapping[str, set[int]]) -> None:
+    def step(
+        self, dt: float, busy: Mapping[str, set[int]], load: Mapping[str, Mapping[int, float]] | None = None
+    ) -> None:
+        """``busy``: the devices pods hold, per node; ``load``: the utilisation workloads report."""
+        load = load or {}
         for (node, index), dynamics in self.dynamics.items():
-            dynamics.step(dt, index in busy.get(node, set()))
+            dynamics.step(dt, index in busy.get(node, set()), load.get(node, {}).get(index))
