@@ -25,6 +25,7 @@ from nufi.health import DependencyCheck, Readiness
 from nufi.monitoring import MonitoringService, MonitoringSettings
 from nufi.prom import PrometheusGateway
 from nufi.workloads.accelerators import AcceleratorService
+from nufi.workloads.deployments import DeploymentService
 from nufi.workloads.projects import ProjectService
 from nufi.workloads.usage import WorkloadDeviceUsage
 
@@ -46,6 +47,8 @@ class Services:
     # Projects (namespaces with members) and the accelerators their workloads may ask for.
     projects: ProjectService
     accelerators: AcceleratorService
+    # Inference deployments (a Deployment and a Service each) in projects.
+    deployments: DeploymentService
     # None when NUFI_OIDC_ISSUER is unset: every authenticated route then answers 401.
     verifier: TokenVerifier | None = None
     # Nodes and pods from watches, attached to `cluster` so every read of it is served from the cache
@@ -98,6 +101,8 @@ async def build_services(
         monitoring = MonitoringService(
             catalog, fetchers, cluster, prometheus, MonitoringSettings.from_settings(settings)
         )
+        projects = ProjectService(cluster, database)
+        accelerators = AcceleratorService(catalog, fetchers, cluster)
         # Before the gateways close: no refresher outlives the clients it evaluates with.
         owned.push_async_callback(monitoring.close)
         yield Services(
@@ -113,8 +118,9 @@ async def build_services(
             fetchers=fetchers,
             monitoring=monitoring,
             wizard_drafts=WizardDrafts(WizardDraftStore(database.sessions)),
-            projects=ProjectService(cluster, database),
-            accelerators=AcceleratorService(catalog, fetchers, cluster),
+            projects=projects,
+            accelerators=accelerators,
+            deployments=DeploymentService(projects, accelerators, cluster),
             verifier=verifier,
             cluster_cache=cluster_cache,
             web_sessions=web_sessions,
