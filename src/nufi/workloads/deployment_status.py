@@ -1,0 +1,132 @@
+"""A deployment's status, from its Deployment object and its pods (pure functions, no I/O).
+
+The statuses, checked in this order (the first that holds wins); "live pods" are the Deployment's
+pods that are not being deleted:
+
+- **ScaledDown**: `spec.replicas` is 0.
+- **Ready**: at least `spec.replicas` live pods are Ready.
+- **Degraded**: some live pods are Ready, but fewer than `spec.replicas`, and at least one of the
+  others cannot get there by waiting: it is failing (below) or unschedulable (below).
+- **Error**: no live pod is Ready and a pod is failing — its phase is Failed, or a container waits
+  with a reason that does not clear by itself (CrashLoopBackOff, ErrImagePull, ImagePullBackOff,
+  InvalidImageName, CreateContainerConfigError, CreateContainerError, RunContainerError) — or the
+  Deployment reports ReplicaFailure=True or Progressing=False with ProgressDeadlineExceeded.
+- **Pending**: no live pod is Ready and a pod is unschedulable: its PodScheduled condition is False
+  (the scheduler found no node; `reason` then says why in the accelerator's words).
+- **Starting**: anything else — pods are being created, scheduled, pulled or started, and none is
+  known to be stuck.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Status = Literal["Ready", "Starting", "Degraded", "Error", "Pending", "ScaledDown"]
+STUCK_WAITING_REASONS = frozenset(
+    {
+        "CrashLoopBackOff",
+        "ErrImagePull",
+        "ImagePullBackOff",
+        "InvalidImageName",
+        "CreateContainerConfigError",
+        "CreateContainerError",
+        "RunContainerError",
+    }
+)
+
+
+@dataclass(frozen=True)
+class PodState:
+    name: str
+    node: str | None
+    phase: str
+    ready: bool
+    terminating: bool
+    # Set when the pod is stuck: what keeps it from running, in Kubernetes' words.
+    failure: str | None
+    # Set when the scheduler could not place it (PodScheduled=False): its message.
+    unschedulable: str | None
+    # What it holds of each extended resource, from its spec.
+    accelerators: dict[str, int]
+
+
+def pod_state(pod: dict[str, Any]) -> PodState:
+    metadata = pod.get("metadata") or {}
+    spec = pod.get("spec") or {}
+    status = pod.get("status") or {}
+    conditions = {c.get("type"): c for c in status.get("conditions") or [] if isinstance(c, dict)}
+    scheduled = conditions.get("PodScheduled") or {}
+    unschedulable = None
+    if scheduled.get("status") == "False":
+        unschedulable = str(scheduled.get("message") or scheduled.get("reason") or "Unschedulable")
+    return PodState(
+        name=str(metadata.get("name") or ""),
+        node=spec.get("nodeName") or None,
+        phase=str(status.get("phase") or "Pending"),
+        ready=(conditions.get("Ready") or {}).get("status") == "True",
+        terminating=bool(metadata.get("deletionTimestamp")),
+        failure=_failure(status),
+        unschedulable=unschedulable,
+        accelerators=_extended_limits(spec),
+    )
+
+
+def deployment_status(
+    desired: int, pods: Sequence[PodState], conditions: Sequence[dict[str, Any]] = ()
+) -> tuple[Status, str | None]:
+    """The status and, when something is stuck, what (a pod's failure, or the deployment's)."""
+    if desired == 0:
+        return "ScaledDown", None
+    live = [p for p in pods if not p.terminating]
+    ready = sum(1 for p in live if p.ready)
+    if ready >= desired:
+        return "Ready", None
+    failing = next((p.failure for p in live if p.failure and not p.ready), None) or _deployment_failure(
+        conditions
+    )
+    unschedulable = next((p.unschedulable for p in live if p.unschedulable), None)
+    if ready:
+        if failing or unschedulable:
+            return "Degraded", failing or unschedulable
+        return "Starting", None
+    if failing:
+        return "Error", failing
+    if unschedulable:
+        return "Pending", unschedulable
+    return "Starting", None
+
+
+def _failure(status: dict[str, Any]) -> str | None:
+    if status.get("phase") == "Failed":
+        return str(status.get("message") or status.get("reason") or "the pod failed")
+    for container in status.get("containerStatuses") or []:
+        waiting = (container.get("state") or {}).get("waiting") or {}
+        reason = waiting.get("reason")
+        if reason in STUCK_WAITING_REASONS:
+            message = waiting.get("message")
+            return f"{container.get('name')}: {reason}" + (f": {message}" if message else "")
+    return None
+
+
+def _deployment_failure(conditions: Sequence[dict[str, Any]]) -> str | None:
+    for condition in conditions:
+        kind, state, reason = condition.get("type"), condition.get("status"), condition.get("reason")
+        if (kind == "ReplicaFailure" and state == "True") or (
+            kind == "Progressing" and state == "False" and reason == "ProgressDeadlineExceeded"
+        ):
+            return str(condition.get("message") or reason or kind)
+    return None
+
+
+def _extended_limits(spec: dict[str, Any]) -> dict[str, int]:
+    held: dict[str, int] = {}
+    for container in spec.get("containers") or []:
+        for key, text in ((container.get("resources") or {}).get("limits") or {}).items():
+            if "/" in key:
+                try:
+                    held[key] = held.get(key, 0) + int(str(text))
+                except ValueError:
+                    continue
+    return held

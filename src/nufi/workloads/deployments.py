@@ -1,0 +1,295 @@
+"""Inference deployments: an apps/v1 Deployment and a ClusterIP Service per deployment, in a project.
+
+Every method first checks the caller may use the project (`ProjectService.require_access`). Only
+objects NuFi made (labelled `app.kubernetes.io/managed-by=nufi`, `nufi.io/workload-kind=deployment`)
+are deployments here: a Deployment someone else put in the namespace is not listed, read or touched.
+
+Creating writes the Deployment, then the Service; when the Service is refused, the Deployment is
+deleted again, so a failed create leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+from typing import Any
+
+from nufi.auth import Principal
+from nufi.cluster import ClusterGateway
+from nufi.cluster.deployments import (
+    create_deployment,
+    create_service,
+    delete_deployment,
+    delete_service,
+    get_deployment,
+    get_service,
+    list_deployments,
+    list_pods,
+    scale_deployment,
+)
+from nufi.cluster.kube_rest import Json, KubeRefused
+from nufi.errors import Conflict, NotFound, NufiError
+from nufi.logging import get_logger
+from nufi.workloads.accelerators import AcceleratorService, Placement
+from nufi.workloads.deployment_spec import (
+    PORT_NAME,
+    DeploymentCreate,
+    deployment_manifest,
+    service_manifest,
+)
+from nufi.workloads.deployment_status import PodState, Status, deployment_status, pod_state
+from nufi.workloads.kube_errors import refused
+from nufi.workloads.labels import (
+    DEVICE_TYPE,
+    MANAGED_BY,
+    MANAGED_BY_NUFI,
+    WORKLOAD,
+    WORKLOAD_KIND,
+    selector_text,
+)
+from nufi.workloads.projects import ProjectService
+
+_log = get_logger("nufi.workloads.deployments")
+_KIND = "deployment"
+_OURS = selector_text({MANAGED_BY: MANAGED_BY_NUFI, WORKLOAD_KIND: _KIND})
+
+
+@dataclass(frozen=True)
+class PodView:
+    name: str
+    node: str | None
+    phase: str
+    ready: bool
+    # What the pod holds, per resource key (from its limits).
+    accelerators: dict[str, int]
+    # Device IDs are the kubelet's to hand out and are not in the pod object: empty until NuFi
+    # reads the kubelet's pod-resources attribution for workloads.
+    devices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DeploymentUrls:
+    cluster: str
+    api_proxy: str
+
+
+@dataclass(frozen=True)
+class DeploymentView:
+    project: str
+    name: str
+    image: str
+    device_type: str
+    resource_key: str
+    count: int
+    replicas: int
+    ready_replicas: int
+    port: int
+    status: Status
+    reason: str | None
+    pods: tuple[PodView, ...]
+    urls: DeploymentUrls
+    created_at: str | None
+
+
+class DeploymentService:
+    def __init__(
+        self, projects: ProjectService, accelerators: AcceleratorService, cluster: ClusterGateway
+    ) -> None:
+        self._projects = projects
+        self._accelerators = accelerators
+        self._cluster = cluster
+
+    async def create(
+        self, principal: Principal | None, project: str, request: DeploymentCreate
+    ) -> DeploymentView:
+        await self._projects.require_access(principal, project)
+        placement = await self._accelerators.resolve(request.accelerator)
+        if await get_deployment(self._cluster, project, request.name) is not None:
+            raise _exists(project, request.name)
+        try:
+            created = await create_deployment(
+                self._cluster, project, deployment_manifest(project, request, placement)
+            )
+        except KubeRefused as exc:
+            if exc.status == 409:
+                raise _exists(project, request.name) from None
+            raise refused(exc) from None
+        try:
+            await create_service(self._cluster, project, service_manifest(project, request, placement))
+        except BaseException as exc:
+            await self._undo(project, request.name)
+            if isinstance(exc, KubeRefused):
+                if exc.status == 409:
+                    raise Conflict(
+                        f"a Service named {request.name!r} already exists in project {project!r}; "
+                        "choose another deployment name",
+                        field="name",
+                    ) from None
+                raise refused(exc) from None
+            raise
+        return await self._view(project, created, [])
+
+    async def list(self, principal: Principal | None, project: str) -> builtins.list[DeploymentView]:
+        await self._projects.require_access(principal, project)
+        deployments = await list_deployments(self._cluster, project, label_selector=_OURS)
+        pods = await list_pods(self._cluster, project, label_selector=_OURS)
+        by_workload: dict[str, builtins.list[Json]] = {}
+        for pod in pods:
+            name = ((pod.get("metadata") or {}).get("labels") or {}).get(WORKLOAD)
+            by_workload.setdefault(str(name), []).append(pod)
+        views = [
+            await self._view(project, d, by_workload.get(_name(d), []))
+            for d in sorted(deployments, key=_name)
+        ]
+        return views
+
+    async def get(self, principal: Principal | None, project: str, name: str) -> DeploymentView:
+        await self._projects.require_access(principal, project)
+        deployment = await self._ours(project, name)
+        return await self._view(project, deployment, await self._pods(project, name))
+
+    async def scale(
+        self, principal: Principal | None, project: str, name: str, replicas: int
+    ) -> DeploymentView:
+        await self._projects.require_access(principal, project)
+        await self._ours(project, name)
+        try:
+            scaled = await scale_deployment(self._cluster, project, name, replicas)
+        except KubeRefused as exc:
+            if exc.status == 404:
+                raise _absent(project, name) from None
+            raise refused(exc, field="replicas") from None
+        return await self._view(project, scaled, await self._pods(project, name))
+
+    async def delete(self, principal: Principal | None, project: str, name: str) -> None:
+        """Delete the Deployment (its ReplicaSets and pods with it) and its Service."""
+        await self._projects.require_access(principal, project)
+        await self._ours(project, name)
+        try:
+            await delete_deployment(self._cluster, project, name)
+            service = await get_service(self._cluster, project, name)
+            if service is not None and _is_ours(service):
+                await delete_service(self._cluster, project, name)
+        except KubeRefused as exc:
+            raise refused(exc) from None
+
+    # -- internals -----------------------------------------------------------------------------------
+
+    async def _ours(self, project: str, name: str) -> Json:
+        deployment = await get_deployment(self._cluster, project, name)
+        if deployment is None or not _is_ours(deployment):
+            raise _absent(project, name)
+        return deployment
+
+    async def _pods(self, project: str, name: str) -> builtins.list[Json]:
+        selector = selector_text({MANAGED_BY: MANAGED_BY_NUFI, WORKLOAD_KIND: _KIND, WORKLOAD: name})
+        return await list_pods(self._cluster, project, label_selector=selector)
+
+    async def _undo(self, project: str, name: str) -> None:
+        try:
+            await delete_deployment(self._cluster, project, name)
+        except (KubeRefused, NufiError) as exc:
+            # The caller's error is the one that matters; this one is for the operator.
+            _log.warning(
+                "could not delete a half-created deployment", project=project, name=name, error=str(exc)
+            )
+
+    async def _view(self, project: str, deployment: Json, pods: builtins.list[Json]) -> DeploymentView:
+        metadata = deployment.get("metadata") or {}
+        spec = deployment.get("spec") or {}
+        name = str(metadata.get("name") or "")
+        container = _first_container(spec)
+        device_type = str((metadata.get("labels") or {}).get(DEVICE_TYPE) or "")
+        limits = (container.get("resources") or {}).get("limits") or {}
+        resource_key, count = _accelerator(limits)
+        port = _port(container)
+        states = sorted((pod_state(p) for p in pods), key=lambda s: s.name)
+        desired = int(spec.get("replicas", 1) or 0)
+        status, reason = deployment_status(
+            desired, states, (deployment.get("status") or {}).get("conditions") or []
+        )
+        if status in ("Pending", "Degraded") and any(s.unschedulable for s in states) and resource_key:
+            reason = await self._pending_reason(Placement(device_type, resource_key, count), reason)
+        return DeploymentView(
+            project=project,
+            name=name,
+            image=str(container.get("image") or ""),
+            device_type=device_type,
+            resource_key=resource_key,
+            count=count,
+            replicas=desired,
+            ready_replicas=sum(1 for s in states if s.ready and not s.terminating),
+            port=port,
+            status=status,
+            reason=reason,
+            pods=tuple(_pod_view(s) for s in states),
+            urls=DeploymentUrls(
+                cluster=f"http://{name}.{project}.svc.cluster.local:{port}",
+                api_proxy=f"/api/v1/namespaces/{project}/services/{name}:{port}/proxy/",
+            ),
+            created_at=metadata.get("creationTimestamp"),
+        )
+
+    async def _pending_reason(self, placement: Placement, scheduler: str | None) -> str:
+        try:
+            reason = await self._accelerators.pending_reason(placement)
+        except NufiError:
+            return scheduler or "waiting for the scheduler"
+        if reason.startswith("no node") or scheduler is None:
+            return reason
+        return f"{reason}: {scheduler}"
+
+
+def _is_ours(obj: Json) -> bool:
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    return bool(labels.get(MANAGED_BY) == MANAGED_BY_NUFI and labels.get(WORKLOAD_KIND) == _KIND)
+
+
+def _name(obj: Json) -> str:
+    return str((obj.get("metadata") or {}).get("name") or "")
+
+
+def _first_container(spec: dict[str, Any]) -> dict[str, Any]:
+    containers = ((spec.get("template") or {}).get("spec") or {}).get("containers") or [{}]
+    first: dict[str, Any] = containers[0]
+    return first
+
+
+def _accelerator(limits: dict[str, Any]) -> tuple[str, int]:
+    for key, text in limits.items():
+        if "/" in key:
+            try:
+                return key, int(str(text))
+            except ValueError:
+                continue
+    return "", 0
+
+
+def _port(container: dict[str, Any]) -> int:
+    for port in container.get("ports") or []:
+        if port.get("name") == PORT_NAME:
+            return int(port.get("containerPort") or 0)
+    return 0
+
+
+def _pod_view(state: PodState) -> PodView:
+    return PodView(
+        name=state.name,
+        node=state.node,
+        phase=state.phase,
+        ready=state.ready,
+        accelerators=state.accelerators,
+    )
+
+
+def _exists(project: str, name: str) -> Conflict:
+    return Conflict(
+        f"a deployment named {name!r} already exists in project {project!r}; choose another name",
+        field="name",
+    )
+
+
+def _absent(project: str, name: str) -> NotFound:
+    return NotFound(
+        f"There is no deployment {name!r} in project {project!r}.", project=project, deployment=name
+    )
