@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from nufi import __version__
-from nufi.api import admin_devices, devices, health, me, metrics, monitoring, version
+from nufi.api import admin_devices, deployments, devices, health, me, metrics, monitoring, projects, version
 from nufi.api.guard import install_request_guard
 from nufi.api.metrics import HttpMetrics
 from nufi.api.middleware import RequestContextMiddleware
@@ -81,4 +81,7 @@ def create_app(
         app.include_router(devices.router)
         app.include_router(admin_devices.router)
         app.include_router(monitoring.router)
+        app.include_router(projects.admin_router)
+        app.include_router(projects.router)
+        app.include_router(deployments.router)
     return app

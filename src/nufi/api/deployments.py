@@ -1,0 +1,74 @@
+"""Inference deployments in a project: create, list, read, scale, delete."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request, Response, status
+
+from nufi.api.auth import CurrentPrincipal
+from nufi.api.projects import PROJECT_RESPONSES
+from nufi.api.schemas.problem import CONFLICT
+from nufi.api.schemas.workloads import DeploymentDetail, DeploymentList
+from nufi.api.services import get_services
+from nufi.workloads.deployment_spec import DeploymentCreate, ReplicasPatch
+from nufi.workloads.deployments import DeploymentService
+
+
+def get_deployments(request: Request) -> DeploymentService:
+    return get_services(request).deployments
+
+
+Deployments = Annotated[DeploymentService, Depends(get_deployments)]
+router = APIRouter(
+    prefix="/api/v1/projects/{project}/deployments", tags=["deployments"], responses=PROJECT_RESPONSES
+)
+
+
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    summary="Deploy an inference server (a Deployment and a Service) on an accelerator",
+    responses={409: CONFLICT},
+)
+async def create_deployment(
+    project: str,
+    payload: DeploymentCreate,
+    principal: CurrentPrincipal,
+    deployments: Deployments,
+    response: Response,
+) -> DeploymentDetail:
+    view = await deployments.create(principal, project, payload)
+    response.headers["Location"] = f"/api/v1/projects/{project}/deployments/{view.name}"
+    return DeploymentDetail.of(view)
+
+
+@router.get("", summary="The project's deployments with their status")
+async def list_deployments(
+    project: str, principal: CurrentPrincipal, deployments: Deployments
+) -> DeploymentList:
+    return DeploymentList(items=[DeploymentDetail.of(v) for v in await deployments.list(principal, project)])
+
+
+@router.get("/{name}", summary="One deployment: status, pods, access URLs")
+async def get_deployment(
+    project: str, name: str, principal: CurrentPrincipal, deployments: Deployments
+) -> DeploymentDetail:
+    return DeploymentDetail.of(await deployments.get(principal, project, name))
+
+
+@router.patch("/{name}", summary="Scale a deployment")
+async def scale_deployment(
+    project: str, name: str, payload: ReplicasPatch, principal: CurrentPrincipal, deployments: Deployments
+) -> DeploymentDetail:
+    return DeploymentDetail.of(await deployments.scale(principal, project, name, payload.replicas))
+
+
+@router.delete(
+    "/{name}", status_code=status.HTTP_204_NO_CONTENT, summary="Delete a deployment and its Service"
+)
+async def delete_deployment(
+    project: str, name: str, principal: CurrentPrincipal, deployments: Deployments
+) -> Response:
+    await deployments.delete(principal, project, name)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

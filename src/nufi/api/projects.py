@@ -1,0 +1,105 @@
+"""Projects: admins create and delete them and manage members; everyone lists their own."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request, Response, status
+
+from nufi.api.auth import ADMIN_RESPONSES, AUTH_RESPONSES, AdminPrincipal, CurrentPrincipal
+from nufi.api.schemas.problem import CONFLICT, NOT_FOUND, ResponseDocs, problem
+from nufi.api.schemas.workloads import (
+    AcceleratorList,
+    AcceleratorView,
+    ProjectCreate,
+    ProjectDeletionView,
+    ProjectList,
+    ProjectView,
+)
+from nufi.api.services import get_services
+from nufi.workloads.accelerators import AcceleratorService
+from nufi.workloads.projects import ProjectService
+
+FORBIDDEN = problem("Not a member of this project (answered whether the project exists or not).")
+PROJECT_RESPONSES: ResponseDocs = {**AUTH_RESPONSES, 403: FORBIDDEN, 404: NOT_FOUND}
+
+
+def get_projects(request: Request) -> ProjectService:
+    return get_services(request).projects
+
+
+def get_accelerators(request: Request) -> AcceleratorService:
+    return get_services(request).accelerators
+
+
+Projects = Annotated[ProjectService, Depends(get_projects)]
+Accelerators = Annotated[AcceleratorService, Depends(get_accelerators)]
+
+admin_router = APIRouter(prefix="/api/v1/admin/projects", tags=["admin"], responses=ADMIN_RESPONSES)
+router = APIRouter(prefix="/api/v1/projects", tags=["projects"], responses=AUTH_RESPONSES)
+
+
+@admin_router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    summary="Create a project (a namespace) with its members",
+    responses={409: CONFLICT},
+)
+async def create_project(
+    payload: ProjectCreate, principal: AdminPrincipal, projects: Projects, response: Response
+) -> ProjectView:
+    project = await projects.create(principal, payload.name, payload.members)
+    response.headers["Location"] = f"/api/v1/projects/{project.name}"
+    return ProjectView.of(project)
+
+
+@admin_router.delete(
+    "/{name}",
+    summary="Delete a project and everything in it (?dry_run=true lists what would go)",
+    responses={404: NOT_FOUND},
+)
+async def delete_project(
+    name: str,
+    principal: AdminPrincipal,
+    projects: Projects,
+    dry_run: Annotated[bool, Query(description="list what would be deleted, delete nothing")] = False,
+) -> ProjectDeletionView:
+    return ProjectDeletionView.of(await projects.delete(principal, name, dry_run=dry_run))
+
+
+@admin_router.put(
+    "/{name}/members/{username}", summary="Add a member (idempotent)", responses={404: NOT_FOUND}
+)
+async def add_member(name: str, username: str, principal: AdminPrincipal, projects: Projects) -> ProjectView:
+    return ProjectView.of(await projects.add_member(principal, name, username))
+
+
+@admin_router.delete(
+    "/{name}/members/{username}", summary="Remove a member (idempotent)", responses={404: NOT_FOUND}
+)
+async def remove_member(
+    name: str, username: str, principal: AdminPrincipal, projects: Projects
+) -> ProjectView:
+    return ProjectView.of(await projects.remove_member(principal, name, username))
+
+
+@router.get("", summary="The caller's projects (every project for an admin)")
+async def list_projects(principal: CurrentPrincipal, projects: Projects) -> ProjectList:
+    return ProjectList(items=[ProjectView.of(p) for p in await projects.visible_projects(principal)])
+
+
+@router.get("/{project}", summary="One project", responses=PROJECT_RESPONSES)
+async def get_project(project: str, principal: CurrentPrincipal, projects: Projects) -> ProjectView:
+    return ProjectView.of(await projects.require_access(principal, project))
+
+
+@router.get(
+    "/{project}/accelerators",
+    summary="Enabled device types present in the cluster, with free counts per node",
+    responses=PROJECT_RESPONSES,
+)
+async def list_accelerators(
+    project: str, principal: CurrentPrincipal, projects: Projects, accelerators: Accelerators
+) -> AcceleratorList:
+    await projects.require_access(principal, project)
+    return AcceleratorList(items=[AcceleratorView.of(o) for o in await accelerators.available(principal)])

@@ -1,0 +1,164 @@
+"""Response and request bodies of projects, accelerators and deployments."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nufi.workloads.accelerators import AcceleratorOffer
+from nufi.workloads.deployment_status import Status
+from nufi.workloads.deployments import DeploymentView
+from nufi.workloads.projects import Project, ProjectDeletion
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProjectCreate(_Body):
+    name: str = Field(description="a DNS-1123 label; also the namespace's name", examples=["team-a"])
+    members: list[str] = Field(default_factory=list, max_length=1000, description="usernames")
+
+
+class ProjectView(BaseModel):
+    name: str
+    namespace: str
+    members: list[str]
+
+    @classmethod
+    def of(cls, project: Project) -> ProjectView:
+        return cls(name=project.name, namespace=project.name, members=list(project.members))
+
+
+class ProjectList(BaseModel):
+    items: list[ProjectView]
+
+
+class ProjectObjectView(BaseModel):
+    kind: str
+    name: str
+
+
+class ProjectDeletionView(BaseModel):
+    project: ProjectView
+    dry_run: bool = Field(description="true: nothing was deleted, `objects` is what would go")
+    objects: list[ProjectObjectView] = Field(description="NuFi's workload objects and every pod in it")
+
+    @classmethod
+    def of(cls, deletion: ProjectDeletion) -> ProjectDeletionView:
+        return cls(
+            project=ProjectView.of(deletion.project),
+            dry_run=deletion.dry_run,
+            objects=[ProjectObjectView(kind=o.kind, name=o.name) for o in deletion.objects],
+        )
+
+
+class NodeOfferView(BaseModel):
+    node: str
+    capacity: int
+    allocatable: int
+    free: int
+
+
+class AcceleratorView(BaseModel):
+    device_type: str
+    name: str
+    vendor: str
+    resource_key: str
+    capacity: int
+    allocatable: int
+    free: int = Field(description="allocatable minus what bound, unfinished pods hold")
+    nodes: list[NodeOfferView]
+
+    @classmethod
+    def of(cls, offer: AcceleratorOffer) -> AcceleratorView:
+        return cls(
+            device_type=offer.device_type,
+            name=offer.name,
+            vendor=offer.vendor,
+            resource_key=offer.resource_key,
+            capacity=offer.capacity,
+            allocatable=offer.allocatable,
+            free=offer.free,
+            nodes=[
+                NodeOfferView(node=n.node, capacity=n.capacity, allocatable=n.allocatable, free=n.free)
+                for n in offer.nodes
+            ],
+        )
+
+
+class AcceleratorList(BaseModel):
+    items: list[AcceleratorView]
+
+
+class PodView(BaseModel):
+    name: str
+    node: str | None
+    phase: str
+    ready: bool
+    accelerators: dict[str, int] = Field(description="devices held per resource key")
+    devices: list[str] = Field(
+        description="device IDs; empty: the kubelet's assignment is not in the pod object"
+    )
+
+
+class DeploymentUrlsView(BaseModel):
+    cluster: str = Field(description="the Service's DNS name, for clients inside the cluster")
+    api_proxy: str = Field(
+        description="the API server's services proxy path, relative to the Kubernetes API URL"
+    )
+
+
+class DeploymentAccelerator(BaseModel):
+    device_type: str
+    resource_key: str
+    count: int
+
+
+class DeploymentDetail(BaseModel):
+    project: str
+    name: str
+    image: str
+    accelerator: DeploymentAccelerator
+    replicas: int
+    ready_replicas: int
+    port: int
+    status: Status = Field(description="see docs/workloads.md for what each status means")
+    reason: str | None = Field(
+        description="why it is Pending (or Degraded/Error), in the accelerator's words"
+    )
+    pods: list[PodView]
+    urls: DeploymentUrlsView
+    created_at: str | None
+
+    @classmethod
+    def of(cls, view: DeploymentView) -> DeploymentDetail:
+        return cls(
+            project=view.project,
+            name=view.name,
+            image=view.image,
+            accelerator=DeploymentAccelerator(
+                device_type=view.device_type, resource_key=view.resource_key, count=view.count
+            ),
+            replicas=view.replicas,
+            ready_replicas=view.ready_replicas,
+            port=view.port,
+            status=view.status,
+            reason=view.reason,
+            pods=[
+                PodView(
+                    name=p.name,
+                    node=p.node,
+                    phase=p.phase,
+                    ready=p.ready,
+                    accelerators=dict(p.accelerators),
+                    devices=list(p.devices),
+                )
+                for p in view.pods
+            ],
+            urls=DeploymentUrlsView(cluster=view.urls.cluster, api_proxy=view.urls.api_proxy),
+            created_at=view.created_at,
+        )
+
+
+class DeploymentList(BaseModel):
+    items: list[DeploymentDetail]
