@@ -14,6 +14,7 @@ import uvicorn
 from nufi_sandbox.devcluster import kubeconfig
 from nufi_sandbox.devcluster.launcher import STATE_FILE
 from nufi_sandbox.devcluster.resources import ResourceRegistry
+from nufi_sandbox.devcluster.runtime.map import load_runtime_map
 from nufi_sandbox.devcluster.server import create_app
 from nufi_sandbox.devcluster.sim import Simulation, load_node_specs
 from nufi_sandbox.devcluster.storage.store import Store
@@ -41,6 +42,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="events kept for resuming watches; older resourceVersions get 410 Gone (default 5000)",
     )
     parser.add_argument(
+        "--runtime-map",
+        type=Path,
+        help="JSON file mapping container images to local programs; their pods run as processes",
+    )
+    parser.add_argument(
         "--no-simulation",
         action="store_true",
         help="serve the API only: no controllers, scheduler or kubelets",
@@ -54,7 +60,10 @@ async def serve(args: argparse.Namespace) -> None:
     store = Store(ResourceRegistry.with_builtins(), history_size=args.watch_history)
     simulation: Simulation | None = None
     if not args.no_simulation:
-        simulation = Simulation(store, state_dir=state_dir, nodes=load_node_specs(args.nodes))
+        runtime_map = load_runtime_map(args.runtime_map) if args.runtime_map is not None else None
+        simulation = Simulation(
+            store, state_dir=state_dir, nodes=load_node_specs(args.nodes), runtime_map=runtime_map
+        )
 
     async def started() -> None:
         if simulation is not None:
@@ -75,6 +84,7 @@ async def serve(args: argparse.Namespace) -> None:
         on_startup=[started],
         on_shutdown=[stopping],
         kubelet_restart=simulation.restart_kubelet if simulation is not None else None,
+        local_ports=simulation.local_port if simulation is not None else None,
     )
     await uvicorn.Server(loopback_config(app, args.port, lifespan="on")).serve()
 

@@ -25,6 +25,7 @@ class DevClusterProcess:
         simulation: bool = True,
         port: int | None = None,
         watch_history: int | None = None,
+        runtime_map: Path | None = None,
     ) -> None:
         self.state_dir = state_dir
         self.port = port or free_port()
@@ -42,6 +43,8 @@ class DevClusterProcess:
         ]
         if nodes_file is not None:
             argv += ["--nodes", nodes_file]
+        if runtime_map is not None:
+            argv += ["--runtime-map", runtime_map]
         if watch_history is not None:
             argv += ["--watch-history", str(watch_history)]
         if not simulation:

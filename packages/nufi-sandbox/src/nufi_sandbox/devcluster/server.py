@@ -24,8 +24,10 @@ from nufi_sandbox.devcluster.selectors import (
 )
 from nufi_sandbox.devcluster.storage.store import Obj, Store
 from nufi_sandbox.devcluster.wire import discovery, openapi
+from nufi_sandbox.devcluster.wire.proxy_target import LocalPorts
 from nufi_sandbox.devcluster.wire.routing import Target, parse_path
 from nufi_sandbox.devcluster.wire.scale import scale_of, write_scale
+from nufi_sandbox.devcluster.wire.service_proxy import ServiceProxy
 from nufi_sandbox.devcluster.wire.tables import to_table
 from nufi_sandbox.devcluster.wire.watch_stream import Predicate, watch_response
 
@@ -276,8 +278,11 @@ def create_app(
     on_startup: list[Any] | None = None,
     on_shutdown: list[Any] | None = None,
     kubelet_restart: Callable[[str], Awaitable[bool]] | None = None,
+    local_ports: LocalPorts | None = None,
 ) -> Starlette:
+    """`local_ports` tells the services proxy which local process serves a pod's port."""
     api = ApiServer(store, server_address)
+    proxy = ServiceProxy(store, local_ports)
     registry = store.registry
 
     async def version(_: Request) -> Response:
@@ -332,6 +337,7 @@ def create_app(
         Route("/api", core),
         Route("/api/", core),
         Route("/api/{version}", resources),
+        *proxy.routes(),
         Route("/apis", groups),
         Route("/apis/", groups),
         Route("/apis/{group}", group),
@@ -349,5 +355,6 @@ def create_app(
         finally:
             for stop in on_shutdown or []:
                 await stop()
+            await proxy.aclose()
 
     return Starlette(routes=routes, lifespan=lifespan)

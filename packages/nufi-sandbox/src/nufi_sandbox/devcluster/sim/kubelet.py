@@ -14,12 +14,19 @@ from collections.abc import Iterable, Mapping
 
 from nufi_sandbox.devcluster import errors
 from nufi_sandbox.devcluster.kubelet import AllocationError
+from nufi_sandbox.devcluster.runtime.container import ContainerProcess
+from nufi_sandbox.devcluster.runtime.pods import PodProcesses, ProcessRuntime
 from nufi_sandbox.devcluster.sim.controller import Controller, ObjectKey
 from nufi_sandbox.devcluster.sim.events import EventRecorder
 from nufi_sandbox.devcluster.sim.meta import Obj, is_deleting, name_of, namespace_of, now, uid_of
 from nufi_sandbox.devcluster.sim.node_agent import NodeAgent
 from nufi_sandbox.devcluster.sim.pods import container_device_counts, is_terminal
-from nufi_sandbox.devcluster.sim.podstatus import set_admission_failure, set_readiness, set_running
+from nufi_sandbox.devcluster.sim.podstatus import (
+    apply_container_fields,
+    set_admission_failure,
+    set_readiness,
+    set_running,
+)
 from nufi_sandbox.devcluster.storage.store import Store, WatchEvent
 
 log = logging.getLogger(__name__)
@@ -41,6 +48,7 @@ class Kubelet(Controller[ObjectKey]):
         events: EventRecorder,
         *,
         pod_stop_seconds: float = 0.2,
+        runtime: ProcessRuntime | None = None,
     ) -> None:
         super().__init__(store)
         self._agents = agents
@@ -50,6 +58,8 @@ class Kubelet(Controller[ObjectKey]):
         self._started: set[str] = set()
         self._uids: dict[tuple[str, str], str] = {}
         self._stopping: dict[str, asyncio.Task[None]] = {}
+        self.runtime = runtime
+        self._reaping: set[asyncio.Task[None]] = set()
 
     def keys_for(self, event: WatchEvent) -> Iterable[ObjectKey]:
         if event.rt_key == ("", "pods") and (_node_of(event.object) or _node_of(event.old)):
@@ -73,6 +83,12 @@ class Kubelet(Controller[ObjectKey]):
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._stopping.clear()
+        for task in list(self._reaping):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        if self.runtime is not None:
+            # No process may outlive the simulated kubelets.
+            await self.runtime.stop_all()
 
     async def reconcile(self, key: ObjectKey) -> None:
         namespace, name = key
@@ -92,6 +108,7 @@ class Kubelet(Controller[ObjectKey]):
             self._begin_stop(pod, agent)
         elif is_terminal(pod):
             agent.release(uid)
+            self._reap(uid)
         elif uid in self._started:
             self._refresh_readiness(pod)
         elif pod.get("status", {}).get("phase") == "Running":
@@ -105,12 +122,13 @@ class Kubelet(Controller[ObjectKey]):
     async def _admit(self, pod: Obj, agent: NodeAgent) -> None:
         namespace, name, uid = namespace_of(pod), name_of(pod), uid_of(pod)
         self._started.add(uid)
+        device_env: dict[str, dict[str, str]] = {}
         if agent.devices is not None:
             served = agent.device_resources()
             try:
                 for container in pod.get("spec", {}).get("containers") or []:
                     for resource, count in container_device_counts(container, served).items():
-                        await agent.devices.allocate(
+                        allocation = await agent.devices.allocate(
                             pod_namespace=namespace,
                             pod_name=name,
                             pod_uid=uid,
@@ -118,6 +136,7 @@ class Kubelet(Controller[ObjectKey]):
                             resource=resource,
                             count=count,
                         )
+                        device_env.setdefault(container["name"], {}).update(allocation.envs)
             except AllocationError as exc:
                 agent.release(uid)
                 self._reject(pod, f"Allocate failed due to {exc}, which is unexpected")
@@ -129,9 +148,25 @@ class Kubelet(Controller[ObjectKey]):
                 self.queue.add((namespace, name))
             return
         pod_ip, host_ip, stamp = agent.next_pod_ip(), agent.host_ip, now()
+        processes = None
+        if self.runtime is not None:
+            processes = self.runtime.launch(
+                current,
+                pod_ip=pod_ip,
+                device_env=device_env,
+                on_status=self._container_changed,
+                on_event=lambda obj, kind, reason, message: self._events.record(
+                    obj, kind, reason, message, component="kubelet", host=agent.node
+                ),
+            )
 
         def running(obj: Obj) -> None:
-            set_running(obj.setdefault("status", {}), obj, pod_ip=pod_ip, host_ip=host_ip, now=stamp)
+            status = obj.setdefault("status", {})
+            set_running(status, obj, pod_ip=pod_ip, host_ip=host_ip, now=stamp)
+            if processes is not None:
+                for container_name, process in processes.containers.items():
+                    apply_container_fields(status, container_name, process.status_fields())
+                set_readiness(status, obj.get("spec", {}), stamp)
 
         started = self.store.mutate(self._pods, namespace, name, running, subresource="status")
         for container in started.get("spec", {}).get("containers") or []:
@@ -143,6 +178,24 @@ class Kubelet(Controller[ObjectKey]):
                 component="kubelet",
                 host=agent.node,
             )
+
+    def _container_changed(self, processes: PodProcesses, process: ContainerProcess) -> None:
+        """A mapped container started, exited, restarted or changed readiness: its status follows."""
+        fields = process.status_fields()
+        stamp = now()
+
+        def apply(obj: Obj) -> None:
+            if uid_of(obj) != processes.uid or obj.get("status", {}).get("phase") != "Running":
+                return
+            status = obj["status"]
+            apply_container_fields(status, process.plan.name, fields)
+            set_readiness(status, obj.get("spec", {}), stamp)
+            phase = _finished_phase(status, processes)
+            if phase is not None:
+                status["phase"] = phase
+
+        with contextlib.suppress(errors.ApiError):
+            self.store.mutate(self._pods, processes.namespace, processes.name, apply, subresource="status")
 
     def _reject(self, pod: Obj, message: str) -> None:
         def rejected(obj: Obj) -> None:
@@ -176,14 +229,29 @@ class Kubelet(Controller[ObjectKey]):
             return
         grace = pod["metadata"].get("deletionGracePeriodSeconds")
         delay = self._stop_seconds if grace is None else min(self._stop_seconds, float(grace))
+        process_grace = None
+        if self.runtime is not None and self.runtime.pod(uid) is not None:
+            # A pod with processes is gone once they are: SIGTERM, then SIGKILL after its grace period.
+            process_grace = 30.0 if grace is None else float(grace)
         self._stopping[uid] = asyncio.create_task(
-            self._finish_stop(namespace_of(pod), name_of(pod), uid, agent, delay),
+            self._finish_stop(namespace_of(pod), name_of(pod), uid, agent, delay, process_grace),
             name=f"stop pod {namespace_of(pod)}/{name_of(pod)}",
         )
 
-    async def _finish_stop(self, namespace: str, name: str, uid: str, agent: NodeAgent, delay: float) -> None:
+    async def _finish_stop(
+        self,
+        namespace: str,
+        name: str,
+        uid: str,
+        agent: NodeAgent,
+        delay: float,
+        process_grace: float | None,
+    ) -> None:
         try:
-            await asyncio.sleep(delay)
+            if process_grace is not None and self.runtime is not None:
+                await self.runtime.stop_pod(uid, process_grace)
+            else:
+                await asyncio.sleep(delay)
             agent.release(uid)
             with contextlib.suppress(errors.ApiError):
                 self.store.delete(self._pods, namespace, name, grace_period=0, precondition_uid=uid)
@@ -206,3 +274,26 @@ class Kubelet(Controller[ObjectKey]):
         self._started.discard(uid)
         for agent in self._agents.values():
             agent.release(uid)
+        self._reap(uid)
+
+    def _reap(self, uid: str) -> None:
+        """Stop what is left of a pod's processes (a force-deleted pod, or one that has finished)."""
+        if self.runtime is None or self.runtime.pod(uid) is None or uid in self._stopping:
+            return
+        task = asyncio.create_task(self.runtime.stop_pod(uid, 0.0), name=f"reap pod {uid}")
+        self._reaping.add(task)
+        task.add_done_callback(self._reaping.discard)
+
+
+def _finished_phase(status: Obj, processes: PodProcesses) -> str | None:
+    """Succeeded or Failed once every container is a process that ended for good, else None."""
+    statuses = status.get("containerStatuses") or []
+    if len(statuses) != len(processes.containers):
+        return None  # simulated containers never end
+    codes = []
+    for container in statuses:
+        terminated = (container.get("state") or {}).get("terminated")
+        if terminated is None:
+            return None
+        codes.append(int(terminated.get("exitCode", 0)))
+    return "Succeeded" if all(code == 0 for code in codes) else "Failed"

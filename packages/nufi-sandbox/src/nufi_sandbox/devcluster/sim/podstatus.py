@@ -144,6 +144,15 @@ def set_running(status: Obj, pod: Obj, *, pod_ip: str, host_ip: str, now: str) -
     _order_conditions(conditions)
 
 
+def apply_container_fields(status: Obj, container: str, fields: Obj) -> None:
+    """Lay what a running process reports (state, readiness, restarts) over one container's status."""
+    for entry in status.get("containerStatuses") or []:
+        if entry.get("name") == container:
+            entry.update(fields)
+            if "running" not in fields.get("state", {}):
+                entry["ready"] = False
+
+
 def set_admission_failure(status: Obj, reason: str, message: str) -> None:
     """A pod the kubelet refused to admit: terminal at once, containers never started."""
     status.update(phase="Failed", reason=reason, message=message)

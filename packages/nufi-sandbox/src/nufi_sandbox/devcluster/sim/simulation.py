@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from nufi_sandbox.devcluster import errors
+from nufi_sandbox.devcluster.runtime.map import RuntimeMap
+from nufi_sandbox.devcluster.runtime.pods import ProcessRuntime
 from nufi_sandbox.devcluster.sim.controller import Controller
 from nufi_sandbox.devcluster.sim.daemonset import DaemonSetController
 from nufi_sandbox.devcluster.sim.deployment import DeploymentController
@@ -27,7 +29,9 @@ class Simulation:
     """Everything a real cluster runs besides the API server, inside the store's event loop.
 
     ``state_dir`` holds each node's kubelet sockets (``nodes/<node>/device-plugins/kubelet.sock`` and
-    ``nodes/<node>/pod-resources/kubelet.sock``); without it no node serves device plugins.
+    ``nodes/<node>/pod-resources/kubelet.sock``); without it no node serves device plugins. With a
+    ``runtime_map``, containers whose image it maps run as local processes (work dirs under
+    ``state_dir/pods``).
     """
 
     def __init__(
@@ -40,6 +44,7 @@ class Simulation:
         heartbeat_seconds: float = 10.0,
         scheduler_resync_seconds: float = 1.0,
         device_stop_grace_seconds: float = 300.0,
+        runtime_map: RuntimeMap | None = None,
     ) -> None:
         self.store = store
         self.specs = {spec.name: spec for spec in (default_node_specs() if nodes is None else nodes)}
@@ -53,7 +58,14 @@ class Simulation:
             heartbeat_seconds=heartbeat_seconds,
             device_stop_grace_seconds=device_stop_grace_seconds,
         )
-        self.kubelet = Kubelet(store, self.node_manager.agents, events, pod_stop_seconds=pod_stop_seconds)
+        self.runtime = ProcessRuntime(runtime_map, state_dir) if runtime_map is not None else None
+        self.kubelet = Kubelet(
+            store,
+            self.node_manager.agents,
+            events,
+            pod_stop_seconds=pod_stop_seconds,
+            runtime=self.runtime,
+        )
         self.scheduler = Scheduler(store, events, resync_seconds=scheduler_resync_seconds)
         self._controllers: list[Controller[Any]] = [
             self.node_manager,
@@ -126,6 +138,10 @@ class Simulation:
                     "pod_resources_socket": str(paths.pod_resources_socket),
                 }
         return out
+
+    def local_port(self, pod_uid: str, port: int) -> int | None:
+        """The 127.0.0.1 port a pod's local process serves `port` on (for the services proxy)."""
+        return self.runtime.local_port(pod_uid, port) if self.runtime is not None else None
 
     def _node_ready(self, node: str) -> None:
         self.kubelet.node_ready(node)

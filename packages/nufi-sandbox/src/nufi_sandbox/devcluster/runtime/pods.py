@@ -1,0 +1,170 @@
+"""The process runtime of the simulated kubelets: mapped containers of bound pods run as local processes.
+
+It also keeps the table the services proxy reads: (pod uid, container port) → 127.0.0.1:<local port>.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nufi_sandbox.devcluster.runtime.container import ContainerPlan, ContainerProcess
+from nufi_sandbox.devcluster.runtime.env import Placeholders, launch_spec
+from nufi_sandbox.devcluster.runtime.map import RuntimeMap
+from nufi_sandbox.processes import free_port
+
+Obj = dict[str, Any]
+
+# Pods get at most this long between SIGTERM and SIGKILL, whatever their terminationGracePeriodSeconds:
+# the dev cluster must stop well within the time its own stopper waits for it.
+MAX_STOP_GRACE_SECONDS = 3.0
+
+StatusSink = Callable[["PodProcesses", ContainerProcess], None]
+EventSink = Callable[[Obj, str, str, str], None]
+"""(pod, type, reason, message): an Event about the pod."""
+
+
+@dataclass
+class PodProcesses:
+    namespace: str
+    name: str
+    uid: str
+    containers: dict[str, ContainerProcess] = field(default_factory=dict)
+    ports: dict[int | str, int] = field(default_factory=dict)
+    """Container port number or name → local port."""
+
+
+class ProcessRuntime:
+    def __init__(self, runtime_map: RuntimeMap, state_dir: Path | None) -> None:
+        self.map = runtime_map
+        self._root = (state_dir or Path(tempfile.mkdtemp(prefix="nufi-pods-", dir="/tmp"))) / "pods"
+        self._pods: dict[str, PodProcesses] = {}
+
+    def runs(self, pod: Obj) -> bool:
+        """Whether any container of `pod` has an image in the map."""
+        return any(
+            self.map.entry_for(str(c.get("image", ""))) is not None
+            for c in pod.get("spec", {}).get("containers") or []
+        )
+
+    def pod(self, uid: str) -> PodProcesses | None:
+        return self._pods.get(uid)
+
+    def local_port(self, pod_uid: str, port: int | str) -> int | None:
+        """Where a pod's container port is served on 127.0.0.1, if a local process serves it."""
+        found = self._pods.get(pod_uid)
+        return None if found is None else found.ports.get(port)
+
+    def pids(self) -> dict[str, dict[str, int | None]]:
+        return {uid: {n: c.pid for n, c in p.containers.items()} for uid, p in self._pods.items()}
+
+    def launch(
+        self,
+        pod: Obj,
+        *,
+        pod_ip: str,
+        device_env: Mapping[str, Mapping[str, str]],
+        on_status: StatusSink,
+        on_event: EventSink,
+    ) -> PodProcesses | None:
+        """Start every mapped container of `pod`; returns None when the pod has none."""
+        meta, spec = pod["metadata"], pod.get("spec", {})
+        uid, namespace, name = str(meta["uid"]), str(meta.get("namespace", "")), str(meta["name"])
+        if uid in self._pods or not self.runs(pod):
+            return self._pods.get(uid)
+        node = str(spec.get("nodeName", ""))
+        processes = PodProcesses(namespace, name, uid)
+        self._pods[uid] = processes
+        pod_dir = self._root / f"{namespace}_{name}_{uid}"
+        plans = []
+        for container in spec.get("containers") or []:
+            entry = self.map.entry_for(str(container.get("image", "")))
+            if entry is None:
+                continue
+            local_port = free_port()
+            ports = container.get("ports") or []
+            if ports:
+                processes.ports[int(ports[0]["containerPort"])] = local_port
+                if ports[0].get("name"):
+                    processes.ports[str(ports[0]["name"])] = local_port
+            workdir = pod_dir / str(container["name"])
+            placeholders = Placeholders(local_port, node, name, namespace, workdir)
+            launch = launch_spec(
+                entry,
+                container,
+                pod,
+                pod_ip=pod_ip,
+                placeholders=placeholders,
+                node_env=self.map.node_env(node),
+                device_env=device_env.get(str(container["name"]), {}),
+            )
+            if container.get("command"):
+                on_event(
+                    pod,
+                    "Warning",
+                    "CommandIgnored",
+                    f"container {container['name']}: command is ignored, the runtime map's argv for "
+                    f"image {container.get('image')} is the entrypoint (args are appended to it)",
+                )
+            for skipped in launch.skipped:
+                on_event(
+                    pod,
+                    "Warning",
+                    "EnvSourceNotSimulated",
+                    f"container {container['name']}: env {skipped} is not simulated and was left out",
+                )
+            plans.append(
+                ContainerPlan(
+                    name=str(container["name"]),
+                    spec=launch,
+                    workdir=workdir,
+                    restart_policy=str(spec.get("restartPolicy") or "Always"),
+                    local_port=local_port,
+                    readiness=container.get("readinessProbe"),
+                    liveness=container.get("livenessProbe"),
+                    resolve_port=_resolver(container, local_port),
+                )
+            )
+        for plan in plans:
+            process = ContainerProcess(plan, lambda changed: on_status(processes, changed))
+            processes.containers[plan.name] = process
+            process.start()
+        return processes
+
+    async def stop_pod(self, uid: str, grace: float) -> None:
+        processes = self._pods.get(uid)
+        if processes is None:
+            return
+        wait = min(max(grace, 0.0), MAX_STOP_GRACE_SECONDS)
+        await asyncio.gather(*(c.stop(wait) for c in processes.containers.values()))
+        # Only once stopped: a stop cut short leaves the pod for stop_all to find.
+        self._pods.pop(uid, None)
+
+    async def stop_all(self) -> None:
+        await asyncio.gather(*(self.stop_pod(uid, MAX_STOP_GRACE_SECONDS) for uid in list(self._pods)))
+
+
+def _resolver(container: Obj, local_port: int) -> Callable[[object], int | None]:
+    """A probe port (number or name of one of the container's ports) → the local port serving it."""
+    ports = container.get("ports") or []
+    first = ports[0] if ports else None
+    by_name = {str(p.get("name")): int(p["containerPort"]) for p in ports if p.get("name")}
+
+    def resolve(port: object) -> int | None:
+        if isinstance(port, str) and not port.isdigit():
+            number = by_name.get(port)
+            if number is None:
+                return None
+        elif port is None:
+            return None
+        else:
+            number = int(str(port))
+        if first is None or number == int(first["containerPort"]):
+            return local_port
+        return number  # another port: the process may listen on it directly
+
+    return resolve
