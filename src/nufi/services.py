@@ -15,6 +15,8 @@ from nufi.auth import TokenVerifier
 from nufi.auth.web_sessions import WebSessions
 from nufi.cluster import ClusterGateway
 from nufi.cluster.cache import CacheSettings, ClusterCache
+from nufi.cluster.labs import LabObjects
+from nufi.cluster.service_route import ServiceClient
 from nufi.config import Settings
 from nufi.db import Database, WebSessionStore
 from nufi.db.wizard_drafts import WizardDraftStore
@@ -26,6 +28,7 @@ from nufi.monitoring import MonitoringService, MonitoringSettings
 from nufi.prom import PrometheusGateway
 from nufi.workloads.accelerators import AcceleratorService
 from nufi.workloads.deployments import DeploymentService
+from nufi.workloads.labs import LabService, LabSettings
 from nufi.workloads.projects import ProjectService
 from nufi.workloads.usage import WorkloadDeviceUsage
 
@@ -49,6 +52,9 @@ class Services:
     accelerators: AcceleratorService
     # Inference deployments (a Deployment and a Service each) in projects.
     deployments: DeploymentService
+    # Jupyter / VS Code labs, and the client the lab proxy reaches their Services with (NUFI_LAB_ROUTE).
+    labs: LabService
+    lab_upstreams: ServiceClient
     # None when NUFI_OIDC_ISSUER is unset: every authenticated route then answers 401.
     verifier: TokenVerifier | None = None
     # Nodes and pods from watches, attached to `cluster` so every read of it is served from the cache
@@ -105,6 +111,8 @@ async def build_services(
         accelerators = AcceleratorService(catalog, fetchers, cluster)
         # Before the gateways close: no refresher outlives the clients it evaluates with.
         owned.push_async_callback(monitoring.close)
+        lab_upstreams = ServiceClient.from_settings(settings, cluster)
+        owned.push_async_callback(lab_upstreams.close)
         yield Services(
             settings=settings,
             cluster=cluster,
@@ -121,6 +129,8 @@ async def build_services(
             projects=projects,
             accelerators=accelerators,
             deployments=DeploymentService(projects, accelerators, cluster),
+            labs=LabService(projects, accelerators, LabObjects(cluster), LabSettings.from_settings(settings)),
+            lab_upstreams=lab_upstreams,
             verifier=verifier,
             cluster_cache=cluster_cache,
             web_sessions=web_sessions,

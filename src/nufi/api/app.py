@@ -8,8 +8,20 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from nufi import __version__
-from nufi.api import admin_devices, deployments, devices, health, me, metrics, monitoring, projects, version
+from nufi.api import (
+    admin_devices,
+    deployments,
+    devices,
+    health,
+    labs,
+    me,
+    metrics,
+    monitoring,
+    projects,
+    version,
+)
 from nufi.api.guard import install_request_guard
+from nufi.api.lab_proxy import LabProxyMiddleware
 from nufi.api.metrics import HttpMetrics
 from nufi.api.middleware import RequestContextMiddleware
 from nufi.api.openapi import install_openapi
@@ -72,6 +84,9 @@ def create_app(
     # The last added runs first: the request id and access log wrap the guard, which checks a body's
     # size and the caller's token before anything reads the body.
     install_request_guard(app, max_body_bytes=resolved.max_request_body_bytes)
+    # The lab proxy answers /labs/... and /notebook/... itself, outside the guard: a lab's uploads are
+    # the lab's to limit. Both faces have it, so a lab opens wherever the dashboard does.
+    app.add_middleware(LabProxyMiddleware)
     app.add_middleware(RequestContextMiddleware, metrics=app.state.http_metrics)
     app.include_router(health.router)
     app.include_router(metrics.router)
@@ -84,4 +99,5 @@ def create_app(
         app.include_router(projects.admin_router)
         app.include_router(projects.router)
         app.include_router(deployments.router)
+        app.include_router(labs.router)
     return app

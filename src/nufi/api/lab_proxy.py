@@ -1,0 +1,277 @@
+"""The lab proxy: `/labs/<project>/<name>/...` (and `/notebook/<namespace>/<name>/...`, where Kubeflow
+Notebooks serve) passed to the lab's Service, HTTP and WebSocket alike.
+
+Only the project's members and admins get through, recognised by a bearer token (`Authorization`,
+checked by the API's TokenVerifier) or by the dashboard's session cookie (`nufi_session`). An
+anonymous browser asking for a page is sent to sign in and back; any other anonymous call is 401, a
+non-member 403, both problem+json. A lab NuFi runs as a StatefulSet serves at `/labs/...`; a
+Kubeflow Notebook serves at `/notebook/<namespace>/<name>/` (its controller's NB_PREFIX), and
+`/labs/<project>/<name>/...` redirects there.
+
+It is a pure ASGI middleware, installed by `nufi.api.create_app` inside the request-id and access
+log middleware and outside the request guard: a lab's uploads stream through without the API's body
+limit, and it exists wherever the API or the dashboard is served.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import quote, urlencode
+
+import aiohttp
+from starlette.datastructures import Headers
+from starlette.requests import cookie_parser
+from starlette.responses import RedirectResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from nufi.api.lab_forward import SESSION_COOKIE, Target, forward_http, forward_websocket
+from nufi.api.problems import nufi_error_response, problem_response
+from nufi.auth import Principal, authenticate
+from nufi.auth.web_login import safe_next
+from nufi.errors import NufiError, Unauthorized
+from nufi.logging import get_logger
+from nufi.services import Services
+from nufi.workloads.labs import LabRoute
+
+LOGIN_PATH = "/auth/login"  # the dashboard's sign-in (nufi.ui.signin.LOGIN_PATH)
+ROUTE_TEMPLATE = "/labs/{project}/{name}/{path}"
+_LABEL = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
+_LAB_PATH = re.compile(rf"^/(labs|notebook)/({_LABEL})/({_LABEL})(/.*)?$", re.DOTALL)
+# Far above the 43 characters NuFi's session ids have.
+_MAX_SESSION_ID_LENGTH = 256
+_SIGN_IN = "sign in to open a lab: send 'Authorization: Bearer <access token>', or open it from the dashboard"
+
+_log = get_logger("nufi.api")
+
+
+@dataclass(frozen=True)
+class LabPath:
+    family: Literal["labs", "notebook"]
+    project: str
+    name: str
+    rest: str  # "" (no slash after the name) or "/..." (decoded)
+
+    @property
+    def prefix(self) -> str:
+        return f"/{self.family}/{self.project}/{self.name}/"
+
+
+def match_lab_path(path: str) -> LabPath | None:
+    match = _LAB_PATH.match(path)
+    if match is None:
+        return None
+    family: Literal["labs", "notebook"] = "labs" if match.group(1) == "labs" else "notebook"
+    return LabPath(family, match.group(2), match.group(3), match.group(4) or "")
+
+
+@dataclass(frozen=True)
+class _Route:
+    """Stands for a route in the request's scope, so metrics and the access log name the proxy."""
+
+    path: str = ROUTE_TEMPLATE
+
+
+class LabProxyMiddleware:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        lab_path = match_lab_path(scope["path"])
+        services = getattr(getattr(scope.get("app"), "state", None), "services", None)
+        if lab_path is None or not isinstance(services, Services):
+            await self.app(scope, receive, send)
+            return
+        scope["route"] = _Route()
+        if scope["type"] == "http":
+            await _HttpExchange(services, lab_path, scope, receive, send).run()
+        else:
+            await _WebSocketExchange(services, lab_path, scope, receive, send).run()
+
+
+class _Exchange:
+    def __init__(self, services: Services, lab_path: LabPath, scope: Scope, receive: Receive, send: Send):
+        self.services = services
+        self.lab_path = lab_path
+        self.scope = scope
+        self.receive = receive
+        self.send = send
+        self.headers = Headers(scope=scope)
+        state = scope.get("state") or {}
+        request_id = state.get("request_id")
+        self.request_id = request_id if isinstance(request_id, str) else None
+
+    async def principal(self) -> Principal | None:
+        """The caller by bearer token, else by dashboard session; None when anonymous. A token that
+        does not hold up is an error (401), not anonymity."""
+        values = self.headers.getlist("authorization")
+        if values:
+            return await authenticate(self.services.verifier, values)
+        session_id = cookie_parser(self.headers.get("cookie", "")).get(SESSION_COOKIE)
+        sessions = self.services.web_sessions
+        if session_id and len(session_id) <= _MAX_SESSION_ID_LENGTH and sessions is not None:
+            return await sessions.resolve(session_id)
+        return None
+
+    async def route(self, principal: Principal) -> LabRoute:
+        return await self.services.labs.route(principal, self.lab_path.project, self.lab_path.name)
+
+    def upstream_path(self, route: LabRoute) -> str:
+        """The path the lab is asked for, percent-encoded as the caller sent it."""
+        rest = self._raw_rest()
+        if route.serves_prefix:
+            return route.prefix + rest.lstrip("/")
+        return "/" + rest.lstrip("/")
+
+    def query(self) -> str:
+        raw = self.scope.get("query_string") or b""
+        return raw.decode("latin-1") if isinstance(raw, bytes) else str(raw)
+
+    def _raw_rest(self) -> str:
+        raw = self.scope.get("raw_path")
+        mount = f"/{self.lab_path.family}/{self.lab_path.project}/{self.lab_path.name}"
+        if isinstance(raw, bytes):
+            text = raw.decode("latin-1").split("?", 1)[0]
+            if text.startswith(mount):
+                return text[len(mount) :]
+        return quote(self.lab_path.rest, safe="/:@!$&'()*+,;=-._~%")
+
+
+class _HttpExchange(_Exchange):
+    async def run(self) -> None:
+        lab_path = self.lab_path
+        if not lab_path.rest:
+            await self._redirect(lab_path.prefix, status=307)
+            return
+        try:
+            principal = await self.principal()
+            if principal is None:
+                if self._browser_page():
+                    await self._redirect(_sign_in_url(self._here()), status=302)
+                    return
+                raise Unauthorized(_SIGN_IN)
+            route = await self.route(principal)
+        except NufiError as exc:
+            await nufi_error_response(exc, self.request_id)(self.scope, self.receive, self.send)
+            return
+        if route.prefix != lab_path.prefix:
+            # A Notebook serves at its controller's path; a StatefulSet lab at NuFi's.
+            await self._redirect(route.prefix + lab_path.rest.lstrip("/"), status=307, keep_query=True)
+            return
+        await self._forward(route)
+
+    async def _forward(self, route: LabRoute) -> None:
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await self.send(message)
+
+        try:
+            upstream = await self.services.lab_upstreams.route.upstream(
+                route.namespace, route.service, route.port
+            )
+            target = Target(
+                upstream=upstream,
+                path=self.upstream_path(route),
+                query=self.query(),
+                prefix=route.prefix,
+                serves_prefix=route.serves_prefix,
+            )
+            await forward_http(
+                self.services.lab_upstreams.session(), target, self.scope, self.receive, watched
+            )
+        except NufiError as exc:
+            if started:
+                raise
+            await nufi_error_response(exc, self.request_id)(self.scope, self.receive, self.send)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            if started:
+                # Headers are out; the only honest signal left is a broken connection.
+                raise
+            await _unreachable(route, exc, self.request_id)(self.scope, self.receive, self.send)
+
+    def _browser_page(self) -> bool:
+        accept = self.headers.get("accept", "")
+        return self.scope["method"] in ("GET", "HEAD") and "text/html" in accept
+
+    def _here(self) -> str:
+        query = self.query()
+        return str(self.scope["path"]) + (f"?{query}" if query else "")
+
+    async def _redirect(self, location: str, *, status: int, keep_query: bool = True) -> None:
+        query = self.query()
+        if keep_query and query and "?" not in location:
+            location += f"?{query}"
+        response = RedirectResponse(location, status_code=status, headers={"Cache-Control": "no-store"})
+        await response(self.scope, self.receive, self.send)
+
+
+class _WebSocketExchange(_Exchange):
+    async def run(self) -> None:
+        connect = await self.receive()
+        if connect["type"] != "websocket.connect":
+            return
+        try:
+            principal = await self.principal()
+            if principal is None:
+                raise Unauthorized(_SIGN_IN)
+            route = await self.route(principal)
+            upstream = await self.services.lab_upstreams.route.upstream(
+                route.namespace, route.service, route.port
+            )
+        except NufiError as exc:
+            await self._deny(nufi_error_response(exc, self.request_id))
+            return
+        target = Target(
+            upstream=upstream,
+            # Whichever path family the socket was opened on, it reaches the lab where it serves.
+            path=self.upstream_path(route),
+            query=self.query(),
+            prefix=route.prefix,
+            serves_prefix=route.serves_prefix,
+        )
+        try:
+            await forward_websocket(
+                self.services.lab_upstreams.session(), target, self.scope, self.receive, self.send
+            )
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            await self._deny(_unreachable(route, exc, self.request_id))
+
+    async def _deny(self, response: Response) -> None:
+        """Refuse the handshake with an HTTP answer where the server can send one, else a plain 403."""
+        if "websocket.http.response" in (self.scope.get("extensions") or {}):
+            headers = [(k.lower(), v) for k, v in response.raw_headers]
+            await self.send(
+                {"type": "websocket.http.response.start", "status": response.status_code, "headers": headers}
+            )
+            await self.send(
+                {"type": "websocket.http.response.body", "body": response.body, "more_body": False}
+            )
+            return
+        await self.send({"type": "websocket.close", "code": 1008})
+
+
+def _sign_in_url(next_path: str) -> str:
+    return f"{LOGIN_PATH}?{urlencode({'next': safe_next(next_path)})}"
+
+
+def _unreachable(route: LabRoute, exc: BaseException, request_id: str | None) -> Response:
+    reason = str(exc) or type(exc).__name__
+    _log.info("lab unreachable", namespace=route.namespace, lab=route.service, reason=reason)
+    return problem_response(
+        status=502,
+        type="lab-unreachable",
+        title="Bad gateway",
+        detail=(
+            f"lab {route.service!r} of project {route.namespace!r} does not answer ({reason}); it may be "
+            f"stopped or still starting: see GET /api/v1/projects/{route.namespace}/labs/{route.service}"
+        ),
+        request_id=request_id,
+        extra={"project": route.namespace, "lab": route.service},
+    )

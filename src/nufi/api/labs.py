@@ -1,0 +1,76 @@
+"""Routes of a project's labs: create, list, read, stop, start, delete. Opening one is the lab proxy's
+(`nufi.api.lab_proxy`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path, Request, Response, status
+
+from nufi.api.auth import AUTH_RESPONSES, CurrentPrincipal
+from nufi.api.schemas.labs import LabList, LabView
+from nufi.api.schemas.problem import CONFLICT, NOT_FOUND, ResponseDocs, problem
+from nufi.api.services import get_services
+from nufi.workloads.labs import LabRequest, LabService
+
+
+def get_labs(request: Request) -> LabService:
+    return get_services(request).labs
+
+
+Labs = Annotated[LabService, Depends(get_labs)]
+ProjectName = Annotated[str, Path(max_length=63, description="the project (its namespace)")]
+LabName = Annotated[str, Path(max_length=63, description="the lab's name")]
+
+_PROJECT: ResponseDocs = {
+    403: problem("Not an admin nor a member of the project (absent projects answer the same)."),
+    404: NOT_FOUND,
+}
+router = APIRouter(
+    prefix="/api/v1/projects/{project}/labs", tags=["labs"], responses={**AUTH_RESPONSES, **_PROJECT}
+)
+
+
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    summary="Create a Jupyter or VS Code lab",
+    response_model_exclude_none=True,
+    responses={409: CONFLICT},
+)
+async def create_lab(
+    project: ProjectName, payload: LabRequest, principal: CurrentPrincipal, labs: Labs, response: Response
+) -> LabView:
+    lab = await labs.create(principal, project, payload)
+    response.headers["Location"] = f"/api/v1/projects/{project}/labs/{lab.name}"
+    return LabView.of(lab)
+
+
+@router.get("", summary="The project's labs", response_model_exclude_none=True)
+async def list_labs(project: ProjectName, principal: CurrentPrincipal, labs: Labs) -> LabList:
+    return LabList(items=[LabView.of(lab) for lab in await labs.list_labs(principal, project)])
+
+
+@router.get("/{name}", summary="One lab, with its status", response_model_exclude_none=True)
+async def get_lab(project: ProjectName, name: LabName, principal: CurrentPrincipal, labs: Labs) -> LabView:
+    return LabView.of(await labs.get(principal, project, name))
+
+
+@router.post("/{name}/stop", summary="Stop a lab (its home volume stays)", response_model_exclude_none=True)
+async def stop_lab(project: ProjectName, name: LabName, principal: CurrentPrincipal, labs: Labs) -> LabView:
+    return LabView.of(await labs.stop(principal, project, name))
+
+
+@router.post("/{name}/start", summary="Start a stopped lab again", response_model_exclude_none=True)
+async def start_lab(project: ProjectName, name: LabName, principal: CurrentPrincipal, labs: Labs) -> LabView:
+    return LabView.of(await labs.start(principal, project, name))
+
+
+@router.delete(
+    "/{name}", status_code=status.HTTP_204_NO_CONTENT, summary="Delete a lab and everything it was made of"
+)
+async def delete_lab(
+    project: ProjectName, name: LabName, principal: CurrentPrincipal, labs: Labs
+) -> Response:
+    await labs.delete(principal, project, name)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,166 @@
+"""The objects a lab is made of, built as plain JSON from a checked request (no I/O here).
+
+Two shapes: with the Kubeflow Notebook CRD a `Notebook` (the controller makes the StatefulSet and the
+Service, `NB_PREFIX=/notebook/<ns>/<name>`) beside the claim for its home; without it NuFi makes
+the StatefulSet (one replica), the Service and the claim itself, serving at `/labs/<project>/<name>/`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from nufi.workloads.accelerators import Placement
+from nufi.workloads.labels import workload_labels, workload_selector
+from nufi.workloads.labs.model import (
+    SERVICE_PORT,
+    Backend,
+    KindProfile,
+    LabKind,
+    notebook_prefix,
+    statefulset_prefix,
+)
+
+Obj = dict[str, Any]
+# The annotations NuFi reads a lab back from.
+LAB_KIND_ANNOTATION = "nufi.io/lab-kind"
+STORAGE_ANNOTATION = "nufi.io/storage-gib"
+# The Kubeflow controller's stop switch (its value: when it was stopped) and its rewrite of the path
+# a notebook is served at (code-server serves at `/`).
+STOPPED_ANNOTATION = "kubeflow-resource-stopped"
+REWRITE_ANNOTATION = "notebooks.kubeflow.org/http-rewrite-uri"
+CONTAINER_PORT_NAME = "notebook-port"
+HOME_VOLUME = "home"
+
+
+@dataclass(frozen=True)
+class LabPlan:
+    """Everything needed to build a lab's objects."""
+
+    project: str
+    name: str
+    kind: LabKind
+    image: str
+    storage_gib: int
+    placement: Placement
+    profile: KindProfile
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return workload_labels(self.project, self.name, "lab", self.placement.device_type)
+
+    @property
+    def annotations(self) -> dict[str, str]:
+        return {LAB_KIND_ANNOTATION: self.kind, STORAGE_ANNOTATION: str(self.storage_gib)}
+
+    @property
+    def claim_name(self) -> str:
+        return f"{self.name}-home"
+
+    def prefix(self, backend: Backend) -> str:
+        if backend == "notebook":
+            return notebook_prefix(self.project, self.name)
+        return statefulset_prefix(self.project, self.name)
+
+
+def claim(plan: LabPlan) -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": plan.claim_name, "labels": plan.labels, "annotations": plan.annotations},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": f"{plan.storage_gib}Gi"}},
+        },
+    }
+
+
+def service(plan: LabPlan) -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": plan.name, "labels": plan.labels, "annotations": plan.annotations},
+        "spec": {
+            "type": "ClusterIP",
+            "selector": workload_selector(plan.name, "lab"),
+            "ports": [
+                {
+                    "name": f"http-{plan.name}",
+                    "port": SERVICE_PORT,
+                    "targetPort": CONTAINER_PORT_NAME,
+                    "protocol": "TCP",
+                }
+            ],
+        },
+    }
+
+
+def statefulset(plan: LabPlan) -> Obj:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": plan.name, "labels": plan.labels, "annotations": plan.annotations},
+        "spec": {
+            "replicas": 1,
+            "serviceName": plan.name,
+            "selector": {"matchLabels": workload_selector(plan.name, "lab")},
+            "template": {
+                "metadata": {"labels": plan.labels, "annotations": plan.annotations},
+                "spec": pod_spec(plan, "statefulset"),
+            },
+        },
+    }
+
+
+def notebook(plan: LabPlan) -> Obj:
+    annotations = dict(plan.annotations)
+    if not plan.profile.serves_prefix:
+        annotations[REWRITE_ANNOTATION] = "/"
+    return {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "Notebook",
+        "metadata": {"name": plan.name, "labels": plan.labels, "annotations": annotations},
+        # The controller copies the Notebook's labels onto the pod and sets NB_PREFIX itself.
+        "spec": {"template": {"spec": pod_spec(plan, "notebook")}},
+    }
+
+
+def pod_spec(plan: LabPlan, backend: Backend) -> Obj:
+    profile = plan.profile
+    placement = plan.placement
+    devices = {placement.resource_key: str(placement.count)}
+    container: Obj = {
+        # The Notebook controller reads the state of the container named like the notebook.
+        "name": plan.name,
+        "image": plan.image,
+        "args": profile.args(),
+        "ports": [{"name": CONTAINER_PORT_NAME, "containerPort": profile.port, "protocol": "TCP"}],
+        "workingDir": profile.home,
+        # Extended resources take no overcommit: requests equal to limits.
+        "resources": {"limits": dict(devices), "requests": dict(devices)},
+        "volumeMounts": [{"name": HOME_VOLUME, "mountPath": profile.home}],
+        "readinessProbe": {
+            "httpGet": {"path": health_path(plan, backend), "port": CONTAINER_PORT_NAME},
+            "periodSeconds": 5,
+            "failureThreshold": 3,
+        },
+    }
+    if backend == "statefulset":
+        container["env"] = [{"name": "NB_PREFIX", "value": plan.prefix(backend)}]
+    spec: Obj = {
+        "containers": [container],
+        "securityContext": {"fsGroup": profile.fs_group},
+        "volumes": [{"name": HOME_VOLUME, "persistentVolumeClaim": {"claimName": plan.claim_name}}],
+    }
+    if placement.node_selector:
+        spec["nodeSelector"] = dict(placement.node_selector)
+    if placement.tolerations:
+        spec["tolerations"] = [dict(t) for t in placement.tolerations]
+    return spec
+
+
+def health_path(plan: LabPlan, backend: Backend) -> str:
+    profile = plan.profile
+    if profile.serves_prefix:
+        return plan.prefix(backend) + profile.health_path
+    return "/" + profile.health_path
