@@ -12,7 +12,9 @@ Who sees what: admins every project; a member only theirs. A non-member asking f
 
 from __future__ import annotations
 
+import asyncio
 import json
+import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,7 +38,7 @@ from nufi.workloads.names import check_name, check_username
 
 TARGET_KIND = "project"
 MAX_MEMBERS = 1000
-_CONFLICT_RETRIES = 5
+_CONFLICT_RETRIES = 10
 # What deleting a project takes with it, as the dry run lists it: NuFi's workload objects (by label)
 # and every pod, whoever made it.
 _WORKLOAD_KINDS: tuple[tuple[str, str, str], ...] = (
@@ -195,7 +197,10 @@ class ProjectService:
         return tuple(found)
 
     async def _change_members(self, admin: Principal, name: str, username: str, *, add: bool) -> Project:
-        for _ in range(_CONFLICT_RETRIES):
+        for attempt in range(_CONFLICT_RETRIES):
+            if attempt:
+                # Spread the retries of writers that collided, so they do not collide again.
+                await asyncio.sleep(random.uniform(0, 0.02 * attempt))
             namespace = await get_namespace(self._cluster, name)
             project = None if namespace is None else _project(namespace)
             if namespace is None or project is None:
@@ -253,7 +258,7 @@ class ProjectService:
 
 
 def _checked_members(members: Iterable[str]) -> tuple[str, ...]:
-    checked = {check_username(member, field=f"members[{i}]") for i, member in enumerate(members)}
+    checked = {check_username(member, field=f"members.{i}") for i, member in enumerate(members)}
     if len(checked) > MAX_MEMBERS:
         raise ValidationFailed(f"a project may have at most {MAX_MEMBERS} members", field="members")
     return tuple(sorted(checked))
