@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from nufi.cluster.inventory import parse_quantity
 from nufi.errors import ValidationFailed
@@ -101,14 +101,15 @@ class DeploymentCreate(_Strict):
             raise ValueError("a readiness path starts with '/' and has no spaces (e.g. '/health')")
         return value
 
-    @model_validator(mode="after")
-    def _unique_env(self) -> DeploymentCreate:
+    @field_validator("env")
+    @classmethod
+    def _unique_env(cls, value: list[EnvVar]) -> list[EnvVar]:
         seen: set[str] = set()
-        for var in self.env:
+        for var in value:
             if var.name in seen:
                 raise ValueError(f"env names must be unique: {var.name!r} is given twice")
             seen.add(var.name)
-        return self
+        return value
 
 
 def check_quantity(value: str) -> None:
