@@ -1,0 +1,91 @@
+"""A small real server standing in for a lab behind its Service: it says what it was asked, streams,
+redirects, and echoes WebSocket messages under the subprotocol it was offered."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+STREAM_CHUNKS = 5
+
+
+async def echo(request: Request) -> Response:
+    path = request.url.path
+    if path.endswith("/stream"):
+        return StreamingResponse(_chunks(), media_type="text/plain")
+    if path.endswith("/redirect"):
+        target = request.query_params.get("to", "/elsewhere")
+        return RedirectResponse(target, status_code=302)
+    if path.endswith("/page.html"):
+        return Response("<html><a href='/x'>x</a></html>", media_type="text/html")
+    digest = hashlib.sha256()
+    size = 0
+    chunks = 0
+    async for chunk in request.stream():
+        if chunk:
+            chunks += 1
+            size += len(chunk)
+            digest.update(chunk)
+    body: dict[str, Any] = {
+        "method": request.method,
+        "path": path,
+        "raw_path": request.scope.get("raw_path", b"").decode("latin-1"),
+        "query": request.url.query,
+        "headers": [[k, v] for k, v in request.headers.items()],
+        "body_bytes": size,
+        "body_sha256": digest.hexdigest(),
+    }
+    response = JSONResponse(body, status_code=201 if request.method == "POST" else 200)
+    # A header the upstream marks hop-by-hop, and one that is: neither may reach the caller.
+    response.headers["connection"] = "x-upstream-hop"
+    response.headers["x-upstream-hop"] = "1"
+    response.headers["x-upstream-end"] = "kept"
+    response.set_cookie("_xsrf", "lab-cookie", path="/")
+    return response
+
+
+async def _chunks() -> Any:
+    for index in range(STREAM_CHUNKS):
+        yield f"chunk {index}\n".encode()
+        await asyncio.sleep(0.05)
+
+
+async def socket(websocket: WebSocket) -> None:
+    offered = websocket.scope.get("subprotocols") or []
+    await websocket.accept(subprotocol=offered[0] if offered else None)
+    await websocket.send_json(
+        {
+            "path": websocket.url.path,
+            "cookie": websocket.headers.get("cookie"),
+            "authorization": websocket.headers.get("authorization"),
+        }
+    )
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            if message.get("text") == "close please":
+                await websocket.close(code=4001)
+                return
+            if message.get("bytes") is not None:
+                await websocket.send_bytes(message["bytes"][::-1])
+            else:
+                await websocket.send_text(f"echo: {message.get('text')}")
+    except WebSocketDisconnect:
+        return
+
+
+app = Starlette(
+    routes=[
+        WebSocketRoute("/{path:path}/socket", socket),
+        Route("/{path:path}", echo, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
+    ]
+)
