@@ -1,0 +1,112 @@
+"""The lab wrapper starts a real JupyterLab under the pod's NB_PREFIX, and a kernel started through
+its REST and WebSocket API sees the pod's environment (its LPU devices)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import connect
+
+from nufi_sandbox.processes import ManagedProcess
+
+from .runtime_support import start_runtime
+
+PREFIX = "/labs/team-a/my-lab/"
+
+
+def message(msg_type: str, session: str, content: dict[str, Any]) -> dict[str, Any]:
+    header = {
+        "msg_id": uuid.uuid4().hex,
+        "username": "test",
+        "session": session,
+        "msg_type": msg_type,
+        "version": "5.3",
+        "date": datetime.now(UTC).isoformat(),
+    }
+    return {
+        "header": header,
+        "parent_header": {},
+        "metadata": {},
+        "content": content,
+        "channel": "shell",
+        "buffers": [],
+    }
+
+
+async def run_in_kernel(ws_url: str, code: str) -> str:
+    """What ``code`` prints in the kernel (stream output of its execute request)."""
+    session = uuid.uuid4().hex
+    request = message(
+        "execute_request",
+        session,
+        {"code": code, "silent": False, "store_history": False, "user_expressions": {}, "allow_stdin": False},
+    )
+    printed = []
+    async with connect(f"{ws_url}?session_id={session}", open_timeout=20) as ws:
+        await ws.send(json.dumps(request))
+        while True:
+            reply = json.loads(await ws.recv(decode=True))
+            if reply.get("parent_header", {}).get("msg_id") != request["header"]["msg_id"]:
+                continue
+            if reply["msg_type"] == "stream":
+                printed.append(reply["content"]["text"])
+            elif reply["msg_type"] == "error":
+                raise AssertionError(reply["content"])
+            elif reply["msg_type"] == "execute_reply":
+                assert reply["content"]["status"] == "ok", reply["content"]
+                return "".join(printed)
+
+
+def wait_serving(process: ManagedProcess, url: str) -> None:
+    process.wait_ready(
+        lambda: httpx.get(f"{url}api/status", timeout=2.0).status_code == 200,
+        30.0,
+        f"answering {url}api/status",
+    )
+
+
+async def test_jupyterlab_serves_under_the_prefix_and_its_kernels_see_the_pod_env(
+    tmp_path: Path, logs_dir: Path
+) -> None:
+    workdir = tmp_path / "work"
+    env = {"NB_PREFIX": PREFIX.rstrip("/"), "LPU_VISIBLE_DEVICES": "lpu1,lpu2"}
+    # Arguments a manifest for the upstream image may carry: its command is dropped, and an option
+    # that would move the server is not passed on.
+    process, port = start_runtime(
+        "jupyter", workdir, logs_dir, env, "start-notebook.py", "--ServerApp.port=1"
+    )
+    base = f"http://127.0.0.1:{port}{PREFIX}"
+    try:
+        wait_serving(process, base)
+        async with httpx.AsyncClient(base_url=base, timeout=20.0) as client:
+            status = (await client.get("api/status")).json()
+            assert status["kernels"] == 0
+            # Outside the prefix there is nothing: the proxy in front routes by it.
+            assert (await client.get(f"http://127.0.0.1:{port}/api/status")).status_code == 404
+            lab = await client.get("lab")
+            assert lab.status_code == 200 and "JupyterLab" in lab.text
+            # The XSRF check stays on: a POST without the cookie's token in a header is refused.
+            assert (await client.post("api/kernels", json={"name": "python3"})).status_code == 403
+            xsrf = client.cookies["_xsrf"]
+            (workdir / "hello.txt").write_text("hi")
+            contents = (await client.get("api/contents")).json()
+            assert "hello.txt" in [item["name"] for item in contents["content"]]
+            created = await client.post(
+                "api/kernels", json={"name": "python3"}, headers={"X-XSRFToken": xsrf}
+            )
+            assert created.status_code == 201, created.text
+            kernel = created.json()["id"]
+            ws_url = f"ws://127.0.0.1:{port}{PREFIX}api/kernels/{kernel}/channels"
+            code = "import os; print(os.environ['LPU_VISIBLE_DEVICES'], os.getcwd())"
+            printed = await run_in_kernel(ws_url, code)
+            assert printed.split() == ["lpu1,lpu2", str(workdir)]
+            stopped = await client.delete(f"api/kernels/{kernel}", headers={"X-XSRFToken": xsrf})
+            assert stopped.status_code == 204
+        assert (workdir / ".jupyter" / "runtime").is_dir()
+    finally:
+        process.stop()
