@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from nufi_sandbox.devcluster.crds import notebooks_crd
 from nufi_sandbox.processes import ManagedProcess, free_port
 
 STATE_FILE = "cluster.json"
@@ -70,6 +71,18 @@ class DevClusterProcess:
         """Play a kubelet restart on one node: device-plugin sockets are wiped and kubelet.sock re-created."""
         response = httpx.post(f"{self.url}/devcluster/nodes/{node}/restart-kubelet", timeout=10.0)
         response.raise_for_status()
+
+    def install_crd(self, crd: dict[str, Any]) -> None:
+        """Create a CustomResourceDefinition (one that exists already is left as it is)."""
+        response = httpx.post(
+            f"{self.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=crd, timeout=10.0
+        )
+        if response.status_code != 409:
+            response.raise_for_status()
+
+    def install_notebooks_crd(self) -> None:
+        """Install notebooks.kubeflow.org: from then on the dev cluster runs the notebook controller."""
+        self.install_crd(notebooks_crd())
 
     def _ready(self) -> bool:
         return (

@@ -19,6 +19,7 @@ from nufi_sandbox.devcluster.sim.meta import Obj
 from nufi_sandbox.devcluster.sim.node_agent import NodeAgent
 from nufi_sandbox.devcluster.sim.node_manager import NodeManager
 from nufi_sandbox.devcluster.sim.nodes import NodeSpec, default_node_specs, node_object
+from nufi_sandbox.devcluster.sim.notebook import NotebookController
 from nufi_sandbox.devcluster.sim.replicaset import ReplicaSetController
 from nufi_sandbox.devcluster.sim.scheduler import Scheduler
 from nufi_sandbox.devcluster.sim.statefulset import StatefulSetController
@@ -76,6 +77,7 @@ class Simulation:
             StatefulSetController(store, events),
             DaemonSetController(store, events),
             EndpointSliceController(store),
+            NotebookController(store, events),
         ]
         self._running = False
 
