@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request, Response, status
 
 from nufi.api.auth import CurrentPrincipal
-from nufi.api.projects import PROJECT_RESPONSES
+from nufi.api.projects import PROJECT_RESPONSES, ProjectAccess
 from nufi.api.schemas.problem import CONFLICT
 from nufi.api.schemas.workloads import DeploymentDetail, DeploymentList
 from nufi.api.services import get_services
@@ -21,7 +21,10 @@ def get_deployments(request: Request) -> DeploymentService:
 
 Deployments = Annotated[DeploymentService, Depends(get_deployments)]
 router = APIRouter(
-    prefix="/api/v1/projects/{project}/deployments", tags=["deployments"], responses=PROJECT_RESPONSES
+    prefix="/api/v1/projects/{project}/deployments",
+    tags=["deployments"],
+    responses=PROJECT_RESPONSES,
+    dependencies=[ProjectAccess],
 )
 
 

@@ -18,7 +18,7 @@ from nufi.api.schemas.workloads import (
 )
 from nufi.api.services import get_services
 from nufi.workloads.accelerators import AcceleratorService
-from nufi.workloads.projects import ProjectService
+from nufi.workloads.projects import Project, ProjectService
 
 FORBIDDEN = problem("Not a member of this project (answered whether the project exists or not).")
 PROJECT_RESPONSES: ResponseDocs = {**AUTH_RESPONSES, 403: FORBIDDEN, 404: NOT_FOUND}
@@ -34,6 +34,16 @@ def get_accelerators(request: Request) -> AcceleratorService:
 
 Projects = Annotated[ProjectService, Depends(get_projects)]
 Accelerators = Annotated[AcceleratorService, Depends(get_accelerators)]
+
+
+async def project_access(project: str, principal: CurrentPrincipal, projects: Projects) -> Project:
+    """A route dependency for `/api/v1/projects/{project}/...`: dependencies run before the body is
+    validated, so a non-member gets 403 whatever they send, never a 422 that tells the route exists
+    for them. The service checks again; this only decides the order."""
+    return await projects.require_access(principal, project)
+
+
+ProjectAccess = Depends(project_access)
 
 admin_router = APIRouter(prefix="/api/v1/admin/projects", tags=["admin"], responses=ADMIN_RESPONSES)
 router = APIRouter(prefix="/api/v1/projects", tags=["projects"], responses=AUTH_RESPONSES)
@@ -89,17 +99,15 @@ async def list_projects(principal: CurrentPrincipal, projects: Projects) -> Proj
 
 
 @router.get("/{project}", summary="One project", responses=PROJECT_RESPONSES)
-async def get_project(project: str, principal: CurrentPrincipal, projects: Projects) -> ProjectView:
-    return ProjectView.of(await projects.require_access(principal, project))
+async def get_project(found: Annotated[Project, ProjectAccess]) -> ProjectView:
+    return ProjectView.of(found)
 
 
 @router.get(
     "/{project}/accelerators",
     summary="Enabled device types present in the cluster, with free counts per node",
     responses=PROJECT_RESPONSES,
+    dependencies=[ProjectAccess],
 )
-async def list_accelerators(
-    project: str, principal: CurrentPrincipal, projects: Projects, accelerators: Accelerators
-) -> AcceleratorList:
-    await projects.require_access(principal, project)
+async def list_accelerators(principal: CurrentPrincipal, accelerators: Accelerators) -> AcceleratorList:
     return AcceleratorList(items=[AcceleratorView.of(o) for o in await accelerators.available(principal)])
