@@ -80,9 +80,9 @@ def _forwardable(headers: Iterable[tuple[str, str]], dropped: frozenset[str]) ->
 
 def _backend_target(raw_path: bytes, query: bytes) -> str:
     """What follows `/proxy` in the raw request path (at least `/`), with the query string."""
-    start = raw_path.index(b"/proxy", raw_path.index(b"/services/")) + len(b"/proxy")
-    rest = raw_path[start:] or b"/"
-    target = rest.decode("latin-1")
+    # /api/v1/namespaces/{ns}/services/{id}/proxy/...: the routes matched these segments already.
+    segments = raw_path.decode("latin-1").split("/")
+    target = "/" + "/".join(segments[8:])
     return f"{target}?{query.decode('latin-1')}" if query else target
 
 
