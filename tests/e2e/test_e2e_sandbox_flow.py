@@ -35,6 +35,7 @@ STATE_KEYS = {
     "token_url",
     "exporters",
     "users",
+    "images",
 }
 
 
@@ -43,6 +44,11 @@ def test_sandbox_json_says_where_everything_runs(sandbox: SandboxRun) -> None:
     assert set(state) == STATE_KEYS
     assert state["nufi_url"] == f"http://127.0.0.1:{sandbox.port}"
     assert state["users"] == {"admin": "admin", "user": "user"}
+    assert state["images"] == {
+        "inference": "nufi-mock:0.1.0",
+        "jupyter": "quay.io/jupyter/base-notebook:latest",
+        "vscode": "codercom/code-server:latest",
+    }
     assert state["oidc_issuer"].endswith("/realms/super-llm")
     assert set(state["exporters"]) == {"gpu-node-1", "npu-node-1", "npu-node-2", *LPU_NODES}
     for url in [state["kube_api_url"] + "/readyz", state["prometheus_url"] + "/-/ready"]:

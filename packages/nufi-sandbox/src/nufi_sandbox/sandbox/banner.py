@@ -62,6 +62,11 @@ def banner_rows(state: SandboxState, *, state_file: Path, logs: Path) -> list[Ro
             f"{state.kube_api_url}  (KUBECONFIG={_shown(state.kubeconfig)})",
             url=f"{state.kube_api_url}/readyz",
         ),
+        Row(
+            "Images",
+            ", ".join(f"{kind} {image}" for kind, image in state.images.items())
+            + "  (run as local processes)",
+        ),
         Row("State", f"{_shown(state_file)}, logs in {_shown(logs)}/"),
     ]
 

@@ -28,10 +28,23 @@ MARKER = ".nufi-sandbox"
 LOCK = ".lock"
 STATE_FILE = "sandbox.json"
 PROGRAMS_FILE = "programs.json"
+RUNTIME_MAP_FILE = "runtime-map.json"
 # sun_path holds 108 bytes with the terminating NUL; stay clear of the edge.
 MAX_SOCKET_PATH = 100
 _SANDBOX_ENTRIES = frozenset(
-    {MARKER, LOCK, STATE_FILE, PROGRAMS_FILE, "cluster", "logs", "idp", "prometheus", "nodes.yaml", "nufi.db"}
+    {
+        MARKER,
+        LOCK,
+        STATE_FILE,
+        PROGRAMS_FILE,
+        RUNTIME_MAP_FILE,
+        "cluster",
+        "logs",
+        "idp",
+        "prometheus",
+        "nodes.yaml",
+        "nufi.db",
+    }
 )
 _DEEPEST_SOCKET = ("nodes", "{node}", "pod-resources", "kubelet.sock")
 
@@ -83,6 +96,11 @@ class StateLayout:
     @property
     def nodes_file(self) -> Path:
         return self.root / "nodes.yaml"
+
+    @property
+    def runtime_map_file(self) -> Path:
+        """Which images the dev cluster runs as local processes (rewritten at every start)."""
+        return self.root / RUNTIME_MAP_FILE
 
     @property
     def state_file(self) -> Path:

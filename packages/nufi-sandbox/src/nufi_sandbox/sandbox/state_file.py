@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nufi_sandbox.sandbox.images import IMAGES
+
 USERS = {"admin": "admin", "user": "user"}
 
 
@@ -22,6 +24,8 @@ class SandboxState:
     token_url: str
     exporters: Mapping[str, str]
     users: Mapping[str, str] = field(default_factory=lambda: dict(USERS))
+    images: Mapping[str, str] = field(default_factory=lambda: dict(IMAGES))
+    """What each image the sandbox runs as a local process is for: inference, jupyter, vscode."""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -33,6 +37,7 @@ class SandboxState:
             "token_url": self.token_url,
             "exporters": dict(self.exporters),
             "users": dict(self.users),
+            "images": dict(self.images),
         }
 
     def write(self, path: Path) -> None:

@@ -1,0 +1,86 @@
+"""``STATE_DIR/runtime-map.json``: how the dev cluster's kubelets run the sandbox's images as local
+processes (see images.py for what each image is, and docs/sandbox.md for the runtime itself).
+
+Every program is started with this interpreter (the sandbox's virtual environment, by its own path,
+not resolved through symlinks, so the venv's packages are found). Each node's entry carries the URL
+of that node's mock exporter as ``NUFI_MOCK_EXPORTER_URL``, so an inference server reports its load to
+the exporter of the node it runs on.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from nufi_sandbox.sandbox.images import INFERENCE, JUPYTER, VSCODE
+from nufi_sandbox.sandbox.topology import SandboxNode
+
+EXPORTER_URL_ENV = "NUFI_MOCK_EXPORTER_URL"
+# What a pod's own manifest would get from the downward API, given to every mapped program.
+_POD_ENV = {"POD_NAME": "{pod}", "POD_NAMESPACE": "{namespace}", "NODE_NAME": "{node}"}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ImageRuntime(_Strict):
+    argv: tuple[str, ...] = Field(min_length=1)
+    """Plays the image's entrypoint: the container's args are appended."""
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class NodeRuntime(_Strict):
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class RuntimeMapFile(_Strict):
+    """The document the dev cluster reads with ``--runtime-map``."""
+
+    images: dict[str, ImageRuntime]
+    nodes: dict[str, NodeRuntime]
+
+
+def sandbox_runtime_map(
+    nodes: Sequence[SandboxNode], exporter_ports: Mapping[str, int], python: str | None = None
+) -> RuntimeMapFile:
+    """The map for ``nodes``, whose exporters listen on 127.0.0.1 at ``exporter_ports`` (by node)."""
+    interpreter = str(Path(python or sys.executable).absolute())
+    wrapper = (interpreter, "-m", "nufi_sandbox.runtime")
+    images = {
+        INFERENCE: ImageRuntime(
+            argv=(interpreter, "-m", "nufi_mock"),
+            # Only the loopback interface: the dev cluster routes to 127.0.0.1:$PORT.
+            env={**_POD_ENV, "NUFI_MOCK_INFERENCE_HOST": "127.0.0.1"},
+        ),
+        JUPYTER: ImageRuntime(argv=(*wrapper, "jupyter"), env=dict(_POD_ENV)),
+        VSCODE: ImageRuntime(argv=(*wrapper, "vscode"), env=dict(_POD_ENV)),
+    }
+    node_env = {
+        node.name: NodeRuntime(env={EXPORTER_URL_ENV: f"http://127.0.0.1:{exporter_ports[node.name]}"})
+        for node in nodes
+        if node.name in exporter_ports
+    }
+    return RuntimeMapFile(images=images, nodes=node_env)
+
+
+def write_runtime_map(path: Path, runtime_map: RuntimeMapFile) -> None:
+    """Replace ``path`` in one step, so the dev cluster never reads half a file."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_text(runtime_map.model_dump_json(indent=2) + "\n")
+    partial.replace(path)
+
+
+def cluster_options(path: Path) -> dict[str, Any]:
+    """``DevClusterProcess`` keywords handing it the runtime map at ``path``; none while the dev cluster
+    cannot take one (it then runs every pod as a simulation, as before)."""
+    if "runtime_map" not in inspect.signature(DevClusterProcess).parameters:
+        return {}
+    return {"runtime_map": path}
