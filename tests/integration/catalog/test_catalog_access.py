@@ -1,8 +1,10 @@
-"""Every route of the app, asked anonymously and by a non-admin: the admin surface refuses both."""
+"""Every route of the app, asked anonymously and by a non-admin: the admin surface refuses both, and
+a project's routes refuse a non-member of it."""
 
 from __future__ import annotations
 
 import re
+import uuid
 from typing import Any
 
 from fastapi.routing import APIRoute
@@ -25,8 +27,27 @@ PUBLIC = {
 }
 
 
-def _concrete(path: str) -> str:
-    return re.sub(r"\{[^}]+\}", "nvidia-gpu", path)
+# Project routes answer 403 to anyone but the project's members and admins; they are asked with a
+# project the user is a member of (let in) and with one they are not (refused).
+PROJECT_PREFIX = "/api/v1/projects/{project}"
+# Valid bodies for the project routes that take one, so a refusal can only be about who is asking.
+PROJECT_BODIES: dict[tuple[str, str], dict[str, Any]] = {
+    ("POST", f"{PROJECT_PREFIX}/deployments"): {
+        "name": "llm",
+        "image": "nufi-mock:inference",
+        "accelerator": {"device_type": "nvidia-gpu", "count": 1},
+        "replicas": 0,
+    },
+    ("POST", f"{PROJECT_PREFIX}/labs"): {
+        "name": "lab",
+        "kind": "jupyter",
+        "accelerator": {"device_type": "nvidia-gpu", "count": 1},
+    },
+}
+
+
+def _concrete(path: str, project: str = "nvidia-gpu") -> str:
+    return re.sub(r"\{[^}]+\}", "nvidia-gpu", path.replace("{project}", project))
 
 
 async def test_every_route_refuses_anonymous_and_admin_routes_refuse_users(
@@ -43,9 +64,25 @@ async def test_every_route_refuses_anonymous_and_admin_routes_refuse_users(
     admin_routes = [(m, p) for m, p in routes if p.startswith("/api/v1/admin/")]
     assert len(admin_routes) >= 7, "the admin surface shrank unexpectedly"
     assert all(path.startswith("/api/") for _, path in routes), "a route outside /api/ is not covered here"
+    mine, theirs = f"mine-{uuid.uuid4().hex[:6]}", f"theirs-{uuid.uuid4().hex[:6]}"
     async with serve(world.settings(sqlite_url), app) as client:
+        for name, members in ((mine, ["user"]), (theirs, [])):
+            created = await client.post(
+                "/api/v1/admin/projects",
+                json={"name": name, "members": members},
+                headers=bearer(world.admin_token),
+            )
+            assert created.status_code == 201, created.text
         for method, path in routes:
             url = _concrete(path)
+            if path == PROJECT_PREFIX or path.startswith(PROJECT_PREFIX + "/"):
+                body = PROJECT_BODIES.get((method, path), {})
+                outsider = await client.request(
+                    method, _concrete(path, theirs), json=body, headers=bearer(world.user_token)
+                )
+                assert outsider.status_code == 403, f"{method} {path} let a non-member in"
+                assert "not a member" in outsider.json()["detail"]
+                url = _concrete(path, mine)
             anonymous = await client.request(method, url, json={})
             assert anonymous.status_code == 401, f"{method} {path} let an anonymous caller in"
             assert anonymous.headers["www-authenticate"].startswith("Bearer")
@@ -60,6 +97,8 @@ async def test_every_route_refuses_anonymous_and_admin_routes_refuse_users(
                 assert "nufi-admin" in as_user.json()["detail"]
             else:
                 assert as_user.status_code not in (401, 403), f"{method} {path} refused a signed-in user"
+        for name in (mine, theirs):
+            await client.delete(f"/api/v1/admin/projects/{name}", headers=bearer(world.admin_token))
 
 
 async def test_invalid_and_foreign_tokens_are_refused(world: World, sqlite_url: str) -> None:
