@@ -9,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+from nufi_sandbox.devcluster.runtime.map import load_runtime_map
 from nufi_sandbox.sandbox.images import IMAGES, INFERENCE, JUPYTER, VSCODE
 from nufi_sandbox.sandbox.runtime_map import EXPORTER_URL_ENV, sandbox_runtime_map, write_runtime_map
 from nufi_sandbox.sandbox.state_file import SandboxState
@@ -87,3 +88,12 @@ def test_sandbox_json_lists_the_images() -> None:
         "jupyter": "quay.io/jupyter/base-notebook:latest",
         "vscode": "codercom/code-server:latest",
     }
+
+
+def test_the_dev_cluster_reads_the_file_the_sandbox_writes(tmp_path: Path) -> None:
+    path = tmp_path / "runtime-map.json"
+    write_runtime_map(path, sandbox_runtime_map(NODES, PORTS))
+    loaded = load_runtime_map(path)
+    entry = loaded.entry_for(INFERENCE)
+    assert entry is not None and entry.argv[1:] == ("-m", "nufi_mock")
+    assert loaded.node_env("lpu-node-2") == {EXPORTER_URL_ENV: f"http://127.0.0.1:{PORTS['lpu-node-2']}"}

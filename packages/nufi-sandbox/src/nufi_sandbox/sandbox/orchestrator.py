@@ -34,7 +34,7 @@ from nufi_sandbox.sandbox.errors import SandboxError
 from nufi_sandbox.sandbox.layout import StateLayout
 from nufi_sandbox.sandbox.progress import StartupProgress
 from nufi_sandbox.sandbox.readiness import Readiness
-from nufi_sandbox.sandbox.runtime_map import cluster_options, sandbox_runtime_map, write_runtime_map
+from nufi_sandbox.sandbox.runtime_map import sandbox_runtime_map, write_runtime_map
 from nufi_sandbox.sandbox.scrape import scrape_jobs
 from nufi_sandbox.sandbox.state_file import SandboxState
 from nufi_sandbox.sandbox.topology import LPU_RESOURCE, NODES, SandboxNode, nodes_yaml, plugin_nodes
@@ -85,7 +85,7 @@ class Sandbox:
         self._announce = announce
         self.nufi_url = f"http://127.0.0.1:{options.port}"
         self.cluster = DevClusterProcess(
-            layout.cluster_dir, nodes_file=layout.nodes_file, **cluster_options(layout.runtime_map_file)
+            layout.cluster_dir, nodes_file=layout.nodes_file, runtime_map=layout.runtime_map_file
         )
         # Logs of every program side by side in STATE_DIR/logs, also when the sockets live in /tmp.
         self.cluster.process = ManagedProcess("devcluster", self.cluster.process.argv, log_dir=layout.logs)

@@ -9,16 +9,12 @@ the exporter of the node it runs on.
 
 from __future__ import annotations
 
-import inspect
 import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from nufi_sandbox.devcluster.runtime.map import ImageEntry, NodeEntry, RuntimeMap, dump_runtime_map
 from nufi_sandbox.sandbox.images import INFERENCE, JUPYTER, VSCODE
 from nufi_sandbox.sandbox.topology import SandboxNode
 
@@ -27,60 +23,32 @@ EXPORTER_URL_ENV = "NUFI_MOCK_EXPORTER_URL"
 _POD_ENV = {"POD_NAME": "{pod}", "POD_NAMESPACE": "{namespace}", "NODE_NAME": "{node}"}
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ImageRuntime(_Strict):
-    argv: tuple[str, ...] = Field(min_length=1)
-    """Plays the image's entrypoint: the container's args are appended."""
-    env: dict[str, str] = Field(default_factory=dict)
-
-
-class NodeRuntime(_Strict):
-    env: dict[str, str] = Field(default_factory=dict)
-
-
-class RuntimeMapFile(_Strict):
-    """The document the dev cluster reads with ``--runtime-map``."""
-
-    images: dict[str, ImageRuntime]
-    nodes: dict[str, NodeRuntime]
-
-
 def sandbox_runtime_map(
     nodes: Sequence[SandboxNode], exporter_ports: Mapping[str, int], python: str | None = None
-) -> RuntimeMapFile:
+) -> RuntimeMap:
     """The map for ``nodes``, whose exporters listen on 127.0.0.1 at ``exporter_ports`` (by node)."""
     interpreter = str(Path(python or sys.executable).absolute())
     wrapper = (interpreter, "-m", "nufi_sandbox.runtime")
     images = {
-        INFERENCE: ImageRuntime(
+        # The image's entrypoint is `nufi-mock`: the container's args pick the subcommand.
+        INFERENCE: ImageEntry(
             argv=(interpreter, "-m", "nufi_mock"),
             # Only the loopback interface: the dev cluster routes to 127.0.0.1:$PORT.
             env={**_POD_ENV, "NUFI_MOCK_INFERENCE_HOST": "127.0.0.1"},
         ),
-        JUPYTER: ImageRuntime(argv=(*wrapper, "jupyter"), env=dict(_POD_ENV)),
-        VSCODE: ImageRuntime(argv=(*wrapper, "vscode"), env=dict(_POD_ENV)),
+        JUPYTER: ImageEntry(argv=(*wrapper, "jupyter"), env=dict(_POD_ENV)),
+        VSCODE: ImageEntry(argv=(*wrapper, "vscode"), env=dict(_POD_ENV)),
     }
     node_env = {
-        node.name: NodeRuntime(env={EXPORTER_URL_ENV: f"http://127.0.0.1:{exporter_ports[node.name]}"})
+        node.name: NodeEntry(env={EXPORTER_URL_ENV: f"http://127.0.0.1:{exporter_ports[node.name]}"})
         for node in nodes
         if node.name in exporter_ports
     }
-    return RuntimeMapFile(images=images, nodes=node_env)
+    return RuntimeMap(images=images, nodes=node_env)
 
 
-def write_runtime_map(path: Path, runtime_map: RuntimeMapFile) -> None:
+def write_runtime_map(path: Path, runtime_map: RuntimeMap) -> None:
     """Replace ``path`` in one step, so the dev cluster never reads half a file."""
     partial = path.with_name(f".{path.name}.{os.getpid()}")
-    partial.write_text(runtime_map.model_dump_json(indent=2) + "\n")
+    partial.write_text(dump_runtime_map(runtime_map) + "\n")
     partial.replace(path)
-
-
-def cluster_options(path: Path) -> dict[str, Any]:
-    """``DevClusterProcess`` keywords handing it the runtime map at ``path``; none while the dev cluster
-    cannot take one (it then runs every pod as a simulation, as before)."""
-    if "runtime_map" not in inspect.signature(DevClusterProcess).parameters:
-        return {}
-    return {"runtime_map": path}
