@@ -77,6 +77,7 @@ def main() -> None:
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
         info["child"] = child.pid
     Path("env.json").write_text(json.dumps(info))
+    print(f"echo backend {os.getpid()} starting on port {port}", flush=True)
     if os.environ.get("IGNORE_TERM") == "1":
         # A program that will not stop when asked: only SIGKILL ends it (it serves nothing meanwhile).
         signal.signal(signal.SIGTERM, signal.SIG_IGN)

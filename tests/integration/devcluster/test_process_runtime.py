@@ -162,6 +162,18 @@ async def test_a_crashing_container_restarts_with_backoff(
     assert status.last_state.terminated.exit_code == 3
     assert status.last_state.terminated.reason == "Error"
 
+    # Every run appends to the container's log, which the pods/log subresource serves.
+    async def two_runs_logged() -> bool:
+        log: str = await v1.read_namespaced_pod_log("crashy", namespace)
+        return log.count("echo backend ") >= 2
+
+    await until(two_runs_logged)
+    last = await v1.read_namespaced_pod_log("crashy", namespace, tail_lines=1)
+    assert last.count("echo backend ") == 1 and last.endswith("\n")
+    with pytest.raises(client.ApiException) as raised:
+        await v1.read_namespaced_pod_log("crashy", namespace, container="other")
+    assert raised.value.status == 400
+
 
 async def test_a_pod_that_ends_for_good_reports_its_phase(
     cluster: DevClusterProcess, api: client.ApiClient, namespace: str

@@ -85,6 +85,7 @@ async def serve(args: argparse.Namespace) -> None:
         on_shutdown=[stopping],
         kubelet_restart=simulation.restart_kubelet if simulation is not None else None,
         local_ports=simulation.local_port if simulation is not None else None,
+        log_path=simulation.runtime.log_path if simulation is not None and simulation.runtime else None,
     )
     await uvicorn.Server(loopback_config(app, args.port, lifespan="on")).serve()
 

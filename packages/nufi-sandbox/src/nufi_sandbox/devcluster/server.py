@@ -24,6 +24,7 @@ from nufi_sandbox.devcluster.selectors import (
 )
 from nufi_sandbox.devcluster.storage.store import Obj, Store
 from nufi_sandbox.devcluster.wire import discovery, openapi
+from nufi_sandbox.devcluster.wire.pod_logs import LogPath, PodLogs
 from nufi_sandbox.devcluster.wire.proxy_target import LocalPorts
 from nufi_sandbox.devcluster.wire.routing import Target, parse_path
 from nufi_sandbox.devcluster.wire.scale import scale_of, write_scale
@@ -279,10 +280,13 @@ def create_app(
     on_shutdown: list[Any] | None = None,
     kubelet_restart: Callable[[str], Awaitable[bool]] | None = None,
     local_ports: LocalPorts | None = None,
+    log_path: LogPath | None = None,
 ) -> Starlette:
-    """`local_ports` tells the services proxy which local process serves a pod's port."""
+    """`local_ports` tells the services proxy which local process serves a pod's port, `log_path`
+    where a container's process writes its output."""
     api = ApiServer(store, server_address)
     proxy = ServiceProxy(store, local_ports)
+    pod_logs = PodLogs(store, log_path)
     registry = store.registry
 
     async def version(_: Request) -> Response:
@@ -338,6 +342,7 @@ def create_app(
         Route("/api/", core),
         Route("/api/{version}", resources),
         *proxy.routes(),
+        *pod_logs.routes(),
         Route("/apis", groups),
         Route("/apis/", groups),
         Route("/apis/{group}", group),

@@ -59,6 +59,10 @@ class ProcessRuntime:
         found = self._pods.get(pod_uid)
         return None if found is None else found.ports.get(port)
 
+    def log_path(self, namespace: str, name: str, uid: str, container: str) -> Path:
+        """Where a mapped container's stdout and stderr go (it may not exist: never started here)."""
+        return self._root / f"{namespace}_{name}_{uid}" / container / "log"
+
     def pids(self) -> dict[str, dict[str, int | None]]:
         return {uid: {n: c.pid for n, c in p.containers.items()} for uid, p in self._pods.items()}
 
@@ -79,7 +83,7 @@ class ProcessRuntime:
         node = str(spec.get("nodeName", ""))
         processes = PodProcesses(namespace, name, uid)
         self._pods[uid] = processes
-        pod_dir = self._root / f"{namespace}_{name}_{uid}"
+        pod_dir = self.log_path(namespace, name, uid, "-").parent.parent
         plans = []
         for container in spec.get("containers") or []:
             entry = self.map.entry_for(str(container.get("image", "")))
