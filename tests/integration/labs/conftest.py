@@ -12,12 +12,16 @@ from pathlib import Path
 import httpx
 import pytest
 
+from nufi_sandbox.devcluster.crds import NOTEBOOKS_CRD_NAME, notebooks_crd
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from support.loopback import serve_in_thread
+from support.polling import until
 
 from . import upstream
 from .labs_world import NODES, Kube, World, create_project, project_name, register_lpu, running
+
+CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
 
 @pytest.fixture(scope="package")
@@ -92,3 +96,17 @@ async def kube(cluster: DevClusterProcess) -> AsyncIterator[Kube]:
     client = Kube(cluster)
     yield client
     await client.close()
+
+
+@pytest.fixture
+async def notebooks(kube: Kube) -> AsyncIterator[None]:
+    """The Kubeflow Notebook CRD installed for one test (the dev cluster's notebook controller runs
+    while it exists), removed after it: the other tests share the cluster and expect none."""
+    await kube.create(CRD_PATH, notebooks_crd())
+
+    async def served() -> bool:
+        return await kube.get("/apis/kubeflow.org/v1") is not None
+
+    await until(served, within=10)
+    yield
+    await kube.delete(f"{CRD_PATH}/{NOTEBOOKS_CRD_NAME}")

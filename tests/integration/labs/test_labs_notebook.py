@@ -4,30 +4,11 @@ deleted without a trace, and a refused create rolled back."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import httpx
-import pytest
 
-from nufi_sandbox.devcluster.crds import NOTEBOOKS_CRD_NAME, notebooks_crd
 from support.polling import until
 
 from .labs_world import LPU, Kube, World, lab_body
-
-CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
-
-
-@pytest.fixture
-async def notebooks(kube: Kube) -> AsyncIterator[None]:
-    """The CRD installed for one test, removed after it: the other tests share the cluster."""
-    await kube.create(CRD_PATH, notebooks_crd())
-
-    async def served() -> bool:
-        return await kube.get("/apis/kubeflow.org/v1") is not None
-
-    await until(served, within=10)
-    yield
-    await kube.delete(f"{CRD_PATH}/{NOTEBOOKS_CRD_NAME}")
 
 
 def _notebooks(project: str) -> str:
