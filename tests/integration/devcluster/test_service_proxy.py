@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from kubernetes_asyncio import client
 from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 from websockets.typing import Subprotocol
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
@@ -154,6 +155,14 @@ async def test_scaled_to_zero_answers_503_with_the_real_message(
     body = response.json()
     assert body["kind"] == "Status" and body["reason"] == "ServiceUnavailable"
     assert body["message"] == 'no endpoints available for service "gone"'
+
+    # An upgrade is answered the same way: the handshake fails with the Status.
+    url = proxy_url(cluster, namespace, "gone:web", "ws").replace("http://", "ws://")
+    with pytest.raises(InvalidStatus) as refused:
+        async with connect(url):
+            pass
+    assert refused.value.response.status_code == 503
+    assert b"no endpoints available" in refused.value.response.body
 
 
 async def test_an_endpoint_without_a_local_process_answers_503(

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Iterable
+from http import HTTPStatus
 
 import httpx
 from starlette.background import BackgroundTask
@@ -158,8 +159,7 @@ class ServiceProxy:
         try:
             _, port = self._backend(websocket.path_params["namespace"], websocket.path_params["service"])
         except errors.ApiError as exc:
-            log.info("services proxy websocket refused: %s", exc.message)
-            await websocket.close(code=1011, reason=exc.message[:120])
+            await _refuse(websocket, exc)
             return
         target = _backend_target(websocket.scope["raw_path"], websocket.scope.get("query_string", b""))
         headers = _forwardable(websocket.headers.items(), _REQUEST_DROPPED | _WS_DROPPED)
@@ -175,13 +175,28 @@ class ServiceProxy:
                 open_timeout=5,
             )
         except (OSError, InvalidHandshake, TimeoutError) as exc:
-            code = exc.response.status_code if isinstance(exc, InvalidStatus) else 0
-            log.info("services proxy websocket: backend refused (%s): %s", code or "no answer", exc)
-            await websocket.close(code=1011, reason=f"error trying to reach service: {exc}"[:120])
+            if isinstance(exc, InvalidStatus):
+                # The backend's own refusal (403 for a bad origin, 404...) reaches the caller as such.
+                code = exc.response.status_code
+                known = code in {status.value for status in HTTPStatus}
+                reason = HTTPStatus(code).phrase.replace(" ", "") if known else "Unknown"
+                refusal = errors.ApiError(code, reason, f"error trying to reach service: {exc}")
+            else:
+                refusal = unavailable(f"error trying to reach service: {exc}")
+            await _refuse(websocket, refusal)
             return
         async with upstream:
             await websocket.accept(subprotocol=upstream.subprotocol)
             await _pump(websocket, upstream)
+
+
+async def _refuse(websocket: WebSocket, error: errors.ApiError) -> None:
+    """Answer the upgrade request with the error's HTTP status and Status body, as the API server does."""
+    log.info("services proxy websocket refused: %s", error.message)
+    try:
+        await websocket.send_denial_response(_status(error))
+    except RuntimeError:  # a server without the denial-response extension can only close
+        await websocket.close(code=1011, reason=error.message[:120])
 
 
 async def _pump(websocket: WebSocket, upstream: ClientConnection) -> None:
