@@ -1,0 +1,76 @@
+"""Every lab route — each one the API describes, and the lab proxy's — asked anonymously, by a
+non-member and by an admin: 401, 403 (whether the project exists or not), and through."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+
+from nufi.api import create_app
+
+from .labs_world import World, lab_body
+
+LAB_ROUTES = "/api/v1/projects/{project}/labs"
+
+
+def _lab_routes() -> list[tuple[str, str]]:
+    document = create_app().openapi()
+    routes = [
+        (method.upper(), path)
+        for path, operations in document["paths"].items()
+        if path.startswith(LAB_ROUTES)
+        for method in operations
+    ]
+    return sorted(routes)
+
+
+def _concrete(path: str, project: str) -> str:
+    return re.sub(r"\{name\}", "lab", path.replace("{project}", project))
+
+
+def test_the_lab_routes_are_the_ones_this_file_walks() -> None:
+    assert _lab_routes() == [
+        ("DELETE", "/api/v1/projects/{project}/labs/{name}"),
+        ("GET", "/api/v1/projects/{project}/labs"),
+        ("GET", "/api/v1/projects/{project}/labs/{name}"),
+        ("POST", "/api/v1/projects/{project}/labs"),
+        ("POST", "/api/v1/projects/{project}/labs/{name}/start"),
+        ("POST", "/api/v1/projects/{project}/labs/{name}/stop"),
+    ]
+
+
+async def test_non_members_get_403_on_every_lab_route_and_admins_get_through(
+    nufi: httpx.AsyncClient, world: World, foreign_project: str
+) -> None:
+    # The admin's lab exists, so refusals cannot be told from "no such lab".
+    made = await nufi.post(f"/api/v1/projects/{foreign_project}/labs", json=lab_body(), headers=world.admin)
+    assert made.status_code == 201, made.text
+    proxy_paths = [f"/labs/{foreign_project}/lab/tree", f"/notebook/{foreign_project}/lab/tree"]
+    for project in (foreign_project, "p-nobody-has"):
+        for method, template in _lab_routes():
+            url = _concrete(template, project)
+            body = lab_body("other") if method == "POST" and template == LAB_ROUTES else None
+            anonymous = await nufi.request(method, url, json=body)
+            assert anonymous.status_code == 401, (method, url)
+            as_user = await nufi.request(method, url, json=body, headers=world.user)
+            assert as_user.status_code == 403, (method, url, as_user.text)
+            assert as_user.headers["content-type"].startswith("application/problem+json")
+        for path in [p.replace(foreign_project, project) for p in proxy_paths]:
+            for method in ("GET", "POST", "DELETE"):
+                refused = await nufi.request(method, path, headers=world.user)
+                assert refused.status_code == 403, (method, path)
+                assert refused.headers["content-type"].startswith("application/problem+json")
+
+    # The admin, in the same order the routes are listed: everything answers, the lab goes last.
+    base = f"/api/v1/projects/{foreign_project}/labs"
+    assert (await nufi.get(base, headers=world.admin)).status_code == 200
+    assert (await nufi.post(base, json=lab_body("other"), headers=world.admin)).status_code == 201
+    assert (await nufi.get(f"{base}/lab", headers=world.admin)).status_code == 200
+    assert (await nufi.post(f"{base}/lab/stop", headers=world.admin)).json()["status"] == "Stopped"
+    assert (await nufi.post(f"{base}/lab/start", headers=world.admin)).status_code == 200
+    assert (await nufi.get(f"/labs/{foreign_project}/lab/tree", headers=world.admin)).status_code == 200
+    assert (await nufi.delete(f"{base}/lab", headers=world.admin)).status_code == 204
+    assert (await nufi.delete(f"{base}/other", headers=world.admin)).status_code == 204
+    # An admin asking for an absent project hears so.
+    assert (await nufi.get("/api/v1/projects/p-nobody-has/labs", headers=world.admin)).status_code == 404
