@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -235,14 +237,18 @@ async def test_deleting_a_deployment_stops_its_processes(
     assert all(wait_gone(pid, 2.0) for pid in pids)
 
 
-def test_stopping_the_dev_cluster_leaves_no_process_behind() -> None:
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT])
+def test_stopping_the_dev_cluster_leaves_no_process_behind(how: signal.Signals) -> None:
     own = process_cluster()
     own.start()
     try:
         pids = _run_pods_sync(own)
         assert all(pid_alive(pid) for pid in pids)
+        os.kill(own.process.pid, how)  # the dev cluster alone, not its process group
+        assert wait_gone(own.process.pid, 10.0)
     finally:
         own.stop()
+    # One of them is a grandchild in a pod's process group: only the dev cluster's own stop reaches it.
     assert all(wait_gone(pid, 2.0) for pid in pids)
 
 

@@ -14,7 +14,7 @@ import uvicorn
 from nufi_sandbox.devcluster import kubeconfig
 from nufi_sandbox.devcluster.launcher import STATE_FILE
 from nufi_sandbox.devcluster.resources import ResourceRegistry
-from nufi_sandbox.devcluster.runtime.map import load_runtime_map
+from nufi_sandbox.devcluster.runtime.map import RuntimeMap, RuntimeMapError, load_runtime_map
 from nufi_sandbox.devcluster.server import create_app
 from nufi_sandbox.devcluster.sim import Simulation, load_node_specs
 from nufi_sandbox.devcluster.storage.store import Store
@@ -60,9 +60,11 @@ async def serve(args: argparse.Namespace) -> None:
     store = Store(ResourceRegistry.with_builtins(), history_size=args.watch_history)
     simulation: Simulation | None = None
     if not args.no_simulation:
-        runtime_map = load_runtime_map(args.runtime_map) if args.runtime_map is not None else None
         simulation = Simulation(
-            store, state_dir=state_dir, nodes=load_node_specs(args.nodes), runtime_map=runtime_map
+            store,
+            state_dir=state_dir,
+            nodes=load_node_specs(args.nodes),
+            runtime_map=_runtime_map(args),
         )
 
     async def started() -> None:
@@ -90,9 +92,22 @@ async def serve(args: argparse.Namespace) -> None:
     await uvicorn.Server(loopback_config(app, args.port, lifespan="on")).serve()
 
 
+def _runtime_map(args: argparse.Namespace) -> RuntimeMap | None:
+    loaded: RuntimeMap | None = getattr(args, "loaded_runtime_map", None)
+    if loaded is None and getattr(args, "runtime_map", None) is not None:
+        loaded = load_runtime_map(args.runtime_map)
+    return loaded
+
+
 def main(argv: list[str] | None = None) -> None:
     configure_logging()
     args = parse_args(argv)
+    args.loaded_runtime_map = None
+    if args.runtime_map is not None:
+        try:
+            args.loaded_runtime_map = load_runtime_map(args.runtime_map)
+        except RuntimeMapError as exc:
+            raise SystemExit(f"python -m nufi_sandbox.devcluster: {exc}") from None
     args.state_dir = args.state_dir or Path(tempfile.mkdtemp(prefix="nufi-devcluster-", dir="/tmp"))
     args.state_dir.mkdir(parents=True, exist_ok=True)
     asyncio.run(serve(args))

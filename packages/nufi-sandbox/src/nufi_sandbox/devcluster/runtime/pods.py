@@ -21,7 +21,7 @@ Obj = dict[str, Any]
 
 # Pods get at most this long between SIGTERM and SIGKILL, whatever their terminationGracePeriodSeconds:
 # the dev cluster must stop well within the time its own stopper waits for it.
-MAX_STOP_GRACE_SECONDS = 3.0
+MAX_STOP_GRACE_SECONDS = 2.0
 
 StatusSink = Callable[["PodProcesses", ContainerProcess], None]
 EventSink = Callable[[Obj, str, str, str], None]
