@@ -20,14 +20,19 @@ prints:
    /api/v1/monitoring/nvidia-gpu?limit=25` (bearer token), the API call for the data of the page's
    chart (`.../range?metric=utilization&by=node`, the last hour per node), and the HTML's size.
 2. Server memory per open page: VmRSS of this process (server, refresher and the Playwright client;
-   Chromium runs in processes of its own) and the number of NiceGUI clients (`Client.instances`)
-   before opening pages (once the pages of part 1 are gone), after opening 20 monitoring pages
-   (each a browser page kept open, updating live), after holding them for `--hold-seconds`, and
-   about 30 s after closing them all (NiceGUI deletes a disconnected client after its reconnect
-   timeout): the growth per open page and what is left after they close.
+   Chromium runs in processes of its own), Python's allocated blocks (`sys.getallocatedblocks`, after a
+   collection), and the NiceGUI clients and elements alive, before opening pages (once the pages of
+   part 1 are gone), then `--rounds` times: after opening 20 monitoring pages (each a browser page kept
+   open, updating live), after holding them for `--hold-seconds`, and after closing them all, once
+   NiceGUI has deleted their clients (after its reconnect timeout) and their elements are gone (a
+   deleted page's timers let go of it when their last sleep ends; at most 120 s is waited). It prints
+   the growth per open page, what is left after the first round, and what the later rounds added to
+   that: memory the allocator keeps for reuse is reused by the next round, while a leak grows with
+   every round, and elements or Python blocks left behind would be objects still referenced.
 
-It never fails on time. Run: `.venv/bin/python -m bench.dashboard_page [--runs N] [--hold-seconds N]`
-(defaults 7 and 300); startup takes under a minute, a run with `--hold-seconds 60` about six.
+It never fails on time. Run:
+`.venv/bin/python -m bench.dashboard_page [--runs N] [--hold-seconds N] [--rounds N]` (defaults 7, 300
+and 2); startup takes under a minute, a run with `--hold-seconds 60` about eight.
 """
 
 from __future__ import annotations
@@ -35,9 +40,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import re
 import secrets
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -47,7 +54,8 @@ from pathlib import Path
 import httpx
 import uvicorn
 from nicegui import Client
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
+from nicegui.element import Element
+from playwright.async_api import Browser, BrowserContext, Locator, Page, async_playwright, expect
 from pydantic import SecretStr
 
 from bench.monitoring_snapshot import (
@@ -84,8 +92,9 @@ DEVICES = str(NODES * DEVICES_PER_NODE)
 CONTENT_TIMEOUT_MS = 120_000
 # NiceGUI deletes a disconnected client after `reconnect_timeout` (10 s in `mount_dashboard`), and one
 # that never connected (a page closed before its socket did) when pruning clients older than 60 s.
-AFTER_CLOSE_SECONDS = 30.0
 SETTLE_SECONDS = 90.0
+# Beyond that, how long a closed page's elements may take to go (its timers' last sleep).
+RELEASE_SECONDS = 120.0
 GOAL_SECONDS = 1.0
 
 
@@ -156,6 +165,10 @@ async def content_shown(page: Page) -> None:
     await expect(page.get_by_test_id("card-devices")).to_contain_text(DEVICES, timeout=CONTENT_TIMEOUT_MS)
 
 
+def chart_or_error(page: Page) -> Locator:
+    return page.get_by_test_id("chart").or_(page.get_by_test_id("chart-error"))
+
+
 async def sign_in(context: BrowserContext, url: str) -> None:
     page = await context.new_page()
     try:
@@ -166,7 +179,7 @@ async def sign_in(context: BrowserContext, url: str) -> None:
         await page.click("#kc-login")
         await expect(page.get_by_test_id("tab-nvidia-gpu")).to_be_visible(timeout=CONTENT_TIMEOUT_MS)
         await content_shown(page)
-        await expect(page.get_by_test_id("chart")).to_be_visible(timeout=CONTENT_TIMEOUT_MS)
+        await expect(chart_or_error(page)).to_be_visible(timeout=CONTENT_TIMEOUT_MS)
         tabs = page.locator('[data-testid^="tab-"]')
         ids = [await tabs.nth(i).get_attribute("data-testid") for i in range(await tabs.count())]
         print(f"signed in as {USERNAME!r}; tabs shown: {', '.join(str(i) for i in ids)}", flush=True)
@@ -184,6 +197,8 @@ class Opened:
     charted: float
     # The HTML the server answered, in bytes.
     html: int
+    # Whether the chart showed an error instead of lines.
+    chart_failed: bool = False
 
 
 async def open_monitoring(context: BrowserContext, url: str) -> Opened:
@@ -194,10 +209,12 @@ async def open_monitoring(context: BrowserContext, url: str) -> Opened:
     loaded = time.perf_counter() - started
     await content_shown(page)
     shown = time.perf_counter() - started
-    await expect(page.get_by_test_id("chart")).to_be_visible(timeout=CONTENT_TIMEOUT_MS)
+    # Drawn, or its error shown (a history query Prometheus gave up on): either way the page is built.
+    await expect(chart_or_error(page)).to_be_visible(timeout=CONTENT_TIMEOUT_MS)
     charted = time.perf_counter() - started
+    chart_failed = await page.get_by_test_id("chart-error").count() > 0
     html = len(await response.body()) if response is not None else 0
-    return Opened(page, loaded, shown, charted, html)
+    return Opened(page, loaded, shown, charted, html, chart_failed)
 
 
 async def api_calls(client: httpx.AsyncClient, path: str, params: dict[str, str]) -> tuple[list[float], int]:
@@ -248,8 +265,13 @@ async def time_to_content(context: BrowserContext, url: str, runs: int, token: s
         f"{ms(statistics.median(loads))} / {ms(max(loads)).strip()}",
     )
     line(
-        "for reference: goto to the chart visible: median / max",
-        f"{ms(statistics.median(charts))} / {ms(max(charts)).strip()}",
+        "for reference: goto to the chart visible (or its error): median / max",
+        f"{ms(statistics.median(charts))} / {ms(max(charts)).strip()}"
+        + (
+            f"  ({failed} of {runs} charts showed an error)"
+            if (failed := sum(o.chart_failed for o in opened))
+            else ""
+        ),
     )
     line("every run", ", ".join(f"{s * 1000:.0f}" for s in contents) + " ms")
     line(
@@ -273,35 +295,60 @@ async def settle_clients(baseline: int, seconds: float) -> None:
         await asyncio.sleep(0.5)
 
 
-async def memory_per_page(context: BrowserContext, url: str, hold_seconds: float) -> None:
-    print(
-        f"\n2. server memory per open page: VmRSS of this process (uvicorn, NuFi, its refreshers and the "
-        f"Playwright client; Chromium runs apart), {OPEN_PAGES} monitoring pages"
-    )
-    # The pages of part 1 are gone once NiceGUI has pruned their clients.
-    await settle_clients(0, SETTLE_SECONDS)
-    before, before_clients = rss_mib(), clients()
-    line("before opening pages", f"{before:8.1f} MiB, {before_clients} NiceGUI clients")
+def live_elements() -> int:
+    """NiceGUI elements still alive in this process (a page's elements outliving it would be a leak)."""
+    return sum(1 for obj in gc.get_objects() if isinstance(obj, Element))
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """What the server holds at one moment: RSS (what the OS sees), Python's allocated blocks (what the
+    interpreter still holds, whatever the allocator keeps), NiceGUI clients and elements."""
+
+    rss: float
+    blocks: int
+    clients: int
+    elements: int
+
+    @classmethod
+    def now(cls) -> Footprint:
+        gc.collect()
+        return cls(rss_mib(), sys.getallocatedblocks(), clients(), live_elements())
+
+    def describe(self) -> str:
+        return (
+            f"{self.rss:8.1f} MiB, {self.blocks:,} Python blocks, {self.clients} NiceGUI clients, "
+            f"{self.elements:,} elements"
+        )
+
+
+async def one_round(
+    context: BrowserContext, url: str, hold_seconds: float, baseline: int
+) -> tuple[Footprint, Footprint]:
+    """Open `OPEN_PAGES` live pages, hold them, close them: the footprint while held and after."""
     pages: list[Page] = []
     try:
         shown: list[float] = []
+        failed = 0
         for _ in range(OPEN_PAGES):
             one = await open_monitoring(context, url)
             pages.append(one.page)
             shown.append(one.shown)
-        opened, opened_clients = rss_mib(), clients()
+            failed += one.chart_failed
+        opened = Footprint.now()
         line(
-            f"after opening {OPEN_PAGES} pages",
-            f"{opened:8.1f} MiB, {opened_clients} NiceGUI clients  (time to content while opening: "
-            f"median {statistics.median(shown) * 1000:.0f} ms, max {max(shown) * 1000:.0f} ms)",
+            f"  after opening {OPEN_PAGES} pages",
+            f"{opened.describe()}  (time to content while opening: median "
+            f"{statistics.median(shown) * 1000:.0f} ms, max {max(shown) * 1000:.0f} ms; "
+            f"{failed} charts showed an error)",
         )
-        lowest = highest = opened
+        lowest = highest = opened.rss
         deadline = time.monotonic() + hold_seconds
         while time.monotonic() < deadline:
             await asyncio.sleep(min(5.0, max(0.0, deadline - time.monotonic())))
             now = rss_mib()
             lowest, highest = min(lowest, now), max(highest, now)
-        held, held_clients = rss_mib(), clients()
+        held = Footprint.now()
         # Every page still live: its table still holds rows.
         live = 0
         for page in pages:
@@ -309,27 +356,77 @@ async def memory_per_page(context: BrowserContext, url: str, hold_seconds: float
                 await expect(page.get_by_test_id("devices-table")).to_contain_text(FIRST_ROWS, timeout=5_000)
                 live += 1
         line(
-            f"after holding them {hold_seconds:g} s",
-            f"{held:8.1f} MiB, {held_clients} NiceGUI clients  (during the hold {lowest:.1f}-{highest:.1f} "
-            f"MiB; {live}/{OPEN_PAGES} pages still showing rows)",
+            f"  after holding them {hold_seconds:g} s",
+            f"{held.describe()}  (RSS during the hold {lowest:.1f}-{highest:.1f} MiB; "
+            f"{live}/{OPEN_PAGES} pages still showing rows)",
         )
     finally:
         for page in pages:
             await page.close()
-    await asyncio.sleep(AFTER_CLOSE_SECONDS)
-    closed, closed_clients = rss_mib(), clients()
+    closed_at = time.monotonic()
+    await settle_clients(0, SETTLE_SECONDS)
+    released = await elements_released(baseline, RELEASE_SECONDS)
+    closed = Footprint.now()
+    took = time.monotonic() - closed_at
     line(
-        f"{AFTER_CLOSE_SECONDS:g} s after closing them all",
-        f"{closed:8.1f} MiB, {closed_clients} NiceGUI clients",
+        f"  {took:.0f} s after closing them all",
+        closed.describe()
+        + (
+            "" if released else f"  (still above the {baseline:,} before opening after {RELEASE_SECONDS:g} s)"
+        ),
     )
-    line(
-        "growth per open page (after opening / after the hold)",
-        f"{(opened - before) / OPEN_PAGES:8.2f} / {(held - before) / OPEN_PAGES:.2f} MiB",
-    )
-    line("left after they closed (vs before opening)", f"{closed - before:+8.1f} MiB")
+    return held, closed
 
 
-async def measure(world: World, runs: int, hold_seconds: float) -> None:
+async def elements_released(baseline: int, seconds: float) -> bool:
+    """Wait (at most `seconds`) until no more NiceGUI elements are alive than `baseline`.
+
+    A deleted client's timers hold their elements until their current sleep ends (the session check
+    sleeps 30 s), so elements go some seconds after their client; ones that never go are a leak."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        gc.collect()
+        if live_elements() <= baseline:
+            return True
+        await asyncio.sleep(2.0)
+    return False
+
+
+async def memory_per_page(context: BrowserContext, url: str, hold_seconds: float, rounds: int) -> None:
+    print(
+        f"\n2. server memory per open page: VmRSS of this process (uvicorn, NuFi, its refreshers and the "
+        f"Playwright client; Chromium runs apart), {OPEN_PAGES} monitoring pages, {rounds} rounds"
+    )
+    # The pages of part 1 are gone once NiceGUI has pruned their clients.
+    await settle_clients(0, SETTLE_SECONDS)
+    before = Footprint.now()
+    line("before opening pages", before.describe())
+    closes: list[Footprint] = []
+    for number in range(1, rounds + 1):
+        print(f"  round {number}", flush=True)
+        held, closed = await one_round(context, url, hold_seconds, before.elements)
+        closes.append(closed)
+        line(
+            "  growth per open page while held (RSS / Python blocks)",
+            f"{(held.rss - before.rss) / OPEN_PAGES:8.2f} MiB / "
+            f"{(held.blocks - before.blocks) / OPEN_PAGES:,.0f} blocks",
+        )
+    first, last = closes[0], closes[-1]
+    line(
+        "left after the first round closed (vs before opening)",
+        f"{first.rss - before.rss:+8.1f} MiB, {first.blocks - before.blocks:+,} Python blocks, "
+        f"{first.elements - before.elements:+,} elements",
+    )
+    if rounds > 1:
+        # Memory the allocator keeps for reuse is reused by the next round; a leak grows every round.
+        line(
+            f"growth from the first round's close to round {rounds}'s",
+            f"{last.rss - first.rss:+8.1f} MiB, {last.blocks - first.blocks:+,} Python blocks, "
+            f"{last.elements - first.elements:+,} elements",
+        )
+
+
+async def measure(world: World, runs: int, hold_seconds: float, rounds: int) -> None:
     settings = world.settings
     token = await asyncio.to_thread(world.identity.password_token, USERNAME, USERNAME)
     async with serving(settings) as (url, services), async_playwright() as playwright:
@@ -348,7 +445,7 @@ async def measure(world: World, runs: int, hold_seconds: float) -> None:
             context = await browser.new_context(locale="en-US", viewport={"width": 1400, "height": 900})
             await sign_in(context, url)
             await time_to_content(context, url, runs, token)
-            await memory_per_page(context, url, hold_seconds)
+            await memory_per_page(context, url, hold_seconds, rounds)
             await context.close()
         finally:
             await browser.close()
@@ -360,6 +457,7 @@ def main() -> None:
     parser.add_argument(
         "--hold-seconds", type=float, default=300.0, help=f"how long the {OPEN_PAGES} pages stay open"
     )
+    parser.add_argument("--rounds", type=int, default=2, help="times the pages are opened, held and closed")
     args = parser.parse_args()
     configure_logging("console", "warning")
     with tempfile.TemporaryDirectory(prefix="nufi-bench-dashboard-") as scratch:
@@ -376,7 +474,8 @@ def main() -> None:
                 f"(mock exporter, DCGM profile), a dev cluster with the same nodes and {PODS} pods "
                 f"holding GPUs, Prometheus scraping every {SCRAPE_INTERVAL_SECONDS} s, the dev identity "
                 f"provider with the sandbox realm; browser {CHROMIUM} headless (Playwright); "
-                f"--runs {args.runs}, --hold-seconds {args.hold_seconds:g}; starting it",
+                f"--runs {args.runs}, --hold-seconds {args.hold_seconds:g}, --rounds {args.rounds}; "
+                "starting it",
                 flush=True,
             )
             exporter, address = start_exporter(work)
@@ -388,7 +487,7 @@ def main() -> None:
             )
             asyncio.run(wait_for_every_device(prometheus))
             world = World(prometheus, cluster, identity, work)
-            asyncio.run(measure(world, args.runs, args.hold_seconds))
+            asyncio.run(measure(world, args.runs, args.hold_seconds, args.rounds))
         finally:
             prometheus.stop()
             for process in (identity, cluster, exporter):

@@ -78,7 +78,7 @@ class Charts:
         self.area.clear()
         with self.area:
             if isinstance(result, str):
-                ui.label(result).classes("text-red-700")
+                ui.label(result).classes("text-red-700").props('data-testid="chart-error"')
             elif not result.reported:
                 ui.label(text(self.language, "monitoring.not_reported")).props(
                     'data-testid="chart-not-reported"'
