@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import connect
 
+from nufi.workloads.labs.model import PROFILES
 from nufi_sandbox.processes import ManagedProcess
 
 from .runtime_support import start_runtime
@@ -47,19 +48,26 @@ async def run_in_kernel(ws_url: str, code: str) -> str:
         {"code": code, "silent": False, "store_history": False, "user_expressions": {}, "allow_stdin": False},
     )
     printed = []
+    replied = idle = False
     async with connect(f"{ws_url}?session_id={session}", open_timeout=20) as ws:
         await ws.send(json.dumps(request))
-        while True:
+        # The reply (shell channel) and the output (iopub) come in no fixed order; "idle" on iopub
+        # follows all of this request's output.
+        while not (replied and idle):
             reply = json.loads(await ws.recv(decode=True))
             if reply.get("parent_header", {}).get("msg_id") != request["header"]["msg_id"]:
                 continue
-            if reply["msg_type"] == "stream":
+            kind = reply["msg_type"]
+            if kind == "stream":
                 printed.append(reply["content"]["text"])
-            elif reply["msg_type"] == "error":
+            elif kind == "error":
                 raise AssertionError(reply["content"])
-            elif reply["msg_type"] == "execute_reply":
+            elif kind == "execute_reply":
                 assert reply["content"]["status"] == "ok", reply["content"]
-                return "".join(printed)
+                replied = True
+            elif kind == "status" and reply["content"]["execution_state"] == "idle":
+                idle = True
+    return "".join(printed)
 
 
 def wait_serving(process: ManagedProcess, url: str) -> None:
@@ -75,11 +83,10 @@ async def test_jupyterlab_serves_under_the_prefix_and_its_kernels_see_the_pod_en
 ) -> None:
     workdir = tmp_path / "work"
     env = {"NB_PREFIX": PREFIX.rstrip("/"), "LPU_VISIBLE_DEVICES": "lpu1,lpu2"}
-    # Arguments a manifest for the upstream image may carry: its command is dropped, and an option
-    # that would move the server is not passed on.
-    process, port = start_runtime(
-        "jupyter", workdir, logs_dir, env, "start-notebook.py", "--ServerApp.port=1"
-    )
+    # The args NuFi's manifest gives the upstream image: its start script is dropped, and options that
+    # would move the server (ip, port, base_url) are not passed on.
+    args = PROFILES["jupyter"].args()
+    process, port = start_runtime("jupyter", workdir, logs_dir, env, *args)
     base = f"http://127.0.0.1:{port}{PREFIX}"
     try:
         wait_serving(process, base)

@@ -1,6 +1,10 @@
 """A page standing in for VS Code (code-server), which the sandbox cannot run: served on
-``127.0.0.1:$PORT`` under ``NB_PREFIX`` like the real editor, saying so in Korean and English and
-showing what the pod gave it (its devices above all), with ``/healthz`` for probes.
+``127.0.0.1:$PORT``, saying so in Korean and English and showing what the pod gave it (its devices
+above all), with ``/healthz`` for probes.
+
+code-server itself serves at ``/`` and leaves the lab's path to the proxy in front, which takes it off
+(Kubeflow's ``http-rewrite-uri: /``); a proxy that passes the path on reaches the same page under
+``NB_PREFIX``. Both work here.
 """
 
 from __future__ import annotations
@@ -77,9 +81,14 @@ def create_app(env: Mapping[str, str], workdir: Path) -> Starlette:
     async def to_prefix(_: Request) -> Response:
         return RedirectResponse(prefix, status_code=307)
 
-    routes = [Route("/healthz", healthz), Route(prefix, home), Route(f"{prefix}api/stand-in", about)]
+    routes = [Route("/", home), Route("/healthz", healthz), Route("/api/stand-in", about)]
     if prefix != "/":
-        routes += [Route(f"{prefix}healthz", healthz), Route(prefix.rstrip("/"), to_prefix)]
+        routes += [
+            Route(prefix, home),
+            Route(f"{prefix}healthz", healthz),
+            Route(f"{prefix}api/stand-in", about),
+            Route(prefix.rstrip("/"), to_prefix),
+        ]
     return Starlette(routes=routes)
 
 
