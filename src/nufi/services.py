@@ -104,10 +104,16 @@ async def build_services(
         cache_checks = [] if cluster_cache is None else [cluster_cache]
         fetchers = FetcherRegistry.with_plugins()
         catalog = DeviceCatalog(database, cluster, prometheus, fetchers, usage=WorkloadDeviceUsage(cluster))
-        monitoring = MonitoringService(
-            catalog, fetchers, cluster, prometheus, MonitoringSettings.from_settings(settings)
-        )
         projects = ProjectService(cluster, database)
+        # Non-admins see other projects' pods in monitoring as "another project".
+        monitoring = MonitoringService(
+            catalog,
+            fetchers,
+            cluster,
+            prometheus,
+            MonitoringSettings.from_settings(settings),
+            visibility=projects,
+        )
         accelerators = AcceleratorService(catalog, fetchers, cluster)
         # Before the gateways close: no refresher outlives the clients it evaluates with.
         owned.push_async_callback(monitoring.close)

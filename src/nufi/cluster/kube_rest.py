@@ -103,13 +103,14 @@ async def request_json(
 
 
 async def get_or_none(cluster: ClusterGateway, path: str) -> Json | None:
-    """The object at `path`, or None when it does not exist."""
+    """The object at `path`, or None when it does not exist; any other refusal is the cluster's
+    fault, not the caller's (DependencyUnavailable)."""
     try:
         return await request_json(cluster, "GET", path)
     except KubeRefused as exc:
         if exc.status == 404:
             return None
-        raise
+        raise _unavailable("GET", path, exc) from None
 
 
 async def list_items(
@@ -130,7 +131,7 @@ async def list_items(
         except KubeRefused as exc:
             if missing_ok and exc.status == 404:
                 return []
-            raise
+            raise _unavailable("GET", path, exc) from None
         items.extend(page.get("items") or [])
         token = (page.get("metadata") or {}).get("continue") or None
         if token is None:
@@ -144,8 +145,15 @@ async def delete_or_absent(cluster: ClusterGateway, path: str, *, propagation: s
     except KubeRefused as exc:
         if exc.status == 404:
             return False
-        raise
+        raise _unavailable("DELETE", path, exc) from None
     return True
+
+
+def _unavailable(method: str, path: str, exc: KubeRefused) -> DependencyUnavailable:
+    detail = f"the Kubernetes API refused {method} {path} (HTTP {exc.status}): {exc.message}"
+    if exc.status in (401, 403):
+        detail += "; grant NuFi's service account the rights deploy/ describes"
+    return DependencyUnavailable(detail, dependency=KUBERNETES)
 
 
 def _decode(raw: bytes) -> Json:

@@ -30,6 +30,7 @@ from nufi.errors import NotFound, NufiError
 from nufi.monitoring.evaluation import Sources, evaluate
 from nufi.monitoring.flight import SingleFlight
 from nufi.monitoring.freshness import SeriesMemory
+from nufi.monitoring.masking import Hidden, NamespaceVisibility, hide_all, mask_snapshot
 from nufi.monitoring.overview import Overview, OverviewRow
 from nufi.monitoring.paging import PageQuery, SnapshotPage, decode_continue, page_snapshot
 from nufi.monitoring.range_queries import range_expressions
@@ -102,8 +103,11 @@ class MonitoringService:
         *,
         clock: Callable[[], float] = time.time,
         background: bool = True,
+        visibility: NamespaceVisibility | None = None,
     ) -> None:
         self._catalog = catalog
+        # Who may see which pod and namespace names; None: everyone sees every name.
+        self._visibility = visibility
         self._fetchers = fetchers
         self._sources = Sources(prometheus, cluster)
         self._prometheus = prometheus
@@ -123,7 +127,7 @@ class MonitoringService:
     async def snapshot(self, principal: Principal | None, device_type_id: str) -> Snapshot:
         """Every node and device of one type, as of the type's latest evaluation."""
         require_user(principal)
-        return await (await self._refresher(principal, device_type_id)).read()
+        return await self._masked(principal, await (await self._refresher(principal, device_type_id)).read())
 
     async def snapshot_page(
         self, principal: Principal | None, device_type_id: str, query: PageQuery
@@ -134,7 +138,7 @@ class MonitoringService:
         token = decode_continue(query)
         refresher = await self._refresher(principal, device_type_id)
         if token is None:
-            return page_snapshot(await refresher.read(), query)
+            return page_snapshot(await self._masked(principal, await refresher.read()), query)
         snapshot = refresher.retained(token.snapshot_time)
         if snapshot is None:
             raise ContinueExpired(
@@ -142,7 +146,7 @@ class MonitoringService:
                 "intervals); start again without `continue`.",
                 field="continue",
             )
-        return page_snapshot(snapshot, query, offset=token.offset)
+        return page_snapshot(await self._masked(principal, snapshot), query, offset=token.offset)
 
     async def stream(
         self, principal: Principal | None, device_type_id: str, *, heartbeat_seconds: float
@@ -164,7 +168,7 @@ class MonitoringService:
                     yield None
                     continue
                 seen, item = landed
-                yield item
+                yield await self._masked(principal, item) if isinstance(item, Snapshot) else item
         finally:
             left = self._open_streams.pop(device_type_id) - 1
             if left:
@@ -262,6 +266,23 @@ class MonitoringService:
         return assemble_range(device_type, request, outcomes, expressions, usable=fetcher.usable)
 
     # -- internals -----------------------------------------------------------------------------------
+
+    async def _masked(self, principal: Principal | None, snapshot: Snapshot) -> Snapshot:
+        """The snapshot as `principal` may see it: others' pod and namespace names hidden."""
+        if self._visibility is None:
+            return snapshot
+        hidden: Hidden
+        try:
+            namespaces = await self._visibility.hidden_namespaces(principal)
+        except NufiError:
+            # Not knowing whose projects are whose (the cluster cannot be read) hides every name
+            # rather than the whole snapshot.
+            hidden = hide_all
+        else:
+            if not namespaces:
+                return snapshot
+            hidden = namespaces.__contains__
+        return mask_snapshot(snapshot, hidden)
 
     async def _refresher(self, principal: Principal | None, device_type_id: str) -> Refresher:
         try:

@@ -47,6 +47,7 @@ from nufi.workloads.labels import (
     WORKLOAD_KIND,
     selector_text,
 )
+from nufi.workloads.names import is_name
 from nufi.workloads.projects import ProjectService
 
 _log = get_logger("nufi.workloads.deployments")
@@ -176,7 +177,7 @@ class DeploymentService:
     # -- internals -----------------------------------------------------------------------------------
 
     async def _ours(self, project: str, name: str) -> Json:
-        deployment = await get_deployment(self._cluster, project, name)
+        deployment = await get_deployment(self._cluster, project, name) if is_name(name) else None
         if deployment is None or not _is_ours(deployment):
             raise _absent(project, name)
         return deployment

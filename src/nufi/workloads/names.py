@@ -15,6 +15,15 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ENV_NAME_MAX_LENGTH = 253
 
 
+def is_name(value: str) -> bool:
+    """Whether `value` is a DNS-1123 label (what check_name accepts)."""
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= NAME_MAX_LENGTH
+        and _DNS1123_LABEL.fullmatch(value) is not None
+    )
+
+
 def check_name(value: str, *, field: str) -> str:
     """`value` when it is a DNS-1123 label (at most 63 lowercase letters, digits and '-', starting and
     ending with a letter or digit); otherwise ValidationFailed naming `field`."""

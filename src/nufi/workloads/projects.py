@@ -34,7 +34,7 @@ from nufi.db import AuditRepository, Database
 from nufi.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from nufi.workloads.kube_errors import refused
 from nufi.workloads.labels import MANAGED_BY, MANAGED_BY_NUFI, MEMBERS_ANNOTATION, PROJECT
-from nufi.workloads.names import check_name, check_username
+from nufi.workloads.names import check_name, check_username, is_name
 
 TARGET_KIND = "project"
 MAX_MEMBERS = 1000
@@ -105,13 +105,14 @@ class ProjectService:
             return projects
         return [p for p in projects if principal.username in p.members]
 
-    async def visible_namespaces(self, principal: Principal | None) -> frozenset[str] | None:
-        """The namespaces whose names the caller may see in shared views; None means all of them."""
+    async def hidden_namespaces(self, principal: Principal | None) -> frozenset[str]:
+        """The projects whose pod names the caller may not see in shared views (monitoring): those
+        they are not a member of; none for an admin."""
         require_user(principal)
         assert principal is not None
         if principal.is_admin:
-            return None
-        return frozenset(p.name for p in await self.visible_projects(principal))
+            return frozenset()
+        return frozenset(p.name for p in await self._all() if principal.username not in p.members)
 
     # -- admin writes --------------------------------------------------------------------------------
 
@@ -176,6 +177,8 @@ class ProjectService:
     # -- internals -----------------------------------------------------------------------------------
 
     async def _find(self, name: str) -> Project | None:
+        if not is_name(name):
+            return None  # no namespace can have it; the API server need not be asked
         namespace = await get_namespace(self._cluster, name)
         return None if namespace is None else _project(namespace)
 
@@ -201,7 +204,7 @@ class ProjectService:
             if attempt:
                 # Spread the retries of writers that collided, so they do not collide again.
                 await asyncio.sleep(random.uniform(0, 0.02 * attempt))
-            namespace = await get_namespace(self._cluster, name)
+            namespace = await get_namespace(self._cluster, name) if is_name(name) else None
             project = None if namespace is None else _project(namespace)
             if namespace is None or project is None:
                 raise NotFound(f"There is no project {name!r}.", project=name)
