@@ -1,0 +1,142 @@
+"""End to end through the dev cluster: its kubelet runs a Jupyter lab's container as a real JupyterLab
+process, and NuFi reaches it as from outside a cluster, through the Kubernetes API's services proxy
+(NUFI_LAB_ROUTE=service-proxy) — HTTP pages and REST calls, and a kernel's WebSocket running code."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+
+from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from nufi_sandbox.devcluster.runtime.map import ImageEntry, RuntimeMap, dump_runtime_map
+from nufi_sandbox.sandbox.images import JUPYTER
+from support.polling import until
+
+from .labs_world import NODES, World, create_project, lab_body, project_name, register_lpu, running
+
+
+@pytest.fixture(scope="module")
+def process_cluster() -> Iterator[DevClusterProcess]:
+    # Unix socket paths must stay short, so the state lives directly under /tmp.
+    state = Path(tempfile.mkdtemp(prefix="labp-", dir="/tmp"))
+    (state / "nodes.yaml").write_text(NODES)
+    runtime_map = RuntimeMap(
+        images={JUPYTER: ImageEntry(argv=(sys.executable, "-m", "nufi_sandbox.runtime", "jupyter"), env={})}
+    )
+    (state / "runtime-map.json").write_text(dump_runtime_map(runtime_map))
+    process = DevClusterProcess(
+        state, nodes_file=state / "nodes.yaml", runtime_map=state / "runtime-map.json"
+    )
+    process.start()
+    yield process
+    process.stop()
+
+
+@pytest.fixture(scope="module")
+async def through_cluster(
+    process_cluster: DevClusterProcess, world: World, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[str]:
+    here = World(process_cluster, world.idp, world.admin_token, world.user_token)
+    database = tmp_path_factory.mktemp("labs-e2e") / "nufi.db"
+    settings = here.settings(f"sqlite+aiosqlite:///{database}", lab_route="service-proxy")
+    async with running(settings) as url:
+        async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+            await register_lpu(client, here)
+        yield url
+
+
+def _kernel_message(session: str, code: str) -> dict[str, Any]:
+    return {
+        "header": {
+            "msg_id": uuid.uuid4().hex,
+            "username": "test",
+            "session": session,
+            "msg_type": "execute_request",
+            "version": "5.3",
+            "date": datetime.now(UTC).isoformat(),
+        },
+        "parent_header": {},
+        "metadata": {},
+        "content": {"code": code, "silent": False, "store_history": False, "user_expressions": {}},
+        "channel": "shell",
+        "buffers": [],
+    }
+
+
+async def _run(ws_url: str, headers: dict[str, str], code: str) -> str:
+    session = uuid.uuid4().hex
+    request = _kernel_message(session, code)
+    printed: list[str] = []
+    replied = idle = False
+    async with connect(f"{ws_url}?session_id={session}", additional_headers=headers, open_timeout=20) as ws:
+        await ws.send(json.dumps(request))
+        while not (replied and idle):
+            reply = json.loads(await ws.recv(decode=True))
+            if reply.get("parent_header", {}).get("msg_id") != request["header"]["msg_id"]:
+                continue
+            kind = reply["msg_type"]
+            if kind == "stream":
+                printed.append(reply["content"]["text"])
+            elif kind == "error":
+                raise AssertionError(reply["content"])
+            elif kind == "execute_reply":
+                replied = True
+            elif kind == "status" and reply["content"]["execution_state"] == "idle":
+                idle = True
+    return "".join(printed)
+
+
+async def test_a_jupyter_lab_opens_through_nufi_and_the_services_proxy(
+    through_cluster: str, world: World
+) -> None:
+    project = project_name()
+    async with httpx.AsyncClient(base_url=through_cluster, timeout=30) as nufi:
+        await create_project(nufi, world, project, ["user"])
+        try:
+            created = await nufi.post(f"/api/v1/projects/{project}/labs", json=lab_body(), headers=world.user)
+            assert created.status_code == 201, created.text
+
+            async def ready() -> bool:
+                lab = (await nufi.get(f"/api/v1/projects/{project}/labs/lab", headers=world.user)).json()
+                return bool(lab["status"] == "Ready")
+
+            # Ready comes from the readiness probe on the lab's own /api, answered by JupyterLab.
+            await until(ready, within=60, every=0.5)
+            prefix = f"/labs/{project}/lab/"
+            status = await nufi.get(f"{prefix}api/status", headers=world.user)
+            assert status.status_code == 200, status.text
+            assert status.json()["kernels"] == 0
+            page = await nufi.get(f"{prefix}lab", headers=world.user)
+            assert page.status_code == 200 and "JupyterLab" in page.text
+            # Links stay on NuFi's paths, whatever the services proxy did to them.
+            assert "/proxy/" not in page.text and prefix in page.text
+            xsrf = page.cookies["_xsrf"]
+            cookies = {"Cookie": f"_xsrf={xsrf}"}
+            kernel = await nufi.post(
+                f"{prefix}api/kernels",
+                json={"name": "python3"},
+                headers={**world.user, **cookies, "X-XSRFToken": xsrf},
+            )
+            assert kernel.status_code == 201, kernel.text
+            ws_url = (
+                through_cluster.replace("http://", "ws://")
+                + f"{prefix}api/kernels/{kernel.json()['id']}/channels"
+            )
+            printed = await _run(
+                ws_url, {**world.user, **cookies}, "import os; print(os.environ['NB_PREFIX'])"
+            )
+            assert printed.strip() == prefix
+            # Strangers stay out of the running lab as well.
+            assert (await nufi.get(f"{prefix}api/status")).status_code == 401
+        finally:
+            await nufi.delete(f"/api/v1/admin/projects/{project}", headers=world.admin)
