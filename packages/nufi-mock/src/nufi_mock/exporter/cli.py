@@ -86,8 +86,10 @@ def exporter(
     """Serve Prometheus metrics of simulated accelerators, with pod attribution and a control endpoint.
 
     Devices held by a pod (per the kubelet's PodResources API) are busy and carry pod labels; idle ones
-    stay near 0 %. Temperature follows load with inertia (ambient to full-load temperature). Endpoints:
-    GET /metrics, GET /healthz, and GET/POST/DELETE /control/override to force values, for example
+    stay near 0 %. Temperature follows load with inertia (ambient to full-load temperature). A workload
+    that reports its load (GET/POST/DELETE /control/load, as `nufi-mock inference` does) sets the
+    utilisation of its devices while its reports last. Endpoints: GET /metrics, GET /healthz,
+    /control/load, and GET/POST/DELETE /control/override to force values, for example
 
     \b
       curl -X POST localhost:9850/control/override -d '{"node": "n1", "device": null,
