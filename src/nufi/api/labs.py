@@ -7,9 +7,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Request, Response, status
 
-from nufi.api.auth import AUTH_RESPONSES, CurrentPrincipal
+from nufi.api.auth import CurrentPrincipal
+from nufi.api.projects import PROJECT_RESPONSES, ProjectAccess
 from nufi.api.schemas.labs import LabList, LabView
-from nufi.api.schemas.problem import CONFLICT, NOT_FOUND, ResponseDocs, problem
+from nufi.api.schemas.problem import CONFLICT
 from nufi.api.services import get_services
 from nufi.workloads.labs import LabRequest, LabService
 
@@ -22,12 +23,12 @@ Labs = Annotated[LabService, Depends(get_labs)]
 ProjectName = Annotated[str, Path(max_length=63, description="the project (its namespace)")]
 LabName = Annotated[str, Path(max_length=63, description="the lab's name")]
 
-_PROJECT: ResponseDocs = {
-    403: problem("Not an admin nor a member of the project (absent projects answer the same)."),
-    404: NOT_FOUND,
-}
+# Membership is checked before the body is read: a non-member gets 403 whatever they send.
 router = APIRouter(
-    prefix="/api/v1/projects/{project}/labs", tags=["labs"], responses={**AUTH_RESPONSES, **_PROJECT}
+    prefix="/api/v1/projects/{project}/labs",
+    tags=["labs"],
+    responses=PROJECT_RESPONSES,
+    dependencies=[ProjectAccess],
 )
 
 
