@@ -32,7 +32,7 @@ class _ServedByHeaders:
 
     def __init__(self, app: ASGIApp, headers: dict[str, str]) -> None:
         self.app = app
-        self.headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
+        self.headers = [(k.encode("latin-1"), v.encode("latin-1", "replace")) for k, v in headers.items()]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
