@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import tempfile
 import textwrap
@@ -16,6 +17,7 @@ from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.devcluster.runtime.map import ImageEntry, NodeEntry, RuntimeMap, dump_runtime_map
 
 ECHO_IMAGE = "registry.nufi.test/echo:1"
+MISSING_IMAGE = "registry.nufi.test/missing:1"
 BACKEND = Path(__file__).with_name("echo_backend.py")
 NODES = textwrap.dedent("""\
     nodes:
@@ -35,13 +37,20 @@ def process_cluster(**options: Any) -> DevClusterProcess:
             ECHO_IMAGE: ImageEntry(
                 argv=(sys.executable, str(BACKEND), "{port}"),
                 env={"FROM_MAP": "map {pod} {namespace}", "SEEN_WORKDIR": "{workdir}"},
-            )
+            ),
+            MISSING_IMAGE: ImageEntry(argv=("/nonexistent/nufi-test-program",)),
         },
         nodes={"lpu-1": NodeEntry(env={"FROM_NODE": "node {node}"})},
     )
     map_file = state / "runtime-map.json"
     map_file.write_text(dump_runtime_map(runtime_map))
     return DevClusterProcess(state, nodes_file=nodes_file, runtime_map=map_file, **options)
+
+
+def discard(cluster: DevClusterProcess) -> None:
+    """Stop the cluster and remove its state directory (pod work dirs, logs, sockets)."""
+    cluster.stop()
+    shutil.rmtree(cluster.state_dir, ignore_errors=True)
 
 
 def echo_container(

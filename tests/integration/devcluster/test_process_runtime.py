@@ -19,6 +19,8 @@ from support.polling import until
 from .fakeplugin import FakePlugin, devices
 from .processcluster import (
     HTTP_PROBE,
+    MISSING_IMAGE,
+    discard,
     echo_container,
     pod_when,
     process_cluster,
@@ -34,7 +36,7 @@ def cluster() -> Iterator[DevClusterProcess]:
     process = process_cluster()
     process.start()
     yield process
-    process.stop()
+    discard(process)
 
 
 @pytest.fixture
@@ -177,6 +179,27 @@ async def test_a_crashing_container_restarts_with_backoff(
     assert raised.value.status == 400
 
 
+async def test_a_program_that_cannot_start_is_a_start_error_in_back_off(
+    cluster: DevClusterProcess, api: client.ApiClient, namespace: str
+) -> None:
+    v1 = client.CoreV1Api(api)
+    container = {"name": "broken", "image": MISSING_IMAGE}
+    await v1.create_namespaced_pod(namespace, _pod("broken", container))
+
+    async def backing_off() -> Any:
+        current = await v1.read_namespaced_pod("broken", namespace)
+        statuses = current.status.container_statuses or []
+        waiting = statuses[0].state.waiting if statuses else None
+        return current if waiting is not None and waiting.reason == "CrashLoopBackOff" else None
+
+    current = await until(backing_off, within=30)
+    status = current.status.container_statuses[0]
+    assert status.last_state.terminated.reason == "StartError"
+    assert status.last_state.terminated.exit_code == 128
+    assert "/nonexistent/nufi-test-program" in status.last_state.terminated.message
+    assert status.ready is False and current.status.phase == "Running"
+
+
 async def test_a_pod_that_ends_for_good_reports_its_phase(
     cluster: DevClusterProcess, api: client.ApiClient, namespace: str
 ) -> None:
@@ -247,7 +270,7 @@ def test_stopping_the_dev_cluster_leaves_no_process_behind(how: signal.Signals) 
         os.kill(own.process.pid, how)  # the dev cluster alone, not its process group
         assert wait_gone(own.process.pid, 10.0)
     finally:
-        own.stop()
+        discard(own)
     # One of them is a grandchild in a pod's process group: only the dev cluster's own stop reaches it.
     assert all(wait_gone(pid, 2.0) for pid in pids)
 

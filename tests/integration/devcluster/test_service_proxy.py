@@ -16,7 +16,7 @@ from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.kube import api_client, new_namespace
 from support.polling import until
 
-from .processcluster import HTTP_PROBE, echo_container, process_cluster, proxy_url, token_client
+from .processcluster import HTTP_PROBE, discard, echo_container, process_cluster, proxy_url, token_client
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,7 @@ def cluster() -> Iterator[DevClusterProcess]:
     process = process_cluster()
     process.start()
     yield process
-    process.stop()
+    discard(process)
 
 
 @pytest.fixture

@@ -1,18 +1,21 @@
 """One mapped container: a local process in its own process group, restarted and probed like a kubelet would.
 
-Processes are started synchronously from the event loop thread (the main thread of the dev cluster), so
-the parent-death signal set before exec fires only when the dev cluster itself ends. Exits are noticed
-through a pidfd, without a thread per process.
+Processes are started synchronously from the event loop thread (the main thread of the dev cluster)
+through `die_with_parent.py`, so the parent-death signal fires only when the dev cluster itself ends.
+Exits are noticed through a pidfd, without a thread per process.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
+import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +25,7 @@ from typing import Any
 from nufi_sandbox.devcluster.runtime.env import LaunchSpec
 from nufi_sandbox.devcluster.runtime.probes import PortResolver, Prober, probe_kind
 from nufi_sandbox.devcluster.sim.meta import now
-from nufi_sandbox.pids import die_with_parent_hook, group_members, signal_group
+from nufi_sandbox.pids import group_members, signal_group
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +36,7 @@ BACKOFF_CAP_SECONDS = 20.0
 # A container that ran this long without exiting starts its next backoff from the beginning again.
 BACKOFF_RESET_SECONDS = 60.0
 START_ERROR_EXIT_CODE = 128
+_TRAMPOLINE = str(Path(__file__).with_name("die_with_parent.py"))
 
 
 @dataclass
@@ -110,17 +114,19 @@ class ContainerProcess:
         plan = self.plan
         plan.workdir.mkdir(parents=True, exist_ok=True)
         stamp = now()
+        program = plan.spec.argv[0]
         try:
+            if shutil.which(program, path=plan.spec.env.get("PATH")) is None:
+                raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
             with open(plan.workdir / "log", "ab") as log_file:
                 popen = subprocess.Popen(
-                    plan.spec.argv,
+                    [sys.executable, "-I", "-S", _TRAMPOLINE, str(os.getpid()), *plan.spec.argv],
                     stdin=subprocess.DEVNULL,
                     stdout=log_file,
                     stderr=subprocess.STDOUT,
                     env=plan.spec.env,
                     cwd=plan.workdir,
                     start_new_session=True,
-                    preexec_fn=die_with_parent_hook(),
                 )
         except OSError as exc:
             with contextlib.suppress(OSError), open(plan.workdir / "log", "a") as log_file:
