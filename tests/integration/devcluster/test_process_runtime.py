@@ -179,6 +179,23 @@ async def test_a_crashing_container_restarts_with_backoff(
     assert raised.value.status == 400
 
 
+async def test_a_failing_liveness_probe_kills_and_restarts_the_container(
+    cluster: DevClusterProcess, api: client.ApiClient, namespace: str
+) -> None:
+    v1 = client.CoreV1Api(api)
+    liveness = {"httpGet": {"path": "/healthz", "port": 8080}, "periodSeconds": 1, "failureThreshold": 2}
+    container = echo_container(env={"FAIL_READY": "1"}, livenessProbe=liveness)
+    await v1.create_namespaced_pod(namespace, _pod("unwell", container))
+
+    async def restarted() -> Any:
+        current = await v1.read_namespaced_pod("unwell", namespace)
+        statuses = current.status.container_statuses or []
+        return current if statuses and statuses[0].restart_count >= 1 else None
+
+    current = await until(restarted, within=30)
+    assert current.status.container_statuses[0].last_state.terminated.exit_code == 137  # SIGKILL
+
+
 async def test_a_program_that_cannot_start_is_a_start_error_in_back_off(
     cluster: DevClusterProcess, api: client.ApiClient, namespace: str
 ) -> None:
@@ -235,6 +252,8 @@ async def test_deleting_a_pod_stops_its_process_group_even_one_ignoring_sigterm(
 
     await until(gone, within=15)
     assert wait_gone(pid, 2.0) and wait_gone(child, 2.0)
+    events = await v1.list_namespaced_event(namespace, field_selector="involvedObject.name=stubborn")
+    assert "Stopping container echo" in {e.message for e in events.items if e.reason == "Killing"}
 
 
 async def test_deleting_a_deployment_stops_its_processes(

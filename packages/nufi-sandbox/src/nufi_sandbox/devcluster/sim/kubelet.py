@@ -233,6 +233,16 @@ class Kubelet(Controller[ObjectKey]):
         if self.runtime is not None and self.runtime.pod(uid) is not None:
             # A pod with processes is gone once they are: SIGTERM, then SIGKILL after its grace period.
             process_grace = 30.0 if grace is None else float(grace)
+            processes = self.runtime.pod(uid)
+            for container in processes.containers if processes is not None else ():
+                self._events.record(
+                    pod,
+                    "Normal",
+                    "Killing",
+                    f"Stopping container {container}",
+                    component="kubelet",
+                    host=agent.node,
+                )
         self._stopping[uid] = asyncio.create_task(
             self._finish_stop(namespace_of(pod), name_of(pod), uid, agent, delay, process_grace),
             name=f"stop pod {namespace_of(pod)}/{name_of(pod)}",
