@@ -21,6 +21,10 @@ from yarl import URL
 from nufi.cluster.service_route import Upstream
 
 SESSION_COOKIE = "nufi_session"  # the dashboard's session (nufi.ui.signin.SESSION_COOKIE)
+# The dashboard's cookies, which a lab (running whatever image its owner chose, on NuFi's own origin)
+# must not set: a lab planting its owner's session in a visitor's browser would sign them in as
+# someone else.
+NUFI_COOKIES = frozenset({SESSION_COOKIE, "nufi_login"})
 HOP_BY_HOP = frozenset(
     {
         "connection",
@@ -139,6 +143,8 @@ def response_headers(response: aiohttp.ClientResponse, target: Target) -> list[t
         value = raw_value.decode("latin-1")
         if name == "location":
             value = target.local_location(value)
+        if name == "set-cookie" and value.split("=", 1)[0].strip() in NUFI_COOKIES:
+            continue
         out.append((name.encode("latin-1"), value.encode("latin-1")))
     return out
 

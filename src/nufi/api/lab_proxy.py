@@ -16,6 +16,9 @@ limit, and it exists wherever the API or the dashboard is served.
 from __future__ import annotations
 
 import re
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote, urlencode
@@ -42,6 +45,12 @@ _LAB_PATH = re.compile(rf"^/(labs|notebook)/({_LABEL})/({_LABEL})(/.*)?$", re.DO
 # Far above the 43 characters NuFi's session ids have.
 _MAX_SESSION_ID_LENGTH = 256
 _SIGN_IN = "sign in to open a lab: send 'Authorization: Bearer <access token>', or open it from the dashboard"
+
+# A page of JupyterLab loads a hundred files; each would cost reads of the namespace and the lab.
+# Who may open which lab is remembered this long (so a member removed keeps access for at most this),
+# per replica, for this many callers and labs.
+ROUTE_CACHE_SECONDS = 5.0
+ROUTE_CACHE_SIZE = 4096
 
 _log = get_logger("nufi.api")
 
@@ -73,9 +82,48 @@ class _Route:
     path: str = ROUTE_TEMPLATE
 
 
+_RouteKey = tuple[str, str, bool, str, str]
+
+
+class RouteCache:
+    """Lab routes recently granted, by caller and lab; only grants are kept, never refusals."""
+
+    def __init__(
+        self,
+        *,
+        ttl_seconds: float = ROUTE_CACHE_SECONDS,
+        size: int = ROUTE_CACHE_SIZE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._ttl = ttl_seconds
+        self._size = size
+        self._clock = clock
+        self._entries: OrderedDict[_RouteKey, tuple[float, LabRoute]] = OrderedDict()
+
+    @staticmethod
+    def key(principal: Principal, project: str, name: str) -> _RouteKey:
+        return (principal.subject, principal.username, principal.is_admin, project, name)
+
+    def get(self, key: _RouteKey) -> LabRoute | None:
+        found = self._entries.get(key)
+        if found is None:
+            return None
+        if found[0] <= self._clock():
+            del self._entries[key]
+            return None
+        return found[1]
+
+    def put(self, key: _RouteKey, route: LabRoute) -> None:
+        self._entries[key] = (self._clock() + self._ttl, route)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+
+
 class LabProxyMiddleware:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        self.routes = RouteCache()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -88,14 +136,23 @@ class LabProxyMiddleware:
             return
         scope["route"] = _Route()
         if scope["type"] == "http":
-            await _HttpExchange(services, lab_path, scope, receive, send).run()
+            await _HttpExchange(services, self.routes, lab_path, scope, receive, send).run()
         else:
-            await _WebSocketExchange(services, lab_path, scope, receive, send).run()
+            await _WebSocketExchange(services, self.routes, lab_path, scope, receive, send).run()
 
 
 class _Exchange:
-    def __init__(self, services: Services, lab_path: LabPath, scope: Scope, receive: Receive, send: Send):
+    def __init__(
+        self,
+        services: Services,
+        routes: RouteCache,
+        lab_path: LabPath,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+    ):
         self.services = services
+        self.routes = routes
         self.lab_path = lab_path
         self.scope = scope
         self.receive = receive
@@ -118,7 +175,12 @@ class _Exchange:
         return None
 
     async def route(self, principal: Principal) -> LabRoute:
-        return await self.services.labs.route(principal, self.lab_path.project, self.lab_path.name)
+        key = RouteCache.key(principal, self.lab_path.project, self.lab_path.name)
+        route = self.routes.get(key)
+        if route is None:
+            route = await self.services.labs.route(principal, self.lab_path.project, self.lab_path.name)
+            self.routes.put(key, route)
+        return route
 
     def upstream_path(self, route: LabRoute) -> str:
         """The path the lab is asked for, percent-encoded as the caller sent it."""

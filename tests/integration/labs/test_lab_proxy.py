@@ -79,6 +79,7 @@ async def test_a_member_reaches_the_lab_under_its_prefix(
     assert "x-upstream-hop" not in response.headers
     assert response.headers["x-upstream-end"] == "kept"
     assert response.cookies.get("_xsrf") == "lab-cookie"
+    assert "nufi_session" not in response.cookies
 
 
 async def test_every_method_goes_through(nufi: httpx.AsyncClient, world: World, project: str) -> None:

@@ -48,6 +48,8 @@ async def echo(request: Request) -> Response:
     response.headers["x-upstream-hop"] = "1"
     response.headers["x-upstream-end"] = "kept"
     response.set_cookie("_xsrf", "lab-cookie", path="/")
+    # A lab runs what its owner chose: it may try to plant its owner's dashboard session.
+    response.set_cookie("nufi_session", "planted-by-the-lab", path="/")
     return response
 
 

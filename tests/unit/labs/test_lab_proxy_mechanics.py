@@ -9,12 +9,14 @@ import string
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nufi.api.lab_forward import SESSION_COOKIE, Target, request_headers, without_session_cookie
-from nufi.api.lab_proxy import LOGIN_PATH, match_lab_path
+from nufi.api.lab_forward import NUFI_COOKIES, SESSION_COOKIE, Target, request_headers, without_session_cookie
+from nufi.api.lab_proxy import LOGIN_PATH, RouteCache, match_lab_path
+from nufi.auth import Principal
 from nufi.cluster import ClusterGateway, KubeSource
 from nufi.cluster.service_route import ClusterDnsRoute, ServiceProxyRoute, Upstream, route_from_settings
 from nufi.config import Settings
 from nufi.ui import signin
+from nufi.workloads.labs import LabRoute
 
 LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 labels = st.from_regex(r"\A[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?\Z")
@@ -22,6 +24,7 @@ labels = st.from_regex(r"\A[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?\Z")
 
 def test_the_proxy_speaks_the_dashboards_names() -> None:
     assert SESSION_COOKIE == signin.SESSION_COOKIE
+    assert {signin.SESSION_COOKIE, signin.LOGIN_COOKIE} == NUFI_COOKIES
     assert LOGIN_PATH == signin.LOGIN_PATH
 
 
@@ -123,3 +126,21 @@ def test_the_route_follows_the_setting_and_where_nufi_runs() -> None:
     assert isinstance(route_from_settings(Settings(), inside), ClusterDnsRoute)
     assert isinstance(route_from_settings(Settings(lab_route="cluster-dns"), outside), ClusterDnsRoute)
     assert isinstance(route_from_settings(Settings(lab_route="service-proxy"), inside), ServiceProxyRoute)
+
+
+def test_granted_routes_are_remembered_briefly_per_caller() -> None:
+    now = [100.0]
+    cache = RouteCache(ttl_seconds=5, size=2, clock=lambda: now[0])
+    ada = Principal(subject="s1", username="ada", roles=frozenset())
+    ada_admin = Principal(subject="s1", username="ada", roles=frozenset({"nufi-admin"}))
+    route = LabRoute("p", "n", 80, "/labs/p/n/", serves_prefix=True, backend="statefulset")
+    cache.put(RouteCache.key(ada, "p", "n"), route)
+    assert cache.get(RouteCache.key(ada, "p", "n")) == route
+    # The same person with other roles is another caller: their grant is decided again.
+    assert cache.get(RouteCache.key(ada_admin, "p", "n")) is None
+    now[0] += 5
+    assert cache.get(RouteCache.key(ada, "p", "n")) is None
+    for name in ("a", "b", "c"):
+        cache.put(RouteCache.key(ada, "p", name), route)
+    assert cache.get(RouteCache.key(ada, "p", "a")) is None  # the oldest went first
+    assert cache.get(RouteCache.key(ada, "p", "c")) == route
