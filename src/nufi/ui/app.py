@@ -21,7 +21,7 @@ from nufi.config import Settings
 from nufi.ui import context, signin
 from nufi.ui.context import LANGUAGE_COOKIE
 from nufi.ui.i18n import LANGUAGES
-from nufi.ui.pages import admin, monitoring, wizard
+from nufi.ui.pages import admin, deployments, labs, monitoring, projects, wizard
 
 # A year: the language is a preference, not a secret.
 _LANGUAGE_COOKIE_SECONDS = 366 * 86400
@@ -44,6 +44,9 @@ def register_pages() -> None:
     monitoring.register()
     admin.register()
     wizard.register()
+    deployments.register()
+    labs.register()
+    projects.register()
 
 
 @asynccontextmanager

@@ -1,5 +1,6 @@
 """The frame of every dashboard page: a header with the person's name, the language switch and
-sign-out, and a sidebar with Monitoring and, for `nufi-admin` only, Admin → Devices and Admin → Audit."""
+sign-out, and a sidebar with Monitoring, Workloads → Deployments and Labs, and, for `nufi-admin` only,
+Admin → Devices, Projects and Audit."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from nufi.ui.i18n import LANGUAGE_NAMES, LANGUAGES, Language, text
 MONITORING_PATH = "/"
 DEVICES_PATH = "/admin/devices"
 AUDIT_PATH = "/admin/audit"
+DEPLOYMENTS_PATH = "/deployments"
+LABS_PATH = "/labs"
+PROJECTS_PATH = "/admin/projects"
 
 
 def language_url(language: Language, back_to: str) -> str:
@@ -38,9 +42,13 @@ def frame(principal: Principal, language: Language, *, current: str) -> None:
                 ui.button(text(language, "header.sign_out")).props('type="submit" flat no-caps color="white"')
     with ui.left_drawer(value=True).classes("bg-slate-100 w-56").props("width=220 bordered"):
         _nav(language, "nav.monitoring", MONITORING_PATH, "monitor_heart", current)
+        ui.label(text(language, "nav.workloads")).classes("text-xs uppercase text-slate-500 mt-6 mb-1 px-2")
+        _nav(language, "nav.deployments", DEPLOYMENTS_PATH, "rocket_launch", current)
+        _nav(language, "nav.labs", LABS_PATH, "science", current)
         if principal.is_admin:
             ui.label(text(language, "nav.admin")).classes("text-xs uppercase text-slate-500 mt-6 mb-1 px-2")
             _nav(language, "nav.devices", DEVICES_PATH, "developer_board", current)
+            _nav(language, "nav.projects", PROJECTS_PATH, "folder_shared", current)
             _nav(language, "nav.audit", AUDIT_PATH, "history", current)
 
 

@@ -1,0 +1,342 @@
+"""Workloads → Deployments: a project's inference deployments, their status (and why one waits), and
+a form that creates one on an accelerator the cluster has.
+
+Row buttons live in the table's Quasar slot and emit `scale` / `delete` with the row's name; scaling
+asks for the replica count in a dialog, deleting asks for a confirmation naming the deployment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from nicegui import events, ui
+from starlette.requests import Request
+from starlette.responses import RedirectResponse
+
+from nufi.errors import NufiError
+from nufi.ui import context
+from nufi.ui.i18n import Language, text
+from nufi.ui.layout import DEPLOYMENTS_PATH, frame
+from nufi.ui.pages.gate import Visitor, keep_signed_in, visitor
+from nufi.ui.pages.workload_forms import (
+    REFRESH_SECONDS,
+    STATUS_COLORS,
+    TIMES,
+    FieldErrors,
+    accelerator_options,
+    age,
+    as_int,
+    chosen_project,
+    no_projects,
+    problem_text,
+    project_selector,
+    reason_slot,
+    status_slot,
+    status_text,
+)
+from nufi.workloads.deployment_spec import (
+    DEFAULT_PORT,
+    DEFAULT_READINESS_PATH,
+    MAX_REPLICAS,
+    DeploymentCreate,
+)
+from nufi.workloads.deployments import DeploymentView
+
+COLUMNS = ("name", "status", "ready", "accelerator", "nodes", "reason", "age")
+IMAGE_PLACEHOLDER = "registry.example.com/team/llm-server:1.0"
+
+
+def register() -> None:
+    @ui.page(DEPLOYMENTS_PATH)
+    async def deployments_page(request: Request, project: str = "") -> RedirectResponse | None:
+        who = await visitor(request)
+        if isinstance(who, RedirectResponse):
+            return who
+        frame(who.principal, who.language, current=who.path)
+        keep_signed_in(request, who)
+        await DeploymentsPage(who).build(project)
+        return None
+
+
+def parse_env(lines: str) -> list[dict[str, str]] | str:
+    """`KEY=VALUE` lines (blank lines skipped) as env entries, or what is wrong with the first bad one."""
+    env = []
+    for number, line in enumerate(lines.splitlines(), start=1):
+        if not line.strip():
+            continue
+        name, sep, value = line.partition("=")
+        if not sep or not name.strip():
+            return f"{number}: {line.strip()!r}"
+        env.append({"name": name.strip(), "value": value})
+    return env
+
+
+class DeploymentsPage:
+    def __init__(self, who: Visitor) -> None:
+        self.who = who
+        self.project = ""
+        self.shown: dict[str, DeploymentView] = {}
+        self._dialog: ui.dialog | None = None
+
+    @property
+    def language(self) -> Language:
+        return self.who.language
+
+    def t(self, key: str, **fields: object) -> str:
+        return text(self.language, key, **fields)
+
+    async def build(self, asked: str) -> None:
+        services = context.services()
+        with ui.row().classes("items-center justify-between w-full"):
+            ui.label(self.t("deployments.title")).classes("text-2xl font-semibold")
+        try:
+            projects = await services.projects.visible_projects(self.who.principal)
+        except NufiError as exc:
+            ui.label(problem_text(self.language, exc)).classes("text-negative").mark("deployments-error")
+            return
+        chosen = chosen_project(projects, asked)
+        if chosen is None:
+            no_projects(self.language)
+            return
+        self.project = chosen
+        project_selector(self.language, DEPLOYMENTS_PATH, projects, chosen)
+        self.list_error = ui.label("").classes("text-negative").mark("deployments-error")
+        self.list_error.set_visibility(False)
+        self.table = ui.table(columns=self._columns(), rows=[], row_key="name").classes("w-full")
+        self.table.props('flat bordered wrap-cells data-testid="deployments-table"')
+        self.table.add_slot("body-cell-status", status_slot())
+        self.table.add_slot("body-cell-reason", reason_slot())
+        self.table.add_slot("body-cell-actions", self._actions_slot())
+        self.table.add_slot("no-data", f'<div class="text-grey-7">{self.t("deployments.empty")}</div>')
+        self.table.on("scale", self._on(self.ask_scale))
+        self.table.on("delete", self._on(self.ask_delete))
+        await self.refresh()
+        ui.timer(REFRESH_SECONDS, self.refresh)
+        await self._form()
+
+    # -- the list ------------------------------------------------------------------------------------
+
+    async def refresh(self) -> None:
+        try:
+            views = await context.services().deployments.list(self.who.principal, self.project)
+        except Exception as exc:
+            self.list_error.set_text(problem_text(self.language, exc))
+            self.list_error.set_visibility(True)
+            return
+        self.list_error.set_visibility(False)
+        self.shown = {view.name: view for view in views}
+        self.table.rows = [self._row(view) for view in views]
+        self.table.update()
+
+    def _row(self, view: DeploymentView) -> dict[str, Any]:
+        nodes = sorted({pod.node for pod in view.pods if pod.node})
+        return {
+            "name": view.name,
+            "status": view.status,
+            "status_text": status_text(self.language, view.status),
+            "status_color": STATUS_COLORS.get(view.status, "grey"),
+            "ready": f"{view.ready_replicas} / {view.replicas}",
+            "replicas": view.replicas,
+            "accelerator": f"{view.device_type} {TIMES} {view.count}" if view.device_type else "—",
+            "resource_key": view.resource_key,
+            "nodes": ", ".join(nodes) or "—",
+            "reason": view.reason or "",
+            "age": age(view.created_at, self.language),
+            "image": view.image,
+        }
+
+    def _columns(self) -> list[dict[str, Any]]:
+        columns = [
+            {"name": name, "label": self.t(f"deployments.column.{name}"), "field": name, "align": "left"}
+            for name in COLUMNS
+        ]
+        columns.append({"name": "actions", "label": "", "field": "name", "align": "right"})
+        return columns
+
+    def _actions_slot(self) -> str:
+        scale, delete = self.t("deployments.action.scale"), self.t("workloads.action.delete")
+        return f"""
+<q-td :props="props">
+  <div class="row items-center justify-end no-wrap q-gutter-xs">
+    <q-btn flat dense no-caps size="sm" icon="tune" label="{scale}"
+      @click="() => $parent.$emit('scale', props.row.name)" />
+    <q-btn flat dense no-caps size="sm" color="negative" icon="delete" label="{delete}"
+      @click="() => $parent.$emit('delete', props.row.name)" />
+  </div>
+</q-td>
+"""
+
+    def _on(self, handler: Callable[[str], Any]) -> Callable[[events.GenericEventArguments], Any]:
+        async def handle(event: events.GenericEventArguments) -> None:
+            if isinstance(event.args, str):
+                await handler(event.args)
+
+        return handle
+
+    # -- scale and delete ----------------------------------------------------------------------------
+
+    def _new_dialog(self) -> ui.dialog:
+        if self._dialog is not None:
+            self._dialog.delete()
+        self._dialog = ui.dialog()
+        return self._dialog
+
+    async def ask_scale(self, name: str) -> None:
+        shown = self.shown.get(name)
+        if shown is None:
+            return
+        with self._new_dialog() as dialog, ui.card().classes("min-w-[24rem]").mark("scale-dialog"):
+            ui.label(self.t("deployments.scale.title", name=name)).classes("text-lg font-semibold")
+            replicas = ui.number(
+                self.t("deployments.field.replicas"), value=shown.replicas, min=0, max=MAX_REPLICAS, step=1
+            )
+            replicas.classes("w-full").props("outlined dense").mark("scale-replicas")
+            error = ui.label("").classes("text-negative text-caption").mark("scale-error")
+            with ui.row().classes("w-full justify-end gap-2"):
+                ui.button(self.t("workloads.action.cancel"), on_click=dialog.close).props("flat no-caps")
+                apply = ui.button(self.t("deployments.action.apply")).props("no-caps").mark("scale-apply")
+
+        async def go() -> None:
+            count = as_int(replicas.value)
+            if not isinstance(count, int) or not 0 <= count <= MAX_REPLICAS:
+                error.set_text(self.t("deployments.scale.range", most=MAX_REPLICAS))
+                return
+            try:
+                await context.services().deployments.scale(self.who.principal, self.project, name, count)
+            except Exception as exc:
+                error.set_text(problem_text(self.language, exc))
+                return
+            dialog.close()
+            ui.notify(self.t("deployments.done.scaled", name=name, replicas=count))
+            await self.refresh()
+
+        apply.on_click(go)
+        dialog.open()
+
+    async def ask_delete(self, name: str) -> None:
+        if name not in self.shown:
+            return
+        with self._new_dialog() as dialog, ui.card().classes("max-w-lg").mark("delete-dialog"):
+            ui.label(self.t("deployments.delete.title", name=name)).classes("text-lg font-semibold").mark(
+                "dialog-title"
+            )
+            ui.label(self.t("deployments.delete.body", project=self.project))
+            error = ui.label("").classes("text-negative text-caption").mark("delete-error")
+            with ui.row().classes("w-full justify-end gap-2"):
+                ui.button(self.t("workloads.action.cancel"), on_click=dialog.close).props("flat no-caps")
+                confirm = ui.button(self.t("workloads.action.delete")).props("no-caps color=negative")
+                confirm.mark("delete-confirm")
+
+        async def go() -> None:
+            try:
+                await context.services().deployments.delete(self.who.principal, self.project, name)
+            except Exception as exc:
+                error.set_text(problem_text(self.language, exc))
+                return
+            dialog.close()
+            ui.notify(self.t("deployments.done.deleted", name=name))
+            await self.refresh()
+
+        confirm.on_click(go)
+        dialog.open()
+
+    # -- create --------------------------------------------------------------------------------------
+
+    async def _form(self) -> None:
+        try:
+            offers = await context.services().accelerators.available(self.who.principal)
+        except NufiError as exc:
+            offers = []
+            offer_error = problem_text(self.language, exc)
+        else:
+            offer_error = ""
+        options = accelerator_options(self.language, offers)
+        with ui.card().classes("w-full max-w-4xl mt-4 gap-2").props("flat bordered").mark("deployment-form"):
+            ui.label(self.t("deployments.create.title")).classes("text-lg font-semibold")
+            errors = FieldErrors(self.language, "dep")
+            with ui.grid(columns=2).classes("w-full gap-x-4 gap-y-1"):
+                with ui.column().classes("gap-1"):
+                    name = ui.input(self.t("workloads.field.name"), placeholder="llm-chat")
+                    name.classes("w-full").props("outlined dense").mark("dep-name")
+                    errors.slot("name")
+                with ui.column().classes("gap-1"):
+                    image = ui.input(self.t("deployments.field.image"), placeholder=IMAGE_PLACEHOLDER)
+                    image.classes("w-full").props("outlined dense").mark("dep-image")
+                    errors.slot("image")
+                with ui.column().classes("gap-1"):
+                    accelerator = ui.select(
+                        options,
+                        value=next(iter(options), None),
+                        label=self.t("workloads.field.accelerator"),
+                    )
+                    accelerator.classes("w-full").props('outlined dense data-testid="dep-accelerator"')
+                    accelerator.mark("dep-accelerator")
+                    if not options:
+                        ui.label(offer_error or self.t("workloads.accelerator.none")).classes(
+                            "text-caption text-slate-600"
+                        )
+                    errors.slot("accelerator.device_type")
+                with ui.column().classes("gap-1"):
+                    count = ui.number(self.t("workloads.field.count"), value=1, min=1, step=1)
+                    count.classes("w-full").props("outlined dense").mark("dep-count")
+                    errors.slot("accelerator.count")
+                with ui.column().classes("gap-1"):
+                    replicas = ui.number(
+                        self.t("deployments.field.replicas"), value=1, min=0, max=MAX_REPLICAS, step=1
+                    )
+                    replicas.classes("w-full").props("outlined dense").mark("dep-replicas")
+                    errors.slot("replicas")
+                with ui.column().classes("gap-1"):
+                    port = ui.number(self.t("deployments.field.port"), value=DEFAULT_PORT, min=1, max=65535)
+                    port.classes("w-full").props("outlined dense").mark("dep-port")
+                    errors.slot("port")
+                with ui.column().classes("gap-1"):
+                    readiness = ui.input(self.t("deployments.field.readiness"), value=DEFAULT_READINESS_PATH)
+                    readiness.classes("w-full").props("outlined dense").mark("dep-readiness")
+                    ui.label(self.t("deployments.field.readiness_hint")).classes(
+                        "text-caption text-slate-600"
+                    )
+                    errors.slot("readiness_path")
+                with ui.column().classes("gap-1"):
+                    env = ui.textarea(
+                        self.t("deployments.field.env"), placeholder="MODEL_NAME=tiny\nLOG_LEVEL=info"
+                    )
+                    env.classes("w-full").props("outlined dense autogrow").mark("dep-env")
+                    errors.slot("env")
+            with ui.row().classes("w-full justify-end"):
+                create = ui.button(self.t("deployments.action.create"), icon="rocket_launch")
+                create.props("no-caps").mark("dep-create")
+
+        async def submit() -> None:
+            errors.clear()
+            parsed = parse_env(str(env.value or ""))
+            if isinstance(parsed, str):
+                errors.at("env", self.t("deployments.env.bad_line", line=parsed))
+                return
+            path = str(readiness.value or "").strip()
+            body = {
+                "name": str(name.value or "").strip(),
+                "image": str(image.value or "").strip(),
+                "accelerator": {"device_type": accelerator.value or "", "count": as_int(count.value)},
+                "replicas": as_int(replicas.value),
+                "port": as_int(port.value),
+                "readiness_path": path or None,
+                "env": parsed,
+            }
+            create.disable()
+            try:
+                request = DeploymentCreate.model_validate(body)
+                created = await context.services().deployments.create(
+                    self.who.principal, self.project, request
+                )
+            except Exception as exc:
+                errors.show(exc)
+                return
+            finally:
+                create.enable()
+            ui.notify(self.t("deployments.done.created", name=created.name), type="positive")
+            name.set_value("")
+            await self.refresh()
+
+        create.on_click(submit)

@@ -1,0 +1,293 @@
+"""Workloads → Labs: a project's Jupyter and VS Code labs, their status (and why one waits), open /
+stop / start / delete per row, and a form that creates one on an accelerator the cluster has.
+
+Open is a plain link to the lab's path on NuFi (its lab proxy lets members and admins through), in a
+new tab; the other row buttons emit `stop`, `start` or `delete` with the row's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from nicegui import events, ui
+from starlette.requests import Request
+from starlette.responses import RedirectResponse
+
+from nufi.errors import NufiError
+from nufi.ui import context
+from nufi.ui.i18n import Language, text
+from nufi.ui.layout import LABS_PATH, frame
+from nufi.ui.pages.gate import Visitor, keep_signed_in, visitor
+from nufi.ui.pages.workload_forms import (
+    REFRESH_SECONDS,
+    STATUS_COLORS,
+    TIMES,
+    FieldErrors,
+    accelerator_options,
+    age,
+    as_int,
+    chosen_project,
+    no_projects,
+    problem_text,
+    project_selector,
+    reason_slot,
+    status_slot,
+    status_text,
+)
+from nufi.workloads.labs import Lab, LabRequest
+from nufi.workloads.labs.model import MAX_STORAGE_GIB
+
+COLUMNS = ("name", "kind", "status", "accelerator", "storage", "reason", "age")
+KIND_NAMES = {"jupyter": "Jupyter", "vscode": "VS Code"}
+DEFAULT_STORAGE_GIB = 10
+
+
+def register() -> None:
+    @ui.page(LABS_PATH)
+    async def labs_page(request: Request, project: str = "") -> RedirectResponse | None:
+        who = await visitor(request)
+        if isinstance(who, RedirectResponse):
+            return who
+        frame(who.principal, who.language, current=who.path)
+        keep_signed_in(request, who)
+        await LabsPage(who).build(project)
+        return None
+
+
+class LabsPage:
+    def __init__(self, who: Visitor) -> None:
+        self.who = who
+        self.project = ""
+        self.shown: dict[str, Lab] = {}
+        self._dialog: ui.dialog | None = None
+
+    @property
+    def language(self) -> Language:
+        return self.who.language
+
+    def t(self, key: str, **fields: object) -> str:
+        return text(self.language, key, **fields)
+
+    async def build(self, asked: str) -> None:
+        services = context.services()
+        ui.label(self.t("labs.title")).classes("text-2xl font-semibold")
+        try:
+            projects = await services.projects.visible_projects(self.who.principal)
+        except NufiError as exc:
+            ui.label(problem_text(self.language, exc)).classes("text-negative").mark("labs-error")
+            return
+        chosen = chosen_project(projects, asked)
+        if chosen is None:
+            no_projects(self.language)
+            return
+        self.project = chosen
+        project_selector(self.language, LABS_PATH, projects, chosen)
+        self.list_error = ui.label("").classes("text-negative").mark("labs-error")
+        self.list_error.set_visibility(False)
+        self.table = ui.table(columns=self._columns(), rows=[], row_key="name").classes("w-full")
+        self.table.props('flat bordered wrap-cells data-testid="labs-table"')
+        self.table.add_slot("body-cell-status", status_slot())
+        self.table.add_slot("body-cell-reason", reason_slot())
+        self.table.add_slot("body-cell-actions", self._actions_slot())
+        self.table.add_slot("no-data", f'<div class="text-grey-7">{self.t("labs.empty")}</div>')
+        self.table.on("stop", self._on(self.stop))
+        self.table.on("start", self._on(self.start))
+        self.table.on("delete", self._on(self.ask_delete))
+        await self.refresh()
+        ui.timer(REFRESH_SECONDS, self.refresh)
+        await self._form()
+
+    # -- the list ------------------------------------------------------------------------------------
+
+    async def refresh(self) -> None:
+        try:
+            labs = await context.services().labs.list_labs(self.who.principal, self.project)
+        except Exception as exc:
+            self.list_error.set_text(problem_text(self.language, exc))
+            self.list_error.set_visibility(True)
+            return
+        self.list_error.set_visibility(False)
+        self.shown = {lab.name: lab for lab in labs}
+        self.table.rows = [self._row(lab) for lab in labs]
+        self.table.update()
+
+    def _row(self, lab: Lab) -> dict[str, Any]:
+        accelerator = lab.accelerator
+        return {
+            "name": lab.name,
+            "kind": KIND_NAMES.get(lab.kind, lab.kind),
+            "status": lab.status,
+            "status_text": status_text(self.language, lab.status),
+            "status_color": STATUS_COLORS.get(lab.status, "grey"),
+            "accelerator": f"{accelerator.device_type} {TIMES} {accelerator.count}"
+            if accelerator.device_type
+            else "—",
+            "storage": f"{lab.storage_gib} GiB" if lab.storage_gib else "—",
+            "reason": lab.reason or "",
+            "age": age(lab.created_at, self.language),
+            "url": lab.url,
+            "stopped": lab.status == "Stopped",
+            "openable": lab.status == "Ready",
+        }
+
+    def _columns(self) -> list[dict[str, Any]]:
+        columns = [
+            {"name": name, "label": self.t(f"labs.column.{name}"), "field": name, "align": "left"}
+            for name in COLUMNS
+        ]
+        columns.append({"name": "actions", "label": "", "field": "name", "align": "right"})
+        return columns
+
+    def _actions_slot(self) -> str:
+        open_, stop, start = (
+            self.t("labs.action.open"),
+            self.t("labs.action.stop"),
+            self.t("labs.action.start"),
+        )
+        delete = self.t("workloads.action.delete")
+        return f"""
+<q-td :props="props">
+  <div class="row items-center justify-end no-wrap q-gutter-xs">
+    <q-btn dense no-caps size="sm" color="primary" icon="open_in_new" label="{open_}" type="a"
+      :href="props.row.url" target="_blank" rel="noopener" :disable="!props.row.openable"
+      :data-testid="'open-' + props.row.name" />
+    <q-btn v-if="props.row.stopped" flat dense no-caps size="sm" icon="play_arrow" label="{start}"
+      @click="() => $parent.$emit('start', props.row.name)" />
+    <q-btn v-else flat dense no-caps size="sm" icon="stop" label="{stop}"
+      @click="() => $parent.$emit('stop', props.row.name)" />
+    <q-btn flat dense no-caps size="sm" color="negative" icon="delete" label="{delete}"
+      @click="() => $parent.$emit('delete', props.row.name)" />
+  </div>
+</q-td>
+"""
+
+    def _on(self, handler: Callable[[str], Any]) -> Callable[[events.GenericEventArguments], Any]:
+        async def handle(event: events.GenericEventArguments) -> None:
+            if isinstance(event.args, str):
+                await handler(event.args)
+
+        return handle
+
+    # -- row actions ---------------------------------------------------------------------------------
+
+    async def stop(self, name: str) -> None:
+        await self._act(name, "stop")
+
+    async def start(self, name: str) -> None:
+        await self._act(name, "start")
+
+    async def _act(self, name: str, action: str) -> None:
+        labs = context.services().labs
+        run = labs.stop if action == "stop" else labs.start
+        try:
+            await run(self.who.principal, self.project, name)
+        except Exception as exc:
+            ui.notify(problem_text(self.language, exc), type="negative", multi_line=True)
+            return
+        ui.notify(self.t(f"labs.done.{action}", name=name))
+        await self.refresh()
+
+    async def ask_delete(self, name: str) -> None:
+        if name not in self.shown:
+            return
+        if self._dialog is not None:
+            self._dialog.delete()
+        with ui.dialog() as dialog, ui.card().classes("max-w-lg").mark("delete-dialog"):
+            ui.label(self.t("labs.delete.title", name=name)).classes("text-lg font-semibold").mark(
+                "dialog-title"
+            )
+            ui.label(self.t("labs.delete.body"))
+            error = ui.label("").classes("text-negative text-caption").mark("delete-error")
+            with ui.row().classes("w-full justify-end gap-2"):
+                ui.button(self.t("workloads.action.cancel"), on_click=dialog.close).props("flat no-caps")
+                confirm = ui.button(self.t("workloads.action.delete")).props("no-caps color=negative")
+                confirm.mark("delete-confirm")
+        self._dialog = dialog
+
+        async def go() -> None:
+            try:
+                await context.services().labs.delete(self.who.principal, self.project, name)
+            except Exception as exc:
+                error.set_text(problem_text(self.language, exc))
+                return
+            dialog.close()
+            ui.notify(self.t("labs.done.deleted", name=name))
+            await self.refresh()
+
+        confirm.on_click(go)
+        dialog.open()
+
+    # -- create --------------------------------------------------------------------------------------
+
+    async def _form(self) -> None:
+        try:
+            offers = await context.services().accelerators.available(self.who.principal)
+        except NufiError as exc:
+            offers = []
+            offer_error = problem_text(self.language, exc)
+        else:
+            offer_error = ""
+        options = accelerator_options(self.language, offers)
+        with ui.card().classes("w-full max-w-4xl mt-4 gap-2").props("flat bordered").mark("lab-form"):
+            ui.label(self.t("labs.create.title")).classes("text-lg font-semibold")
+            errors = FieldErrors(self.language, "lab")
+            with ui.grid(columns=2).classes("w-full gap-x-4 gap-y-1"):
+                with ui.column().classes("gap-1"):
+                    name = ui.input(self.t("workloads.field.name"), placeholder="my-notebook")
+                    name.classes("w-full").props("outlined dense").mark("lab-name")
+                    errors.slot("name")
+                with ui.column().classes("gap-1"):
+                    ui.label(self.t("labs.field.kind")).classes("text-caption text-slate-600")
+                    kind = ui.toggle(dict(KIND_NAMES), value="jupyter").props("no-caps").mark("lab-kind")
+                    errors.slot("kind")
+                with ui.column().classes("gap-1"):
+                    accelerator = ui.select(
+                        options, value=next(iter(options), None), label=self.t("workloads.field.accelerator")
+                    )
+                    accelerator.classes("w-full").props('outlined dense data-testid="lab-accelerator"')
+                    accelerator.mark("lab-accelerator")
+                    if not options:
+                        ui.label(offer_error or self.t("workloads.accelerator.none")).classes(
+                            "text-caption text-slate-600"
+                        )
+                    errors.slot("accelerator.device_type")
+                with ui.column().classes("gap-1"):
+                    count = ui.number(self.t("workloads.field.count"), value=1, min=1, step=1)
+                    count.classes("w-full").props("outlined dense").mark("lab-count")
+                    errors.slot("accelerator.count")
+                with ui.column().classes("gap-1"):
+                    storage = ui.number(
+                        self.t("labs.field.storage"), value=DEFAULT_STORAGE_GIB, min=1, max=MAX_STORAGE_GIB
+                    )
+                    storage.classes("w-full").props("outlined dense").mark("lab-storage")
+                    errors.slot("storage_gib")
+            with ui.row().classes("w-full justify-end"):
+                create = (
+                    ui.button(self.t("labs.action.create"), icon="science")
+                    .props("no-caps")
+                    .mark("lab-create")
+                )
+
+        async def submit() -> None:
+            errors.clear()
+            body = {
+                "name": str(name.value or "").strip(),
+                "kind": kind.value,
+                "accelerator": {"device_type": accelerator.value or "", "count": as_int(count.value)},
+                "storage_gib": as_int(storage.value),
+            }
+            create.disable()
+            try:
+                request = LabRequest.model_validate(body)
+                created = await context.services().labs.create(self.who.principal, self.project, request)
+            except Exception as exc:
+                errors.show(exc)
+                return
+            finally:
+                create.enable()
+            ui.notify(self.t("labs.done.created", name=created.name), type="positive")
+            name.set_value("")
+            await self.refresh()
+
+        create.on_click(submit)

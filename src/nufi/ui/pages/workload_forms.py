@@ -1,0 +1,238 @@
+"""What the Deployments and Labs pages share: the project selector (remembered in the URL), the
+Accelerator drop-down, errors shown beside the field they name, a status badge, and ages.
+
+The pages call the services with the signed-in principal, as the REST API does; the services read the
+watch-fed cluster cache, so re-reading a list every few seconds while a page is open is cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from urllib.parse import quote
+
+from nicegui import ui
+from pydantic import ValidationError
+
+from nufi.errors import Conflict, Forbidden, NotFound, NufiError, ValidationFailed
+from nufi.logging import get_logger
+from nufi.ui.i18n import Language, text
+from nufi.workloads.accelerators import AcceleratorOffer
+from nufi.workloads.projects import Project
+
+_log = get_logger("nufi.ui.workloads")
+
+TIMES = "\N{MULTIPLICATION SIGN}"
+
+# How often an open list reads its workloads again.
+REFRESH_SECONDS = 3.0
+
+# Quasar colours per status, deployments' and labs' alike.
+STATUS_COLORS: dict[str, str] = {
+    "Ready": "positive",
+    "Starting": "info",
+    "Pending": "warning",
+    "Degraded": "orange",
+    "Error": "negative",
+    "ScaledDown": "grey",
+    "Stopped": "grey",
+}
+
+
+def project_url(path: str, project: str) -> str:
+    return f"{path}?project={quote(project, safe='')}"
+
+
+def chosen_project(projects: Sequence[Project], asked: str) -> str | None:
+    """The project the URL names when the person may see it, else their first one."""
+    names = [p.name for p in projects]
+    if asked in names:
+        return asked
+    return names[0] if names else None
+
+
+def project_selector(language: Language, path: str, projects: Sequence[Project], chosen: str) -> None:
+    """A drop-down of the person's projects; choosing one reloads the page with it in the URL, so a
+    link or a reload keeps it."""
+    options = {p.name: p.name for p in projects}
+    select = ui.select(
+        options,
+        value=chosen,
+        label=text(language, "workloads.project"),
+        on_change=lambda event: ui.navigate.to(project_url(path, str(event.value))),
+    )
+    select.classes("min-w-[16rem]").props('outlined dense data-testid="project-select"').mark(
+        "project-select"
+    )
+
+
+def no_projects(language: Language) -> None:
+    """What someone who is a member of no project sees instead of a list."""
+    with ui.card().classes("max-w-xl p-6 gap-2").props("flat bordered").mark("no-projects"):
+        ui.icon("folder_off").classes("text-4xl text-slate-500")
+        ui.label(text(language, "workloads.no_projects.title")).classes("text-lg font-semibold").props(
+            'data-testid="no-projects"'
+        )
+        ui.label(text(language, "workloads.no_projects.body")).classes("text-slate-700")
+
+
+def accelerator_label(language: Language, offer: AcceleratorOffer) -> str:
+    """ "Mock LPU (hyperaccel.ai/lpu) — 6 free"."""
+    return text(
+        language,
+        "workloads.accelerator.option",
+        name=offer.name,
+        resource=offer.resource_key,
+        free=offer.free,
+    )
+
+
+def accelerator_options(language: Language, offers: Iterable[AcceleratorOffer]) -> dict[str, str]:
+    return {offer.device_type: accelerator_label(language, offer) for offer in offers}
+
+
+def age(created_at: str | None, language: Language, now: datetime | None = None) -> str:
+    """How long ago `created_at` (RFC 3339, as Kubernetes writes it) was: "45s", "12m", "3h", "2d"."""
+    if not created_at:
+        return "—"
+    try:
+        then = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
+    except ValueError:
+        return "—"
+    if then.tzinfo is None:
+        then = then.replace(tzinfo=UTC)
+    seconds = max(int(((now or datetime.now(UTC)) - then).total_seconds()), 0)
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return text(language, f"workloads.age.{unit}", n=seconds // size)
+    return text(language, "workloads.age.s", n=seconds)
+
+
+def status_text(language: Language, status: str) -> str:
+    key = f"workloads.status.{status}"
+    try:
+        return text(language, key)
+    except KeyError:
+        return status
+
+
+def status_slot(field: str = "status") -> str:
+    """A table cell showing the row's status as a coloured badge (`status_color`, `status_text`)."""
+    return f"""
+<q-td :props="props">
+  <q-badge :color="props.row.status_color" :label="props.row.status_text"
+    :data-status="props.row.{field}" class="text-body2 q-px-sm q-py-xs" />
+</q-td>
+"""
+
+
+def reason_slot() -> str:
+    """The Pending reason (or what broke) in full, wrapped rather than cut."""
+    return """
+<q-td :props="props" style="white-space: normal; min-width: 16rem; max-width: 32rem">
+  <span :class="props.row.reason ? 'text-grey-9' : 'text-grey-5'">{{ props.row.reason || '—' }}</span>
+</q-td>
+"""
+
+
+def error_field(exc: NufiError) -> str | None:
+    if isinstance(exc, ValidationFailed):
+        return exc.field
+    named = exc.extra.get("field")
+    return named if isinstance(named, str) else None
+
+
+class FieldErrors:
+    """Errors of one form: a label under each field (`slot`) and one at the top for the rest."""
+
+    def __init__(self, language: Language, prefix: str) -> None:
+        self.language = language
+        self.prefix = prefix
+        self.top = ui.column().classes("gap-0 w-full").mark(f"{prefix}-error")
+        self.fields: dict[str, ui.label] = {}
+
+    def slot(self, field: str) -> None:
+        """Place the error label of `field` here (right under its input)."""
+        label = ui.label("").classes("text-negative text-caption -mt-1").mark(f"{self.prefix}-error-{field}")
+        label.props('role="alert"')
+        label.set_visibility(False)
+        self.fields[field] = label
+
+    def clear(self) -> None:
+        self.top.clear()
+        for label in self.fields.values():
+            label.set_text("")
+            label.set_visibility(False)
+
+    def at(self, field: str | None, message: str) -> None:
+        """`message` beside the field `field` names (its closest registered parent), else at the top."""
+        slot = self._slot_for(field)
+        if slot is None:
+            with self.top:
+                ui.label(message).classes("text-negative")
+            return
+        shown = slot.text
+        slot.set_text(f"{shown} {message}".strip() if shown else message)
+        slot.set_visibility(True)
+
+    def show(self, exc: Exception) -> None:
+        """What went wrong, in the person's language above, the service's words beside the fields."""
+        self.clear()
+        if isinstance(exc, ValidationError):
+            with self.top:
+                ui.label(text(self.language, "workloads.error.invalid")).classes("text-negative font-medium")
+            for error in exc.errors():
+                field = ".".join(str(part) for part in error.get("loc") or ())
+                self.at(field or None, _message(str(error.get("msg") or "")))
+            return
+        if isinstance(exc, NufiError):
+            with self.top:
+                ui.label(_headline(self.language, exc)).classes("text-negative font-medium")
+            self.at(error_field(exc), exc.detail)
+            return
+        _log.exception("a workload action failed", error=str(exc))
+        with self.top:
+            ui.label(text(self.language, "workloads.error.unexpected")).classes("text-negative font-medium")
+
+    def _slot_for(self, field: str | None) -> ui.label | None:
+        if not field:
+            return None
+        parts = field.split(".")
+        for length in range(len(parts), 0, -1):
+            found = self.fields.get(".".join(parts[:length]))
+            if found is not None:
+                return found
+        return None
+
+
+def _message(msg: str) -> str:
+    # Pydantic prefixes what a validator raised; the person needs only the reason.
+    return msg.removeprefix("Value error, ")
+
+
+def _headline(language: Language, exc: NufiError) -> str:
+    if isinstance(exc, ValidationFailed):
+        return text(language, "workloads.error.invalid")
+    if isinstance(exc, Conflict):
+        return text(language, "workloads.error.conflict")
+    if isinstance(exc, NotFound):
+        return text(language, "workloads.error.not_found")
+    if isinstance(exc, Forbidden):
+        return text(language, "workloads.error.forbidden")
+    return text(language, "workloads.error.failed")
+
+
+def problem_text(language: Language, exc: Exception) -> str:
+    """One line for an error that belongs to no field (a list that cannot be read, a row action)."""
+    if isinstance(exc, NufiError):
+        return f"{_headline(language, exc)} {exc.detail}"
+    _log.exception("a workload action failed", error=str(exc))
+    return text(language, "workloads.error.unexpected")
+
+
+def as_int(value: object) -> int | object:
+    """A number input's value as an int (NiceGUI gives floats); what is not a whole number stays as it
+    is, for the request's validation to name."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value

@@ -1,0 +1,187 @@
+"""Workloads → Deployments as a project's member meets it through NiceGUI's simulated user, over a dev
+cluster with LPU nodes: the list with status, ready / desired and the Pending reason in the
+accelerator's words; the create form (the Accelerator drop-down, errors beside the field they name);
+scale and delete from the row; the empty state of someone in no project; both languages.
+
+The row buttons live in the table's Quasar slot, which the simulated user cannot click: the tests send
+the events those buttons emit (`scale`, `delete`, with the row's name).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from nicegui import ui
+from nicegui.testing import User
+
+from nufi.errors import NotFound
+from nufi.workloads.deployment_spec import DeploymentCreate
+from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.polling import eventually
+
+from .people import PEOPLE
+from .wizard_world import as_, input_of, shown
+from .workload_pages_world import (
+    LPU,
+    new_project,
+    open_page,
+    row_becomes,
+    row_gone,
+    send,
+    services,
+    set_value,
+    start_lpu_cluster,
+    table_rows,
+    workload_dashboard,
+)
+
+USER = PEOPLE["user"]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProcess]:
+    running = start_lpu_cluster(tmp_path_factory.mktemp("ui-deployments"))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+async def person(cluster: DevClusterProcess, tmp_path: Path) -> AsyncIterator[User]:
+    async with workload_dashboard(cluster, tmp_path) as user:
+        yield user
+
+
+async def deploy(project: str, name: str, count: int, replicas: int = 1) -> None:
+    """A deployment made through the service, as the project's member."""
+    request = DeploymentCreate.model_validate(
+        {
+            "name": name,
+            "image": "nufi-mock:inference",
+            "accelerator": {"device_type": "lpu", "count": count},
+            "replicas": replicas,
+        }
+    )
+    await services().deployments.create(USER, project, request)
+
+
+async def test_a_member_sees_the_projects_deployments_and_why_one_waits(person: User) -> None:
+    project = await new_project("user")
+    await new_project("someone-else")
+    # Five LPUs fit only lpu-node-1 (6); once one pod holds them, a second such pod waits.
+    await deploy(project, "fill", 5)
+    await open_page(person, "user", "en", f"/deployments?project={project}")
+    await row_becomes(person, "fill", status="Ready", ready="1 / 1", nodes="lpu-node-1")
+    await deploy(project, "big", 5)
+    # The page refreshes in place: the new deployment appears without a reload.
+    row = await row_becomes(person, "big", status="Pending", status_text="Pending")
+    assert row["reason"] == f"no node has 5 free {LPU}: lpu-node-1 has 1, lpu-node-2 has 4"
+    assert (
+        row["accelerator"] == "lpu \N{MULTIPLICATION SIGN} 5"
+        and row["ready"] == "0 / 1"
+        and row["nodes"] == "—"
+    )
+    assert row["status_color"] == "warning"
+    # Only the chosen project's deployments; the other project is not even offered.
+    assert set(table_rows(person)) == {"fill", "big"}
+    with person:
+        (select,) = person.find(marker="project-select").elements
+    assert isinstance(select, ui.select) and list(select.options) == [project]
+
+
+async def test_a_deployment_created_from_the_form_lands_with_the_chosen_accelerator(person: User) -> None:
+    project = await new_project("user")
+    await open_page(person, "user", "en", f"/deployments?project={project}")
+    with person:
+        (select,) = person.find(marker="dep-accelerator").elements
+    assert isinstance(select, ui.select)
+    assert select.options == {"lpu": f"HyperAccel LPU ({LPU}) — 10 free"}
+    assert select.value == "lpu"
+    person.find(marker="dep-name").type("chat")
+    person.find(marker="dep-image").type("nufi-mock:inference")
+    set_value(person, "dep-count", 2)
+    set_value(person, "dep-replicas", 2)
+    person.find(marker="dep-env").type("MODEL_NAME=tiny\nLOG_LEVEL=debug")
+    person.find(marker="dep-create").click()
+    row = await row_becomes(person, "chat", status="Ready", ready="2 / 2")
+    assert row["accelerator"] == "lpu \N{MULTIPLICATION SIGN} 2"
+
+    view = await services().deployments.get(USER, project, "chat")
+    assert (view.device_type, view.resource_key, view.count, view.replicas) == ("lpu", LPU, 2, 2)
+    assert view.image == "nufi-mock:inference"
+    assert all(pod.accelerators == {LPU: 2} for pod in view.pods)
+    assert input_of(person, "dep-name").value == ""  # ready for the next one
+
+
+async def test_bad_fields_are_named_beside_them_in_korean_and_english(person: User) -> None:
+    project = await new_project("user")
+    await open_page(person, "user", "ko", f"/deployments?project={project}")
+    person.find(marker="dep-name").type("Bad_Name")
+    person.find(marker="dep-image").type("nufi-mock:inference")
+    person.find(marker="dep-create").click()
+    await eventually(lambda: _holds("DNS-1123" in shown(person, "dep-error-name")))
+    assert "입력값을 확인하세요." in shown(person, "dep-error")
+    await person.should_not_see(marker="dep-error-image")
+    assert await services().deployments.list(USER, project) == []
+
+    # A count no node can ever give is the service's refusal, beside the count.
+    await open_page(person, "user", "en", f"/deployments?project={project}")
+    person.find(marker="dep-name").type("huge")
+    person.find(marker="dep-image").type("nufi-mock:inference")
+    set_value(person, "dep-count", 7)
+    person.find(marker="dep-create").click()
+    await eventually(lambda: _holds("ask for at most 6" in shown(person, "dep-error-accelerator.count")))
+    assert "Check the fields below." in shown(person, "dep-error")
+
+    # An env line that is not KEY=VALUE is named beside the env field.
+    person.find(marker="dep-env").type("JUSTAWORD")
+    person.find(marker="dep-create").click()
+    await eventually(lambda: _holds("JUSTAWORD" in shown(person, "dep-error-env")))
+
+
+async def test_scale_and_delete_from_the_row(person: User) -> None:
+    project = await new_project("user")
+    await deploy(project, "llm", 1)
+    await open_page(person, "user", "en", f"/deployments?project={project}")
+    await row_becomes(person, "llm", status="Ready", ready="1 / 1")
+
+    send(person, "scale", "llm")
+    await person.should_see("Scale llm")
+    set_value(person, "scale-replicas", 0)
+    person.find(marker="scale-apply").click()
+    await row_becomes(person, "llm", status="ScaledDown", ready="0 / 0", status_text="Scaled down")
+    assert (await services().deployments.get(USER, project, "llm")).replicas == 0
+
+    send(person, "delete", "llm")
+    await person.should_see("Delete the deployment llm?")
+    person.find(marker="delete-confirm").click()
+    await row_gone(person, "llm")
+    with pytest.raises(NotFound):
+        await services().deployments.get(USER, project, "llm")
+
+
+async def test_someone_in_no_project_is_told_to_ask_an_admin(person: User) -> None:
+    for path in ("/deployments", "/labs"):
+        await as_(person, "user", "en").open(path)
+        await person.should_see("You are not a member of any project")
+        await person.should_see("Ask an administrator to add you to one.")
+        await person.should_not_see(kind=ui.table)
+    await as_(person, "user", "ko").open("/deployments")
+    await person.should_see("소속된 프로젝트가 없습니다")
+
+
+async def test_the_sidebar_offers_workloads_to_everyone_and_projects_to_admins(person: User) -> None:
+    await as_(person, "user", "en").open("/deployments")
+    await person.should_see("Deployments")
+    await person.should_see("Labs")
+    await person.should_not_see("Projects")
+    await as_(person, "admin", "ko").open("/deployments")
+    await person.should_see("워크로드")
+    await person.should_see("프로젝트")
+
+
+def _holds(condition: bool) -> None:
+    assert condition
