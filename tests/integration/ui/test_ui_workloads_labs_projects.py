@@ -1,0 +1,191 @@
+"""Workloads → Labs and Admin → Projects through NiceGUI's simulated user, over a dev cluster with LPU
+nodes: a lab created from the form (Jupyter or VS Code, an accelerator, its home volume), stopped,
+started and deleted from its row, its Open link; a non-admin refused Admin → Projects; an admin
+creating a project, adding and removing a member, and deleting it after the dry run has listed what
+goes with it.
+
+The lab rows' buttons live in the table's Quasar slot: the tests send the events they emit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from nicegui import ui
+from nicegui.testing import User
+
+from nufi.errors import NotFound
+from nufi.workloads.labs import LabRequest
+from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.polling import eventually
+
+from .people import PEOPLE
+from .wizard_world import as_, shown
+from .workload_pages_world import (
+    ADMIN,
+    LPU,
+    new_project,
+    open_page,
+    row_becomes,
+    row_gone,
+    send,
+    services,
+    set_value,
+    start_lpu_cluster,
+    workload_dashboard,
+)
+
+USER = PEOPLE["user"]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProcess]:
+    running = start_lpu_cluster(tmp_path_factory.mktemp("ui-labs"))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+async def person(cluster: DevClusterProcess, tmp_path: Path) -> AsyncIterator[User]:
+    async with workload_dashboard(cluster, tmp_path) as user:
+        yield user
+
+
+# -- labs ------------------------------------------------------------------------------------------
+
+
+async def test_a_lab_is_created_stopped_started_and_deleted_from_the_page(person: User) -> None:
+    project = await new_project("user")
+    await open_page(person, "user", "en", f"/labs?project={project}", ready="lab-create")
+    person.find(marker="lab-name").type("notes")
+    set_value(person, "lab-kind", "vscode")
+    set_value(person, "lab-count", 2)
+    set_value(person, "lab-storage", 3)
+    person.find(marker="lab-create").click()
+    row = await row_becomes(person, "notes", status="Ready", openable=True)
+    assert row["kind"] == "VS Code" and row["storage"] == "3 GiB"
+    assert row["accelerator"] == "lpu \N{MULTIPLICATION SIGN} 2"
+    lab = await services().labs.get(USER, project, "notes")
+    assert (lab.kind, lab.accelerator.resource_key, lab.accelerator.count, lab.storage_gib) == (
+        "vscode",
+        LPU,
+        2,
+        3,
+    )
+    # Open is a link to the lab's path on NuFi, whose proxy lets the project's members through.
+    assert row["url"] == lab.url == f"/labs/{project}/notes/"
+
+    send(person, "stop", "notes")
+    await row_becomes(person, "notes", status="Stopped", stopped=True, openable=False, status_text="Stopped")
+    assert (await services().labs.get(USER, project, "notes")).status == "Stopped"
+    send(person, "start", "notes")
+    await row_becomes(person, "notes", status="Ready", stopped=False)
+
+    send(person, "delete", "notes")
+    await person.should_see("Delete the lab notes?")
+    person.find(marker="delete-confirm").click()
+    await row_gone(person, "notes")
+    with pytest.raises(NotFound):
+        await services().labs.get(USER, project, "notes")
+
+
+async def test_a_waiting_lab_shows_why_and_a_bad_name_is_named_beside_it(person: User) -> None:
+    project = await new_project("user")
+    take_all = {"device_type": "lpu", "count": 6}
+    await services().labs.create(
+        USER,
+        project,
+        LabRequest.model_validate({"name": "first", "kind": "jupyter", "accelerator": take_all}),
+    )
+    await services().labs.create(
+        USER,
+        project,
+        LabRequest.model_validate({"name": "second", "kind": "jupyter", "accelerator": take_all}),
+    )
+    await open_page(person, "user", "ko", f"/labs?project={project}", ready="lab-create")
+    await row_becomes(person, "first", status="Ready", status_text="준비됨")
+    row = await row_becomes(person, "second", status="Pending", status_text="대기 중")
+    assert row["reason"] == f"no node has 6 free {LPU}: lpu-node-1 has 0, lpu-node-2 has 4"
+
+    person.find(marker="lab-name").type("9lab")
+    person.find(marker="lab-create").click()
+    await eventually(lambda: _holds("must start with a letter" in shown(person, "lab-error-name")))
+    assert "입력값을 확인하세요." in shown(person, "lab-error")
+
+
+# -- Admin → Projects ------------------------------------------------------------------------------
+
+
+async def test_a_user_is_refused_admin_projects(person: User) -> None:
+    await new_project("user")
+    await as_(person, "user", "en").open("/admin/projects")
+    await person.should_see("You do not have access")
+    await person.should_not_see(marker="project-form")
+    await person.should_not_see("Projects")  # not in their sidebar either
+
+
+async def test_an_admin_creates_a_project_manages_members_and_deletes_it_after_the_dry_run(
+    person: User,
+) -> None:
+    await open_page(person, "admin", "en", "/admin/projects", ready="project-create")
+    await person.should_see(marker="projects-empty")
+    person.find(marker="project-name").type("Not_A_Name")
+    person.find(marker="project-create").click()
+    await eventually(lambda: _holds("DNS-1123" in shown(person, "project-error-name")))
+
+    with person:
+        (name,) = person.find(marker="project-name").elements
+        assert isinstance(name, ui.input)
+        name.value = "team-llm"
+    person.find(marker="project-members").type("alice, bob")
+    person.find(marker="project-create").click()
+    await person.should_see(marker="project-team-llm", retries=100)
+    assert (await services().projects.require_access(ADMIN, "team-llm")).members == ("alice", "bob")
+
+    person.find(marker="add-member-team-llm").type("user")
+    person.find(marker="add-member-button-team-llm").click()
+    await eventually(lambda: _holds("user" in shown(person, "members-team-llm")), within=10)
+    assert (await services().projects.require_access(ADMIN, "team-llm")).members == ("alice", "bob", "user")
+    person.find(marker="remove-team-llm-bob").click()
+    await eventually(lambda: _holds("bob" not in shown(person, "members-team-llm")), within=10)
+    assert (await services().projects.require_access(ADMIN, "team-llm")).members == ("alice", "user")
+
+    # A bad username is named beside the member field of that project.
+    person.find(marker="add-member-team-llm").type("Bad User!")
+    person.find(marker="add-member-button-team-llm").click()
+    await eventually(lambda: _holds(shown(person, "member-team-llm-error-username") != ""))
+
+    await services().labs.create(
+        USER,
+        "team-llm",
+        LabRequest.model_validate(
+            {"name": "scratch", "kind": "jupyter", "accelerator": {"device_type": "lpu", "count": 1}}
+        ),
+    )
+    person.find(marker="delete-team-llm").click()
+    await person.should_see("Delete the project team-llm?")
+    dry_run = shown(person, "dry-run")
+    for expected in ("StatefulSet/scratch", "Service/scratch", "PersistentVolumeClaim/scratch-home"):
+        assert expected in dry_run, dry_run
+    # The dry run deleted nothing.
+    assert (await services().labs.get(USER, "team-llm", "scratch")).name == "scratch"
+    person.find(marker="project-delete-confirm").click()
+    await person.should_see(marker="projects-empty", retries=100)
+    with pytest.raises(NotFound):
+        await services().projects.require_access(ADMIN, "team-llm")
+
+
+async def test_admin_projects_in_korean(person: User) -> None:
+    await new_project("user")
+    await open_page(person, "admin", "ko", "/admin/projects", ready="project-create")
+    await person.should_see("새 프로젝트")
+    await person.should_see("멤버 추가")
+    await person.should_see("user")
+
+
+def _holds(condition: bool) -> None:
+    assert condition
