@@ -212,7 +212,7 @@ class _HttpExchange(_Exchange):
         try:
             principal = await self.principal()
             if principal is None:
-                if self._browser_page():
+                if self._browser_page() and self.services.web_sessions is not None:
                     await self._redirect(_sign_in_url(self._here()), status=302)
                     return
                 raise Unauthorized(_SIGN_IN)
@@ -222,7 +222,7 @@ class _HttpExchange(_Exchange):
             return
         if route.prefix != lab_path.prefix:
             # A Notebook serves at its controller's path; a StatefulSet lab at NuFi's.
-            await self._redirect(route.prefix + lab_path.rest.lstrip("/"), status=307, keep_query=True)
+            await self._redirect(route.prefix + self._raw_rest().lstrip("/"), status=307)
             return
         await self._forward(route)
 
@@ -263,12 +263,15 @@ class _HttpExchange(_Exchange):
         return self.scope["method"] in ("GET", "HEAD") and "text/html" in accept
 
     def _here(self) -> str:
+        mount = f"/{self.lab_path.family}/{self.lab_path.project}/{self.lab_path.name}"
         query = self.query()
-        return str(self.scope["path"]) + (f"?{query}" if query else "")
+        return mount + self._raw_rest() + (f"?{query}" if query else "")
 
-    async def _redirect(self, location: str, *, status: int, keep_query: bool = True) -> None:
+    async def _redirect(self, location: str, *, status: int) -> None:
+        """Send the caller to `location` (a path, percent-encoded), with the request's query when
+        `location` has none of its own."""
         query = self.query()
-        if keep_query and query and "?" not in location:
+        if query and "?" not in location:
             location += f"?{query}"
         response = RedirectResponse(location, status_code=status, headers={"Cache-Control": "no-store"})
         await response(self.scope, self.receive, self.send)

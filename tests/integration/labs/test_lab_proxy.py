@@ -147,7 +147,7 @@ async def test_who_gets_through(
         f"/api/v1/projects/{foreign_project}/labs", json=lab_body(), headers=world.admin
     )
     assert admin_lab.status_code == 201, admin_lab.text
-    path = f"/labs/{project}/lab/tree"
+    path = f"/labs/{project}/lab/tree/my%20folder"
 
     browser = await nufi.get(path, params={"a": "1"}, headers={"Accept": "text/html,application/xhtml+xml"})
     assert browser.status_code == 302
@@ -248,9 +248,9 @@ async def test_a_notebook_lab_serves_at_the_controllers_path(
     nufi_url: str, nufi: httpx.AsyncClient, world: World, project: str, foreign_project: str, notebooks: None
 ) -> None:
     await _lab(nufi, world, project)
-    moved = await nufi.get(f"/labs/{project}/lab/tree", params={"x": "1"}, headers=world.user)
+    moved = await nufi.get(f"/labs/{project}/lab/tree/a%20b", params={"x": "1"}, headers=world.user)
     assert moved.status_code == 307
-    assert moved.headers["location"] == f"/notebook/{project}/lab/tree?x=1"
+    assert moved.headers["location"] == f"/notebook/{project}/lab/tree/a%20b?x=1"
     seen = _seen(await nufi.get(f"/notebook/{project}/lab/tree", headers=world.user))
     assert seen["raw_path"] == f"/notebook/{project}/lab/tree"
     assert (await nufi.get(f"/notebook/{foreign_project}/lab/tree", headers=world.user)).status_code == 403
