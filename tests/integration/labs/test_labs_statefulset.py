@@ -250,3 +250,14 @@ async def test_a_lab_asking_more_than_is_free_is_pending_in_the_accelerators_wor
 
     lab = present(await until(pending, within=20))
     assert lab["reason"] == f"no node has 3 free {LPU}: lpu-node-1 has 0, lpu-node-2 has 2"
+
+
+async def test_a_device_type_a_lab_uses_cannot_be_deleted(
+    nufi: httpx.AsyncClient, world: World, project: str
+) -> None:
+    assert (
+        await nufi.post(f"/api/v1/projects/{project}/labs", json=lab_body(), headers=world.user)
+    ).status_code == 201
+    refused = await nufi.delete("/api/v1/admin/devices/lpu", headers=world.admin)
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["workloads"] == [f"{project}/lab/lab"]
