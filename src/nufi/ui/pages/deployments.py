@@ -7,6 +7,7 @@ asks for the replica count in a dialog, deleting asks for a confirmation naming 
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any
 
@@ -104,11 +105,13 @@ class DeploymentsPage:
         self.list_error = ui.label("").classes("text-negative").mark("deployments-error")
         self.list_error.set_visibility(False)
         self.table = ui.table(columns=self._columns(), rows=[], row_key="name").classes("w-full")
-        self.table.props('flat bordered wrap-cells data-testid="deployments-table"')
+        self.table.props('flat bordered data-testid="deployments-table"')
         self.table.add_slot("body-cell-status", status_slot())
         self.table.add_slot("body-cell-reason", reason_slot())
         self.table.add_slot("body-cell-actions", self._actions_slot())
-        self.table.add_slot("no-data", f'<div class="text-grey-7">{self.t("deployments.empty")}</div>')
+        self.table.add_slot(
+            "no-data", f'<div class="text-grey-7">{html.escape(self.t("deployments.empty"))}</div>'
+        )
         self.table.on("scale", self._on(self.ask_scale))
         self.table.on("delete", self._on(self.ask_delete))
         await self.refresh()
@@ -155,13 +158,14 @@ class DeploymentsPage:
         return columns
 
     def _actions_slot(self) -> str:
-        scale, delete = self.t("deployments.action.scale"), self.t("workloads.action.delete")
+        scale = html.escape(self.t("deployments.action.scale"), quote=True)
+        delete = html.escape(self.t("workloads.action.delete"), quote=True)
         return f"""
 <q-td :props="props">
   <div class="row items-center justify-end no-wrap q-gutter-xs">
-    <q-btn flat dense no-caps size="sm" icon="tune" label="{scale}"
+    <q-btn flat dense no-caps no-wrap size="sm" icon="tune" label="{scale}"
       @click="() => $parent.$emit('scale', props.row.name)" />
-    <q-btn flat dense no-caps size="sm" color="negative" icon="delete" label="{delete}"
+    <q-btn flat dense no-caps no-wrap size="sm" color="negative" icon="delete" label="{delete}"
       @click="() => $parent.$emit('delete', props.row.name)" />
   </div>
 </q-td>

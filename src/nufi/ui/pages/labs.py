@@ -7,6 +7,7 @@ new tab; the other row buttons emit `stop`, `start` or `delete` with the row's n
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any
 
@@ -86,11 +87,11 @@ class LabsPage:
         self.list_error = ui.label("").classes("text-negative").mark("labs-error")
         self.list_error.set_visibility(False)
         self.table = ui.table(columns=self._columns(), rows=[], row_key="name").classes("w-full")
-        self.table.props('flat bordered wrap-cells data-testid="labs-table"')
+        self.table.props('flat bordered data-testid="labs-table"')
         self.table.add_slot("body-cell-status", status_slot())
         self.table.add_slot("body-cell-reason", reason_slot())
         self.table.add_slot("body-cell-actions", self._actions_slot())
-        self.table.add_slot("no-data", f'<div class="text-grey-7">{self.t("labs.empty")}</div>')
+        self.table.add_slot("no-data", f'<div class="text-grey-7">{html.escape(self.t("labs.empty"))}</div>')
         self.table.on("stop", self._on(self.stop))
         self.table.on("start", self._on(self.start))
         self.table.on("delete", self._on(self.ask_delete))
@@ -140,23 +141,23 @@ class LabsPage:
         return columns
 
     def _actions_slot(self) -> str:
-        open_, stop, start = (
-            self.t("labs.action.open"),
-            self.t("labs.action.stop"),
-            self.t("labs.action.start"),
-        )
-        delete = self.t("workloads.action.delete")
+        def label(key: str) -> str:
+            return html.escape(self.t(key), quote=True)
+
+        open_, stop, start = label("labs.action.open"), label("labs.action.stop"), label("labs.action.start")
+        delete = label("workloads.action.delete")
         return f"""
 <q-td :props="props">
   <div class="row items-center justify-end no-wrap q-gutter-xs">
-    <q-btn dense no-caps size="sm" color="primary" icon="open_in_new" label="{open_}" type="a"
+    <q-btn dense no-caps no-wrap size="sm" color="primary" class="q-px-sm" icon="open_in_new"
+      label="{open_}" type="a"
       :href="props.row.url" target="_blank" rel="noopener" :disable="!props.row.openable"
       :data-testid="'open-' + props.row.name" />
-    <q-btn v-if="props.row.stopped" flat dense no-caps size="sm" icon="play_arrow" label="{start}"
+    <q-btn v-if="props.row.stopped" flat dense no-caps no-wrap size="sm" icon="play_arrow" label="{start}"
       @click="() => $parent.$emit('start', props.row.name)" />
-    <q-btn v-else flat dense no-caps size="sm" icon="stop" label="{stop}"
+    <q-btn v-else flat dense no-caps no-wrap size="sm" icon="stop" label="{stop}"
       @click="() => $parent.$emit('stop', props.row.name)" />
-    <q-btn flat dense no-caps size="sm" color="negative" icon="delete" label="{delete}"
+    <q-btn flat dense no-caps no-wrap size="sm" color="negative" icon="delete" label="{delete}"
       @click="() => $parent.$emit('delete', props.row.name)" />
   </div>
 </q-td>
@@ -238,8 +239,9 @@ class LabsPage:
                     name.classes("w-full").props("outlined dense").mark("lab-name")
                     errors.slot("name")
                 with ui.column().classes("gap-1"):
-                    ui.label(self.t("labs.field.kind")).classes("text-caption text-slate-600")
-                    kind = ui.toggle(dict(KIND_NAMES), value="jupyter").props("no-caps").mark("lab-kind")
+                    with ui.row().classes("items-center gap-3 h-10"):
+                        ui.label(self.t("labs.field.kind")).classes("text-slate-700")
+                        kind = ui.toggle(dict(KIND_NAMES), value="jupyter").props("no-caps").mark("lab-kind")
                     errors.slot("kind")
                 with ui.column().classes("gap-1"):
                     accelerator = ui.select(

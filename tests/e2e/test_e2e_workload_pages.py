@@ -1,0 +1,276 @@
+"""The workload pages in a real browser (Debian's Chromium, driven by Playwright): Deployments, Labs and
+Admin → Projects, in Korean and in English, with their lists, an empty state, errors beside their
+fields, the dialogs, and what a non-admin gets; a screenshot of each under
+test-results/dashboard/workloads-*.png.
+
+NuFi (API and dashboard, as `nufi serve` builds it) is served by uvicorn on a loopback port in this
+process, over a dev cluster with LPU nodes and a database file, like the simulated-user tests' world;
+the signed-in person is named in a request header (sign-in has its own browser test).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import shutil
+import tempfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import uvicorn
+from playwright.async_api import Browser, Page, async_playwright, expect
+from pydantic import SecretStr
+from starlette.requests import Request
+
+from nufi.auth import Principal
+from nufi.cli import _Faces, build_server
+from nufi.config import Settings
+from nufi.devices.spec import DeviceTypeCreate
+from nufi.services import Services
+from nufi.ui import context
+from nufi.ui.i18n import Language, text
+from nufi.workloads.deployment_spec import DeploymentCreate
+from nufi.workloads.labs import LabRequest
+from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.lpu_type import LPU_LABELS, LPU_METRICS, LPU_RESOURCE_KEY
+from support.polling import until
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(__file__).resolve().parents[2] / "test-results" / "dashboard"
+LOCALES = {"ko": "ko-KR", "en": "en-US"}
+USER_HEADER = "x-test-user"
+PEOPLE = {
+    "admin": Principal(subject="s-admin", username="admin", roles=frozenset({"nufi-admin"})),
+    "user": Principal(subject="s-user", username="user", roles=frozenset()),
+    "newcomer": Principal(subject="s-new", username="newcomer", roles=frozenset()),
+}
+NODES = """\
+nodes:
+  - name: lpu-node-1
+    capacity: {hyperaccel.ai/lpu: 6}
+  - name: lpu-node-2
+    capacity: {hyperaccel.ai/lpu: 4}
+  - name: cpu-node-1
+"""
+LPU_TYPE = {
+    "id": "lpu",
+    "name": "HyperAccel LPU",
+    "vendor": "HyperAccel",
+    "resource_key": LPU_RESOURCE_KEY,
+    "labels": copy.deepcopy(LPU_LABELS),
+    "metrics": copy.deepcopy(LPU_METRICS),
+}
+PROJECT = "team-llm"
+
+
+@dataclass(frozen=True)
+class World:
+    url: str
+    services: Services
+
+
+async def _who(request: Request) -> Principal | None:
+    return PEOPLE.get(request.headers.get(USER_HEADER, ""))
+
+
+@pytest.fixture(scope="module")
+async def world() -> AsyncIterator[World]:
+    work = Path(tempfile.mkdtemp(prefix="wlp-", dir="/tmp"))
+    (work / "nodes.yaml").write_text(NODES)
+    cluster = DevClusterProcess(work / "cluster", nodes_file=work / "nodes.yaml").start()
+    settings = Settings(
+        kubeconfig=cluster.kubeconfig, database_url=SecretStr(f"sqlite+aiosqlite:///{work / 'nufi.db'}")
+    )
+    server = uvicorn.Server(
+        uvicorn.Config(
+            build_server(settings, _Faces(api=True, dashboard=True)),
+            host="127.0.0.1",
+            port=0,
+            log_config=None,
+            access_log=False,
+            lifespan="on",
+        )
+    )
+    task = asyncio.create_task(server.serve())
+    try:
+        await until(lambda: _started(server, task), within=60, every=0.05)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        services = context.services()
+        context.attach(services, _who)
+        await _populate(services)
+        yield World(f"http://127.0.0.1:{port}", services)
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, timeout=30)
+        cluster.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+async def _started(server: uvicorn.Server, task: asyncio.Task[None]) -> bool:
+    if task.done():
+        task.result()
+        raise AssertionError("NuFi stopped before it started serving")
+    return server.started
+
+
+async def _populate(services: Services) -> None:
+    """A project `user` belongs to, with a Ready and a Pending deployment and labs in three states."""
+    admin, user = PEOPLE["admin"], PEOPLE["user"]
+    await services.catalog.create(admin, DeviceTypeCreate.model_validate(LPU_TYPE), force=True)
+    await services.projects.create(admin, PROJECT, ["user", "alice"])
+    await services.projects.create(admin, "research", ["bob"])
+
+    def deployment(name: str, count: int, replicas: int) -> DeploymentCreate:
+        return DeploymentCreate.model_validate(
+            {
+                "name": name,
+                "image": "nufi-mock:inference",
+                "accelerator": {"device_type": "lpu", "count": count},
+                "replicas": replicas,
+            }
+        )
+
+    def lab(name: str, kind: str, count: int) -> LabRequest:
+        return LabRequest.model_validate(
+            {"name": name, "kind": kind, "accelerator": {"device_type": "lpu", "count": count}}
+        )
+
+    # Five LPUs fit only lpu-node-1: placed first, before the small ones could take any of it.
+    await services.deployments.create(user, PROJECT, deployment("llm-big", 5, 1))
+    await until(lambda: _status(services, "llm-big", "Ready"), within=30)
+    await services.deployments.create(user, PROJECT, deployment("llm-chat", 1, 2))
+    await services.deployments.create(user, PROJECT, deployment("llm-huge", 5, 1))
+    await services.labs.create(user, PROJECT, lab("notebook", "jupyter", 1))
+    await services.labs.create(user, PROJECT, lab("editor", "vscode", 1))
+    await services.labs.stop(user, PROJECT, "editor")
+    await services.labs.create(user, PROJECT, lab("waiting", "jupyter", 6))
+    await until(lambda: _status(services, "llm-huge", "Pending"), within=30)
+
+
+async def _status(services: Services, name: str, status: str) -> bool:
+    return (await services.deployments.get(PEOPLE["user"], PROJECT, name)).status == status
+
+
+@pytest.fixture(scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+        )
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+async def open_as(browser: Browser, who: str, language: str, url: str) -> Page:
+    page_context = await browser.new_context(
+        locale=LOCALES[language],
+        viewport={"width": 1400, "height": 900},
+        extra_http_headers={USER_HEADER: who},
+    )
+    page = await page_context.new_page()
+    await page.goto(url)
+    return page
+
+
+async def shot(page: Page, language: str, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    await page.evaluate("window.scrollTo(0, 0)")
+    # Animations finished at once: a dialog is captured as it stands, not half faded in.
+    await page.screenshot(
+        path=SHOTS / f"workloads-{language}-{name}.png", full_page=True, animations="disabled"
+    )
+
+
+def t(language: str, key: str, **fields: object) -> str:
+    assert language in LOCALES
+    chosen: Language = "ko" if language == "ko" else "en"
+    return text(chosen, key, **fields)
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+async def test_deployments_list_form_errors_and_dialogs(
+    world: World, browser: Browser, language: str
+) -> None:
+    page = await open_as(browser, "user", language, f"{world.url}/deployments?project={PROJECT}")
+    table = page.get_by_test_id("deployments-table")
+    await expect(table).to_contain_text("llm-chat")
+    await expect(table.locator('[data-status="Ready"]').first).to_be_visible(timeout=20000)
+    await expect(table).to_contain_text(f"no node has 5 free {LPU_RESOURCE_KEY}")
+    await expect(page.get_by_test_id("dep-accelerator")).to_contain_text("HyperAccel LPU")
+    await shot(page, language, "deployments")
+
+    await page.get_by_label(t(language, "workloads.field.name")).fill("Bad_Name")
+    await page.get_by_label(t(language, "deployments.field.image")).fill("nufi-mock:inference")
+    await page.get_by_label(t(language, "workloads.field.count")).fill("9")
+    await page.get_by_role("button", name=t(language, "deployments.action.create")).click()
+    await expect(page.get_by_text("DNS-1123").first).to_be_visible()
+    await expect(page.get_by_text(t(language, "workloads.error.invalid"))).to_be_visible()
+    await shot(page, language, "deployments-error")
+
+    await table.get_by_role("button", name=t(language, "deployments.action.scale")).first.click()
+    await expect(page.get_by_text(t(language, "deployments.scale.title", name="llm-big"))).to_be_visible()
+    await shot(page, language, "deployments-scale")
+    await page.keyboard.press("Escape")
+    await table.get_by_role("button", name=t(language, "workloads.action.delete")).first.click()
+    await expect(page.get_by_text(t(language, "deployments.delete.title", name="llm-big"))).to_be_visible()
+    await shot(page, language, "deployments-delete")
+    await page.context.close()
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+async def test_labs_list_and_form(world: World, browser: Browser, language: str) -> None:
+    page = await open_as(browser, "user", language, f"{world.url}/labs?project={PROJECT}")
+    table = page.get_by_test_id("labs-table")
+    await expect(table).to_contain_text("notebook")
+    await expect(table.locator('[data-status="Stopped"]')).to_be_visible(timeout=20000)
+    await expect(table.locator('[data-status="Pending"]')).to_be_visible(timeout=20000)
+    await expect(table.locator('[data-status="Ready"]')).to_be_visible(timeout=20000)
+    open_link = page.get_by_test_id("open-notebook")
+    await expect(open_link).to_have_attribute("href", f"/labs/{PROJECT}/notebook/")
+    await expect(open_link).to_have_attribute("target", "_blank")
+    await shot(page, language, "labs")
+
+    await page.get_by_label(t(language, "workloads.field.name")).fill("9lab")
+    await page.get_by_role("button", name=t(language, "labs.action.create")).click()
+    await expect(page.get_by_text("must start with a letter")).to_be_visible()
+    await shot(page, language, "labs-error")
+    await page.context.close()
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+async def test_someone_in_no_project_sees_the_empty_state(
+    world: World, browser: Browser, language: str
+) -> None:
+    page = await open_as(browser, "newcomer", language, f"{world.url}/deployments")
+    await expect(page.get_by_test_id("no-projects")).to_have_text(t(language, "workloads.no_projects.title"))
+    await shot(page, language, "deployments-empty")
+    await page.goto(f"{world.url}/admin/projects")
+    await expect(page.get_by_test_id("forbidden")).to_be_visible()
+    await shot(page, language, "projects-forbidden")
+    await page.context.close()
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+async def test_admin_projects_with_members_and_the_dry_run(
+    world: World, browser: Browser, language: str
+) -> None:
+    page = await open_as(browser, "admin", language, f"{world.url}/admin/projects")
+    await expect(page.get_by_text("research", exact=True)).to_be_visible()
+    await expect(page.get_by_text("alice", exact=True)).to_be_visible()
+    await shot(page, language, "projects")
+
+    await page.get_by_label(t(language, "workloads.field.name")).first.fill("Bad Name")
+    await page.get_by_role("button", name=t(language, "projects.action.create")).click()
+    await expect(page.get_by_text("DNS-1123").first).to_be_visible()
+    await shot(page, language, "projects-error")
+
+    card = page.locator(".q-card").filter(has_text=PROJECT).last
+    await card.get_by_role("button", name=t(language, "projects.action.delete")).click()
+    await expect(page.get_by_text(t(language, "projects.delete.title", name=PROJECT))).to_be_visible()
+    await expect(page.get_by_text("Deployment/llm-chat")).to_be_visible()
+    await shot(page, language, "projects-dry-run")
+    await page.context.close()
