@@ -19,7 +19,7 @@ from websockets.asyncio.client import connect
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.devcluster.runtime.map import ImageEntry, RuntimeMap, dump_runtime_map
-from nufi_sandbox.sandbox.images import JUPYTER
+from nufi_sandbox.sandbox.images import JUPYTER, VSCODE
 from support.polling import until
 
 from .labs_world import NODES, World, create_project, lab_body, project_name, register_lpu, running
@@ -30,8 +30,12 @@ def process_cluster() -> Iterator[DevClusterProcess]:
     # Unix socket paths must stay short, so the state lives directly under /tmp.
     state = Path(tempfile.mkdtemp(prefix="labp-", dir="/tmp"))
     (state / "nodes.yaml").write_text(NODES)
+    wrapper = (sys.executable, "-m", "nufi_sandbox.runtime")
     runtime_map = RuntimeMap(
-        images={JUPYTER: ImageEntry(argv=(sys.executable, "-m", "nufi_sandbox.runtime", "jupyter"), env={})}
+        images={
+            JUPYTER: ImageEntry(argv=(*wrapper, "jupyter"), env={}),
+            VSCODE: ImageEntry(argv=(*wrapper, "vscode"), env={}),
+        }
     )
     (state / "runtime-map.json").write_text(dump_runtime_map(runtime_map))
     process = DevClusterProcess(
@@ -138,5 +142,29 @@ async def test_a_jupyter_lab_opens_through_nufi_and_the_services_proxy(
             assert printed.strip() == prefix
             # Strangers stay out of the running lab as well.
             assert (await nufi.get(f"{prefix}api/status")).status_code == 401
+        finally:
+            await nufi.delete(f"/api/v1/admin/projects/{project}", headers=world.admin)
+
+
+async def test_a_vscode_lab_opens_at_its_root_through_the_services_proxy(
+    through_cluster: str, world: World
+) -> None:
+    project = project_name()
+    async with httpx.AsyncClient(base_url=through_cluster, timeout=30) as nufi:
+        await create_project(nufi, world, project, ["user"])
+        try:
+            body = lab_body("code", kind="vscode")
+            created = await nufi.post(f"/api/v1/projects/{project}/labs", json=body, headers=world.user)
+            assert created.status_code == 201, created.text
+
+            async def ready() -> bool:
+                lab = (await nufi.get(f"/api/v1/projects/{project}/labs/code", headers=world.user)).json()
+                return bool(lab["status"] == "Ready")
+
+            # Ready from the probe on /healthz at the server's root: the prefix is the proxy's.
+            await until(ready, within=60, every=0.5)
+            page = await nufi.get(f"/labs/{project}/code/", headers=world.user)
+            assert page.status_code == 200, page.text
+            assert "VS Code" in page.text and "stand-in" in page.text
         finally:
             await nufi.delete(f"/api/v1/admin/projects/{project}", headers=world.admin)
