@@ -210,6 +210,11 @@ async def test_deployments_list_form_errors_and_dialogs(
     await expect(page.get_by_text("DNS-1123").first).to_be_visible()
     await expect(page.get_by_text(t(language, "workloads.error.invalid"))).to_be_visible()
     await shot(page, language, "deployments-error")
+    # Past the form's own checks, the service's refusal lands beside the field it names.
+    await page.get_by_label(t(language, "workloads.field.name")).fill("too-many")
+    await page.get_by_role("button", name=t(language, "deployments.action.create")).click()
+    await expect(page.get_by_text("ask for at most 6")).to_be_visible()
+    await shot(page, language, "deployments-error-count")
 
     await table.get_by_role("button", name=t(language, "deployments.action.scale")).first.click()
     await expect(page.get_by_text(t(language, "deployments.scale.title", name="llm-big"))).to_be_visible()
