@@ -28,10 +28,11 @@ from nufi.cluster.deployments import (
     scale_deployment,
 )
 from nufi.cluster.kube_rest import Json, KubeRefused
-from nufi.errors import Conflict, NotFound, NufiError
+from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
 from nufi.logging import get_logger
 from nufi.workloads.accelerators import AcceleratorService, Placement
 from nufi.workloads.deployment_spec import (
+    MAX_REPLICAS,
     PORT_NAME,
     DeploymentCreate,
     deployment_manifest,
@@ -153,6 +154,10 @@ class DeploymentService:
         self, principal: Principal | None, project: str, name: str, replicas: int
     ) -> DeploymentView:
         await self._projects.require_access(principal, project)
+        if not 0 <= replicas <= MAX_REPLICAS:
+            raise ValidationFailed(
+                f"replicas must be between 0 and {MAX_REPLICAS}, got {replicas}", field="replicas"
+            )
         await self._ours(project, name)
         try:
             scaled = await scale_deployment(self._cluster, project, name, replicas)
