@@ -16,10 +16,13 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from nufi.api import create_app
+from nufi.cluster.service_route import Upstream
+from support.asgi import serving
 from support.loopback import closed_port
 
 from . import upstream
-from .labs_world import World, lab_body, running
+from .labs_world import World, lab_app, lab_body, running
 from .sign_in import sign_in
 
 
@@ -282,3 +285,53 @@ async def test_a_lab_that_does_not_answer_is_a_502(
             ):
                 pass
         assert refused.value.response.status_code == 502
+
+
+class ApiServerLikeRoute:
+    """A ServiceRoute that reaches the stand-in lab under the services proxy's path, as the API server
+    would serve it: what the proxy must undo of the API server's rewriting is then visible."""
+
+    name = "service-proxy"
+
+    def __init__(self, base_url: str) -> None:
+        self._base_url = base_url
+
+    async def upstream(self, namespace: str, service: str, port: int) -> Upstream:
+        path = f"/api/v1/namespaces/{namespace}/services/{service}:{port}/proxy"
+        return Upstream(base_url=self._base_url + path, rewritten_prefix=path)
+
+
+async def test_what_the_services_proxy_rewrote_is_put_back(
+    world: World, lab_server: str, tmp_path: Any, project: str, nufi: httpx.AsyncClient
+) -> None:
+    await _lab(nufi, world, project)
+    app = lab_app(world.settings(f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"))
+    async with serving(app, client_timeout=30) as client:
+        app.state.services.lab_upstreams.route = ApiServerLikeRoute(lab_server)
+        prefix = f"/labs/{project}/lab/"
+        seen = _seen(await client.get(f"{prefix}api/x", headers=world.user))
+        # The lab is asked for its own path, under the proxy's, uncompressed so links can be put back.
+        assert seen["path"] == f"/api/v1/namespaces/{project}/services/lab:80/proxy{prefix}api/x"
+        assert _headers(seen)["accept-encoding"] == "identity"
+        page = await client.get(f"{prefix}page.html", headers=world.user)
+        assert page.status_code == 200
+        assert page.text == (
+            f"<html><a href='{prefix}tree'>tree</a> <script src=\"{prefix}static/a.js\"></script></html>"
+        )
+        assert page.headers["content-length"] == str(len(page.content))
+        proxied = f"/api/v1/namespaces/{project}/services/lab:80/proxy"
+        moved = await client.get(
+            f"{prefix}redirect", params={"to": f"{proxied}{prefix}login"}, headers=world.user
+        )
+        assert moved.status_code == 302
+        assert moved.headers["location"] == f"{prefix}login"
+
+
+async def test_the_proxy_is_there_when_only_the_dashboard_is_served(world: World, tmp_path: Any) -> None:
+    app = create_app(world.settings(f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"), api=False)
+    async with serving(app, client_timeout=30) as client:
+        assert (await client.get("/api/v1/projects/p-x/labs", headers=world.user)).status_code == 404
+        anonymous = await client.get("/labs/p-x/lab/tree")
+        assert anonymous.status_code == 401
+        assert anonymous.headers["content-type"].startswith("application/problem+json")
+        assert (await client.get("/labs/p-x/lab/tree", headers=world.user)).status_code == 403

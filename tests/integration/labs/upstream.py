@@ -24,7 +24,15 @@ async def echo(request: Request) -> Response:
         target = request.query_params.get("to", "/elsewhere")
         return RedirectResponse(target, status_code=302)
     if path.endswith("/page.html"):
-        return Response("<html><a href='/x'>x</a></html>", media_type="text/html")
+        # Served behind a path (as the API server's services proxy serves a pod), the page's absolute
+        # links carry that path, the way the API server rewrites them.
+        behind = path[: path.index("/proxy/") + len("/proxy")] if "/proxy/" in path else ""
+        lab = path[len(behind) : -len("page.html")]
+        page = (
+            f"<html><a href='{behind}{lab}tree'>tree</a> "
+            f'<script src="{behind}{lab}static/a.js"></script></html>'
+        )
+        return Response(page, media_type="text/html")
     digest = hashlib.sha256()
     size = 0
     chunks = 0
