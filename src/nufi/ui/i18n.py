@@ -218,6 +218,9 @@ CATALOG: dict[Language, dict[str, str]] = {
         "nav.labs": "랩",
         "nav.projects": "프로젝트",
         "workloads.project": "프로젝트",
+        "workloads.project_not_offered": (
+            "프로젝트 {asked}이(가) 없거나 멤버가 아닙니다. 대신 {chosen}을(를) 보여 줍니다."
+        ),
         "workloads.no_projects.title": "소속된 프로젝트가 없습니다",
         "workloads.no_projects.body": (
             "워크로드는 프로젝트 안에서 만들고 관리합니다. 관리자에게 프로젝트에 추가해 달라고 요청하세요."
@@ -529,6 +532,9 @@ CATALOG: dict[Language, dict[str, str]] = {
         "nav.labs": "Labs",
         "nav.projects": "Projects",
         "workloads.project": "Project",
+        "workloads.project_not_offered": (
+            "There is no project {asked}, or you are not a member of it; showing {chosen} instead."
+        ),
         "workloads.no_projects.title": "You are not a member of any project",
         "workloads.no_projects.body": "Workloads live in projects. Ask an administrator to add you to one.",
         "workloads.accelerator.option": "{name} ({resource}) — {free} free",

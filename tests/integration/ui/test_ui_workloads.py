@@ -70,7 +70,7 @@ async def deploy(project: str, name: str, count: int, replicas: int = 1) -> None
 
 async def test_a_member_sees_the_projects_deployments_and_why_one_waits(person: User) -> None:
     project = await new_project("user")
-    await new_project("someone-else")
+    other = await new_project("someone-else")
     # Five LPUs fit only lpu-node-1 (6); once one pod holds them, a second such pod waits.
     await deploy(project, "fill", 5)
     await open_page(person, "user", "en", f"/deployments?project={project}")
@@ -90,6 +90,12 @@ async def test_a_member_sees_the_projects_deployments_and_why_one_waits(person: 
     with person:
         (select,) = person.find(marker="project-select").elements
     assert isinstance(select, ui.select) and list(select.options) == [project]
+    # A project that is not theirs in the URL: their own is shown instead, and they are told so.
+    await open_page(person, "user", "en", f"/deployments?project={other}")
+    assert "fill" in table_rows(person)
+    assert shown(person, "project-not-offered") == (
+        f"There is no project {other}, or you are not a member of it; showing {project} instead."
+    )
 
 
 async def test_a_deployment_created_from_the_form_lands_with_the_chosen_accelerator(person: User) -> None:

@@ -30,6 +30,7 @@ from nufi.ui.pages.workload_forms import (
     as_int,
     chosen_project,
     no_projects,
+    not_offered,
     problem_text,
     project_selector,
     reason_slot,
@@ -102,6 +103,7 @@ class DeploymentsPage:
             return
         self.project = chosen
         project_selector(self.language, DEPLOYMENTS_PATH, projects, chosen)
+        not_offered(self.language, asked, chosen)
         self.list_error = ui.label("").classes("text-negative").mark("deployments-error")
         self.list_error.set_visibility(False)
         self.table = ui.table(columns=self._columns(), rows=[], row_key="name").classes("w-full")

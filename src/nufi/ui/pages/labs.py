@@ -30,6 +30,7 @@ from nufi.ui.pages.workload_forms import (
     as_int,
     chosen_project,
     no_projects,
+    not_offered,
     problem_text,
     project_selector,
     reason_slot,
@@ -84,6 +85,7 @@ class LabsPage:
             return
         self.project = chosen
         project_selector(self.language, LABS_PATH, projects, chosen)
+        not_offered(self.language, asked, chosen)
         self.list_error = ui.label("").classes("text-negative").mark("labs-error")
         self.list_error.set_visibility(False)
         self.table = ui.table(columns=self._columns(), rows=[], row_key="name").classes("w-full")

@@ -66,6 +66,15 @@ def project_selector(language: Language, path: str, projects: Sequence[Project],
     )
 
 
+def not_offered(language: Language, asked: str, chosen: str) -> None:
+    """Said when the URL names a project the person cannot see (absent, or not theirs): which one is
+    shown instead. Absent and not theirs read the same, so project names do not leak."""
+    if asked and asked != chosen:
+        ui.label(text(language, "workloads.project_not_offered", asked=asked, chosen=chosen)).classes(
+            "text-amber-800"
+        ).mark("project-not-offered")
+
+
 def no_projects(language: Language) -> None:
     """What someone who is a member of no project sees instead of a list."""
     with ui.card().classes("max-w-xl p-6 gap-2").props("flat bordered").mark("no-projects"):
