@@ -215,9 +215,16 @@ async def test_bad_fields_are_named(nufi: httpx.AsyncClient, world: World, kube:
         response = await nufi.post(f"/api/v1/projects/{project}/labs", json=body, headers=world.user)
         assert response.status_code == 422, (body, response.text)
         assert response.json()["field"] == field, (body, response.json())
-    for body in (lab_body(kind="emacs"), lab_body(storage_gib=0), {**lab_body(), "extra": 1}):
+    for body, field in (
+        (lab_body(kind="emacs"), "kind"),
+        (lab_body(storage_gib=0), "storage_gib"),
+        (lab_body(image="has space:1"), "image"),
+        (lab_body(image=""), "image"),
+        ({**lab_body(), "extra": 1}, "extra"),
+    ):
         response = await nufi.post(f"/api/v1/projects/{project}/labs", json=body, headers=world.user)
         assert response.status_code == 422, (body, response.text)
+        assert response.json()["field"] == field, (body, response.json())
     assert (await _lab_objects(kube, project))["claims"] == []
 
 

@@ -30,6 +30,7 @@ class LabRequest(BaseModel):
         default=None,
         min_length=1,
         max_length=512,
+        pattern=r"^\S+$",
         description="the container image; unset, NUFI_LAB_JUPYTER_IMAGE or NUFI_LAB_VSCODE_IMAGE",
     )
     accelerator: AcceleratorRequest
