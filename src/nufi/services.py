@@ -134,7 +134,7 @@ async def build_services(
             wizard_drafts=WizardDrafts(WizardDraftStore(database.sessions)),
             projects=projects,
             accelerators=accelerators,
-            deployments=DeploymentService(projects, accelerators, cluster),
+            deployments=DeploymentService(projects, accelerators, cluster, monitoring=monitoring),
             labs=LabService(projects, accelerators, LabObjects(cluster), LabSettings.from_settings(settings)),
             lab_upstreams=lab_upstreams,
             verifier=verifier,

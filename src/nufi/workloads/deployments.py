@@ -10,6 +10,7 @@ deleted again, so a failed create leaves nothing behind.
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ from nufi.cluster.deployments import (
 from nufi.cluster.kube_rest import Json, KubeRefused
 from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
 from nufi.logging import get_logger
+from nufi.monitoring import MonitoringService
 from nufi.workloads.accelerators import AcceleratorService, Placement
 from nufi.workloads.deployment_spec import (
     MAX_REPLICAS,
@@ -52,6 +54,7 @@ from nufi.workloads.names import is_name
 from nufi.workloads.projects import ProjectService
 
 _log = get_logger("nufi.workloads.deployments")
+_ATTRIBUTION_WAIT_SECONDS = 1.0
 _KIND = "deployment"
 _OURS = selector_text({MANAGED_BY: MANAGED_BY_NUFI, WORKLOAD_KIND: _KIND})
 
@@ -64,8 +67,8 @@ class PodView:
     ready: bool
     # What the pod holds, per resource key (from its limits).
     accelerators: dict[str, int]
-    # Device IDs are the kubelet's to hand out and are not in the pod object: empty until NuFi
-    # reads the kubelet's pod-resources attribution for workloads.
+    # The device IDs it holds, as the type's exporter labels them (from the kubelet's pod-resources
+    # API) in monitoring's latest snapshot; empty until the exporter says, or when it never does.
     devices: tuple[str, ...] = ()
 
 
@@ -95,11 +98,18 @@ class DeploymentView:
 
 class DeploymentService:
     def __init__(
-        self, projects: ProjectService, accelerators: AcceleratorService, cluster: ClusterGateway
+        self,
+        projects: ProjectService,
+        accelerators: AcceleratorService,
+        cluster: ClusterGateway,
+        *,
+        monitoring: MonitoringService | None = None,
     ) -> None:
         self._projects = projects
         self._accelerators = accelerators
         self._cluster = cluster
+        # The device attribution monitoring already reads from the exporters: which devices a pod holds.
+        self._monitoring = monitoring
 
     async def create(
         self, principal: Principal | None, project: str, request: DeploymentCreate
@@ -129,7 +139,7 @@ class DeploymentService:
                     ) from None
                 raise refused(exc) from None
             raise
-        return await self._view(project, created, [])
+        return await self._view(principal, project, created, [])
 
     async def list(self, principal: Principal | None, project: str) -> builtins.list[DeploymentView]:
         await self._projects.require_access(principal, project)
@@ -140,7 +150,7 @@ class DeploymentService:
             name = ((pod.get("metadata") or {}).get("labels") or {}).get(WORKLOAD)
             by_workload.setdefault(str(name), []).append(pod)
         views = [
-            await self._view(project, d, by_workload.get(_name(d), []))
+            await self._view(principal, project, d, by_workload.get(_name(d), []))
             for d in sorted(deployments, key=_name)
         ]
         return views
@@ -148,7 +158,7 @@ class DeploymentService:
     async def get(self, principal: Principal | None, project: str, name: str) -> DeploymentView:
         await self._projects.require_access(principal, project)
         deployment = await self._ours(project, name)
-        return await self._view(project, deployment, await self._pods(project, name))
+        return await self._view(principal, project, deployment, await self._pods(project, name))
 
     async def scale(
         self, principal: Principal | None, project: str, name: str, replicas: int
@@ -165,7 +175,7 @@ class DeploymentService:
             if exc.status == 404:
                 raise _absent(project, name) from None
             raise refused(exc, field="replicas") from None
-        return await self._view(project, scaled, await self._pods(project, name))
+        return await self._view(principal, project, scaled, await self._pods(project, name))
 
     async def delete(self, principal: Principal | None, project: str, name: str) -> None:
         """Delete the Deployment (its ReplicaSets and pods with it) and its Service."""
@@ -200,7 +210,9 @@ class DeploymentService:
                 "could not delete a half-created deployment", project=project, name=name, error=str(exc)
             )
 
-    async def _view(self, project: str, deployment: Json, pods: builtins.list[Json]) -> DeploymentView:
+    async def _view(
+        self, principal: Principal | None, project: str, deployment: Json, pods: builtins.list[Json]
+    ) -> DeploymentView:
         metadata = deployment.get("metadata") or {}
         spec = deployment.get("spec") or {}
         name = str(metadata.get("name") or "")
@@ -214,6 +226,8 @@ class DeploymentService:
         status, reason = deployment_status(
             desired, states, (deployment.get("status") or {}).get("conditions") or []
         )
+        running = any(s.node and s.phase == "Running" for s in states)
+        held = await self._held_devices(principal, device_type) if running else {}
         if status in ("Pending", "Degraded") and any(s.unschedulable for s in states) and resource_key:
             reason = await self._pending_reason(Placement(device_type, resource_key, count), reason)
         return DeploymentView(
@@ -228,13 +242,36 @@ class DeploymentService:
             port=port,
             status=status,
             reason=reason,
-            pods=tuple(_pod_view(s) for s in states),
+            pods=tuple(_pod_view(s, held.get((project, s.name), ())) for s in states),
             urls=DeploymentUrls(
                 cluster=f"http://{name}.{project}.svc.cluster.local:{port}",
                 api_proxy=f"/api/v1/namespaces/{project}/services/{name}:{port}/proxy/",
             ),
             created_at=metadata.get("creationTimestamp"),
         )
+
+    async def _held_devices(
+        self, principal: Principal | None, device_type: str
+    ) -> dict[tuple[str, str], tuple[str, ...]]:
+        """Which devices each pod holds, as the type's exporters label them (the attribution
+        monitoring shows); empty when monitoring is not wired or cannot say."""
+        if self._monitoring is None or not device_type:
+            return {}
+        # Shared with every other reader of the type: waited for briefly, never cancelled, so a slow
+        # Prometheus delays no deployment read and the evaluation still lands for the next one.
+        reading = asyncio.ensure_future(self._monitoring.snapshot(principal, device_type))
+        reading.add_done_callback(_retrieve)
+        try:
+            async with asyncio.timeout(_ATTRIBUTION_WAIT_SECONDS):
+                snapshot = await asyncio.shield(reading)
+        except (TimeoutError, NufiError):
+            return {}
+        held: dict[tuple[str, str], list[str]] = {}
+        for node in snapshot.nodes:
+            for device in node.devices:
+                if device.namespace and device.pod:
+                    held.setdefault((device.namespace, device.pod), []).append(device.device)
+        return {pod: tuple(sorted(devices)) for pod, devices in held.items()}
 
     async def _pending_reason(self, placement: Placement, scheduler: str | None) -> str:
         try:
@@ -244,6 +281,13 @@ class DeploymentService:
         if reason.startswith("no node") or scheduler is None:
             return reason
         return f"{reason}: {scheduler}"
+
+
+def _retrieve(reading: asyncio.Future[Any]) -> None:
+    # A reading given up on may still fail later; its failure is monitoring's to report, not an
+    # unretrieved exception here.
+    if not reading.cancelled():
+        reading.exception()
 
 
 def _is_ours(obj: Json) -> bool:
@@ -278,13 +322,14 @@ def _port(container: dict[str, Any]) -> int:
     return 0
 
 
-def _pod_view(state: PodState) -> PodView:
+def _pod_view(state: PodState, devices: tuple[str, ...]) -> PodView:
     return PodView(
         name=state.name,
         node=state.node,
         phase=state.phase,
         ready=state.ready,
         accelerators=state.accelerators,
+        devices=devices,
     )
 
 

@@ -1,8 +1,8 @@
 """A deployment that really runs: the dev cluster given the sandbox's runtime map, a mock device
 plugin and an LPU exporter per LPU node. Two replicas of the inference image with one LPU each
 become Ready on the LPU nodes only; requests through the Service (the API server's services proxy
-path NuFi reports) are answered by both pods, and the exporter's utilization rises on exactly the
-devices those pods hold."""
+path NuFi reports) are answered by both pods, the exporter's utilization rises on exactly the
+devices those pods hold, and NuFi shows those devices on each pod (from monitoring's attribution)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from integration.mock.mock_support import nufi_mock, wait_answering
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.processes import ManagedProcess, free_port
-from nufi_sandbox.prometheus import PrometheusServer
+from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from nufi_sandbox.sandbox.images import INFERENCE
 from nufi_sandbox.sandbox.runtime_map import sandbox_runtime_map, write_runtime_map
 from nufi_sandbox.sandbox.topology import LPU_RESOURCE, NODES, nodes_yaml
@@ -72,6 +72,13 @@ def running(
             ).start()
             processes.append(exporter)
             wait_answering(exporter, f"127.0.0.1:{ports[node.name]}")
+        prometheus.set_jobs(
+            [
+                ScrapeJob(
+                    "mock-lpu-exporter", [f"127.0.0.1:{port}" for port in ports.values()], honor_labels=True
+                )
+            ]
+        )
         world = World(
             cluster, idp, prometheus, idp.password_token("admin", "admin"), idp.password_token("user", "user")
         )
@@ -88,7 +95,11 @@ async def nufi_running(
     running: tuple[World, dict[str, str]], tmp_path: Path
 ) -> AsyncIterator[httpx.AsyncClient]:
     world, _ = running
-    async with serve(world.settings(f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}")) as client:
+    settings = world.settings(f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}").model_copy(
+        # Prometheus here scrapes every second; monitoring follows as fast.
+        update={"monitoring_scrape_interval_seconds": 1.0, "monitoring_refresh_seconds": 1.0}
+    )
+    async with serve(settings) as client:
         await register_lpu(client, world)
         yield client
 
@@ -163,6 +174,16 @@ async def test_two_replicas_run_on_lpu_nodes_answer_through_the_service_and_heat
                 stop.set()
                 await sending
             held = {(node, d) for node, devices in served.values() for d in devices}
+
+            async def devices_shown() -> dict[str, Any] | None:
+                # The attribution monitoring reads from the exporters, on each pod of the deployment.
+                view: dict[str, Any] = (
+                    await nufi.get(f"/api/v1/projects/{project}/deployments/llm", headers=world.user)
+                ).json()
+                shown = {pod["name"]: tuple(pod["devices"]) for pod in view["pods"]}
+                return view if shown == {pod: devices for pod, (_, devices) in served.items()} else None
+
+            assert await until(devices_shown, within=30.0, every=0.5) is not None
             for node, url in exporters.items():
                 for device, (value, pod) in (await _utilization(client, url)).items():
                     if (node, device) not in held:
