@@ -97,7 +97,8 @@ class PodView(BaseModel):
     ready: bool
     accelerators: dict[str, int] = Field(description="devices held per resource key")
     devices: list[str] = Field(
-        description="device IDs; empty: the kubelet's assignment is not in the pod object"
+        description="the device IDs it holds, as the type's exporter attributes them in monitoring; "
+        "empty until it does"
     )
 
 
