@@ -120,6 +120,8 @@ async def test_a_deployment_created_from_the_form_lands_with_the_chosen_accelera
     assert view.image == "nufi-mock:inference"
     assert all(pod.accelerators == {LPU: 2} for pod in view.pods)
     assert input_of(person, "dep-name").value == ""  # ready for the next one
+    # The drop-down follows the cluster: the four LPUs the two pods hold are no longer free.
+    await eventually(lambda: _holds(select.options == {"lpu": f"HyperAccel LPU ({LPU}) — 6 free"}), within=15)
 
 
 async def test_bad_fields_are_named_beside_them_in_korean_and_english(person: User) -> None:

@@ -24,8 +24,8 @@ from nufi.ui.pages.workload_forms import (
     REFRESH_SECONDS,
     STATUS_COLORS,
     TIMES,
+    AcceleratorPicker,
     FieldErrors,
-    accelerator_options,
     age,
     as_int,
     chosen_project,
@@ -250,14 +250,6 @@ class DeploymentsPage:
     # -- create --------------------------------------------------------------------------------------
 
     async def _form(self) -> None:
-        try:
-            offers = await context.services().accelerators.available(self.who.principal)
-        except NufiError as exc:
-            offers = []
-            offer_error = problem_text(self.language, exc)
-        else:
-            offer_error = ""
-        options = accelerator_options(self.language, offers)
         with ui.card().classes("w-full max-w-4xl mt-4 gap-2").props("flat bordered").mark("deployment-form"):
             ui.label(self.t("deployments.create.title")).classes("text-lg font-semibold")
             errors = FieldErrors(self.language, "dep")
@@ -271,17 +263,9 @@ class DeploymentsPage:
                     image.classes("w-full").props("outlined dense").mark("dep-image")
                     errors.slot("image")
                 with ui.column().classes("gap-1"):
-                    accelerator = ui.select(
-                        options,
-                        value=next(iter(options), None),
-                        label=self.t("workloads.field.accelerator"),
-                    )
-                    accelerator.classes("w-full").props('outlined dense data-testid="dep-accelerator"')
-                    accelerator.mark("dep-accelerator")
-                    if not options:
-                        ui.label(offer_error or self.t("workloads.accelerator.none")).classes(
-                            "text-caption text-slate-600"
-                        )
+                    accelerator = AcceleratorPicker(self.who.principal, self.language, "dep-accelerator")
+                    await accelerator.refresh()
+                    ui.timer(REFRESH_SECONDS, accelerator.refresh)
                     errors.slot("accelerator.device_type")
                 with ui.column().classes("gap-1"):
                     count = ui.number(self.t("workloads.field.count"), value=1, min=1, step=1)
@@ -324,7 +308,7 @@ class DeploymentsPage:
             body = {
                 "name": str(name.value or "").strip(),
                 "image": str(image.value or "").strip(),
-                "accelerator": {"device_type": accelerator.value or "", "count": as_int(count.value)},
+                "accelerator": {"device_type": accelerator.value, "count": as_int(count.value)},
                 "replicas": as_int(replicas.value),
                 "port": as_int(port.value),
                 "readiness_path": path or None,

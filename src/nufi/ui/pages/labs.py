@@ -24,8 +24,8 @@ from nufi.ui.pages.workload_forms import (
     REFRESH_SECONDS,
     STATUS_COLORS,
     TIMES,
+    AcceleratorPicker,
     FieldErrors,
-    accelerator_options,
     age,
     as_int,
     chosen_project,
@@ -224,14 +224,6 @@ class LabsPage:
     # -- create --------------------------------------------------------------------------------------
 
     async def _form(self) -> None:
-        try:
-            offers = await context.services().accelerators.available(self.who.principal)
-        except NufiError as exc:
-            offers = []
-            offer_error = problem_text(self.language, exc)
-        else:
-            offer_error = ""
-        options = accelerator_options(self.language, offers)
         with ui.card().classes("w-full max-w-4xl mt-4 gap-2").props("flat bordered").mark("lab-form"):
             ui.label(self.t("labs.create.title")).classes("text-lg font-semibold")
             errors = FieldErrors(self.language, "lab")
@@ -246,15 +238,9 @@ class LabsPage:
                         kind = ui.toggle(dict(KIND_NAMES), value="jupyter").props("no-caps").mark("lab-kind")
                     errors.slot("kind")
                 with ui.column().classes("gap-1"):
-                    accelerator = ui.select(
-                        options, value=next(iter(options), None), label=self.t("workloads.field.accelerator")
-                    )
-                    accelerator.classes("w-full").props('outlined dense data-testid="lab-accelerator"')
-                    accelerator.mark("lab-accelerator")
-                    if not options:
-                        ui.label(offer_error or self.t("workloads.accelerator.none")).classes(
-                            "text-caption text-slate-600"
-                        )
+                    accelerator = AcceleratorPicker(self.who.principal, self.language, "lab-accelerator")
+                    await accelerator.refresh()
+                    ui.timer(REFRESH_SECONDS, accelerator.refresh)
                     errors.slot("accelerator.device_type")
                 with ui.column().classes("gap-1"):
                     count = ui.number(self.t("workloads.field.count"), value=1, min=1, step=1)
@@ -278,7 +264,7 @@ class LabsPage:
             body = {
                 "name": str(name.value or "").strip(),
                 "kind": kind.value,
-                "accelerator": {"device_type": accelerator.value or "", "count": as_int(count.value)},
+                "accelerator": {"device_type": accelerator.value, "count": as_int(count.value)},
                 "storage_gib": as_int(storage.value),
             }
             create.disable()

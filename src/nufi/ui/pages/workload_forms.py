@@ -14,8 +14,10 @@ from urllib.parse import quote
 from nicegui import ui
 from pydantic import ValidationError
 
+from nufi.auth import Principal
 from nufi.errors import Conflict, Forbidden, NotFound, NufiError, ValidationFailed
 from nufi.logging import get_logger
+from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.workloads.accelerators import AcceleratorOffer
 from nufi.workloads.projects import Project
@@ -98,6 +100,38 @@ def accelerator_label(language: Language, offer: AcceleratorOffer) -> str:
 
 def accelerator_options(language: Language, offers: Iterable[AcceleratorOffer]) -> dict[str, str]:
     return {offer.device_type: accelerator_label(language, offer) for offer in offers}
+
+
+class AcceleratorPicker:
+    """The Accelerator drop-down: the enabled types the cluster has, with their free devices, read
+    again by `refresh` (the page's timer) so the counts follow the cluster; the choice is kept while
+    its type is offered."""
+
+    def __init__(self, principal: Principal, language: Language, marker: str) -> None:
+        self.principal = principal
+        self.language = language
+        self.select = ui.select({}, value=None, label=text(language, "workloads.field.accelerator"))
+        self.select.classes("w-full").props(f'outlined dense data-testid="{marker}"').mark(marker)
+        self.note = ui.label("").classes("text-caption text-slate-600").mark(f"{marker}-note")
+        self.note.set_visibility(False)
+
+    @property
+    def value(self) -> str:
+        return str(self.select.value or "")
+
+    async def refresh(self) -> None:
+        try:
+            offers = await context.services().accelerators.available(self.principal)
+        except NufiError as exc:
+            options, note = {}, problem_text(self.language, exc)
+        else:
+            options = accelerator_options(self.language, offers)
+            note = "" if options else text(self.language, "workloads.accelerator.none")
+        self.note.set_text(note)
+        self.note.set_visibility(bool(note))
+        keep = self.select.value if self.select.value in options else next(iter(options), None)
+        if options != self.select.options or keep != self.select.value:
+            self.select.set_options(options, value=keep)
 
 
 def age(created_at: str | None, language: Language, now: datetime | None = None) -> str:
