@@ -298,3 +298,23 @@ async def test_a_device_type_in_use_cannot_be_deleted(
     assert f"{project}/deployment/llm" in refused.json()["detail"]
     assert (await nufi.delete(f"{path}/llm", headers=world.user)).status_code == 204
     assert (await nufi.delete("/api/v1/admin/devices/lpu", headers=world.admin)).status_code == 204
+
+
+async def test_one_replica_placed_and_one_not_is_degraded_with_the_reason(
+    nufi: httpx.AsyncClient, world: World, project: str
+) -> None:
+    # Five LPUs per pod: lpu-node-1 (6) takes one replica; nothing is left anywhere for the second.
+    body = deployment_body("two", replicas=2, accelerator={"device_type": "lpu", "count": 5})
+    assert (
+        await nufi.post(f"/api/v1/projects/{project}/deployments", json=body, headers=world.user)
+    ).status_code == 201
+    expected = f"no node has 5 free {LPU}: lpu-node-1 has 1, lpu-node-2 has 4"
+
+    async def degraded() -> dict[str, Any] | None:
+        view = await _get(nufi, world, project, "two")
+        return view if (view["status"], view["reason"]) == ("Degraded", expected) else None
+
+    view = await until(degraded, within=20)
+    assert view is not None and view["ready_replicas"] == 1
+    placed = {(p["node"] or "", p["ready"]) for p in view["pods"]}
+    assert placed == {("lpu-node-1", True), ("", False)}
