@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,7 @@ from nufi.workloads.names import check_name, check_username, is_name
 TARGET_KIND = "project"
 MAX_MEMBERS = 1000
 _CONFLICT_RETRIES = 10
+_LISTING_TTL_SECONDS = 2.0
 # What deleting a project takes with it, as the dry run lists it: NuFi's workload objects (by label)
 # and every pod, whoever made it.
 _WORKLOAD_KINDS: tuple[tuple[str, str, str], ...] = (
@@ -75,6 +77,8 @@ class ProjectService:
     def __init__(self, cluster: ClusterGateway, database: Database) -> None:
         self._cluster = cluster
         self._db = database
+        # Monitoring asks on every snapshot a non-admin reads; a list this fresh answers them all.
+        self._listed: tuple[float, list[Project]] | None = None
 
     # -- reads ---------------------------------------------------------------------------------------
 
@@ -112,7 +116,7 @@ class ProjectService:
         assert principal is not None
         if principal.is_admin:
             return frozenset()
-        return frozenset(p.name for p in await self._all() if principal.username not in p.members)
+        return frozenset(p.name for p in await self._recent() if principal.username not in p.members)
 
     # -- admin writes --------------------------------------------------------------------------------
 
@@ -186,6 +190,13 @@ class ProjectService:
         namespaces = await list_namespaces(self._cluster, label_selector=PROJECT)
         projects = [p for p in (_project(ns) for ns in namespaces) if p is not None]
         return sorted(projects, key=lambda p: p.name)
+
+    async def _recent(self) -> list[Project]:
+        """Every project, listed at most `_LISTING_TTL_SECONDS` ago."""
+        now = time.monotonic()
+        if self._listed is None or now - self._listed[0] > _LISTING_TTL_SECONDS:
+            self._listed = (now, await self._all())
+        return self._listed[1]
 
     async def _contents(self, namespace: str) -> tuple[ProjectObject, ...]:
         found: list[ProjectObject] = []
