@@ -50,11 +50,13 @@ class LabObjects:
         self._cluster = cluster
 
     async def notebooks_served(self) -> bool:
-        """Whether the cluster has the Kubeflow Notebook CustomResourceDefinition."""
-        crd = await get_or_none(
-            self._cluster, f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{NOTEBOOK_CRD}"
-        )
-        return crd is not None
+        """Whether the cluster serves Kubeflow Notebooks (the CRD notebooks.kubeflow.org exists).
+
+        Asked of discovery (`/apis/kubeflow.org/v1`), which every authenticated client may read, not
+        of the CustomResourceDefinition itself, which would take a cluster-wide permission."""
+        group = await get_or_none(self._cluster, f"/apis/{NOTEBOOK.group_version}")
+        resources = (group or {}).get("resources") or []
+        return any(isinstance(r, dict) and r.get("name") == NOTEBOOK.plural for r in resources)
 
     async def create(self, kind: Kind, namespace: str, body: Mapping[str, Any]) -> Json:
         return await request_json(self._cluster, "POST", kind.path(namespace), body=body)

@@ -125,7 +125,11 @@ class LabService:
             raise Conflict(
                 f"project {project!r} already has a lab named {name!r}; choose another name", field="name"
             )
-        backend: Backend = "notebook" if await self._objects.notebooks_served() else "statefulset"
+        try:
+            served = await self._objects.notebooks_served()
+        except KubeRefused as exc:
+            raise refused(exc) from None
+        backend: Backend = "notebook" if served else "statefulset"
         plan = manifests.LabPlan(
             project=project,
             name=name,
