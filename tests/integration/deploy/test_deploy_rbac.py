@@ -20,6 +20,7 @@ WORKLOADS = [
     ("apps", "deployments", MANAGE),
     ("apps", "statefulsets", MANAGE),
     ("", "services", MANAGE),
+    ("", "persistentvolumeclaims", MANAGE),
     ("", "pods/status", ("patch",)),
     ("discovery.k8s.io", "endpointslices", READ),
     ("kubeflow.org", "notebooks", MANAGE),
