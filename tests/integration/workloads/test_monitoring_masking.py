@@ -3,13 +3,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
 
+from nufi.api import create_app
+from nufi.auth import Principal
+from nufi.monitoring.snapshot import Snapshot
+from nufi.services import Services
+from support.asgi import serving
 from support.polling import until
 
-from .workloads_world import World, deployment_body
+from .workloads_world import World, deployment_body, register_lpu
 
 
 async def _holders(nufi: httpx.AsyncClient, headers: dict[str, str]) -> set[tuple[str, str]]:
@@ -37,3 +43,39 @@ async def test_other_projects_pods_are_another_project_to_users(
     assert (project, "llm") in as_user
     assert ("another project", "ano") in as_user
     assert not any(namespace == foreign_project for namespace, _ in as_user)
+
+
+async def test_streamed_snapshots_are_masked_too(
+    nufi: httpx.AsyncClient, world: World, foreign_project: str, tmp_path: Path
+) -> None:
+    created = await nufi.post(
+        f"/api/v1/projects/{foreign_project}/deployments",
+        json=deployment_body(replicas=1),
+        headers=world.admin,
+    )
+    assert created.status_code == 201, created.text
+    app = create_app(world.settings(f"sqlite+aiosqlite:///{tmp_path / 'stream.db'}"))
+    async with serving(app, client_timeout=30) as client:
+        await register_lpu(client, world)
+        services: Services = app.state.services
+        user = Principal(subject="user", username="user", roles=frozenset())
+        admin = Principal(subject="admin", username="admin", roles=frozenset({"nufi-admin"}))
+
+        async def first_holders(principal: Principal) -> set[tuple[str, str]]:
+            stream = services.monitoring.stream(principal, "lpu", heartbeat_seconds=0.5)
+            try:
+                async for item in stream:
+                    if isinstance(item, Snapshot):
+                        return {(p.namespace, p.pod) for n in item.nodes for p in n.pods or ()}
+            finally:
+                await stream.aclose()
+            return set()
+
+        async def admin_sees_it() -> set[tuple[str, str]] | None:
+            seen = await first_holders(admin)
+            return seen if any(namespace == foreign_project for namespace, _ in seen) else None
+
+        await until(admin_sees_it, within=60, every=0.5)
+        as_user = await first_holders(user)
+        assert ("another project", "another project") in as_user
+        assert not any(namespace == foreign_project for namespace, _ in as_user)
