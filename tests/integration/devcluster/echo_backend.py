@@ -36,6 +36,8 @@ async def healthz(_: Request) -> Response:
 
 async def echo(request: Request) -> Response:
     body = await request.body()
+    # `?set_cookie=name=value`: the answer sets that cookie, as a lab's login would.
+    cookie = request.query_params.get("set_cookie")
     return JSONResponse(
         {
             "pid": os.getpid(),
@@ -46,7 +48,7 @@ async def echo(request: Request) -> Response:
             "body": body.decode(),
             "headers": {key: value for key, value in request.headers.items()},
         },
-        headers={"x-backend": "echo"},
+        headers={"x-backend": "echo"} | ({"set-cookie": cookie} if cookie else {}),
     )
 
 

@@ -103,6 +103,17 @@ async def test_requests_spread_over_both_replicas_and_reach_the_backend_unchange
         root = await http.delete(f"{cluster.url}/api/v1/namespaces/{namespace}/services/web/proxy")
         assert root.json()["method"] == "DELETE" and root.json()["raw_path"] == "/"
 
+        # The proxy keeps no cookies of its own: one caller's never reach another, and a caller's own
+        # Cookie header goes through as sent.
+        await http.get(proxy_url(cluster, namespace, "web:web", "login"), params={"set_cookie": "lab=secret"})
+        async with token_client() as stranger:
+            seen = (await stranger.get(proxy_url(cluster, namespace, "web:web", "x"))).json()["headers"]
+            assert "cookie" not in seen, seen
+            sent = await stranger.get(
+                proxy_url(cluster, namespace, "web:web", "x"), headers={"Cookie": "own=1"}
+            )
+            assert sent.json()["headers"]["cookie"] == "own=1"
+
         https = await http.get(proxy_url(cluster, namespace, "https:web:80", ""))
         assert https.status_code == 400 and https.json()["kind"] == "Status"
         missing_port = await http.get(proxy_url(cluster, namespace, "web:81", ""))

@@ -12,6 +12,7 @@ import contextlib
 import logging
 from collections.abc import Iterable
 from http import HTTPStatus
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 
 import httpx
 from starlette.background import BackgroundTask
@@ -94,8 +95,13 @@ def _status(error: errors.ApiError) -> JSONResponse:
 class ServiceProxy:
     def __init__(self, store: Store, local_ports: LocalPorts | None) -> None:
         self.resolver = ProxyResolver(store, local_ports)
-        # No read timeout: event streams and long polls go through here too.
-        self._client = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=5.0))
+        # No read timeout: event streams and long polls go through here too. A jar that refuses every
+        # cookie: the client is shared by all callers, and a cookie one backend sets for one caller
+        # (a lab's session) must never ride along on another caller's request.
+        self._client = httpx.AsyncClient(
+            timeout=httpx.Timeout(None, connect=5.0),
+            cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
+        )
 
     def routes(self) -> list[BaseRoute]:
         return [
