@@ -149,6 +149,10 @@ def response_headers(response: aiohttp.ClientResponse, target: Target) -> list[t
     return out
 
 
+class CallerGone(Exception):
+    """The caller hung up while its request body was still on its way to the lab."""
+
+
 async def forward_http(
     session: aiohttp.ClientSession, target: Target, scope: Scope, receive: Receive, send: Send
 ) -> None:
@@ -163,31 +167,38 @@ async def forward_http(
             message = await receive()
             if message["type"] == "http.disconnect":
                 disconnected.set()
-                return
+                # Ending the body here would hand the lab a cut-off upload as if it were whole; failing
+                # the request breaks the lab's connection instead.
+                raise CallerGone
             chunk = message.get("body", b"")
             if chunk:
                 yield chunk
             if not message.get("more_body", False):
                 return
 
-    async with session.request(
-        scope["method"],
-        target.url,
-        headers=headers,
-        data=body() if has_body else None,
-        allow_redirects=False,
-        ssl=target.upstream.ssl_context if target.upstream.ssl_context is not None else True,
-    ) as response:
-        out_headers = response_headers(response, target)
-        if target.upstream.rewritten_prefix and _is_html(response):
-            await _send_unrewritten(response, target, out_headers, send)
-            return
-        await send({"type": "http.response.start", "status": response.status, "headers": out_headers})
-        async for chunk in response.content.iter_any():
-            if disconnected.is_set():
+    try:
+        async with session.request(
+            scope["method"],
+            target.url,
+            headers=headers,
+            data=body() if has_body else None,
+            allow_redirects=False,
+            ssl=target.upstream.ssl_context if target.upstream.ssl_context is not None else True,
+        ) as response:
+            out_headers = response_headers(response, target)
+            if target.upstream.rewritten_prefix and _is_html(response):
+                await _send_unrewritten(response, target, out_headers, send)
                 return
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+            await send({"type": "http.response.start", "status": response.status, "headers": out_headers})
+            async for chunk in response.content.iter_any():
+                if disconnected.is_set():
+                    return
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except (aiohttp.ClientError, CallerGone):
+        if disconnected.is_set():
+            return  # nobody is left to tell
+        raise
 
 
 async def _send_unrewritten(

@@ -5,6 +5,7 @@ subprotocol, and who is let through."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import AsyncIterator
@@ -120,6 +121,32 @@ async def test_bodies_stream_both_ways_past_the_api_body_limit(
             pieces.append(piece)
     assert b"".join(pieces) == b"".join(f"chunk {i}\n".encode() for i in range(upstream.STREAM_CHUNKS))
     assert len(pieces) > 1, "the answer was buffered, not streamed"
+
+
+async def test_an_upload_cut_off_by_the_caller_never_reaches_the_lab_as_whole(
+    nufi_url: str, nufi: httpx.AsyncClient, world: World, project: str
+) -> None:
+    await _lab(nufi, world, project)
+    before = len(upstream.RECORDED)
+    port = int(nufi_url.rsplit(":", 1)[1])
+    _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(
+        (
+            f"PUT /labs/{project}/lab/api/record HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: {world.user['Authorization']}\r\nTransfer-Encoding: chunked\r\n\r\n"
+            "5\r\nhalf-\r\n"
+        ).encode()
+    )
+    await writer.drain()
+    # The caller hangs up in the middle of its body.
+    writer.close()
+    await writer.wait_closed()
+    whole = b"the whole upload"
+    # A complete upload after it: once it has arrived, the cut-off one would have too.
+    assert _seen(await nufi.put(f"/labs/{project}/lab/api/record", content=whole, headers=world.user))
+    # Only the whole one arrived as a whole upload: the cut-off one broke the lab's connection, and
+    # no shorter body (empty, or its first chunk) passed for a complete one.
+    assert upstream.RECORDED[before:] == [whole]
 
 
 async def test_a_path_without_its_slash_is_redirected(

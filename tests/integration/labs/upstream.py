@@ -14,6 +14,9 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 STREAM_CHUNKS = 5
+# The bodies of uploads to `.../record` that arrived whole, in order (the server runs in a thread of
+# the test process, so tests read this list directly).
+RECORDED: list[bytes] = []
 
 
 async def echo(request: Request) -> Response:
@@ -35,12 +38,14 @@ async def echo(request: Request) -> Response:
         return Response(page, media_type="text/html")
     digest = hashlib.sha256()
     size = 0
-    chunks = 0
+    received: list[bytes] = []
     async for chunk in request.stream():
         if chunk:
-            chunks += 1
+            received.append(chunk)
             size += len(chunk)
             digest.update(chunk)
+    if path.endswith("/record"):
+        RECORDED.append(b"".join(received))
     body: dict[str, Any] = {
         "method": request.method,
         "path": path,
