@@ -88,7 +88,7 @@ class SandboxRun:
         return self.state
 
     def started_programs(self) -> list[int]:
-        return sorted(stat.pid for stat in _all_stats() if stat.ppid == self.process.pid)
+        return sorted(stat.pid for stat in all_stats() if stat.ppid == self.process.pid)
 
     def interrupt(self, sig: signal.Signals = signal.SIGINT) -> None:
         """SIGINT to the whole foreground group, as Ctrl-C in a terminal does; SIGTERM to the PID."""
@@ -104,7 +104,7 @@ class SandboxRun:
         """Programs the sandbox started, or members of their process groups, that still run."""
         groups = set(self.children)
         alive = [pid for pid in self.children if pid_alive(pid)]
-        alive += [s.pid for s in _all_stats() if s.pgrp in groups and s.pid not in alive and pid_alive(s.pid)]
+        alive += [s.pid for s in all_stats() if s.pgrp in groups and s.pid not in alive and pid_alive(s.pid)]
         return [describe_pid(pid) for pid in sorted(set(alive))]
 
     def cleanup(self) -> None:
@@ -116,7 +116,7 @@ class SandboxRun:
             except subprocess.TimeoutExpired:
                 kill_tree(self.process.pid)
                 self.process.wait()
-        for pid in [*self.children, *(s.pid for s in _all_stats() if s.pgrp in set(self.children))]:
+        for pid in [*self.children, *(s.pid for s in all_stats() if s.pgrp in set(self.children))]:
             if pid_alive(pid):
                 kill_tree(pid)
 
@@ -133,7 +133,7 @@ def bearer(access_token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {access_token}"}
 
 
-def _all_stats() -> list[Any]:
+def all_stats() -> list[Any]:
     stats = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():

@@ -3,71 +3,17 @@ its REST and WebSocket API sees the pod's environment (its LPU devices)."""
 
 from __future__ import annotations
 
-import json
-import uuid
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import httpx
-from websockets.asyncio.client import connect
 
 from nufi.workloads.labs.model import PROFILES
 from nufi_sandbox.processes import ManagedProcess
+from support.jupyter_kernel import run_in_kernel
 
 from .runtime_support import start_runtime
 
 PREFIX = "/labs/team-a/my-lab/"
-
-
-def message(msg_type: str, session: str, content: dict[str, Any]) -> dict[str, Any]:
-    header = {
-        "msg_id": uuid.uuid4().hex,
-        "username": "test",
-        "session": session,
-        "msg_type": msg_type,
-        "version": "5.3",
-        "date": datetime.now(UTC).isoformat(),
-    }
-    return {
-        "header": header,
-        "parent_header": {},
-        "metadata": {},
-        "content": content,
-        "channel": "shell",
-        "buffers": [],
-    }
-
-
-async def run_in_kernel(ws_url: str, code: str) -> str:
-    """What ``code`` prints in the kernel (stream output of its execute request)."""
-    session = uuid.uuid4().hex
-    request = message(
-        "execute_request",
-        session,
-        {"code": code, "silent": False, "store_history": False, "user_expressions": {}, "allow_stdin": False},
-    )
-    printed = []
-    replied = idle = False
-    async with connect(f"{ws_url}?session_id={session}", open_timeout=20) as ws:
-        await ws.send(json.dumps(request))
-        # The reply (shell channel) and the output (iopub) come in no fixed order; "idle" on iopub
-        # follows all of this request's output.
-        while not (replied and idle):
-            reply = json.loads(await ws.recv(decode=True))
-            if reply.get("parent_header", {}).get("msg_id") != request["header"]["msg_id"]:
-                continue
-            kind = reply["msg_type"]
-            if kind == "stream":
-                printed.append(reply["content"]["text"])
-            elif kind == "error":
-                raise AssertionError(reply["content"])
-            elif kind == "execute_reply":
-                assert reply["content"]["status"] == "ok", reply["content"]
-                replied = True
-            elif kind == "status" and reply["content"]["execution_state"] == "idle":
-                idle = True
-    return "".join(printed)
 
 
 def wait_serving(process: ManagedProcess, url: str) -> None:
