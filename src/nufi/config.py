@@ -140,6 +140,11 @@ class Settings(BaseSettings):
     # A monitoring stream sends a heartbeat after this long without a new snapshot.
     monitoring_stream_heartbeat_seconds: float = Field(default=15.0, gt=0, le=3600)
 
+    # What the dashboard's deployment form starts with (docs/dashboard.md): an image and its arguments
+    # (NUFI_DEPLOYMENT_DEFAULT_ARGS is a JSON list). The API itself always asks for an image.
+    deployment_default_image: str | None = Field(default=None, min_length=1)
+    deployment_default_args: list[str] = Field(default_factory=list)
+
     # Labs (docs/workloads.md, "Labs"): the image a lab of each kind runs when its request names none,
     lab_jupyter_image: str = Field(default="quay.io/jupyter/base-notebook:latest", min_length=1)
     lab_vscode_image: str = Field(default="codercom/code-server:latest", min_length=1)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from nicegui import ui
 from nicegui.testing import User
@@ -122,6 +124,41 @@ async def test_a_deployment_created_from_the_form_lands_with_the_chosen_accelera
     assert input_of(person, "dep-name").value == ""  # ready for the next one
     # The drop-down follows the cluster: the four LPUs the two pods hold are no longer free.
     await eventually(lambda: _holds(select.options == {"lpu": f"HyperAccel LPU ({LPU}) — 6 free"}), within=15)
+
+
+async def _deployment_object(cluster: DevClusterProcess, project: str, name: str) -> dict[str, Any]:
+    """The Deployment as the Kubernetes API holds it."""
+    async with httpx.AsyncClient(headers={"Authorization": "Bearer nufi-dev-token"}, timeout=10) as kube:
+        response = await kube.get(f"{cluster.url}/apis/apps/v1/namespaces/{project}/deployments/{name}")
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+async def test_the_form_starts_with_the_configured_image_and_arguments_split_as_a_shell_would(
+    cluster: DevClusterProcess, tmp_path: Path
+) -> None:
+    defaults = {
+        "NUFI_DEPLOYMENT_DEFAULT_IMAGE": "nufi-mock:0.1.0",
+        "NUFI_DEPLOYMENT_DEFAULT_ARGS": '["inference"]',
+    }
+    async with workload_dashboard(cluster, tmp_path, defaults) as person:
+        project = await new_project("user")
+        await open_page(person, "user", "en", f"/deployments?project={project}")
+        assert input_of(person, "dep-image").value == "nufi-mock:0.1.0"
+        assert input_of(person, "dep-args").value == "inference"
+        person.find(marker="dep-name").type("chat")
+        person.find(marker="dep-args").type(' --model "tiny one')
+        person.find(marker="dep-create").click()
+        await eventually(lambda: _holds("quote" in shown(person, "dep-error-args")), within=10)
+        person.find(marker="dep-args").type('"')
+        person.find(marker="dep-create").click()
+        await row_becomes(person, "chat", status="Ready")
+        view = await services().deployments.get(USER, project, "chat")
+        assert view.image == "nufi-mock:0.1.0"
+        deployment = await _deployment_object(cluster, project, "chat")
+        (container,) = deployment["spec"]["template"]["spec"]["containers"]
+        assert container["args"] == ["inference", "--model", "tiny one"]
 
 
 async def test_bad_fields_are_named_beside_them_in_korean_and_english(person: User) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -51,10 +51,14 @@ def start_lpu_cluster(work: Path) -> DevClusterProcess:
 
 
 @asynccontextmanager
-async def workload_dashboard(cluster: DevClusterProcess, work: Path) -> AsyncIterator[User]:
-    """The dashboard over `cluster`, its database a file under `work`, with the LPU type registered
-    (forced: no exporter is scraped here, so its metric checks would fail; the type is still data)."""
-    async with dashboard(dashboard_env(work, kubeconfig=cluster.kubeconfig)) as user:
+async def workload_dashboard(
+    cluster: DevClusterProcess, work: Path, settings: Mapping[str, str] | None = None
+) -> AsyncIterator[User]:
+    """The dashboard over `cluster`, its database a file under `work` and NUFI_* `settings` beside,
+    with the LPU type registered (forced: no exporter is scraped here, so its metric checks would
+    fail; the type is still data)."""
+    env = dashboard_env(work, kubeconfig=cluster.kubeconfig) | dict(settings or {})
+    async with dashboard(env) as user:
         await services().catalog.create(ADMIN, DeviceTypeCreate.model_validate(LPU_TYPE), force=True)
         try:
             yield user

@@ -8,6 +8,7 @@ asks for the replica count in a dialog, deleting asks for a confirmation naming 
 from __future__ import annotations
 
 import html
+import shlex
 from collections.abc import Callable
 from typing import Any
 
@@ -258,10 +259,23 @@ class DeploymentsPage:
                     name = ui.input(self.t("workloads.field.name"), placeholder="llm-chat")
                     name.classes("w-full").props("outlined dense").mark("dep-name")
                     errors.slot("name")
+                settings = context.services().settings
                 with ui.column().classes("gap-1"):
-                    image = ui.input(self.t("deployments.field.image"), placeholder=IMAGE_PLACEHOLDER)
-                    image.classes("w-full").props("outlined dense").mark("dep-image")
+                    image = ui.input(
+                        self.t("deployments.field.image"),
+                        value=settings.deployment_default_image or "",
+                        placeholder=IMAGE_PLACEHOLDER,
+                    )
+                    image.classes("w-full").props('outlined dense data-testid="dep-image"').mark("dep-image")
                     errors.slot("image")
+                with ui.column().classes("gap-1"):
+                    args = ui.input(
+                        self.t("deployments.field.args"),
+                        value=shlex.join(settings.deployment_default_args),
+                        placeholder="--model tiny --max-batch 8",
+                    )
+                    args.classes("w-full").props('outlined dense data-testid="dep-args"').mark("dep-args")
+                    errors.slot("args")
                 with ui.column().classes("gap-1"):
                     accelerator = AcceleratorPicker(self.who.principal, self.language, "dep-accelerator")
                     await accelerator.refresh()
@@ -304,10 +318,16 @@ class DeploymentsPage:
             if isinstance(parsed, str):
                 errors.at("env", self.t("deployments.env.bad_line", line=parsed))
                 return
+            try:
+                arguments = shlex.split(str(args.value or ""))
+            except ValueError as exc:  # an unclosed quote
+                errors.at("args", self.t("deployments.args.bad", reason=str(exc)))
+                return
             path = str(readiness.value or "").strip()
             body = {
                 "name": str(name.value or "").strip(),
                 "image": str(image.value or "").strip(),
+                "args": arguments or None,
                 "accelerator": {"device_type": accelerator.value, "count": as_int(count.value)},
                 "replicas": as_int(replicas.value),
                 "port": as_int(port.value),

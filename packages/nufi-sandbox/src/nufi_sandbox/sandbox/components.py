@@ -5,12 +5,14 @@ Each is started as a user would start it: its own command line and environment, 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
 from pathlib import Path
 
 from nufi_sandbox.processes import ManagedProcess
+from nufi_sandbox.sandbox.images import INFERENCE, INFERENCE_ARGS, JUPYTER, VSCODE
 from nufi_sandbox.sandbox.topology import SandboxNode
 
 NUFI_AUDIENCE = "nufi"
@@ -95,6 +97,11 @@ def nufi_server(
         "NUFI_OIDC_CLIENT_SECRET": DASHBOARD_SECRET,
         "NUFI_DASHBOARD_SESSION_SECRET": dashboard_session_secret,
         "NUFI_LOG_FORMAT": "console",
+        # The images the sandbox runs (images.py), as the defaults of the dashboard's forms.
+        "NUFI_DEPLOYMENT_DEFAULT_IMAGE": INFERENCE,
+        "NUFI_DEPLOYMENT_DEFAULT_ARGS": json.dumps(list(INFERENCE_ARGS)),
+        "NUFI_LAB_JUPYTER_IMAGE": JUPYTER,
+        "NUFI_LAB_VSCODE_IMAGE": VSCODE,
         # Monitoring judges staleness in scrape intervals: tell it the sandbox Prometheus' interval.
         "NUFI_MONITORING_SCRAPE_INTERVAL_SECONDS": str(scrape_interval_seconds),
     }

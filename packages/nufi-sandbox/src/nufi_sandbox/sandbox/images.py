@@ -18,6 +18,8 @@ from __future__ import annotations
 from types import MappingProxyType
 
 INFERENCE = "nufi-mock:0.1.0"
+# What an inference workload of that image says to run.
+INFERENCE_ARGS = ("inference",)
 JUPYTER = "quay.io/jupyter/base-notebook:latest"
 VSCODE = "codercom/code-server:latest"
 
