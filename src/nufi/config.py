@@ -140,6 +140,13 @@ class Settings(BaseSettings):
     # A monitoring stream sends a heartbeat after this long without a new snapshot.
     monitoring_stream_heartbeat_seconds: float = Field(default=15.0, gt=0, le=3600)
 
+    # Projects (docs/workloads.md): the ClusterRole each new project namespace binds NuFi's own
+    # ServiceAccount to, so NuFi may manage the workloads there (empty: bind nothing, e.g. when NuFi's
+    # credentials already reach every namespace), and that ServiceAccount as `<namespace>/<name>`
+    # (unset: read from the pod's token; with a kubeconfig there is none, and nothing is bound).
+    project_role: str = Field(default="nufi-workload-manager", max_length=253)
+    project_service_account: str | None = Field(default=None, pattern=r"^[a-z0-9.-]+/[a-z0-9.-]+$")
+
     # What the dashboard's deployment form starts with (docs/dashboard.md): an image and its arguments
     # (NUFI_DEPLOYMENT_DEFAULT_ARGS is a JSON list). The API itself always asks for an image.
     deployment_default_image: str | None = Field(default=None, min_length=1)

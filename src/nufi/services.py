@@ -16,6 +16,7 @@ from nufi.auth.web_sessions import WebSessions
 from nufi.cluster import ClusterGateway
 from nufi.cluster.cache import CacheSettings, ClusterCache
 from nufi.cluster.labs import LabObjects
+from nufi.cluster.service_account import own_service_account
 from nufi.cluster.service_route import ServiceClient
 from nufi.config import Settings
 from nufi.db import Database, WebSessionStore
@@ -104,7 +105,12 @@ async def build_services(
         cache_checks = [] if cluster_cache is None else [cluster_cache]
         fetchers = FetcherRegistry.with_plugins()
         catalog = DeviceCatalog(database, cluster, prometheus, fetchers, usage=WorkloadDeviceUsage(cluster))
-        projects = ProjectService(cluster, database)
+        projects = ProjectService(
+            cluster,
+            database,
+            workload_role=settings.project_role,
+            service_account=own_service_account(cluster.source, settings.project_service_account),
+        )
         # Non-admins see other projects' pods in monitoring as "another project".
         monitoring = MonitoringService(
             catalog,

@@ -48,3 +48,10 @@ async def list_in_namespace(
         label_selector=label_selector,
         missing_ok=True,
     )
+
+
+async def create_role_binding(cluster: ClusterGateway, namespace: str, body: Mapping[str, Any]) -> Json:
+    """Raises KubeRefused 409 when one of that name exists, 403 when NuFi may not bind the role."""
+    return await request_json(
+        cluster, "POST", api_path("rbac.authorization.k8s.io/v1", "rolebindings", namespace), body=body
+    )

@@ -22,17 +22,20 @@ from typing import Any
 
 from nufi.auth import Principal, require_admin, require_user
 from nufi.cluster import ClusterGateway
+from nufi.cluster.gateway import KUBERNETES
 from nufi.cluster.kube_rest import Json, KubeRefused
 from nufi.cluster.namespaces import (
     create_namespace,
+    create_role_binding,
     delete_namespace,
     get_namespace,
     list_in_namespace,
     list_namespaces,
     replace_namespace,
 )
+from nufi.cluster.service_account import ServiceAccountRef
 from nufi.db import AuditRepository, Database
-from nufi.errors import Conflict, Forbidden, NotFound, ValidationFailed
+from nufi.errors import Conflict, DependencyUnavailable, Forbidden, NotFound, ValidationFailed
 from nufi.workloads.kube_errors import refused
 from nufi.workloads.labels import MANAGED_BY, MANAGED_BY_NUFI, MEMBERS_ANNOTATION, PROJECT
 from nufi.workloads.names import check_name, check_username, is_name
@@ -74,9 +77,19 @@ class ProjectDeletion:
 
 
 class ProjectService:
-    def __init__(self, cluster: ClusterGateway, database: Database) -> None:
+    def __init__(
+        self,
+        cluster: ClusterGateway,
+        database: Database,
+        *,
+        workload_role: str = "",
+        service_account: ServiceAccountRef | None = None,
+    ) -> None:
         self._cluster = cluster
         self._db = database
+        # Granted to NuFi in every namespace it makes a project (both set), so its workloads can follow.
+        self._workload_role = workload_role
+        self._service_account = service_account
         # Monitoring asks on every snapshot a non-admin reads; a list this fresh answers them all.
         self._listed: tuple[float, list[Project]] | None = None
 
@@ -141,9 +154,43 @@ class ProjectService:
             if exc.status == 409:
                 raise _exists(name) from None
             raise refused(exc, field="name") from None
+        try:
+            await self._grant_workload_role(name)
+        except Exception:
+            # All or nothing: a namespace NuFi cannot work in is no project.
+            await delete_namespace(self._cluster, name)
+            raise
         project = _project(created) or Project(name, wanted)
         await self._audit(admin, "project.create", name, after=_view(project))
         return project
+
+    async def _grant_workload_role(self, namespace: str) -> None:
+        account = self._service_account
+        if not self._workload_role or account is None:
+            return
+        body = {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "RoleBinding",
+            "metadata": {"name": self._workload_role, "labels": {MANAGED_BY: MANAGED_BY_NUFI}},
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": self._workload_role,
+            },
+            "subjects": [{"kind": "ServiceAccount", "name": account.name, "namespace": account.namespace}],
+        }
+        try:
+            await create_role_binding(self._cluster, namespace, body)
+        except KubeRefused as exc:
+            if exc.status in (401, 403):
+                raise DependencyUnavailable(
+                    f"Kubernetes refused NuFi the RoleBinding that lets it manage workloads in project "
+                    f"{namespace!r} (HTTP {exc.status}: {exc.message}); grant its ServiceAccount "
+                    f"{account.namespace}/{account.name} the ClusterRole nufi-project-manager "
+                    f"(deploy/kustomize/base/rbac-projects.yaml), or set NUFI_PROJECT_ROLE empty",
+                    dependency=KUBERNETES,
+                ) from None
+            raise refused(exc) from None
 
     async def delete(
         self, principal: Principal | None, name: str, *, dry_run: bool = False

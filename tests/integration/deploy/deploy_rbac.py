@@ -17,6 +17,7 @@ class Grant:
     api_group: str
     resource: str
     verb: str
+    name: str = ""  # one of the rule's resourceNames; "" when the rule names none (every object)
 
 
 def grants_of(rendered: Rendered, account: str, namespace: str) -> set[Grant]:
@@ -36,7 +37,8 @@ def grants_of(rendered: Rendered, account: str, namespace: str) -> set[Grant]:
             for group in rule["apiGroups"]:
                 for resource in rule["resources"]:
                     for verb in rule["verbs"]:
-                        granted.add(Grant(scope, group, resource, verb))
+                        for name in rule.get("resourceNames") or [""]:
+                            granted.add(Grant(scope, group, resource, verb, name))
     return granted
 
 

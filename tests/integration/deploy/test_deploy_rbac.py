@@ -16,6 +16,15 @@ def _expand(scope: str, table: Sequence[tuple[str, str, tuple[str, ...]]]) -> se
 
 
 CLUSTER = [("", "nodes", READ), ("", "pods", READ)]
+# Projects: their namespaces, and the one RoleBinding per project granting NuFi the workload role.
+PROJECTS = [
+    ("", "namespaces", MANAGE),
+    ("rbac.authorization.k8s.io", "rolebindings", ("create", "get", "delete")),
+]
+WORKLOAD_ROLE = "nufi-workload-manager"
+BIND_THE_WORKLOAD_ROLE = Grant(
+    CLUSTER_WIDE, "rbac.authorization.k8s.io", "clusterroles", "bind", WORKLOAD_ROLE
+)
 WORKLOADS = [
     ("apps", "deployments", MANAGE),
     ("apps", "statefulsets", MANAGE),
@@ -44,7 +53,10 @@ def test_the_service_account_gets_exactly_what_nufi_needs(overlay: Rendered) -> 
     account, namespace = _account(overlay)
     workload_namespaces = _workload_namespaces(overlay)
     assert workload_namespaces, "no workload namespace is bound"
-    expected = _expand(CLUSTER_WIDE, CLUSTER) | _expand(namespace, LEADER_ELECTION)
+    expected = (
+        _expand(CLUSTER_WIDE, CLUSTER) | _expand(CLUSTER_WIDE, PROJECTS) | _expand(namespace, LEADER_ELECTION)
+    )
+    expected.add(BIND_THE_WORKLOAD_ROLE)
     for workload_namespace in workload_namespaces:
         expected |= _expand(workload_namespace, WORKLOADS)
     actual = grants_of(overlay, account, namespace)
@@ -68,21 +80,32 @@ def test_readiness_gates_can_be_set_but_pod_specs_not_changed(overlay: Rendered)
     assert pod_writes == set()
 
 
-def test_no_role_uses_wildcards_or_touches_secrets_or_rbac(overlay: Rendered) -> None:
-    forbidden_verbs = {"*", "escalate", "bind", "impersonate"}
+def test_no_role_uses_wildcards_or_touches_secrets_and_rbac_only_to_bind_the_workload_role(
+    overlay: Rendered,
+) -> None:
+    forbidden_verbs = {"*", "escalate", "impersonate"}
     for role, rule in rules_of_roles(overlay):
         assert "*" not in rule["apiGroups"], role
         assert "*" not in rule["resources"], role
         assert not any(r.endswith("/*") for r in rule["resources"]), role
         assert not forbidden_verbs & set(rule["verbs"]), role
         assert "secrets" not in rule["resources"], f"{role} grants access to secrets"
-        assert "rbac.authorization.k8s.io" not in rule["apiGroups"], role
+        if "rbac.authorization.k8s.io" in rule["apiGroups"]:
+            # Only the project manager, and only its RoleBindings and the bind of the workload role.
+            assert role == "nufi-project-manager", role
+            assert rule["resources"] in (["rolebindings"], ["clusterroles"]), rule
+            assert "update" not in rule["verbs"] and "patch" not in rule["verbs"], rule
+        if "bind" in rule["verbs"]:
+            assert rule["verbs"] == ["bind"] and rule.get("resourceNames") == [WORKLOAD_ROLE], rule
+    account, namespace = _account(overlay)
+    binds = {g for g in grants_of(overlay, account, namespace) if g.verb == "bind"}
+    assert binds == {BIND_THE_WORKLOAD_ROLE}
 
 
 def test_every_rbac_rule_is_explained() -> None:
     # Rendered objects lose comments, so read the sources.
     paths = sorted((KUSTOMIZE_DIR / "base").glob("rbac-*.yaml"))
-    assert len(paths) == 3
+    assert len(paths) == 4
     for path in sorted((KUSTOMIZE_DIR / "base").glob("rbac-*.yaml")):
         lines = path.read_text().splitlines()
         for index, line in enumerate(lines):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import httpx
 from kubernetes_asyncio import client as kube
@@ -12,7 +13,7 @@ from kubernetes_asyncio import client as kube
 from support.kube import api_client
 from support.polling import until
 
-from .workloads_world import World, create_project, deployment_body, project_name
+from .workloads_world import World, create_project, deployment_body, project_name, serve
 
 
 async def _namespace(world: World, name: str) -> dict[str, object] | None:
@@ -178,3 +179,57 @@ async def test_dry_run_lists_what_goes_and_delete_takes_it(nufi: httpx.AsyncClie
     records = await _audit(nufi, world, name)
     assert records[0]["action"] == "project.delete"
     assert "Deployment/llm" in records[0]["details"]["objects"]  # type: ignore[index]
+
+
+async def _role_bindings(world: World, namespace: str) -> list[kube.V1RoleBinding]:
+    async with api_client(world.cluster.kubeconfig) as api:
+        listed = await kube.RbacAuthorizationV1Api(api).list_namespaced_role_binding(namespace)
+    return list(listed.items)
+
+
+async def test_nufi_grants_its_own_service_account_the_workload_role_in_each_project(
+    world: World, tmp_path: Path
+) -> None:
+    database = f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"
+    settings = world.settings(database).model_copy(update={"project_service_account": "nufi-system/nufi"})
+    name = project_name()
+    async with serve(settings) as nufi:
+        created = await nufi.post("/api/v1/admin/projects", json={"name": name}, headers=world.admin)
+        assert created.status_code == 201, created.text
+        try:
+            (binding,) = await _role_bindings(world, name)
+            assert binding.metadata.name == "nufi-workload-manager"
+            assert (binding.role_ref.kind, binding.role_ref.name) == ("ClusterRole", "nufi-workload-manager")
+            (subject,) = binding.subjects
+            assert (subject.kind, subject.namespace, subject.name) == (
+                "ServiceAccount",
+                "nufi-system",
+                "nufi",
+            )
+        finally:
+            await nufi.delete(f"/api/v1/admin/projects/{name}", headers=world.admin)
+
+
+async def test_a_refused_role_binding_leaves_no_namespace_behind(world: World, tmp_path: Path) -> None:
+    # A role name Kubernetes refuses as an object name ('%' is not allowed in RBAC names): the binding's
+    # create fails after the namespace's.
+    settings = world.settings(f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}").model_copy(
+        update={"project_service_account": "nufi-system/nufi", "project_role": "bad%role"}
+    )
+    name = project_name()
+    async with serve(settings) as nufi:
+        refused = await nufi.post("/api/v1/admin/projects", json={"name": name}, headers=world.admin)
+        assert refused.status_code == 422, refused.text
+        assert await _namespace(world, name) is None
+        assert (await nufi.get(f"/api/v1/projects/{name}", headers=world.admin)).status_code == 404
+
+
+async def test_with_a_kubeconfig_and_no_service_account_configured_nothing_is_bound(
+    nufi: httpx.AsyncClient, world: World
+) -> None:
+    name = project_name()
+    await create_project(nufi, world, name, [])
+    try:
+        assert await _role_bindings(world, name) == []
+    finally:
+        await nufi.delete(f"/api/v1/admin/projects/{name}", headers=world.admin)

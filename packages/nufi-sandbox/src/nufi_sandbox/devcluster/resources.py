@@ -167,6 +167,11 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     ),
     ResourceType("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True),
     ResourceType("coordination.k8s.io", "v1", "Lease", "leases", True),
+    # Stored and served, never enforced: every caller of the dev cluster may do everything.
+    ResourceType("rbac.authorization.k8s.io", "v1", "Role", "roles", True),
+    ResourceType("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", True),
+    ResourceType("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", False),
+    ResourceType("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", False),
     ResourceType(
         "apiextensions.k8s.io",
         "v1",
