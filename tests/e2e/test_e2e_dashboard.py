@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
+from playwright.async_api import Browser, BrowserContext, Page, expect
 
 from nufi.ui.i18n import Language, text
 from support.lpu_type import LPU_METRICS, LPU_RESOURCE_KEY
 
+from .browser_support import LOCALES, chromium, sign_in
+from .browser_support import shot as browser_shot
 from .e2e_sandbox_support import SandboxRun
 
-CHROMIUM = "/usr/bin/chromium"
-SHOTS = Path(__file__).resolve().parents[2] / "test-results" / "dashboard"
-LOCALES = {"ko": "ko-KR", "en": "en-US"}
 TEXTS = {
     "ko": {
         "devices": "디바이스",
@@ -37,30 +35,12 @@ TEXTS = {
 
 @pytest.fixture(scope="module")
 async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as playwright:
-        # Root in a container: Chromium's own sandbox needs user namespaces it may not have.
-        launched = await playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
-        )
-        try:
-            yield launched
-        finally:
-            await launched.close()
+    async with chromium() as launched:
+        yield launched
 
 
 async def shot(page: Page, language: str, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    # Scrolled to the top, or the fixed header lands mid-page in a full-page capture.
-    await page.evaluate("window.scrollTo(0, 0)")
-    await page.screenshot(path=SHOTS / f"{language}-{name}.png", full_page=True)
-
-
-async def sign_in(page: Page, username: str) -> None:
-    """On the identity provider's login page: fill it in and come back."""
-    await expect(page.locator("#kc-form-login")).to_be_visible()
-    await page.fill("#username", username)
-    await page.fill("#password", username)
-    await page.click("#kc-login")
+    await browser_shot(page, f"{language}-{name}")
 
 
 @pytest.mark.parametrize("language", ["ko", "en"])

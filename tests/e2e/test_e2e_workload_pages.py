@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import uvicorn
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import Browser, Page, expect
 from pydantic import SecretStr
 from starlette.requests import Request
 
@@ -37,9 +37,9 @@ from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.lpu_type import LPU_LABELS, LPU_METRICS, LPU_RESOURCE_KEY
 from support.polling import until
 
-CHROMIUM = "/usr/bin/chromium"
-SHOTS = Path(__file__).resolve().parents[2] / "test-results" / "dashboard"
-LOCALES = {"ko": "ko-KR", "en": "en-US"}
+from .browser_support import LOCALES, chromium
+from .browser_support import shot as browser_shot
+
 USER_HEADER = "x-test-user"
 PEOPLE = {
     "admin": Principal(subject="s-admin", username="admin", roles=frozenset({"nufi-admin"})),
@@ -155,14 +155,8 @@ async def _status(services: Services, name: str, status: str) -> bool:
 
 @pytest.fixture(scope="module")
 async def browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
-        )
-        try:
-            yield launched
-        finally:
-            await launched.close()
+    async with chromium() as launched:
+        yield launched
 
 
 async def open_as(browser: Browser, who: str, language: str, url: str) -> Page:
@@ -177,12 +171,7 @@ async def open_as(browser: Browser, who: str, language: str, url: str) -> Page:
 
 
 async def shot(page: Page, language: str, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    await page.evaluate("window.scrollTo(0, 0)")
-    # Animations finished at once: a dialog is captured as it stands, not half faded in.
-    await page.screenshot(
-        path=SHOTS / f"workloads-{language}-{name}.png", full_page=True, animations="disabled"
-    )
+    await browser_shot(page, f"workloads-{language}-{name}")
 
 
 def t(language: str, key: str, **fields: object) -> str:

@@ -102,7 +102,9 @@ async def test_mapped_pod_runs_with_its_env_and_becomes_ready_through_its_probe(
         assert env["SEEN_WORKDIR"] == str(workdir(cluster, ready)) == info["cwd"]
         assert env["HOSTNAME"] == "runner" and env["PORT"] != "9999" and "PATH" in env
         assert info["argv"][-2:] == ["--flag", "plain"]  # args appended, $(VAR) expanded
-        assert (workdir(cluster, ready) / "log").exists()
+        # The log lies beside the work dir, which stays the program's own.
+        assert workdir(cluster, ready).with_name("echo.log").exists()
+        assert not (workdir(cluster, ready) / "log").exists()
 
         events = await v1.list_namespaced_event(namespace, field_selector="involvedObject.name=runner")
         reasons = {e.reason: e for e in events.items}

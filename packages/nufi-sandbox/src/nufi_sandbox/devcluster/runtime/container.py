@@ -44,6 +44,8 @@ class ContainerPlan:
     name: str
     spec: LaunchSpec
     workdir: Path
+    # Beside the work dir, not in it: the work dir is the program's own (a lab's home shows it).
+    log: Path
     restart_policy: str
     local_port: int
     readiness: Obj | None
@@ -118,7 +120,7 @@ class ContainerProcess:
         try:
             if shutil.which(program, path=plan.spec.env.get("PATH")) is None:
                 raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
-            with open(plan.workdir / "log", "ab") as log_file:
+            with open(plan.log, "ab") as log_file:
                 popen = subprocess.Popen(
                     [sys.executable, "-I", "-S", _TRAMPOLINE, str(os.getpid()), *plan.spec.argv],
                     stdin=subprocess.DEVNULL,
@@ -129,7 +131,7 @@ class ContainerProcess:
                     start_new_session=True,
                 )
         except OSError as exc:
-            with contextlib.suppress(OSError), open(plan.workdir / "log", "a") as log_file:
+            with contextlib.suppress(OSError), open(plan.log, "a") as log_file:
                 log_file.write(f"failed to start {plan.spec.argv[0]}: {exc}\n")
             self._run = _Run(None, stamp, time.monotonic())
             self.state = {

@@ -61,7 +61,7 @@ class ProcessRuntime:
 
     def log_path(self, namespace: str, name: str, uid: str, container: str) -> Path:
         """Where a mapped container's stdout and stderr go (it may not exist: never started here)."""
-        return self._root / f"{namespace}_{name}_{uid}" / container / "log"
+        return self._root / f"{namespace}_{name}_{uid}" / f"{container}.log"
 
     def pids(self) -> dict[str, dict[str, int | None]]:
         return {uid: {n: c.pid for n, c in p.containers.items()} for uid, p in self._pods.items()}
@@ -83,7 +83,7 @@ class ProcessRuntime:
         node = str(spec.get("nodeName", ""))
         processes = PodProcesses(namespace, name, uid)
         self._pods[uid] = processes
-        pod_dir = self.log_path(namespace, name, uid, "-").parent.parent
+        pod_dir = self.log_path(namespace, name, uid, "-").parent
         plans = []
         for container in spec.get("containers") or []:
             entry = self.map.entry_for(str(container.get("image", "")))
@@ -126,6 +126,7 @@ class ProcessRuntime:
                     name=str(container["name"]),
                     spec=launch,
                     workdir=workdir,
+                    log=self.log_path(namespace, name, uid, str(container["name"])),
                     restart_policy=str(spec.get("restartPolicy") or "Always"),
                     local_port=local_port,
                     readiness=container.get("readinessProbe"),

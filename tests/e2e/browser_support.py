@@ -1,0 +1,43 @@
+"""What the browser tests share: Debian's Chromium launched headless through Playwright, the locales
+they run in, where screenshots go, and the identity provider's sign-in form."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from playwright.async_api import Browser, Page, async_playwright, expect
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(__file__).resolve().parents[2] / "test-results" / "dashboard"
+LOCALES = {"ko": "ko-KR", "en": "en-US"}
+
+
+@asynccontextmanager
+async def chromium() -> AsyncIterator[Browser]:
+    async with async_playwright() as playwright:
+        # Root in a container: Chromium's own sandbox needs user namespaces it may not have.
+        launched = await playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+        )
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+async def shot(page: Page, name: str, *, full_page: bool = True) -> None:
+    """`SHOTS/<name>.png`, scrolled to the top (or the fixed header lands mid-page in a full-page
+    capture), animations finished at once (a dialog is captured as it stands, not half faded in)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    await page.evaluate("window.scrollTo(0, 0)")
+    await page.screenshot(path=SHOTS / f"{name}.png", full_page=full_page, animations="disabled")
+
+
+async def sign_in(page: Page, username: str) -> None:
+    """On the identity provider's login page: fill it in and come back."""
+    await expect(page.locator("#kc-form-login")).to_be_visible()
+    await page.fill("#username", username)
+    await page.fill("#password", username)
+    await page.click("#kc-login")
