@@ -25,6 +25,7 @@ EXPECTED: list[tuple[str, list[str]]] = [
         ["lpu 2 nodes 8 devices", "nvidia-gpu 1 nodes 8 devices", '"devices": 8', '"device": "lpu3"'],
     ),
     ("USER_TOKEN", ['"status": 403', "HTTP 200"]),
+    ("team-a", ['"members": [\n        "user"\n    ]', "chat is Ready", "      3 chat-"]),
 ]
 
 
@@ -54,7 +55,7 @@ def test_first_steps_work_when_pasted(sandbox: SandboxRun) -> None:
     )
     # Run from the directory holding .sandbox/, as a user does from the repository.
     done = subprocess.run(
-        ["bash", "-c", script], cwd=sandbox.work, capture_output=True, text=True, timeout=60, check=False
+        ["bash", "-c", script], cwd=sandbox.work, capture_output=True, text=True, timeout=120, check=False
     )
     assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
     outputs = re.split(r"^@@ block \d+\n", done.stdout, flags=re.M)[1:]
