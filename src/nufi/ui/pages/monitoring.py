@@ -23,6 +23,7 @@ from nufi.ui.i18n import Language, text
 from nufi.ui.layout import MONITORING_PATH, frame
 from nufi.ui.pages.charts import Charts
 from nufi.ui.pages.gate import Visitor, keep_signed_in, visitor
+from nufi.ui.rebuilt import Rebuilt
 
 NODES_PER_PAGE = 25
 
@@ -43,6 +44,8 @@ class MonitoringView:
         self._age: ui.label | None = None
         self._cards: dict[str, ui.label] = {}
         self._shown_time: float | None = None
+        self.content = Rebuilt(self._content)
+        self.panel = Rebuilt(self._panel)
 
     @property
     def language(self) -> Language:
@@ -60,8 +63,7 @@ class MonitoringView:
         if self.selected not in self.types():
             self.selected = self.types()[0] if self.types() else None
 
-    @ui.refreshable_method
-    async def content(self) -> None:
+    async def _content(self) -> None:
         language = self.language
         ui.label(text(language, "monitoring.title")).classes("text-2xl font-semibold")
         if self.overview_error is not None:
@@ -82,17 +84,16 @@ class MonitoringView:
             }
         if self.selected is not None:
             tabs.set_value(made[self.selected])
-        await self.panel()
+        await self.panel.show()
 
-    def select(self, device_type_id: Any) -> None:
+    async def select(self, device_type_id: Any) -> None:
         if str(device_type_id) == self.selected:
             return
         self.selected = str(device_type_id)
         self.tokens = [None]
-        self.panel.refresh()
+        await self.panel.show()
 
-    @ui.refreshable_method
-    async def panel(self) -> None:
+    async def _panel(self) -> None:
         language = self.language
         if self.selected is None:
             return
@@ -141,26 +142,26 @@ class MonitoringView:
                     ui.label(f"{error.source}: {error.message}").classes("text-sm")
         Charts(self.visitor.principal, language, self.selected).build()
 
-    def filter(self, value: str | None) -> None:
+    async def filter(self, value: str | None) -> None:
         self.node_filter = (value or "").strip()
         self.tokens = [None]
-        self.panel.refresh()
+        await self.panel.show()
 
-    def forward(self, token: str | None) -> None:
+    async def forward(self, token: str | None) -> None:
         if token is not None:
             self.tokens.append(token)
-            self.panel.refresh()
+            await self.panel.show()
 
-    def back(self) -> None:
+    async def back(self) -> None:
         if len(self.tokens) > 1:
             self.tokens.pop()
-            self.panel.refresh()
+            await self.panel.show()
 
     async def tick(self) -> None:
         known = self.types()
         await self.read_overview()
         if self.types() != known:
-            self.content.refresh()  # a type registered (or removed) appears without a reload
+            await self.content.show()  # a type registered (or removed) appears without a reload
         elif len(self.tokens) == 1:
             await self.follow()  # the first page follows the live values; later pages keep theirs
 
@@ -175,7 +176,7 @@ class MonitoringView:
                 self.visitor.principal, self.selected, query
             )
         except NufiError:
-            self.panel.refresh()  # the panel says what is wrong
+            await self.panel.show()  # the panel says what is wrong
             return
         snapshot = page.snapshot
         assert self._age is not None
@@ -270,6 +271,6 @@ def register() -> None:
         keep_signed_in(request, who)
         view = MonitoringView(who, type)
         await view.read_overview()
-        await view.content()
+        await view.content.show()
         ui.timer(context.services().monitoring.settings.refresh_seconds, view.tick)
         return None
