@@ -30,6 +30,7 @@ from nufi.ui.pages.workload_forms import (
     age,
     as_int,
     chosen_project,
+    confirm_delete,
     no_projects,
     not_offered,
     problem_text,
@@ -224,29 +225,15 @@ class DeploymentsPage:
     async def ask_delete(self, name: str) -> None:
         if name not in self.shown:
             return
-        with self._new_dialog() as dialog, ui.card().classes("max-w-lg").mark("delete-dialog"):
-            ui.label(self.t("deployments.delete.title", name=name)).classes("text-lg font-semibold").mark(
-                "dialog-title"
-            )
-            ui.label(self.t("deployments.delete.body", project=self.project))
-            error = ui.label("").classes("text-negative text-caption").mark("delete-error")
-            with ui.row().classes("w-full justify-end gap-2"):
-                ui.button(self.t("workloads.action.cancel"), on_click=dialog.close).props("flat no-caps")
-                confirm = ui.button(self.t("workloads.action.delete")).props("no-caps color=negative")
-                confirm.mark("delete-confirm")
-
-        async def go() -> None:
-            try:
-                await context.services().deployments.delete(self.who.principal, self.project, name)
-            except Exception as exc:
-                error.set_text(problem_text(self.language, exc))
-                return
-            dialog.close()
-            ui.notify(self.t("deployments.done.deleted", name=name))
-            await self.refresh()
-
-        confirm.on_click(go)
-        dialog.open()
+        confirm_delete(
+            self.language,
+            self._new_dialog(),
+            title=self.t("deployments.delete.title", name=name),
+            body=self.t("deployments.delete.body", project=self.project),
+            delete=lambda: context.services().deployments.delete(self.who.principal, self.project, name),
+            done=self.t("deployments.done.deleted", name=name),
+            after=self.refresh,
+        )
 
     # -- create --------------------------------------------------------------------------------------
 

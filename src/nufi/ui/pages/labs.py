@@ -29,6 +29,7 @@ from nufi.ui.pages.workload_forms import (
     age,
     as_int,
     chosen_project,
+    confirm_delete,
     no_projects,
     not_offered,
     problem_text,
@@ -196,30 +197,16 @@ class LabsPage:
             return
         if self._dialog is not None:
             self._dialog.delete()
-        with ui.dialog() as dialog, ui.card().classes("max-w-lg").mark("delete-dialog"):
-            ui.label(self.t("labs.delete.title", name=name)).classes("text-lg font-semibold").mark(
-                "dialog-title"
-            )
-            ui.label(self.t("labs.delete.body"))
-            error = ui.label("").classes("text-negative text-caption").mark("delete-error")
-            with ui.row().classes("w-full justify-end gap-2"):
-                ui.button(self.t("workloads.action.cancel"), on_click=dialog.close).props("flat no-caps")
-                confirm = ui.button(self.t("workloads.action.delete")).props("no-caps color=negative")
-                confirm.mark("delete-confirm")
-        self._dialog = dialog
-
-        async def go() -> None:
-            try:
-                await context.services().labs.delete(self.who.principal, self.project, name)
-            except Exception as exc:
-                error.set_text(problem_text(self.language, exc))
-                return
-            dialog.close()
-            ui.notify(self.t("labs.done.deleted", name=name))
-            await self.refresh()
-
-        confirm.on_click(go)
-        dialog.open()
+        self._dialog = ui.dialog()
+        confirm_delete(
+            self.language,
+            self._dialog,
+            title=self.t("labs.delete.title", name=name),
+            body=self.t("labs.delete.body"),
+            delete=lambda: context.services().labs.delete(self.who.principal, self.project, name),
+            done=self.t("labs.done.deleted", name=name),
+            after=self.refresh,
+        )
 
     # -- create --------------------------------------------------------------------------------------
 

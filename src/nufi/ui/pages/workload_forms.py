@@ -7,7 +7,7 @@ watch-fed cluster cache, so re-reading a list every few seconds while a page is 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from urllib.parse import quote
 
@@ -279,3 +279,38 @@ def as_int(value: object) -> int | object:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
+
+
+def confirm_delete(
+    language: Language,
+    dialog: ui.dialog,
+    *,
+    title: str,
+    body: str,
+    delete: Callable[[], Awaitable[object]],
+    done: str,
+    after: Callable[[], Awaitable[None]],
+) -> None:
+    """Fill `dialog` with a confirmation naming what goes and open it: its confirm button calls
+    `delete`, a refusal is shown beside the buttons, success closes it, says `done` and calls `after`."""
+    with dialog, ui.card().classes("max-w-lg").mark("delete-dialog"):
+        ui.label(title).classes("text-lg font-semibold").mark("dialog-title")
+        ui.label(body)
+        error = ui.label("").classes("text-negative text-caption").mark("delete-error")
+        with ui.row().classes("w-full justify-end gap-2"):
+            ui.button(text(language, "workloads.action.cancel"), on_click=dialog.close).props("flat no-caps")
+            confirm = ui.button(text(language, "workloads.action.delete")).props("no-caps color=negative")
+            confirm.mark("delete-confirm")
+
+    async def go() -> None:
+        try:
+            await delete()
+        except Exception as exc:  # every refusal is shown; the log has the unexpected ones
+            error.set_text(problem_text(language, exc))
+            return
+        dialog.close()
+        ui.notify(done)
+        await after()
+
+    confirm.on_click(go)
+    dialog.open()
