@@ -16,7 +16,6 @@ from nicegui import events, ui
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
-from nufi.errors import NufiError
 from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.ui.layout import DEPLOYMENTS_PATH, frame
@@ -29,15 +28,11 @@ from nufi.ui.pages.workload_forms import (
     FieldErrors,
     age,
     as_int,
-    chosen_project,
     confirm_delete,
-    no_projects,
-    not_offered,
     problem_text,
-    project_selector,
-    reason_slot,
-    status_slot,
+    shown_project,
     status_text,
+    workload_table,
 )
 from nufi.workloads.deployment_spec import (
     DEFAULT_PORT,
@@ -91,30 +86,19 @@ class DeploymentsPage:
         return text(self.language, key, **fields)
 
     async def build(self, asked: str) -> None:
-        services = context.services()
         with ui.row().classes("items-center justify-between w-full"):
             ui.label(self.t("deployments.title")).classes("text-2xl font-semibold")
-        try:
-            projects = await services.projects.visible_projects(self.who.principal)
-        except NufiError as exc:
-            ui.label(problem_text(self.language, exc)).classes("text-negative").mark("deployments-error")
-            return
-        chosen = chosen_project(projects, asked)
+        chosen = await shown_project(
+            self.who.principal, self.language, DEPLOYMENTS_PATH, asked, "deployments-error"
+        )
         if chosen is None:
-            no_projects(self.language)
             return
         self.project = chosen
-        project_selector(self.language, DEPLOYMENTS_PATH, projects, chosen)
-        not_offered(self.language, asked, chosen)
-        self.list_error = ui.label("").classes("text-negative").mark("deployments-error")
-        self.list_error.set_visibility(False)
-        self.table = ui.table(columns=self._columns(), rows=[], row_key="name").classes("w-full")
-        self.table.props('flat bordered data-testid="deployments-table"')
-        self.table.add_slot("body-cell-status", status_slot())
-        self.table.add_slot("body-cell-reason", reason_slot())
-        self.table.add_slot("body-cell-actions", self._actions_slot())
-        self.table.add_slot(
-            "no-data", f'<div class="text-grey-7">{html.escape(self.t("deployments.empty"))}</div>'
+        self.list_error, self.table = workload_table(
+            self._columns(),
+            marker="deployments-error",
+            empty=self.t("deployments.empty"),
+            actions=self._actions_slot(),
         )
         self.table.on("scale", self._on(self.ask_scale))
         self.table.on("delete", self._on(self.ask_delete))

@@ -15,7 +15,6 @@ from nicegui import events, ui
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
-from nufi.errors import NufiError
 from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.ui.layout import LABS_PATH, frame
@@ -28,15 +27,11 @@ from nufi.ui.pages.workload_forms import (
     FieldErrors,
     age,
     as_int,
-    chosen_project,
     confirm_delete,
-    no_projects,
-    not_offered,
     problem_text,
-    project_selector,
-    reason_slot,
-    status_slot,
+    shown_project,
     status_text,
+    workload_table,
 )
 from nufi.workloads.labs import Lab, LabRequest
 from nufi.workloads.labs.model import MAX_STORAGE_GIB
@@ -73,28 +68,14 @@ class LabsPage:
         return text(self.language, key, **fields)
 
     async def build(self, asked: str) -> None:
-        services = context.services()
         ui.label(self.t("labs.title")).classes("text-2xl font-semibold")
-        try:
-            projects = await services.projects.visible_projects(self.who.principal)
-        except NufiError as exc:
-            ui.label(problem_text(self.language, exc)).classes("text-negative").mark("labs-error")
-            return
-        chosen = chosen_project(projects, asked)
+        chosen = await shown_project(self.who.principal, self.language, LABS_PATH, asked, "labs-error")
         if chosen is None:
-            no_projects(self.language)
             return
         self.project = chosen
-        project_selector(self.language, LABS_PATH, projects, chosen)
-        not_offered(self.language, asked, chosen)
-        self.list_error = ui.label("").classes("text-negative").mark("labs-error")
-        self.list_error.set_visibility(False)
-        self.table = ui.table(columns=self._columns(), rows=[], row_key="name").classes("w-full")
-        self.table.props('flat bordered data-testid="labs-table"')
-        self.table.add_slot("body-cell-status", status_slot())
-        self.table.add_slot("body-cell-reason", reason_slot())
-        self.table.add_slot("body-cell-actions", self._actions_slot())
-        self.table.add_slot("no-data", f'<div class="text-grey-7">{html.escape(self.t("labs.empty"))}</div>')
+        self.list_error, self.table = workload_table(
+            self._columns(), marker="labs-error", empty=self.t("labs.empty"), actions=self._actions_slot()
+        )
         self.table.on("stop", self._on(self.stop))
         self.table.on("start", self._on(self.start))
         self.table.on("delete", self._on(self.ask_delete))

@@ -7,8 +7,10 @@ watch-fed cluster cache, so re-reading a list every few seconds while a page is 
 
 from __future__ import annotations
 
+import html
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import quote
 
 from nicegui import ui
@@ -314,3 +316,38 @@ def confirm_delete(
 
     confirm.on_click(go)
     dialog.open()
+
+
+async def shown_project(
+    principal: Principal, language: Language, path: str, asked: str, marker: str
+) -> str | None:
+    """The project a workload page lists, with the project selector and the note when the URL named
+    another; None, with the empty state or the error shown, when there is none to list."""
+    try:
+        projects = await context.services().projects.visible_projects(principal)
+    except NufiError as exc:
+        ui.label(problem_text(language, exc)).classes("text-negative").mark(marker)
+        return None
+    chosen = chosen_project(projects, asked)
+    if chosen is None:
+        no_projects(language)
+        return None
+    project_selector(language, path, projects, chosen)
+    not_offered(language, asked, chosen)
+    return chosen
+
+
+def workload_table(
+    columns: list[dict[str, Any]], *, marker: str, empty: str, actions: str
+) -> tuple[ui.label, ui.table]:
+    """A workload list: the line that says why it could not be read (hidden until then), and the
+    table with the status badge, the reason in full, the row's actions and its empty state."""
+    error = ui.label("").classes("text-negative").mark(marker)
+    error.set_visibility(False)
+    table = ui.table(columns=columns, rows=[], row_key="name").classes("w-full")
+    table.props(f'flat bordered data-testid="{marker.removesuffix("-error")}-table"')
+    table.add_slot("body-cell-status", status_slot())
+    table.add_slot("body-cell-reason", reason_slot())
+    table.add_slot("body-cell-actions", actions)
+    table.add_slot("no-data", f'<div class="text-grey-7">{html.escape(empty)}</div>')
+    return error, table
