@@ -4,22 +4,18 @@ process, and NuFi reaches it as from outside a cluster, through the Kubernetes A
 
 from __future__ import annotations
 
-import json
 import sys
 import tempfile
-import uuid
 from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-from websockets.asyncio.client import connect
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.devcluster.runtime.map import ImageEntry, RuntimeMap, dump_runtime_map
 from nufi_sandbox.sandbox.images import JUPYTER, VSCODE
+from support.jupyter_kernel import run_in_kernel
 from support.polling import until
 
 from .labs_world import NODES, World, create_project, lab_body, project_name, register_lpu, running
@@ -59,47 +55,6 @@ async def through_cluster(
         yield url
 
 
-def _kernel_message(session: str, code: str) -> dict[str, Any]:
-    return {
-        "header": {
-            "msg_id": uuid.uuid4().hex,
-            "username": "test",
-            "session": session,
-            "msg_type": "execute_request",
-            "version": "5.3",
-            "date": datetime.now(UTC).isoformat(),
-        },
-        "parent_header": {},
-        "metadata": {},
-        "content": {"code": code, "silent": False, "store_history": False, "user_expressions": {}},
-        "channel": "shell",
-        "buffers": [],
-    }
-
-
-async def _run(ws_url: str, headers: dict[str, str], code: str) -> str:
-    session = uuid.uuid4().hex
-    request = _kernel_message(session, code)
-    printed: list[str] = []
-    replied = idle = False
-    async with connect(f"{ws_url}?session_id={session}", additional_headers=headers, open_timeout=20) as ws:
-        await ws.send(json.dumps(request))
-        while not (replied and idle):
-            reply = json.loads(await ws.recv(decode=True))
-            if reply.get("parent_header", {}).get("msg_id") != request["header"]["msg_id"]:
-                continue
-            kind = reply["msg_type"]
-            if kind == "stream":
-                printed.append(reply["content"]["text"])
-            elif kind == "error":
-                raise AssertionError(reply["content"])
-            elif kind == "execute_reply":
-                replied = True
-            elif kind == "status" and reply["content"]["execution_state"] == "idle":
-                idle = True
-    return "".join(printed)
-
-
 async def test_a_jupyter_lab_opens_through_nufi_and_the_services_proxy(
     through_cluster: str, world: World
 ) -> None:
@@ -136,8 +91,8 @@ async def test_a_jupyter_lab_opens_through_nufi_and_the_services_proxy(
                 through_cluster.replace("http://", "ws://")
                 + f"{prefix}api/kernels/{kernel.json()['id']}/channels"
             )
-            printed = await _run(
-                ws_url, {**world.user, **cookies}, "import os; print(os.environ['NB_PREFIX'])"
+            printed = await run_in_kernel(
+                ws_url, "import os; print(os.environ['NB_PREFIX'])", headers={**world.user, **cookies}
             )
             assert printed.strip() == prefix
             # Strangers stay out of the running lab as well.
