@@ -27,8 +27,9 @@ prints:
    NiceGUI has deleted their clients (after its reconnect timeout) and their elements are gone (a
    deleted page's timers let go of it when their last sleep ends; at most 120 s is waited). It prints
    the growth per open page, what is left after the first round, and what the later rounds added to
-   that: memory the allocator keeps for reuse is reused by the next round, while a leak grows with
-   every round, and elements or Python blocks left behind would be objects still referenced.
+   that: elements or Python blocks left behind would be objects still referenced. RSS is also shown
+   after `malloc_trim(0)` (from a trimmed start), which has glibc return the free memory it keeps:
+   what stays after that is memory in use outside Python's objects.
 
 It never fails on time. Run:
 `.venv/bin/python -m bench.dashboard_page [--runs N] [--hold-seconds N] [--rounds N]` (defaults 7, 300
@@ -40,6 +41,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ctypes
 import gc
 import re
 import secrets
@@ -324,8 +326,9 @@ class Footprint:
 
 async def one_round(
     context: BrowserContext, url: str, hold_seconds: float, baseline: int
-) -> tuple[Footprint, Footprint]:
-    """Open `OPEN_PAGES` live pages, hold them, close them: the footprint while held and after."""
+) -> tuple[Footprint, Footprint, float]:
+    """Open `OPEN_PAGES` live pages, hold them, close them: the footprint while held and after, and
+    the RSS after handing free memory back."""
     pages: list[Page] = []
     try:
         shown: list[float] = []
@@ -375,7 +378,18 @@ async def one_round(
             "" if released else f"  (still above the {baseline:,} before opening after {RELEASE_SECONDS:g} s)"
         ),
     )
-    return held, closed
+    # What the C allocator keeps after Python freed the pages' objects, given back on request: the
+    # rest of the growth is memory still in use.
+    trimmed = trimmed_rss()
+    line("  RSS after malloc_trim(0) (glibc hands back the free memory it keeps)", f"{trimmed:8.1f} MiB")
+    return held, closed, trimmed
+
+
+def trimmed_rss() -> float:
+    """RSS once glibc has returned what it can to the OS (its own RSS where that call is missing)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    return rss_mib()
 
 
 async def elements_released(baseline: int, seconds: float) -> bool:
@@ -399,13 +413,17 @@ async def memory_per_page(context: BrowserContext, url: str, hold_seconds: float
     )
     # The pages of part 1 are gone once NiceGUI has pruned their clients.
     await settle_clients(0, SETTLE_SECONDS)
+    # Measured from a trimmed start, so what rounds leave is compared like with like.
+    trimmed_before = trimmed_rss()
     before = Footprint.now()
     line("before opening pages", before.describe())
     closes: list[Footprint] = []
+    trims: list[float] = []
     for number in range(1, rounds + 1):
         print(f"  round {number}", flush=True)
-        held, closed = await one_round(context, url, hold_seconds, before.elements)
+        held, closed, trimmed = await one_round(context, url, hold_seconds, before.elements)
         closes.append(closed)
+        trims.append(trimmed)
         line(
             "  growth per open page while held (RSS / Python blocks)",
             f"{(held.rss - before.rss) / OPEN_PAGES:8.2f} MiB / "
@@ -416,6 +434,10 @@ async def memory_per_page(context: BrowserContext, url: str, hold_seconds: float
         "left after the first round closed (vs before opening)",
         f"{first.rss - before.rss:+8.1f} MiB, {first.blocks - before.blocks:+,} Python blocks, "
         f"{first.elements - before.elements:+,} elements",
+    )
+    line(
+        "RSS after malloc_trim(0): before opening / after each round closed",
+        f"{trimmed_before:8.1f} / " + " / ".join(f"{t:.1f}" for t in trims) + " MiB",
     )
     if rounds > 1:
         # Memory the allocator keeps for reuse is reused by the next round; a leak grows every round.
