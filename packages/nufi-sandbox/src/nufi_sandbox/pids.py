@@ -12,13 +12,13 @@ import ctypes
 import json
 import os
 import signal
+import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 
-_PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 # The kernel's id of this boot: a PID and start time name one process only within one boot.
 _BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
@@ -95,26 +95,16 @@ def become_subreaper() -> bool:
         return False
 
 
-def die_with_parent_hook(sig: signal.Signals = signal.SIGKILL) -> Callable[[], None] | None:
-    """A `preexec_fn` that makes the child get `sig` when the thread that started it ends.
+_HELPER = Path(__file__).with_name("die_with_parent.py")
 
-    Linux delivers the parent-death signal when the *thread* that forked dies, so start programs from
-    a thread that lives as long as they should (the main thread). None where prctl is not available.
-    """
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    parent = os.getpid()
-    number = int(sig)
 
-    def hook() -> None:
-        prctl(_PR_SET_PDEATHSIG, number, 0, 0, 0)
-        # The parent may have died before the request took hold: then nobody would send the signal.
-        if os.getppid() != parent:
-            os._exit(1)
+def dying_with_parent(argv: Sequence[str]) -> list[str]:
+    """`argv` started so the program gets SIGKILL when the thread that starts it ends (Linux delivers
+    the parent-death signal per *thread*: start programs from one that lives as long as they should).
 
-    return hook
+    A small exec helper sets the signal, not a `preexec_fn`: Python code between fork and exec can
+    crash in a process with gRPC threads, and without one subprocess may use vfork."""
+    return [sys.executable, "-I", "-S", str(_HELPER), str(os.getpid()), *argv]
 
 
 def signal_group(pgid: int, sig: signal.Signals) -> None:

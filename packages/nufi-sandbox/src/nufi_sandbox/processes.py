@@ -10,6 +10,7 @@ that signal when the thread that started the program ends.
 from __future__ import annotations
 
 import asyncio
+import errno
 import inspect
 import os
 import shutil
@@ -26,7 +27,7 @@ from nufi_sandbox.pids import (
     ProcStat,
     become_subreaper,
     describe_pid,
-    die_with_parent_hook,
+    dying_with_parent,
     group_members,
     kill_group,
     kill_tree,
@@ -171,16 +172,18 @@ class ManagedProcess(StopOnExit):
         env = dict(os.environ)
         if self._env is not None:
             env.update(self._env)
+        # The helper execs the program: a missing one must still fail here, as Popen would.
+        if shutil.which(self.argv[0], path=env.get("PATH")) is None:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), self.argv[0])
         with open(self._log_path, "ab") as log:
             self._popen = subprocess.Popen(
-                self.argv,
+                dying_with_parent(self.argv),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=env,
                 cwd=self._cwd,
                 start_new_session=True,
-                preexec_fn=die_with_parent_hook(),
             )
         return self
 

@@ -1,7 +1,8 @@
 """One mapped container: a local process in its own process group, restarted and probed like a kubelet would.
 
 Processes are started synchronously from the event loop thread (the main thread of the dev cluster)
-through `die_with_parent.py`, so the parent-death signal fires only when the dev cluster itself ends.
+through `nufi_sandbox/die_with_parent.py`, so the parent-death signal fires only when the dev cluster
+itself ends.
 Exits are noticed through a pidfd, without a thread per process.
 """
 
@@ -15,7 +16,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,7 +25,7 @@ from typing import Any
 from nufi_sandbox.devcluster.runtime.env import LaunchSpec
 from nufi_sandbox.devcluster.runtime.probes import PortResolver, Prober, probe_kind
 from nufi_sandbox.devcluster.sim.meta import now
-from nufi_sandbox.pids import group_members, signal_group
+from nufi_sandbox.pids import dying_with_parent, group_members, signal_group
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,6 @@ BACKOFF_CAP_SECONDS = 20.0
 # A container that ran this long without exiting starts its next backoff from the beginning again.
 BACKOFF_RESET_SECONDS = 60.0
 START_ERROR_EXIT_CODE = 128
-_TRAMPOLINE = str(Path(__file__).with_name("die_with_parent.py"))
 
 
 @dataclass
@@ -122,7 +121,7 @@ class ContainerProcess:
                 raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
             with open(plan.log, "ab") as log_file:
                 popen = subprocess.Popen(
-                    [sys.executable, "-I", "-S", _TRAMPOLINE, str(os.getpid()), *plan.spec.argv],
+                    dying_with_parent(plan.spec.argv),
                     stdin=subprocess.DEVNULL,
                     stdout=log_file,
                     stderr=subprocess.STDOUT,
