@@ -326,9 +326,8 @@ class Footprint:
 
 async def one_round(
     context: BrowserContext, url: str, hold_seconds: float, baseline: int
-) -> tuple[Footprint, Footprint, float]:
-    """Open `OPEN_PAGES` live pages, hold them, close them: the footprint while held and after, and
-    the RSS after handing free memory back."""
+) -> tuple[Footprint, Footprint]:
+    """Open `OPEN_PAGES` live pages, hold them, close them: the footprint while held and after."""
     pages: list[Page] = []
     try:
         shown: list[float] = []
@@ -378,11 +377,7 @@ async def one_round(
             "" if released else f"  (still above the {baseline:,} before opening after {RELEASE_SECONDS:g} s)"
         ),
     )
-    # What the C allocator keeps after Python freed the pages' objects, given back on request: the
-    # rest of the growth is memory still in use.
-    trimmed = trimmed_rss()
-    line("  RSS after malloc_trim(0) (glibc hands back the free memory it keeps)", f"{trimmed:8.1f} MiB")
-    return held, closed, trimmed
+    return held, closed
 
 
 def trimmed_rss() -> float:
@@ -421,7 +416,17 @@ async def memory_per_page(context: BrowserContext, url: str, hold_seconds: float
     trims: list[float] = []
     for number in range(1, rounds + 1):
         print(f"  round {number}", flush=True)
-        held, closed, trimmed = await one_round(context, url, hold_seconds, before.elements)
+        # Each round in a browser context of its own, closed after it (signed in with the first
+        # context's cookies): the Playwright client in this process then keeps nothing of it either.
+        own = await context.browser.new_context(storage_state=await context.storage_state())  # type: ignore[union-attr]
+        try:
+            held, closed = await one_round(own, url, hold_seconds, before.elements)
+        finally:
+            await own.close()
+        # What the C allocator keeps after Python freed the pages' objects, given back on request:
+        # what stays is memory still in use.
+        trimmed = trimmed_rss()
+        line("  RSS after malloc_trim(0), its context closed too", f"{trimmed:8.1f} MiB")
         closes.append(closed)
         trims.append(trimmed)
         line(
