@@ -54,7 +54,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-import uvicorn
 from nicegui import Client
 from nicegui.element import Element
 from playwright.async_api import Browser, BrowserContext, Locator, Page, async_playwright, expect
@@ -69,6 +68,7 @@ from bench.monitoring_snapshot import (
     start_cluster,
     start_exporter,
     until_serving,
+    uvicorn_serving,
     wait_for_every_device,
 )
 from nufi.cli import _Faces, build_server
@@ -78,7 +78,7 @@ from nufi.monitoring import MonitoringSettings
 from nufi.services import Services
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
-from nufi_sandbox.processes import ManagedProcess, free_port
+from nufi_sandbox.processes import ManagedProcess
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from nufi_sandbox.sandbox.components import DASHBOARD_CLIENT, DASHBOARD_SECRET, NUFI_AUDIENCE, REALM_FILE
 
@@ -131,22 +131,8 @@ async def serving(settings: Settings) -> AsyncIterator[tuple[str, Services]]:
     """`nufi serve`'s app (API and dashboard) served by uvicorn on a free loopback port in this
     process, with its lifespan (NiceGUI's wraps the app's)."""
     app = build_server(settings, _Faces(api=True, dashboard=True))
-    port = free_port()
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, lifespan="on", log_level="warning", access_log=False
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            if task.done():
-                task.result()
-                raise RuntimeError("uvicorn stopped before it served")
-            await asyncio.sleep(0.05)
-        yield f"http://127.0.0.1:{port}", app.state.services
-    finally:
-        server.should_exit = True
-        await task
+    async with uvicorn_serving(app, lifespan="on") as url:
+        yield url, app.state.services
 
 
 def ms(seconds: float) -> str:

@@ -49,6 +49,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any, Literal
 from urllib.parse import parse_qs
 
 import httpx
@@ -532,26 +533,32 @@ async def warm_in_process(world: World, database: Database, prometheus: httpx.As
 
 
 @contextlib.asynccontextmanager
+async def uvicorn_serving(app: Any, *, lifespan: Literal["on", "off"]) -> AsyncIterator[str]:
+    """`app` served by uvicorn on a free loopback port in this process, until the block ends: its URL."""
+    port = free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, lifespan=lifespan, log_level="warning", access_log=False
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            if task.done():
+                task.result()
+                raise RuntimeError("uvicorn stopped before it served")
+            await asyncio.sleep(0.05)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
+
+
+@contextlib.asynccontextmanager
 async def serving(settings: Settings) -> AsyncIterator[tuple[str, Services]]:
     """The NuFi app with its lifespan, served by uvicorn on a free loopback port in this process."""
     app = create_app(settings)
-    async with app.router.lifespan_context(app):
-        port = free_port()
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=port, lifespan="off", log_level="warning", access_log=False
-        )
-        server = uvicorn.Server(config)
-        task = asyncio.create_task(server.serve())
-        try:
-            while not server.started:
-                if task.done():
-                    task.result()
-                    raise RuntimeError("uvicorn stopped before it served")
-                await asyncio.sleep(0.05)
-            yield f"http://127.0.0.1:{port}", app.state.services
-        finally:
-            server.should_exit = True
-            await task
+    async with app.router.lifespan_context(app), uvicorn_serving(app, lifespan="off") as url:
+        yield url, app.state.services
 
 
 async def warm_http(world: World, prometheus: httpx.AsyncClient) -> None:
