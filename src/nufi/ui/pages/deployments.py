@@ -29,6 +29,7 @@ from nufi.ui.pages.workload_forms import (
     age,
     as_int,
     confirm_delete,
+    fill_table,
     problem_text,
     shown_project,
     status_text,
@@ -109,16 +110,15 @@ class DeploymentsPage:
     # -- the list ------------------------------------------------------------------------------------
 
     async def refresh(self) -> None:
-        try:
-            views = await context.services().deployments.list(self.who.principal, self.project)
-        except Exception as exc:
-            self.list_error.set_text(problem_text(self.language, exc))
-            self.list_error.set_visibility(True)
-            return
-        self.list_error.set_visibility(False)
-        self.shown = {view.name: view for view in views}
-        self.table.rows = [self._row(view) for view in views]
-        self.table.update()
+        views = await fill_table(
+            self.language,
+            self.list_error,
+            self.table,
+            lambda: context.services().deployments.list(self.who.principal, self.project),
+            self._row,
+        )
+        if views is not None:
+            self.shown = {view.name: view for view in views}
 
     def _row(self, view: DeploymentView) -> dict[str, Any]:
         nodes = sorted({pod.node for pod in view.pods if pod.node})

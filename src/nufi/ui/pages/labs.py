@@ -28,6 +28,7 @@ from nufi.ui.pages.workload_forms import (
     age,
     as_int,
     confirm_delete,
+    fill_table,
     problem_text,
     shown_project,
     status_text,
@@ -86,16 +87,15 @@ class LabsPage:
     # -- the list ------------------------------------------------------------------------------------
 
     async def refresh(self) -> None:
-        try:
-            labs = await context.services().labs.list_labs(self.who.principal, self.project)
-        except Exception as exc:
-            self.list_error.set_text(problem_text(self.language, exc))
-            self.list_error.set_visibility(True)
-            return
-        self.list_error.set_visibility(False)
-        self.shown = {lab.name: lab for lab in labs}
-        self.table.rows = [self._row(lab) for lab in labs]
-        self.table.update()
+        labs = await fill_table(
+            self.language,
+            self.list_error,
+            self.table,
+            lambda: context.services().labs.list_labs(self.who.principal, self.project),
+            self._row,
+        )
+        if labs is not None:
+            self.shown = {lab.name: lab for lab in labs}
 
     def _row(self, lab: Lab) -> dict[str, Any]:
         accelerator = lab.accelerator

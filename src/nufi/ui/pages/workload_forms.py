@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from nicegui import ui
@@ -41,6 +41,8 @@ STATUS_COLORS: dict[str, str] = {
     "ScaledDown": "grey",
     "Stopped": "grey",
 }
+
+_Item = TypeVar("_Item")
 
 
 def project_url(path: str, project: str) -> str:
@@ -351,3 +353,24 @@ def workload_table(
     table.add_slot("body-cell-actions", actions)
     table.add_slot("no-data", f'<div class="text-grey-7">{html.escape(empty)}</div>')
     return error, table
+
+
+async def fill_table(
+    language: Language,
+    error: ui.label,
+    table: ui.table,
+    read: Callable[[], Awaitable[Sequence[_Item]]],
+    row: Callable[[_Item], dict[str, Any]],
+) -> Sequence[_Item] | None:
+    """Read a workload list into `table` (its rows replaced in place); None, with `error` saying why,
+    when it cannot be read (the rows shown before stay)."""
+    try:
+        items = await read()
+    except Exception as exc:  # every refusal is shown; the log has the unexpected ones
+        error.set_text(problem_text(language, exc))
+        error.set_visibility(True)
+        return None
+    error.set_visibility(False)
+    table.rows = [row(item) for item in items]
+    table.update()
+    return items
