@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, CheckConstraint, Index, Integer, MetaData, String, Text, text
+from sqlalchemy import JSON, Boolean, CheckConstraint, Float, Index, Integer, MetaData, String, Text, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from nufi.db.types import UtcDateTime
@@ -31,6 +31,10 @@ DEVICE_TYPE_KINDS = ("official", "custom")
 SESSION_ID_HASH_LENGTH = 64
 # A wizard draft's id: random URL-safe text (secrets.token_urlsafe), with room to spare.
 WIZARD_DRAFT_ID_LENGTH = 64
+# A node's name is a DNS subdomain; a device ID is whatever its exporter labels it with, within reason.
+NODE_NAME_LENGTH = 253
+DEVICE_ID_LENGTH = 255
+THERMAL_STATES = ("normal", "hot")
 
 JsonObject = dict[str, Any]
 
@@ -134,3 +138,45 @@ class WizardDraftRow(Base):
     def __repr__(self) -> str:
         # Not the data: what was typed may be long and ends up in logs otherwise.
         return f"WizardDraftRow(owner={self.owner!r}, updated_at={self.updated_at.isoformat()})"
+
+
+class ThermalPolicyRow(Base):
+    """An admin's temperature policy for one device type (without a row the type's defaults apply)."""
+
+    __tablename__ = "thermal_policies"
+    __table_args__ = (CheckConstraint("revision >= 1", name="revision_positive"),)
+
+    device_type_id: Mapped[str] = mapped_column(String(DEVICE_TYPE_ID_LENGTH), primary_key=True)
+    policy: Mapped[JsonObject] = mapped_column(JSON)
+    revision: Mapped[int] = mapped_column(Integer, default=1, server_default=text("1"))
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    updated_by: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
+
+    def __repr__(self) -> str:
+        return f"ThermalPolicyRow(device_type_id={self.device_type_id!r}, revision={self.revision})"
+
+
+class ThermalEventRow(Base):
+    """One transition of a node (or a device, with scope `device`) between normal and hot, with the
+    reading that made it and the pods whose traffic it changed."""
+
+    __tablename__ = "thermal_events"
+    __table_args__ = (
+        CheckConstraint(f"to_state IN {THERMAL_STATES!r}", name="to_state"),
+        Index("ix_thermal_events_at", "at"),
+        Index("ix_thermal_events_node", "node"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(UtcDateTime)
+    device_type_id: Mapped[str] = mapped_column(String(DEVICE_TYPE_ID_LENGTH))
+    node: Mapped[str] = mapped_column(String(NODE_NAME_LENGTH))
+    device: Mapped[str | None] = mapped_column(String(DEVICE_ID_LENGTH))
+    to_state: Mapped[str] = mapped_column(String(16))
+    temperature_celsius: Mapped[float | None] = mapped_column(Float)
+    # The pods whose traffic was cut or restored ("namespace/name"), and those kept routable.
+    details: Mapped[JsonObject] = mapped_column(JSON)
+    message: Mapped[str] = mapped_column(Text)
+
+    def __repr__(self) -> str:
+        return f"ThermalEventRow(node={self.node!r}, to_state={self.to_state!r}, at={self.at.isoformat()})"
