@@ -10,7 +10,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from nufi.cluster.inventory import parse_quantity
 from nufi.errors import ValidationFailed
 from nufi.workloads.accelerators import AcceleratorRequest, Placement
-from nufi.workloads.labels import workload_labels, workload_selector
+from nufi.workloads.labels import (
+    TRAFFIC,
+    TRAFFIC_ON,
+    serving_selector,
+    workload_labels,
+    workload_selector,
+)
 from nufi.workloads.names import check_env_name, check_name
 
 MAX_REPLICAS = 32
@@ -163,7 +169,7 @@ def deployment_manifest(project: str, request: DeploymentCreate, placement: Plac
         "spec": {
             "replicas": request.replicas,
             "selector": {"matchLabels": workload_selector(request.name, "deployment")},
-            "template": {"metadata": {"labels": dict(labels)}, "spec": pod_spec},
+            "template": {"metadata": {"labels": {**labels, TRAFFIC: TRAFFIC_ON}}, "spec": pod_spec},
         },
     }
 
@@ -179,7 +185,7 @@ def service_manifest(project: str, request: DeploymentCreate, placement: Placeme
         },
         "spec": {
             "type": "ClusterIP",
-            "selector": workload_selector(request.name, "deployment"),
+            "selector": serving_selector(request.name),
             "ports": [
                 {"name": PORT_NAME, "port": request.port, "targetPort": request.port, "protocol": "TCP"}
             ],

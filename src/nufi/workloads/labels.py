@@ -10,6 +10,12 @@ PROJECT = "nufi.io/project"
 WORKLOAD = "nufi.io/workload"
 WORKLOAD_KIND = "nufi.io/workload-kind"
 DEVICE_TYPE = "nufi.io/device-type"
+# Whether a serving pod receives its Service's traffic. Every pod starts "on" (its template says so),
+# so a new pod is routable without NuFi; thermal control turns it "off" on a hot node and back "on".
+# The Service selects on it, the Deployment does not: flipping it never takes a pod from its ReplicaSet.
+TRAFFIC = "nufi.io/traffic"
+TRAFFIC_ON = "on"
+TRAFFIC_OFF = "off"
 # A project's members: a JSON list of usernames, sorted, on its namespace.
 MEMBERS_ANNOTATION = "nufi.io/members"
 
@@ -30,6 +36,11 @@ def workload_labels(project: str, name: str, kind: WorkloadKind, device_type: st
 def workload_selector(name: str, kind: WorkloadKind) -> dict[str, str]:
     """The labels that pick one workload's pods (a Deployment's and a Service's selector)."""
     return {WORKLOAD: name, WORKLOAD_KIND: kind}
+
+
+def serving_selector(name: str) -> dict[str, str]:
+    """A deployment's Service selector: its pods, while their traffic is on."""
+    return {**workload_selector(name, "deployment"), TRAFFIC: TRAFFIC_ON}
 
 
 def selector_text(labels: dict[str, str]) -> str:

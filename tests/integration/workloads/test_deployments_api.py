@@ -61,7 +61,7 @@ async def test_a_deployment_is_a_deployment_and_a_service_exactly_as_asked(
         "nufi.io/workload": "llm",
         "nufi.io/workload-kind": "deployment",
     }
-    assert spec["template"]["metadata"]["labels"] == labels
+    assert spec["template"]["metadata"]["labels"] == {**labels, "nufi.io/traffic": "on"}
     (container,) = spec["template"]["spec"]["containers"]
     assert container["image"] == "nufi-mock:inference"
     assert container["resources"] == {"limits": amounts, "requests": amounts, "claims": None}
@@ -72,7 +72,11 @@ async def test_a_deployment_is_a_deployment_and_a_service_exactly_as_asked(
     assert [(e["name"], e["value"]) for e in container["env"]] == [("MODEL_NAME", "tiny")]
     assert service["metadata"]["labels"] == labels
     assert service["spec"]["type"] == "ClusterIP"
-    assert service["spec"]["selector"] == {"nufi.io/workload": "llm", "nufi.io/workload-kind": "deployment"}
+    assert service["spec"]["selector"] == {
+        "nufi.io/workload": "llm",
+        "nufi.io/workload-kind": "deployment",
+        "nufi.io/traffic": "on",
+    }
     ((port),) = service["spec"]["ports"]
     assert (port["name"], port["port"], port["target_port"]) == ("http", 8000, 8000)
 

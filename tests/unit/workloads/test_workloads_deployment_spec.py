@@ -104,7 +104,8 @@ def test_the_manifests_carry_the_placement_the_labels_and_the_probe() -> None:
     }
     assert deployment["metadata"] == {"name": "llm", "namespace": "team-a", "labels": labels}
     assert deployment["spec"]["replicas"] == 3
-    assert deployment["spec"]["template"]["metadata"]["labels"] == labels
+    # Every pod starts with its traffic on, so it is routable without thermal control.
+    assert deployment["spec"]["template"]["metadata"]["labels"] == {**labels, "nufi.io/traffic": "on"}
     pod = deployment["spec"]["template"]["spec"]
     assert pod["nodeSelector"] == {"accel": "lpu"}
     assert pod["tolerations"] == [{"key": LPU, "operator": "Exists"}]
@@ -116,7 +117,13 @@ def test_the_manifests_carry_the_placement_the_labels_and_the_probe() -> None:
     assert container["command"] == ["serve"] and "args" not in container
     service = service_manifest("team-a", request, placement)
     assert service["spec"]["ports"] == [{"name": "http", "port": 9000, "targetPort": 9000, "protocol": "TCP"}]
-    assert service["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
+    # The Service routes to the deployment's pods while their traffic is on; the Deployment's own
+    # selector leaves the traffic label out, so turning it off never orphans a pod.
+    assert service["spec"]["selector"] == {
+        **deployment["spec"]["selector"]["matchLabels"],
+        "nufi.io/traffic": "on",
+    }
+    assert "nufi.io/traffic" not in deployment["spec"]["selector"]["matchLabels"]
 
 
 def test_without_a_placement_selector_the_pod_spec_has_none() -> None:
