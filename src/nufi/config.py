@@ -140,6 +140,17 @@ class Settings(BaseSettings):
     # A monitoring stream sends a heartbeat after this long without a new snapshot.
     monitoring_stream_heartbeat_seconds: float = Field(default=15.0, gt=0, le=3600)
 
+    # Thermal traffic control (docs/thermal.md): whether this replica runs the controller, how often it
+    # looks (unset: twice per monitoring refresh), and the Lease that elects the one replica acting
+    # (namespace unset: NuFi's own, from its ServiceAccount, else "default").
+    thermal_enabled: bool = True
+    thermal_interval_seconds: float | None = Field(default=None, gt=0, le=600)
+    thermal_lease_namespace: str | None = None
+    thermal_lease_name: str = "nufi-thermal-controller"
+    thermal_lease_seconds: float = Field(default=15.0, ge=1, le=600)
+    thermal_renew_deadline_seconds: float = Field(default=10.0, ge=0.5, le=600)
+    thermal_retry_seconds: float = Field(default=2.0, ge=0.1, le=60)
+
     # Projects (docs/workloads.md): the ClusterRole each new project namespace binds NuFi's own
     # ServiceAccount to, so NuFi may manage the workloads there (empty: bind nothing, e.g. when NuFi's
     # credentials already reach every namespace), and that ServiceAccount as `<namespace>/<name>`

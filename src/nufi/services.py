@@ -7,6 +7,9 @@ caller, who closes them; those built here are closed when the context ends.
 
 from __future__ import annotations
 
+import os
+import secrets
+import socket
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -16,10 +19,12 @@ from nufi.auth.web_sessions import WebSessions
 from nufi.cluster import ClusterGateway
 from nufi.cluster.cache import CacheSettings, ClusterCache
 from nufi.cluster.labs import LabObjects
+from nufi.cluster.lease import LeaderElector
 from nufi.cluster.service_account import own_service_account
 from nufi.cluster.service_route import ServiceClient
 from nufi.config import Settings
 from nufi.db import Database, WebSessionStore
+from nufi.db.thermal import ThermalStore
 from nufi.db.wizard_drafts import WizardDraftStore
 from nufi.devices import FetcherRegistry
 from nufi.devices.catalog import DeviceCatalog
@@ -27,6 +32,8 @@ from nufi.devices.drafts import WizardDrafts
 from nufi.health import DependencyCheck, Readiness
 from nufi.monitoring import MonitoringService, MonitoringSettings
 from nufi.prom import PrometheusGateway
+from nufi.thermal.controller import ControllerSettings, ThermalController
+from nufi.thermal.service import ThermalService
 from nufi.workloads.accelerators import AcceleratorService
 from nufi.workloads.deployments import DeploymentService
 from nufi.workloads.labs import LabService, LabSettings
@@ -56,6 +63,8 @@ class Services:
     # Jupyter / VS Code labs, and the client the lab proxy reaches their Services with (NUFI_LAB_ROUTE).
     labs: LabService
     lab_upstreams: ServiceClient
+    # Temperature policies, status and history; the controller acts only where this replica leads.
+    thermal: ThermalService
     # None when NUFI_OIDC_ISSUER is unset: every authenticated route then answers 401.
     verifier: TokenVerifier | None = None
     # Nodes and pods from watches, attached to `cluster` so every read of it is served from the cache
@@ -64,6 +73,8 @@ class Services:
     # Dashboard sign-in and its server-side sessions; None unless NUFI_OIDC_ISSUER,
     # NUFI_OIDC_CLIENT_ID and NUFI_DASHBOARD_SESSION_SECRET are all set.
     web_sessions: WebSessions | None = None
+    # None when Kubernetes is not configured or NUFI_THERMAL_ENABLED is false.
+    thermal_controller: ThermalController | None = None
 
 
 @asynccontextmanager
@@ -125,6 +136,12 @@ async def build_services(
         owned.push_async_callback(monitoring.close)
         lab_upstreams = ServiceClient.from_settings(settings, cluster)
         owned.push_async_callback(lab_upstreams.close)
+        thermal_controller = None
+        if settings.thermal_enabled and cluster.configured:
+            thermal_controller = _thermal_controller(settings, cluster, catalog, monitoring, database)
+            thermal_controller.start()
+            # Before monitoring closes: the controller reads its refreshers.
+            owned.push_async_callback(thermal_controller.close)
         yield Services(
             settings=settings,
             cluster=cluster,
@@ -146,7 +163,50 @@ async def build_services(
             verifier=verifier,
             cluster_cache=cluster_cache,
             web_sessions=web_sessions,
+            thermal=ThermalService(
+                catalog=catalog,
+                monitoring=monitoring,
+                cluster=cluster,
+                database=database,
+                projects=projects,
+                controller=thermal_controller,
+            ),
+            thermal_controller=thermal_controller,
         )
+
+
+def _thermal_controller(
+    settings: Settings,
+    cluster: ClusterGateway,
+    catalog: DeviceCatalog,
+    monitoring: MonitoringService,
+    database: Database,
+) -> ThermalController:
+    identity = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+    account = own_service_account(cluster.source, settings.project_service_account)
+    namespace = settings.thermal_lease_namespace or (account.namespace if account else "default")
+    elector = LeaderElector(
+        cluster,
+        namespace=namespace,
+        name=settings.thermal_lease_name,
+        identity=identity,
+        lease_seconds=settings.thermal_lease_seconds,
+        renew_deadline_seconds=settings.thermal_renew_deadline_seconds,
+        retry_seconds=settings.thermal_retry_seconds,
+    )
+    refresh = monitoring.settings.refresh_seconds
+    return ThermalController(
+        catalog=catalog,
+        monitoring=monitoring,
+        cluster=cluster,
+        store=ThermalStore(database.sessions),
+        elector=elector,
+        settings=ControllerSettings(
+            interval_seconds=settings.thermal_interval_seconds or refresh / 2,
+            max_snapshot_age_seconds=monitoring.settings.stale_after_seconds,
+        ),
+        identity=identity,
+    )
 
 
 def _start_cache(cluster: ClusterGateway, settings: CacheSettings) -> ClusterCache:

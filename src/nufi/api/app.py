@@ -18,6 +18,7 @@ from nufi.api import (
     metrics,
     monitoring,
     projects,
+    thermal,
     version,
 )
 from nufi.api.guard import install_request_guard
@@ -63,11 +64,13 @@ def create_app(
         ) as services:
             app.state.services = services
             app.state.http_metrics.watch(services.monitoring)
+            app.state.http_metrics.watch_thermal(services.thermal_controller)
             _log.info("NuFi starting", version=__version__, settings=resolved.redacted())
             try:
                 yield
             finally:
                 app.state.http_metrics.watch(None)
+                app.state.http_metrics.watch_thermal(None)
                 del app.state.services
                 _log.info("NuFi stopping")
 
@@ -100,4 +103,7 @@ def create_app(
         app.include_router(projects.router)
         app.include_router(deployments.router)
         app.include_router(labs.router)
+        app.include_router(thermal.router)
+        app.include_router(thermal.admin_router)
+        app.include_router(thermal.override_router)
     return app

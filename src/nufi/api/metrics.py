@@ -23,6 +23,9 @@ from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
 from nufi.monitoring import MonitoringService
+from nufi.thermal.controller import ThermalController
+
+THERMAL_STATES = ("normal", "hot", "stale")
 
 _KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -55,10 +58,16 @@ class HttpMetrics:
 
         self._monitoring = _MonitoringCollector()
         self.registry.register(self._monitoring)
+        self._thermal = _ThermalCollector()
+        self.registry.register(self._thermal)
 
     def watch(self, monitoring: MonitoringService | None) -> None:
         """Report the refreshers of `monitoring` (None: stop reporting them)."""
         self._monitoring.service = monitoring
+
+    def watch_thermal(self, controller: ThermalController | None) -> None:
+        """Report the thermal controller's node states (None: stop reporting them)."""
+        self._thermal.controller = controller
 
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
         # Unbounded label values (raw paths, made-up methods) would grow the series count forever.
@@ -69,6 +78,39 @@ class HttpMetrics:
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+
+class _ThermalCollector(Collector):
+    """Per device type and node, which thermal state it is in (1 for the current state, 0 for the others)."""
+
+    def __init__(self) -> None:
+        self.controller: ThermalController | None = None
+
+    def collect(self) -> Iterator[Metric]:
+        states = GaugeMetricFamily(
+            "nufi_thermal_node_state",
+            "1 for a node's current thermal state (normal, hot or stale), 0 for the others.",
+            labels=["device_type", "node", "state"],
+        )
+        cut = GaugeMetricFamily(
+            "nufi_thermal_node_traffic_cut",
+            "1 while the traffic of a node's serving pods is cut (it stays cut while the node is stale).",
+            labels=["device_type", "node"],
+        )
+        leader = GaugeMetricFamily("nufi_thermal_leader", "1 while this replica is the one acting.")
+        if self.controller is not None:
+            status = self.controller.status
+            leader.add_metric([], 1 if status.leader else 0)
+            for entry in status.types:
+                for node in entry.nodes:
+                    for state in THERMAL_STATES:
+                        states.add_metric(
+                            [entry.device_type, node.node, state], 1 if node.state == state else 0
+                        )
+                    cut.add_metric([entry.device_type, node.node], 1 if node.hot else 0)
+        yield states
+        yield cut
+        yield leader
 
 
 class _MonitoringCollector(Collector):

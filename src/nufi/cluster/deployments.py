@@ -1,4 +1,5 @@
-"""apps/v1 Deployments, the Services in front of them, and the pods they run, in one namespace."""
+"""apps/v1 Deployments, the Services in front of them, and the pods they run (lists: namespace None
+means every namespace)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,9 @@ async def get_deployment(cluster: ClusterGateway, namespace: str, name: str) -> 
     return await get_or_none(cluster, api_path(_APPS, "deployments", namespace, name))
 
 
-async def list_deployments(cluster: ClusterGateway, namespace: str, *, label_selector: str) -> list[Json]:
+async def list_deployments(
+    cluster: ClusterGateway, namespace: str | None, *, label_selector: str
+) -> list[Json]:
     return await list_items(cluster, api_path(_APPS, "deployments", namespace), label_selector=label_selector)
 
 
@@ -38,6 +41,19 @@ async def scale_deployment(cluster: ClusterGateway, namespace: str, name: str, r
         "PATCH",
         api_path(_APPS, "deployments", namespace, name),
         body={"spec": {"replicas": replicas}},
+        content_type=MERGE_PATCH,
+    )
+
+
+async def annotate_deployment(
+    cluster: ClusterGateway, namespace: str, name: str, annotations: Mapping[str, str | None]
+) -> Json:
+    """A merge patch of metadata.annotations (None removes one); KubeRefused 404 when it is gone."""
+    return await request_json(
+        cluster,
+        "PATCH",
+        api_path(_APPS, "deployments", namespace, name),
+        body={"metadata": {"annotations": dict(annotations)}},
         content_type=MERGE_PATCH,
     )
 
@@ -59,5 +75,5 @@ async def delete_service(cluster: ClusterGateway, namespace: str, name: str) -> 
     return await delete_or_absent(cluster, api_path("v1", "services", namespace, name))
 
 
-async def list_pods(cluster: ClusterGateway, namespace: str, *, label_selector: str) -> list[Json]:
+async def list_pods(cluster: ClusterGateway, namespace: str | None, *, label_selector: str) -> list[Json]:
     return await list_items(cluster, api_path("v1", "pods", namespace), label_selector=label_selector)

@@ -16,6 +16,11 @@ DEVICE_TYPE = "nufi.io/device-type"
 TRAFFIC = "nufi.io/traffic"
 TRAFFIC_ON = "on"
 TRAFFIC_OFF = "off"
+# Written by thermal control on a serving pod: since when and why its traffic is off, or why a hot pod
+# was kept routable (the last one of its deployment). A deployment's status shows them.
+THERMAL_OFF_SINCE = "nufi.io/thermal-off-since"
+THERMAL_OFF_REASON = "nufi.io/thermal-off-reason"
+THERMAL_KEPT_REASON = "nufi.io/thermal-kept-reason"
 # A project's members: a JSON list of usernames, sorted, on its namespace.
 MEMBERS_ANNOTATION = "nufi.io/members"
 

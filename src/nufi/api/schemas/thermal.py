@@ -1,0 +1,110 @@
+"""Bodies of the thermal routes: policies, the live status per node, the history, and a dry run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from nufi.api.schemas.values import Instant, Timestamp
+from nufi.thermal.policy import ThermalPolicy
+
+
+class PolicyView(BaseModel):
+    device_type: str
+    policy: ThermalPolicy
+    # `default` (the type's thermal defaults) or `admin` (set through PUT).
+    source: str
+    revision: int | None = None
+    updated_by: str | None = None
+    updated_at: Timestamp | None = None
+
+
+class PolicyList(BaseModel):
+    items: list[PolicyView]
+
+
+class PodTrafficView(BaseModel):
+    namespace: str
+    name: str
+    deployment: str
+    traffic_on: bool
+    reason: str | None = None
+    kept: bool = False
+
+
+class NodeStatusView(BaseModel):
+    node: str
+    state: str
+    temperature_celsius: float | None
+    since: Instant
+    hot: bool
+    hot_devices: list[str]
+    deployments: list[str]
+    pods: list[PodTrafficView]
+    stale_reason: str | None = None
+
+
+class DeviceTypeStatusView(BaseModel):
+    device_type: str
+    policy: ThermalPolicy
+    nodes: list[NodeStatusView]
+    unusable: str | None = None
+
+
+class StatusView(BaseModel):
+    updated_at: Instant | None
+    identity: str
+    leader: bool
+    holder: str | None
+    types: list[DeviceTypeStatusView]
+    problems: list[str]
+
+
+class EventView(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    at: Timestamp
+    device_type_id: str
+    node: str
+    device: str | None
+    to_state: str
+    temperature_celsius: float | None
+    details: dict[str, Any]
+    message: str
+
+
+class EventList(BaseModel):
+    items: list[EventView]
+
+
+class ReplayTransitionView(BaseModel):
+    at: Instant
+    to: str
+    temperature: float
+
+
+class NodeReplayView(BaseModel):
+    key: str
+    transitions: list[ReplayTransitionView]
+    cut_seconds: float
+    max_temperature: float | None
+
+
+class DryRunView(BaseModel):
+    device_type: str
+    policy: ThermalPolicy
+    start: Instant
+    end: Instant
+    step_seconds: float
+    nodes: list[NodeReplayView]
+
+
+class DryRunRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    policy: ThermalPolicy
+    # RFC 3339 or Unix seconds; default: the 24 hours before `end` (default now).
+    start: str | None = None
+    end: str | None = None

@@ -1,0 +1,115 @@
+"""Thermal traffic control: policies per device type (admin), a deployment's override (members),
+the live status and the history (everyone signed in), a dry run over history (admin)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
+
+from nufi.api.auth import ADMIN_RESPONSES, AUTH_RESPONSES, AdminPrincipal, CurrentPrincipal
+from nufi.api.projects import PROJECT_RESPONSES, ProjectAccess
+from nufi.api.schemas.problem import NOT_FOUND
+from nufi.api.schemas.thermal import (
+    DryRunRequest,
+    DryRunView,
+    EventList,
+    EventView,
+    PolicyList,
+    PolicyView,
+    StatusView,
+)
+from nufi.api.services import get_services
+from nufi.thermal.policy import PolicyOverride, ThermalPolicy
+from nufi.thermal.service import PolicyEntry, ThermalService
+
+
+def get_thermal(request: Request) -> ThermalService:
+    return get_services(request).thermal
+
+
+Thermal = Annotated[ThermalService, Depends(get_thermal)]
+
+router = APIRouter(prefix="/api/v1/thermal", tags=["thermal"], responses=AUTH_RESPONSES)
+admin_router = APIRouter(prefix="/api/v1/admin/thermal", tags=["admin"], responses=ADMIN_RESPONSES)
+override_router = APIRouter(prefix="/api/v1/projects", tags=["projects"], responses=PROJECT_RESPONSES)
+
+
+def _view(entry: PolicyEntry) -> PolicyView:
+    return PolicyView.model_validate(dataclasses.asdict(entry) | {"policy": entry.policy})
+
+
+@router.get("/policies", summary="Every device type's temperature policy")
+async def list_policies(principal: CurrentPrincipal, thermal: Thermal) -> PolicyList:
+    return PolicyList(items=[_view(entry) for entry in await thermal.policies(principal)])
+
+
+@router.get("/status", summary="Per node: normal, hot or stale, and the pods whose traffic is affected")
+async def status(principal: CurrentPrincipal, thermal: Thermal) -> StatusView:
+    return StatusView.model_validate(dataclasses.asdict(await thermal.status(principal)))
+
+
+@router.get("/events", summary="The history of transitions, newest first")
+async def events(
+    principal: CurrentPrincipal,
+    thermal: Thermal,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    device_type: str | None = None,
+    node: str | None = None,
+) -> EventList:
+    rows = await thermal.events(principal, limit=limit, device_type=device_type, node=node)
+    return EventList(items=[EventView.model_validate(row) for row in rows])
+
+
+@admin_router.put(
+    "/policies/{device_id}", summary="Set a device type's temperature policy", responses={404: NOT_FOUND}
+)
+async def put_policy(
+    device_id: str, policy: ThermalPolicy, principal: AdminPrincipal, thermal: Thermal
+) -> PolicyView:
+    return _view(await thermal.put_policy(principal, device_id, policy))
+
+
+@admin_router.post(
+    "/policies/{device_id}/dry-run",
+    summary="Replay a proposed policy over Prometheus history (default the last 24 h)",
+    responses={404: NOT_FOUND},
+)
+async def dry_run(
+    device_id: str, payload: DryRunRequest, principal: AdminPrincipal, thermal: Thermal
+) -> DryRunView:
+    result = await thermal.dry_run(principal, device_id, payload.policy, start=payload.start, end=payload.end)
+    return DryRunView.model_validate(dataclasses.asdict(result) | {"policy": result.policy})
+
+
+@override_router.get(
+    "/{project}/deployments/{name}/thermal",
+    summary="A deployment's thermal override (null: the device type's policy applies)",
+    dependencies=[ProjectAccess],
+)
+async def get_override(
+    project: str, name: str, principal: CurrentPrincipal, thermal: Thermal
+) -> PolicyOverride | None:
+    return await thermal.override(principal, project, name)
+
+
+@override_router.put(
+    "/{project}/deployments/{name}/thermal",
+    summary="Override the device type's policy for one deployment (enabled, trip, resume)",
+    dependencies=[ProjectAccess],
+)
+async def put_override(
+    project: str, name: str, override: PolicyOverride, principal: CurrentPrincipal, thermal: Thermal
+) -> PolicyOverride | None:
+    return await thermal.set_override(principal, project, name, override)
+
+
+@override_router.delete(
+    "/{project}/deployments/{name}/thermal",
+    summary="Remove a deployment's override",
+    dependencies=[ProjectAccess],
+    status_code=204,
+)
+async def delete_override(project: str, name: str, principal: CurrentPrincipal, thermal: Thermal) -> None:
+    await thermal.set_override(principal, project, name, None)

@@ -1,0 +1,324 @@
+"""The thermal controller: a loop that reads temperatures through the monitoring refreshers, keeps
+the hysteresis tracks, and, only while this replica holds the Lease, turns serving pods' traffic off
+and on, taints nodes, and writes Events, history rows and log lines.
+
+Every replica assesses (so any replica answers the status), one acts. Enforcement fails open: a pod
+starts with its traffic on, and when NuFi stops, pods keep the label they have; only pods already off
+stay off until a controller runs again (docs/thermal.md says how to turn them back by hand).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+from nufi.auth import Principal
+from nufi.cluster import ClusterGateway
+from nufi.cluster.lease import LeaderElector
+from nufi.cluster.traffic import node_taints, record_event, set_node_taint, set_pod_traffic
+from nufi.db.tables import ThermalEventRow
+from nufi.db.thermal import ThermalStore
+from nufi.devices.catalog import DeviceCatalog
+from nufi.errors import NufiError
+from nufi.logging import get_logger
+from nufi.monitoring import MonitoringService
+from nufi.thermal.assessment import Assessment, Decision, TrackKey, Transition, assess
+from nufi.thermal.hysteresis import Track
+from nufi.thermal.policy import ThermalPolicy, default_policy
+from nufi.thermal.serving import ServingDeployment, read_serving
+from nufi.thermal.status import ThermalStatus
+from nufi.thermal.temperatures import Temperatures, temperatures
+from nufi.workloads.labels import (
+    THERMAL_KEPT_REASON,
+    THERMAL_OFF_REASON,
+    THERMAL_OFF_SINCE,
+    TRAFFIC,
+    TRAFFIC_OFF,
+    TRAFFIC_ON,
+)
+
+TAINT_KEY = "nufi.io/thermal"
+TAINT_VALUE = "hot"
+TAINT_EFFECT = "NoSchedule"
+COMPONENT = "nufi-thermal"
+# Monitoring reads as an administrator would: thermal control must see every pod's name.
+SYSTEM = Principal(subject="system:nufi-thermal", username=COMPONENT, roles=frozenset({"nufi-admin"}))
+
+_log = get_logger("nufi.thermal")
+
+
+@dataclass(frozen=True)
+class ControllerSettings:
+    interval_seconds: float
+    # A snapshot older than this is no reading (several refreshes missed).
+    max_snapshot_age_seconds: float
+
+
+class ThermalController:
+    def __init__(
+        self,
+        *,
+        catalog: DeviceCatalog,
+        monitoring: MonitoringService,
+        cluster: ClusterGateway,
+        store: ThermalStore,
+        elector: LeaderElector | None,
+        settings: ControllerSettings,
+        identity: str,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._catalog = catalog
+        self._monitoring = monitoring
+        self._cluster = cluster
+        self._store = store
+        self._elector = elector
+        self._settings = settings
+        self._identity = identity
+        self._clock = clock
+        self._tracks: Mapping[TrackKey, Track] = {}
+        self._status = ThermalStatus(None, identity, False, None, ())
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def status(self) -> ThermalStatus:
+        return self._status
+
+    @property
+    def leader(self) -> bool:
+        return self._elector is not None and self._elector.is_leader
+
+    def start(self) -> None:
+        if self._task is not None:
+            return
+        if self._elector is not None:
+            self._elector.start()
+        self._task = asyncio.create_task(self._run(), name="thermal-controller")
+
+    async def close(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        if self._elector is not None:
+            await self._elector.close()
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.run_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # one failed pass must not end thermal control
+                _log.warning("thermal pass failed", error=str(exc), error_type=type(exc).__name__)
+            await asyncio.sleep(self._settings.interval_seconds)
+
+    async def run_once(self) -> Assessment:
+        """One pass: assess, and act when leading. Reading the cluster failing changes nothing."""
+        now = self._clock()
+        policies = await self._policies()
+        serving = await read_serving(self._cluster)
+        relevant = _relevant(policies, serving)
+        temps = {device_type: await self._temperatures(device_type) for device_type in sorted(relevant)}
+        acting = self.leader
+        # The taints are read by the one replica that may change them.
+        tainted = await self._tainted() if acting else set()
+        result = assess(
+            now=now,
+            policies=policies,
+            temperatures=temps,
+            serving=serving,
+            tracks=self._tracks,
+            tainted=tainted,
+        )
+        self._tracks = result.tracks
+        if acting:
+            await self._act(result, now)
+        self._status = ThermalStatus(
+            updated_at=now,
+            identity=self._identity,
+            leader=acting,
+            holder=None if self._elector is None else self._elector.holder,
+            types=result.types,
+            problems=tuple(
+                f"{d.namespace}/{d.name}: {d.override_problem}" for d in serving if d.override_problem
+            ),
+        )
+        return result
+
+    async def _policies(self) -> dict[str, ThermalPolicy]:
+        stored = await self._store.policies()
+        policies = {}
+        for device_type in await self._catalog.list(SYSTEM, enabled_only=True):
+            policy = default_policy(device_type.thermal)
+            if device_type.id in stored:
+                try:
+                    policy = ThermalPolicy.model_validate(stored[device_type.id])
+                except ValueError as exc:
+                    _log.warning("stored thermal policy unusable", device_type=device_type.id, error=str(exc))
+            policies[device_type.id] = policy
+        return policies
+
+    async def _temperatures(self, device_type: str) -> Temperatures:
+        try:
+            snapshot = await self._monitoring.snapshot(SYSTEM, device_type)
+        except NufiError as exc:
+            return Temperatures({}, {}, {}, unusable=exc.detail)
+        return temperatures(snapshot, max_age_seconds=self._settings.max_snapshot_age_seconds)
+
+    async def _tainted(self) -> set[str]:
+        taints = await node_taints(self._cluster)
+        return {node for node, items in taints.items() if any(t.get("key") == TAINT_KEY for t in items)}
+
+    async def _act(self, result: Assessment, now: float) -> None:
+        stamp = datetime.fromtimestamp(now, UTC).isoformat().replace("+00:00", "Z")
+        changed = [d for d in result.decisions if d.changes]
+        for decision in changed:
+            await _apply(self._cluster, decision, stamp)
+        for node, present in result.taints.items():
+            await set_node_taint(
+                self._cluster, node, key=TAINT_KEY, value=TAINT_VALUE, effect=TAINT_EFFECT, present=present
+            )
+        rows = []
+        for transition in result.transitions:
+            pods = [d for d in changed if _affected(d, transition)]
+            rows.append(_history_row(transition, pods, now))
+            await _events(self._cluster, transition, pods, rows[-1].message)
+            _log.info(
+                "thermal transition",
+                device_type=transition.key.device_type,
+                node=transition.key.node,
+                device=transition.key.device,
+                state="hot" if transition.hot else "normal",
+                temperature_celsius=transition.temperature,
+                pods_off=[_name(d) for d in pods if not d.traffic_on],
+                pods_on=[_name(d) for d in pods if d.traffic_on],
+                pods_kept=[_name(d) for d in pods if d.kept],
+            )
+        for decision in changed:
+            if decision.kept:
+                await _event(self._cluster, decision, "ThermalKept", decision.reason or "", "Warning")
+        await self._store.add_events(rows)
+
+
+def _relevant(policies: Mapping[str, ThermalPolicy], serving: tuple[ServingDeployment, ...]) -> set[str]:
+    """The types thermal control reads: an enabled policy, an override enabling it, or pods still off
+    (to turn them back on when a policy is disabled)."""
+    relevant = {device_type for device_type, policy in policies.items() if policy.enabled}
+    for deployment in serving:
+        if deployment.device_type not in policies:
+            continue
+        override = deployment.override
+        if (override is not None and override.enabled) or any(not p.traffic_on for p in deployment.pods):
+            relevant.add(deployment.device_type)
+    return relevant
+
+
+async def _apply(cluster: ClusterGateway, decision: Decision, stamp: str) -> None:
+    pod = decision.pod
+    annotations: dict[str, str | None]
+    if decision.traffic_on:
+        annotations = {THERMAL_OFF_SINCE: None, THERMAL_OFF_REASON: None}
+        annotations[THERMAL_KEPT_REASON] = decision.reason if decision.kept else None
+    else:
+        since = stamp if pod.traffic_on or pod.off_since is None else None
+        annotations = {THERMAL_OFF_REASON: decision.reason, THERMAL_KEPT_REASON: None}
+        if since is not None:
+            annotations[THERMAL_OFF_SINCE] = since
+    await set_pod_traffic(
+        cluster,
+        pod.namespace,
+        pod.name,
+        labels={TRAFFIC: TRAFFIC_ON if decision.traffic_on else TRAFFIC_OFF},
+        annotations=annotations,
+    )
+
+
+def _affected(decision: Decision, transition: Transition) -> bool:
+    return decision.deployment.device_type == transition.key.device_type and decision.pod.node == (
+        transition.key.node
+    )
+
+
+def _name(decision: Decision) -> str:
+    return f"{decision.pod.namespace}/{decision.pod.name}"
+
+
+def _history_row(transition: Transition, pods: list[Decision], now: float) -> ThermalEventRow:
+    key = transition.key
+    where = key.node if key.device is None else f"device {key.device} on {key.node}"
+    reading = "" if transition.temperature is None else f" at {transition.temperature:g} °C"
+    policy = transition.policy
+    if transition.hot:
+        message = f"{where}{reading} reached {policy.trip_celsius:g} °C for {policy.trip_hold_seconds} s"
+    else:
+        message = (
+            f"{where}{reading} back at or below {policy.resume_celsius:g} °C "
+            f"for {policy.resume_hold_seconds} s"
+        )
+    if transition.override_of:
+        message += f" (override of {transition.override_of})"
+    return ThermalEventRow(
+        at=datetime.fromtimestamp(now, UTC),
+        device_type_id=key.device_type,
+        node=key.node,
+        device=key.device,
+        to_state="hot" if transition.hot else "normal",
+        temperature_celsius=transition.temperature,
+        details={
+            "pods_off": [_name(d) for d in pods if not d.traffic_on],
+            "pods_on": [_name(d) for d in pods if d.traffic_on and not d.kept],
+            "pods_kept": [{"pod": _name(d), "reason": d.reason} for d in pods if d.kept],
+            "policy": policy.model_dump(),
+            "override_of": transition.override_of,
+        },
+        message=message,
+    )
+
+
+async def _events(
+    cluster: ClusterGateway, transition: Transition, pods: list[Decision], message: str
+) -> None:
+    reason, kind = ("ThermalTrip", "Warning") if transition.hot else ("ThermalResume", "Normal")
+    event_type: Literal["Normal", "Warning"] = "Warning" if transition.hot else "Normal"
+    await _guarded(
+        record_event(
+            cluster,
+            namespace="default",
+            kind="Node",
+            name=transition.key.node,
+            uid=None,
+            reason=reason,
+            message=message,
+            type_=event_type,
+        )
+    )
+    for decision in pods:
+        await _event(cluster, decision, reason, message, kind)
+
+
+async def _event(cluster: ClusterGateway, decision: Decision, reason: str, message: str, kind: str) -> None:
+    pod = decision.pod
+    await _guarded(
+        record_event(
+            cluster,
+            namespace=pod.namespace,
+            kind="Pod",
+            name=pod.name,
+            uid=pod.uid,
+            reason=reason,
+            message=message,
+            type_="Warning" if kind == "Warning" else "Normal",
+        )
+    )
+
+
+async def _guarded(write: Awaitable[None]) -> None:
+    # An Event is a record, not the action: failing to write one must not undo or stop the action.
+    try:
+        await write
+    except Exception as exc:
+        _log.warning("thermal event not recorded", error=str(exc))

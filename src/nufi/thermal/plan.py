@@ -1,0 +1,57 @@
+"""Which of a deployment's pods receive traffic: off where hot, except the last routable replica,
+which is kept unless the policy allows a full shutoff."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from nufi.thermal.policy import ThermalPolicy
+
+
+@dataclass(frozen=True)
+class PodView:
+    namespace: str
+    name: str
+    node: str | None
+    devices: tuple[str, ...]
+    ready: bool
+    traffic_on: bool
+
+
+@dataclass(frozen=True)
+class DeploymentView:
+    namespace: str
+    name: str
+    device_type: str
+    policy: ThermalPolicy
+    pods: tuple[PodView, ...]
+
+
+@dataclass(frozen=True)
+class PodDecision:
+    pod: PodView
+    traffic_on: bool
+    reason: str | None = None
+    kept: bool = False
+
+
+HotCheck = Callable[[PodView], tuple[bool, str | None]]
+
+
+def decide(deployment: DeploymentView, is_hot: HotCheck) -> tuple[PodDecision, ...]:
+    if not deployment.policy.enabled:
+        return tuple(PodDecision(pod, True) for pod in deployment.pods)
+    judged = [(pod, *is_hot(pod)) for pod in deployment.pods]
+    decisions = {pod.name: PodDecision(pod, not hot, why if hot else None) for pod, hot, why in judged}
+    routable = [pod for pod, hot, _ in judged if not hot and pod.ready]
+    hot_ready = [(pod, why) for pod, hot, why in judged if hot and pod.ready]
+    if not routable and hot_ready and not deployment.policy.allow_full_shutoff:
+        # The one already serving first (no needless switch), then by name for a stable choice.
+        pod, why = min(hot_ready, key=lambda item: (not item[0].traffic_on, item[0].name))
+        reason = (
+            f"kept as the last routable replica of {deployment.namespace}/{deployment.name} although "
+            f"{why}; the policy does not allow a full shutoff"
+        )
+        decisions[pod.name] = PodDecision(pod, True, reason, kept=True)
+    return tuple(decisions[pod.name] for pod in deployment.pods)

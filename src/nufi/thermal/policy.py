@@ -1,0 +1,75 @@
+"""A device type's temperature policy, and the override one deployment may make of it."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
+
+from nufi.devices.spec import ThermalDefaults
+from nufi.errors import ValidationFailed
+
+Scope = Literal["node", "device"]
+MIN_TRIP, MAX_CELSIUS, MIN_RESUME = 30.0, 150.0, 0.0
+MAX_HOLD_SECONDS = 3600
+
+Trip = Field(ge=MIN_TRIP, le=MAX_CELSIUS, description="Cut traffic at or above this (°C).")
+Resume = Field(ge=MIN_RESUME, le=MAX_CELSIUS, description="Restore traffic at or below this (°C).")
+
+
+def _resume_below_trip(resume: float, trip: float) -> str | None:
+    if resume < trip:
+        return None
+    return (
+        f"resume_celsius ({resume:g}) must be below trip_celsius ({trip:g}), e.g. 10 degrees lower, "
+        "so a device hovering at the trip temperature does not flap"
+    )
+
+
+class ThermalPolicy(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = False
+    trip_celsius: float = Field(default=85.0, ge=MIN_TRIP, le=MAX_CELSIUS)
+    resume_celsius: float = Field(default=75.0, ge=MIN_RESUME, le=MAX_CELSIUS)
+    trip_hold_seconds: int = Field(default=10, ge=0, le=MAX_HOLD_SECONDS)
+    resume_hold_seconds: int = Field(default=30, ge=0, le=MAX_HOLD_SECONDS)
+    scope: Scope = "node"
+    allow_full_shutoff: bool = False
+    taint_node: bool = False
+
+    @model_validator(mode="after")
+    def _hysteresis(self) -> ThermalPolicy:
+        problem = _resume_below_trip(self.resume_celsius, self.trip_celsius)
+        if problem is not None:
+            # The location pydantic gives a model validator's error is the model; the message names the field.
+            raise PydanticCustomError("resume_celsius", "{detail}", {"detail": problem})
+        return self
+
+
+class PolicyOverride(BaseModel):
+    """What one deployment changes of its type's policy; a field left out (or null) keeps the type's."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool | None = None
+    trip_celsius: float | None = Field(default=None, ge=MIN_TRIP, le=MAX_CELSIUS)
+    resume_celsius: float | None = Field(default=None, ge=MIN_RESUME, le=MAX_CELSIUS)
+
+    def applied_to(self, policy: ThermalPolicy) -> ThermalPolicy:
+        trip = policy.trip_celsius if self.trip_celsius is None else self.trip_celsius
+        resume = policy.resume_celsius if self.resume_celsius is None else self.resume_celsius
+        problem = _resume_below_trip(resume, trip)
+        if problem is not None:
+            field = "resume_celsius" if self.resume_celsius is not None else "trip_celsius"
+            raise ValidationFailed(f"with the device type's policy, {problem}", field=field)
+        enabled = policy.enabled if self.enabled is None else self.enabled
+        return policy.model_copy(update={"enabled": enabled, "trip_celsius": trip, "resume_celsius": resume})
+
+
+def default_policy(defaults: ThermalDefaults | None) -> ThermalPolicy:
+    """A type's policy before an admin sets one: disabled, its own thermal defaults' temperatures."""
+    if defaults is None:
+        return ThermalPolicy()
+    return ThermalPolicy(trip_celsius=defaults.threshold_celsius, resume_celsius=defaults.recover_celsius)

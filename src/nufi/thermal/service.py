@@ -1,0 +1,218 @@
+"""Thermal control for the faces: policies (admin), the per-deployment override (project members),
+the live status, the history, and a dry run of a proposed policy over Prometheus history."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from nufi.auth import Principal
+from nufi.auth.policy import require_admin, require_user
+from nufi.cluster import ClusterGateway
+from nufi.cluster.deployments import annotate_deployment, get_deployment
+from nufi.db import Database
+from nufi.db.audit import AuditRepository
+from nufi.db.tables import ThermalEventRow
+from nufi.db.thermal import ThermalPolicyRepository, ThermalStore
+from nufi.db.types import utc_now
+from nufi.devices.catalog import DeviceCatalog
+from nufi.errors import NotFound
+from nufi.monitoring import MonitoringService
+from nufi.monitoring.times import parse_instant
+from nufi.thermal.controller import SYSTEM, ThermalController
+from nufi.thermal.policy import PolicyOverride, ThermalPolicy, default_policy
+from nufi.thermal.replay import NodeReplay, replay
+from nufi.thermal.serving import OVERRIDE_ANNOTATION
+from nufi.thermal.status import NodeStatus, PodTraffic, ThermalStatus
+from nufi.workloads.projects import ProjectService
+
+HIDDEN = "another project"
+DRY_RUN_DEFAULT_SECONDS = 86400.0
+
+
+@dataclass(frozen=True)
+class PolicyEntry:
+    device_type: str
+    policy: ThermalPolicy
+    # `default` (from the type's thermal defaults) or `admin` (stored).
+    source: str
+    revision: int | None = None
+    updated_by: str | None = None
+    updated_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class DryRun:
+    device_type: str
+    policy: ThermalPolicy
+    start: float
+    end: float
+    step_seconds: float
+    nodes: tuple[NodeReplay, ...]
+
+
+class ThermalService:
+    def __init__(
+        self,
+        *,
+        catalog: DeviceCatalog,
+        monitoring: MonitoringService,
+        cluster: ClusterGateway,
+        database: Database,
+        projects: ProjectService,
+        controller: ThermalController | None,
+    ) -> None:
+        self._catalog = catalog
+        self._monitoring = monitoring
+        self._cluster = cluster
+        self._database = database
+        self._store = ThermalStore(database.sessions)
+        self._projects = projects
+        self._controller = controller
+
+    @property
+    def store(self) -> ThermalStore:
+        return self._store
+
+    async def policies(self, principal: Principal | None) -> list[PolicyEntry]:
+        require_user(principal)
+        async with self._database.session() as session:
+            repository = ThermalPolicyRepository(session)
+            entries = []
+            for device_type in await self._catalog.list(principal):
+                row = await repository.get(device_type.id)
+                if row is None:
+                    entries.append(
+                        PolicyEntry(device_type.id, default_policy(device_type.thermal), "default")
+                    )
+                else:
+                    entries.append(
+                        PolicyEntry(
+                            device_type.id,
+                            ThermalPolicy.model_validate(row.policy),
+                            "admin",
+                            row.revision,
+                            row.updated_by,
+                            row.updated_at,
+                        )
+                    )
+        return entries
+
+    async def policy(self, principal: Principal | None, device_type_id: str) -> PolicyEntry:
+        for entry in await self.policies(principal):
+            if entry.device_type == device_type_id:
+                return entry
+        raise NotFound(f"no device type {device_type_id!r}; GET /api/v1/devices lists them")
+
+    async def put_policy(
+        self, principal: Principal | None, device_type_id: str, policy: ThermalPolicy
+    ) -> PolicyEntry:
+        admin = require_admin(principal)
+        before = await self.policy(admin, device_type_id)
+        async with self._database.transaction() as session:
+            row = await ThermalPolicyRepository(session).put(
+                device_type_id, policy.model_dump(), actor=admin.username, now=utc_now()
+            )
+            await AuditRepository(session).record(
+                admin.username,
+                "thermal_policy.update",
+                "thermal_policy",
+                device_type_id,
+                before=before.policy.model_dump() | {"source": before.source},
+                after=policy.model_dump(),
+            )
+        return PolicyEntry(device_type_id, policy, "admin", row.revision, row.updated_by, row.updated_at)
+
+    async def override(
+        self, principal: Principal | None, project: str, deployment: str
+    ) -> PolicyOverride | None:
+        await self._projects.require_access(principal, project)
+        found = await get_deployment(self._cluster, project, deployment)
+        if found is None:
+            raise NotFound(f"no deployment {deployment!r} in project {project!r}")
+        text = ((found.get("metadata") or {}).get("annotations") or {}).get(OVERRIDE_ANNOTATION)
+        return PolicyOverride.model_validate(json.loads(text)) if text else None
+
+    async def set_override(
+        self, principal: Principal | None, project: str, deployment: str, override: PolicyOverride | None
+    ) -> PolicyOverride | None:
+        """Set (or with None remove) a deployment's override; refused when it makes the type's
+        policy invalid (resume not below trip)."""
+        await self._projects.require_access(principal, project)
+        found = await get_deployment(self._cluster, project, deployment)
+        if found is None:
+            raise NotFound(f"no deployment {deployment!r} in project {project!r}")
+        if override is not None:
+            device_type = ((found.get("metadata") or {}).get("labels") or {}).get("nufi.io/device-type", "")
+            base = await self.policy(SYSTEM, device_type)
+            override.applied_to(base.policy)
+        text = None if override is None else json.dumps(override.model_dump(exclude_none=True))
+        await annotate_deployment(self._cluster, project, deployment, {OVERRIDE_ANNOTATION: text})
+        return override
+
+    async def status(self, principal: Principal | None) -> ThermalStatus:
+        require_user(principal)
+        status = (
+            self._controller.status
+            if self._controller is not None
+            else ThermalStatus(None, "", False, None, ())
+        )
+        if principal is not None and principal.is_admin:
+            return status
+        hidden = await self._projects.hidden_namespaces(principal)
+        return replace(
+            status,
+            types=tuple(replace(t, nodes=tuple(_masked(n, hidden) for n in t.nodes)) for t in status.types),
+            problems=tuple(p for p in status.problems if p.split("/", 1)[0] not in hidden),
+        )
+
+    async def events(
+        self,
+        principal: Principal | None,
+        *,
+        limit: int = 100,
+        device_type: str | None = None,
+        node: str | None = None,
+    ) -> list[ThermalEventRow]:
+        require_user(principal)
+        return list(await self._store.events(limit=limit, device_type_id=device_type, node=node))
+
+    async def dry_run(
+        self,
+        principal: Principal | None,
+        device_type_id: str,
+        policy: ThermalPolicy,
+        *,
+        start: str | None = None,
+        end: str | None = None,
+    ) -> DryRun:
+        """What `policy` would have done over Prometheus history (default: the last 24 h)."""
+        admin = require_admin(principal)
+        if start is None:
+            until = time.time() if end is None else parse_instant(end, field="end")
+            start = str(until - DRY_RUN_DEFAULT_SECONDS)
+        history = await self._monitoring.history(
+            admin, device_type_id, metric="temperature", start=start, end=end, by=policy.scope
+        )
+        series = {}
+        for item in history.series:
+            key = item.node if item.device is None else f"{item.node}/{item.device}"
+            series[key] = [(t, v) for t, v in item.values]
+        request = history.request
+        nodes = replay(series, policy, end=request.end)
+        return DryRun(device_type_id, policy, request.start, request.end, request.step_seconds, nodes)
+
+
+def _masked(node: NodeStatus, hidden: frozenset[str]) -> NodeStatus:
+    def pod(p: PodTraffic) -> PodTraffic:
+        if p.namespace not in hidden:
+            return p
+        return replace(p, namespace=HIDDEN, name=HIDDEN, deployment=HIDDEN, reason=None)
+
+    return replace(
+        node,
+        pods=tuple(pod(p) for p in node.pods),
+        deployments=tuple(HIDDEN if d.split("/", 1)[0] in hidden else d for d in node.deployments),
+    )

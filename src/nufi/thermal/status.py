@@ -1,0 +1,54 @@
+"""What thermal control knows right now, as the API and dashboard show it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nufi.thermal.hysteresis import ThermalState
+from nufi.thermal.policy import ThermalPolicy
+
+
+@dataclass(frozen=True)
+class PodTraffic:
+    namespace: str
+    name: str
+    deployment: str
+    traffic_on: bool
+    # Why its traffic is off, or why a hot pod keeps it (kept=True).
+    reason: str | None = None
+    kept: bool = False
+
+
+@dataclass(frozen=True)
+class NodeStatus:
+    node: str
+    state: ThermalState
+    temperature_celsius: float | None
+    since: float
+    # Traffic is cut on this node (it stays cut while the node is stale).
+    hot: bool
+    # Devices over the trip temperature, with scope `device`.
+    hot_devices: tuple[str, ...]
+    deployments: tuple[str, ...]
+    pods: tuple[PodTraffic, ...]
+    stale_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class DeviceTypeStatus:
+    device_type: str
+    policy: ThermalPolicy
+    nodes: tuple[NodeStatus, ...]
+    unusable: str | None = None
+
+
+@dataclass(frozen=True)
+class ThermalStatus:
+    updated_at: float | None
+    # This replica's identity and whether it is the one acting (the Lease holder).
+    identity: str
+    leader: bool
+    holder: str | None
+    types: tuple[DeviceTypeStatus, ...]
+    # Deployments whose override annotation is unusable, with why.
+    problems: tuple[str, ...] = ()

@@ -1,0 +1,61 @@
+"""What thermal control reads from a monitoring snapshot: a temperature per node and per device.
+
+A node's temperature is the hottest of its devices. It is None (unusable) when any device of the node
+gave no usable temperature (missing, stale, implausible: the snapshot already says so with None), when
+the snapshot could not read temperatures at all, or when the snapshot itself is too old: then a node
+whose hot device went silent is not mistaken for a cool one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from nufi.monitoring.snapshot import Snapshot
+
+DeviceKey = tuple[str, str]
+PodKey = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Temperatures:
+    nodes: Mapping[str, float | None]
+    devices: Mapping[DeviceKey, float | None]
+    # The devices monitoring attributes to each pod, by (namespace, pod).
+    pod_devices: Mapping[PodKey, tuple[DeviceKey, ...]]
+    # Why every reading is unusable, when one reason covers them all.
+    unusable: str | None = None
+
+    def node(self, node: str) -> float | None:
+        return self.nodes.get(node)
+
+    def device(self, key: DeviceKey) -> float | None:
+        return self.devices.get(key)
+
+
+def temperatures(snapshot: Snapshot | None, *, max_age_seconds: float) -> Temperatures:
+    if snapshot is None:
+        return Temperatures({}, {}, {}, unusable="no monitoring snapshot of the type yet")
+    pod_devices: dict[PodKey, list[DeviceKey]] = {}
+    devices: dict[DeviceKey, float | None] = {}
+    nodes: dict[str, float | None] = {}
+    for node in snapshot.nodes:
+        readings: list[float | None] = []
+        for device in node.devices:
+            key = (node.node, device.device)
+            devices[key] = device.temperature_celsius
+            readings.append(device.temperature_celsius)
+            if device.pod is not None and device.namespace is not None:
+                pod_devices.setdefault((device.namespace, device.pod), []).append(key)
+        present = [value for value in readings if value is not None]
+        nodes[node.node] = max(present) if present and len(present) == len(readings) else None
+    attributed = {pod: tuple(keys) for pod, keys in pod_devices.items()}
+    failed = [e for e in snapshot.errors if e.source == "prometheus" and e.metric in (None, "temperature")]
+    unusable = None
+    if snapshot.age_seconds > max_age_seconds:
+        unusable = f"the latest snapshot is {snapshot.age_seconds:.0f} s old (limit {max_age_seconds:g} s)"
+    elif failed:
+        unusable = f"temperatures could not be read: {failed[0].message}"
+    if unusable is not None:
+        return Temperatures(dict.fromkeys(nodes), dict.fromkeys(devices), attributed, unusable=unusable)
+    return Temperatures(nodes, devices, attributed)

@@ -1,0 +1,204 @@
+"""Temperature-based traffic control in a running sandbox, proven with real requests: an LPU deployment
+spread over both LPU nodes answers a steady stream of requests through its Service; forcing lpu-node-1
+to 95 °C at its exporter makes the answers stop coming from lpu-node-1 (none fails: lpu-node-2 answers
+all of them), and lifting the force brings lpu-node-1 back after the resume hold. The tests of this
+module run in order and share one sandbox, one project and one deployment.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from .e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
+from .test_e2e_workloads_sandbox import poll
+
+PROJECT = "team-heat"
+HOT_NODE, COOL_NODE = "lpu-node-1", "lpu-node-2"
+MODEL = "mock-lpu-llm"
+POLICY = {
+    "enabled": True,
+    "trip_celsius": 85,
+    "resume_celsius": 75,
+    "trip_hold_seconds": 2,
+    "resume_hold_seconds": 4,
+    "scope": "node",
+    "allow_full_shutoff": False,
+    "taint_node": True,
+}
+
+
+@dataclass
+class Answers:
+    """What a steady client saw: (time, node or None for a failure, status) per request."""
+
+    seen: list[tuple[float, str | None, int]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, node: str | None, status: int) -> None:
+        with self.lock:
+            self.seen.append((time.monotonic(), node, status))
+
+    def since(self, start: float) -> list[tuple[float, str | None, int]]:
+        with self.lock:
+            return [item for item in self.seen if item[0] >= start]
+
+
+@dataclass
+class World:
+    sandbox: SandboxRun
+    nufi: httpx.Client
+    kube: httpx.Client
+    answers: Answers
+    stop: threading.Event
+
+    def override_url(self, node: str) -> str:
+        return str(self.sandbox.state["exporters"][node]).replace("/metrics", "/control/override")
+
+    def node_status(self, node: str) -> dict[str, Any] | None:
+        body = self.nufi.get("/api/v1/thermal/status").json()
+        for entry in body["types"]:
+            if entry["device_type"] == "lpu":
+                for item in entry["nodes"]:
+                    if item["node"] == node:
+                        found: dict[str, Any] = item
+                        return found
+        return None
+
+
+def _steady(world_kube: httpx.Client, answers: Answers, stop: threading.Event) -> None:
+    path = f"/api/v1/namespaces/{PROJECT}/services/llm:8000/proxy/v1/completions"
+    while not stop.is_set():
+        try:
+            response = world_kube.post(path, json={"model": MODEL, "prompt": "hi", "max_tokens": 2})
+        except httpx.HTTPError:
+            answers.add(None, 0)
+            continue
+        node = response.json()["nufi"]["node"] if response.status_code == 200 else None
+        answers.add(node, response.status_code)
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def world(sandbox: SandboxRun) -> Iterator[World]:
+    state = sandbox.state
+    admin = bearer(token(state, "admin", "admin"))
+    kubeconfig = yaml.safe_load(Path(state["kubeconfig"]).read_text())
+    kube_token = kubeconfig["users"][0]["user"]["token"]
+    with (
+        httpx.Client(base_url=state["nufi_url"], headers=admin, timeout=30.0) as nufi,
+        httpx.Client(base_url=state["kube_api_url"], headers=bearer(kube_token), timeout=30.0) as kube,
+        httpx.Client(base_url=state["kube_api_url"], headers=bearer(kube_token), timeout=30.0) as client,
+    ):
+        poll(lambda: nufi.post("/api/v1/admin/devices", json=LPU_REGISTRATION).status_code == 201, 60, "lpu")
+        assert nufi.post("/api/v1/admin/projects", json={"name": PROJECT, "members": []}).status_code == 201
+        created = nufi.post(
+            f"/api/v1/projects/{PROJECT}/deployments",
+            json={
+                "name": "llm",
+                "image": state["images"]["inference"],
+                "args": ["inference", "--model", MODEL],
+                "accelerator": {"device_type": "lpu", "count": 1},
+                "replicas": 2,
+                "port": 8000,
+                "readiness_path": "/health",
+            },
+        )
+        assert created.status_code == 201, created.text
+        answers, stop = Answers(), threading.Event()
+        steady = threading.Thread(target=_steady, args=(client, answers, stop), daemon=True)
+        world = World(sandbox, nufi, kube, answers, stop)
+        try:
+            poll(
+                lambda: nufi.get(f"/api/v1/projects/{PROJECT}/deployments/llm").json()["status"] == "Ready",
+                120,
+                "llm Ready",
+            )
+            steady.start()
+            yield world
+        finally:
+            stop.set()
+            if steady.is_alive():
+                steady.join(timeout=30)
+            httpx.delete(world.override_url(HOT_NODE), timeout=10)
+
+
+def test_both_lpu_nodes_answer_before_anything_is_hot(world: World) -> None:
+    pods = world.nufi.get(f"/api/v1/projects/{PROJECT}/deployments/llm").json()["pods"]
+    assert {pod["node"] for pod in pods} == {HOT_NODE, COOL_NODE}, pods
+    put = world.nufi.put("/api/v1/admin/thermal/policies/lpu", json=POLICY)
+    assert put.status_code == 200, put.text
+    assert put.json()["policy"] == POLICY and put.json()["source"] == "admin"
+    start = time.monotonic()
+    poll(lambda: {n for _, n, _ in world.answers.since(start)} >= {HOT_NODE, COOL_NODE}, 30, "both answer")
+    assert poll(lambda: world.node_status(HOT_NODE), 30, "hot node tracked")["state"] == "normal"
+
+
+def test_a_hot_node_stops_receiving_requests_and_none_fails(world: World) -> None:
+    forced = httpx.post(
+        world.override_url(HOT_NODE),
+        json={
+            "node": HOT_NODE,
+            "device": None,
+            "metric": "temperature",
+            "value": 95,
+            "duration_seconds": 600,
+        },
+        timeout=10,
+    )
+    assert forced.status_code in (200, 201), forced.text
+    forced_at = time.monotonic()
+
+    def cut() -> float | None:
+        # The last answer from the hot node, once the next 40 answers all came from the cool one.
+        seen = world.answers.since(forced_at)
+        hot = [t for t, node, _ in seen if node == HOT_NODE]
+        last_hot = hot[-1] if hot else forced_at
+        after = [node for t, node, _ in seen if t > last_hot]
+        return last_hot if len(after) >= 40 and set(after) == {COOL_NODE} else None
+
+    last_hot = poll(cut, 60, f"requests off {HOT_NODE}")
+    reaction = last_hot - forced_at
+    print(f"reaction: last request on {HOT_NODE} {reaction:.2f} s after the force")
+    during = world.answers.since(forced_at)
+    assert all(status == 200 for _, _, status in during), [s for s in during if s[2] != 200][:5]
+
+    status = world.node_status(HOT_NODE)
+    assert status is not None and status["state"] == "hot" and status["hot"], status
+    assert status["temperature_celsius"] == 95
+    assert all(not pod["traffic_on"] for pod in status["pods"]), status
+    node = world.kube.get(f"/api/v1/nodes/{HOT_NODE}").json()
+    assert {"key": "nufi.io/thermal", "value": "hot", "effect": "NoSchedule"} in [
+        {k: t[k] for k in ("key", "value", "effect")} for t in node["spec"].get("taints", [])
+    ]
+    cool = world.node_status(COOL_NODE)
+    assert cool is not None and cool["state"] == "normal"
+    events = world.nufi.get("/api/v1/thermal/events", params={"node": HOT_NODE}).json()["items"]
+    assert events[0]["to_state"] == "hot" and events[0]["details"]["pods_off"], events
+    kube_events = world.kube.get(
+        "/api/v1/namespaces/default/events", params={"fieldSelector": f"involvedObject.name={HOT_NODE}"}
+    ).json()["items"]
+    assert any(e["reason"] == "ThermalTrip" for e in kube_events), kube_events
+
+
+def test_once_it_cools_it_receives_requests_again(world: World) -> None:
+    assert httpx.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
+    lifted = time.monotonic()
+    poll(lambda: any(n == HOT_NODE for _, n, _ in world.answers.since(lifted)), 60, f"{HOT_NODE} back")
+    back = next(t for t, n, _ in world.answers.since(lifted) if n == HOT_NODE) - lifted
+    print(f"recovery: first request on {HOT_NODE} {back:.2f} s after the force was lifted")
+    # Not before the resume hold: the node must have stayed cool that long.
+    assert back >= POLICY["resume_hold_seconds"]
+    assert all(status == 200 for _, _, status in world.answers.since(lifted))
+    status = poll(lambda: world.node_status(HOT_NODE), 10, "status")
+    assert status["state"] == "normal" and all(pod["traffic_on"] for pod in status["pods"]), status
+    node = world.kube.get(f"/api/v1/nodes/{HOT_NODE}").json()
+    assert not [t for t in node["spec"].get("taints") or [] if t["key"] == "nufi.io/thermal"]
