@@ -1,0 +1,82 @@
+"""Policies: the defaults, the ranges, resume below trip, and a deployment's override."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from nufi.devices.spec import ThermalDefaults
+from nufi.errors import ValidationFailed
+from nufi.thermal.policy import PolicyOverride, ThermalPolicy, default_policy
+
+
+def test_the_defaults_are_the_documented_ones() -> None:
+    assert ThermalPolicy().model_dump() == {
+        "enabled": False,
+        "trip_celsius": 85.0,
+        "resume_celsius": 75.0,
+        "trip_hold_seconds": 10,
+        "resume_hold_seconds": 30,
+        "scope": "node",
+        "allow_full_shutoff": False,
+        "taint_node": False,
+    }
+
+
+def test_a_types_thermal_defaults_give_its_temperatures() -> None:
+    policy = default_policy(ThermalDefaults(threshold_celsius=90, recover_celsius=70))
+    assert (policy.trip_celsius, policy.resume_celsius, policy.enabled) == (90, 70, False)
+    assert default_policy(None) == ThermalPolicy()
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("trip_celsius", 29),
+        ("trip_celsius", 151),
+        ("resume_celsius", -1),
+        ("trip_hold_seconds", -1),
+        ("resume_hold_seconds", 3601),
+        ("scope", "rack"),
+        ("surprise", 1),
+    ],
+)
+def test_out_of_range_fields_are_refused_by_name(field: str, value: object) -> None:
+    with pytest.raises(ValidationError) as caught:
+        ThermalPolicy.model_validate({field: value})
+    assert caught.value.errors()[0]["loc"] == (field,)
+
+
+@given(st.floats(30, 150), st.floats(0, 150))
+def test_resume_must_be_below_trip(trip: float, resume: float) -> None:
+    if resume < trip:
+        assert ThermalPolicy(trip_celsius=trip, resume_celsius=resume).resume_celsius == resume
+        return
+    with pytest.raises(ValidationError) as caught:
+        ThermalPolicy(trip_celsius=trip, resume_celsius=resume)
+    error = caught.value.errors()[0]
+    assert error["type"] == "resume_celsius" and "must be below trip_celsius" in error["msg"]
+
+
+def test_an_override_changes_only_what_it_names() -> None:
+    policy = ThermalPolicy(enabled=True, trip_hold_seconds=3)
+    merged = PolicyOverride(trip_celsius=95).applied_to(policy)
+    assert (merged.trip_celsius, merged.resume_celsius, merged.enabled, merged.trip_hold_seconds) == (
+        95,
+        75,
+        True,
+        3,
+    )
+    assert PolicyOverride(enabled=False).applied_to(policy).enabled is False
+    assert PolicyOverride().applied_to(policy) == policy
+
+
+def test_an_override_that_leaves_resume_above_trip_names_the_field_it_set() -> None:
+    with pytest.raises(ValidationFailed) as caught:
+        PolicyOverride(trip_celsius=70).applied_to(ThermalPolicy())
+    assert caught.value.field == "trip_celsius"
+    with pytest.raises(ValidationFailed) as caught:
+        PolicyOverride(resume_celsius=90).applied_to(ThermalPolicy())
+    assert caught.value.field == "resume_celsius"
