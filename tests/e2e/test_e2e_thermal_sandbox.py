@@ -202,3 +202,75 @@ def test_once_it_cools_it_receives_requests_again(world: World) -> None:
     assert status["state"] == "normal" and all(pod["traffic_on"] for pod in status["pods"]), status
     node = world.kube.get(f"/api/v1/nodes/{HOT_NODE}").json()
     assert not [t for t in node["spec"].get("taints") or [] if t["key"] == "nufi.io/thermal"]
+
+
+def _force(world: World, node: str, value: float) -> None:
+    forced = httpx.post(
+        world.override_url(node),
+        json={"node": node, "device": None, "metric": "temperature", "value": value, "duration_seconds": 600},
+        timeout=10,
+    )
+    assert forced.status_code in (200, 201), forced.text
+
+
+def test_an_unusable_temperature_trips_nothing(world: World) -> None:
+    # 0 °C is what exporters give for an unsupported field; 190 °C no device can have (implausible).
+    for value in (0.0, 190.0):
+        _force(world, HOT_NODE, value)
+        forced = time.monotonic()
+        stale = poll(
+            lambda: (s := world.node_status(HOT_NODE)) and s["state"] == "stale" and s,
+            30,
+            f"stale at {value}",
+        )
+        assert not stale["hot"] and stale["stale_reason"], stale
+        # Longer than the trip hold and two scrapes: still answered by both nodes.
+        time.sleep(POLICY["trip_hold_seconds"] + 3)
+        nodes = {n for _, n, _ in world.answers.since(forced)}
+        assert HOT_NODE in nodes and all(s == 200 for _, _, s in world.answers.since(forced))
+        assert world.node_status(HOT_NODE)["hot"] is False
+    assert httpx.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
+
+
+def test_the_last_replica_on_a_hot_node_keeps_serving_and_says_why_unless_full_shutoff(world: World) -> None:
+    scaled = world.nufi.patch(f"/api/v1/projects/{PROJECT}/deployments/llm", json={"replicas": 1})
+    assert scaled.status_code == 200, scaled.text
+    (pod,) = poll(
+        lambda: (
+            (p := world.nufi.get(f"/api/v1/projects/{PROJECT}/deployments/llm").json()["pods"])
+            and len(p) == 1
+            and p
+        ),
+        60,
+        "one pod",
+    )
+    node = pod["node"]
+    _force(world, node, 95)
+    forced = time.monotonic()
+
+    def kept() -> dict[str, Any] | None:
+        status = world.node_status(node)
+        if status and status["state"] == "hot":
+            (only,) = [p for p in status["pods"] if p["name"] == pod["name"]]
+            return only if only["kept"] else None
+        return None
+
+    only = poll(kept, 30, "kept as the last replica")
+    assert only["traffic_on"] and "last routable replica" in only["reason"], only
+    time.sleep(1)
+    answered = world.answers.since(forced)
+    assert answered and all(s == 200 and n == node for _, n, s in answered), answered[-5:]
+    annotated = world.kube.get(f"/api/v1/namespaces/{PROJECT}/pods/{pod['name']}").json()
+    assert "last routable replica" in annotated["metadata"]["annotations"]["nufi.io/thermal-kept-reason"]
+
+    allowed = world.nufi.put(
+        "/api/v1/admin/thermal/policies/lpu", json={**POLICY, "allow_full_shutoff": True}
+    )
+    assert allowed.status_code == 200, allowed.text
+    cut = time.monotonic()
+    poll(lambda: any(s != 200 for _, _, s in world.answers.since(cut)), 30, "requests refused")
+    label = world.kube.get(f"/api/v1/namespaces/{PROJECT}/pods/{pod['name']}").json()["metadata"]["labels"]
+    assert label["nufi.io/traffic"] == "off"
+    assert httpx.delete(world.override_url(node), timeout=10).status_code in (200, 204)
+    back = time.monotonic()
+    poll(lambda: any(s == 200 for _, _, s in world.answers.since(back)), 60, "served again")
