@@ -16,13 +16,14 @@ from nufi.api.schemas.thermal import (
     DryRunView,
     EventList,
     EventView,
+    OverrideView,
     PolicyList,
     PolicyView,
     StatusView,
 )
 from nufi.api.services import get_services
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
-from nufi.thermal.service import PolicyEntry, ThermalService
+from nufi.thermal.service import OverrideEntry, PolicyEntry, ThermalService
 
 
 def get_thermal(request: Request) -> ThermalService:
@@ -34,6 +35,10 @@ Thermal = Annotated[ThermalService, Depends(get_thermal)]
 router = APIRouter(prefix="/api/v1/thermal", tags=["thermal"], responses=AUTH_RESPONSES)
 admin_router = APIRouter(prefix="/api/v1/admin/thermal", tags=["admin"], responses=ADMIN_RESPONSES)
 override_router = APIRouter(prefix="/api/v1/projects", tags=["projects"], responses=PROJECT_RESPONSES)
+
+
+def _override_view(entry: OverrideEntry) -> OverrideView:
+    return OverrideView(device_type=entry.device_type, override=entry.override, effective=entry.effective)
 
 
 def _view(entry: PolicyEntry) -> PolicyView:
@@ -90,8 +95,8 @@ async def dry_run(
 )
 async def get_override(
     project: str, name: str, principal: CurrentPrincipal, thermal: Thermal
-) -> PolicyOverride | None:
-    return await thermal.override(principal, project, name)
+) -> OverrideView:
+    return _override_view(await thermal.override(principal, project, name))
 
 
 @override_router.put(
@@ -101,8 +106,8 @@ async def get_override(
 )
 async def put_override(
     project: str, name: str, override: PolicyOverride, principal: CurrentPrincipal, thermal: Thermal
-) -> PolicyOverride | None:
-    return await thermal.set_override(principal, project, name, override)
+) -> OverrideView:
+    return _override_view(await thermal.set_override(principal, project, name, override))
 
 
 @override_router.delete(

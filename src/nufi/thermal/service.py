@@ -7,6 +7,7 @@ import json
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from nufi.auth import Principal
 from nufi.auth.policy import require_admin, require_user
@@ -26,6 +27,7 @@ from nufi.thermal.policy import PolicyOverride, ThermalPolicy, default_policy
 from nufi.thermal.replay import NodeReplay, replay
 from nufi.thermal.serving import OVERRIDE_ANNOTATION
 from nufi.thermal.status import NodeStatus, PodTraffic, ThermalStatus
+from nufi.workloads.labels import DEVICE_TYPE, MANAGED_BY, MANAGED_BY_NUFI, WORKLOAD_KIND
 from nufi.workloads.projects import ProjectService
 
 HIDDEN = "another project"
@@ -41,6 +43,14 @@ class PolicyEntry:
     revision: int | None = None
     updated_by: str | None = None
     updated_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class OverrideEntry:
+    device_type: str
+    override: PolicyOverride | None
+    # The type's policy with the override applied: what thermal control uses for the deployment.
+    effective: ThermalPolicy
 
 
 @dataclass(frozen=True)
@@ -125,32 +135,42 @@ class ThermalService:
             )
         return PolicyEntry(device_type_id, policy, "admin", row.revision, row.updated_by, row.updated_at)
 
-    async def override(
-        self, principal: Principal | None, project: str, deployment: str
-    ) -> PolicyOverride | None:
+    async def override(self, principal: Principal | None, project: str, deployment: str) -> OverrideEntry:
+        """A deployment's override (None when it has none) and the policy that applies to it."""
         await self._projects.require_access(principal, project)
-        found = await get_deployment(self._cluster, project, deployment)
-        if found is None:
-            raise NotFound(f"no deployment {deployment!r} in project {project!r}")
+        found = await self._deployment(project, deployment)
         text = ((found.get("metadata") or {}).get("annotations") or {}).get(OVERRIDE_ANNOTATION)
-        return PolicyOverride.model_validate(json.loads(text)) if text else None
+        override = None
+        if text:
+            try:
+                override = PolicyOverride.model_validate(json.loads(text))
+            except ValueError:
+                override = None  # an unusable annotation is ignored by the controller too
+        return await self._entry(found, override)
 
     async def set_override(
         self, principal: Principal | None, project: str, deployment: str, override: PolicyOverride | None
-    ) -> PolicyOverride | None:
+    ) -> OverrideEntry:
         """Set (or with None remove) a deployment's override; refused when it makes the type's
         policy invalid (resume not below trip)."""
         await self._projects.require_access(principal, project)
-        found = await get_deployment(self._cluster, project, deployment)
-        if found is None:
-            raise NotFound(f"no deployment {deployment!r} in project {project!r}")
-        if override is not None:
-            device_type = ((found.get("metadata") or {}).get("labels") or {}).get("nufi.io/device-type", "")
-            base = await self.policy(SYSTEM, device_type)
-            override.applied_to(base.policy)
+        found = await self._deployment(project, deployment)
+        entry = await self._entry(found, override)
         text = None if override is None else json.dumps(override.model_dump(exclude_none=True))
         await annotate_deployment(self._cluster, project, deployment, {OVERRIDE_ANNOTATION: text})
-        return override
+        return entry
+
+    async def _deployment(self, project: str, name: str) -> dict[str, Any]:
+        found = await get_deployment(self._cluster, project, name)
+        if found is None or not _serving(found):
+            raise NotFound(f"no deployment {name!r} in project {project!r}")
+        return found
+
+    async def _entry(self, found: dict[str, Any], override: PolicyOverride | None) -> OverrideEntry:
+        device_type = ((found.get("metadata") or {}).get("labels") or {}).get(DEVICE_TYPE, "")
+        base = (await self.policy(SYSTEM, device_type)).policy
+        effective = base if override is None else override.applied_to(base)
+        return OverrideEntry(device_type, override, effective)
 
     async def status(self, principal: Principal | None) -> ThermalStatus:
         require_user(principal)
@@ -203,6 +223,11 @@ class ThermalService:
         request = history.request
         nodes = replay(series, policy, end=request.end)
         return DryRun(device_type_id, policy, request.start, request.end, request.step_seconds, nodes)
+
+
+def _serving(found: dict[str, Any]) -> bool:
+    labels = (found.get("metadata") or {}).get("labels") or {}
+    return labels.get(MANAGED_BY) == MANAGED_BY_NUFI and labels.get(WORKLOAD_KIND) == "deployment"
 
 
 def _masked(node: NodeStatus, hidden: frozenset[str]) -> NodeStatus:

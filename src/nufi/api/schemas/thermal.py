@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from nufi.api.schemas.values import Instant, Timestamp
-from nufi.thermal.policy import ThermalPolicy
+from nufi.thermal.policy import PolicyOverride, ThermalPolicy
 
 
 class PolicyView(BaseModel):
@@ -108,3 +108,11 @@ class DryRunRequest(BaseModel):
     # RFC 3339 or Unix seconds; default: the 24 hours before `end` (default now).
     start: str | None = None
     end: str | None = None
+
+
+class OverrideView(BaseModel):
+    device_type: str
+    # None: the deployment follows its device type's policy.
+    override: PolicyOverride | None
+    # The policy thermal control applies to the deployment.
+    effective: ThermalPolicy
