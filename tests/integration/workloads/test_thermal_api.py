@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from nufi.cluster import ClusterGateway
-from nufi.cluster.kube_rest import api_path, request_json
+from nufi.cluster.kube_rest import request_json
 from nufi.cluster.lease import LeaderElector
 from nufi.config import Settings
 from support.polling import until
@@ -173,7 +173,6 @@ async def _leads(elector: LeaderElector) -> bool:
 
 
 async def _lease(cluster: ClusterGateway) -> dict[str, Any]:
-    from nufi.cluster.kube_rest import request_json
 
     return await request_json(
         cluster, "GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/thermal-test"
