@@ -15,7 +15,8 @@ def _expand(scope: str, table: Sequence[tuple[str, str, tuple[str, ...]]]) -> se
     return {Grant(scope, group, resource, verb) for group, resource, verbs in table for verb in verbs}
 
 
-CLUSTER = [("", "nodes", READ), ("", "pods", READ)]
+# Thermal control also taints hot nodes and records Events on nodes and pods.
+CLUSTER = [("", "nodes", (*READ, "patch")), ("", "pods", READ), ("", "events", ("create",))]
 # Projects: their namespaces, and the one RoleBinding per project granting NuFi the workload role.
 PROJECTS = [
     ("", "namespaces", MANAGE),
@@ -30,7 +31,7 @@ WORKLOADS = [
     ("apps", "statefulsets", MANAGE),
     ("", "services", MANAGE),
     ("", "persistentvolumeclaims", MANAGE),
-    ("", "pods/status", ("patch",)),
+    ("", "pods", ("patch",)),
     ("discovery.k8s.io", "endpointslices", READ),
     ("kubeflow.org", "notebooks", MANAGE),
 ]
@@ -71,13 +72,11 @@ def test_production_and_example_bind_their_workload_namespaces(
     assert _workload_namespaces(example) == {"nufi-workloads", "team-a"}
 
 
-def test_readiness_gates_can_be_set_but_pod_specs_not_changed(overlay: Rendered) -> None:
+def test_serving_pods_can_be_relabelled_but_not_created_replaced_or_deleted(overlay: Rendered) -> None:
     account, namespace = _account(overlay)
     granted = grants_of(overlay, account, namespace)
-    for workload_namespace in _workload_namespaces(overlay):
-        assert Grant(workload_namespace, "", "pods/status", "patch") in granted
-    pod_writes = {g for g in granted if g.resource == "pods" and g.verb not in READ}
-    assert pod_writes == set()
+    pod_writes = {g for g in granted if g.resource.startswith("pods") and g.verb not in READ}
+    assert pod_writes == {Grant(ns, "", "pods", "patch") for ns in _workload_namespaces(overlay)}
 
 
 def test_no_role_uses_wildcards_or_touches_secrets_and_rbac_only_to_bind_the_workload_role(
