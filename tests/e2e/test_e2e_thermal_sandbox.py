@@ -173,6 +173,9 @@ def test_a_hot_node_stops_receiving_requests_and_none_fails(world: World) -> Non
 
     status = world.node_status(HOT_NODE)
     assert status is not None and status["state"] == "hot" and status["hot"], status
+    pods = world.nufi.get(f"/api/v1/projects/{PROJECT}/deployments/llm").json()["pods"]
+    (off,) = [p for p in pods if p["node"] == HOT_NODE]
+    assert not off["traffic_on"] and HOT_NODE in off["thermal_reason"], off
     assert status["temperature_celsius"] == 95
     assert all(not pod["traffic_on"] for pod in status["pods"]), status
     node = world.kube.get(f"/api/v1/nodes/{HOT_NODE}").json()
@@ -260,6 +263,9 @@ def test_the_last_replica_on_a_hot_node_keeps_serving_and_says_why_unless_full_s
     time.sleep(1)
     answered = world.answers.since(forced)
     assert answered and all(s == 200 and n == node for _, n, s in answered), answered[-5:]
+    # The deployment's own view says why its only pod still serves.
+    (shown,) = world.nufi.get(f"/api/v1/projects/{PROJECT}/deployments/llm").json()["pods"]
+    assert shown["traffic_on"] and "last routable replica" in shown["thermal_reason"], shown
     annotated = world.kube.get(f"/api/v1/namespaces/{PROJECT}/pods/{pod['name']}").json()
     assert "last routable replica" in annotated["metadata"]["annotations"]["nufi.io/thermal-kept-reason"]
 

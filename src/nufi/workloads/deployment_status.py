@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from nufi.workloads.labels import THERMAL_KEPT_REASON, THERMAL_OFF_REASON, TRAFFIC, TRAFFIC_OFF
+
 Status = Literal["Ready", "Starting", "Degraded", "Error", "Pending", "ScaledDown"]
 STUCK_WAITING_REASONS = frozenset(
     {
@@ -50,6 +52,10 @@ class PodState:
     unschedulable: str | None
     # What it holds of each extended resource, from its spec.
     accelerators: dict[str, int]
+    # Whether its Service routes to it (thermal control turns it off on a hot node), and why not, or
+    # why a hot pod was kept routable.
+    traffic_on: bool = True
+    thermal_reason: str | None = None
 
 
 def pod_state(pod: dict[str, Any]) -> PodState:
@@ -57,6 +63,7 @@ def pod_state(pod: dict[str, Any]) -> PodState:
     spec = pod.get("spec") or {}
     status = pod.get("status") or {}
     conditions = {c.get("type"): c for c in status.get("conditions") or [] if isinstance(c, dict)}
+    annotations = metadata.get("annotations") or {}
     scheduled = conditions.get("PodScheduled") or {}
     unschedulable = None
     if scheduled.get("status") == "False":
@@ -70,6 +77,8 @@ def pod_state(pod: dict[str, Any]) -> PodState:
         failure=_failure(status),
         unschedulable=unschedulable,
         accelerators=_extended_limits(spec),
+        traffic_on=(metadata.get("labels") or {}).get(TRAFFIC) != TRAFFIC_OFF,
+        thermal_reason=annotations.get(THERMAL_OFF_REASON) or annotations.get(THERMAL_KEPT_REASON),
     )
 
 

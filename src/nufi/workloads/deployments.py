@@ -70,6 +70,10 @@ class PodView:
     # The device IDs it holds, as the type's exporter labels them (from the kubelet's pod-resources
     # API) in monitoring's latest snapshot; empty until the exporter says, or when it never does.
     devices: tuple[str, ...] = ()
+    # Off while thermal control keeps its Service's traffic away from it (a hot node), with why; a hot
+    # pod kept as the last routable replica says so too.
+    traffic_on: bool = True
+    thermal_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -330,6 +334,8 @@ def _pod_view(state: PodState, devices: tuple[str, ...]) -> PodView:
         ready=state.ready,
         accelerators=state.accelerators,
         devices=devices,
+        traffic_on=state.traffic_on,
+        thermal_reason=state.thermal_reason,
     )
 
 

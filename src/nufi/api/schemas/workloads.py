@@ -100,6 +100,12 @@ class PodView(BaseModel):
         description="the device IDs it holds, as the type's exporter attributes them in monitoring; "
         "empty until it does"
     )
+    traffic_on: bool = Field(
+        default=True, description="false while thermal control keeps its Service's traffic away (hot node)"
+    )
+    thermal_reason: str | None = Field(
+        default=None, description="why its traffic is off, or why a hot pod was kept routable"
+    )
 
 
 class DeploymentUrlsView(BaseModel):
@@ -153,6 +159,8 @@ class DeploymentDetail(BaseModel):
                     ready=p.ready,
                     accelerators=dict(p.accelerators),
                     devices=list(p.devices),
+                    traffic_on=p.traffic_on,
+                    thermal_reason=p.thermal_reason,
                 )
                 for p in view.pods
             ],

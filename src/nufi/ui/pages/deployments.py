@@ -122,6 +122,10 @@ class DeploymentsPage:
 
     def _row(self, view: DeploymentView) -> dict[str, Any]:
         nodes = sorted({pod.node for pod in view.pods if pod.node})
+        reason = view.reason or ""
+        thermal = [f"{pod.name}: {pod.thermal_reason}" for pod in view.pods if pod.thermal_reason]
+        if not reason and thermal:
+            reason = self.t("deployments.thermal", reason="; ".join(thermal))
         return {
             "name": view.name,
             "status": view.status,
@@ -132,7 +136,7 @@ class DeploymentsPage:
             "accelerator": f"{view.device_type} {TIMES} {view.count}" if view.device_type else "—",
             "resource_key": view.resource_key,
             "nodes": ", ".join(nodes) or "—",
-            "reason": view.reason or "",
+            "reason": reason,
             "age": age(view.created_at, self.language),
             "image": view.image,
         }
