@@ -7,6 +7,7 @@ module run in order and share one sandbox, one project and one deployment.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Iterator
@@ -17,14 +18,16 @@ from typing import Any
 import httpx
 import pytest
 import yaml
+from playwright.async_api import expect
 
+from .browser_support import LOCALES, chromium, shot, sign_in
 from .e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
 from .test_e2e_workloads_sandbox import poll
 
 PROJECT = "team-heat"
 HOT_NODE, COOL_NODE = "lpu-node-1", "lpu-node-2"
 MODEL = "mock-lpu-llm"
-POLICY = {
+POLICY: dict[str, Any] = {
     "enabled": True,
     "trip_celsius": 85,
     "resume_celsius": 75,
@@ -192,6 +195,35 @@ def test_a_hot_node_stops_receiving_requests_and_none_fails(world: World) -> Non
     assert any(e["reason"] == "ThermalTrip" for e in kube_events), kube_events
 
 
+def test_admin_thermal_shows_the_hot_node_and_its_history_in_both_languages(world: World) -> None:
+    asyncio.run(_thermal_pages(world.sandbox.state["nufi_url"]))
+
+
+async def _thermal_pages(base: str) -> None:
+    async with chromium() as browser:
+        for language in LOCALES:
+            context = await browser.new_context(
+                locale=LOCALES[language], viewport={"width": 1400, "height": 1000}
+            )
+            page = await context.new_page()
+            await page.goto(base + "/admin/thermal")
+            await sign_in(page, "admin")
+            live = page.get_by_test_id("thermal-live")
+            await expect(live).to_contain_text(HOT_NODE, timeout=30_000)
+            await expect(live).to_contain_text("95.0 °C")
+            await expect(page.get_by_test_id("thermal-history")).to_contain_text(HOT_NODE)
+            await expect(page.get_by_test_id("thermal-policy-lpu")).to_be_visible()
+            await shot(page, f"{language}-15-thermal-hot")
+            await context.close()
+        context = await browser.new_context(locale=LOCALES["en"], viewport={"width": 1400, "height": 1000})
+        page = await context.new_page()
+        await page.goto(base + "/admin/thermal")
+        await sign_in(page, "user")
+        await expect(page.get_by_test_id("forbidden")).to_be_visible()
+        await expect(page.get_by_test_id("thermal-live")).to_have_count(0)
+        await context.close()
+
+
 def test_once_it_cools_it_receives_requests_again(world: World) -> None:
     assert httpx.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
     lifted = time.monotonic()
@@ -231,7 +263,8 @@ def test_an_unusable_temperature_trips_nothing(world: World) -> None:
         time.sleep(POLICY["trip_hold_seconds"] + 3)
         nodes = {n for _, n, _ in world.answers.since(forced)}
         assert HOT_NODE in nodes and all(s == 200 for _, _, s in world.answers.since(forced))
-        assert world.node_status(HOT_NODE)["hot"] is False
+        after = world.node_status(HOT_NODE)
+        assert after is not None and after["hot"] is False, after
     assert httpx.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
 
 

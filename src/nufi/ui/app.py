@@ -21,7 +21,7 @@ from nufi.config import Settings
 from nufi.ui import context, signin
 from nufi.ui.context import LANGUAGE_COOKIE
 from nufi.ui.i18n import LANGUAGES
-from nufi.ui.pages import admin, deployments, labs, monitoring, projects, wizard
+from nufi.ui.pages import admin, deployments, labs, monitoring, projects, thermal, wizard
 
 # A year: the language is a preference, not a secret.
 _LANGUAGE_COOKIE_SECONDS = 366 * 86400
@@ -47,6 +47,7 @@ def register_pages() -> None:
     deployments.register()
     labs.register()
     projects.register()
+    thermal.register()
 
 
 @asynccontextmanager

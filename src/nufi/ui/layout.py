@@ -1,6 +1,6 @@
 """The frame of every dashboard page: a header with the person's name, the language switch and
 sign-out, and a sidebar with Monitoring, Workloads → Deployments and Labs, and, for `nufi-admin` only,
-Admin → Devices, Projects and Audit."""
+Admin → Devices, Projects, Thermal and Audit."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ AUDIT_PATH = "/admin/audit"
 DEPLOYMENTS_PATH = "/deployments"
 LABS_PATH = "/labs"
 PROJECTS_PATH = "/admin/projects"
+THERMAL_PATH = "/admin/thermal"
 
 
 def language_url(language: Language, back_to: str) -> str:
@@ -49,6 +50,7 @@ def frame(principal: Principal, language: Language, *, current: str) -> None:
             ui.label(text(language, "nav.admin")).classes("text-xs uppercase text-slate-500 mt-6 mb-1 px-2")
             _nav(language, "nav.devices", DEVICES_PATH, "developer_board", current)
             _nav(language, "nav.projects", PROJECTS_PATH, "folder_shared", current)
+            _nav(language, "nav.thermal", THERMAL_PATH, "device_thermostat", current)
             _nav(language, "nav.audit", AUDIT_PATH, "history", current)
 
 
