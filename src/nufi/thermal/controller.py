@@ -98,13 +98,14 @@ class ThermalController:
             self._elector.start()
         self._task = asyncio.create_task(self._run(), name="thermal-controller")
 
-    async def close(self) -> None:
+    async def close(self, *, release: bool = True) -> None:
+        """Stop; `release` hands the Lease over at once (False: as a crash would, after it expires)."""
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         if self._elector is not None:
-            await self._elector.close()
+            await self._elector.close(release=release)
 
     async def _run(self) -> None:
         while True:
