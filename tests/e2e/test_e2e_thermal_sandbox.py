@@ -27,6 +27,7 @@ from .test_e2e_workloads_sandbox import poll
 PROJECT = "team-heat"
 HOT_NODE, COOL_NODE = "lpu-node-1", "lpu-node-2"
 MODEL = "mock-lpu-llm"
+HOT_MARK = {"ko": "과열: 트래픽 차단", "en": "hot: traffic cut"}
 POLICY: dict[str, Any] = {
     "enabled": True,
     "trip_celsius": 85,
@@ -214,6 +215,11 @@ async def _thermal_pages(base: str) -> None:
             await expect(page.get_by_test_id("thermal-history")).to_contain_text(HOT_NODE)
             await expect(page.get_by_test_id("thermal-policy-lpu")).to_be_visible()
             await shot(page, f"{language}-15-thermal-hot")
+            # The monitoring tab marks the node whose traffic is cut.
+            await page.goto(base + "/?type=lpu")
+            table = page.get_by_test_id("devices-table")
+            await expect(table).to_contain_text(HOT_MARK[language], timeout=30_000)
+            await shot(page, f"{language}-16-monitoring-hot")
             await context.close()
         context = await browser.new_context(locale=LOCALES["en"], viewport={"width": 1400, "height": 1000})
         page = await context.new_page()

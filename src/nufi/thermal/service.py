@@ -188,6 +188,18 @@ class ThermalService:
             problems=tuple(p for p in status.problems if p.split("/", 1)[0] not in hidden),
         )
 
+    def marked_nodes(self, device_type: str) -> dict[str, str]:
+        """Nodes of a type whose traffic thermal control has cut (`hot`) or whose temperature it cannot
+        read (`stale`), from the controller's last pass: no query, so every open page may ask."""
+        status = self._controller.status if self._controller is not None else None
+        marked: dict[str, str] = {}
+        for entry in status.types if status is not None else ():
+            if entry.device_type == device_type and entry.policy.enabled:
+                for node in entry.nodes:
+                    if node.state == "stale" or node.hot:
+                        marked[node.node] = "stale" if node.state == "stale" else "hot"
+        return marked
+
     async def events(
         self,
         principal: Principal | None,

@@ -8,6 +8,7 @@ tabs cost Prometheus nothing more than one. Paging and filtering happen in the s
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from nicegui import ui
@@ -115,7 +116,9 @@ class MonitoringView:
             search.on("clear", lambda: self.filter(""))
             self._age = ui.label(text(language, "monitoring.updated", age=f"{snapshot.age_seconds:.0f}"))
             self._age.classes("text-sm text-slate-500")
-        self._table = ui.table(columns=_columns(language), rows=_rows(snapshot, language), row_key="key")
+        self._table = ui.table(
+            columns=_columns(language), rows=_rows(snapshot, language, _thermal(snapshot)), row_key="key"
+        )
         self._table.classes("w-full").props('dense flat bordered data-testid="devices-table"')
         first = (len(self.tokens) - 1) * NODES_PER_PAGE + 1
         last = first + len(snapshot.nodes) - 1
@@ -184,7 +187,7 @@ class MonitoringView:
         if snapshot.time == self._shown_time:
             return
         self._shown_time = snapshot.time
-        self._table.rows = _rows(snapshot, self.language)
+        self._table.rows = _rows(snapshot, self.language, _thermal(snapshot))
         self._table.update()
         for key, value in _card_values(snapshot):
             self._cards[key].set_text(
@@ -225,7 +228,12 @@ def _columns(language: Language) -> list[dict[str, Any]]:
     ]
 
 
-def _rows(snapshot: Snapshot, language: Language) -> list[dict[str, Any]]:
+def _thermal(snapshot: Snapshot) -> Mapping[str, str]:
+    """The nodes thermal control has cut (`hot`) or cannot read (`stale`), for the state column."""
+    return context.services().thermal.marked_nodes(snapshot.device_type)
+
+
+def _rows(snapshot: Snapshot, language: Language, thermal: Mapping[str, str]) -> list[dict[str, Any]]:
     missing = text(language, "monitoring.not_reported")
     stale = {(s.node, s.device) for s in snapshot.stale}
     implausible = {(e.node, e.device) for e in snapshot.errors if e.source == "plausibility"}
@@ -255,10 +263,15 @@ def _rows(snapshot: Snapshot, language: Language) -> list[dict[str, Any]]:
                     "power": watts(device.power_watts) or missing,
                     "pod": device.pod or "",
                     "namespace": device.namespace or "",
-                    "state": text(language, f"monitoring.state.{state}"),
+                    "state": _state(language, state, thermal.get(node.node)),
                 }
             )
     return rows
+
+
+def _state(language: Language, state: str, thermal: str | None) -> str:
+    shown = text(language, f"monitoring.state.{state}")
+    return shown if thermal is None else f"{shown} · {text(language, f'monitoring.thermal.{thermal}')}"
 
 
 def register() -> None:
