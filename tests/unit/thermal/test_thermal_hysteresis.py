@@ -1,4 +1,5 @@
-"""The hysteresis state machine trips and resumes only after full holds of continuous valid readings."""
+"""The hysteresis of one node: trips only after a continuous hold at or above trip, recovers only after
+a continuous hold at or below resume, and an unusable reading changes nothing but the stale mark."""
 
 from __future__ import annotations
 
@@ -13,91 +14,78 @@ POLICY = ThermalPolicy(
 )
 
 
-def run(readings: list[tuple[float, float | None]], track: Track | None = None) -> list[Track]:
-    current = track or start(0.0)
-    out = []
-    for at, reading in readings:
-        current = step(current, reading, at, POLICY)
-        out.append(current)
-    return out
+def feed(track: Track, readings: list[tuple[float, float | None]]) -> Track:
+    for at, value in readings:
+        track = step(track, value, at, POLICY)
+    return track
 
 
-def test_trips_only_after_the_full_hold() -> None:
-    tracks = run([(0, 90), (5, 90), (9.9, 90), (10, 90)])
-    assert [t.hot for t in tracks] == [False, False, False, True]
-    assert tracks[-1].since == 10 and tracks[-1].pending_since is None and tracks[-1].state == "hot"
+def test_trips_only_after_the_whole_trip_hold() -> None:
+    track = feed(start(0), [(0, 90), (5, 91), (9.9, 92)])
+    assert not track.hot and track.pending_since == 0 and track.state == "normal"
+    track = step(track, 90, 10, POLICY)
+    assert track.hot and track.since == 10 and track.pending_since is None and track.state == "hot"
 
 
-def test_reading_exactly_at_trip_counts() -> None:
-    assert run([(0, 85), (10, 85)])[-1].hot
+def test_a_dip_below_trip_restarts_the_hold() -> None:
+    track = feed(start(0), [(0, 90), (8, 84.9), (9, 90), (18, 90)])
+    assert not track.hot
+    assert step(track, 90, 19, POLICY).hot
 
 
-def test_dip_below_trip_resets_the_hold() -> None:
-    tracks = run([(0, 90), (8, 84.9), (9, 90), (18, 90), (19, 90)])
-    assert [t.hot for t in tracks] == [False, False, False, False, True]
+def test_recovers_only_after_the_resume_hold_at_or_below_resume() -> None:
+    hot = start(0, hot=True)
+    track = feed(hot, [(0, 75), (29, 70)])
+    assert track.hot
+    assert not step(track, 75, 30, POLICY).hot
 
 
-def test_resumes_only_after_the_resume_hold() -> None:
-    hot = start(0.0, hot=True)
-    tracks = run([(0, 75), (29, 70), (30, 70)], hot)
-    assert [t.hot for t in tracks] == [True, True, False]
-    assert tracks[-1].state == "normal" and tracks[-1].since == 30
+def test_between_resume_and_trip_a_hot_node_stays_hot_and_its_resume_hold_restarts() -> None:
+    track = feed(start(0, hot=True), [(0, 70), (20, 80), (21, 70), (50, 70)])
+    assert track.hot
+    assert not step(track, 70, 51, POLICY).hot
 
 
-def test_between_resume_and_trip_keeps_hot_and_resets_the_resume_hold() -> None:
-    hot = start(0.0, hot=True)
-    tracks = run([(0, 70), (20, 80), (21, 70), (50, 70), (51, 70)], hot)
-    assert [t.hot for t in tracks] == [True, True, True, True, False]
-    assert tracks[1].pending_since is None
+def test_missing_and_zero_readings_mark_stale_change_nothing_and_interrupt_a_hold() -> None:
+    for reading in (None, 0.0):
+        track = feed(start(0), [(0, 90), (5, reading)])
+        assert track.stale and track.state == "stale" and not track.hot and track.pending_since is None
+        assert track.temperature == 90  # the last usable reading is kept
+        assert not step(track, 90, 11, POLICY).hot  # the hold started again at 11
+        hot = step(start(0, hot=True), reading, 100, POLICY)
+        assert hot.hot and hot.state == "stale"
 
 
-def test_missing_and_zero_readings_mark_stale_and_change_nothing_else() -> None:
-    before = run([(0, 90)])[-1]
-    for unusable in (None, 0.0):
-        after = step(before, unusable, 5, POLICY)
-        assert after.stale and after.state == "stale"
-        assert after.hot == before.hot and after.temperature == 90 and after.since == before.since
-
-
-def test_stale_reading_interrupts_a_hold() -> None:
-    tracks = run([(0, 90), (5, None), (6, 90), (15, 90), (16, 90)])
-    assert [t.hot for t in tracks] == [False, False, False, False, True]
-    assert not tracks[2].stale
-
-
-samples = st.lists(
-    st.tuples(st.floats(0, 5, allow_nan=False), st.one_of(st.none(), st.just(0.0), st.floats(1, 150))),
-    max_size=60,
+readings = st.lists(
+    st.tuples(st.floats(0.1, 10.0), st.one_of(st.none(), st.floats(-20.0, 150.0))), max_size=60
 )
 
 
-def timeline(raw: list[tuple[float, float | None]]) -> list[tuple[float, float | None]]:
-    at, out = 0.0, []
-    for gap, reading in raw:
-        at += gap
-        out.append((at, reading))
-    return out
+def _run(initial: Track, steps: list[tuple[float, float | None]]) -> list[Track]:
+    now, track, seen = 0.0, initial, []
+    for gap, value in steps:
+        now += gap
+        track = step(track, value, now, POLICY)
+        seen.append(track)
+    return seen
 
 
-@given(samples)
-def test_never_hot_when_readings_never_reach_trip(raw: list[tuple[float, float | None]]) -> None:
-    series = [(at, r if r is None or r < 85 else 84.0) for at, r in timeline(raw)]
-    assert not any(t.hot for t in run(series))
+@given(st.lists(st.tuples(st.floats(0.1, 10.0), st.floats(-20.0, 84.99)), max_size=60))
+def test_readings_below_trip_never_trip(steps: list[tuple[float, float]]) -> None:
+    assert not any(track.hot for track in _run(start(0), list(steps)))
 
 
-@given(samples, st.booleans())
-def test_stale_readings_never_change_hot(raw: list[tuple[float, float | None]], hot: bool) -> None:
-    series = [(at, None if r is None or i % 2 else 0.0) for i, (at, r) in enumerate(timeline(raw))]
-    assert all(t.hot == hot for t in run(series, start(0.0, hot=hot)))
+@given(st.lists(st.floats(0.1, 100.0), max_size=40), st.booleans())
+def test_unusable_readings_never_change_the_decision(gaps: list[float], hot: bool) -> None:
+    tracks = _run(start(0, hot=hot), [(gap, None) for gap in gaps])
+    assert all(track.hot == hot and track.stale for track in tracks)
 
 
-@given(samples)
-def test_transitions_are_at_least_a_hold_apart(raw: list[tuple[float, float | None]]) -> None:
-    current, last_change = start(0.0), 0.0
-    for at, reading in timeline(raw):
-        after = step(current, reading, at, POLICY)
-        if after.hot != current.hot:
-            hold = POLICY.trip_hold_seconds if after.hot else POLICY.resume_hold_seconds
-            assert at - last_change >= hold
-            last_change = at
-        current = after
+@given(readings)
+def test_no_transition_comes_sooner_than_its_hold(steps: list[tuple[float, float | None]]) -> None:
+    previous = start(0)
+    for track in _run(previous, steps):
+        if track.hot != previous.hot:
+            hold = POLICY.trip_hold_seconds if track.hot else POLICY.resume_hold_seconds
+            assert track.since - previous.since >= hold
+        previous = track
