@@ -1,4 +1,5 @@
-"""Which pods of a deployment take traffic, given which of them sit on hot nodes or devices."""
+"""Which of a deployment's pods receive traffic: off where hot, except the last routable replica,
+which is kept unless the policy allows a full shutoff."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ class PodView:
     namespace: str
     name: str
     node: str | None
-    devices: tuple[str, ...]  # device IDs attributed to the pod
-    ready: bool  # Ready condition True
-    traffic_on: bool  # current label (missing counts as on)
+    devices: tuple[str, ...]
+    ready: bool
+    traffic_on: bool
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,7 @@ class DeploymentView:
     namespace: str
     name: str
     device_type: str
-    policy: ThermalPolicy  # effective: override applied
+    policy: ThermalPolicy
     pods: tuple[PodView, ...]
 
 
@@ -31,26 +32,26 @@ class DeploymentView:
 class PodDecision:
     pod: PodView
     traffic_on: bool
-    reason: str | None  # why off, or why kept on
-    kept: bool  # hot but kept on as the last routable replica
+    reason: str | None = None
+    kept: bool = False
 
 
-def decide(
-    deployment: DeploymentView, is_hot: Callable[[PodView], tuple[bool, str | None]]
-) -> tuple[PodDecision, ...]:
-    """One decision per pod, in the deployment's pod order."""
+HotCheck = Callable[[PodView], tuple[bool, str | None]]
+
+
+def decide(deployment: DeploymentView, is_hot: HotCheck) -> tuple[PodDecision, ...]:
     if not deployment.policy.enabled:
-        return tuple(PodDecision(pod, True, None, False) for pod in deployment.pods)
-    verdicts = [(pod, *is_hot(pod)) for pod in deployment.pods]
-    decisions = [PodDecision(pod, not hot, why if hot else None, False) for pod, hot, why in verdicts]
-    routable = any(d.traffic_on and d.pod.ready for d in decisions)
-    if routable or deployment.policy.allow_full_shutoff:
-        return tuple(decisions)
-    candidates = [i for i, (pod, hot, _) in enumerate(verdicts) if hot and pod.ready]
-    if not candidates:
-        return tuple(decisions)
-    # Prefer the pod already taking traffic (no flip), then a stable choice by name.
-    keep = min(candidates, key=lambda i: (not verdicts[i][0].traffic_on, verdicts[i][0].name))
-    why = f"last routable replica of {deployment.namespace}/{deployment.name}; full shutoff not allowed"
-    decisions[keep] = PodDecision(decisions[keep].pod, True, why, True)
-    return tuple(decisions)
+        return tuple(PodDecision(pod, True) for pod in deployment.pods)
+    judged = [(pod, *is_hot(pod)) for pod in deployment.pods]
+    decisions = {pod.name: PodDecision(pod, not hot, why if hot else None) for pod, hot, why in judged}
+    routable = [pod for pod, hot, _ in judged if not hot and pod.ready]
+    hot_ready = [(pod, why) for pod, hot, why in judged if hot and pod.ready]
+    if not routable and hot_ready and not deployment.policy.allow_full_shutoff:
+        # The one already serving first (no needless switch), then by name for a stable choice.
+        pod, why = min(hot_ready, key=lambda item: (not item[0].traffic_on, item[0].name))
+        reason = (
+            f"kept as the last routable replica of {deployment.namespace}/{deployment.name} although "
+            f"{why}; the policy does not allow a full shutoff"
+        )
+        decisions[pod.name] = PodDecision(pod, True, reason, kept=True)
+    return tuple(decisions[pod.name] for pod in deployment.pods)

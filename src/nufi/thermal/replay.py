@@ -1,4 +1,4 @@
-"""A dry run: what a policy would have done over recorded temperatures."""
+"""A dry run: a policy fed through the hysteresis over recorded temperatures, per node (or device)."""
 
 from __future__ import annotations
 
@@ -21,34 +21,30 @@ class ReplayTransition:
 class NodeReplay:
     key: str
     transitions: tuple[ReplayTransition, ...]
-    cut_seconds: float  # time spent hot; an interval still open counts until `end`
+    # How long traffic would have been cut (a cut still open at `end` counts until `end`).
+    cut_seconds: float
     max_temperature: float | None
 
 
 def replay(
     series: Mapping[str, Sequence[tuple[float, float | None]]], policy: ThermalPolicy, *, end: float
 ) -> tuple[NodeReplay, ...]:
-    return tuple(_one(key, series[key], policy, end) for key in sorted(series))
-
-
-def _one(
-    key: str, samples: Sequence[tuple[float, float | None]], policy: ThermalPolicy, end: float
-) -> NodeReplay:
-    ordered = sorted(samples, key=lambda sample: sample[0])
-    track = start(ordered[0][0] if ordered else end)
-    transitions: list[ReplayTransition] = []
-    cut = 0.0
-    hottest: float | None = None
-    for at, reading in ordered:
-        after = step(track, reading, at, policy)
-        if after.temperature is not None and not after.stale:
-            hottest = after.temperature if hottest is None else max(hottest, after.temperature)
-        if after.hot != track.hot:
-            assert after.temperature is not None  # a transition needs a valid reading
-            transitions.append(ReplayTransition(at, "hot" if after.hot else "normal", after.temperature))
-            if not after.hot:
-                cut += at - track.since
-        track = after
-    if track.hot:
-        cut += max(0.0, end - track.since)
-    return NodeReplay(key, tuple(transitions), cut, hottest)
+    found = []
+    for key in sorted(series):
+        samples = sorted(series[key])
+        transitions: list[ReplayTransition] = []
+        cut = 0.0
+        track = None
+        for at, value in samples:
+            track = start(at) if track is None else track
+            after = step(track, value, at, policy)
+            if after.hot != track.hot and value is not None:
+                transitions.append(ReplayTransition(at, "hot" if after.hot else "normal", value))
+                if not after.hot:
+                    cut += at - track.since
+            track = after
+        if track is not None and track.hot:
+            cut += max(0.0, end - track.since)
+        values = [v for _, v in samples if v is not None]
+        found.append(NodeReplay(key, tuple(transitions), cut, max(values) if values else None))
+    return tuple(found)
