@@ -8,8 +8,8 @@ a Prometheus scraping every 15 s, the mock exporter in its DCGM profile simulati
 8 GPUs each, a dev cluster with the same nodes and a few hundred pods holding GPUs, and the dev
 identity provider with the sandbox's realm (its `nufi-dashboard` client). NuFi is the app
 `nufi serve` runs (`nufi.cli.build_server`: the API with the dashboard mounted), served by uvicorn on
-127.0.0.1 in this process; Debian's Chromium, headless and driven by Playwright, is the browser. It
-prints:
+127.0.0.1 in a process of its own (`bench.dashboard_server`, started and stopped by PID);
+Debian's Chromium, headless and driven by Playwright, is the browser. It prints:
 
 1. Time to content: signed in once (through the identity provider's login form), then `--runs`
    times `/?type=nvidia-gpu` in a fresh page of the signed-in browser context, from `page.goto` to
@@ -19,8 +19,9 @@ prints:
    closed once its chart is there). For reference, in the same run: the plain API call `GET
    /api/v1/monitoring/nvidia-gpu?limit=25` (bearer token), the API call for the data of the page's
    chart (`.../range?metric=utilization&by=node`, the last hour per node), and the HTML's size.
-2. Server memory per open page: VmRSS of this process (server, refresher and the Playwright client;
-   Chromium runs in processes of its own), Python's allocated blocks (`sys.getallocatedblocks`, after a
+2. Server memory per open page: VmRSS of the server process alone (anonymous and file-backed, from
+   /proc; the Playwright client and Chromium run apart), glibc malloc's bytes in use and free, Python's
+   allocated blocks (`sys.getallocatedblocks`, after a
    collection), and the NiceGUI clients and elements alive, before opening pages (once the pages of
    part 1 are gone), then `--rounds` times: after opening 20 monitoring pages (each a browser page kept
    open, updating live), after holding them for `--hold-seconds`, and after closing them all, once
@@ -32,8 +33,9 @@ prints:
    what stays after that is memory in use outside Python's objects.
 
 It never fails on time. Run:
-`.venv/bin/python -m bench.dashboard_page [--runs N] [--hold-seconds N] [--rounds N]` (defaults 7, 300
-and 2); startup takes under a minute, a run with `--hold-seconds 60` about eight.
+`.venv/bin/python -m bench.dashboard_page [--runs N] [--hold-seconds N] [--rounds N]
+[--server-env NAME=VALUE ...]` (defaults 7, 300 and 2; e.g. `--server-env MALLOC_ARENA_MAX=2`);
+startup takes under a minute, a run with `--hold-seconds 60` about eight.
 """
 
 from __future__ import annotations
@@ -41,8 +43,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import ctypes
-import gc
+import itertools
+import math
 import re
 import secrets
 import statistics
@@ -52,33 +54,28 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
-from nicegui import Client
-from nicegui.element import Element
 from playwright.async_api import Browser, BrowserContext, Locator, Page, async_playwright, expect
 from pydantic import SecretStr
 
+from bench.dashboard_server import CLIENTS_PATH, FOOTPRINT_PATH, settings_env
 from bench.monitoring_snapshot import (
     DEVICES_PER_NODE,
     NODES,
     PODS,
     SCRAPE_INTERVAL_SECONDS,
-    rss_mib,
     start_cluster,
     start_exporter,
-    until_serving,
-    uvicorn_serving,
     wait_for_every_device,
 )
-from nufi.cli import _Faces, build_server
 from nufi.config import Settings
 from nufi.logging import configure_logging
 from nufi.monitoring import MonitoringSettings
-from nufi.services import Services
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
-from nufi_sandbox.processes import ManagedProcess
+from nufi_sandbox.processes import ManagedProcess, free_port
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from nufi_sandbox.sandbox.components import DASHBOARD_CLIENT, DASHBOARD_SECRET, NUFI_AUDIENCE, REALM_FILE
 
@@ -98,6 +95,13 @@ SETTLE_SECONDS = 90.0
 # Beyond that, how long a closed page's elements may take to go (its timers' last sleep).
 RELEASE_SECONDS = 120.0
 GOAL_SECONDS = 1.0
+# The server process runs `bench.dashboard_server` from the repository's root.
+REPO = Path(__file__).resolve().parent.parent
+# Object types whose count changed most between two footprints, printed per round, among the
+# most numerous types the server counts.
+TYPES_SHOWN = 8
+TYPES_COUNTED = 400
+MIB = 1024 * 1024
 
 
 @dataclass
@@ -126,13 +130,43 @@ class World:
         )
 
 
+@dataclass
+class Server:
+    """`nufi serve`'s app in a process of its own (`bench.dashboard_server`), stopped by PID."""
+
+    process: ManagedProcess
+    url: str
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    async def footprint(self, **params: int) -> dict[str, Any]:
+        async with httpx.AsyncClient(base_url=self.url, timeout=120.0) as client:
+            response = await client.get(FOOTPRINT_PATH, params=params)
+            response.raise_for_status()
+            answer: dict[str, Any] = response.json()
+            return answer
+
+
 @contextlib.asynccontextmanager
-async def serving(settings: Settings) -> AsyncIterator[tuple[str, Services]]:
-    """`nufi serve`'s app (API and dashboard) served by uvicorn on a free loopback port in this
-    process, with its lifespan (NiceGUI's wraps the app's)."""
-    app = build_server(settings, _Faces(api=True, dashboard=True))
-    async with uvicorn_serving(app, lifespan="on") as url:
-        yield url, app.state.services
+async def serving(settings: Settings, work: Path, extra_env: dict[str, str]) -> AsyncIterator[Server]:
+    """`nufi serve`'s app (API and dashboard) served by uvicorn on a free loopback port in a process
+    of its own, with its lifespan (NiceGUI's wraps the app's), until its cluster cache serves."""
+    port = free_port()
+    env = settings_env(settings) | {"NUFI_HOST": "127.0.0.1", "NUFI_PORT": str(port)} | extra_env
+    argv = [sys.executable, "-m", "bench.dashboard_server"]
+    process = ManagedProcess("bench-nufi", argv, log_dir=work, env=env, cwd=REPO).start()
+    server = Server(process, f"http://127.0.0.1:{port}")
+    try:
+
+        async def ready() -> bool:
+            return bool((await server.footprint())["cluster_serving"])
+
+        await process.wait_ready_async(ready, 120.0, "serving with its cluster cache synced")
+        yield server
+    finally:
+        await process.stop_async(grace=15.0)
 
 
 def ms(seconds: float) -> str:
@@ -141,10 +175,6 @@ def ms(seconds: float) -> str:
 
 def line(label: str, value: str) -> None:
     print(f"  {label:<66} {value}", flush=True)
-
-
-def clients() -> int:
-    return len(Client.instances)
 
 
 async def content_shown(page: Page) -> None:
@@ -274,44 +304,90 @@ async def time_to_content(context: BrowserContext, url: str, runs: int, token: s
     line("for reference: the page's HTML as the server sent it", f"{opened[-1].html / 1024:8.0f} KiB")
 
 
-async def settle_clients(baseline: int, seconds: float) -> None:
-    """Wait (at most `seconds`) until NiceGUI is back to `baseline` clients."""
+async def settle_clients(server: Server, baseline: int, seconds: float) -> None:
+    """Wait (at most `seconds`) until NiceGUI is back to `baseline` clients in the server."""
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if clients() <= baseline:
-            return
-        await asyncio.sleep(0.5)
+    async with httpx.AsyncClient(base_url=server.url, timeout=60.0) as client:
+        while time.monotonic() < deadline:
+            response = await client.get(CLIENTS_PATH)
+            response.raise_for_status()
+            if int(response.json()["clients"]) <= baseline:
+                return
+            await asyncio.sleep(0.5)
 
 
-def live_elements() -> int:
-    """NiceGUI elements still alive in this process (a page's elements outliving it would be a leak)."""
-    return sum(1 for obj in gc.get_objects() if isinstance(obj, Element))
+def status_mib(pid: int) -> dict[str, float]:
+    """VmRSS and its anonymous and file-backed parts of process `pid`, in MiB."""
+    found: dict[str, float] = {}
+    for row in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = row.partition(":")
+        if key in ("VmRSS", "RssAnon", "RssFile"):
+            found[key] = int(value.split()[0]) / 1024
+    return found
+
+
+def rss_mib(pid: int) -> float:
+    return status_mib(pid).get("VmRSS", math.nan)
 
 
 @dataclass(frozen=True)
 class Footprint:
-    """What the server holds at one moment: RSS (what the OS sees), Python's allocated blocks (what the
-    interpreter still holds, whatever the allocator keeps), NiceGUI clients and elements."""
+    """What the server process holds at one moment: RSS (what the OS sees; anonymous and file-backed),
+    what glibc's malloc has handed out (in use) and keeps free in its heaps, Python's allocated blocks
+    (what the interpreter still holds, after a collection), NiceGUI clients and elements."""
 
     rss: float
+    anon: float
+    file: float
+    malloc_used: float
+    malloc_free: float
     blocks: int
     clients: int
     elements: int
+    threads: int
+    types: dict[str, int] = field(default_factory=dict)
+    traced: float | None = None
 
     @classmethod
-    def now(cls) -> Footprint:
-        gc.collect()
-        return cls(rss_mib(), sys.getallocatedblocks(), clients(), live_elements())
+    async def of(cls, server: Server, *, trim: bool = False) -> Footprint:
+        """After a collection (and `malloc_trim(0)` with `trim`), the object types counted too."""
+        answer = await server.footprint(trim=int(trim), types=TYPES_COUNTED, traced=1)
+        status = status_mib(server.pid)
+        malloc = answer["malloc"]
+        traced = answer.get("traced_bytes")
+        return cls(
+            rss=status["VmRSS"],
+            anon=status["RssAnon"],
+            file=status["RssFile"],
+            malloc_used=(malloc.get("in_use_bytes", 0) + malloc.get("mmapped_bytes", 0)) / MIB,
+            malloc_free=malloc.get("free_bytes", 0) / MIB,
+            blocks=int(answer["blocks"]),
+            clients=int(answer["clients"]),
+            elements=int(answer["elements"]),
+            threads=int(answer["threads"]),
+            types={str(k): int(v) for k, v in answer.get("types", {}).items()},
+            traced=None if traced is None else int(traced) / MIB,
+        )
 
     def describe(self) -> str:
         return (
-            f"{self.rss:8.1f} MiB, {self.blocks:,} Python blocks, {self.clients} NiceGUI clients, "
-            f"{self.elements:,} elements"
+            f"{self.rss:7.1f} MiB RSS ({self.anon:.1f} anonymous, {self.file:.1f} file), malloc "
+            f"{self.malloc_used:.1f} in use / {self.malloc_free:.1f} free, {self.blocks:,} Python blocks, "
+            f"{self.clients} NiceGUI clients, {self.elements:,} elements, {self.threads} threads"
+            + ("" if self.traced is None else f", tracemalloc {self.traced:.1f} MiB")
         )
 
 
+def type_changes(earlier: Footprint, later: Footprint) -> str:
+    """The object types whose count changed most from `earlier` to `later`."""
+    names = set(earlier.types) | set(later.types)
+    changes = {name: later.types.get(name, 0) - earlier.types.get(name, 0) for name in names}
+    biggest = sorted((c for c in changes.items() if c[1]), key=lambda c: -abs(c[1]))[:TYPES_SHOWN]
+    return ", ".join(f"{name} {change:+,}" for name, change in biggest) or "none"
+
+
 async def one_round(
-    context: BrowserContext, url: str, hold_seconds: float, baseline: int
+    context: BrowserContext, server: Server, hold_seconds: float, baseline: int
 ) -> tuple[Footprint, Footprint]:
     """Open `OPEN_PAGES` live pages, hold them, close them: the footprint while held and after."""
     pages: list[Page] = []
@@ -319,11 +395,11 @@ async def one_round(
         shown: list[float] = []
         failed = 0
         for _ in range(OPEN_PAGES):
-            one = await open_monitoring(context, url)
+            one = await open_monitoring(context, server.url)
             pages.append(one.page)
             shown.append(one.shown)
             failed += one.chart_failed
-        opened = Footprint.now()
+        opened = await Footprint.of(server)
         line(
             f"  after opening {OPEN_PAGES} pages",
             f"{opened.describe()}  (time to content while opening: median "
@@ -334,9 +410,9 @@ async def one_round(
         deadline = time.monotonic() + hold_seconds
         while time.monotonic() < deadline:
             await asyncio.sleep(min(5.0, max(0.0, deadline - time.monotonic())))
-            now = rss_mib()
+            now = rss_mib(server.pid)
             lowest, highest = min(lowest, now), max(highest, now)
-        held = Footprint.now()
+        held = await Footprint.of(server)
         # Every page still live: its table still holds rows.
         live = 0
         for page in pages:
@@ -352,9 +428,9 @@ async def one_round(
         for page in pages:
             await page.close()
     closed_at = time.monotonic()
-    await settle_clients(0, SETTLE_SECONDS)
-    released = await elements_released(baseline, RELEASE_SECONDS)
-    closed = Footprint.now()
+    await settle_clients(server, 0, SETTLE_SECONDS)
+    released = await elements_released(server, baseline, RELEASE_SECONDS)
+    closed = await Footprint.of(server)
     took = time.monotonic() - closed_at
     line(
         f"  {took:.0f} s after closing them all",
@@ -366,53 +442,50 @@ async def one_round(
     return held, closed
 
 
-def trimmed_rss() -> float:
-    """RSS once glibc has returned what it can to the OS (its own RSS where that call is missing)."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    return rss_mib()
-
-
-async def elements_released(baseline: int, seconds: float) -> bool:
-    """Wait (at most `seconds`) until no more NiceGUI elements are alive than `baseline`.
+async def elements_released(server: Server, baseline: int, seconds: float) -> bool:
+    """Wait (at most `seconds`) until the server holds no more NiceGUI elements than `baseline`.
 
     A deleted client's timers hold their elements until their current sleep ends (the session check
     sleeps 30 s), so elements go some seconds after their client; ones that never go are a leak."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        gc.collect()
-        if live_elements() <= baseline:
+        if int((await server.footprint())["elements"]) <= baseline:
             return True
         await asyncio.sleep(2.0)
     return False
 
 
-async def memory_per_page(context: BrowserContext, url: str, hold_seconds: float, rounds: int) -> None:
+async def memory_per_page(context: BrowserContext, server: Server, hold_seconds: float, rounds: int) -> None:
     print(
-        f"\n2. server memory per open page: VmRSS of this process (uvicorn, NuFi, its refreshers and the "
-        f"Playwright client; Chromium runs apart), {OPEN_PAGES} monitoring pages, {rounds} rounds"
+        f"\n2. server memory per open page: the server process alone (pid {server.pid}: uvicorn, NuFi "
+        f"and its refreshers; the Playwright client and Chromium run apart), {OPEN_PAGES} monitoring "
+        f"pages, {rounds} rounds",
+        flush=True,
     )
     # The pages of part 1 are gone once NiceGUI has pruned their clients.
-    await settle_clients(0, SETTLE_SECONDS)
+    await settle_clients(server, 0, SETTLE_SECONDS)
     # Measured from a trimmed start, so what rounds leave is compared like with like.
-    trimmed_before = trimmed_rss()
-    before = Footprint.now()
-    line("before opening pages", before.describe())
+    before = await Footprint.of(server, trim=True)
+    line("before opening pages (after malloc_trim(0))", before.describe())
     closes: list[Footprint] = []
-    trims: list[float] = []
+    trims: list[Footprint] = []
     for number in range(1, rounds + 1):
         print(f"  round {number}", flush=True)
         # Each round in a browser context of its own, closed after it (signed in with the first
-        # context's cookies): the Playwright client in this process then keeps nothing of it either.
+        # context's cookies), so the browser holds nothing of earlier rounds for the server.
         own = await context.browser.new_context(storage_state=await context.storage_state())  # type: ignore[union-attr]
         try:
-            held, closed = await one_round(own, url, hold_seconds, before.elements)
+            held, closed = await one_round(own, server, hold_seconds, before.elements)
         finally:
             await own.close()
         # What the C allocator keeps after Python freed the pages' objects, given back on request:
-        # what stays is memory still in use.
-        trimmed = trimmed_rss()
-        line("  RSS after malloc_trim(0), its context closed too", f"{trimmed:8.1f} MiB")
+        # what stays is memory still in use (or pages of a heap glibc cannot shrink).
+        trimmed = await Footprint.of(server, trim=True)
+        line("  after malloc_trim(0), its context closed too", trimmed.describe())
+        line(
+            "  object types changed since the previous trimmed reading",
+            type_changes(trims[-1] if trims else before, trimmed),
+        )
         closes.append(closed)
         trims.append(trimmed)
         line(
@@ -426,9 +499,23 @@ async def memory_per_page(context: BrowserContext, url: str, hold_seconds: float
         f"{first.rss - before.rss:+8.1f} MiB, {first.blocks - before.blocks:+,} Python blocks, "
         f"{first.elements - before.elements:+,} elements",
     )
+    readings = [before, *trims]
+    for label, attribute in (
+        ("RSS", "rss"),
+        ("  of it anonymous", "anon"),
+        ("  of it file-backed", "file"),
+        ("malloc in use", "malloc_used"),
+        ("malloc free in its heaps", "malloc_free"),
+    ):
+        figures: list[float] = [getattr(f, attribute) for f in readings]
+        steps = ", ".join(f"{b - a:+.1f}" for a, b in itertools.pairwise(figures))
+        line(
+            f"after malloc_trim(0), {label}: before / each round (MiB)",
+            " / ".join(f"{x:.1f}" for x in figures) + f"  (steps {steps})",
+        )
     line(
-        "RSS after malloc_trim(0): before opening / after each round closed",
-        f"{trimmed_before:8.1f} / " + " / ".join(f"{t:.1f}" for t in trims) + " MiB",
+        "after malloc_trim(0), Python blocks: before / each round",
+        " / ".join(f"{f.blocks:,}" for f in readings),
     )
     if rounds > 1:
         # Memory the allocator keeps for reuse is reused by the next round; a leak grows every round.
@@ -439,15 +526,17 @@ async def memory_per_page(context: BrowserContext, url: str, hold_seconds: float
         )
 
 
-async def measure(world: World, runs: int, hold_seconds: float, rounds: int) -> None:
+async def measure(
+    world: World, runs: int, hold_seconds: float, rounds: int, server_env: dict[str, str]
+) -> None:
     settings = world.settings
     token = await asyncio.to_thread(world.identity.password_token, USERNAME, USERNAME)
-    async with serving(settings) as (url, services), async_playwright() as playwright:
-        if services.cluster_cache is not None:
-            await until_serving(services.cluster_cache)
+    async with serving(settings, world.work, server_env) as server, async_playwright() as playwright:
         print(
-            f"NuFi (API and dashboard) at {url}, uvicorn in this process; refresh interval "
-            f"{MonitoringSettings.from_settings(settings).refresh_seconds:g} s; RSS {rss_mib():.1f} MiB",
+            f"NuFi (API and dashboard) at {server.url}, uvicorn in process {server.pid}"
+            + (f" (environment {' '.join(f'{k}={v}' for k, v in server_env.items())})" if server_env else "")
+            + f"; refresh interval {MonitoringSettings.from_settings(settings).refresh_seconds:g} s; "
+            f"RSS {rss_mib(server.pid):.1f} MiB",
             flush=True,
         )
         # Root in a container: Chromium's own sandbox needs user namespaces it may not have.
@@ -456,12 +545,19 @@ async def measure(world: World, runs: int, hold_seconds: float, rounds: int) -> 
         )
         try:
             context = await browser.new_context(locale="en-US", viewport={"width": 1400, "height": 900})
-            await sign_in(context, url)
-            await time_to_content(context, url, runs, token)
-            await memory_per_page(context, url, hold_seconds, rounds)
+            await sign_in(context, server.url)
+            await time_to_content(context, server.url, runs, token)
+            await memory_per_page(context, server, hold_seconds, rounds)
             await context.close()
         finally:
             await browser.close()
+
+
+def environment(value: str) -> tuple[str, str]:
+    name, equals, setting = value.partition("=")
+    if not name or not equals:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {value!r}")
+    return name, setting
 
 
 def main() -> None:
@@ -471,6 +567,14 @@ def main() -> None:
         "--hold-seconds", type=float, default=300.0, help=f"how long the {OPEN_PAGES} pages stay open"
     )
     parser.add_argument("--rounds", type=int, default=2, help="times the pages are opened, held and closed")
+    parser.add_argument(
+        "--server-env",
+        type=environment,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set in the server process' environment (MALLOC_ARENA_MAX=2, NUFI_BENCH_TRACEMALLOC=1)",
+    )
     args = parser.parse_args()
     configure_logging("console", "warning")
     with tempfile.TemporaryDirectory(prefix="nufi-bench-dashboard-") as scratch:
@@ -500,7 +604,7 @@ def main() -> None:
             )
             asyncio.run(wait_for_every_device(prometheus))
             world = World(prometheus, cluster, identity, work)
-            asyncio.run(measure(world, args.runs, args.hold_seconds, args.rounds))
+            asyncio.run(measure(world, args.runs, args.hold_seconds, args.rounds, dict(args.server_env)))
         finally:
             prometheus.stop()
             for process in (identity, cluster, exporter):
