@@ -30,6 +30,7 @@ from nufi.devices import FetcherRegistry
 from nufi.devices.catalog import DeviceCatalog
 from nufi.devices.drafts import WizardDrafts
 from nufi.health import DependencyCheck, Readiness
+from nufi.logging import get_logger
 from nufi.monitoring import MonitoringService, MonitoringSettings
 from nufi.prom import PrometheusGateway
 from nufi.thermal.controller import ControllerSettings, ThermalController
@@ -39,6 +40,8 @@ from nufi.workloads.deployments import DeploymentService
 from nufi.workloads.labs import LabService, LabSettings
 from nufi.workloads.projects import ProjectService
 from nufi.workloads.usage import WorkloadDeviceUsage
+
+_log = get_logger("nufi.services")
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,10 @@ async def build_services(
         lab_upstreams = ServiceClient.from_settings(settings, cluster)
         owned.push_async_callback(lab_upstreams.close)
         thermal_controller = None
-        if settings.thermal_enabled and cluster.configured:
+        if settings.thermal_enabled and cluster.configured and database.single_connection:
+            # An in-memory database cannot serve a background loop beside requests (one connection).
+            _log.warning("thermal control not started: the database is in memory (one connection)")
+        elif settings.thermal_enabled and cluster.configured:
             thermal_controller = _thermal_controller(settings, cluster, catalog, monitoring, database)
             thermal_controller.start()
             # Before monitoring closes: the controller reads its refreshers.

@@ -6,6 +6,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.pool import StaticPool
 
 from nufi.config import Settings
 from nufi.db.engine import create_database_engine, display_url
@@ -37,6 +38,12 @@ class Database:
     def url(self) -> str:
         """The database URL with any password masked."""
         return display_url(self.engine.url)
+
+    @property
+    def single_connection(self) -> bool:
+        """True for an in-memory SQLite database: one connection shared by every session, so two
+        sessions open at once (a background loop beside a request) trip over each other."""
+        return isinstance(self.engine.pool, StaticPool)
 
     def session(self) -> AsyncSession:
         """A session for reading (use it as `async with`); it writes nothing unless you commit."""
