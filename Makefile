@@ -12,7 +12,7 @@ DEBIAN_PACKAGES := prometheus postgresql chromium fonts-noto-cjk
 # Each benchmark with the arguments `make bench` gives it; their defaults are the sizes the results in
 # bench/README.md were measured at (a few minutes in all). Override one with e.g.
 # `make bench BENCH_ARGS_check_resource_key="--nodes 500"`.
-BENCHMARKS := $(sort $(basename $(notdir $(filter-out bench/__init__.py,$(wildcard bench/*.py)))))
+BENCHMARKS := $(sort $(basename $(notdir $(filter-out bench/__init__.py bench/dashboard_server.py,$(wildcard bench/*.py)))))
 
 .PHONY: help setup debian-packages run test unit fuzz lint-imports lint typecheck bench protos clean
 
