@@ -7,7 +7,8 @@ exercised in test_mock_device_plugin.
 
 from __future__ import annotations
 
-import time
+import functools
+
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import pytest
 
 from nufi_mock.kubelet_api import HEALTHY
 from nufi_sandbox.devcluster.kubelet import DeviceManager
+from nufi_sandbox.processes import ManagedProcess
 from support.polling import eventually, holds
 
 from .mock_support import LPU, log_events, start_plugin
@@ -68,17 +70,22 @@ async def test_plugin_waits_for_the_kubelet_and_registers_again_after_each_resta
             before = socket_inode(plugin_dir / "kubelet.sock")
             await manager.restart()
             assert socket_inode(plugin_dir / "kubelet.sock") != before
-            restarted = time.monotonic()
             assert manager.resources()[LPU].endpoint is None
-            await eventually(lambda: connected(manager), within=5)
-            assert time.monotonic() - restarted < 5.0
+            # Generous bounds: the plugin notices the new socket by polling, and a loaded machine slows
+            # both that and the flush of its log line; what matters is that it does register again.
+            await eventually(lambda: connected(manager), within=20)
             assert counts.latest[LPU] == (4, 4)
-            registrations = [e["registrations"] for e in log_events(plugin, "registered")]
-            assert registrations[-1] == restart + 1
+            await eventually(functools.partial(registered, plugin, restart + 1), within=20)
     finally:
         plugin.stop()
     assert plugin.returncode == 0
     assert not (plugin_dir / "lpu.sock").exists()
+
+
+def registered(plugin: ManagedProcess, times: int) -> bool:
+    registrations = [e["registrations"] for e in log_events(plugin, "registered")]
+    assert registrations and registrations[-1] == times, registrations
+    return True
 
 
 def socket_inode(path: Path) -> tuple[int, int]:
