@@ -8,7 +8,6 @@ exercised in test_mock_device_plugin.
 from __future__ import annotations
 
 import functools
-
 from collections.abc import AsyncIterator
 from pathlib import Path
 
