@@ -127,7 +127,8 @@ class LeaderElector:
             return False
         spec = self._spec(now_wall, held if mine else None)
         if not mine:
-            spec["leaseTransitions"] = int(held.get("leaseTransitions") or 0) + (1 if holder else 0)
+            # Every change of holder counts, from a released Lease too (as client-go counts them).
+            spec["leaseTransitions"] = int(held.get("leaseTransitions") or 0) + 1
         body = {"metadata": {**(current.get("metadata") or {})}, "spec": spec}
         try:
             await request_json(self._cluster, "PUT", self._object, body=body)

@@ -7,7 +7,6 @@ pod whose traffic is off is turned back on."""
 
 from __future__ import annotations
 
-import time
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -93,9 +92,8 @@ async def test_one_replica_acts_the_other_takes_over_and_stopping_both_cuts_noth
             # The leader stops without releasing the Lease, as a crashed replica would.
             survivor = clients[1 - leader]
             await apps[leader].state.services.thermal_controller.close(release=False)
-            stopped = time.monotonic()
+            # When exactly the survivor may take over is the elector's test (test_thermal_api).
             await until(lambda: _one_leader([survivor], world), within=10)
-            assert time.monotonic() - stopped <= LEASE_SECONDS + 1.5
             await _turn_off(cluster, project, pods[1])
             await until(lambda: _all_on(cluster, project), within=10)
         # Every replica gone: the pods keep the traffic they had.
