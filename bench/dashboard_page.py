@@ -341,6 +341,9 @@ class Footprint:
     file: float
     malloc_used: float
     malloc_free: float
+    pymalloc_arenas: float
+    pymalloc_highwater: float
+    pymalloc_used: float
     blocks: int
     clients: int
     elements: int
@@ -354,6 +357,7 @@ class Footprint:
         answer = await server.footprint(trim=int(trim), types=TYPES_COUNTED, traced=1)
         status = status_mib(server.pid)
         malloc = answer["malloc"]
+        pymalloc = answer.get("pymalloc", {})
         traced = answer.get("traced_bytes")
         return cls(
             rss=status["VmRSS"],
@@ -361,6 +365,10 @@ class Footprint:
             file=status["RssFile"],
             malloc_used=(malloc.get("in_use_bytes", 0) + malloc.get("mmapped_bytes", 0)) / MIB,
             malloc_free=malloc.get("free_bytes", 0) / MIB,
+            # pymalloc's arenas are 1 MiB each (CPython 3.10+).
+            pymalloc_arenas=float(pymalloc.get("arenas", 0)),
+            pymalloc_highwater=float(pymalloc.get("arenas_highwater", 0)),
+            pymalloc_used=pymalloc.get("allocated_bytes", 0) / MIB,
             blocks=int(answer["blocks"]),
             clients=int(answer["clients"]),
             elements=int(answer["elements"]),
@@ -372,7 +380,9 @@ class Footprint:
     def describe(self) -> str:
         return (
             f"{self.rss:7.1f} MiB RSS ({self.anon:.1f} anonymous, {self.file:.1f} file), malloc "
-            f"{self.malloc_used:.1f} in use / {self.malloc_free:.1f} free, {self.blocks:,} Python blocks, "
+            f"{self.malloc_used:.1f} in use / {self.malloc_free:.1f} free, pymalloc "
+            f"{self.pymalloc_arenas:.0f} arenas ({self.pymalloc_highwater:.0f} at most, "
+            f"{self.pymalloc_used:.1f} MiB in blocks), {self.blocks:,} Python blocks, "
             f"{self.clients} NiceGUI clients, {self.elements:,} elements, {self.threads} threads"
             + ("" if self.traced is None else f", tracemalloc {self.traced:.1f} MiB")
         )
@@ -506,6 +516,8 @@ async def memory_per_page(context: BrowserContext, server: Server, hold_seconds:
         ("  of it file-backed", "file"),
         ("malloc in use", "malloc_used"),
         ("malloc free in its heaps", "malloc_free"),
+        ("pymalloc arenas held (1 MiB each)", "pymalloc_arenas"),
+        ("pymalloc bytes in blocks", "pymalloc_used"),
     ):
         figures: list[float] = [getattr(f, attribute) for f in readings]
         steps = ", ".join(f"{b - a:+.1f}" for a, b in itertools.pairwise(figures))

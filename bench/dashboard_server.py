@@ -7,7 +7,8 @@ share the process whose memory it reads. This module runs the app `nufi serve` r
 in an ASGI layer that answers `GET /_bench/footprint` and `GET /_bench/clients` itself and passes
 everything else to the app, so the product's routes stay as they are. The footprint is JSON:
 Python's allocated blocks after a collection, the NiceGUI clients and elements alive, what glibc's
-malloc has handed out and keeps (`mallinfo2`, every arena), the threads, and whether the cluster
+malloc has handed out and keeps (`mallinfo2`, every arena), pymalloc's arenas (held now and at
+most) and the bytes in their blocks, the threads, and whether the cluster
 cache serves. Query parameters: `trim=1` runs `malloc_trim(0)` first, `types=N` adds the N most
 numerous object types, and with `NUFI_BENCH_TRACEMALLOC=1` in the environment `traced=N` adds
 tracemalloc's total and its N largest allocation sites. RSS is read by the benchmark
@@ -25,6 +26,7 @@ import ctypes
 import gc
 import os
 import sys
+import tempfile
 import tracemalloc
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
@@ -119,6 +121,37 @@ def arenas() -> int:
     return count
 
 
+_PYMALLOC_FIELDS = {
+    "# arenas allocated current": "arenas",
+    "# arenas highwater mark": "arenas_highwater",
+    "# bytes in allocated blocks": "allocated_bytes",
+    "# bytes in available blocks": "available_bytes",
+}
+
+
+def pymalloc_figures() -> dict[str, int]:
+    """pymalloc's own arenas (mmapped directly, so glibc's figures never see them): how many are held
+    now and at most, and the bytes in their used and free blocks. CPython only prints these
+    (`sys._debugmallocstats` writes to the C stderr), so fd 2 is pointed at a file for the call."""
+    answer: dict[str, int] = {}
+    with tempfile.TemporaryFile(mode="w+") as capture:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        try:
+            os.dup2(capture.fileno(), 2)
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        capture.seek(0)
+        for row in capture:
+            label, _, value = row.partition("=")
+            name = _PYMALLOC_FIELDS.get(label.strip())
+            if name is not None:
+                answer[name] = int(value.strip().replace(",", ""))
+    return answer
+
+
 def footprint(services: Services | None, *, trim: bool, types: int, traced: int) -> dict[str, object]:
     gc.collect()
     if trim:
@@ -133,6 +166,7 @@ def footprint(services: Services | None, *, trim: bool, types: int, traced: int)
         "threads": len(os.listdir("/proc/self/task")),
         "arenas": arenas(),
         "malloc": malloc_figures(),
+        "pymalloc": pymalloc_figures(),
         "cluster_serving": services is not None
         and (services.cluster_cache is None or services.cluster_cache.serving),
     }
