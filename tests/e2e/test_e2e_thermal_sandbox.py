@@ -8,131 +8,26 @@ module run in order and share one sandbox, one project and one deployment.
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import yaml
 from playwright.async_api import expect
 
 from .browser_support import LOCALES, chromium, shot, sign_in
-from .e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
+from .e2e_sandbox_support import SandboxRun
 from .test_e2e_workloads_sandbox import poll
+from .thermal_support import COOL_NODE, HOT_NODE, POLICY, PROJECT, World, force, thermal_world
 
-PROJECT = "team-heat"
-HOT_NODE, COOL_NODE = "lpu-node-1", "lpu-node-2"
-MODEL = "mock-lpu-llm"
 HOT_MARK = {"ko": "과열: 트래픽 차단", "en": "hot: traffic cut"}
-POLICY: dict[str, Any] = {
-    "enabled": True,
-    "trip_celsius": 85,
-    "resume_celsius": 75,
-    "trip_hold_seconds": 2,
-    "resume_hold_seconds": 4,
-    "scope": "node",
-    "allow_full_shutoff": False,
-    "taint_node": True,
-}
-
-
-@dataclass
-class Answers:
-    """What a steady client saw: (time, node or None for a failure, status) per request."""
-
-    seen: list[tuple[float, str | None, int]] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def add(self, node: str | None, status: int) -> None:
-        with self.lock:
-            self.seen.append((time.monotonic(), node, status))
-
-    def since(self, start: float) -> list[tuple[float, str | None, int]]:
-        with self.lock:
-            return [item for item in self.seen if item[0] >= start]
-
-
-@dataclass
-class World:
-    sandbox: SandboxRun
-    nufi: httpx.Client
-    kube: httpx.Client
-    answers: Answers
-    stop: threading.Event
-
-    def override_url(self, node: str) -> str:
-        return str(self.sandbox.state["exporters"][node]).replace("/metrics", "/control/override")
-
-    def node_status(self, node: str) -> dict[str, Any] | None:
-        body = self.nufi.get("/api/v1/thermal/status").json()
-        for entry in body["types"]:
-            if entry["device_type"] == "lpu":
-                for item in entry["nodes"]:
-                    if item["node"] == node:
-                        found: dict[str, Any] = item
-                        return found
-        return None
-
-
-def _steady(world_kube: httpx.Client, answers: Answers, stop: threading.Event) -> None:
-    path = f"/api/v1/namespaces/{PROJECT}/services/llm:8000/proxy/v1/completions"
-    while not stop.is_set():
-        try:
-            response = world_kube.post(path, json={"model": MODEL, "prompt": "hi", "max_tokens": 2})
-        except httpx.HTTPError:
-            answers.add(None, 0)
-            continue
-        node = response.json()["nufi"]["node"] if response.status_code == 200 else None
-        answers.add(node, response.status_code)
-        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
 def world(sandbox: SandboxRun) -> Iterator[World]:
-    state = sandbox.state
-    admin = bearer(token(state, "admin", "admin"))
-    kubeconfig = yaml.safe_load(Path(state["kubeconfig"]).read_text())
-    kube_token = kubeconfig["users"][0]["user"]["token"]
-    with (
-        httpx.Client(base_url=state["nufi_url"], headers=admin, timeout=30.0) as nufi,
-        httpx.Client(base_url=state["kube_api_url"], headers=bearer(kube_token), timeout=30.0) as kube,
-        httpx.Client(base_url=state["kube_api_url"], headers=bearer(kube_token), timeout=30.0) as client,
-    ):
-        poll(lambda: nufi.post("/api/v1/admin/devices", json=LPU_REGISTRATION).status_code == 201, 60, "lpu")
-        assert nufi.post("/api/v1/admin/projects", json={"name": PROJECT, "members": []}).status_code == 201
-        created = nufi.post(
-            f"/api/v1/projects/{PROJECT}/deployments",
-            json={
-                "name": "llm",
-                "image": state["images"]["inference"],
-                "args": ["inference", "--model", MODEL],
-                "accelerator": {"device_type": "lpu", "count": 1},
-                "replicas": 2,
-                "port": 8000,
-                "readiness_path": "/health",
-            },
-        )
-        assert created.status_code == 201, created.text
-        answers, stop = Answers(), threading.Event()
-        steady = threading.Thread(target=_steady, args=(client, answers, stop), daemon=True)
-        world = World(sandbox, nufi, kube, answers, stop)
-        try:
-            poll(
-                lambda: nufi.get(f"/api/v1/projects/{PROJECT}/deployments/llm").json()["status"] == "Ready",
-                120,
-                "llm Ready",
-            )
-            steady.start()
-            yield world
-        finally:
-            stop.set()
-            if steady.is_alive():
-                steady.join(timeout=30)
-            httpx.delete(world.override_url(HOT_NODE), timeout=10)
+    with thermal_world(sandbox) as world:
+        yield world
 
 
 def test_both_lpu_nodes_answer_before_anything_is_hot(world: World) -> None:
@@ -147,29 +42,10 @@ def test_both_lpu_nodes_answer_before_anything_is_hot(world: World) -> None:
 
 
 def test_a_hot_node_stops_receiving_requests_and_none_fails(world: World) -> None:
-    forced = httpx.post(
-        world.override_url(HOT_NODE),
-        json={
-            "node": HOT_NODE,
-            "device": None,
-            "metric": "temperature",
-            "value": 95,
-            "duration_seconds": 600,
-        },
-        timeout=10,
-    )
-    assert forced.status_code in (200, 201), forced.text
+    force(world, HOT_NODE, 95)
     forced_at = time.monotonic()
 
-    def cut() -> float | None:
-        # The last answer from the hot node, once the next 40 answers all came from the cool one.
-        seen = world.answers.since(forced_at)
-        hot = [t for t, node, _ in seen if node == HOT_NODE]
-        last_hot = hot[-1] if hot else forced_at
-        after = [node for t, node, _ in seen if t > last_hot]
-        return last_hot if len(after) >= 40 and set(after) == {COOL_NODE} else None
-
-    last_hot = poll(cut, 60, f"requests off {HOT_NODE}")
+    last_hot = poll(lambda: world.last_answer_before_cut(HOT_NODE, forced_at), 60, f"requests off {HOT_NODE}")
     reaction = last_hot - forced_at
     print(f"reaction: last request on {HOT_NODE} {reaction:.2f} s after the force")
     during = world.answers.since(forced_at)
@@ -245,19 +121,10 @@ def test_once_it_cools_it_receives_requests_again(world: World) -> None:
     assert not [t for t in node["spec"].get("taints") or [] if t["key"] == "nufi.io/thermal"]
 
 
-def _force(world: World, node: str, value: float) -> None:
-    forced = httpx.post(
-        world.override_url(node),
-        json={"node": node, "device": None, "metric": "temperature", "value": value, "duration_seconds": 600},
-        timeout=10,
-    )
-    assert forced.status_code in (200, 201), forced.text
-
-
 def test_an_unusable_temperature_trips_nothing(world: World) -> None:
     # 0 °C is what exporters give for an unsupported field; 190 °C no device can have (implausible).
     for value in (0.0, 190.0):
-        _force(world, HOT_NODE, value)
+        force(world, HOT_NODE, value)
         forced = time.monotonic()
         stale = poll(
             lambda: (s := world.node_status(HOT_NODE)) and s["state"] == "stale" and s,
@@ -287,7 +154,7 @@ def test_the_last_replica_on_a_hot_node_keeps_serving_and_says_why_unless_full_s
         "one pod",
     )
     node = pod["node"]
-    _force(world, node, 95)
+    force(world, node, 95)
     forced = time.monotonic()
 
     def kept() -> dict[str, Any] | None:
