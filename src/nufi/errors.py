@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
+# How long a client should wait before retrying when a dependency failed without saying (seconds).
+DEFAULT_RETRY_AFTER_SECONDS = 5
+
 
 class NufiError(Exception):
     """Base of every error NuFi reports to a caller.
@@ -80,6 +83,16 @@ class DependencyUnavailable(NufiError):
     title = "Dependency unavailable"
     type = "dependency-unavailable"
 
-    def __init__(self, detail: str, *, dependency: str, **extra: object) -> None:
-        super().__init__(detail, dependency=dependency, **extra)
+    def __init__(
+        self,
+        detail: str,
+        *,
+        dependency: str,
+        retry_after_seconds: int = DEFAULT_RETRY_AFTER_SECONDS,
+        **extra: object,
+    ) -> None:
+        # Whole seconds: what an HTTP Retry-After header can carry.
+        retry_after_seconds = max(1, int(retry_after_seconds))
+        super().__init__(detail, dependency=dependency, retry_after_seconds=retry_after_seconds, **extra)
         self.dependency = dependency
+        self.retry_after_seconds = retry_after_seconds

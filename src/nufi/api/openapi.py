@@ -3,7 +3,8 @@
 Routes reference the `Problem` schema (see `nufi.api.schemas.problem`); this adds it to the
 components and replaces FastAPI's own 422 body (`HTTPValidationError`), which NuFi never sends:
 validation errors are answered as problems (`nufi.api.problems`). Operations that take a body
-also document the 413 their size limit may answer.
+also document the 413 their size limit may answer, and every operation the 503 (with `Retry-After`)
+a dependency that cannot serve is answered with.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from nufi.api.schemas.problem import TOO_LARGE, VALIDATION, Problem
+from nufi.api.schemas.problem import RETRY_AFTER_HEADER, TOO_LARGE, UNAVAILABLE, VALIDATION, Problem
 
 _FASTAPI_VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError")
 
@@ -41,6 +42,9 @@ def with_problems(document: dict[str, Any]) -> dict[str, Any]:
             if "requestBody" in operation:
                 # Every body passes RequestGuardMiddleware's size limit first.
                 responses.setdefault("413", TOO_LARGE)
+            # Any operation may meet a dependency that cannot serve (the database at the least).
+            unavailable = responses.get("503", UNAVAILABLE)
+            responses["503"] = {**unavailable, "headers": {"Retry-After": RETRY_AFTER_HEADER}}
     return document
 
 

@@ -20,7 +20,7 @@ from starlette.routing import BaseRoute, Match
 from starlette.types import Scope
 
 from nufi.auth.errors import bearer_challenge
-from nufi.errors import NufiError, Unauthorized
+from nufi.errors import DependencyUnavailable, NufiError, Unauthorized
 from nufi.logging import get_logger
 
 PROBLEM_JSON = "application/problem+json"
@@ -102,7 +102,11 @@ def nufi_error_response(exc: NufiError, request_id: str | None) -> ProblemRespon
     """The problem a domain error is answered with, wherever it is caught (handler or middleware)."""
     if exc.status >= 500:
         _log.warning("request failed", problem=exc.type, detail=exc.detail)
-    headers = {"WWW-Authenticate": bearer_challenge(exc)} if isinstance(exc, Unauthorized) else None
+    headers: dict[str, str] = {}
+    if isinstance(exc, Unauthorized):
+        headers["WWW-Authenticate"] = bearer_challenge(exc)
+    if isinstance(exc, DependencyUnavailable):
+        headers["Retry-After"] = str(exc.retry_after_seconds)
     return problem_response(
         status=exc.status,
         type=exc.type,

@@ -8,7 +8,8 @@ from nufi.db.audit import AuditRepository
 from nufi.db.database import Database
 from nufi.db.device_types import DeviceTypeChanges, DeviceTypeRepository, NewDeviceType
 from nufi.db.engine import create_database_engine, display_url, parse_database_url
-from nufi.db.health import DATABASE, DatabaseCheck
+from nufi.db.failures import DATABASE
+from nufi.db.health import DatabaseCheck
 from nufi.db.migrate import current_revision, head_revision, migration_lock, upgrade_database
 from nufi.db.session import SessionFactory, create_session_factory, transaction
 from nufi.db.tables import AuditRecordRow, Base, DeviceTypeRow, WebSessionRow

@@ -8,6 +8,7 @@ from sqlalchemy import URL, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from nufi.db.failures import install_failure_translation
 from nufi.db.sqlite import install_sqlite_hooks
 from nufi.errors import ValidationFailed
 
@@ -66,7 +67,9 @@ def create_database_engine(url: str | URL, **options: Any) -> AsyncEngine:
     if parsed.get_backend_name() == "sqlite":
         engine = create_async_engine(parsed, **options)
         install_sqlite_hooks(engine.sync_engine)
-        return engine
-    # Server connections die with failovers and idle timeouts; test each one before handing it out.
-    options.setdefault("pool_pre_ping", True)
-    return create_async_engine(parsed, **options)
+    else:
+        # Server connections die with failovers and idle timeouts; test each one before handing it out.
+        options.setdefault("pool_pre_ping", True)
+        engine = create_async_engine(parsed, **options)
+    install_failure_translation(engine.sync_engine, display_url(parsed))
+    return engine

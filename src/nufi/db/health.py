@@ -5,13 +5,13 @@ from __future__ import annotations
 from time import perf_counter
 
 from sqlalchemy import text
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from nufi.db.engine import display_url
+from nufi.db.failures import DATABASE, describe_database_error
+from nufi.errors import DependencyUnavailable
 from nufi.health import DependencyStatus, elapsed_ms
-
-DATABASE = "database"
 
 
 class DatabaseCheck:
@@ -30,7 +30,7 @@ class DatabaseCheck:
         try:
             async with self._engine.connect() as connection:
                 await connection.execute(text("SELECT 1"))
-        except (SQLAlchemyError, OSError) as exc:
+        except (SQLAlchemyError, OSError, DependencyUnavailable) as exc:
             return DependencyStatus(
                 name=self.name,
                 ok=False,
@@ -45,10 +45,3 @@ class DatabaseCheck:
             detail=f"the database at {where} answered SELECT 1",
             latency_ms=elapsed_ms(started),
         )
-
-
-def describe_database_error(error: BaseException) -> str:
-    """The driver's own words, without SQLAlchemy's statement echo and documentation link."""
-    cause: BaseException = error.orig if isinstance(error, DBAPIError) and error.orig else error
-    message = str(cause).strip() or "no message"
-    return f"{type(cause).__name__}: {message}"

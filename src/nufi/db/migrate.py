@@ -23,7 +23,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from nufi.db.engine import display_url
-from nufi.db.health import DATABASE, describe_database_error
+from nufi.db.failures import DATABASE, describe_database_error
 from nufi.db.sqlite import WRITE_INTENT
 from nufi.errors import DependencyUnavailable, NufiError
 
@@ -79,7 +79,7 @@ async def upgrade_database(engine: AsyncEngine, revision: str = "head") -> None:
     try:
         async with lock, migration_lock(engine) as connection:
             await connection.run_sync(_upgrade, revision)
-    except (DBAPIError, OSError) as exc:
+    except (DBAPIError, OSError, DependencyUnavailable) as exc:
         raise _unavailable(engine, "migrate", exc) from exc
     except CommandError as exc:
         # Typically a revision this NuFi does not know: a wrong --revision, or a database that a
@@ -96,7 +96,7 @@ async def current_revision(engine: AsyncEngine) -> str | None:
     try:
         async with engine.connect() as connection:
             return await connection.run_sync(_current)
-    except (DBAPIError, OSError) as exc:
+    except (DBAPIError, OSError, DependencyUnavailable) as exc:
         raise _unavailable(engine, "read the schema revision of", exc) from exc
 
 

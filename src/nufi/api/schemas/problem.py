@@ -39,4 +39,12 @@ def problem(description: str) -> dict[str, Any]:
 NOT_FOUND = problem("No such thing: the path names an id that does not exist.")
 CONFLICT = problem("The change conflicts with what is stored (a taken id or key, or a stale revision).")
 VALIDATION = problem("The request is invalid: `field` names the input, `errors` lists every problem.")
+UNAVAILABLE = problem(
+    "A system NuFi relies on cannot serve right now (`dependency` names it: the database, Kubernetes, "
+    "Prometheus, the identity provider); nothing was changed. Retry after `Retry-After` seconds."
+)
+RETRY_AFTER_HEADER: dict[str, Any] = {
+    "description": "Seconds to wait before retrying (also `retry_after_seconds` in the body).",
+    "schema": {"type": "integer", "minimum": 1},
+}
 TOO_LARGE = problem("The request body is larger than NUFI_MAX_REQUEST_BODY_BYTES; nothing was read.")

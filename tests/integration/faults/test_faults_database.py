@@ -1,0 +1,112 @@
+"""The database unavailable or locked: a 503 problem naming it, with Retry-After — never a 500 —,
+nothing half-written, and service again as soon as it is back, without restarting NuFi."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import make_url
+
+from nufi_sandbox.postgres import PostgresServer
+from support.tcp_fault import TcpFault
+
+from ..workloads.workloads_world import World, serve
+
+POLICY: dict[str, Any] = {
+    "enabled": False,
+    "trip_celsius": 85,
+    "resume_celsius": 75,
+    "trip_hold_seconds": 10,
+    "resume_hold_seconds": 30,
+    "scope": "node",
+    "allow_full_shutoff": False,
+    "taint_node": False,
+}
+TYPE = "nvidia-gpu"
+
+
+def assert_database_unavailable(response: httpx.Response) -> None:
+    assert response.status_code == 503, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.headers["retry-after"] == "2"
+    body = response.json()
+    assert body["dependency"] == "database" and body["retry_after_seconds"] == 2, body
+    assert "retry" in body["detail"], body
+
+
+async def policy(nufi: httpx.AsyncClient, world: World) -> dict[str, Any]:
+    listed = await nufi.get("/api/v1/thermal/policies", headers=world.user)
+    assert listed.status_code == 200, listed.text
+    (found,) = [item for item in listed.json()["items"] if item["device_type"] == TYPE]
+    return dict(found["policy"])
+
+
+@pytest.fixture
+async def through_a_cut(postgres: PostgresServer) -> AsyncIterator[tuple[TcpFault, str]]:
+    """A database of its own on the real PostgreSQL, reached through a connection that can be cut."""
+    name = f"faults_{uuid.uuid4().hex[:8]}"
+    postgres.psql(f"CREATE DATABASE {name}")
+    fault = await TcpFault(postgres.port).start()
+    url = make_url(postgres.sqlalchemy_url).set(port=fault.port, database=name)
+    try:
+        yield fault, url.render_as_string(hide_password=False)
+    finally:
+        await fault.close()
+        postgres.psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+async def test_postgresql_gone_is_a_503_with_retry_after_and_service_resumes_when_it_is_back(
+    world: World, through_a_cut: tuple[TcpFault, str]
+) -> None:
+    fault, url = through_a_cut
+    async with serve(world.settings(url)) as nufi:
+        saved = await nufi.put(f"/api/v1/admin/thermal/policies/{TYPE}", json=POLICY, headers=world.admin)
+        assert saved.status_code == 200, saved.text
+
+        await fault.cut()
+        assert_database_unavailable(await nufi.get("/api/v1/thermal/policies", headers=world.user))
+        changed = {**POLICY, "trip_celsius": 90}
+        refused = await nufi.put(f"/api/v1/admin/thermal/policies/{TYPE}", json=changed, headers=world.admin)
+        assert_database_unavailable(refused)
+
+        await fault.restore()
+        # The same process serves again, and the refused change left nothing behind.
+        assert await policy(nufi, world) == POLICY
+        again = await nufi.put(f"/api/v1/admin/thermal/policies/{TYPE}", json=changed, headers=world.admin)
+        assert again.status_code == 200, again.text
+        assert (await policy(nufi, world))["trip_celsius"] == 90
+
+
+async def test_a_sqlite_file_locked_by_another_program_refuses_writes_with_503_and_keeps_serving_reads(
+    world: World, tmp_path: Path
+) -> None:
+    database = tmp_path / "nufi.db"
+    async with serve(world.settings(f"sqlite+aiosqlite:///{database}")) as nufi:
+        saved = await nufi.put(f"/api/v1/admin/thermal/policies/{TYPE}", json=POLICY, headers=world.admin)
+        assert saved.status_code == 200, saved.text
+
+        # Another program takes the write lock and keeps it past NuFi's busy timeout.
+        holder = sqlite3.connect(database, isolation_level=None)
+        try:
+            holder.execute("BEGIN EXCLUSIVE")
+            changed = {**POLICY, "trip_celsius": 90}
+            refused = await nufi.put(
+                f"/api/v1/admin/thermal/policies/{TYPE}", json=changed, headers=world.admin
+            )
+            assert_database_unavailable(refused)
+            assert "locked" in refused.json()["detail"]
+            # WAL: readers do not wait for a writer.
+            assert await policy(nufi, world) == POLICY
+        finally:
+            holder.rollback()
+            holder.close()
+
+        again = await nufi.put(f"/api/v1/admin/thermal/policies/{TYPE}", json=changed, headers=world.admin)
+        assert again.status_code == 200, again.text
+        assert (await policy(nufi, world))["trip_celsius"] == 90
