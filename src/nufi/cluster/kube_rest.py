@@ -3,13 +3,16 @@
 The generated client's models cost more than the few fields NuFi reads and hide the API server's own
 status messages, so writes go through the shared ApiClient with the body kept as JSON. A refusal
 (any 4xx) comes back as `KubeRefused` with the server's status and message, for the caller to turn
-into a domain error; a transport failure, a timeout or a 5xx is `DependencyUnavailable`.
+into a domain error; a transport failure, a timeout, a 5xx or throttling (429) that outlasts the time
+bound is `DependencyUnavailable`, with the server's Retry-After when it gave one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -18,8 +21,13 @@ import aiohttp
 
 from nufi.cluster.gateway import KUBERNETES, ClusterGateway
 from nufi.errors import DependencyUnavailable
+from nufi.logging import get_logger
 
 JSON = "application/json"
+_THROTTLED_ATTEMPTS = 3
+# Longer waits are passed on to NuFi's caller rather than slept through.
+_MAX_RETRY_AFTER_SECONDS = 300.0
+_log = get_logger("nufi.cluster.kube_rest")
 MERGE_PATCH = "application/merge-patch+json"
 
 Json = dict[str, Any]
@@ -55,7 +63,56 @@ async def request_json(
     body: Mapping[str, Any] | None = None,
     content_type: str = JSON,
 ) -> Json:
-    """One request, bounded by NUFI_KUBE_TIMEOUT_SECONDS; the decoded JSON answer."""
+    """One request, bounded by NUFI_KUBE_TIMEOUT_SECONDS; the decoded JSON answer.
+
+    A 429 (the API server's priority and fairness turning the request away before handling it, so
+    repeating it is safe) is retried after its Retry-After while that fits the time bound, at most
+    `_THROTTLED_ATTEMPTS` times; then it is `DependencyUnavailable` carrying the server's Retry-After.
+    """
+    timeout = cluster.request_timeout_seconds
+    deadline = time.monotonic() + timeout
+    for attempt in range(1, _THROTTLED_ATTEMPTS + 1):
+        status, headers, raw = await _send(cluster, method, path, query, body, content_type)
+        if status != 429:
+            break
+        wait = _retry_after(headers)
+        if attempt == _THROTTLED_ATTEMPTS or time.monotonic() + wait > deadline:
+            break
+        _log.info("kubernetes throttled a request", method=method, path=path, retry_after_seconds=wait)
+        await asyncio.sleep(wait)
+    decoded = _decode(raw)
+    if 200 <= status < 300:
+        return decoded
+    message = str(decoded.get("message") or raw[:200].decode("utf-8", "replace"))
+    host = (await cluster.api_client()).configuration.host
+    if status == 429:
+        wait = _retry_after(headers)
+        raise DependencyUnavailable(
+            f"the Kubernetes API at {host} is throttling NuFi ({method} {path}: HTTP 429, retry after "
+            f"{wait:g} s): {message}",
+            dependency=KUBERNETES,
+            retry_after_seconds=math.ceil(wait),
+        )
+    if 400 <= status < 500:
+        raise KubeRefused(status, str(decoded.get("reason") or ""), message)
+    extra: dict[str, int] = {}
+    if "Retry-After" in headers:
+        extra["retry_after_seconds"] = math.ceil(_retry_after(headers))
+    raise DependencyUnavailable(
+        f"the Kubernetes API at {host} answered {method} {path} with HTTP {status}: {message}",
+        dependency=KUBERNETES,
+        **extra,
+    )
+
+
+async def _send(
+    cluster: ClusterGateway,
+    method: str,
+    path: str,
+    query: Sequence[tuple[str, str]],
+    body: Mapping[str, Any] | None,
+    content_type: str,
+) -> tuple[int, Mapping[str, str], bytes]:
     client = await cluster.api_client()
     timeout = cluster.request_timeout_seconds
     host = client.configuration.host
@@ -76,7 +133,7 @@ async def request_json(
             )
             try:
                 raw = await response.read()
-                status = response.status
+                return response.status, dict(response.headers), raw
             finally:
                 response.release()
     except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
@@ -90,16 +147,14 @@ async def request_json(
             f"{method} {path} to the Kubernetes API at {host} failed: {type(exc).__name__}: {exc}",
             dependency=KUBERNETES,
         ) from exc
-    decoded = _decode(raw)
-    if 200 <= status < 300:
-        return decoded
-    message = str(decoded.get("message") or raw[:200].decode("utf-8", "replace"))
-    if 400 <= status < 500:
-        raise KubeRefused(status, str(decoded.get("reason") or ""), message)
-    raise DependencyUnavailable(
-        f"the Kubernetes API at {host} answered {method} {path} with HTTP {status}: {message}",
-        dependency=KUBERNETES,
-    )
+
+
+def _retry_after(headers: Mapping[str, str]) -> float:
+    """The server's Retry-After in seconds (the API server sends whole seconds), 1 s when absent."""
+    try:
+        return min(max(float(headers.get("Retry-After", "1")), 0.0), _MAX_RETRY_AFTER_SECONDS)
+    except ValueError:
+        return 1.0
 
 
 async def get_or_none(cluster: ClusterGateway, path: str) -> Json | None:
