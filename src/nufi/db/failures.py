@@ -63,7 +63,7 @@ def is_transient(error: BaseException, *, disconnect: bool = False) -> bool:
 
 def unavailable(where: str, what: str, error: BaseException) -> DependencyUnavailable:
     return DependencyUnavailable(
-        f"The database at {where} {what}: {describe_database_error(error)}. Nothing was changed; retry "
+        f"The database at {where} {what}: {describe_database_error(error)}. Retry "
         f"in {RETRY_AFTER_SECONDS} s. If it persists, check NUFI_DATABASE_URL and that the database "
         "server is running (for SQLite: that no other program holds the file locked).",
         dependency=DATABASE,

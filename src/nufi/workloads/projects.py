@@ -154,14 +154,15 @@ class ProjectService:
             if exc.status == 409:
                 raise _exists(name) from None
             raise refused(exc, field="name") from None
+        project = _project(created) or Project(name, wanted)
         try:
             await self._grant_workload_role(name)
-        except Exception:
-            # All or nothing: a namespace NuFi cannot work in is no project.
+            await self._audit(admin, "project.create", name, after=_view(project))
+        except BaseException:
+            # All or nothing: a namespace NuFi cannot work in, or whose creation is not on record,
+            # is no project.
             await delete_namespace(self._cluster, name)
             raise
-        project = _project(created) or Project(name, wanted)
-        await self._audit(admin, "project.create", name, after=_view(project))
         return project
 
     async def _grant_workload_role(self, namespace: str) -> None:

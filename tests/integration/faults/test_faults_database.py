@@ -13,6 +13,9 @@ import httpx
 import pytest
 from sqlalchemy import make_url
 
+from nufi.cluster import ClusterGateway
+from nufi.cluster.namespaces import get_namespace
+from nufi.config import Settings
 from nufi_sandbox.postgres import PostgresServer
 from support.tcp_fault import TcpFault
 
@@ -81,6 +84,31 @@ async def test_postgresql_gone_is_a_503_with_retry_after_and_service_resumes_whe
         again = await nufi.put(f"/api/v1/admin/thermal/policies/{TYPE}", json=changed, headers=world.admin)
         assert again.status_code == 200, again.text
         assert (await policy(nufi, world))["trip_celsius"] == 90
+
+
+async def test_a_project_whose_creation_cannot_be_recorded_is_not_created(
+    world: World, through_a_cut: tuple[TcpFault, str]
+) -> None:
+    fault, url = through_a_cut
+    name = f"p-{uuid.uuid4().hex[:8]}"
+    async with serve(world.settings(url)) as nufi:
+        await fault.cut()
+        refused = await nufi.post(
+            "/api/v1/admin/projects", json={"name": name, "members": ["user"]}, headers=world.admin
+        )
+        assert_database_unavailable(refused)
+        # The namespace it made first is gone again: the cluster is as it was.
+        cluster = ClusterGateway.from_settings(Settings(kubeconfig=world.cluster.kubeconfig))
+        try:
+            assert await get_namespace(cluster, name) is None
+        finally:
+            await cluster.close()
+        await fault.restore()
+        created = await nufi.post(
+            "/api/v1/admin/projects", json={"name": name, "members": ["user"]}, headers=world.admin
+        )
+        assert created.status_code == 201, created.text
+        await nufi.delete(f"/api/v1/admin/projects/{name}", headers=world.admin)
 
 
 async def test_a_sqlite_file_locked_by_another_program_refuses_writes_with_503_and_keeps_serving_reads(
