@@ -65,7 +65,8 @@ def _is_rs256_signing_key(jwk: Mapping[str, Any]) -> bool:
 class JwksCache:
     """Signing keys by `kid`, loaded on first use.
 
-    - an unknown `kid` triggers a refetch;
+    - an unknown `kid` triggers a refetch; if that fails while keys are cached, the token is simply
+      not signed by a known key (401), since the cached keys still verify every token they signed;
     - keys older than `max_age` seconds are refetched so that keys the issuer withdrew stop being
       accepted; if that refetch fails the old keys keep serving (the issuer may just be restarting);
     - after any attempt, successful or not, the issuer is not asked again for `min_refresh_interval`
@@ -116,7 +117,12 @@ class JwksCache:
                 _log.warning("keeping cached signing keys; refetching them failed", error=exc.detail)
         keys = self._keys or {}
         if kid not in keys and self._may_refresh():
-            await self._refresh()
+            try:
+                await self._refresh()
+            except IdentityProviderUnavailable as exc:
+                # Keys are at hand and this token is signed by none of them: it is refused (401) as
+                # it would be within the back-off, not answered 503 once per interval.
+                _log.warning("unknown signing key and the issuer cannot be asked", kid=kid, error=exc.detail)
             keys = self._keys or {}
         return keys.get(kid)
 

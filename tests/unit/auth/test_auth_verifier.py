@@ -231,6 +231,23 @@ async def test_refetching_for_unknown_kids_is_rate_limited(
     assert key_server.calls == 3
 
 
+async def test_unknown_kids_while_the_issuer_is_down_are_401s_and_cost_one_fetch_per_interval(
+    verifier: TokenVerifier, tokens: TokenFactory, key_server: KeyServer, clock: FakeClock
+) -> None:
+    await verifier.verify(tokens.sign())
+    key_server.failure = IdentityProviderUnavailable("the identity provider is down")
+    clock.advance(11)
+    strangers = [tokens.sign(key=new_key(f"junk-{n}")) for n in range(50)]
+    for _ in range(20):
+        results = await asyncio.gather(*(verifier.verify(t) for t in strangers), return_exceptions=True)
+        assert all(isinstance(r, InvalidToken) and r.status == 401 for r in results), results[:3]
+        # Tokens signed by a cached key keep working all along.
+        assert (await verifier.verify(tokens.sign())).username == "ada"
+        clock.advance(1)
+    # 20 s of a thousand such tokens: the first load plus one attempt per 10 s interval.
+    assert key_server.calls == 3
+
+
 async def test_concurrent_requests_share_one_fetch(
     verifier: TokenVerifier, tokens: TokenFactory, key_server: KeyServer
 ) -> None:
