@@ -15,9 +15,7 @@ from aiohttp import web
 
 from nufi_sandbox.processes import free_port
 
-_HOP_BY_HOP = frozenset(
-    {"connection", "keep-alive", "transfer-encoding", "content-length", "host", "content-encoding"}
-)
+_HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "content-length", "host"})
 
 
 @dataclass
