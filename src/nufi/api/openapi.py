@@ -29,7 +29,13 @@ def install_openapi(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
+# The slowest answer any operation gives, streams aside: its dependencies' timeouts (Kubernetes 5 s per
+# call, Prometheus 10 s) times the few calls an operation makes, with the defaults of the settings.
+RESPONSE_BOUND_SECONDS = 30
+
+
 def with_problems(document: dict[str, Any]) -> dict[str, Any]:
+    document.setdefault("info", {})["x-response-bound-seconds"] = RESPONSE_BOUND_SECONDS
     schemas: dict[str, Any] = document.setdefault("components", {}).setdefault("schemas", {})
     schemas["Problem"] = Problem.model_json_schema(mode="serialization")
     for name in _FASTAPI_VALIDATION_SCHEMAS:

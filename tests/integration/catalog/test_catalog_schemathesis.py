@@ -28,12 +28,39 @@ from .catalog_world import World
 
 FUZZ_EXAMPLES = int(os.environ.get("NUFI_FUZZ_EXAMPLES", "0"))
 EXAMPLES_PER_OPERATION = FUZZ_EXAMPLES or 60
+# Stateful runs: sequences of linked calls (create -> read -> update -> delete), each this long at most.
+STATEFUL_EXAMPLES = max(FUZZ_EXAMPLES // 10, 15)
+STATEFUL_STEPS = 8
+SLOWEST: dict[str, float] = {}
+
+
+def problem_json_on_errors(ctx: Any, response: Any, case: Any) -> bool | None:
+    """Every 4xx and 5xx answer is a problem details body."""
+    if response.status_code >= 400:
+        media_type = response.headers.get("content-type", [""])[0]
+        assert media_type.startswith("application/problem+json"), (response.status_code, media_type)
+    return None
+
+
+def within_the_documented_bound(ctx: Any, response: Any, case: Any) -> bool | None:
+    """No answer slower than the bound the document gives (`x-response-bound-seconds`). Recorded in
+    every run; enforced in the long run of `make fuzz` only, since tests never fail on time."""
+    bound = float(case.operation.schema.raw_schema["info"]["x-response-bound-seconds"])
+    label = case.operation.label
+    SLOWEST[label] = max(SLOWEST.get(label, 0.0), response.elapsed)
+    if FUZZ_EXAMPLES:
+        assert response.elapsed <= bound, f"{label} took {response.elapsed:.2f} s (bound {bound:g} s)"
+    return None
+
+
 CHECKS = [
     checks.not_a_server_error,
     checks.status_code_conformance,
     checks.content_type_conformance,
     checks.response_schema_conformance,
     checks.response_headers_conformance,
+    problem_json_on_errors,
+    within_the_documented_bound,
 ]
 
 
@@ -65,6 +92,14 @@ def nufi_url(world: World, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         yield url
     finally:
         process.stop()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def slowest_answers() -> Iterator[None]:
+    """Prints the slowest answer per operation once the module has run (see `make fuzz`)."""
+    yield
+    ranked = sorted(SLOWEST.items(), key=lambda item: item[1], reverse=True)[:8]
+    print("\nslowest answers:", ", ".join(f"{label} {seconds * 1000:.0f} ms" for label, seconds in ranked))
 
 
 def failures_of(url: str, token: str) -> dict[str, str]:
@@ -118,6 +153,42 @@ def opened(case: Any, headers: dict[str, str]) -> None:
             assert media_type.startswith("text/event-stream"), media_type
         else:
             assert media_type == "application/problem+json", (response.status_code, media_type)
+
+
+def stateful_failures(url: str, token: str) -> str | None:
+    """Linked sequences (the links schemathesis infers from the document's parameters and response
+    schemas): what failed, or None."""
+    # A stream never ends by itself: its answers are judged by `opened` in the stateless run.
+    schema = schemathesis.openapi.from_url(f"{url}/openapi.json").exclude(path_regex=r"/stream$")
+    machine = schema.as_state_machine()
+    headers = {"Authorization": f"Bearer {token}"}
+
+    class Signed(machine):  # type: ignore[misc, valid-type]
+        def get_call_kwargs(self, case: Any) -> dict[str, Any]:
+            return {"headers": headers, "timeout": 30}
+
+        def validate_response(self, response: Any, case: Any, **kwargs: Any) -> None:
+            case.validate_response(response, checks=CHECKS, transport_kwargs=kwargs)
+
+    try:
+        Signed.run(
+            settings=settings(
+                max_examples=STATEFUL_EXAMPLES,
+                stateful_step_count=STATEFUL_STEPS,
+                deadline=None,
+                derandomize=not FUZZ_EXAMPLES,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+            )
+        )
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def test_linked_sequences_as_an_admin(nufi_url: str, world: World) -> None:
+    failure = stateful_failures(nufi_url, world.admin_token)
+    assert failure is None, failure
 
 
 def test_as_an_admin(nufi_url: str, world: World) -> None:
