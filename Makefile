@@ -12,9 +12,9 @@ DEBIAN_PACKAGES := prometheus postgresql chromium fonts-noto-cjk
 # Each benchmark with the arguments `make bench` gives it; their defaults are the sizes the results in
 # bench/README.md were measured at (a few minutes in all). Override one with e.g.
 # `make bench BENCH_ARGS_check_resource_key="--nodes 500"`.
-BENCHMARKS := $(sort $(basename $(notdir $(filter-out bench/__init__.py bench/dashboard_server.py,$(wildcard bench/*.py)))))
+BENCHMARKS := $(sort $(basename $(notdir $(filter-out bench/__init__.py bench/dashboard_server.py bench/load.py,$(wildcard bench/*.py)))))
 
-.PHONY: help setup debian-packages run test unit fuzz lint-imports lint typecheck bench protos clean
+.PHONY: help setup debian-packages run test unit fuzz lint-imports lint typecheck bench load protos clean
 
 setup: $(VENV)/.synced debian-packages ## Install uv, the locked .venv (all three distributions) and the Debian packages the tests start
 
@@ -67,6 +67,9 @@ typecheck: $(VENV)/.synced ## Type-check with mypy
 bench: setup ## Run every benchmark in bench/; each prints ratios and never fails on time
 	@$(foreach name,$(BENCHMARKS),echo "== bench.$(name) $(BENCH_ARGS_$(name))" && \
 	  $(PY) -m bench.$(name) $(BENCH_ARGS_$(name)) && ) true
+
+load: setup ## A minute of readers, dashboard sessions and admin writers against the sandbox (LOAD_ARGS=...)
+	@$(VENV)/bin/python -m bench.load $(LOAD_ARGS)
 
 protos: $(VENV)/.synced ## Regenerate the kubelet gRPC modules of nufi-mock from their .proto files
 	@$(PY) -m nufi_mock.kubelet_api.generate
