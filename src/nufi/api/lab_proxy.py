@@ -40,6 +40,7 @@ from nufi.workloads.labs import LabRoute
 
 LOGIN_PATH = "/auth/login"  # the dashboard's sign-in (nufi.ui.signin.LOGIN_PATH)
 ROUTE_TEMPLATE = "/labs/{project}/{name}/{path}"
+_LAB_PREFIXES = ("/labs/", "/notebook/")
 _LABEL = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
 _LAB_PATH = re.compile(rf"^/(labs|notebook)/({_LABEL})/({_LABEL})(/.*)?$", re.DOTALL)
 # Far above the 43 characters NuFi's session ids have.
@@ -131,6 +132,11 @@ class LabProxyMiddleware:
             return
         lab_path = match_lab_path(scope["path"])
         services = getattr(getattr(scope.get("app"), "state", None), "services", None)
+        if lab_path is None and scope["type"] == "http" and scope["path"].startswith(_LAB_PREFIXES):
+            # The lab paths are the proxy's: one no lab can have is a 404 problem here, not the
+            # dashboard's page for an unknown URL.
+            await _no_such_lab_path(scope["path"])(scope, receive, send)
+            return
         if lab_path is None or not isinstance(services, Services):
             await self.app(scope, receive, send)
             return
@@ -320,6 +326,16 @@ class _WebSocketExchange(_Exchange):
             )
             return
         await self.send({"type": "websocket.close", "code": 1008})
+
+
+def _no_such_lab_path(path: str) -> Response:
+    return problem_response(
+        status=404,
+        type="not-found",
+        title="Not found",
+        detail=f"no lab serves at {path!r}: labs are at /labs/<project>/<name>/, where the project and "
+        "the lab name are lowercase DNS labels (letters, digits and '-')",
+    )
 
 
 def _sign_in_url(next_path: str) -> str:

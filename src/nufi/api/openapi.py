@@ -13,7 +13,16 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from nufi.api.schemas.problem import RETRY_AFTER_HEADER, TOO_LARGE, UNAVAILABLE, VALIDATION, Problem
+from nufi.api.lab_proxy import ROUTE_TEMPLATE as LAB_PROXY_PATH
+from nufi.api.schemas.problem import (
+    NOT_FOUND,
+    RETRY_AFTER_HEADER,
+    TOO_LARGE,
+    UNAVAILABLE,
+    VALIDATION,
+    Problem,
+    problem,
+)
 
 _FASTAPI_VALIDATION_SCHEMAS = ("HTTPValidationError", "ValidationError")
 
@@ -34,8 +43,34 @@ def install_openapi(app: FastAPI) -> None:
 RESPONSE_BOUND_SECONDS = 30
 
 
+# The lab proxy is middleware (`nufi.api.lab_proxy`), not a route, so FastAPI cannot describe it.
+_LAB_PROXY: dict[str, Any] = {
+    "get": {
+        "summary": "A lab's own pages and API, proxied (HTTP and WebSocket)",
+        "description": "Members of the project only: a bearer token, or the dashboard's session cookie. "
+        "Any method is passed on; the lab's answer comes back as the lab gives it.",
+        "operationId": "lab_proxy",
+        "tags": ["labs"],
+        "parameters": [
+            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+            for name in ("project", "name", "path")
+        ],
+        "responses": {
+            "200": {"description": "The lab's answer.", "content": {"*/*": {}}},
+            "302": {"description": "A browser page without a session: sent to sign in and back."},
+            "307": {"description": "The lab serves under another prefix (a Kubeflow Notebook)."},
+            "401": problem("No or an invalid token."),
+            "403": problem("The caller is not a member of the project."),
+            "404": NOT_FOUND,
+            "502": problem("The lab does not answer: stopped, or still starting."),
+        },
+    }
+}
+
+
 def with_problems(document: dict[str, Any]) -> dict[str, Any]:
     document.setdefault("info", {})["x-response-bound-seconds"] = RESPONSE_BOUND_SECONDS
+    document.setdefault("paths", {}).setdefault(LAB_PROXY_PATH, _LAB_PROXY)
     schemas: dict[str, Any] = document.setdefault("components", {}).setdefault("schemas", {})
     schemas["Problem"] = Problem.model_json_schema(mode="serialization")
     for name in _FASTAPI_VALIDATION_SCHEMAS:

@@ -18,6 +18,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from nufi.api import create_app
+from nufi.cli import _Faces, build_server
 from nufi.cluster.service_route import Upstream
 from support.asgi import serving
 from support.loopback import closed_port
@@ -362,3 +363,18 @@ async def test_the_proxy_is_there_when_only_the_dashboard_is_served(world: World
         assert anonymous.status_code == 401
         assert anonymous.headers["content-type"].startswith("application/problem+json")
         assert (await client.get("/labs/p-x/lab/tree", headers=world.user)).status_code == 403
+
+
+async def test_a_lab_path_no_lab_can_have_is_a_404_problem_not_the_dashboard_s_page(
+    world: World, tmp_path: Any
+) -> None:
+    # With the dashboard mounted at the root, unknown URLs get its HTML page; lab paths stay the proxy's.
+    app = build_server(
+        world.settings(f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"), _Faces(api=True, dashboard=True)
+    )
+    async with serving(app, client_timeout=30) as client:
+        for path in ("/labs/Not_A_Label/x/tree", "/labs/", "/notebook/p-x/%F0%9F%98%80/lab"):
+            answer = await client.get(path, headers=world.user)
+            assert answer.status_code == 404, (path, answer.text)
+            assert answer.headers["content-type"] == "application/problem+json", path
+            assert "DNS labels" in answer.json()["detail"]
