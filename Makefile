@@ -12,9 +12,9 @@ DEBIAN_PACKAGES := prometheus postgresql chromium fonts-noto-cjk
 # Each benchmark with the arguments `make bench` gives it; their defaults are the sizes the results in
 # bench/README.md were measured at (a few minutes in all). Override one with e.g.
 # `make bench BENCH_ARGS_check_resource_key="--nodes 500"`.
-BENCHMARKS := $(sort $(basename $(notdir $(filter-out bench/__init__.py bench/dashboard_server.py bench/load.py,$(wildcard bench/*.py)))))
+BENCHMARKS := $(sort $(basename $(notdir $(filter-out bench/__init__.py bench/dashboard_server.py bench/load.py bench/reliability_report.py,$(wildcard bench/*.py)))))
 
-.PHONY: help setup debian-packages run test unit fuzz lint-imports lint typecheck bench load protos clean
+.PHONY: help setup debian-packages run test unit fuzz lint-imports lint typecheck bench load reliability protos clean
 
 setup: $(VENV)/.synced debian-packages ## Install uv, the locked .venv (all three distributions) and the Debian packages the tests start
 
@@ -52,8 +52,8 @@ test: setup ## What CI runs: ruff, ruff format --check, mypy, import contracts, 
 unit: $(VENV)/.synced ## The fast tests only: pure logic, no I/O (pytest -m unit)
 	@$(VENV)/bin/pytest -m unit
 
-fuzz: setup ## Long schemathesis run against the real server: NUFI_FUZZ_EXAMPLES random cases per operation (default 500)
-	@NUFI_FUZZ_EXAMPLES=$${NUFI_FUZZ_EXAMPLES:-500} $(VENV)/bin/pytest -p no:cacheprovider tests/integration/catalog/test_catalog_schemathesis.py
+fuzz: setup ## Long schemathesis run against the real server: NUFI_FUZZ_EXAMPLES random cases per operation (default 1000)
+	@NUFI_FUZZ_EXAMPLES=$${NUFI_FUZZ_EXAMPLES:-1000} $(VENV)/bin/pytest -p no:cacheprovider -s tests/integration/catalog/test_catalog_schemathesis.py
 
 lint-imports: $(VENV)/.synced ## Check the layering contracts in pyproject.toml ([tool.importlinter])
 	@$(LINT_IMPORTS)
@@ -70,6 +70,9 @@ bench: setup ## Run every benchmark in bench/; each prints ratios and never fail
 
 load: setup ## A minute of readers, dashboard sessions and admin writers against the sandbox (LOAD_ARGS=...)
 	@$(VENV)/bin/python -m bench.load $(LOAD_ARGS)
+
+reliability: setup ## make fuzz, the fault tests, make load and make bench, then their figures into docs/reliability.md (hours)
+	@$(PY) -m bench.reliability_report
 
 protos: $(VENV)/.synced ## Regenerate the kubelet gRPC modules of nufi-mock from their .proto files
 	@$(PY) -m nufi_mock.kubelet_api.generate
