@@ -112,13 +112,16 @@ class Refresher:
     ) -> tuple[int, Snapshot | PrometheusUnavailable] | None:
         """What the first evaluation after attempt number `seen` (0: whatever there is, once there is
         something) has to serve, with its attempt number: a snapshot, or the failure when no good
-        snapshot exists; None when no evaluation ended within `timeout_seconds`. A waiting caller keeps
-        the refresher awake."""
+        snapshot exists; None when no evaluation ended within `timeout_seconds` or the refresher was
+        closed meanwhile. A waiting caller keeps the refresher awake."""
         self._streams += 1
         try:
             self._touch()
             deadline = self._clock() + timeout_seconds
             while self._attempts <= seen or not self._has_result():
+                if self._closed:
+                    # Replaced (the type was edited) or gone: the caller looks the type up again.
+                    return None
                 if self._attempts == 0 and self._inflight is None:
                     self._flight(self._clock())
                 changed = self._changed
@@ -139,6 +142,8 @@ class Refresher:
 
     async def close(self) -> None:
         self._closed = True
+        # Streams waiting for this refresher's next evaluation would otherwise wait out their heartbeat.
+        self._changed.set()
         tasks = [task for task in (self._loop, self._inflight) if task is not None]
         for task in tasks:
             task.cancel()

@@ -158,6 +158,19 @@ async def test_next_after_waits_for_the_next_evaluation_and_gives_up_after_the_t
     assert shared.streams == 0
 
 
+async def test_closing_wakes_the_streams_waiting_for_it_so_they_follow_the_type_at_once() -> None:
+    evaluations, clock = Evaluations(), Clock()
+    shared = refresher(evaluations, clock)
+    landed = await shared.next_after(0, timeout_seconds=5)
+    assert landed is not None
+    # An hour's heartbeat: only the close can end this wait within the bound below.
+    waiting = asyncio.ensure_future(shared.next_after(landed[0], timeout_seconds=3600))
+    await becomes(lambda: shared.streams == 1)
+    await shared.close()
+    assert await asyncio.wait_for(waiting, 30) is None
+    assert shared.streams == 0
+
+
 async def test_next_after_hands_over_the_failure_when_there_is_no_good_snapshot() -> None:
     evaluations, clock = Evaluations(), Clock()
     evaluations.fail = DOWN
