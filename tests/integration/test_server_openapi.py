@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from pydantic import SecretStr
 
 from nufi.api import create_app
+from nufi.api.lab_proxy import ROUTE_TEMPLATE as LAB_PROXY_PATH
 from nufi.config import Settings
 from support.asgi import serving
 from support.env import clear_nufi_env
@@ -134,6 +135,8 @@ def conditional_problems(method: str, path: str, operation: dict[str, Any]) -> l
 def audit(document: dict[str, Any]) -> dict[str, list[str]]:
     found = {}
     for method, path, operation in operations(document):
+        if path == LAB_PROXY_PATH:
+            continue  # the lab's own answers: test_the_lab_proxy_documents_its_problems
         expected = expected_errors(method, path, operation)
         problems = success_problems(document, operation) + error_problems(operation, expected)
         problems += conditional_problems(method, path, operation)
@@ -144,6 +147,14 @@ def audit(document: dict[str, Any]) -> dict[str, list[str]]:
 
 def test_every_operation_documents_its_success_and_its_problems(document: dict[str, Any]) -> None:
     assert audit(document) == {}
+
+
+def test_the_lab_proxy_documents_its_problems(document: dict[str, Any]) -> None:
+    # Its successes are whatever the lab answers; its own refusals are problems like the API's.
+    responses = document["paths"][LAB_PROXY_PATH]["get"]["responses"]
+    assert {"401", "403", "404", "502", "503"} <= set(responses)
+    assert error_problems({"responses": responses}, {"401", "403", "404", "502", "503"}) == []
+    assert responses["503"]["headers"]["Retry-After"]["schema"]["type"] == "integer"
 
 
 def test_the_api_routes_are_all_there_and_signed_in(document: dict[str, Any]) -> None:
@@ -222,6 +233,8 @@ async def test_a_405_allows_exactly_the_methods_the_document_lists_for_the_path(
         document = (await client.get("/openapi.json")).json()
         mismatches = {}
         for path in document["paths"]:
+            if path == LAB_PROXY_PATH:
+                continue  # every method goes to the lab; there is no 405 to give
             concrete = re.sub(r"\{[^}]+\}", "x", path)
             documented = methods_serving(document, concrete)
             unused = next(m for m in ("PATCH", "POST", "PUT", "DELETE") if m not in documented)
