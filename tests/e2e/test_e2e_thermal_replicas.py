@@ -11,9 +11,7 @@ The sandbox here runs without --stop-on-failure, so it restarts its NuFi when th
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,6 +24,7 @@ import pytest
 
 from nufi_sandbox.processes import ManagedProcess, free_port
 
+from .conftest import running_sandbox
 from .e2e_sandbox_support import SandboxRun
 from .test_e2e_workloads_sandbox import poll
 from .thermal_support import COOL_NODE, HOT_NODE, POLICY, PROJECT, World, force, thermal_world
@@ -36,14 +35,8 @@ LEASE = "/apis/coordination.k8s.io/v1/namespaces/default/leases/nufi-thermal-con
 
 @pytest.fixture(scope="module")
 def sandbox() -> Iterator[SandboxRun]:
-    work = Path(tempfile.mkdtemp(prefix="sbx-", dir="/tmp"))
-    run = SandboxRun.start(work)
-    try:
-        run.wait_ready()
+    with running_sandbox() as run:
         yield run
-    finally:
-        run.cleanup()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 @dataclass
