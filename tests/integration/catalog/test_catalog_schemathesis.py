@@ -34,8 +34,15 @@ STATEFUL_STEPS = 8
 SLOWEST: dict[str, float] = {}
 
 
+# uvicorn's own answer to bytes that are not HTTP (a Content-Length that is not a number, say): the
+# request never reached NuFi, so it is not NuFi's to word.
+NOT_HTTP = (400, b"Invalid HTTP request received.")
+
+
 def problem_json_on_errors(ctx: Any, response: Any, case: Any) -> bool | None:
-    """Every 4xx and 5xx answer is a problem details body."""
+    """Every 4xx and 5xx answer NuFi gives is a problem details body."""
+    if (response.status_code, response.content) == NOT_HTTP:
+        return None
     if response.status_code >= 400:
         media_type = response.headers.get("content-type", [""])[0]
         assert media_type.startswith("application/problem+json"), (response.status_code, media_type)
