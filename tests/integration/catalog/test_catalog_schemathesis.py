@@ -34,6 +34,16 @@ STATEFUL_STEPS = 8
 SLOWEST: dict[str, float] = {}
 
 
+# Headers that frame the message: the HTTP client sets them from the body it sends. Generated ones
+# (a Content-Length of "r hZ") make bytes that are not HTTP, which the server refuses before NuFi.
+FRAMING = ("content-length", "transfer-encoding", "host")
+
+
+def without_framing(case: Any) -> None:
+    for name in [n for n in (case.headers or {}) if n.lower() in FRAMING]:
+        del case.headers[name]
+
+
 # uvicorn's own answer to bytes that are not HTTP (a Content-Length that is not a number, say): the
 # request never reached NuFi, so it is not NuFi's to word.
 NOT_HTTP = (400, b"Invalid HTTP request received.")
@@ -126,6 +136,7 @@ def failures_of(url: str, token: str) -> dict[str, str]:
             suppress_health_check=list(HealthCheck),
         )
         def run(case: Any) -> None:
+            without_framing(case)
             if case.operation.path.endswith("/stream"):
                 opened(case, headers)
             else:
@@ -172,6 +183,7 @@ def stateful_failures(url: str, token: str) -> str | None:
 
     class Signed(machine):  # type: ignore[misc, valid-type]
         def get_call_kwargs(self, case: Any) -> dict[str, Any]:
+            without_framing(case)
             return {"headers": headers, "timeout": 30}
 
         def validate_response(self, response: Any, case: Any, **kwargs: Any) -> None:
