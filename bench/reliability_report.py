@@ -45,7 +45,8 @@ FAULT_TESTS = (
 # Log lines of the programs under test, not figures.
 _NOISE = re.compile(r"^\s*(\d{4}-\d\d-\d\dT?[ \d:.]*\s*\[|\{\"|INFO|WARNING|DEBUG)")
 # What the fuzz and the fault tests print (`print(...)` with -s), as opposed to their progress.
-_PRINTED_FIGURE = re.compile(r"\s*(slowest answers|takeover|the successor|reaction|recovery)\b")
+# (pytest -q prints them right after a test's progress dot, so they are searched for, not matched.)
+_PRINTED_FIGURE = re.compile(r"(slowest answers|takeover seen|the successor acquired|reaction:|recovery:)")
 _PYTEST_SUMMARY = re.compile(r"^=+ .*(passed|failed|error).* =+$|^\d+ (passed|failed)")
 
 
@@ -57,6 +58,8 @@ class Step:
     env: dict[str, str]
     # pytest steps report their summary and the lines they print as figures; programs, every line.
     pytest: bool
+    # Whether `--quick` gave this step smaller arguments than its documented size.
+    shortened: bool = False
 
 
 def steps(quick: bool) -> list[Step]:
@@ -80,6 +83,7 @@ def steps(quick: bool) -> list[Step]:
             ("make", "fuzz"),
             {"NUFI_FUZZ_EXAMPLES": fuzz_examples},
             pytest=True,
+            shortened=quick,
         ),
         Step(
             "faults",
@@ -94,8 +98,16 @@ def steps(quick: bool) -> list[Step]:
             ("make", "load", *([f"LOAD_ARGS={load_args}"] if load_args else [])),
             {},
             pytest=False,
+            shortened=quick,
         ),
-        Step("bench", "Scale: the benchmarks of bench/", ("make", "bench", *make_vars), {}, pytest=False),
+        Step(
+            "bench",
+            "Scale: the benchmarks of bench/",
+            ("make", "bench", *make_vars),
+            {},
+            pytest=False,
+            shortened=quick,
+        ),
     ]
 
 
@@ -115,7 +127,13 @@ def figures_of(step: Step, output: str) -> list[str]:
     if not step.pytest:
         return lines
     # pytest's progress dots and tracebacks are not figures: keep what the tests print and the summary.
-    kept = [row for row in lines if _PYTEST_SUMMARY.search(row) or _PRINTED_FIGURE.match(row)]
+    kept = []
+    for row in lines:
+        figure = _PRINTED_FIGURE.search(row)
+        if figure is not None:
+            kept.append(row[figure.start() :])  # without the progress dots before it
+        elif _PYTEST_SUMMARY.search(row):
+            kept.append(row)
     return kept or lines[-5:]
 
 
@@ -138,7 +156,9 @@ def run(step: Step) -> str:
     output = log.read_text(errors="replace")
     outcome = "passed" if process.returncode == 0 else f"FAILED (exit {process.returncode})"
     env = " ".join(f"{k}={v}" for k, v in step.env.items())
-    command = f"{env} {' '.join(step.argv)}".strip()
+    # As typed from the repository root, whatever directory this machine keeps it in.
+    argv = [arg.replace(f"{ROOT}/", "") for arg in step.argv]
+    command = f"{env} {' '.join(argv)}".strip()
     print(f"   {outcome} in {took / 60:.1f} min; output in {log.relative_to(ROOT)}", flush=True)
     body = "\n".join(figures_of(step, output))
     return (
@@ -175,7 +195,7 @@ def main() -> None:
     failed = False
     for step in chosen:
         text = run(step)
-        if args.quick:
+        if step.shortened:
             text = text.replace("\n\n`", "\n\nQuick run (`--quick`: small arguments). `", 1)
         failed = failed or "FAILED" in text.split("\n", 3)[2]
         section = replace_step(section, step.name, text)

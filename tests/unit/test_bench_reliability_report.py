@@ -22,7 +22,7 @@ def test_a_pytest_step_keeps_its_summary_and_printed_figures_and_drops_progress_
         [
             "......F..",
             '2026-12-02 13:34:58 [warning  ] request failed detail="x"',
-            "takeover seen by both processes 17.0 s after the leader was killed",
+            "..takeover seen by both processes 17.0 s after the leader was killed",
             "=================== 14 passed in 28.69s ===================",
         ]
     )
@@ -44,6 +44,11 @@ def test_a_step_s_block_is_replaced_in_place_and_others_are_kept() -> None:
     updated = replace_step(section, "fuzz", "new fuzz\n")
     assert "old fuzz" not in updated and "new fuzz" in updated and "old load" in updated
     assert updated.index("new fuzz") < updated.index("old load")
+
+
+def test_only_the_steps_quick_shortens_say_so() -> None:
+    assert {s.name for s in steps(quick=True) if s.shortened} == {"fuzz", "load", "bench"}
+    assert not any(s.shortened for s in steps(quick=False))
 
 
 def test_quick_runs_ask_for_minutes_and_full_runs_for_the_documented_sizes() -> None:
