@@ -20,6 +20,7 @@ import argparse
 import os
 import platform
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -140,7 +141,7 @@ def figures_of(step: Step, output: str) -> list[str]:
 def run(step: Step) -> str:
     LOGS.mkdir(parents=True, exist_ok=True)
     log = LOGS / f"{step.name}.log"
-    print(f"== {step.name}: {' '.join(step.argv)}", flush=True)
+    print(f"== {step.name}: {shlex.join(step.argv)}", flush=True)
     started_at = datetime.now(UTC)
     started = time.monotonic()
     with open(log, "w") as sink:
@@ -158,7 +159,7 @@ def run(step: Step) -> str:
     env = " ".join(f"{k}={v}" for k, v in step.env.items())
     # As typed from the repository root, whatever directory this machine keeps it in.
     argv = [arg.replace(f"{ROOT}/", "") for arg in step.argv]
-    command = f"{env} {' '.join(argv)}".strip()
+    command = f"{env} {shlex.join(argv)}".strip()
     print(f"   {outcome} in {took / 60:.1f} min; output in {log.relative_to(ROOT)}", flush=True)
     body = "\n".join(figures_of(step, output))
     return (
