@@ -27,6 +27,7 @@ from nufi.api.metrics import HttpMetrics
 from nufi.api.middleware import RequestContextMiddleware
 from nufi.api.openapi import install_openapi
 from nufi.api.problems import install_problem_handlers
+from nufi.api.security_headers import SecurityHeadersMiddleware
 from nufi.cluster import ClusterGateway
 from nufi.config import Settings, load_settings
 from nufi.db import Database
@@ -91,6 +92,9 @@ def create_app(
     # the lab's to limit. Both faces have it, so a lab opens wherever the dashboard does.
     app.add_middleware(LabProxyMiddleware)
     app.add_middleware(RequestContextMiddleware, metrics=app.state.http_metrics)
+    app.add_middleware(
+        SecurityHeadersMiddleware, issuer=resolved.oidc_issuer, docs_paths=(app.docs_url, app.redoc_url)
+    )
     app.include_router(health.router)
     app.include_router(metrics.router)
     app.include_router(version.router)
