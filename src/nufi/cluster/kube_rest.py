@@ -24,11 +24,11 @@ from nufi.errors import DependencyUnavailable
 from nufi.logging import get_logger
 
 JSON = "application/json"
+MERGE_PATCH = "application/merge-patch+json"
 _THROTTLED_ATTEMPTS = 3
 # Longer waits are passed on to NuFi's caller rather than slept through.
 _MAX_RETRY_AFTER_SECONDS = 300.0
 _log = get_logger("nufi.cluster.kube_rest")
-MERGE_PATCH = "application/merge-patch+json"
 
 Json = dict[str, Any]
 
@@ -133,7 +133,8 @@ async def _send(
             )
             try:
                 raw = await response.read()
-                return response.status, dict(response.headers), raw
+                # Header names stay case-insensitive (a proxy may write `retry-after`).
+                return response.status, response.headers.copy(), raw
             finally:
                 response.release()
     except (TimeoutError, aiohttp.ServerTimeoutError) as exc:

@@ -97,7 +97,8 @@ async def test_throttling_within_the_time_bound_is_waited_out(faulty: Faulty) ->
 async def test_throttling_longer_than_the_bound_is_a_503_with_its_retry_after(
     faulty: Faulty,
 ) -> None:
-    faulty.proxy.set(Fault(429, {"Retry-After": "30"}, matches=requests_to("GET", "/deployments")))
+    # Written in lower case, as a proxy may: header names are case-insensitive.
+    faulty.proxy.set(Fault(429, {"retry-after": "30"}, matches=requests_to("GET", "/deployments")))
     before = len(faulty.proxy.statuses("GET", "/deployments"))
     body = assert_kubernetes_unavailable(await faulty.list(), retry_after="30")
     assert "429" in str(body["detail"])
