@@ -44,6 +44,10 @@ def install_failure_translation(engine: Engine, where: str) -> None:
 
     @event.listens_for(engine, "handle_error")
     def _statement(context: ExceptionContext) -> None:
+        # A cancelled task (SQLAlchemy counts it as a disconnect) must stay cancelled: turning it
+        # into an error would keep a loop that is being stopped running.
+        if not isinstance(context.original_exception, Exception):
+            return
         if is_transient(context.original_exception, disconnect=context.is_disconnect):
             raise unavailable(where, "cannot serve right now", context.original_exception) from (
                 context.sqlalchemy_exception or context.original_exception

@@ -3,6 +3,7 @@ nothing half-written, and service again as soon as it is back, without restartin
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import uuid
 from collections.abc import AsyncIterator
@@ -11,11 +12,12 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import make_url
+from sqlalchemy import make_url, text
 
 from nufi.cluster import ClusterGateway
 from nufi.cluster.namespaces import get_namespace
 from nufi.config import Settings
+from nufi.db import create_database_engine, create_session_factory, transaction
 from nufi_sandbox.postgres import PostgresServer
 from support.tcp_fault import TcpFault
 
@@ -138,3 +140,32 @@ async def test_a_sqlite_file_locked_by_another_program_refuses_writes_with_503_a
         again = await nufi.put(f"/api/v1/admin/thermal/policies/{TYPE}", json=changed, headers=world.admin)
         assert again.status_code == 200, again.text
         assert (await policy(nufi, world))["trip_celsius"] == 90
+
+
+async def test_a_statement_cancelled_while_it_waits_stays_cancelled(tmp_path: Path) -> None:
+    # Translation is for failures: a task being stopped (a loop at shutdown) must see its cancellation.
+    database = tmp_path / "cancel.db"
+    engine = create_database_engine(f"sqlite+aiosqlite:///{database}")
+    try:
+        async with engine.begin() as connection:
+            await connection.execute(text("CREATE TABLE t (x INTEGER)"))
+        holder = sqlite3.connect(database, isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        try:
+            sessions = create_session_factory(engine)
+
+            async def write() -> None:
+                async with transaction(sessions) as session:
+                    await session.execute(text("INSERT INTO t VALUES (1)"))
+
+            waiting = asyncio.ensure_future(write())
+            # Inside SQLite's busy wait (5 s) by then.
+            await asyncio.sleep(0.5)
+            waiting.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+        finally:
+            holder.rollback()
+            holder.close()
+    finally:
+        await engine.dispose()
