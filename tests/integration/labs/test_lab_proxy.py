@@ -14,11 +14,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+from starlette.responses import HTMLResponse
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from nufi.api import create_app
-from nufi.cli import _Faces, build_server
 from nufi.cluster.service_route import Upstream
 from support.asgi import serving
 from support.loopback import closed_port
@@ -368,11 +368,16 @@ async def test_the_proxy_is_there_when_only_the_dashboard_is_served(world: World
 async def test_a_lab_path_no_lab_can_have_is_a_404_problem_not_the_dashboard_s_page(
     world: World, tmp_path: Any
 ) -> None:
-    # With the dashboard mounted at the root, unknown URLs get its HTML page; lab paths stay the proxy's.
-    app = build_server(
-        world.settings(f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"), _Faces(api=True, dashboard=True)
-    )
+    # `nufi serve` mounts the dashboard at the root, whose page answers any unknown URL with HTML; a
+    # stand-in does the same here (NiceGUI's app is one per process). Lab paths stay the proxy's.
+    app = create_app(world.settings(f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"))
+
+    async def dashboard(scope: Any, receive: Any, send: Any) -> None:
+        await HTMLResponse("<!doctype html><title>NuFi</title>", status_code=404)(scope, receive, send)
+
+    app.mount("/", dashboard)
     async with serving(app, client_timeout=30) as client:
+        assert (await client.get("/no/such/page")).headers["content-type"].startswith("text/html")
         for path in ("/labs/Not_A_Label/x/tree", "/labs/", "/notebook/p-x/%F0%9F%98%80/lab"):
             answer = await client.get(path, headers=world.user)
             assert answer.status_code == 404, (path, answer.text)
