@@ -209,7 +209,14 @@ class ThermalService:
         node: str | None = None,
     ) -> list[ThermalEventRow]:
         require_user(principal)
-        return list(await self._store.events(limit=limit, device_type_id=device_type, node=node))
+        assert principal is not None
+        rows = await self._store.events(limit=limit, device_type_id=device_type, node=node)
+        if principal.is_admin:
+            return list(rows)
+        # Only the caller's own projects by name: a row outlives the project it names, so anything
+        # else (another project, or one since deleted) is hidden.
+        own = frozenset(p.name for p in await self._projects.visible_projects(principal))
+        return [_masked_event(row, own) for row in rows]
 
     async def dry_run(
         self,
@@ -240,6 +247,37 @@ class ThermalService:
 def _serving(found: dict[str, Any]) -> bool:
     labels = (found.get("metadata") or {}).get("labels") or {}
     return labels.get(MANAGED_BY) == MANAGED_BY_NUFI and labels.get(WORKLOAD_KIND) == "deployment"
+
+
+def _masked_event(row: ThermalEventRow, own: frozenset[str]) -> ThermalEventRow:
+    """A detached copy of `row` naming pods and deployments of `own` projects only."""
+
+    def shown(qualified: Any) -> bool:
+        return isinstance(qualified, str) and qualified.split("/", 1)[0] in own
+
+    details = dict(row.details)
+    for key in ("pods_off", "pods_on"):
+        details[key] = [pod if shown(pod) else HIDDEN for pod in details.get(key) or []]
+    details["pods_kept"] = [
+        kept if shown(kept.get("pod")) else {"pod": HIDDEN, "reason": None}
+        for kept in details.get("pods_kept") or []
+    ]
+    message = row.message
+    override_of = details.get("override_of")
+    if override_of is not None and not shown(override_of):
+        details["override_of"] = HIDDEN
+        message = message.replace(str(override_of), HIDDEN)
+    return ThermalEventRow(
+        id=row.id,
+        at=row.at,
+        device_type_id=row.device_type_id,
+        node=row.node,
+        device=row.device,
+        to_state=row.to_state,
+        temperature_celsius=row.temperature_celsius,
+        details=details,
+        message=message,
+    )
 
 
 def _masked(node: NodeStatus, hidden: frozenset[str]) -> NodeStatus:
