@@ -3,15 +3,32 @@ they run in, where screenshots go, and the identity provider's sign-in form."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from playwright.async_api import Browser, Page, async_playwright, expect
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "test-results" / "dashboard"
 LOCALES = {"ko": "ko-KR", "en": "en-US"}
+# For the Playwright calls that take no timeout of their own (evaluate, new_page, close, count): a
+# renderer that stops answering would otherwise hold them, and the test, for ever.
+UNTIMED_CALL_BOUND_SECONDS = 30.0
+
+T = TypeVar("T")
+
+
+async def bounded(call: Awaitable[T], what: str) -> T:
+    try:
+        async with asyncio.timeout(UNTIMED_CALL_BOUND_SECONDS):
+            return await call
+    except TimeoutError:
+        raise AssertionError(
+            f"{what}: no answer from the browser in {UNTIMED_CALL_BOUND_SECONDS:g} s"
+        ) from None
 
 
 @asynccontextmanager
@@ -31,7 +48,7 @@ async def shot(page: Page, name: str, *, full_page: bool = True) -> None:
     """`SHOTS/<name>.png`, scrolled to the top (or the fixed header lands mid-page in a full-page
     capture), animations finished at once (a dialog is captured as it stands, not half faded in)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    await page.evaluate("window.scrollTo(0, 0)")
+    await bounded(page.evaluate("window.scrollTo(0, 0)"), f"scrolling {page.url} to the top")
     await page.screenshot(path=SHOTS / f"{name}.png", full_page=full_page, animations="disabled")
 
 

@@ -6,12 +6,31 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
+from support.stuck import report_stuck_tasks
+
 from .e2e_sandbox_support import SandboxRun
+
+SANDBOX_TAIL_CHARS = 6000
+
+
+@pytest.fixture(autouse=True)
+async def name_the_stuck_await(request: pytest.FixtureRequest) -> AsyncIterator[None]:
+    """A browser test that hangs says on which call (see `support.stuck`), and what its sandbox
+    printed last."""
+    context = None
+    if "sandbox" in request.fixturenames:
+        run: SandboxRun = request.getfixturevalue("sandbox")
+
+        def context() -> str:
+            return run.text()[-SANDBOX_TAIL_CHARS:]
+
+    async with report_stuck_tasks(request.node, context):
+        yield
 
 
 @contextlib.contextmanager

@@ -13,7 +13,7 @@ from playwright.async_api import Browser, BrowserContext, Page, expect
 from nufi.ui.i18n import Language, text
 from support.lpu_type import LPU_METRICS, LPU_RESOURCE_KEY
 
-from .browser_support import LOCALES, chromium, sign_in
+from .browser_support import LOCALES, bounded, chromium, sign_in
 from .browser_support import shot as browser_shot
 from .e2e_sandbox_support import SandboxRun
 
@@ -110,8 +110,11 @@ async def test_a_user_has_no_admin_menu_and_admin_urls_are_refused(
 
 
 async def signed_in_admin(browser: Browser, language: str, url: str) -> tuple[BrowserContext, Page]:
-    context = await browser.new_context(locale=LOCALES[language], viewport={"width": 1400, "height": 900})
-    page = await context.new_page()
+    context = await bounded(
+        browser.new_context(locale=LOCALES[language], viewport={"width": 1400, "height": 900}),
+        "a new context",
+    )
+    page = await bounded(context.new_page(), "a new page")
     await page.goto(f"{url}/admin/devices")
     await sign_in(page, "admin")
     await expect(page).to_have_url(f"{url}/admin/devices")
@@ -139,7 +142,7 @@ async def fill_the_wizard(page: Page, language: Language, type_id: str, shots: s
     await page.get_by_label(text(language, "wizard.memory.total")).fill(LPU_METRICS["memory"]["total"])
     await page.get_by_label(text(language, "wizard.metric.temperature")).fill(LPU_METRICS["temperature"])
     tests = page.get_by_role("button", name=text(language, "wizard.test"), exact=True)
-    for index in range(await tests.count()):
+    for index in range(await bounded(tests.count(), "counting the Test buttons")):
         await tests.nth(index).click()
     # Utilization, memory used and total, and temperature each work (the LPU reports no power).
     await expect(page.get_by_text(text(language, "wizard.test.ok"))).to_have_count(4, timeout=15_000)
@@ -158,7 +161,7 @@ async def test_the_seed_an_admin_registers_the_lpu_in_the_wizard_and_monitoring_
     context, page = await signed_in_admin(browser, "en", url)
     await fill_the_wizard(page, "en", "lpu-preview", "08-wizard")
     await page.get_by_role("button", name=text("en", "wizard.restart")).click()
-    await context.close()
+    await bounded(context.close(), "closing the English context")
 
     context, page = await signed_in_admin(browser, "ko", url)
     await fill_the_wizard(page, "ko", "lpu", "08-wizard")
@@ -194,4 +197,4 @@ async def test_the_seed_an_admin_registers_the_lpu_in_the_wizard_and_monitoring_
         await expect(page.get_by_test_id("devices-table")).to_contain_text("lpu-node-2")
         await expect(page.get_by_test_id("chart")).to_be_visible()
         await shot(page, language, "10-lpu-monitoring")
-    await context.close()
+    await bounded(context.close(), "closing the Korean context")
