@@ -169,7 +169,7 @@ def build_server(settings: Settings, faces: _Faces) -> FastAPI:
     if faces.dashboard:
         from nufi.ui.app import mount_dashboard
 
-        mount_dashboard(application, settings)
+        mount_dashboard(application)
     return application
 
 

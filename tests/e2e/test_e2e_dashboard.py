@@ -75,6 +75,8 @@ async def test_an_admin_signs_in_through_a_deep_link_and_sees_the_admin_pages(
     # A reload keeps the session: it lives on the server, the browser holds only the cookie.
     cookies = {c["name"]: c for c in await context.cookies()}
     assert cookies["nufi_session"]["httpOnly"] and cookies["nufi_session"]["sameSite"] == "Lax"
+    # The only credential: NiceGUI's own `session` cookie (for a storage NuFi does not use) is not set.
+    assert "session" not in cookies, cookies
     await page.reload()
     await expect(page.get_by_test_id("user-name")).to_have_text("admin")
 

@@ -17,7 +17,6 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
 from nufi.auth.web_login import safe_next
-from nufi.config import Settings
 from nufi.ui import context, signin
 from nufi.ui.context import LANGUAGE_COOKIE
 from nufi.ui.i18n import LANGUAGES
@@ -60,19 +59,19 @@ async def _attached(app: FastAPI) -> AsyncIterator[None]:
         context.attach(None)
 
 
-def mount_dashboard(app: FastAPI, settings: Settings) -> None:
+def mount_dashboard(app: FastAPI) -> None:
     """Serve the dashboard at `/` of `app` (a `nufi.api.create_app` app), beside the API."""
     register_pages()
     app.include_router(APIRouter(lifespan=_attached))
     # Before NiceGUI's mount at `/`, which catches every path not routed ahead of it.
     app.include_router(signin.router)
     app.include_router(language_router)
-    secret = settings.dashboard_session_secret
+    # No storage_secret: NuFi keeps nothing in NiceGUI's per-browser storage, and without it NiceGUI
+    # sets no cookie of its own, so `nufi_session` is the browser's only credential.
     ui.run_with(
         app,
         title="NuFi",
         favicon="🧮",
-        storage_secret=secret.get_secret_value() if secret is not None else None,
         show_welcome_message=False,
         reconnect_timeout=10.0,
     )
