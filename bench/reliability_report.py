@@ -191,16 +191,17 @@ def main() -> None:
     document = DOCUMENT.read_text()
     if START not in document or END not in document:
         parser.error(f"{DOCUMENT} has no {START} ... {END} section to fill")
-    head, rest = document.split(START, 1)
-    section, tail = rest.split(END, 1)
     failed = False
     for step in chosen:
         text = run(step)
         if step.shortened:
             text = text.replace("\n\n`", "\n\nQuick run (`--quick`: small arguments). `", 1)
         failed = failed or "FAILED" in text.split("\n", 3)[2]
+        # Written after every step, so a long run that is stopped keeps what it measured; read again
+        # each time, so what was edited outside the markers meanwhile is kept.
+        head, rest = DOCUMENT.read_text().split(START, 1)
+        section, tail = rest.split(END, 1)
         section = replace_step(section, step.name, text)
-        # Written after every step, so a long run that is stopped keeps what it measured.
         DOCUMENT.write_text(head + START + section.rstrip("\n") + "\n" + END + tail)
     print(f"wrote {DOCUMENT.relative_to(ROOT)}")
     sys.exit(1 if failed else 0)

@@ -16,7 +16,8 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -148,22 +149,24 @@ class ProjectService:
                 "annotations": {MEMBERS_ANNOTATION: _encode(wanted)},
             },
         }
+        project = Project(name, wanted)
+        created: Json | None = None
         try:
-            created = await create_namespace(self._cluster, body)
-        except KubeRefused as exc:
-            if exc.status == 409:
-                raise _exists(name) from None
-            raise refused(exc, field="name") from None
-        project = _project(created) or Project(name, wanted)
-        try:
-            await self._grant_workload_role(name)
-            await self._audit(admin, "project.create", name, after=_view(project))
+            async with self._recorded(admin, "project.create", name, after=_view(project)):
+                try:
+                    created = await create_namespace(self._cluster, body)
+                except KubeRefused as exc:
+                    if exc.status == 409:
+                        raise _exists(name) from None
+                    raise refused(exc, field="name") from None
+                await self._grant_workload_role(name)
         except BaseException:
             # All or nothing: a namespace NuFi cannot work in, or whose creation is not on record,
             # is no project.
-            await delete_namespace(self._cluster, name)
+            if created is not None:
+                await delete_namespace(self._cluster, name)
             raise
-        return project
+        return _project(created) or project
 
     async def _grant_workload_role(self, namespace: str) -> None:
         account = self._service_account
@@ -204,14 +207,9 @@ class ProjectService:
         objects = await self._contents(name)
         if dry_run:
             return ProjectDeletion(project, True, objects)
-        await delete_namespace(self._cluster, name)
-        await self._audit(
-            admin,
-            "project.delete",
-            name,
-            before=_view(project),
-            details={"objects": [f"{o.kind}/{o.name}" for o in objects]},
-        )
+        details = {"objects": [f"{o.kind}/{o.name}" for o in objects]}
+        async with self._recorded(admin, "project.delete", name, before=_view(project), details=details):
+            await delete_namespace(self._cluster, name)
         return ProjectDeletion(project, False, objects)
 
     async def add_member(self, principal: Principal | None, name: str, username: str) -> Project:
@@ -280,30 +278,31 @@ class ProjectService:
             metadata = namespace.setdefault("metadata", {})
             annotations = metadata.get("annotations") or {}
             metadata["annotations"] = {**annotations, MEMBERS_ANNOTATION: _encode(changed.members)}
+            action = "project.member.add" if add else "project.member.remove"
             try:
-                await replace_namespace(self._cluster, name, namespace)
+                async with self._recorded(
+                    admin,
+                    action,
+                    name,
+                    before=_view(project),
+                    after=_view(changed),
+                    details={"username": username},
+                ):
+                    await replace_namespace(self._cluster, name, namespace)
             except KubeRefused as exc:
                 if exc.status == 409:
                     continue  # someone changed it since we read it: read again and reapply
                 if exc.status == 404:
                     raise NotFound(f"There is no project {name!r}.", project=name) from None
                 raise refused(exc, field="username") from None
-            action = "project.member.add" if add else "project.member.remove"
-            await self._audit(
-                admin,
-                action,
-                name,
-                before=_view(project),
-                after=_view(changed),
-                details={"username": username},
-            )
             return changed
         raise Conflict(
             f"the members of project {name!r} kept changing while this change was applied; try again",
             project=name,
         )
 
-    async def _audit(
+    @asynccontextmanager
+    async def _recorded(
         self,
         admin: Principal,
         action: str,
@@ -312,11 +311,14 @@ class ProjectService:
         before: dict[str, Any] | None = None,
         after: dict[str, Any] | None = None,
         details: dict[str, Any] | None = None,
-    ) -> None:
+    ) -> AsyncIterator[None]:
+        """The audit record of the change made inside, written before it (a database that cannot
+        take the record stops the change before it is made) and kept only if the change succeeds."""
         async with self._db.transaction() as session:
             await AuditRepository(session).record(
                 admin.username, action, TARGET_KIND, name, before=before, after=after, details=details
             )
+            yield
 
 
 def _checked_members(members: Iterable[str]) -> tuple[str, ...]:

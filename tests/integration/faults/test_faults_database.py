@@ -113,6 +113,44 @@ async def test_a_project_whose_creation_cannot_be_recorded_is_not_created(
         await nufi.delete(f"/api/v1/admin/projects/{name}", headers=world.admin)
 
 
+async def test_project_changes_that_cannot_be_recorded_are_not_made(
+    world: World, through_a_cut: tuple[TcpFault, str]
+) -> None:
+    fault, url = through_a_cut
+    name = f"p-{uuid.uuid4().hex[:8]}"
+    cluster = ClusterGateway.from_settings(Settings(kubeconfig=world.cluster.kubeconfig))
+    async with serve(world.settings(url)) as nufi:
+        created = await nufi.post(
+            "/api/v1/admin/projects", json={"name": name, "members": ["user"]}, headers=world.admin
+        )
+        assert created.status_code == 201, created.text
+        try:
+            await fault.cut()
+            members = f"/api/v1/admin/projects/{name}/members"
+            assert_database_unavailable(await nufi.put(f"{members}/someone", headers=world.admin))
+            assert_database_unavailable(await nufi.delete(f"{members}/user", headers=world.admin))
+            assert_database_unavailable(
+                await nufi.delete(f"/api/v1/admin/projects/{name}", headers=world.admin)
+            )
+            # Each was refused before it was made: the namespace is there, its members as they were.
+            namespace = await get_namespace(cluster, name)
+            assert namespace is not None
+            assert namespace["metadata"]["annotations"]["nufi.io/members"] == '["user"]'
+
+            await fault.restore()
+            audit = await nufi.get(
+                "/api/v1/admin/audit", params={"target_kind": "project"}, headers=world.admin
+            )
+            assert [r["action"] for r in audit.json()["items"] if r["target_id"] == name] == [
+                "project.create"
+            ]
+            added = await nufi.put(f"{members}/someone", headers=world.admin)
+            assert added.status_code == 200, added.text
+        finally:
+            await nufi.delete(f"/api/v1/admin/projects/{name}", headers=world.admin)
+            await cluster.close()
+
+
 async def test_a_sqlite_file_locked_by_another_program_refuses_writes_with_503_and_keeps_serving_reads(
     world: World, tmp_path: Path
 ) -> None:
