@@ -32,6 +32,9 @@ EXAMPLES_PER_OPERATION = FUZZ_EXAMPLES or 60
 STATEFUL_EXAMPLES = max(FUZZ_EXAMPLES // 10, 15)
 STATEFUL_STEPS = 8
 SLOWEST: dict[str, float] = {}
+# The suite's 300 s fit the quick run; the long one's size is the caller's choice, and its time limit
+# grows with it (about 0.6 s per example per operation on two cores, with room to spare).
+pytestmark = pytest.mark.timeout(max(300, 3 * EXAMPLES_PER_OPERATION))
 
 
 # Headers that frame the message: the HTTP client sets them from the body it sends. Generated ones
