@@ -7,6 +7,7 @@ admins see the page, and the services refuse anyone else anyway.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
 from nufi.auth import Principal
+from nufi.db.tables import ThermalEventRow
 from nufi.errors import NufiError
 from nufi.thermal.policy import ThermalPolicy
 from nufi.thermal.service import PolicyEntry
@@ -217,7 +219,7 @@ async def _history(principal: Principal, t: Any) -> None:
             "device_type": row.device_type_id,
             "node": row.node if row.device is None else f"{row.node}/{row.device}",
             "state": t(f"thermal.state.{row.to_state}"),
-            "message": row.message,
+            "message": _message(row, t),
         }
         for row in await context.services().thermal.events(principal, limit=HISTORY_ROWS)
     ]
@@ -229,3 +231,37 @@ async def _history(principal: Principal, t: Any) -> None:
     table.props(
         f'dense flat bordered no-data-label="{t("thermal.history.empty")}" data-testid="thermal-history"'
     )
+
+
+def _message(row: ThermalEventRow, t: Callable[..., str]) -> str:
+    """The transition told in the page's language from the row's fields; the stored (English)
+    message for a row without the policy it was judged by."""
+    policy = row.details.get("policy") if isinstance(row.details, dict) else None
+    try:
+        checked = ThermalPolicy.model_validate(policy)
+    except ValidationError:
+        return row.message
+    where = row.node if row.device is None else t("thermal.history.device", node=row.node, device=row.device)
+    reading = (
+        t("thermal.history.no_reading")
+        if row.temperature_celsius is None
+        else f"{row.temperature_celsius:g} °C"
+    )
+    if row.to_state == "hot":
+        told = t(
+            "thermal.history.hot",
+            where=where,
+            temperature=reading,
+            trip=f"{checked.trip_celsius:g}",
+            hold=checked.trip_hold_seconds,
+        )
+    else:
+        told = t(
+            "thermal.history.normal",
+            where=where,
+            temperature=reading,
+            resume=f"{checked.resume_celsius:g}",
+            hold=checked.resume_hold_seconds,
+        )
+    override_of = row.details.get("override_of")
+    return told + (t("thermal.history.override", deployment=override_of) if override_of else "")
