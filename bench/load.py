@@ -46,7 +46,6 @@ import re
 import shutil
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -60,35 +59,19 @@ import httpx
 from playwright.async_api import Browser, Page, WebSocket, async_playwright, expect
 
 from nufi.devices.spec import Metrics
-from nufi_sandbox.processes import free_port, kill_tree, pid_alive, read_proc_stat
+from nufi_sandbox.processes import pid_alive, read_proc_stat
 from nufi_sandbox.sandbox.orchestrator import SCRAPE_INTERVAL_SECONDS
 
-READY_LINE = "NuFi sandbox ready"
+# The sandbox as the end-to-end tests run it, and the LPU as they register it.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun
+
 STARTUP_TIMEOUT = 180.0
-STOP_TIMEOUT = 30.0
 CHROMIUM = "/usr/bin/chromium"
 # The sandbox blanks every NUFI_* variable it does not set, so NuFi's refresh interval is its default:
 # the scrape interval the sandbox gives it.
 REFRESH_SECONDS = float(SCRAPE_INTERVAL_SECONDS)
-TYPE_ID = "lpu"
-LPU_REGISTRATION: dict[str, Any] = {
-    "id": TYPE_ID,
-    "name": "LPU",
-    "vendor": "HyperAccel",
-    "resource_key": "hyperaccel.ai/lpu",
-    "labels": {"node": "node", "device": "device", "pod": "pod", "namespace": "namespace"},
-    "metrics": {
-        "utilization": "lpu_utilization_percent",
-        "memory": {
-            "mode": "used_total",
-            "used": "lpu_memory_used_bytes",
-            "total": "lpu_memory_total_bytes",
-            "unit": "bytes",
-        },
-        "temperature": "lpu_temperature_celsius",
-        "power": None,
-    },
-}
+TYPE_ID = str(LPU_REGISTRATION["id"])
 # What a device type update sends back of what it read (DeviceTypeUpdate).
 UPDATE_FIELDS = ("name", "vendor", "enabled", "resource_key", "labels", "metrics", "thermal", "fetcher")
 PAGE_NODES = "25"
@@ -112,85 +95,32 @@ KIB_PER_MIB = 1024
 # --- the sandbox ---------------------------------------------------------------------------------------
 
 
-@dataclass
-class SandboxProcess:
-    """`python -m nufi_sandbox` in its own session, its output in a file, its state in `work/.sandbox`."""
+def start_sandbox(work: Path) -> SandboxRun:
+    # A program that dies under load stops the run instead of being restarted unseen.
+    return SandboxRun.start(work, args=("--stop-on-failure",))
 
-    work: Path
-    process: subprocess.Popen[bytes]
-    output: Path
 
-    @property
-    def state_dir(self) -> Path:
-        return self.work / ".sandbox"
+async def sandbox_ready(sandbox: SandboxRun) -> dict[str, Any]:
+    try:
+        return await asyncio.to_thread(sandbox.wait_ready, STARTUP_TIMEOUT)
+    except AssertionError as exc:
+        raise SetupError(str(exc)) from None
 
-    @classmethod
-    def start(cls, work: Path, port: int) -> SandboxProcess:
-        output = work / "sandbox.out"
-        with open(output, "wb") as sink:
-            process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "nufi_sandbox",
-                    "--state-dir",
-                    str(work / ".sandbox"),
-                    "--port",
-                    str(port),
-                    # A program that dies under load stops the run instead of being restarted unseen.
-                    "--stop-on-failure",
-                ],
-                cwd=work,
-                stdin=subprocess.DEVNULL,
-                stdout=sink,
-                stderr=subprocess.STDOUT,
-                # Its own session: a Ctrl-C meant for this benchmark reaches only the benchmark, which
-                # then stops the sandbox in order instead of having every program die at once.
-                start_new_session=True,
-            )
-        return cls(work, process, output)
 
-    def text(self) -> str:
-        return self.output.read_text(errors="replace")
-
-    async def wait_ready(self, within: float = STARTUP_TIMEOUT) -> dict[str, Any]:
-        deadline = time.monotonic() + within
-        state_file = self.state_dir / "sandbox.json"
-        while not (state_file.exists() and READY_LINE in self.text()):
-            code = self.process.poll()
-            if code is not None:
-                raise SetupError(f"the sandbox exited with {code} before it was ready:\n{self.text()}")
-            if time.monotonic() > deadline:
-                raise SetupError(f"the sandbox was not ready within {within:g} s:\n{self.text()}")
-            await asyncio.sleep(0.2)
-        state: dict[str, Any] = json.loads(state_file.read_text())
-        return state
-
-    def program_pid(self, name: str) -> int | None:
-        """The PID of a program of the sandbox (`nufi`, `prometheus`, ...): the sandbox records each
-        program it starts in its state directory; it must be the sandbox's child."""
-        try:
-            records = json.loads((self.state_dir / "programs.json").read_text())
-        except (OSError, ValueError):
-            records = []
-        for record in records:
-            if isinstance(record, dict) and record.get("name") == name:
-                pid = int(record["pid"])
-                stat = read_proc_stat(pid)
-                if stat is not None and stat.ppid == self.process.pid:
-                    return pid
-        return None
-
-    def stop(self) -> None:
-        """SIGINT to its group, as Ctrl-C in its terminal would be; SIGKILL to its tree if it lingers."""
-        if self.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGINT)
-            try:
-                self.process.wait(timeout=STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                kill_tree(self.process.pid)
-                self.process.wait()
+def program_pid(sandbox: SandboxRun, name: str) -> int | None:
+    """The PID of a program of the sandbox (`nufi`, `prometheus`, ...): the sandbox records each
+    program it starts in its state directory; it must be the sandbox's child."""
+    try:
+        records = json.loads((sandbox.state_dir / "programs.json").read_text())
+    except (OSError, ValueError):
+        records = []
+    for record in records:
+        if isinstance(record, dict) and record.get("name") == name:
+            pid = int(record["pid"])
+            stat = read_proc_stat(pid)
+            if stat is not None and stat.ppid == sandbox.process.pid:
+                return pid
+    return None
 
 
 class SetupError(RuntimeError):
@@ -843,7 +773,7 @@ def range_cost(metrics: Metrics, metric: str) -> int:
     return sum(1 for key in metrics.queries() if key in keys)
 
 
-async def run(plan: Plan, state: dict[str, Any], sandbox: SandboxProcess) -> int:
+async def run(plan: Plan, state: dict[str, Any], sandbox: SandboxRun) -> int:
     tally = Tally()
     readings = Readings()
     # Idle connections are let go before uvicorn's 5 s keep-alive ends: reusing one the server is
@@ -861,7 +791,7 @@ async def run(plan: Plan, state: dict[str, Any], sandbox: SandboxProcess) -> int
         await register_lpu(admins, admin)
         devices = await first_snapshot(readers, user)
         types = await queries_per_evaluation(admins, admin)
-        pid = sandbox.program_pid("nufi")
+        pid = program_pid(sandbox, "nufi")
         if pid is None:
             raise SetupError("the NuFi server's PID is not among the sandbox's children")
         readings.rss_before = vm_rss_mib(pid)
@@ -890,7 +820,7 @@ async def run(plan: Plan, state: dict[str, Any], sandbox: SandboxProcess) -> int
                     flush=True,
                 )
             frames_before = [s.frames for s in sessions]
-            prometheus_pid = sandbox.program_pid("prometheus")
+            prometheus_pid = program_pid(sandbox, "prometheus")
             readings.rss_window_start = vm_rss_mib(pid)
             readings.prometheus_before = await prometheus_queries(plain, state["prometheus_url"])
             readings.cpu_before = CpuReading.now(pid, prometheus_pid)
@@ -922,7 +852,7 @@ async def run(plan: Plan, state: dict[str, Any], sandbox: SandboxProcess) -> int
             await asyncio.gather(
                 *(still_live(s, before, tally) for s, before in zip(sessions, frames_before, strict=True))
             )
-        if sandbox.program_pid("nufi") != pid:
+        if program_pid(sandbox, "nufi") != pid:
             tally.error("NuFi server process", None, None, f"pid {pid} is gone: NuFi was restarted")
         report(plan, tally, readings, types, pid)
         if tally.errors:
@@ -1197,14 +1127,14 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     work = Path(tempfile.mkdtemp(prefix="nufi-load-", dir="/tmp"))
-    sandbox: SandboxProcess | None = None
+    sandbox: SandboxRun | None = None
     try:
         print(f"starting the sandbox in {work} …", flush=True)
-        sandbox = SandboxProcess.start(work, free_port())
+        sandbox = start_sandbox(work)
 
         async def everything() -> int:
             assert sandbox is not None
-            state = await sandbox.wait_ready()
+            state = await sandbox_ready(sandbox)
             return await run(plan, state, sandbox)
 
         return asyncio.run(everything())
@@ -1216,7 +1146,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         if sandbox is not None:
-            sandbox.stop()
+            sandbox.cleanup()
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -93,8 +93,10 @@ async def record_event(
     reason: str,
     message: str,
     type_: Literal["Normal", "Warning"],
+    instance: str = EVENT_COMPONENT,
 ) -> None:
-    """A core/v1 Event about one object (a Node's go to namespace `default`, as the kubelet's do)."""
+    """A core/v1 Event about one object (a Node's go to namespace `default`, as the kubelet's do),
+    reported by `instance` (the replica that acted)."""
     now = datetime.now(UTC)
     stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     involved: dict[str, Any] = {"apiVersion": "v1", "kind": kind, "name": name}
@@ -112,7 +114,7 @@ async def record_event(
         "type": type_,
         "source": {"component": EVENT_COMPONENT},
         "reportingComponent": EVENT_COMPONENT,
-        "reportingInstance": EVENT_COMPONENT,
+        "reportingInstance": instance,
         "firstTimestamp": stamp,
         "lastTimestamp": stamp,
         "action": reason,

@@ -187,7 +187,7 @@ class ThermalController:
         for transition in result.transitions:
             pods = [d for d in changed if _affected(d, transition)]
             rows.append(_history_row(transition, pods, now))
-            await _events(self._cluster, transition, pods, rows[-1].message)
+            await _events(self._cluster, self._identity, transition, pods, rows[-1].message)
             _log.info(
                 "thermal transition",
                 device_type=transition.key.device_type,
@@ -201,7 +201,9 @@ class ThermalController:
             )
         for decision in changed:
             if decision.kept:
-                await _event(self._cluster, decision, "ThermalKept", decision.reason or "", "Warning")
+                await _event(
+                    self._cluster, self._identity, decision, "ThermalKept", decision.reason or "", "Warning"
+                )
         await self._store.add_events(rows)
 
 
@@ -281,7 +283,7 @@ def _history_row(transition: Transition, pods: list[Decision], now: float) -> Th
 
 
 async def _events(
-    cluster: ClusterGateway, transition: Transition, pods: list[Decision], message: str
+    cluster: ClusterGateway, instance: str, transition: Transition, pods: list[Decision], message: str
 ) -> None:
     reason, kind = ("ThermalTrip", "Warning") if transition.hot else ("ThermalResume", "Normal")
     event_type: Literal["Normal", "Warning"] = "Warning" if transition.hot else "Normal"
@@ -295,13 +297,16 @@ async def _events(
             reason=reason,
             message=message,
             type_=event_type,
+            instance=instance,
         )
     )
     for decision in pods:
-        await _event(cluster, decision, reason, message, kind)
+        await _event(cluster, instance, decision, reason, message, kind)
 
 
-async def _event(cluster: ClusterGateway, decision: Decision, reason: str, message: str, kind: str) -> None:
+async def _event(
+    cluster: ClusterGateway, instance: str, decision: Decision, reason: str, message: str, kind: str
+) -> None:
     pod = decision.pod
     await _guarded(
         record_event(
@@ -313,6 +318,7 @@ async def _event(cluster: ClusterGateway, decision: Decision, reason: str, messa
             reason=reason,
             message=message,
             type_="Warning" if kind == "Warning" else "Normal",
+            instance=instance,
         )
     )
 
