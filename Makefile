@@ -71,7 +71,7 @@ bench: setup ## Run every benchmark in bench/; each prints ratios and never fail
 load: setup ## A minute of readers, dashboard sessions and admin writers against the sandbox (LOAD_ARGS=...)
 	@$(VENV)/bin/python -m bench.load $(LOAD_ARGS)
 
-reliability: setup ## make fuzz, the fault tests, make load and make bench, then their figures into docs/reliability.md (hours)
+reliability: setup ## make fuzz, the fault tests, make load and make bench, then their figures into docs/reliability.md (about an hour on two cores)
 	@$(PY) -m bench.reliability_report
 
 protos: $(VENV)/.synced ## Regenerate the kubelet gRPC modules of nufi-mock from their .proto files

@@ -7,7 +7,7 @@ load run (`make load`) and the benchmarks (`make bench`); keeps each command's w
 whether it passed, and the figures it printed. Everything outside the markers (what NuFi promises)
 is written by hand and left as it is.
 
-`--quick` gives each step small arguments (minutes instead of hours) and says so in the document;
+`--quick` gives each step small arguments (minutes instead of an hour) and says so in the document;
 `--steps fuzz,faults` runs only those steps and keeps the other steps' last figures.
 
 Run: `.venv/bin/python -m bench.reliability_report [--quick] [--steps fuzz,faults,load,bench]`
@@ -180,7 +180,7 @@ def replace_step(section: str, name: str, text: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small arguments: minutes, not hours")
+    parser.add_argument("--quick", action="store_true", help="small arguments: minutes, not an hour")
     parser.add_argument("--steps", default="fuzz,faults,load,bench", help="comma-separated steps to run")
     args = parser.parse_args()
     wanted = {name.strip() for name in args.steps.split(",") if name.strip()}
