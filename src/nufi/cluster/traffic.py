@@ -93,7 +93,7 @@ async def record_event(
     reason: str,
     message: str,
     type_: Literal["Normal", "Warning"],
-    instance: str = EVENT_COMPONENT,
+    instance: str,
 ) -> None:
     """A core/v1 Event about one object (a Node's go to namespace `default`, as the kubelet's do),
     reported by `instance` (the replica that acted)."""

@@ -34,8 +34,8 @@ CATALOG: dict[Language, dict[str, str]] = {
         "thermal.history": "전환 기록",
         "thermal.history.empty": "아직 전환이 없습니다.",
         "thermal.history.device": "{node}의 장치 {device}",
-        "thermal.history.hot": "{where}: {temperature} — {trip} °C 이상이 {hold}초 지속되어 과열",
-        "thermal.history.normal": "{where}: {temperature} — {resume} °C 이하가 {hold}초 지속되어 정상 복귀",
+        "thermal.history.hot": "{where}: {temperature} — {limit} °C 이상이 {hold}초 지속되어 과열",
+        "thermal.history.normal": "{where}: {temperature} — {limit} °C 이하가 {hold}초 지속되어 정상 복귀",
         "thermal.history.override": " (배포 {deployment}의 재정의 기준)",
         "thermal.history.no_reading": "온도 없음",
         "thermal.column.device_type": "장치 유형",
@@ -401,9 +401,9 @@ CATALOG: dict[Language, dict[str, str]] = {
         "thermal.history": "Transitions",
         "thermal.history.empty": "No transition yet.",
         "thermal.history.device": "device {device} on {node}",
-        "thermal.history.hot": "{where}: {temperature} — at or above {trip} °C for {hold} s, hot",
+        "thermal.history.hot": "{where}: {temperature} — at or above {limit} °C for {hold} s, hot",
         "thermal.history.normal": (
-            "{where}: {temperature} — at or below {resume} °C for {hold} s, back to normal"
+            "{where}: {temperature} — at or below {limit} °C for {hold} s, back to normal"
         ),
         "thermal.history.override": " (the override of deployment {deployment})",
         "thermal.history.no_reading": "no reading",

@@ -247,21 +247,14 @@ def _message(row: ThermalEventRow, t: Callable[..., str]) -> str:
         if row.temperature_celsius is None
         else f"{row.temperature_celsius:g} °C"
     )
-    if row.to_state == "hot":
-        told = t(
-            "thermal.history.hot",
-            where=where,
-            temperature=reading,
-            trip=f"{checked.trip_celsius:g}",
-            hold=checked.trip_hold_seconds,
-        )
-    else:
-        told = t(
-            "thermal.history.normal",
-            where=where,
-            temperature=reading,
-            resume=f"{checked.resume_celsius:g}",
-            hold=checked.resume_hold_seconds,
-        )
+    hot = row.to_state == "hot"
+    limit = checked.trip_celsius if hot else checked.resume_celsius
+    told = t(
+        "thermal.history.hot" if hot else "thermal.history.normal",
+        where=where,
+        temperature=reading,
+        limit=f"{limit:g}",
+        hold=checked.trip_hold_seconds if hot else checked.resume_hold_seconds,
+    )
     override_of = row.details.get("override_of")
     return told + (t("thermal.history.override", deployment=override_of) if override_of else "")
