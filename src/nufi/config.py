@@ -157,6 +157,11 @@ class Settings(BaseSettings):
     # (unset: read from the pod's token; with a kubeconfig there is none, and nothing is bound).
     project_role: str = Field(default="nufi-workload-manager", max_length=253)
     project_service_account: str | None = Field(default=None, pattern=r"^[a-z0-9.-]+/[a-z0-9.-]+$")
+    # Workload changes interrupted by a crash (docs/workloads.md, "What survives a crash"): an intent
+    # older than NUFI_INTENT_SETTLE_AFTER_SECONDS is no request's any more and is settled from what the
+    # cluster shows; every replica looks every NUFI_INTENT_RECONCILE_INTERVAL_SECONDS, and at start.
+    intent_settle_after_seconds: float = Field(default=120.0, ge=0, le=86400)
+    intent_reconcile_interval_seconds: float = Field(default=30.0, gt=0, le=3600)
 
     # What the dashboard's deployment form starts with (docs/dashboard.md): an image and its arguments
     # (NUFI_DEPLOYMENT_DEFAULT_ARGS is a JSON list). The API itself always asks for an image.

@@ -39,6 +39,7 @@ from nufi.workloads.accelerators import AcceleratorService
 from nufi.workloads.deployments import DeploymentService
 from nufi.workloads.labs import LabService, LabSettings
 from nufi.workloads.projects import ProjectService
+from nufi.workloads.reconcile import Reconciler
 from nufi.workloads.usage import WorkloadDeviceUsage
 
 _log = get_logger("nufi.services")
@@ -139,6 +140,18 @@ async def build_services(
         owned.push_async_callback(monitoring.close)
         lab_upstreams = ServiceClient.from_settings(settings, cluster)
         owned.push_async_callback(lab_upstreams.close)
+        deployments = DeploymentService(projects, accelerators, cluster, monitoring=monitoring)
+        labs = LabService(projects, accelerators, LabObjects(cluster), LabSettings.from_settings(settings))
+        if cluster.configured and not database.single_connection:
+            # Every settler is registered (by the three services above): intents a crash left open are
+            # settled from the cluster, at start and then periodically.
+            reconciler = Reconciler(
+                projects.recorder,
+                settle_after_seconds=settings.intent_settle_after_seconds,
+                interval_seconds=settings.intent_reconcile_interval_seconds,
+            )
+            reconciler.start()
+            owned.push_async_callback(reconciler.close)
         thermal_controller = None
         if settings.thermal_enabled and cluster.configured and database.single_connection:
             # An in-memory database cannot serve a background loop beside requests (one connection).
@@ -163,8 +176,8 @@ async def build_services(
             wizard_drafts=WizardDrafts(WizardDraftStore(database.sessions)),
             projects=projects,
             accelerators=accelerators,
-            deployments=DeploymentService(projects, accelerators, cluster, monitoring=monitoring),
-            labs=LabService(projects, accelerators, LabObjects(cluster), LabSettings.from_settings(settings)),
+            deployments=deployments,
+            labs=labs,
             lab_upstreams=lab_upstreams,
             verifier=verifier,
             cluster_cache=cluster_cache,

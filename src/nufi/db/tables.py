@@ -97,6 +97,31 @@ class AuditRecordRow(Base):
         return f"AuditRecordRow(id={self.id}, action={self.action!r}, target_id={self.target_id!r})"
 
 
+class IntentRow(Base):
+    """A change NuFi is about to make in the cluster, committed before it is made: who asked, what,
+    to which object, and the planned state. Completing it writes the audit record and removes the row
+    in one transaction; a row still here after its change should have ended is settled by the
+    reconciler (finished or undone), so a crash leaves either nothing or a complete, audited object."""
+
+    __tablename__ = "intents"
+    __table_args__ = (Index("ix_intents_at", "at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(UtcDateTime)
+    actor: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
+    action: Mapped[str] = mapped_column(String(64))
+    target_kind: Mapped[str] = mapped_column(String(64))
+    target_id: Mapped[str] = mapped_column(String(255))
+    before: Mapped[JsonObject | None] = mapped_column(JSON)
+    after: Mapped[JsonObject | None] = mapped_column(JSON)
+    details: Mapped[JsonObject | None] = mapped_column(JSON)
+    # The replica that made the change (host, process, random suffix), for the operator's eyes.
+    holder: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
+
+    def __repr__(self) -> str:
+        return f"IntentRow(id={self.id}, action={self.action!r}, target_id={self.target_id!r})"
+
+
 class WebSessionRow(Base):
     """A dashboard session: the browser holds only a random id, this row holds everything else.
 

@@ -4,8 +4,11 @@ Every method first checks the caller may use the project (`ProjectService.requir
 objects NuFi made (labelled `app.kubernetes.io/managed-by=nufi`, `nufi.io/workload-kind=deployment`)
 are deployments here: a Deployment someone else put in the namespace is not listed, read or touched.
 
-Creating writes the Deployment, then the Service; when the Service is refused, the Deployment is
-deleted again, so a failed create leaves nothing behind.
+Creating writes the Deployment, then the Service, owned by the Deployment (`ownerReferences`, so the
+cluster's garbage collector removes it with the Deployment); when the Service is refused, the
+Deployment is deleted again, so a failed create leaves nothing behind. Create, scale and delete are
+recorded as intents and audited (`workloads/intents.py`); a crash half-way is settled by the
+reconciler from what the cluster shows.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from nufi.cluster.deployments import (
     scale_deployment,
 )
 from nufi.cluster.kube_rest import Json, KubeRefused
+from nufi.db.intents import Intent
 from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
 from nufi.logging import get_logger
 from nufi.monitoring import MonitoringService
@@ -41,6 +45,7 @@ from nufi.workloads.deployment_spec import (
     service_manifest,
 )
 from nufi.workloads.deployment_status import PodState, Status, deployment_status, pod_state
+from nufi.workloads.intents import Outcome, acting
 from nufi.workloads.kube_errors import refused
 from nufi.workloads.labels import (
     DEVICE_TYPE,
@@ -51,6 +56,7 @@ from nufi.workloads.labels import (
     selector_text,
 )
 from nufi.workloads.names import is_name
+from nufi.workloads.owners import owned_by
 from nufi.workloads.projects import ProjectService
 
 _log = get_logger("nufi.workloads.deployments")
@@ -112,6 +118,8 @@ class DeploymentService:
         self._projects = projects
         self._accelerators = accelerators
         self._cluster = cluster
+        self._recorder = projects.recorder
+        self._recorder.register(_KIND, self._settle)
         # The device attribution monitoring already reads from the exporters: which devices a pod holds.
         self._monitoring = monitoring
 
@@ -119,30 +127,39 @@ class DeploymentService:
         self, principal: Principal | None, project: str, request: DeploymentCreate
     ) -> DeploymentView:
         await self._projects.require_access(principal, project)
+        actor = acting(principal)
         placement = await self._accelerators.resolve(request.accelerator)
         if await get_deployment(self._cluster, project, request.name) is not None:
             raise _exists(project, request.name)
-        try:
-            created = await create_deployment(
-                self._cluster, project, deployment_manifest(project, request, placement)
-            )
-        except KubeRefused as exc:
-            if exc.status == 409:
-                raise _exists(project, request.name) from None
-            raise refused(exc) from None
-        try:
-            await create_service(self._cluster, project, service_manifest(project, request, placement))
-        except BaseException as exc:
-            await self._undo(project, request.name)
-            if isinstance(exc, KubeRefused):
+        planned = _summary(request.name, request.image, placement.device_type, request.accelerator.count)
+        planned |= {"replicas": request.replicas, "port": request.port}
+        target = _target(project, request.name)
+        async with self._recorder.change(actor, "deployment.create", _KIND, target, after=planned) as change:
+            change.touched = True
+            try:
+                created = await create_deployment(
+                    self._cluster, project, deployment_manifest(project, request, placement)
+                )
+            except KubeRefused as exc:
+                change.touched = False
                 if exc.status == 409:
-                    raise Conflict(
-                        f"a Service named {request.name!r} already exists in project {project!r}; "
-                        "choose another deployment name",
-                        field="name",
-                    ) from None
+                    raise _exists(project, request.name) from None
                 raise refused(exc) from None
-            raise
+            try:
+                await create_service(
+                    self._cluster, project, owned_by(service_manifest(project, request, placement), created)
+                )
+            except BaseException as exc:
+                await self._undo(project, request.name)
+                if isinstance(exc, KubeRefused):
+                    if exc.status == 409:
+                        raise Conflict(
+                            f"a Service named {request.name!r} already exists in project {project!r}; "
+                            "choose another deployment name",
+                            field="name",
+                        ) from None
+                    raise refused(exc) from None
+                raise
         return await self._view(principal, project, created, [])
 
     async def list(self, principal: Principal | None, project: str) -> builtins.list[DeploymentView]:
@@ -172,26 +189,75 @@ class DeploymentService:
             raise ValidationFailed(
                 f"replicas must be between 0 and {MAX_REPLICAS}, got {replicas}", field="replicas"
             )
-        await self._ours(project, name)
-        try:
-            scaled = await scale_deployment(self._cluster, project, name, replicas)
-        except KubeRefused as exc:
-            if exc.status == 404:
-                raise _absent(project, name) from None
-            raise refused(exc, field="replicas") from None
+        actor = acting(principal)
+        current = await self._ours(project, name)
+        before = {"replicas": int((current.get("spec") or {}).get("replicas", 1) or 0)}
+        async with self._recorder.change(
+            actor,
+            "deployment.scale",
+            _KIND,
+            _target(project, name),
+            before=before,
+            after={"replicas": replicas},
+        ) as change:
+            change.touched = True
+            try:
+                scaled = await scale_deployment(self._cluster, project, name, replicas)
+            except KubeRefused as exc:
+                change.touched = False
+                if exc.status == 404:
+                    raise _absent(project, name) from None
+                raise refused(exc, field="replicas") from None
         return await self._view(principal, project, scaled, await self._pods(project, name))
 
     async def delete(self, principal: Principal | None, project: str, name: str) -> None:
         """Delete the Deployment (its ReplicaSets and pods with it) and its Service."""
         await self._projects.require_access(principal, project)
-        await self._ours(project, name)
-        try:
-            await delete_deployment(self._cluster, project, name)
-            service = await get_service(self._cluster, project, name)
-            if service is not None and _is_ours(service):
-                await delete_service(self._cluster, project, name)
-        except KubeRefused as exc:
-            raise refused(exc) from None
+        actor = acting(principal)
+        deployment = await self._ours(project, name)
+        before = _summary_of(deployment)
+        async with self._recorder.change(
+            actor, "deployment.delete", _KIND, _target(project, name), before=before
+        ) as change:
+            change.touched = True
+            try:
+                await delete_deployment(self._cluster, project, name)
+                await self._remove_service(project, name)
+            except KubeRefused as exc:
+                raise refused(exc) from None
+
+    async def _settle(self, intent: Intent) -> Outcome:
+        """What the cluster shows of a deployment change whose request ended before it was recorded:
+        a Deployment without its Service is undone (the create is retried by its author)."""
+        project, _, name = intent.target_id.partition("/")
+        found = await get_deployment(self._cluster, project, name) if is_name(name) else None
+        deployment = found if found is not None and _is_ours(found) else None
+        if intent.action == "deployment.create":
+            service = await get_service(self._cluster, project, name) if deployment is not None else None
+            if deployment is not None and service is not None and _is_ours(service):
+                return Outcome.complete(intent.after)
+            if deployment is not None:
+                await delete_deployment(self._cluster, project, name)
+            await self._remove_service(project, name)
+            return Outcome.nothing()
+        if intent.action == "deployment.delete":
+            if deployment is not None:
+                return Outcome.nothing()
+            await self._remove_service(project, name)
+            return Outcome.complete()
+        if intent.action == "deployment.scale":
+            wanted = (intent.after or {}).get("replicas")
+            if deployment is not None and (deployment.get("spec") or {}).get("replicas") == wanted:
+                return Outcome.complete(intent.after)
+            return Outcome.nothing()
+        return _annotated(intent, deployment)
+
+    async def _remove_service(self, project: str, name: str) -> None:
+        # The garbage collector removes it with its Deployment; a Service of an older NuFi (no owner),
+        # or one the collector has not reached yet, is removed here.
+        service = await get_service(self._cluster, project, name)
+        if service is not None and _is_ours(service):
+            await delete_service(self._cluster, project, name)
 
     # -- internals -----------------------------------------------------------------------------------
 
@@ -292,6 +358,37 @@ def _retrieve(reading: asyncio.Future[Any]) -> None:
     # unretrieved exception here.
     if not reading.cancelled():
         reading.exception()
+
+
+def _annotated(intent: Intent, deployment: Json | None) -> Outcome:
+    """An annotation change (a thermal override): complete when the Deployment carries the value the
+    intent planned (`after`'s `value` under the annotation its `details` name)."""
+    annotation = str((intent.details or {}).get("annotation") or "")
+    if deployment is None or not annotation:
+        return Outcome.nothing()
+    annotations = (deployment.get("metadata") or {}).get("annotations") or {}
+    if annotations.get(annotation) == (intent.after or {}).get("value"):
+        return Outcome.complete(intent.after)
+    return Outcome.nothing()
+
+
+def _target(project: str, name: str) -> str:
+    return f"{project}/{name}"
+
+
+def _summary(name: str, image: str, device_type: str, count: int) -> dict[str, Any]:
+    return {"name": name, "image": image, "device_type": device_type, "count": count}
+
+
+def _summary_of(deployment: Json) -> dict[str, Any]:
+    spec = deployment.get("spec") or {}
+    container = _first_container(spec)
+    labels = (deployment.get("metadata") or {}).get("labels") or {}
+    _, count = _accelerator((container.get("resources") or {}).get("limits") or {})
+    summary = _summary(
+        _name(deployment), str(container.get("image") or ""), str(labels.get(DEVICE_TYPE) or ""), count
+    )
+    return summary | {"replicas": int(spec.get("replicas", 1) or 0), "port": _port(container)}
 
 
 def _is_ours(obj: Json) -> bool:

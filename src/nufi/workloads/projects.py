@@ -3,8 +3,10 @@
 The cluster is the only store: a project exists exactly when its namespace does and carries the
 label, so projects made with kubectl and with NuFi are the same thing. Members are changed with the
 namespace's resourceVersion (a concurrent change is a 409 from Kubernetes, retried on fresh state),
-so two admins adding people at the same time both get their way. Admin actions are audited in the
-database after the cluster accepted them.
+so two admins adding people at the same time both get their way. Every change is an intent
+committed before the cluster is touched and turned into its audit record after (`workloads/intents.py`):
+a crash in between leaves an intent the reconciler settles, finishing a namespace NuFi made (its
+RoleBinding) or recording what the cluster shows, so no project exists without its record.
 
 Who sees what: admins every project; a member only theirs. A non-member asking for a project gets
 403 whether it exists or not, so project names do not leak; admins get 404 for an absent one.
@@ -16,8 +18,7 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,8 +36,10 @@ from nufi.cluster.namespaces import (
     replace_namespace,
 )
 from nufi.cluster.service_account import ServiceAccountRef
-from nufi.db import AuditRepository, Database
+from nufi.db import Database
+from nufi.db.intents import Intent, IntentStore
 from nufi.errors import Conflict, DependencyUnavailable, Forbidden, NotFound, ValidationFailed
+from nufi.workloads.intents import Outcome, Recorder
 from nufi.workloads.kube_errors import refused
 from nufi.workloads.labels import MANAGED_BY, MANAGED_BY_NUFI, MEMBERS_ANNOTATION, PROJECT
 from nufi.workloads.names import check_name, check_username, is_name
@@ -88,6 +91,9 @@ class ProjectService:
     ) -> None:
         self._cluster = cluster
         self._db = database
+        # Shared with the deployment and lab services: one record of intents, one reconciler.
+        self.recorder = Recorder(IntentStore(database.sessions))
+        self.recorder.register(TARGET_KIND, self._settle)
         # Granted to NuFi in every namespace it makes a project (both set), so its workloads can follow.
         self._workload_role = workload_role
         self._service_account = service_account
@@ -151,24 +157,27 @@ class ProjectService:
         }
         project = Project(name, wanted)
         created: Json | None = None
-        try:
-            async with self._recorded(admin, "project.create", name, after=_view(project)):
+        async with self.recorder.change(
+            admin, "project.create", TARGET_KIND, name, after=_view(project)
+        ) as change:
+            try:
+                change.touched = True
                 try:
                     created = await create_namespace(self._cluster, body)
                 except KubeRefused as exc:
                     if exc.status == 409:
+                        change.touched = False  # someone else's namespace: ours was never made
                         raise _exists(name) from None
                     raise refused(exc, field="name") from None
                 await self._grant_workload_role(name)
-        except BaseException:
-            # All or nothing: a namespace NuFi cannot work in, or whose creation is not on record,
-            # is no project.
-            if created is not None:
-                await delete_namespace(self._cluster, name)
-            raise
+            except BaseException:
+                # All or nothing: a namespace NuFi cannot work in is no project.
+                if created is not None:
+                    await delete_namespace(self._cluster, name)
+                raise
         return _project(created) or project
 
-    async def _grant_workload_role(self, namespace: str) -> None:
+    async def _grant_workload_role(self, namespace: str, *, exists_ok: bool = False) -> None:
         account = self._service_account
         if not self._workload_role or account is None:
             return
@@ -186,6 +195,8 @@ class ProjectService:
         try:
             await create_role_binding(self._cluster, namespace, body)
         except KubeRefused as exc:
+            if exc.status == 409 and exists_ok:
+                return
             if exc.status in (401, 403):
                 raise DependencyUnavailable(
                     f"Kubernetes refused NuFi the RoleBinding that lets it manage workloads in project "
@@ -208,7 +219,10 @@ class ProjectService:
         if dry_run:
             return ProjectDeletion(project, True, objects)
         details = {"objects": [f"{o.kind}/{o.name}" for o in objects]}
-        async with self._recorded(admin, "project.delete", name, before=_view(project), details=details):
+        async with self.recorder.change(
+            admin, "project.delete", TARGET_KIND, name, before=_view(project), details=details
+        ) as change:
+            change.touched = True
             await delete_namespace(self._cluster, name)
         return ProjectDeletion(project, False, objects)
 
@@ -280,15 +294,22 @@ class ProjectService:
             metadata["annotations"] = {**annotations, MEMBERS_ANNOTATION: _encode(changed.members)}
             action = "project.member.add" if add else "project.member.remove"
             try:
-                async with self._recorded(
+                async with self.recorder.change(
                     admin,
                     action,
+                    TARGET_KIND,
                     name,
                     before=_view(project),
                     after=_view(changed),
                     details={"username": username},
-                ):
-                    await replace_namespace(self._cluster, name, namespace)
+                ) as change:
+                    change.touched = True
+                    try:
+                        await replace_namespace(self._cluster, name, namespace)
+                    except KubeRefused:
+                        # Refused by the API server: the namespace is as it was.
+                        change.touched = False
+                        raise
             except KubeRefused as exc:
                 if exc.status == 409:
                     continue  # someone changed it since we read it: read again and reapply
@@ -301,24 +322,25 @@ class ProjectService:
             project=name,
         )
 
-    @asynccontextmanager
-    async def _recorded(
-        self,
-        admin: Principal,
-        action: str,
-        name: str,
-        *,
-        before: dict[str, Any] | None = None,
-        after: dict[str, Any] | None = None,
-        details: dict[str, Any] | None = None,
-    ) -> AsyncIterator[None]:
-        """The audit record of the change made inside, written before it (a database that cannot
-        take the record stops the change before it is made) and kept only if the change succeeds."""
-        async with self._db.transaction() as session:
-            await AuditRepository(session).record(
-                admin.username, action, TARGET_KIND, name, before=before, after=after, details=details
-            )
-            yield
+    async def _settle(self, intent: Intent) -> Outcome:
+        """What the cluster shows of a project change whose request ended before it was recorded."""
+        name = intent.target_id
+        namespace = await get_namespace(self._cluster, name) if is_name(name) else None
+        project = None if namespace is None else _project(namespace)
+        deleting = namespace is not None and bool((namespace.get("metadata") or {}).get("deletionTimestamp"))
+        if intent.action == "project.create":
+            if project is None or deleting:
+                return Outcome.nothing()
+            # NuFi made it (it carries the project label); finish it: the RoleBinding may be missing.
+            await self._grant_workload_role(name, exists_ok=True)
+            return Outcome.complete(_view(project))
+        if intent.action == "project.delete":
+            return Outcome.complete() if project is None or deleting else Outcome.nothing()
+        username = str((intent.details or {}).get("username") or "")
+        wanted = intent.action == "project.member.add"
+        if project is None or (username in project.members) != wanted:
+            return Outcome.nothing()
+        return Outcome.complete(_view(project))
 
 
 def _checked_members(members: Iterable[str]) -> tuple[str, ...]:

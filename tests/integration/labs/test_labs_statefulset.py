@@ -169,8 +169,8 @@ async def test_delete_leaves_nothing(nufi: httpx.AsyncClient, world: World, kube
 async def test_a_create_refused_half_way_leaves_nothing_behind(
     nufi: httpx.AsyncClient, world: World, kube: Kube, project: str
 ) -> None:
-    # Someone's Service already has the lab's name: the claim is written first, then the Service is
-    # refused, and the claim must go again.
+    # Someone's Service already has the lab's name: the StatefulSet is written first, then the
+    # Service is refused, and the StatefulSet must go again (its pod, if it got one, terminates).
     await kube.create(
         f"/api/v1/namespaces/{project}/services",
         {"metadata": {"name": "lab"}, "spec": {"selector": {"app": "theirs"}, "ports": [{"port": 80}]}},
@@ -179,12 +179,15 @@ async def test_a_create_refused_half_way_leaves_nothing_behind(
     assert refused.status_code == 409, refused.text
     problem = refused.json()
     assert problem["field"] == "name" and "Service" in problem["detail"]
-    assert await _lab_objects(kube, project) == {
-        "statefulsets": [],
-        "services": ["lab"],  # theirs, untouched
-        "claims": [],
-        "pods": [],
-    }
+    async def only_theirs() -> bool:
+        return await _lab_objects(kube, project) == {
+            "statefulsets": [],
+            "services": ["lab"],  # theirs, untouched
+            "claims": [],
+            "pods": [],
+        }
+
+    await until(only_theirs, within=20)
     theirs = await kube.get(f"/api/v1/namespaces/{project}/services/lab")
     assert theirs is not None and theirs["spec"]["selector"] == {"app": "theirs"}
 

@@ -1,9 +1,13 @@
 """Labs: Jupyter and VS Code servers in a project, with an accelerator and a home volume.
 
 Every method takes the caller's principal: a project's members and admins may do everything with
-its labs, anyone else gets 403 (`ProjectService.require_access`). Creating writes the objects one
-after another and, when one is refused, deletes those already written before reporting the refusal,
-so nothing half-made is left in the cluster. Deleting removes everything the lab was made of.
+its labs, anyone else gets 403 (`ProjectService.require_access`). Creating writes the lab's top
+object first (its StatefulSet, or its Notebook), then its parts (Service, claim) owned by it
+(`ownerReferences` with its uid), so the cluster's garbage collector removes the parts with the top
+object, and a part whose top object is gone goes too. When a write is refused the objects already
+written are deleted before the refusal is reported. Deleting removes the top object and every part
+found by the lab's labels, so a lab left half-made (by a crash, or by hand) can still be deleted and
+made again. Create, delete, start and stop are intents, audited when done (`workloads/intents.py`).
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ from nufi.auth import Principal
 from nufi.cluster.kube_rest import Json, KubeRefused
 from nufi.cluster.labs import CLAIM, NOTEBOOK, POD, SERVICE, STATEFULSET, Kind, LabObjects
 from nufi.config import Settings
+from nufi.db.intents import Intent
 from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
 from nufi.logging import get_logger
 from nufi.workloads.accelerators import AcceleratorService, Placement
+from nufi.workloads.intents import Outcome, acting
 from nufi.workloads.kube_errors import refused
 from nufi.workloads.labels import DEVICE_TYPE, MANAGED_BY, MANAGED_BY_NUFI, WORKLOAD, WORKLOAD_KIND
 from nufi.workloads.labs import manifests
@@ -40,10 +46,15 @@ from nufi.workloads.labs.model import (
 )
 from nufi.workloads.labs.status import observe
 from nufi.workloads.names import check_name
+from nufi.workloads.owners import owned_by
 from nufi.workloads.projects import ProjectService
 
 _log = get_logger("nufi.workloads")
 _STARTS_WITH_LETTER = re.compile(r"[a-z]")
+_TARGET_KIND = "lab"
+# What a lab may be made of, top objects first: deleting in this order leaves the garbage collector
+# little to do.
+_PARTS: tuple[Kind, ...] = (NOTEBOOK, STATEFULSET, SERVICE, CLAIM)
 
 
 @dataclass(frozen=True)
@@ -77,6 +88,8 @@ class LabService:
         self._accelerators = accelerators
         self._objects = objects
         self._settings = settings
+        self._recorder = projects.recorder
+        self._recorder.register(_TARGET_KIND, self._settle)
 
     # -- reads ---------------------------------------------------------------------------------------
 
@@ -119,6 +132,7 @@ class LabService:
 
     async def create(self, principal: Principal | None, project: str, request: LabRequest) -> Lab:
         await self._projects.require_access(principal, project)
+        actor = acting(principal)
         name = _check_lab_name(request.name)
         placement = await self._accelerators.resolve(request.accelerator, field="accelerator")
         if await self._find(project, name) is not None:
@@ -139,20 +153,36 @@ class LabService:
             placement=placement,
             profile=PROFILES[request.kind],
         )
-        steps: list[tuple[Kind, Json]] = [(CLAIM, manifests.claim(plan))]
         if backend == "notebook":
-            steps.append((NOTEBOOK, manifests.notebook(plan)))
+            first: tuple[Kind, Json] = (NOTEBOOK, manifests.notebook(plan))
+            parts = [(CLAIM, manifests.claim(plan))]
         else:
-            steps += [(SERVICE, manifests.service(plan)), (STATEFULSET, manifests.statefulset(plan))]
-        created: list[tuple[Kind, str]] = []
-        top: Json = {}
-        try:
-            for kind, body in steps:
-                top = await self._write(kind, project, body)
-                created.append((kind, body["metadata"]["name"]))
-        except BaseException:
-            await self._undo(project, created)
-            raise
+            first = (STATEFULSET, manifests.statefulset(plan))
+            parts = [(SERVICE, manifests.service(plan)), (CLAIM, manifests.claim(plan))]
+        # Parts of an earlier lab of this name whose top object is gone would refuse ours (409).
+        await self._remove_parts(project, name)
+        planned = {
+            "name": name,
+            "kind": request.kind,
+            "image": plan.image,
+            "device_type": placement.device_type,
+            "count": placement.count,
+            "storage_gib": request.storage_gib,
+            "backend": backend,
+        }
+        target = f"{project}/{name}"
+        async with self._recorder.change(actor, "lab.create", _TARGET_KIND, target, after=planned) as change:
+            change.touched = True
+            created: list[tuple[Kind, str]] = []
+            try:
+                top = await self._write(first[0], project, first[1])
+                created.append((first[0], name))
+                for kind, body in parts:
+                    await self._write(kind, project, owned_by(body, top))
+                    created.append((kind, body["metadata"]["name"]))
+            except BaseException:
+                await self._undo(project, created)
+                raise
         _log.info("lab created", project=project, lab=name, kind=request.kind, backend=backend)
         return await self._view(project, _Found(backend, top))
 
@@ -163,13 +193,71 @@ class LabService:
         return await self._set_running(principal, project, name, running=True)
 
     async def delete(self, principal: Principal | None, project: str, name: str) -> None:
+        """Delete the lab's top object and every part labelled as the lab's; 404 only when nothing of
+        it is left (a Service or claim whose top object is gone is still the lab's, and goes)."""
         await self._projects.require_access(principal, project)
-        found = await self._require(project, name)
-        kinds: list[Kind] = [NOTEBOOK] if found.backend == "notebook" else [STATEFULSET, SERVICE]
-        for kind in kinds:
-            await self._remove(kind, project, name)
-        await self._remove(CLAIM, project, _claim_name(name))
-        _log.info("lab deleted", project=project, lab=name, backend=found.backend)
+        actor = acting(principal)
+        found = await self._find(project, name)
+        parts = await self._parts(project, name)
+        if found is None and not parts:
+            raise NotFound(f"project {project!r} has no lab named {name!r}", project=project, lab=name)
+        before = None if found is None else _summary(found)
+        target = f"{project}/{name}"
+        async with self._recorder.change(actor, "lab.delete", _TARGET_KIND, target, before=before) as change:
+            change.touched = True
+            if found is not None:
+                await self._remove(NOTEBOOK if found.backend == "notebook" else STATEFULSET, project, name)
+            await self._remove_parts(project, name)
+        _log.info("lab deleted", project=project, lab=name)
+
+    async def _parts(self, project: str, name: str) -> list[tuple[Kind, str]]:
+        selector = f"{_lab_selector()},{WORKLOAD}={name}"
+        found: list[tuple[Kind, str]] = []
+        try:
+            for kind in _PARTS:
+                found += [
+                    (kind, _name(obj))
+                    for obj in await self._objects.list(kind, project, label_selector=selector)
+                ]
+        except KubeRefused as exc:
+            raise refused(exc) from None
+        return found
+
+    async def _remove_parts(self, project: str, name: str) -> None:
+        for kind, part in await self._parts(project, name):
+            await self._remove(kind, project, part)
+
+    async def _settle(self, intent: Intent) -> Outcome:
+        """What the cluster shows of a lab change whose request ended before it was recorded: a lab
+        missing a part is undone (its author makes it again), a delete half-done is finished."""
+        project, _, name = intent.target_id.partition("/")
+        found = await self._find(project, name)
+        if intent.action == "lab.create":
+            if found is not None and await self._complete(project, name, found):
+                return Outcome.complete(intent.after)
+            if found is not None:
+                await self._remove(NOTEBOOK if found.backend == "notebook" else STATEFULSET, project, name)
+            await self._remove_parts(project, name)
+            return Outcome.nothing()
+        if intent.action == "lab.delete":
+            if found is not None:
+                return Outcome.nothing()
+            await self._remove_parts(project, name)
+            return Outcome.complete()
+        running = intent.action == "lab.start"
+        if found is not None and _running(found) == running:
+            return Outcome.complete(intent.after)
+        return Outcome.nothing()
+
+    async def _complete(self, project: str, name: str, found: _Found) -> bool:
+        try:
+            claim = await self._objects.get(CLAIM, project, _claim_name(name))
+            service = (
+                await self._objects.get(SERVICE, project, name) if found.backend == "statefulset" else {}
+            )
+        except KubeRefused as exc:
+            raise refused(exc) from None
+        return claim is not None and service is not None
 
     # -- inside --------------------------------------------------------------------------------------
 
@@ -177,7 +265,23 @@ class LabService:
         self, principal: Principal | None, project: str, name: str, *, running: bool
     ) -> Lab:
         await self._projects.require_access(principal, project)
+        actor = acting(principal)
         found = await self._require(project, name)
+        action = "lab.start" if running else "lab.stop"
+        target = f"{project}/{name}"
+        async with self._recorder.change(
+            actor,
+            action,
+            _TARGET_KIND,
+            target,
+            before={"running": _running(found)},
+            after={"running": running},
+        ) as change:
+            change.touched = True
+            top = await self._switch(project, name, found, running=running)
+        return await self._view(project, _Found(found.backend, top))
+
+    async def _switch(self, project: str, name: str, found: _Found, *, running: bool) -> Json:
         if found.backend == "notebook":
             # Custom resources take no strategic merge; a merge patch sets or removes the annotation.
             stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -189,10 +293,9 @@ class LabService:
             patch = {"spec": {"replicas": 1 if running else 0}}
             kind = STATEFULSET
         try:
-            top = await self._objects.merge_patch(kind, project, name, patch)
+            return await self._objects.merge_patch(kind, project, name, patch)
         except KubeRefused as exc:
             raise _refusal(exc, kind, name) from None
-        return await self._view(project, _Found(found.backend, top))
 
     async def _require(self, project: str, name: str) -> _Found:
         found = await self._find(project, name)
@@ -316,6 +419,25 @@ def _is_lab(obj: Json) -> bool:
         and labels.get(WORKLOAD_KIND) == "lab"
         and WORKLOAD in labels
     )
+
+
+def _running(found: _Found) -> bool:
+    meta = found.top.get("metadata") or {}
+    if found.backend == "notebook":
+        return STOPPED_ANNOTATION not in (meta.get("annotations") or {})
+    return int((found.top.get("spec") or {}).get("replicas", 1) or 0) > 0
+
+
+def _summary(found: _Found) -> dict[str, Any]:
+    meta = found.top.get("metadata") or {}
+    container = _container(found.top, found.backend)
+    return {
+        "name": _name(found.top),
+        "kind": _kind(found.top),
+        "image": str(container.get("image") or ""),
+        "device_type": str((meta.get("labels") or {}).get(DEVICE_TYPE, "")),
+        "backend": found.backend,
+    }
 
 
 def _kind(top: Json) -> LabKind:
