@@ -10,14 +10,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import APIRouter, FastAPI
-from nicegui import ui
+from nicegui import core, ui
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
 from nufi.auth.web_login import safe_next
-from nufi.ui import context, signin
+from nufi.auth.web_origin import origin_of, own_origin
+from nufi.ui import context, open_pages, signin
 from nufi.ui.context import LANGUAGE_COOKIE
 from nufi.ui.i18n import LANGUAGES
 from nufi.ui.pages import admin, deployments, labs, monitoring, projects, thermal, wizard
@@ -75,3 +77,21 @@ def mount_dashboard(app: FastAPI) -> None:
         show_welcome_message=False,
         reconnect_timeout=10.0,
     )
+    # The dashboard's socket carries the session cookie too: only NuFi's own pages may open it.
+    core.sio.eio.cors_allowed_origins = socket_origin_allowed
+    open_pages.install()
+    metrics = getattr(app.state, "http_metrics", None)
+    if metrics is not None:
+        metrics.registry.register(open_pages.PagesCollector())
+
+
+def socket_origin_allowed(origin: str | None, environ: dict[str, Any]) -> bool:
+    """For python-engineio (asked for every polling request and WebSocket handshake that carries an
+    Origin): whether `origin` is NuFi's own (see `nufi.auth.web_origin`)."""
+    if origin is None:
+        return True
+    scope = environ.get("asgi.scope") or {}
+    scheme = "https" if scope.get("scheme") in ("https", "wss") else "http"
+    public_url = context.services().settings.dashboard_public_url if context.is_attached() else None
+    own = own_origin(public_url, scheme=scheme, host_header=environ.get("HTTP_HOST"))
+    return own is not None and origin_of(origin) == own

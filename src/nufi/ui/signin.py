@@ -28,6 +28,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from nufi.auth import IdentityProviderUnavailable, InvalidToken, Principal
 from nufi.auth.web_login import safe_next
 from nufi.auth.web_oidc import IssuerRefused
+from nufi.auth.web_origin import from_own_origin, is_loopback_host, origin_of, own_origin
 from nufi.auth.web_sessions import WebSessions, missing_settings
 from nufi.auth.web_tokens import SealBroken
 from nufi.services import Services
@@ -37,8 +38,6 @@ LOGIN_COOKIE = "nufi_login"
 LOGIN_PATH = "/auth/login"
 CALLBACK_PATH = "/auth/callback"
 LOGOUT_PATH = "/auth/logout"
-# Browsers only refuse to send Secure cookies over plain HTTP; on loopback a developer has no TLS.
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 # Far above the 43 characters NuFi's ids have: anything longer is not ours and is not looked up.
 _MAX_SESSION_ID_LENGTH = 256
 _NO_STORE = {"Cache-Control": "no-store"}
@@ -85,8 +84,11 @@ async def login(request: Request, next_path: Annotated[str | None, Query(alias="
     if isinstance(sessions, Response):
         return sessions
     target = safe_next(next_path)
+    base = _base_url(request)
+    if base is None:
+        return _unknown_address_page()
     try:
-        url, sealed = await sessions.begin(redirect_uri=_base_url(request) + CALLBACK_PATH, next_path=target)
+        url, sealed = await sessions.begin(redirect_uri=base + CALLBACK_PATH, next_path=target)
     except IdentityProviderUnavailable as exc:
         return _page("The identity provider cannot be reached", exc.detail, 503, next_path=target)
     response = RedirectResponse(url, status_code=302, headers=_NO_STORE)
@@ -165,13 +167,22 @@ async def callback(request: Request) -> Response:
 
 @router.post(LOGOUT_PATH)
 async def logout(request: Request) -> Response:
-    # SameSite=Lax keeps the cookie off cross-site POSTs, so another site cannot sign anyone out.
+    # SameSite=Lax keeps the cookie off cross-site POSTs, but not off those from a sibling origin of
+    # the same site (another port, another host name under the same domain): the origin decides.
+    if not same_origin(request):
+        return _page(
+            "Sign-out was refused",
+            "The request did not come from a NuFi page. Sign out from NuFi's own menu.",
+            403,
+            retry=False,
+        )
     target: str | None = None
     services = _services(request)
     session_id = request.cookies.get(SESSION_COOKIE)
     if services is not None and services.web_sessions is not None and session_id:
+        # An unknown address still signs out; the issuer then just has nowhere to send the browser back.
         target = await services.web_sessions.end(
-            session_id, post_logout_redirect_uri=_base_url(request) + "/"
+            session_id, post_logout_redirect_uri=(_base_url(request) or "") + "/"
         )
     response = RedirectResponse(target or "/", status_code=303, headers=_NO_STORE)
     response.delete_cookie(SESSION_COOKIE, path="/", secure=_secure(request), httponly=True, samesite="lax")
@@ -200,14 +211,48 @@ def _sessions_or_page(request: Request) -> WebSessions | Response:
     return services.web_sessions
 
 
-def _base_url(request: Request) -> str:
+def public_url(request: Request) -> str | None:
     services = _services(request)
-    configured = services.settings.dashboard_public_url if services is not None else None
-    return (configured or str(request.base_url)).rstrip("/")
+    return services.settings.dashboard_public_url if services is not None else None
+
+
+def same_origin(request: Request) -> bool:
+    """Whether a browser's request that changes state with the session cookie comes from a NuFi
+    page (see `nufi.auth.web_origin`)."""
+    own = own_origin(public_url(request), scheme=request.url.scheme, host_header=request.headers.get("host"))
+    return from_own_origin(request.headers, own)
+
+
+def _base_url(request: Request) -> str | None:
+    """Where browsers reach the dashboard: NUFI_DASHBOARD_PUBLIC_URL; without it the request's own
+    address, but only on a loopback name. A Host header is the client's to choose, so it never
+    decides a redirect URI, nor whether cookies are Secure, anywhere else."""
+    configured = public_url(request)
+    if configured:
+        return configured.rstrip("/")
+    if is_loopback_host(request.headers.get("host")):
+        return str(request.base_url).rstrip("/")
+    return None
 
 
 def _secure(request: Request) -> bool:
-    return request.url.hostname not in LOOPBACK_HOSTS
+    configured = public_url(request)
+    if configured:
+        return (origin_of(configured) or "").startswith("https:")
+    # No address configured: plain HTTP on loopback only; anywhere else Secure, so that a cookie is
+    # never sent in the clear because of what a Host header said.
+    return not is_loopback_host(request.headers.get("host"))
+
+
+def _unknown_address_page() -> HTMLResponse:
+    return _page(
+        "NuFi does not know its own address",
+        "This address is not a loopback one and NUFI_DASHBOARD_PUBLIC_URL is not set. An administrator "
+        "must set it to the dashboard's address as browsers reach it (see docs/install.md, "
+        '"The public URL").',
+        400,
+        retry=False,
+    )
 
 
 def _forget_login(request: Request, response: Response) -> None:

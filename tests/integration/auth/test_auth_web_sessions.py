@@ -192,7 +192,9 @@ async def test_a_user_is_signed_in_without_the_admin_role(
 
 
 async def test_the_cookie_is_secure_off_loopback(web_idp: IdentityProviderProcess, tmp_path: Path) -> None:
-    settings = dashboard_settings(web_idp, tmp_path / "nufi.db")
+    settings = dashboard_settings(
+        web_idp, tmp_path / "nufi.db", dashboard_public_url="https://nufi.example.com"
+    )
     async with browsing(settings, base_url="https://nufi.example.com") as (_, client):
         login = await client.get("/auth/login")
     assert login.status_code == 302

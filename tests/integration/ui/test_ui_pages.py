@@ -85,9 +85,11 @@ async def test_without_prometheus_the_monitoring_page_says_so(person: User) -> N
 async def test_an_open_page_whose_session_ends_sends_the_person_to_sign_in_and_back(
     person: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    gate = importlib.import_module("nufi.ui.pages.gate")
-    monkeypatch.setattr(gate, "SESSION_CHECK_SECONDS", 0.05)
+    open_pages = importlib.import_module("nufi.ui.open_pages")
+    for name in ("SESSION_CHECK_SECONDS", "UNCONNECTED_SECONDS", "CLOSE_GRACE_SECONDS"):
+        monkeypatch.setattr(open_pages, name, 0.05)
     await as_(person, "user", "en").open("/?type=lpu")
+    client = person.client
     went: list[object] = []
     monkeypatch.setattr(person.navigate, "to", lambda target, new_tab=False: went.append(target))
     await stays_true(lambda: went == [], for_seconds=0.3)  # signed in: the checks change nothing
@@ -96,6 +98,7 @@ async def test_an_open_page_whose_session_ends_sends_the_person_to_sign_in_and_b
 
         def sent_to_sign_in() -> None:
             assert went[:1] == ["/auth/login?next=%2F%3Ftype%3Dlpu"]
+            assert client.is_deleted  # closed on the server, not only redirected
 
         await eventually(sent_to_sign_in, within=10)
     finally:

@@ -19,7 +19,7 @@ from starlette.responses import RedirectResponse
 from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.ui.layout import DEPLOYMENTS_PATH, frame
-from nufi.ui.pages.gate import Visitor, keep_signed_in, visitor
+from nufi.ui.pages.gate import Visitor, visitor
 from nufi.ui.pages.workload_forms import (
     REFRESH_SECONDS,
     STATUS_COLORS,
@@ -54,7 +54,6 @@ def register() -> None:
         if isinstance(who, RedirectResponse):
             return who
         frame(who.principal, who.language, current=who.path)
-        keep_signed_in(request, who)
         await DeploymentsPage(who).build(project)
         return None
 

@@ -1,6 +1,7 @@
 """The door of every page: signed in, or off to sign in and back to the same URL; and, while a page
-stays open, the session checked again, so an ended or unrefreshable session sends the person to sign
-in rather than leaving a page that only fails."""
+stays open, its session checked again on every action and every SESSION_CHECK_SECONDS, so a page
+whose session ended (or lost a role) is closed on the server and its browser sent to sign in, rather
+than left acting for someone no longer there (see `nufi.ui.open_pages`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
 from nufi.auth import Principal
-from nufi.ui import context
+from nufi.ui import context, open_pages
 from nufi.ui.i18n import Language
 
 
@@ -21,10 +22,6 @@ class Visitor:
     principal: Principal
     language: Language
     path: str
-
-
-# How often an open page asks whether its session still holds (and has its tokens refreshed).
-SESSION_CHECK_SECONDS = 30.0
 
 
 def sign_in_path(path: str) -> str:
@@ -36,16 +33,7 @@ async def visitor(request: Request) -> Visitor | RedirectResponse:
     path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     signed = await context.principal(request)
     if signed is None:
+        open_pages.discard(ui.context.client)
         return RedirectResponse(sign_in_path(path), status_code=303)
+    open_pages.opened(ui.context.client, request, signed, path)
     return Visitor(signed, context.language_of(request), path)
-
-
-def keep_signed_in(request: Request, who: Visitor) -> None:
-    """Re-check the page's session every SESSION_CHECK_SECONDS; when it has ended, off to sign in
-    and back to this page."""
-
-    async def check() -> None:
-        if await context.principal(request) is None:
-            ui.navigate.to(sign_in_path(who.path))
-
-    ui.timer(SESSION_CHECK_SECONDS, check)

@@ -23,7 +23,7 @@ from nufi.ui.format import celsius, memory, percent, watts
 from nufi.ui.i18n import Language, text
 from nufi.ui.layout import MONITORING_PATH, frame
 from nufi.ui.pages.charts import Charts
-from nufi.ui.pages.gate import Visitor, keep_signed_in, visitor
+from nufi.ui.pages.gate import Visitor, visitor
 from nufi.ui.rebuilt import Rebuilt
 
 NODES_PER_PAGE = 25
@@ -281,7 +281,6 @@ def register() -> None:
         if isinstance(who, RedirectResponse):
             return who
         frame(who.principal, who.language, current=MONITORING_PATH)
-        keep_signed_in(request, who)
         view = MonitoringView(who, type)
         await view.read_overview()
         await view.content.show()

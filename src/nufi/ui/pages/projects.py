@@ -15,7 +15,7 @@ from nufi.errors import NufiError
 from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.ui.layout import DEPLOYMENTS_PATH, LABS_PATH, PROJECTS_PATH, forbidden, frame
-from nufi.ui.pages.gate import Visitor, keep_signed_in, visitor
+from nufi.ui.pages.gate import Visitor, visitor
 from nufi.ui.pages.workload_forms import FieldErrors, problem_text, project_url
 from nufi.workloads.projects import Project, ProjectDeletion
 
@@ -30,7 +30,6 @@ def register() -> None:
         if not who.principal.is_admin:
             forbidden(who.language)
             return None
-        keep_signed_in(request, who)
         await ProjectsPage(who).build()
         return None
 

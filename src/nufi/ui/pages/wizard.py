@@ -45,7 +45,7 @@ from nufi.logging import get_logger
 from nufi.ui import context
 from nufi.ui.i18n import text
 from nufi.ui.layout import DEVICES_PATH, forbidden, frame
-from nufi.ui.pages.gate import Visitor, keep_signed_in, visitor
+from nufi.ui.pages.gate import Visitor, visitor
 from nufi.ui.wizard import render
 from nufi.ui.wizard.draft import (
     EDIT_ID,
@@ -168,7 +168,6 @@ def _open(
     """The wizard at step `number` of the draft `draft_id` (`missing`: the URL named another one)."""
     drafts = context.services().wizard_drafts
     frame(who.principal, who.language, current=url(number, draft_id))
-    keep_signed_in(request, who)
     kept = KeptDraft(draft_id, dict(complete(values)), partial(drafts.save, who.principal, draft_id))
     view = WizardView(who, kept, number)
     view.render()
