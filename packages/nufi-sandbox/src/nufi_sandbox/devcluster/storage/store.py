@@ -17,6 +17,7 @@ from typing import Any
 from nufi_sandbox.devcluster import errors
 from nufi_sandbox.devcluster.resources import ResourceRegistry, ResourceType
 from nufi_sandbox.devcluster.storage.continue_tokens import decode_continue, encode_continue
+from nufi_sandbox.devcluster.storage.garbage import FOREGROUND, GarbageCollector
 from nufi_sandbox.devcluster.storage.object_writes import merge_for_subresource, unchanged
 from nufi_sandbox.devcluster.storage.watch_events import Subscription, WatchEvent
 from nufi_sandbox.devcluster.validation.admission import Admission
@@ -41,6 +42,7 @@ class Store:
         self._history: deque[WatchEvent] = deque(maxlen=history_size)
         self._subscriptions: set[Subscription] = set()
         self.admission = Admission(self)
+        self.garbage = GarbageCollector(self)
         # Bound pods terminate through the kubelet only when one is simulated; otherwise they go at once.
         self.graceful_pod_deletion = False
         for name in INITIAL_NAMESPACES:
@@ -53,6 +55,11 @@ class Store:
         if found is None:
             raise errors.route_not_found()
         return found
+
+    @property
+    def objects(self) -> dict[Key, Obj]:
+        """Every stored object by key: for the garbage collector, which must not mutate them."""
+        return self._objects
 
     @property
     def resource_version(self) -> int:
@@ -147,7 +154,11 @@ class Store:
         if dry_run:
             return obj
         self._commit("ADDED", rt, key, obj, None)
-        return self._view(rt, obj)
+        view = self._view(rt, obj)
+        if meta.get("ownerReferences"):
+            # An owner that is already gone (no object of that uid) makes the new object garbage.
+            self.garbage.collect()
+        return view
 
     def update(
         self,
@@ -178,11 +189,15 @@ class Store:
             return new
         if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
             self._remove(rt, key, new)
+            self.garbage.collect()
             return self._view(rt, new)
         if unchanged(old, new):
             return self._view(rt, old)
         self._commit("MODIFIED", rt, key, new, old)
-        return self._view(rt, new)
+        view = self._view(rt, new)
+        if new["metadata"].get("ownerReferences") != old["metadata"].get("ownerReferences"):
+            self.garbage.collect()
+        return view
 
     def mutate(
         self,
@@ -241,6 +256,10 @@ class Store:
             return self._view(rt, obj)
         if rt.key == ("", "namespaces"):
             self._delete_namespace_contents(name)
+        if propagation == "Orphan":
+            # The real server puts the `orphan` finalizer on the owner and the collector takes the
+            # references off its dependents before removing it; here both happen now, in that order.
+            self.garbage.orphan_dependents(obj)
         meta = obj["metadata"]
         graceful = (
             rt.key == ("", "pods")
@@ -249,6 +268,8 @@ class Store:
             and obj.get("status", {}).get("phase") not in ("Succeeded", "Failed")
             and (grace_period if grace_period is not None else 1) > 0
         )
+        if propagation == "Foreground" and not graceful:
+            return self._delete_in_foreground(rt, key, obj)
         if meta.get("finalizers") or graceful:
             if meta.get("deletionTimestamp"):
                 return self._view(rt, obj)
@@ -263,12 +284,45 @@ class Store:
                 if graceful
                 else 0
             )
+            # Background: its dependents go once it is gone, not while it waits for its finalizers.
             self._commit("MODIFIED", rt, key, new, obj)
-            self._cascade(obj, propagation)
             return self._view(rt, new)
         self._remove(rt, key, obj)
-        self._cascade(obj, propagation)
+        self.garbage.collect()
         return self._view(rt, obj)
+
+    def _delete_in_foreground(self, rt: ResourceType, key: Key, obj: Obj) -> Obj:
+        """Foreground: the object stays, with a deletionTimestamp and the `foregroundDeletion`
+        finalizer, until the collector has removed the dependents that block it; then it goes."""
+        new = copy.deepcopy(obj)
+        meta = new["metadata"]
+        meta.setdefault("deletionTimestamp", now_rfc3339())
+        meta.setdefault("deletionGracePeriodSeconds", 0)
+        if FOREGROUND not in (meta.get("finalizers") or []):
+            meta["finalizers"] = [*(meta.get("finalizers") or []), FOREGROUND]
+        if new != obj:
+            self._commit("MODIFIED", rt, key, new, obj)
+        self.garbage.collect()
+        current = self._objects.get(key)
+        return self._view(rt, current if current is not None else new)
+
+    def commit_modified(self, rt: ResourceType, key: Key, new: Obj, old: Obj) -> None:
+        """A write by an in-process controller (the garbage collector) of an object it read."""
+        self._commit("MODIFIED", rt, key, new, old)
+
+    def drop_finalizer(self, rt: ResourceType, key: Key, finalizer: str) -> None:
+        """Remove one finalizer; an object being deleted whose last finalizer this was goes."""
+        old = self._objects[key]
+        new = copy.deepcopy(old)
+        kept = [f for f in new["metadata"].get("finalizers") or [] if f != finalizer]
+        if kept:
+            new["metadata"]["finalizers"] = kept
+        else:
+            new["metadata"].pop("finalizers", None)
+        if not kept and new["metadata"].get("deletionTimestamp"):
+            self._remove(rt, key, new)
+        else:
+            self._commit("MODIFIED", rt, key, new, old)
 
     # -- watch ---------------------------------------------------------------------------------------
 
@@ -365,23 +419,3 @@ class Store:
             rt = self.registry.by_kind(obj["apiVersion"], obj["kind"])
             if rt is not None:
                 self._remove(rt, key, obj)
-
-    def _cascade(self, owner: Obj, propagation: str) -> None:
-        """Garbage collection of dependents by ownerReference uid."""
-        uid = owner["metadata"]["uid"]
-        for key, obj in list(self._objects.items()):
-            refs = obj["metadata"].get("ownerReferences") or []
-            if not any(ref.get("uid") == uid for ref in refs):
-                continue
-            rt = self.registry.by_kind(obj["apiVersion"], obj["kind"])
-            if rt is None or key not in self._objects:
-                continue
-            if propagation == "Orphan":
-                kept = [ref for ref in refs if ref.get("uid") != uid]
-                new = copy.deepcopy(obj)
-                new["metadata"]["ownerReferences"] = kept
-                if not kept:
-                    del new["metadata"]["ownerReferences"]
-                self._commit("MODIFIED", rt, key, new, obj)
-            else:
-                self.delete(rt, key[2], key[3], propagation="Background")
