@@ -1,8 +1,11 @@
 """Passing one HTTP exchange or one WebSocket between a caller (ASGI) and a lab's Service (aiohttp).
 
 Bodies stream both ways as they come; nothing is buffered but the HTML pages the API server's services
-proxy rewrote, which are put back. Hop-by-hop headers (RFC 9110 §7.6.1) stay on their hop, and NuFi's
-own credentials — the caller's `Authorization` and the dashboard's session cookie — never leave NuFi.
+proxy rewrote, which are read to their end (up to MAX_REWRITTEN_HTML_BYTES) and put back. Hop-by-hop
+headers (RFC 9110 §7.6.1) stay on their hop, and NuFi's own credentials — the caller's
+`Authorization`, the dashboard's session cookie and the lab cookie — never leave NuFi. Neither do
+`Impersonate-*` headers: on the services-proxy route the request goes on with NuFi's Kubernetes
+credentials, and the API server would act as whoever they name.
 """
 
 from __future__ import annotations
@@ -21,10 +24,13 @@ from yarl import URL
 from nufi.cluster.service_route import Upstream
 
 SESSION_COOKIE = "nufi_session"  # the dashboard's session (nufi.ui.signin.SESSION_COOKIE)
-# The dashboard's cookies, which a lab (running whatever image its owner chose, on NuFi's own origin)
-# must not set: a lab planting its owner's session in a visitor's browser would sign them in as
-# someone else.
-NUFI_COOKIES = frozenset({SESSION_COOKIE, "nufi_login"})
+# The lab cookie (nufi.api.lab_origin), by its name over http and over https.
+LAB_COOKIES = frozenset({"nufi_lab", "__Host-nufi_lab"})
+# NuFi's cookies, which a lab (running whatever image its owner chose) must not set: a lab planting its
+# owner's session in a visitor's browser would sign them in as someone else.
+NUFI_COOKIES = frozenset({SESSION_COOKIE, "nufi_login", *LAB_COOKIES})
+# Kubernetes' user impersonation (Impersonate-User, -Group, -Uid, -Extra-<key>).
+IMPERSONATION_PREFIX = "impersonate-"
 HOP_BY_HOP = frozenset(
     {
         "connection",
@@ -97,6 +103,8 @@ def request_headers(scope: Scope, upstream: Upstream, *, websocket: bool = False
             continue
         if name in HOP_BY_HOP or name in listed or name in _NOT_FORWARDED:
             continue
+        if name.startswith(IMPERSONATION_PREFIX):
+            continue
         if websocket and name in _WEBSOCKET_HANDSHAKE:
             continue  # the upstream handshake is aiohttp's own
         out.add(name, value)
@@ -123,12 +131,13 @@ def request_headers(scope: Scope, upstream: Upstream, *, websocket: bool = False
 
 
 def without_session_cookie(cookie_headers: Iterable[str]) -> str:
-    """Every cookie of the request but NuFi's session, as one Cookie header (empty: none left)."""
+    """Every cookie of the request but NuFi's (the dashboard session, the lab cookie), as one Cookie
+    header (empty: none left)."""
     kept: list[str] = []
     for header in cookie_headers:
         for pair in header.split(";"):
             name, _, _ = pair.strip().partition("=")
-            if pair.strip() and name.strip() != SESSION_COOKIE:
+            if pair.strip() and name.strip() not in NUFI_COOKIES:
                 kept.append(pair.strip())
     return "; ".join(kept)
 
@@ -206,7 +215,7 @@ async def _send_unrewritten(
 ) -> None:
     # The API server prepends its proxy path to the absolute links of HTML it passes back; the
     # browser must keep to NuFi's paths, so the prefix is taken out again.
-    body = await response.content.read(MAX_REWRITTEN_HTML_BYTES + 1)
+    body = await read_up_to(response.content, MAX_REWRITTEN_HTML_BYTES + 1)
     if len(body) <= MAX_REWRITTEN_HTML_BYTES:
         body = body.replace(target.upstream.rewritten_prefix.encode() + b"/", b"/")
         headers = [(n, v) for n, v in headers if n != b"content-length"]
@@ -219,6 +228,18 @@ async def _send_unrewritten(
     async for chunk in response.content.iter_any():
         await send({"type": "http.response.body", "body": chunk, "more_body": True})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def read_up_to(content: aiohttp.StreamReader, limit: int) -> bytes:
+    """The body to its end or its first `limit` bytes, whichever is shorter. One `read(n)` returns
+    what one network read brought (up to n), not n: a page read that way arrives cut off."""
+    body = bytearray()
+    while len(body) < limit:
+        chunk = await content.read(limit - len(body))
+        if not chunk:
+            break
+        body += chunk
+    return bytes(body)
 
 
 async def forward_websocket(

@@ -1,8 +1,11 @@
 """The lab proxy: `/labs/<project>/<name>/...` (and `/notebook/<namespace>/<name>/...`, where Kubeflow
 Notebooks serve) passed to the lab's Service, HTTP and WebSocket alike.
 
-Only the project's members and admins get through, recognised by a bearer token (`Authorization`,
-checked by the API's TokenVerifier) or by the dashboard's session cookie (`nufi_session`). An
+Only the project's members and admins get through. Browsers open a lab on its own origin
+(nufi.api.lab_origin): the dashboard's session cookie (`nufi_session`) on the dashboard's origin only
+earns a redirect there, with a grant for that one lab, and on the lab's host only the lab cookie that
+grant is exchanged for counts. A bearer token (`Authorization`, checked by the API's TokenVerifier)
+is accepted on either, and on the dashboard's origin what the lab answers is sandboxed. An
 anonymous browser asking for a page is sent to sign in and back; any other anonymous call is 401, a
 non-member 403, both problem+json. A lab NuFi runs as a StatefulSet serves at `/labs/...`; a
 Kubeflow Notebook serves at `/notebook/<namespace>/<name>/` (its controller's NB_PREFIX), and
@@ -29,10 +32,14 @@ from starlette.requests import cookie_parser
 from starlette.responses import RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from nufi.api import lab_origin
 from nufi.api.lab_forward import SESSION_COOKIE, Target, forward_http, forward_websocket
+from nufi.api.lab_origin import SAFE_METHODS, SIGN_IN_PATH, LabAccess
 from nufi.api.problems import nufi_error_response, problem_response
 from nufi.auth import Principal, authenticate
+from nufi.auth.lab_grants import LabPass
 from nufi.auth.web_login import safe_next
+from nufi.auth.web_tokens import SealBroken
 from nufi.errors import NufiError, Unauthorized
 from nufi.logging import get_logger
 from nufi.services import Services
@@ -125,6 +132,12 @@ class LabProxyMiddleware:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
         self.routes = RouteCache()
+        self._access: tuple[Services, LabAccess] | None = None
+
+    def access(self, services: Services) -> LabAccess:
+        if self._access is None or self._access[0] is not services:
+            self._access = (services, LabAccess.from_settings(services.settings))
+        return self._access[1]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -132,6 +145,12 @@ class LabProxyMiddleware:
             return
         lab_path = match_lab_path(scope["path"])
         services = getattr(getattr(scope.get("app"), "state", None), "services", None)
+        if isinstance(services, Services):
+            access = self.access(services)
+            if access.on_lab_host(Headers(scope=scope)):
+                # A lab's host is the lab proxy's alone: nothing on it ever reaches the dashboard.
+                await self._on_lab_host(services, access, lab_path, scope, receive, send)
+                return
         if lab_path is None and scope["type"] == "http" and scope["path"].startswith(_LAB_PREFIXES):
             # The lab paths are the proxy's: one no lab can have is a 404 problem here, not the
             # dashboard's page for an unknown URL.
@@ -141,10 +160,43 @@ class LabProxyMiddleware:
             await self.app(scope, receive, send)
             return
         scope["route"] = _Route()
+        access = self.access(services)
         if scope["type"] == "http":
-            await _HttpExchange(services, self.routes, lab_path, scope, receive, send).run()
+            await _HttpExchange(services, self.routes, access, lab_path, scope, receive, send).run()
         else:
-            await _WebSocketExchange(services, self.routes, lab_path, scope, receive, send).run()
+            await _WebSocketExchange(services, self.routes, access, lab_path, scope, receive, send).run()
+
+    async def _on_lab_host(
+        self,
+        services: Services,
+        access: LabAccess,
+        lab_path: LabPath | None,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        headers = Headers(scope=scope)
+        origins = access.origins
+        assert origins is not None
+        if scope["type"] == "http" and scope["path"] == SIGN_IN_PATH:
+            await lab_origin.sign_in(services, access, scope, receive, send)
+            return
+        if lab_path is None or not origins.serves(headers.get("host", ""), lab_path.project, lab_path.name):
+            if scope["type"] == "http":
+                await lab_origin.not_on_this_host(scope["path"], None)(scope, receive, send)
+            else:
+                await send({"type": "websocket.close", "code": 1008})
+            return
+        scope["route"] = _Route()
+        if scope["type"] == "http":
+            exchange: _HttpExchange | _WebSocketExchange = _HttpExchange(
+                services, self.routes, access, lab_path, scope, receive, send, lab_host=True
+            )
+        else:
+            exchange = _WebSocketExchange(
+                services, self.routes, access, lab_path, scope, receive, send, lab_host=True
+            )
+        await exchange.run()
 
 
 class _Exchange:
@@ -152,14 +204,19 @@ class _Exchange:
         self,
         services: Services,
         routes: RouteCache,
+        access: LabAccess,
         lab_path: LabPath,
         scope: Scope,
         receive: Receive,
         send: Send,
+        *,
+        lab_host: bool = False,
     ):
         self.services = services
         self.routes = routes
+        self.access = access
         self.lab_path = lab_path
+        self.lab_host = lab_host
         self.scope = scope
         self.receive = receive
         self.send = send
@@ -168,16 +225,61 @@ class _Exchange:
         request_id = state.get("request_id")
         self.request_id = request_id if isinstance(request_id, str) else None
 
-    async def principal(self) -> Principal | None:
-        """The caller by bearer token, else by dashboard session; None when anonymous. A token that
-        does not hold up is an error (401), not anonymity."""
+    async def caller(self) -> tuple[Principal | None, bool]:
+        """The caller by bearer token, else by cookie (on a lab's host the lab cookie, elsewhere the
+        dashboard's session), and whether a cookie it was; None when anonymous. A token that does not
+        hold up is an error (401), not anonymity."""
         values = self.headers.getlist("authorization")
         if values:
-            return await authenticate(self.services.verifier, values)
-        session_id = cookie_parser(self.headers.get("cookie", "")).get(SESSION_COOKIE)
+            return await authenticate(self.services.verifier, values), False
         sessions = self.services.web_sessions
-        if session_id and len(session_id) <= _MAX_SESSION_ID_LENGTH and sessions is not None:
-            return await sessions.resolve(session_id)
+        if sessions is None:
+            return None, False
+        if self.lab_host:
+            session_id = self._lab_cookie_session()
+        else:
+            session_id = cookie_parser(self.headers.get("cookie", "")).get(SESSION_COOKIE)
+        if session_id and len(session_id) <= _MAX_SESSION_ID_LENGTH:
+            principal = await sessions.resolve(session_id)
+            return principal, principal is not None
+        return None, False
+
+    def _lab_cookie_session(self) -> str | None:
+        """The dashboard session the lab cookie was given for, when it is this lab's."""
+        sealed = self.access.lab_cookie(self.headers)
+        if sealed is None or self.access.grants is None:
+            return None
+        try:
+            lab = self.access.grants.open_cookie(sealed)
+        except SealBroken:
+            return None
+        if (lab.project, lab.name) != (self.lab_path.project, self.lab_path.name):
+            return None
+        return lab.session_id
+
+    def own_origin(self) -> str:
+        assert self.access.origins is not None
+        return self.access.origins.origin(self.lab_path.project, self.lab_path.name)
+
+    def refusal(self, by_cookie: bool, *, changes: bool) -> Response | None:
+        """Why a caller signed in by a cookie may not go on (None: it may): on the dashboard's origin
+        it only opens labs in the browser, on the lab's host it changes things (or opens a WebSocket)
+        only from the lab's own origin."""
+        if not by_cookie:
+            return None
+        if self.access.origins is None or self.access.grants is None:
+            return lab_origin.lab_origin_unset(self.request_id)
+        if not self.lab_host:
+            return lab_origin.lab_elsewhere(self.own_origin(), self.request_id)
+        if changes and not lab_origin.own_origin(self.headers, self.own_origin()):
+            return lab_origin.origin_refused(self.own_origin(), self.request_id)
+        return None
+
+    def dot_segments(self) -> Response | None:
+        raw = self.scope.get("raw_path")
+        text = raw.decode("latin-1").split("?", 1)[0] if isinstance(raw, bytes) else self.scope["path"]
+        if lab_origin.has_dot_segment(text) or lab_origin.has_dot_segment(self.scope["path"]):
+            return lab_origin.dot_segments(self.scope["path"], self.request_id)
         return None
 
     async def route(self, principal: Principal) -> LabRoute:
@@ -211,20 +313,33 @@ class _Exchange:
 
 class _HttpExchange(_Exchange):
     async def run(self) -> None:
+        if not self.lab_host:
+            self.send = lab_origin.sandboxed(self.send)
         lab_path = self.lab_path
+        refused = self.dot_segments()
+        if refused is not None:
+            await refused(self.scope, self.receive, self.send)
+            return
         if not lab_path.rest:
             await self._redirect(lab_path.prefix, status=307)
             return
         try:
-            principal = await self.principal()
+            principal, by_cookie = await self.caller()
             if principal is None:
-                if self._browser_page() and self.services.web_sessions is not None:
-                    await self._redirect(_sign_in_url(self._here()), status=302)
-                    return
-                raise Unauthorized(_SIGN_IN)
+                await self._anonymous()
+                return
+            changes = self.scope["method"] not in SAFE_METHODS
+            refused = self.refusal(by_cookie, changes=changes)
+            if refused is not None and not (self._opens_lab_elsewhere(by_cookie) and self._browser_page()):
+                await refused(self.scope, self.receive, self.send)
+                return
             route = await self.route(principal)
         except NufiError as exc:
             await nufi_error_response(exc, self.request_id)(self.scope, self.receive, self.send)
+            return
+        if by_cookie and not self.lab_host:
+            # Checked a member: off to the lab's own origin, with a grant for that lab alone.
+            await self._to_lab_origin(route.prefix)
             return
         if route.prefix != lab_path.prefix:
             # A Notebook serves at its controller's path; a StatefulSet lab at NuFi's.
@@ -268,6 +383,37 @@ class _HttpExchange(_Exchange):
         accept = self.headers.get("accept", "")
         return self.scope["method"] in ("GET", "HEAD") and "text/html" in accept
 
+    def _opens_lab_elsewhere(self, by_cookie: bool) -> bool:
+        """A dashboard-signed-in browser on the dashboard's origin, sent on to the lab's own."""
+        return (
+            by_cookie
+            and not self.lab_host
+            and self.access.origins is not None
+            and self.access.grants is not None
+        )
+
+    async def _anonymous(self) -> None:
+        if self._browser_page() and self.services.web_sessions is not None:
+            if not self.lab_host:
+                await self._redirect(_sign_in_url(self._here()), status=302)
+                return
+            if self.access.dashboard_url is not None:
+                # Signing in (and the grant) happen on the dashboard's origin, which sends the browser back.
+                await self._redirect(self.access.dashboard_url + self._here(), status=302)
+                return
+        raise Unauthorized(_SIGN_IN)
+
+    async def _to_lab_origin(self, prefix: str) -> None:
+        origins, grants = self.access.origins, self.access.grants
+        assert origins is not None and grants is not None
+        session_id = cookie_parser(self.headers.get("cookie", "")).get(SESSION_COOKIE) or ""
+        lab = LabPass(project=self.lab_path.project, name=self.lab_path.name, session_id=session_id)
+        here = prefix.rstrip("/") + self._raw_rest()
+        query = self.query()
+        location = self.access.grant_url(origins, grants, lab, here + (f"?{query}" if query else ""))
+        response = RedirectResponse(location, status_code=302, headers={"Cache-Control": "no-store"})
+        await response(self.scope, self.receive, self.send)
+
     def _here(self) -> str:
         mount = f"/{self.lab_path.family}/{self.lab_path.project}/{self.lab_path.name}"
         query = self.query()
@@ -288,10 +434,20 @@ class _WebSocketExchange(_Exchange):
         connect = await self.receive()
         if connect["type"] != "websocket.connect":
             return
+        refused = self.dot_segments()
+        if refused is not None:
+            await self._deny(refused)
+            return
         try:
-            principal = await self.principal()
+            principal, by_cookie = await self.caller()
             if principal is None:
                 raise Unauthorized(_SIGN_IN)
+            # A browser always sends Origin with a handshake: one signed in by cookie must come from
+            # the lab's own page, never another lab's or site's (cross-site WebSocket hijacking).
+            refused = self.refusal(by_cookie, changes=True)
+            if refused is not None:
+                await self._deny(refused)
+                return
             route = await self.route(principal)
             upstream = await self.services.lab_upstreams.route.upstream(
                 route.namespace, route.service, route.port

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import socket
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -83,14 +84,15 @@ def lab_app(settings: Settings) -> FastAPI:
 
 
 @asynccontextmanager
-async def running(settings: Settings) -> AsyncIterator[str]:
+async def running(settings: Settings, *, sock: socket.socket | None = None) -> AsyncIterator[str]:
     """NuFi served by uvicorn on a loopback port in this event loop, its lifespan included (WebSockets
-    need a real server); yields its base URL."""
+    need a real server); yields its base URL. `sock`, bound already, serves when settings must name
+    the port (the lab base domain)."""
     app = lab_app(settings)
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=0, log_config=None, access_log=False, lifespan="on")
     )
-    task = asyncio.create_task(server.serve())
+    task = asyncio.create_task(server.serve(sockets=None if sock is None else [sock]))
     try:
         await until(lambda: _started(server, task), within=30, every=0.05)
         port = server.servers[0].sockets[0].getsockname()[1]

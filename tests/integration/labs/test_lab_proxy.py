@@ -206,29 +206,28 @@ async def test_who_gets_through(
     assert _seen(await nufi.get(path, headers=world.admin))["method"] == "GET"
 
 
-async def test_the_dashboard_session_lets_a_member_in(
-    nufi_url: str, world: World, nufi: httpx.AsyncClient, project: str, foreign_project: str
+async def test_without_a_lab_base_domain_the_dashboard_session_opens_no_lab(
+    nufi_url: str, world: World, nufi: httpx.AsyncClient, project: str
 ) -> None:
+    # Labs open in a browser only on an origin of their own (test_lab_origins.py); with none
+    # configured the dashboard's session is refused at every lab path, the problem naming the setting.
     await _lab(nufi, world, project)
     async with httpx.AsyncClient(base_url=nufi_url, timeout=30) as browser:
         session = await sign_in(browser, "user", "user", next_path=f"/labs/{project}/lab/")
-        assert session
-        page = await browser.get(
-            f"/labs/{project}/lab/tree", headers={"Cookie": f"nufi_session={session}; a=b"}
-        )
-        seen = _seen(page)
-        assert _headers(seen)["cookie"] == "a=b"
-        refused = await browser.get(
-            f"/labs/{foreign_project}/lab/tree", headers={"Cookie": f"nufi_session={session}"}
-        )
-        assert refused.status_code == 403
-
-        async with connect(
-            _ws(f"{nufi_url}/labs/{project}/lab/api/kernels/k1/socket"),
-            additional_headers={"Cookie": f"nufi_session={session}; _xsrf=x"},
-        ) as socket:
-            hello = json.loads(await socket.recv())
-            assert hello["cookie"] == "_xsrf=x"
+        for accept in ("text/html", "application/json"):
+            page = await browser.get(
+                f"/labs/{project}/lab/tree", headers={"Cookie": f"nufi_session={session}", "Accept": accept}
+            )
+            assert page.status_code == 403, accept
+            assert page.json()["type"] == "lab-origin-unset"
+            assert "NUFI_LAB_BASE_DOMAIN" in page.json()["detail"]
+        with pytest.raises(InvalidStatus) as refused:
+            async with connect(
+                _ws(f"{nufi_url}/labs/{project}/lab/api/kernels/k1/socket"),
+                additional_headers={"Cookie": f"nufi_session={session}"},
+            ):
+                pass
+        assert refused.value.response.status_code == 403
 
 
 async def test_a_kernel_websocket_goes_through(

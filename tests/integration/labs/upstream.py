@@ -26,6 +26,12 @@ async def echo(request: Request) -> Response:
     if path.endswith("/redirect"):
         target = request.query_params.get("to", "/elsewhere")
         return RedirectResponse(target, status_code=302)
+    if path.endswith("/big.html"):
+        # Far more than one network read: it must arrive whole, its links put back.
+        behind = path[: path.index("/proxy/") + len("/proxy")] if "/proxy/" in path else ""
+        lines = int(request.query_params.get("lines", BIG_PAGE_LINES))
+        lab = behind + path[len(behind) : -len("big.html")]
+        return StreamingResponse(_big_page(lab, lines), media_type="text/html")
     if path.endswith("/page.html"):
         # Served behind a path (as the API server's services proxy serves a pod), the page's absolute
         # links carry that path, the way the API server rewrites them.
@@ -64,6 +70,24 @@ async def echo(request: Request) -> Response:
     # A lab runs what its owner chose: it may try to plant its owner's dashboard session.
     response.set_cookie("nufi_session", "planted-by-the-lab", path="/")
     return response
+
+
+BIG_PAGE_LINES = 8 * 1024 * 1024 // 48
+
+
+def big_page_line(index: int, lab: str) -> bytes:
+    """Line `index` of big.html, as served (`lab`: the lab's path, behind the services proxy's or not)."""
+    return f"<p><a href='{lab}x'>{index:08d}</a></p>\n".encode()
+
+
+def big_page(lab: str, lines: int) -> bytes:
+    return b"".join(big_page_line(i, lab) for i in range(lines))
+
+
+async def _big_page(lab: str, lines: int) -> Any:
+    for start in range(0, lines, 4096):
+        yield b"".join(big_page_line(i, lab) for i in range(start, min(start + 4096, lines)))
+        await asyncio.sleep(0)
 
 
 async def _chunks() -> Any:
