@@ -182,6 +182,14 @@ class Settings(BaseSettings):
     )
     # A lab that does not answer the proxy's connection within this long is a 502.
     lab_proxy_connect_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
+    # The domain every lab gets a host of its own under, as browsers reach it (docs/install.md, "Lab
+    # base domain"): `labs.example.com` with a wildcard DNS record and certificate, or `localhost:<port>`
+    # on a workstation; the scheme is NUFI_DASHBOARD_PUBLIC_URL's. Unset, no lab opens in a browser.
+    lab_base_domain: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:[0-9]{1,5})?$",
+        max_length=253,
+    )
 
     git_commit: str | None = None
 
@@ -194,6 +202,7 @@ class Settings(BaseSettings):
         "oidc_client_id",
         "oidc_role_client",
         "git_commit",
+        "lab_base_domain",
         mode="before",
     )
     @classmethod
