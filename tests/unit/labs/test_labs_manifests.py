@@ -25,6 +25,9 @@ LABELS = {
 TOLERATION = {"key": LPU, "operator": "Exists", "effect": "NoSchedule"}
 
 
+ORIGIN = "https://nb--team.labs.example.com"
+
+
 def plan(kind: LabKind = "jupyter", *, placed: bool = False) -> manifests.LabPlan:
     placement = Placement(
         "lpu",
@@ -33,7 +36,7 @@ def plan(kind: LabKind = "jupyter", *, placed: bool = False) -> manifests.LabPla
         node_selector={"hyperaccel.ai/lpu.present": "true"} if placed else {},
         tolerations=[TOLERATION] if placed else [],
     )
-    return manifests.LabPlan("team", "nb", kind, "img:1", 20, placement, PROFILES[kind])
+    return manifests.LabPlan("team", "nb", kind, "img:1", 20, placement, PROFILES[kind], ORIGIN)
 
 
 def test_a_statefulset_lab_is_exactly_this() -> None:
@@ -64,9 +67,9 @@ def test_a_statefulset_lab_is_exactly_this() -> None:
                                 "--ServerApp.base_url=$(NB_PREFIX)",
                                 "--ServerApp.token=",
                                 "--ServerApp.password=",
-                                "--ServerApp.allow_origin=*",
                                 "--ServerApp.port=8888",
                                 "--ServerApp.ip=0.0.0.0",
+                                f"--ServerApp.allow_origin={ORIGIN}",
                             ],
                             "ports": [{"name": "notebook-port", "containerPort": 8888, "protocol": "TCP"}],
                             "workingDir": "/home/jovyan",
@@ -161,3 +164,11 @@ def test_anything_else_is_refused_naming_the_field(name: str) -> None:
     with pytest.raises(ValidationFailed) as refused:
         _check_lab_name(name)
     assert refused.value.field == "name"
+
+
+def test_jupyter_takes_sockets_from_the_lab_s_own_origin_only() -> None:
+    args = PROFILES["jupyter"].args(ORIGIN)
+    assert [a for a in args if "allow_origin" in a] == [f"--ServerApp.allow_origin={ORIGIN}"]
+    # No lab base domain: no browser reaches the lab, and Jupyter keeps its same-origin default.
+    assert not [a for a in PROFILES["jupyter"].args() if "allow_origin" in a]
+    assert not [a for a in PROFILES["vscode"].args(ORIGIN) if "origin" in a]

@@ -44,6 +44,7 @@ class LabPlan:
     storage_gib: int
     placement: Placement
     profile: KindProfile
+    origin: str | None = None  # where browsers open the lab (nufi.workloads.labs.origin)
 
     @property
     def labels(self) -> dict[str, str]:
@@ -133,7 +134,7 @@ def pod_spec(plan: LabPlan, backend: Backend) -> Obj:
         # The Notebook controller reads the state of the container named like the notebook.
         "name": plan.name,
         "image": plan.image,
-        "args": profile.args(),
+        "args": profile.args(plan.origin),
         "ports": [{"name": CONTAINER_PORT_NAME, "containerPort": profile.port, "protocol": "TCP"}],
         "workingDir": profile.home,
         # Extended resources take no overcommit: requests equal to limits.

@@ -51,19 +51,26 @@ class KindProfile:
     serves_prefix: bool
     health_path: str  # under the prefix when serves_prefix, else from `/`
 
-    def args(self) -> list[str]:
+    def args(self, origin: str | None = None) -> list[str]:
+        """The container's args; `origin` is the lab's own (nufi.workloads.labs.origin), if it has one."""
         if self.kind == "jupyter":
             # The docker-stacks start script passes these to Jupyter Server. NuFi's proxy lets only
             # the project's members and admins through, so Jupyter's own token is off.
-            return [
+            args = [
                 "start-notebook.py",
                 "--ServerApp.base_url=$(NB_PREFIX)",
                 "--ServerApp.token=",
                 "--ServerApp.password=",
-                "--ServerApp.allow_origin=*",
                 f"--ServerApp.port={self.port}",
                 "--ServerApp.ip=0.0.0.0",
             ]
+            if origin:
+                # Jupyter takes a WebSocket (or a cross-origin API call) from the origin its Host
+                # names, and behind the proxy Host names the Service: it is told the lab's own origin,
+                # and refuses every other. Without one, no browser reaches the lab (only bearer
+                # callers, who send no Origin) and Jupyter's same-origin default refuses any Origin.
+                args.append(f"--ServerApp.allow_origin={origin}")
+            return args
         return ["--bind-addr", f"0.0.0.0:{self.port}", "--auth", "none", self.home]
 
 

@@ -44,6 +44,7 @@ from nufi.workloads.labs.model import (
     notebook_prefix,
     statefulset_prefix,
 )
+from nufi.workloads.labs.origin import LabOrigins
 from nufi.workloads.labs.status import observe
 from nufi.workloads.names import check_name
 from nufi.workloads.owners import owned_by
@@ -61,10 +62,15 @@ _PARTS: tuple[Kind, ...] = (NOTEBOOK, STATEFULSET, SERVICE, CLAIM)
 class LabSettings:
     jupyter_image: str
     vscode_image: str
+    origins: LabOrigins | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LabSettings:
-        return cls(jupyter_image=settings.lab_jupyter_image, vscode_image=settings.lab_vscode_image)
+        origins = LabOrigins.from_settings(settings.lab_base_domain, settings.dashboard_public_url)
+        return cls(settings.lab_jupyter_image, settings.lab_vscode_image, origins)
+
+    def origin(self, project: str, name: str) -> str | None:
+        return self.origins.origin(project, name) if self.origins is not None else None
 
     def image_for(self, kind: LabKind) -> str:
         return self.jupyter_image if kind == "jupyter" else self.vscode_image
@@ -152,6 +158,7 @@ class LabService:
             storage_gib=request.storage_gib,
             placement=placement,
             profile=PROFILES[request.kind],
+            origin=self._settings.origin(project, name),
         )
         if backend == "notebook":
             first: tuple[Kind, Json] = (NOTEBOOK, manifests.notebook(plan))
