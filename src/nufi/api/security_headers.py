@@ -23,7 +23,10 @@ A header a response already carries is left as it is: a route (or a lab) that kn
   - whatever the lab proxy passes back from a lab (`/labs/...`, `/notebook/...`): only
     `frame-ancestors 'self'`, when the lab sets no policy of its own. A lab runs software its owner
     chose (JupyterLab, VS Code) whose needs NuFi cannot know; JupyterLab sends that same directive
-    itself, and VS Code frames its own pages (webviews), so `'none'` would break it.
+    itself, and VS Code frames its own pages (webviews), so `'none'` would break it. That holds on the
+    lab's own host (nufi.api.lab_origin); on the dashboard's origin, where only bearer callers get a
+    lab's answers, the proxy adds `sandbox; frame-ancestors 'none'` to each (a policy of its own, which
+    a lab's cannot loosen), so a browser that renders one does so in an opaque origin.
 """
 
 from __future__ import annotations
