@@ -1,8 +1,10 @@
 """Workloads → Labs: a project's Jupyter and VS Code labs, their status (and why one waits), open /
 stop / start / delete per row, and a form that creates one on an accelerator the cluster has.
 
-Open is a plain link to the lab's path on NuFi (its lab proxy lets members and admins through), in a
-new tab; the other row buttons emit `stop`, `start` or `delete` with the row's name.
+Open is a plain link to the lab's path on the dashboard's origin, in a new tab (`noopener`): the lab
+proxy checks the member there and sends the browser on to the lab's own origin with a grant for that
+lab alone (nufi.api.lab_origin), so the dashboard never renders a lab. The other row buttons emit
+`stop`, `start` or `delete` with the row's name.
 """
 
 from __future__ import annotations
