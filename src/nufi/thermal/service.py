@@ -27,6 +27,7 @@ from nufi.thermal.policy import PolicyOverride, ThermalPolicy, default_policy
 from nufi.thermal.replay import NodeReplay, replay
 from nufi.thermal.serving import OVERRIDE_ANNOTATION
 from nufi.thermal.status import NodeStatus, PodTraffic, ThermalStatus
+from nufi.workloads.intents import acting
 from nufi.workloads.labels import DEVICE_TYPE, MANAGED_BY, MANAGED_BY_NUFI, WORKLOAD_KIND
 from nufi.workloads.projects import ProjectService
 
@@ -157,7 +158,19 @@ class ThermalService:
         found = await self._deployment(project, deployment)
         entry = await self._entry(found, override)
         text = None if override is None else json.dumps(override.model_dump(exclude_none=True))
-        await annotate_deployment(self._cluster, project, deployment, {OVERRIDE_ANNOTATION: text})
+        old = ((found.get("metadata") or {}).get("annotations") or {}).get(OVERRIDE_ANNOTATION)
+        # A member's change, audited like an admin's (an intent first: docs/workloads.md).
+        async with self._projects.recorder.change(
+            acting(principal),
+            "deployment.thermal_override",
+            "deployment",
+            f"{project}/{deployment}",
+            before={"value": old},
+            after={"value": text},
+            details={"annotation": OVERRIDE_ANNOTATION},
+        ) as change:
+            change.touched = True
+            await annotate_deployment(self._cluster, project, deployment, {OVERRIDE_ANNOTATION: text})
         return entry
 
     async def _deployment(self, project: str, name: str) -> dict[str, Any]:
