@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator, Iterator
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -87,7 +88,9 @@ async def test_an_admin_deploys_on_the_lpu_and_opens_a_jupyter_lab(
     async with context.expect_page() as opened:
         await page.get_by_test_id("open-notebook").click()
     lab = await opened.value
-    await expect(lab).to_have_url(re.compile(re.escape(f"{url}/labs/{project}/notebook/")))
+    # On the lab's own origin, never the dashboard's (test_e2e_lab_origins_browser.py).
+    lab_origin = f"http://notebook--{project}.localhost:{urlsplit(url).port}"
+    await expect(lab).to_have_url(re.compile(re.escape(f"{lab_origin}/labs/{project}/notebook/")))
     await expect(lab).to_have_title(re.compile("JupyterLab"), timeout=60_000)
     # A notebook from the launcher; its kernel sees the LPU the lab's pod was given.
     await lab.locator('.jp-LauncherCard[data-category="Notebook"]').first.click(timeout=60_000)

@@ -18,6 +18,7 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
+from websockets.typing import Origin
 
 from support.polling import until
 
@@ -275,8 +276,8 @@ async def test_cookie_callers_change_things_and_open_sockets_only_from_the_lab_s
                 url,
                 host="127.0.0.1",
                 port=site.port,
-                origin=origin,
-                additional_headers={"Cookie": f"nufi_lab={cookie}"},  # type: ignore[arg-type]
+                origin=Origin(origin),
+                additional_headers={"Cookie": f"nufi_lab={cookie}"},
             ):
                 pass
         assert foreign.value.response.status_code == 403, origin
@@ -284,8 +285,8 @@ async def test_cookie_callers_change_things_and_open_sockets_only_from_the_lab_s
         url,
         host="127.0.0.1",
         port=site.port,
-        origin=own,
-        additional_headers={"Cookie": f"nufi_lab={cookie}"},  # type: ignore[arg-type]
+        origin=Origin(own),
+        additional_headers={"Cookie": f"nufi_lab={cookie}"},
     ) as socket_:
         assert json.loads(await socket_.recv())["cookie"] is None
 
@@ -305,7 +306,7 @@ async def test_on_the_dashboard_origin_a_session_only_opens_labs_and_bearer_answ
     with pytest.raises(InvalidStatus) as socket_refused:
         async with connect(
             f"ws://127.0.0.1:{site.port}/labs/{project}/lab/api/kernels/k/socket",
-            origin=site.url,  # type: ignore[arg-type]
+            origin=Origin(site.url),
             additional_headers={"Cookie": f"nufi_session={session}"},
         ):
             pass

@@ -102,6 +102,10 @@ def nufi_server(
         "NUFI_DEPLOYMENT_DEFAULT_ARGS": json.dumps(list(INFERENCE_ARGS)),
         "NUFI_LAB_JUPYTER_IMAGE": JUPYTER,
         "NUFI_LAB_VSCODE_IMAGE": VSCODE,
+        # Every lab on a host of its own, `<name>--<project>.localhost:<port>`: browsers resolve any
+        # `*.localhost` name to loopback, and each such name is a site of its own (`localhost` is a
+        # public suffix by the default rule), apart from the dashboard at 127.0.0.1.
+        "NUFI_LAB_BASE_DOMAIN": f"localhost:{port}",
         # Monitoring judges staleness in scrape intervals: tell it the sandbox Prometheus' interval.
         "NUFI_MONITORING_SCRAPE_INTERVAL_SECONDS": str(scrape_interval_seconds),
     }

@@ -1,0 +1,174 @@
+"""Labs on origins of their own, in a real browser (Debian's Chromium) against a running sandbox: a
+member of two projects opens a real JupyterLab in each; a script in one lab's page reaches its own lab,
+but neither the other lab's files (with the visitor's credentials) nor the dashboard's pages and API,
+and its WebSocket to the other lab is refused."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from playwright.async_api import Browser, Page, expect
+
+from .browser_support import bounded, chromium, shot, sign_in
+from .e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
+
+READY_WITHIN = 180.0
+SECRET = "lab-b-secret-5b1e"
+# Run in a lab's page: each URL fetched with the visitor's credentials, then one WebSocket opened.
+PROBE = """
+async ({fetches, socket}) => {
+  const out = {};
+  for (const [key, url] of Object.entries(fetches)) {
+    try {
+      const answer = await fetch(url, {credentials: "include"});
+      out[key] = {status: answer.status, body: (await answer.text()).slice(0, 400)};
+    } catch (error) {
+      out[key] = {error: String(error)};
+    }
+  }
+  out.socket = await new Promise((resolve) => {
+    const timer = setTimeout(() => resolve("no answer"), 15000);
+    const ws = new WebSocket(socket);
+    ws.onopen = () => { clearTimeout(timer); ws.close(); resolve("open"); };
+    ws.onerror = () => { clearTimeout(timer); resolve("refused"); };
+  });
+  return out;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    async with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture(scope="module")
+async def two_labs(sandbox: SandboxRun) -> AsyncIterator[dict[str, str]]:
+    """Lab `a` of project origin-a and lab `b` of project origin-b, both Ready, `user` a member of
+    both, and a secret file in lab b; the projects are deleted afterwards."""
+    state = sandbox.state
+    admin = bearer(token(state, "admin", "admin"))
+    labs = {"origin-a": "a", "origin-b": "b"}
+    async with httpx.AsyncClient(base_url=state["nufi_url"], headers=admin, timeout=30.0) as api:
+        await _until(lambda: _registered(api), "the LPU registered")
+        for project, name in labs.items():
+            made = await api.post("/api/v1/admin/projects", json={"name": project, "members": ["user"]})
+            assert made.status_code == 201, made.text
+            body = {"name": name, "kind": "jupyter", "accelerator": {"device_type": "lpu", "count": 1}}
+            created = await api.post(f"/api/v1/projects/{project}/labs", json={**body, "storage_gib": 1})
+            assert created.status_code == 201, created.text
+        for project, name in labs.items():
+            await _until(lambda p=project, n=name: _ready(api, p, n), f"lab {name} Ready")
+        await _write_secret(api, "/labs/origin-b/b/")
+        try:
+            yield labs
+        finally:
+            for project in labs:
+                await api.delete(f"/api/v1/admin/projects/{project}")
+
+
+async def _registered(api: httpx.AsyncClient) -> bool:
+    answer = await api.post("/api/v1/admin/devices", json=LPU_REGISTRATION)
+    return answer.status_code in (201, 409)
+
+
+async def _ready(api: httpx.AsyncClient, project: str, name: str) -> bool:
+    answer = await api.get(f"/api/v1/projects/{project}/labs/{name}")
+    return answer.status_code == 200 and answer.json()["status"] == "Ready"
+
+
+async def _until(check: Any, what: str) -> None:
+    deadline = time.monotonic() + READY_WITHIN
+    while time.monotonic() < deadline:
+        if await check():
+            return
+        await asyncio.sleep(1.0)
+    raise AssertionError(f"not {what} within {READY_WITHIN:g} s")
+
+
+async def _write_secret(api: httpx.AsyncClient, prefix: str) -> None:
+    """secret.txt in the lab's root, written through Jupyter's contents API by a bearer caller."""
+    page = await api.get(f"{prefix}lab")
+    assert page.status_code == 200, page.status_code
+    xsrf = api.cookies["_xsrf"]
+    written = await api.put(
+        f"{prefix}api/contents/secret.txt",
+        json={"type": "file", "format": "text", "content": SECRET},
+        headers={"X-XSRFToken": xsrf},
+    )
+    assert written.status_code in (200, 201), written.text
+    api.cookies.clear()
+
+
+async def _open_lab(page: Page, url: str, origin: str, path: str) -> None:
+    await page.goto(f"{url}{path}")
+    await expect(page).to_have_url(re.compile(re.escape(f"{origin}{path}")), timeout=60_000)
+    await expect(page).to_have_title(re.compile("JupyterLab"), timeout=60_000)
+
+
+async def test_a_script_in_one_lab_reaches_neither_another_lab_nor_the_dashboard(
+    sandbox: SandboxRun, browser: Browser, two_labs: dict[str, str]
+) -> None:
+    url = sandbox.state["nufi_url"]
+    port = urlsplit(url).port
+    origin_a = f"http://a--origin-a.localhost:{port}"
+    origin_b = f"http://b--origin-b.localhost:{port}"
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    lab_a = await bounded(context.new_page(), "opening a page")
+    await lab_a.goto(f"{url}/labs/origin-a/a/lab")
+    await sign_in(lab_a, "user")
+    await expect(lab_a).to_have_url(re.compile(re.escape(f"{origin_a}/labs/origin-a/a/lab")), timeout=60_000)
+    await expect(lab_a).to_have_title(re.compile("JupyterLab"), timeout=60_000)
+    # The same visitor has lab b open too: its credentials for lab b are in this browser.
+    lab_b = await bounded(context.new_page(), "opening a page")
+    await _open_lab(lab_b, url, origin_b, "/labs/origin-b/b/lab")
+    await shot(lab_a, "lab-origin-a", full_page=False)
+
+    # From lab b's own page, its files and its socket are there: the probe itself works.
+    at_home = await bounded(
+        lab_b.evaluate(
+            PROBE,
+            {
+                "fetches": {"secret": "/labs/origin-b/b/api/contents/secret.txt"},
+                "socket": f"ws://b--origin-b.localhost:{port}/labs/origin-b/b/api/events/subscribe",
+            },
+        ),
+        "probing lab b from its own page",
+    )
+    assert at_home["secret"]["status"] == 200 and SECRET in at_home["secret"]["body"], at_home
+    assert at_home["socket"] == "open", at_home
+
+    # From lab a's page: its own lab answers, nothing else does.
+    probe = await bounded(
+        lab_a.evaluate(
+            PROBE,
+            {
+                "fetches": {
+                    "own": "/labs/origin-a/a/api/contents/",
+                    "lab_b_api": f"{origin_b}/labs/origin-b/b/api/contents/secret.txt",
+                    "lab_b_files": f"{origin_b}/labs/origin-b/b/files/secret.txt",
+                    "lab_b_via_dashboard": f"{url}/labs/origin-b/b/api/contents/secret.txt",
+                    "dashboard_api": f"{url}/api/v1/projects",
+                    "dashboard_page": f"{url}/labs?project=origin-b",
+                },
+                "socket": f"ws://b--origin-b.localhost:{port}/labs/origin-b/b/api/events/subscribe",
+            },
+        ),
+        "probing from lab a's page",
+    )
+    assert probe["own"]["status"] == 200, probe
+    for key in ("lab_b_api", "lab_b_files", "lab_b_via_dashboard", "dashboard_api", "dashboard_page"):
+        assert "error" in probe[key], (key, probe[key])
+    assert SECRET not in str(probe)
+    assert probe["socket"] == "refused", probe
+    # Both pages settled (their JupyterLab up, the probes answered) before the context closes.
+    await expect(lab_b).to_have_title(re.compile("JupyterLab"))
+    await bounded(context.close(), "closing the browser context")
