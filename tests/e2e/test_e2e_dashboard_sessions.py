@@ -1,0 +1,81 @@
+"""A dashboard page left open after its session ended, in a real browser (Debian's Chromium, driven
+by Playwright) against a running sandbox: the admin signs out in another tab, then clicks on the
+page still open; nothing is done, the page goes to sign in, and its server-side page is gone."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from playwright.async_api import Browser, expect
+
+from nufi.ui.i18n import text
+from support.polling import eventually
+
+from .browser_support import LOCALES, bounded, chromium, sign_in
+from .e2e_sandbox_support import SandboxRun, bearer, token
+
+PAGES_METRIC = re.compile(r'^nufi_dashboard_pages\{state="connected"\} ([0-9.e+]+)$', re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    async with chromium() as launched:
+        yield launched
+
+
+def connected_pages(url: str) -> int:
+    metrics = httpx.get(f"{url}/metrics", timeout=10.0).text
+    found = PAGES_METRIC.search(metrics)
+    assert found, "/metrics has no nufi_dashboard_pages"
+    return int(float(found[1]))
+
+
+def project_names(sandbox: SandboxRun) -> set[str]:
+    headers = bearer(token(sandbox.state, "admin", "admin"))
+    listed = httpx.get(f"{sandbox.state['nufi_url']}/api/v1/projects", headers=headers, timeout=30.0)
+    assert listed.status_code == 200, listed.text
+    return {item["name"] for item in listed.json()["items"]}
+
+
+async def test_a_page_left_open_after_sign_out_does_nothing_and_is_closed_on_the_server(
+    sandbox: SandboxRun, browser: Browser
+) -> None:
+    language = "en"
+    url = sandbox.state["nufi_url"]
+    context = await browser.new_context(locale=LOCALES[language], viewport={"width": 1400, "height": 900})
+    try:
+        stale = await bounded(context.new_page(), "opening a tab")
+        await stale.goto(f"{url}/admin/projects")
+        await sign_in(stale, "admin")
+        await expect(stale).to_have_url(f"{url}/admin/projects")
+        await stale.get_by_label(text(language, "workloads.field.name"), exact=True).fill("after-sign-out")
+
+        other = await bounded(context.new_page(), "opening a second tab")
+        await other.goto(f"{url}/")
+        await expect(other.get_by_test_id("user-name")).to_have_text("admin")
+
+        def both_connected() -> None:
+            assert connected_pages(url) >= 2
+
+        await eventually(both_connected, within=30, every=0.2)
+        await other.get_by_role("button", name=text(language, "header.sign_out")).click()
+        await expect(other).not_to_have_url(re.compile(re.escape(url) + "/$"))
+        await bounded(other.close(), "closing the second tab")
+
+        # The first tab still shows the form it was built with, for a session that has ended.
+        await expect(stale).to_have_url(f"{url}/admin/projects")
+        await stale.get_by_role("button", name=text(language, "projects.action.create")).click()
+        # Nothing was done for it, its browser is on the way to sign in, its page gone on the server.
+        await expect(stale.locator("#kc-form-login")).to_be_visible()
+
+        def none_kept() -> None:
+            assert connected_pages(url) == 0
+
+        await eventually(none_kept, within=30, every=0.2)
+        assert "after-sign-out" not in await asyncio.to_thread(project_names, sandbox)
+    finally:
+        await bounded(context.close(), "closing the browser context")
