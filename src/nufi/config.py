@@ -7,12 +7,13 @@ Environment variables win over the file. Secrets are `SecretStr` so they never r
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     DotEnvSettingsSource,
@@ -114,9 +115,10 @@ class Settings(BaseSettings):
     # A dashboard session ends this long after sign-in however active it is (the issuer may end it
     # sooner: a refresh it refuses ends the session too).
     dashboard_session_lifetime_seconds: float = Field(default=12 * 3600.0, ge=60, le=30 * 86400)
-    # The dashboard's address as browsers reach it (e.g. https://nufi.example.com), for the redirect
-    # URIs registered at the issuer; unset, the address of each request (behind a proxy that rewrites
-    # Host or terminates TLS, set it).
+    # The dashboard's address as browsers reach it (e.g. https://nufi.example.com): the redirect URIs
+    # registered at the issuer, whether cookies are Secure, and the only origin the dashboard's
+    # sign-out and socket accept. Required when NuFi listens off loopback with sign-in configured;
+    # unset on loopback, the address of each request that names a loopback host.
     dashboard_public_url: str | None = Field(default=None, pattern=r"^https?://[^/?#]+(/[^?#]*)?$")
 
     # Hardening of the request path and of calls to the identity provider.
@@ -240,6 +242,19 @@ class Settings(BaseSettings):
             _require_http_url(value, example="https://keycloak.example.com/realms/super-llm")
         return value
 
+    @model_validator(mode="after")
+    def _public_url_off_loopback(self) -> Settings:
+        # A Host header is the client's to choose: off loopback it must not decide where the issuer
+        # sends codes, nor whether cookies are Secure.
+        signing_in = self.dashboard_session_secret is not None
+        if signing_in and self.dashboard_public_url is None and not _is_loopback_address(self.host):
+            raise ValueError(
+                f"NUFI_DASHBOARD_PUBLIC_URL is required when NuFi listens on {self.host} (not a loopback "
+                "address) with dashboard sign-in configured: set it to the dashboard's address as "
+                "browsers reach it, e.g. https://nufi.example.com"
+            )
+        return self
+
     @field_validator("log_format", "log_level", mode="before")
     @classmethod
     def _lowercase(cls, value: object) -> object:
@@ -266,6 +281,15 @@ class Settings(BaseSettings):
         for name in _SECRET_FIELDS - {"database_url"}:
             view[name] = _MASK if getattr(self, name) is not None else None
         return view
+
+
+def _is_loopback_address(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _require_http_url(value: str, *, example: str) -> None:
@@ -333,8 +357,9 @@ def _as_validation_failed(exc: ValidationError) -> ValidationFailed:
         field = str(error["loc"][0]) if error["loc"] else "settings"
         name = env_name(field) if field in Settings.model_fields else field
         first_field = first_field or name
-        message = f"{name}: {error['msg']}"
-        if field not in _SECRET_FIELDS and error["type"] != "missing" and "input" in error:
+        message = f"{name}: {error['msg']}" if error["loc"] else str(error["msg"])
+        # A check across settings gets all of them as its input: never echoed (secrets among them).
+        if error["loc"] and field not in _SECRET_FIELDS and error["type"] != "missing" and "input" in error:
             shown = error["input"]
             if isinstance(shown, str):
                 shown = _hide_url_password(shown)
