@@ -167,8 +167,11 @@ def build_server(settings: Settings, faces: _Faces) -> FastAPI:
 
     application = create_app(settings, api=faces.api)
     if faces.dashboard:
+        from nufi.api.unknown_paths import install_unknown_api_paths
         from nufi.ui.app import mount_dashboard
 
+        # The dashboard's mount at `/` would answer every unknown `/api/...` path with a page.
+        install_unknown_api_paths(application)
         mount_dashboard(application)
     return application
 
@@ -226,6 +229,8 @@ def _uvicorn_config(application: FastAPI, settings: Settings) -> uvicorn.Config:
 
 def _server_options(settings: Settings) -> dict[str, Any]:
     """uvicorn's options for NuFi, with or without the reloader."""
+    from nufi.api.connection_deadlines import RequestDeadlines, deadline_protocol
+
     return {
         "host": settings.host,
         "port": settings.port,
@@ -235,4 +240,12 @@ def _server_options(settings: Settings) -> dict[str, Any]:
         "access_log": False,
         "server_header": False,
         "timeout_graceful_shutdown": _GRACEFUL_SHUTDOWN_SECONDS,
+        "timeout_keep_alive": settings.http_keep_alive_timeout_seconds,
+        "http": deadline_protocol(
+            RequestDeadlines(
+                header_seconds=settings.http_header_timeout_seconds,
+                body_seconds=settings.http_body_timeout_seconds,
+                body_min_bytes_per_second=settings.http_body_min_bytes_per_second,
+            )
+        ),
     }

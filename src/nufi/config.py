@@ -129,6 +129,15 @@ class Settings(BaseSettings):
     oidc_timeout_seconds: float = Field(default=3.0, gt=0, le=60)
     # Request bodies above this many bytes are refused with 413 before they are read.
     max_request_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=1024 * 1024 * 1024)
+    # Slow or idle connections: a request's line and headers must arrive within this long of the
+    # connection opening (or of the request's first byte on a kept-alive connection) ...
+    http_header_timeout_seconds: float = Field(default=20.0, gt=0, le=3600)
+    # ... and its body within this long of the headers, extended by each chunk's size over
+    # NUFI_HTTP_BODY_MIN_BYTES_PER_SECOND: a moving upload finishes, a trickling one is cut off (408).
+    http_body_timeout_seconds: float = Field(default=20.0, gt=0, le=3600)
+    http_body_min_bytes_per_second: int = Field(default=500, ge=1, le=1024**3)
+    # A kept-alive connection with no request in flight is closed after this long.
+    http_keep_alive_timeout_seconds: float = Field(default=5.0, gt=0, le=3600)
 
     # The `scrape_interval` of the Prometheus jobs that scrape device exporters: every staleness
     # judgement and the finest default step of a monitoring time range are multiples of it.
