@@ -5,13 +5,17 @@ page still open; nothing is done, the page goes to sign in, and its server-side 
 from __future__ import annotations
 
 import asyncio
+import copy
 import re
 from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from playwright.async_api import Browser, expect
 
+from integration.ui.served_dashboard import served_dashboard
 from nufi.ui.i18n import text
 from support.polling import eventually
 
@@ -79,3 +83,53 @@ async def test_a_page_left_open_after_sign_out_does_nothing_and_is_closed_on_the
         assert "after-sign-out" not in await asyncio.to_thread(project_names, sandbox)
     finally:
         await bounded(context.close(), "closing the browser context")
+
+
+# Access tokens living 30 s: always within the minute before expiry, so every check refreshes them
+# and sees what the identity provider says now.
+ROLES: dict[str, Any] = {
+    "users": [{"username": "admin", "password": "admin", "roles": ["nufi-admin"]}],
+    "clients": [
+        {
+            "id": "nufi-dashboard",
+            "secret": "served-dashboard-client-secret",
+            "redirect_uris": ["http://127.0.0.1:*"],
+            "audience": "nufi",
+            "access_token_lifespan": 30,
+        }
+    ],
+}
+
+
+async def test_a_page_whose_admin_role_was_revoked_does_nothing_and_is_closed_on_the_server(
+    browser: Browser, tmp_path: Path
+) -> None:
+    language = "en"
+    with served_dashboard(tmp_path, ROLES) as served:
+        context = await browser.new_context(locale=LOCALES[language], viewport={"width": 1400, "height": 900})
+        try:
+            page = await bounded(context.new_page(), "opening a tab")
+            await page.goto(f"{served.url}/admin/projects")
+            await sign_in(page, "admin")
+            await expect(page).to_have_url(f"{served.url}/admin/projects")
+            await page.get_by_label(text(language, "workloads.field.name"), exact=True).fill("after-revoke")
+
+            def connected() -> None:
+                assert served.pages()["connected"] == 1
+
+            await eventually(connected, within=30, every=0.2)
+
+            revoked = copy.deepcopy(ROLES)
+            revoked["users"][0]["roles"] = []
+            served.change_realm(revoked)  # an administrator takes the role away at the issuer
+
+            await page.get_by_role("button", name=text(language, "projects.action.create")).click()
+            # The click ran nothing: the page was built for an admin, its session no longer is one.
+            await expect(page.locator("#kc-form-login")).to_be_visible()
+
+            def none_kept() -> None:
+                assert served.pages()["connected"] == 0
+
+            await eventually(none_kept, within=30, every=0.2)
+        finally:
+            await bounded(context.close(), "closing the browser context")

@@ -3,6 +3,7 @@ signed in to it through httpx (following the sign-in redirects by hand, as a bro
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -46,6 +47,15 @@ class Served:
     url: str
     process: subprocess.Popen[bytes]
     log: Path
+    realm: Path
+
+    def change_realm(self, realm: dict[str, Any]) -> None:
+        """Rewrite the identity provider's users file (it reads it again when it changes)."""
+        written = self.realm.with_suffix(".new")
+        written.write_text(yaml.safe_dump(realm))
+        written.replace(self.realm)
+        later = time.time_ns() + 1_000_000_000  # a later mtime, however coarse the file system's clock
+        os.utime(self.realm, ns=(later, later))
 
     def rss_kib(self) -> int:
         status = Path(f"/proc/{self.process.pid}/status").read_text()
@@ -60,9 +70,9 @@ class Served:
 
 
 @contextmanager
-def served_dashboard(work: Path, **env: str) -> Iterator[Served]:
+def served_dashboard(work: Path, realm_spec: dict[str, Any] | None = None, **env: str) -> Iterator[Served]:
     realm = work / "realm.yaml"
-    realm.write_text(yaml.safe_dump(REALM))
+    realm.write_text(yaml.safe_dump(realm_spec or REALM))
     idp = IdentityProviderProcess(work / "idp", users_file=realm).start()
     port = free_port()
     log = work / "nufi.log"
@@ -85,7 +95,7 @@ def served_dashboard(work: Path, **env: str) -> Iterator[Served]:
                 stdout=sink,
                 stderr=subprocess.STDOUT,
             )
-        served = Served(f"http://127.0.0.1:{port}", process, log)
+        served = Served(f"http://127.0.0.1:{port}", process, log, realm)
         try:
             _wait_ready(served)
             yield served

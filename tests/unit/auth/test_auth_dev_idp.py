@@ -6,11 +6,15 @@ Its tokens are checked with NuFi's own verifier, so the two agree on what a Keyc
 from __future__ import annotations
 
 import base64
+import copy
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 import jwt
 import pytest
+import yaml
 
 from nufi.auth import InvalidToken, JwksCache, TokenVerifier
 from nufi.auth.jwks import signing_keys
@@ -273,3 +277,29 @@ def test_a_negative_lifespan_mints_tokens_that_are_already_expired(keys: RealmKe
         realm, {"grant_type": "password", "client_id": "expired-cli", "username": "a", "password": "p"}, None
     )
     assert claims_of(body["access_token"])["exp"] < time.time() - 100
+
+
+async def test_a_role_taken_away_in_the_users_file_is_gone_at_the_next_refresh(
+    keys: RealmKeys, tmp_path: Path
+) -> None:
+    users = tmp_path / "realm.yaml"
+    users.write_text(yaml.safe_dump(REALM_FILE))
+    realm = RealmContext.create(
+        name="super-llm", base_url=BASE_URL, spec=load_realm(users), keys=keys, source=users
+    )
+    first = password(realm, "admin", "admin-pw")
+    assert (await nufi_verifier(keys).verify(first["access_token"])).is_admin
+    revoked = copy.deepcopy(REALM_FILE)
+    revoked["users"][0]["roles"] = []
+    half_written = tmp_path / "realm.yaml.new"
+    half_written.write_text(yaml.safe_dump(revoked))
+    half_written.replace(users)
+    os.utime(users, ns=(time.time_ns(), time.time_ns() + 1_000_000))  # a later mtime however coarse
+    realm.reread_if_changed()
+    form = {"grant_type": "refresh_token", "client_id": "nufi-cli", "refresh_token": first["refresh_token"]}
+    renewed = token_grant(realm, form, None)
+    assert not (await nufi_verifier(keys).verify(renewed["access_token"])).is_admin
+    # A file that does not read (half-way through an edit) keeps the realm as it was.
+    users.write_text("users: [{")
+    realm.reread_if_changed()
+    assert realm.spec.user("admin") is not None

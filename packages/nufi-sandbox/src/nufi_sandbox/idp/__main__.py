@@ -44,7 +44,7 @@ async def serve(args: argparse.Namespace) -> None:
     spec = load_realm(args.users)
     keys = RealmKeys.load_or_create(args.state_dir)
     realm = RealmContext.create(
-        name=args.realm, base_url=f"http://127.0.0.1:{args.port}", spec=spec, keys=keys
+        name=args.realm, base_url=f"http://127.0.0.1:{args.port}", spec=spec, keys=keys, source=args.users
     )
     server = uvicorn.Server(loopback_config(create_app(realm), args.port, lifespan="off"))
     log.info(

@@ -155,6 +155,7 @@ def create_app(realm: RealmContext) -> Starlette:
         async def handle(request: Request) -> Response:
             if request.path_params.get("realm") != realm.name:
                 return JSONResponse({"error": "Realm does not exist"}, status_code=404)
+            realm.reread_if_changed()
             return await endpoint(realm, request)
 
         return handle
