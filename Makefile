@@ -14,7 +14,7 @@ DEBIAN_PACKAGES := prometheus postgresql chromium fonts-noto-cjk
 # `make bench BENCH_ARGS_check_resource_key="--nodes 500"`.
 BENCHMARKS := $(sort $(basename $(notdir $(filter-out bench/__init__.py bench/dashboard_server.py bench/load.py bench/reliability_report.py,$(wildcard bench/*.py)))))
 
-.PHONY: help setup debian-packages run test unit fuzz lint-imports lint typecheck bench load reliability protos clean
+.PHONY: help setup debian-packages run test unit fuzz crash lint-imports lint typecheck bench load reliability protos clean
 
 setup: $(VENV)/.synced debian-packages ## Install uv, the locked .venv (all three distributions) and the Debian packages the tests start
 
@@ -54,6 +54,9 @@ unit: $(VENV)/.synced ## The fast tests only: pure logic, no I/O (pytest -m unit
 
 fuzz: setup ## Long schemathesis run against the real server: NUFI_FUZZ_EXAMPLES random cases per operation (default 1000)
 	@NUFI_FUZZ_EXAMPLES=$${NUFI_FUZZ_EXAMPLES:-1000} $(VENV)/bin/pytest -p no:cacheprovider -s tests/integration/catalog/test_catalog_schemathesis.py
+
+crash: setup ## kill -9 loop: nufi serve killed mid-write NUFI_CRASH_ROUNDS times (default 20), restarted, settled
+	@NUFI_CRASH_ROUNDS=$${NUFI_CRASH_ROUNDS:-20} $(VENV)/bin/pytest -p no:cacheprovider tests/integration/faults/test_faults_crash.py
 
 lint-imports: $(VENV)/.synced ## Check the layering contracts in pyproject.toml ([tool.importlinter])
 	@$(LINT_IMPORTS)

@@ -1,0 +1,309 @@
+"""`kill -9` in the middle of writes: `nufi serve` runs as a process against the dev cluster while a
+member and an admin create and delete projects, deployments and labs; the process is killed at a
+random moment (seeded), started again, and left to settle what it had begun. At the end every NuFi
+namespace, Deployment and lab has the audit record of its creation, no intent is left open, and no
+part of a lab or deployment is left that a member cannot delete (delete answers 204, never 404, and
+the same name can be made again).
+
+`NUFI_CRASH_ROUNDS` (default 2 on SQLite, half as many on PostgreSQL) and `NUFI_CRASH_SEED` change
+the run; `make crash` runs many more rounds."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import make_url, text
+from sqlalchemy.exc import DBAPIError
+
+from nufi.db import create_database_engine
+from nufi.errors import DependencyUnavailable
+from support.env import env_without_nufi
+from support.nufi_app import bearer
+
+from ..workloads.workloads_world import World, deployment_body, register_lpu
+
+NUFI = Path(sys.executable).parent / "nufi"
+LISTENING = "NuFi listening on "
+ROUNDS = int(os.environ.get("NUFI_CRASH_ROUNDS", "2"))
+SEED = int(os.environ.get("NUFI_CRASH_SEED", "23"))
+# Short, so a restarted server settles what the killed one left within the test; still longer than
+# any request here takes, so no request of the new server is settled under its feet.
+SETTLE_AFTER_SECONDS = 3.0
+WRITERS = 4
+LAB = "nufi.io/workload-kind=lab"
+DEPLOYMENT = "nufi.io/workload-kind=deployment"
+NUFI_MADE = "app.kubernetes.io/managed-by=nufi"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"
+        return
+    postgres = request.getfixturevalue("postgres")
+    name = f"nufi_{uuid.uuid4().hex[:16]}"
+    postgres.psql(f"CREATE DATABASE {name}")
+    try:
+        yield make_url(postgres.sqlalchemy_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        postgres.psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+class Server:
+    """`nufi serve` on a free loopback port; `kill()` is `kill -9`."""
+
+    def __init__(self, work_dir: Path, env: dict[str, str]) -> None:
+        self._work_dir = work_dir
+        self._env = env
+        self.process: subprocess.Popen[str] | None = None
+        self._stderr: Any = None
+
+    def start(self) -> str:
+        self.kill()
+        self._stderr = (self._work_dir / "nufi.stderr").open("a")
+        self.process = subprocess.Popen(
+            [str(NUFI), "serve", "--host", "127.0.0.1", "--port", "0"],
+            cwd=self._work_dir,
+            env=env_without_nufi(**self._env),
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        deadline = time.monotonic() + 60
+        for line in self.process.stdout:
+            if line.startswith(LISTENING):
+                # Nothing else is read from it: drop the rest so the process never blocks on a pipe.
+                threaded_drain(self.process.stdout)
+                return line[len(LISTENING) :].strip()
+            if time.monotonic() > deadline:
+                break
+        errors = (self._work_dir / "nufi.stderr").read_text()[-3000:]
+        raise AssertionError(f"nufi serve printed no listening URL; it wrote:\n{errors}")
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=10)
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+
+def threaded_drain(stream: Any) -> None:
+    threading.Thread(target=lambda: [None for _ in stream], daemon=True).start()
+
+
+@asynccontextmanager
+async def client(url: str) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        yield http
+
+
+class Writer:
+    """A member and an admin at work: a random stream of project, deployment and lab changes."""
+
+    def __init__(self, world: World, rng: random.Random, tag: str) -> None:
+        self._world = world
+        self._rng = rng
+        self._tag = tag
+        self.projects: list[str] = []
+        self._count = 0
+
+    def _new(self, prefix: str) -> str:
+        self._count += 1
+        return f"{prefix}{self._count}"
+
+    async def run(self, http: httpx.AsyncClient) -> None:
+        """Until the server dies under it."""
+        with suppress(httpx.TransportError):
+            while True:
+                await self.one(http)
+
+    async def one(self, http: httpx.AsyncClient) -> None:
+        admin, user = self._world.admin, self._world.user
+        choice = self._rng.random()
+        if not self.projects or choice < 0.2:
+            name = f"k-{self._tag}-{self._new('p')}"
+            self.projects.append(name)
+            await http.post("/api/v1/admin/projects", json={"name": name, "members": ["user"]}, headers=admin)
+            return
+        project = self._rng.choice(self.projects)
+        labs = f"/api/v1/projects/{project}/labs"
+        deployments = f"/api/v1/projects/{project}/deployments"
+        name = f"w{self._rng.randrange(4)}"
+        if choice < 0.45:
+            await http.post(labs, json=_lab(name), headers=user)
+        elif choice < 0.6:
+            await http.delete(f"{labs}/{name}", headers=user)
+        elif choice < 0.8:
+            await http.post(deployments, json=deployment_body(name, replicas=1), headers=user)
+        elif choice < 0.9:
+            await http.delete(f"{deployments}/{name}", headers=user)
+        else:
+            await http.put(f"/api/v1/admin/projects/{project}/members/u{self._count}", headers=admin)
+
+
+def _lab(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "kind": "jupyter",
+        "accelerator": {"device_type": "lpu", "count": 1},
+        "storage_gib": 1,
+    }
+
+
+async def open_intents(database_url: str) -> int | None:
+    """How many intents are open; None when the database keeps none (no such table)."""
+    engine = create_database_engine(database_url)
+    try:
+        async with engine.connect() as connection:
+            return int((await connection.execute(text("SELECT count(*) FROM intents"))).scalar_one())
+    except (DBAPIError, DependencyUnavailable):
+        return None
+    finally:
+        await engine.dispose()
+
+
+async def settled(database_url: str, within: float = 30.0) -> None:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if await open_intents(database_url) in (0, None):
+            return
+        await asyncio.sleep(0.2)
+
+
+async def audited(http: httpx.AsyncClient, world: World, kind: str, target: str, action: str) -> bool:
+    answer = await http.get(
+        "/api/v1/admin/audit", params={"target_kind": kind, "target_id": target}, headers=world.admin
+    )
+    assert answer.status_code == 200, answer.text
+    return any(record["action"] == action for record in answer.json()["items"])
+
+
+async def listed(kube: httpx.AsyncClient, path: str, selector: str) -> list[dict[str, Any]]:
+    answer = await kube.get(path, params={"labelSelector": selector})
+    if answer.status_code == 404:
+        return []
+    answer.raise_for_status()
+    items: list[dict[str, Any]] = answer.json()["items"]
+    return items
+
+
+def _workload(obj: dict[str, Any]) -> str:
+    return str(obj["metadata"]["labels"]["nufi.io/workload"])
+
+
+async def test_kill_9_mid_write_leaves_every_object_audited_and_deletable(
+    world: World, database_url: str, tmp_path: Path
+) -> None:
+    rng = random.Random(f"{SEED}-{database_url.split(':')[0]}")
+    env = {
+        "NUFI_KUBECONFIG": str(world.cluster.kubeconfig),
+        "NUFI_PROMETHEUS_URL": world.prometheus.url,
+        "NUFI_DATABASE_URL": database_url,
+        "NUFI_OIDC_ISSUER": world.idp.issuer,
+        "NUFI_THERMAL_ENABLED": "false",
+        "NUFI_LOG_FORMAT": "json",
+        "NUFI_INTENT_SETTLE_AFTER_SECONDS": str(SETTLE_AFTER_SECONDS),
+        "NUFI_INTENT_RECONCILE_INTERVAL_SECONDS": "0.5",
+    }
+    server = Server(tmp_path, env)
+    writer = Writer(world, rng, uuid.uuid4().hex[:5])
+    kube = httpx.AsyncClient(base_url=world.cluster.url, headers=bearer("nufi-dev-token"), timeout=10)
+    try:
+        rounds = ROUNDS if database_url.startswith("sqlite") else max(1, ROUNDS // 2)
+        for round_ in range(rounds):
+            async with client(server.start()) as http:
+                if round_ == 0:
+                    await register_lpu(http, world)
+                await settled(database_url)
+                # Several at once, so that whenever the kill comes some write is half-way.
+                work = asyncio.gather(*(writer.run(http) for _ in range(WRITERS)))
+                await asyncio.sleep(rng.uniform(0.3, 1.5))
+                server.kill()
+                await work
+        async with client(server.start()) as http:
+            await settled(database_url)
+            await _check(http, kube, world, writer.projects, database_url)
+    finally:
+        server.kill()
+        for project in writer.projects:
+            await kube.delete(f"/api/v1/namespaces/{project}")
+        await kube.aclose()
+
+
+async def _check(
+    http: httpx.AsyncClient, kube: httpx.AsyncClient, world: World, projects: list[str], database_url: str
+) -> None:
+    """Every promise, each broken one named (all of them, not only the first)."""
+    namespaces = {
+        ns["metadata"]["name"]
+        for ns in await listed(kube, "/api/v1/namespaces", NUFI_MADE)
+        if ns["metadata"]["name"] in projects
+    }
+    assert namespaces, "no project was made before the first kill; raise the delay"
+    broken: list[str] = []
+    for project in sorted(namespaces):
+        if not await audited(http, world, "project", project, "project.create"):
+            broken.append(f"namespace {project} has no audit record of its creation")
+        base = f"/api/v1/namespaces/{project}"
+        deployments = {
+            _workload(d)
+            for d in await listed(kube, f"/apis/apps/v1/namespaces/{project}/deployments", DEPLOYMENT)
+        }
+        for name in sorted(deployments):
+            if not await audited(http, world, "deployment", f"{project}/{name}", "deployment.create"):
+                broken.append(f"deployment {project}/{name} has no audit record of its creation")
+        lab_tops = {
+            _workload(s) for s in await listed(kube, f"/apis/apps/v1/namespaces/{project}/statefulsets", LAB)
+        }
+        for name in sorted(lab_tops):
+            if not await audited(http, world, "lab", f"{project}/{name}", "lab.create"):
+                broken.append(f"lab {project}/{name} has no audit record of its creation")
+        # Every lab a member may have to delete, whole or in parts: delete, make again, delete.
+        lab_parts = lab_tops | {
+            _workload(o)
+            for path in (f"{base}/services", f"{base}/persistentvolumeclaims")
+            for o in await listed(kube, path, LAB)
+        }
+        for name in sorted(lab_parts):
+            labs = f"/api/v1/projects/{project}/labs"
+            gone = await http.delete(f"{labs}/{name}", headers=world.user)
+            if gone.status_code != 204:
+                broken.append(
+                    f"lab {project}/{name} (tops {sorted(lab_tops)}): delete answered {gone.status_code}"
+                )
+                continue
+            again = await http.post(labs, json=_lab(name), headers=world.user)
+            if again.status_code != 201:
+                broken.append(f"lab {project}/{name}: made again, answered {again.status_code} {again.text}")
+                continue
+            assert (await http.delete(f"{labs}/{name}", headers=world.user)).status_code == 204
+        services = {_workload(s) for s in await listed(kube, f"{base}/services", DEPLOYMENT)}
+        broken += [
+            f"Service {project}/{name} belongs to no deployment" for name in sorted(services - deployments)
+        ]
+        for name in sorted(deployments):
+            path = f"/api/v1/projects/{project}/deployments"
+            assert (await http.delete(f"{path}/{name}", headers=world.user)).status_code == 204
+            again = await http.post(path, json=deployment_body(name, replicas=1), headers=world.user)
+            if again.status_code != 201:
+                broken.append(f"deployment {project}/{name}: made again, answered {again.status_code}")
+    if await open_intents(database_url) != 0:
+        broken.append("intents left open after reconciliation")
+    assert broken == [], "\n".join(broken)
