@@ -1,7 +1,7 @@
 """Labs on origins of their own, in a real browser (Debian's Chromium) against a running sandbox: a
 member of two projects opens a real JupyterLab in each; a script in one lab's page reaches its own lab,
 but neither the other lab's files (with the visitor's credentials) nor the dashboard's pages and API,
-and its WebSocket to the other lab is refused."""
+and its WebSocket to the other lab is refused; the lab's Jupyter refuses a foreign-origin socket too."""
 
 from __future__ import annotations
 
@@ -15,6 +15,9 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from playwright.async_api import Browser, Page, expect
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+from websockets.typing import Origin
 
 from .browser_support import bounded, chromium, shot, sign_in
 from .e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
@@ -169,6 +172,16 @@ async def test_a_script_in_one_lab_reaches_neither_another_lab_nor_the_dashboard
         assert "error" in probe[key], (key, probe[key])
     assert SECRET not in str(probe)
     assert probe["socket"] == "refused", probe
+    # Jupyter checks a socket's Origin too: a bearer caller, whom NuFi lets through whatever its
+    # Origin, is refused by the lab itself from a foreign origin, and let in from the lab's own.
+    admin = bearer(token(sandbox.state, "admin", "admin"))
+    socket_url = f"ws://127.0.0.1:{port}/labs/origin-b/b/api/events/subscribe"
+    with pytest.raises(InvalidStatus) as refused:
+        async with connect(socket_url, origin=Origin(origin_a), additional_headers=admin, open_timeout=20):
+            pass
+    assert refused.value.response.status_code == 403
+    async with connect(socket_url, origin=Origin(origin_b), additional_headers=admin, open_timeout=20):
+        pass
     # Both pages settled (their JupyterLab up, the probes answered) before the context closes.
     await expect(lab_b).to_have_title(re.compile("JupyterLab"))
     await bounded(context.close(), "closing the browser context")

@@ -18,12 +18,7 @@ limit, and it exists wherever the API or the dashboard is served.
 
 from __future__ import annotations
 
-import re
-import time
-from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 from urllib.parse import quote, urlencode
 
 import aiohttp
@@ -35,52 +30,31 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from nufi.api import lab_origin
 from nufi.api.lab_forward import SESSION_COOKIE, Target, forward_http, forward_websocket
 from nufi.api.lab_origin import SAFE_METHODS, SIGN_IN_PATH, LabAccess
-from nufi.api.problems import nufi_error_response, problem_response
+from nufi.api.lab_paths import (
+    LAB_PREFIXES,
+    ROUTE_TEMPLATE,
+    LabPath,
+    RouteCache,
+    lab_refused_socket,
+    lab_unreachable,
+    match_lab_path,
+    no_such_lab_path,
+)
+from nufi.api.problems import nufi_error_response
 from nufi.auth import Principal, authenticate
 from nufi.auth.lab_grants import LabPass
 from nufi.auth.web_login import safe_next
 from nufi.auth.web_tokens import SealBroken
 from nufi.errors import NufiError, Unauthorized
-from nufi.logging import get_logger
 from nufi.services import Services
 from nufi.workloads.labs import LabRoute
 
+__all__ = ["LOGIN_PATH", "ROUTE_TEMPLATE", "LabPath", "LabProxyMiddleware", "RouteCache", "match_lab_path"]
+
 LOGIN_PATH = "/auth/login"  # the dashboard's sign-in (nufi.ui.signin.LOGIN_PATH)
-ROUTE_TEMPLATE = "/labs/{project}/{name}/{path}"
-_LAB_PREFIXES = ("/labs/", "/notebook/")
-_LABEL = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
-_LAB_PATH = re.compile(rf"^/(labs|notebook)/({_LABEL})/({_LABEL})(/.*)?$", re.DOTALL)
 # Far above the 43 characters NuFi's session ids have.
 _MAX_SESSION_ID_LENGTH = 256
 _SIGN_IN = "sign in to open a lab: send 'Authorization: Bearer <access token>', or open it from the dashboard"
-
-# A page of JupyterLab loads a hundred files; each would cost reads of the namespace and the lab.
-# Who may open which lab is remembered this long (so a member removed keeps access for at most this),
-# per replica, for this many callers and labs.
-ROUTE_CACHE_SECONDS = 5.0
-ROUTE_CACHE_SIZE = 4096
-
-_log = get_logger("nufi.api")
-
-
-@dataclass(frozen=True)
-class LabPath:
-    family: Literal["labs", "notebook"]
-    project: str
-    name: str
-    rest: str  # "" (no slash after the name) or "/..." (decoded)
-
-    @property
-    def prefix(self) -> str:
-        return f"/{self.family}/{self.project}/{self.name}/"
-
-
-def match_lab_path(path: str) -> LabPath | None:
-    match = _LAB_PATH.match(path)
-    if match is None:
-        return None
-    family: Literal["labs", "notebook"] = "labs" if match.group(1) == "labs" else "notebook"
-    return LabPath(family, match.group(2), match.group(3), match.group(4) or "")
 
 
 @dataclass(frozen=True)
@@ -88,44 +62,6 @@ class _Route:
     """Stands for a route in the request's scope, so metrics and the access log name the proxy."""
 
     path: str = ROUTE_TEMPLATE
-
-
-_RouteKey = tuple[str, str, bool, str, str]
-
-
-class RouteCache:
-    """Lab routes recently granted, by caller and lab; only grants are kept, never refusals."""
-
-    def __init__(
-        self,
-        *,
-        ttl_seconds: float = ROUTE_CACHE_SECONDS,
-        size: int = ROUTE_CACHE_SIZE,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._ttl = ttl_seconds
-        self._size = size
-        self._clock = clock
-        self._entries: OrderedDict[_RouteKey, tuple[float, LabRoute]] = OrderedDict()
-
-    @staticmethod
-    def key(principal: Principal, project: str, name: str) -> _RouteKey:
-        return (principal.subject, principal.username, principal.is_admin, project, name)
-
-    def get(self, key: _RouteKey) -> LabRoute | None:
-        found = self._entries.get(key)
-        if found is None:
-            return None
-        if found[0] <= self._clock():
-            del self._entries[key]
-            return None
-        return found[1]
-
-    def put(self, key: _RouteKey, route: LabRoute) -> None:
-        self._entries[key] = (self._clock() + self._ttl, route)
-        self._entries.move_to_end(key)
-        while len(self._entries) > self._size:
-            self._entries.popitem(last=False)
 
 
 class LabProxyMiddleware:
@@ -151,10 +87,10 @@ class LabProxyMiddleware:
                 # A lab's host is the lab proxy's alone: nothing on it ever reaches the dashboard.
                 await self._on_lab_host(services, access, lab_path, scope, receive, send)
                 return
-        if lab_path is None and scope["type"] == "http" and scope["path"].startswith(_LAB_PREFIXES):
+        if lab_path is None and scope["type"] == "http" and scope["path"].startswith(LAB_PREFIXES):
             # The lab paths are the proxy's: one no lab can have is a 404 problem here, not the
             # dashboard's page for an unknown URL.
-            await _no_such_lab_path(scope["path"])(scope, receive, send)
+            await no_such_lab_path(scope["path"])(scope, receive, send)
             return
         if lab_path is None or not isinstance(services, Services):
             await self.app(scope, receive, send)
@@ -377,7 +313,7 @@ class _HttpExchange(_Exchange):
             if started:
                 # Headers are out; the only honest signal left is a broken connection.
                 raise
-            await _unreachable(route, exc, self.request_id)(self.scope, self.receive, self.send)
+            await lab_unreachable(route, exc, self.request_id)(self.scope, self.receive, self.send)
 
     def _browser_page(self) -> bool:
         accept = self.headers.get("accept", "")
@@ -467,8 +403,11 @@ class _WebSocketExchange(_Exchange):
             await forward_websocket(
                 self.services.lab_upstreams.session(), target, self.scope, self.receive, self.send
             )
+        except aiohttp.WSServerHandshakeError as exc:
+            # The lab answered and said no (Jupyter checks a socket's Origin too): pass that on.
+            await self._deny(lab_refused_socket(route, exc.status, self.request_id))
         except (aiohttp.ClientError, TimeoutError) as exc:
-            await self._deny(_unreachable(route, exc, self.request_id))
+            await self._deny(lab_unreachable(route, exc, self.request_id))
 
     async def _deny(self, response: Response) -> None:
         """Refuse the handshake with an HTTP answer where the server can send one, else a plain 403."""
@@ -484,31 +423,5 @@ class _WebSocketExchange(_Exchange):
         await self.send({"type": "websocket.close", "code": 1008})
 
 
-def _no_such_lab_path(path: str) -> Response:
-    return problem_response(
-        status=404,
-        type="not-found",
-        title="Not found",
-        detail=f"no lab serves at {path!r}: labs are at /labs/<project>/<name>/, where the project and "
-        "the lab name are lowercase DNS labels (letters, digits and '-')",
-    )
-
-
 def _sign_in_url(next_path: str) -> str:
     return f"{LOGIN_PATH}?{urlencode({'next': safe_next(next_path)})}"
-
-
-def _unreachable(route: LabRoute, exc: BaseException, request_id: str | None) -> Response:
-    reason = str(exc) or type(exc).__name__
-    _log.info("lab unreachable", namespace=route.namespace, lab=route.service, reason=reason)
-    return problem_response(
-        status=502,
-        type="lab-unreachable",
-        title="Bad gateway",
-        detail=(
-            f"lab {route.service!r} of project {route.namespace!r} does not answer ({reason}); it may be "
-            f"stopped or still starting: see GET /api/v1/projects/{route.namespace}/labs/{route.service}"
-        ),
-        request_id=request_id,
-        extra={"project": route.namespace, "lab": route.service},
-    )
