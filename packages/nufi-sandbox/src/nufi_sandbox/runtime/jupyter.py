@@ -5,10 +5,12 @@ No authentication here is deliberate: the server listens on the loopback interfa
 who may open a lab is NuFi's job, in front of it (its proxy checks the person before forwarding).
 JupyterLab's own protections stay on: the XSRF check of its forms and REST calls, the refusal of a
 Host header that is not a local name (DNS rebinding), and the origin check of its WebSockets against
-the Host header. A proxy that keeps a local Host (the sandbox's NuFi on 127.0.0.1) needs nothing more;
-one serving the lab under another name gives its public origin with ``--allow-origin`` /
-``NUFI_LAB_ALLOW_ORIGIN`` (e.g. ``https://nufi.example.com``), and exactly that name is accepted too.
-``trust_xheaders`` lets it see the scheme and client address behind that proxy.
+the Host header. Browsers open each lab on an origin of its own (``http://<name>--<project>.localhost:<port>``
+in the sandbox), which NuFi's lab manifest names as ``--ServerApp.allow_origin=<that origin>``: passed
+on like any option, it makes JupyterLab take sockets from that origin alone (the Host it sees is the
+Service's). ``--allow-origin`` / ``NUFI_LAB_ALLOW_ORIGIN`` does the same by hand, and also accepts
+that name as Host, for a proxy that forwards the public Host. ``trust_xheaders`` lets it see the
+scheme and client address behind the proxy.
 
 Kernels inherit this process's environment, so ``os.environ["LPU_VISIBLE_DEVICES"]`` in a notebook
 names the pod's devices. Jupyter's config, runtime and data directories are kept in the working
