@@ -9,6 +9,8 @@ from nufi.errors import ValidationFailed
 NAME_MAX_LENGTH = 63
 USERNAME_MAX_LENGTH = 255
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+# Keycloak's characters for a username, ASCII only and lower-case as Keycloak stores them.
+_USERNAME = re.compile(r"[a-z0-9._@-]+")
 # What a container's env var name may be: a C identifier, the portable shell rule. Kubernetes is
 # laxer today, but names outside it break the shells most images start their servers from.
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -47,17 +49,40 @@ def check_name(value: str, *, field: str) -> str:
 
 
 def check_username(value: str, *, field: str) -> str:
-    """A username as the identity provider issues it: 1..255 printable characters without spaces."""
+    """A username as Keycloak issues it (`preferred_username`): 1..255 characters of ASCII lowercase
+    letters, digits, '.', '_', '-' and '@'.
+
+    Keycloak stores every username lower-cased, so a capital letter can never match a person who
+    signs in; it is refused rather than folded, so that `Kim` and `kim` never both appear to name
+    someone. Letters outside ASCII are refused too: the Cyrillic U+0430 looks like a Latin 'a', and a
+    member list must not hold two names a person cannot tell apart.
+    """
     if not isinstance(value, str) or not value:
         raise ValidationFailed(f"{field} is required: give the person's username", field=field)
     if len(value) > USERNAME_MAX_LENGTH:
         raise ValidationFailed(
             f"{field} is {len(value)} characters long; at most {USERNAME_MAX_LENGTH} are allowed", field=field
         )
-    if any(ch.isspace() or not ch.isprintable() for ch in value):
+    if _USERNAME.fullmatch(value) is not None:
+        return value
+    if value.isascii() and _USERNAME.fullmatch(value.lower()) is not None:
         raise ValidationFailed(
-            f"{field} {value!r} contains spaces or control characters; usernames have none", field=field
+            f"{field} {value!r} has capital letters; usernames are lower-case, as the identity provider "
+            f"stores them: use {value.lower()!r}",
+            field=field,
         )
+    raise ValidationFailed(
+        f"{field} {value!r} has characters a username may not have: use only lowercase ASCII letters, "
+        "digits, '.', '_', '-' and '@' (e.g. 'kim.jiwoo')",
+        field=field,
+    )
+
+
+def check_stored_username(value: str, *, field: str) -> str:
+    """A username as a member list may already hold it: written before usernames were checked as
+    strictly as check_username does, and still removable."""
+    if not isinstance(value, str) or not value or len(value) > USERNAME_MAX_LENGTH:
+        raise ValidationFailed(f"{field} must be 1 to {USERNAME_MAX_LENGTH} characters long", field=field)
     return value
 
 

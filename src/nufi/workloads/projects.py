@@ -42,7 +42,7 @@ from nufi.errors import Conflict, DependencyUnavailable, Forbidden, NotFound, Va
 from nufi.workloads.intents import Outcome, Recorder
 from nufi.workloads.kube_errors import refused
 from nufi.workloads.labels import MANAGED_BY, MANAGED_BY_NUFI, MEMBERS_ANNOTATION, PROJECT
-from nufi.workloads.names import check_name, check_username, is_name
+from nufi.workloads.names import check_name, check_stored_username, check_username, is_name
 
 TARGET_KIND = "project"
 MAX_MEMBERS = 1000
@@ -235,7 +235,8 @@ class ProjectService:
     async def remove_member(self, principal: Principal | None, name: str, username: str) -> Project:
         """Idempotent: removing someone who is not a member changes nothing."""
         admin = require_admin(principal)
-        check_username(username, field="username")
+        # Lenient: a member list may hold a name written before usernames were checked strictly.
+        check_stored_username(username, field="username")
         return await self._change_members(admin, name, username, add=False)
 
     # -- internals -----------------------------------------------------------------------------------

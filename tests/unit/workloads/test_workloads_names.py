@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nufi.errors import ValidationFailed
-from nufi.workloads.names import check_env_name, check_name, check_username
+from nufi.workloads.names import check_env_name, check_name, check_stored_username, check_username
 
 _LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _ENV = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -40,15 +40,64 @@ def test_names_that_kubernetes_refuses_are_refused(name: str) -> None:
     assert caught.value.field == "name"
 
 
+_USERNAME = re.compile(r"[a-z0-9._@-]{1,255}")
+
+
+@given(st.from_regex(r"[a-z0-9._@-]{1,255}", fullmatch=True))
+def test_every_keycloak_username_is_accepted(name: str) -> None:
+    assert check_username(name, field="members.0") == name
+
+
 @given(st.text(max_size=300))
-def test_a_username_has_no_spaces_and_at_most_255_characters(text: str) -> None:
-    valid = 0 < len(text) <= 255 and all(ch.isprintable() and not ch.isspace() for ch in text)
+def test_a_username_is_lower_case_ascii_from_keycloaks_characters(text: str) -> None:
+    valid = _USERNAME.fullmatch(text) is not None
     try:
         assert check_username(text, field="members.0") == text
     except ValidationFailed as exc:
-        assert not valid and exc.field == "members.0"
+        assert not valid and exc.field == "members.0" and exc.status == 422
+        assert "members.0" in exc.detail
     else:
         assert valid
+
+
+@given(st.from_regex(r"[a-z0-9._@-]{0,20}[A-Z][a-zA-Z0-9._@-]{0,20}", fullmatch=True))
+def test_a_username_with_capitals_is_refused_naming_its_lower_case_form(name: str) -> None:
+    with pytest.raises(ValidationFailed) as caught:
+        check_username(name, field="username")
+    assert "lower-case" in caught.value.detail
+    assert repr(name.lower()) in caught.value.detail
+
+
+# Cyrillic a, e, o, p (U+0430, U+0435, U+043E, U+0440), Greek omicron, a full-width a, a dotless i.
+@pytest.mark.parametrize(
+    "name",
+    [
+        "USER",
+        "User",
+        "\u0430dmin",
+        "us\u0435r",
+        "\u0440oot",
+        "\u03bf",
+        "\uff41lice",
+        "\u0131van",
+        "kim jiwoo",
+        "a/b",
+    ],
+)
+def test_look_alikes_and_capitals_are_refused(name: str) -> None:
+    with pytest.raises(ValidationFailed) as caught:
+        check_username(name, field="username")
+    assert caught.value.field == "username"
+
+
+@pytest.mark.parametrize("name", ["user", "kim.jiwoo", "ops_team-2", "alice@example.com", "a" * 255])
+def test_usual_usernames_are_accepted(name: str) -> None:
+    assert check_username(name, field="username") == name
+
+
+@given(st.text(min_size=1, max_size=255))
+def test_a_stored_username_of_any_text_can_still_be_named_for_removal(text: str) -> None:
+    assert check_stored_username(text, field="username") == text
 
 
 @given(st.text(max_size=300))
