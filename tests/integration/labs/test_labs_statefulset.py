@@ -179,6 +179,7 @@ async def test_a_create_refused_half_way_leaves_nothing_behind(
     assert refused.status_code == 409, refused.text
     problem = refused.json()
     assert problem["field"] == "name" and "Service" in problem["detail"]
+
     async def only_theirs() -> bool:
         return await _lab_objects(kube, project) == {
             "statefulsets": [],
