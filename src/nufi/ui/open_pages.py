@@ -44,6 +44,7 @@ SESSION_CHECK_SECONDS = 30.0
 # Long enough for the order to go to sign in to reach the browser before its page is deleted.
 CLOSE_GRACE_SECONDS = 1.0
 
+
 @dataclass(eq=False)
 class OpenPage:
     client: Client
@@ -121,11 +122,11 @@ def close(page: OpenPage) -> None:
         return
     with client:
         ui.navigate.to(sign_in_url(page.path))
-    background_tasks.create(_delete_after_grace(client), name=f"close page {client.id}")
+    background_tasks.create(_delete_after(client, CLOSE_GRACE_SECONDS), name=f"close page {client.id}")
 
 
-async def _delete_after_grace(client: Client) -> None:
-    await asyncio.sleep(CLOSE_GRACE_SECONDS)
+async def _delete_after(client: Client, seconds: float) -> None:
+    await asyncio.sleep(seconds)
     sockets = list(client._socket_to_document_id)  # NiceGUI has no public list of them
     _delete(client)
     for socket_id in sockets:
@@ -154,8 +155,16 @@ def _cap(newest: OpenPage) -> None:
         others = sorted((p for p in owned.values() if p is not newest), key=lambda p: p.created)
         unconnected = [p for p in others if not p.client.has_socket_connection]
         victim = (unconnected or others)[0]
+        victim.closing = True
         _forget(victim)
-        close(victim)
+        # Its session still holds: no sign-in for it. A browser still on it finds its page gone
+        # when it next talks to the server, and NiceGUI's script then loads the page afresh.
+        if victim.client.has_socket_connection:
+            background_tasks.create(
+                _delete_after(victim.client, 0), name=f"let go of page {victim.client.id}"
+            )
+        else:
+            _delete(victim.client)
 
 
 async def _watch(page: OpenPage) -> None:
