@@ -315,3 +315,28 @@ async def test_on_the_dashboard_origin_a_session_only_opens_labs_and_bearer_answ
     assert by_token.status_code == 200
     policies = by_token.headers.get_list("content-security-policy")
     assert any(policy.split(";")[0].strip() == "sandbox" for policy in policies), policies
+
+
+async def test_a_notebook_lab_opens_on_its_own_host_at_the_controllers_path(
+    client: httpx.AsyncClient, site: Site, world: World, notebooks: None
+) -> None:
+    project = project_name()
+    await create_project(client, world, project, ["user"])
+    try:
+        made = await client.post(f"/api/v1/projects/{project}/labs", json=lab_body(), headers=world.user)
+        assert made.status_code == 201, made.text
+        session = await sign_in(client, "user", "user")
+        sent = await client.get(
+            f"/labs/{project}/lab/tree", headers={**HTML, "Cookie": f"nufi_session={session}"}
+        )
+        assert sent.status_code == 302, sent.text
+        grant_url = urlsplit(sent.headers["location"])
+        assert parse_qs(grant_url.query)["next"] == [f"/notebook/{project}/lab/tree"]
+        exchanged = await client.get(f"{grant_url.path}?{grant_url.query}", headers=_on_lab(site, project))
+        assert exchanged.headers["location"] == f"/notebook/{project}/lab/tree"
+        cookie = exchanged.headers["set-cookie"].split(";", 1)[0].partition("=")[2]
+        page = await client.get(f"/notebook/{project}/lab/tree", headers=_on_lab(site, project, cookie))
+        assert page.status_code == 200, page.text
+        assert page.json()["path"] == f"/notebook/{project}/lab/tree"
+    finally:
+        await client.delete(f"/api/v1/admin/projects/{project}", headers=world.admin)
