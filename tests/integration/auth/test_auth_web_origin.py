@@ -73,7 +73,9 @@ async def test_with_a_public_url_only_its_origin_may_sign_out(
         assert (await client.get("/test/whoami")).json() == {"signed_in": False}
 
 
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:8080", "nufi.example.com"])
+@pytest.mark.parametrize(
+    "host", ["evil.example", "evil.example:8080", "nufi.example.com", "127.0.0.1:8080", "localhost"]
+)
 async def test_a_host_header_decides_neither_the_redirect_uri_nor_secure(
     web_idp: IdentityProviderProcess, tmp_path: Path, host: str
 ) -> None:
