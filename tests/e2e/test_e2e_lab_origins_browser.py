@@ -113,8 +113,14 @@ async def _write_secret(api: httpx.AsyncClient, prefix: str) -> None:
 
 async def _open_lab(page: Page, url: str, origin: str, path: str) -> None:
     await page.goto(f"{url}{path}")
+    await _lab_settled(page, origin, path)
+
+
+async def _lab_settled(page: Page, origin: str, path: str) -> None:
+    """JupyterLab up on `origin` at `path`, its launcher shown: the page navigates no more."""
     await expect(page).to_have_url(re.compile(re.escape(f"{origin}{path}")), timeout=60_000)
     await expect(page).to_have_title(re.compile("JupyterLab"), timeout=60_000)
+    await expect(page.locator(".jp-LauncherCard").first).to_be_visible(timeout=60_000)
 
 
 async def test_a_script_in_one_lab_reaches_neither_another_lab_nor_the_dashboard(
@@ -128,8 +134,7 @@ async def test_a_script_in_one_lab_reaches_neither_another_lab_nor_the_dashboard
     lab_a = await bounded(context.new_page(), "opening a page")
     await lab_a.goto(f"{url}/labs/origin-a/a/lab")
     await sign_in(lab_a, "user")
-    await expect(lab_a).to_have_url(re.compile(re.escape(f"{origin_a}/labs/origin-a/a/lab")), timeout=60_000)
-    await expect(lab_a).to_have_title(re.compile("JupyterLab"), timeout=60_000)
+    await _lab_settled(lab_a, origin_a, "/labs/origin-a/a/lab")
     # The same visitor has lab b open too: its credentials for lab b are in this browser.
     lab_b = await bounded(context.new_page(), "opening a page")
     await _open_lab(lab_b, url, origin_b, "/labs/origin-b/b/lab")
