@@ -271,9 +271,10 @@ class ThermalDefaults(_Model):
     once a device stays above `threshold_celsius` for `sustain_seconds`, and resume once it is back at or
     below `recover_celsius` (the gap keeps a device hovering at the threshold from flapping)."""
 
-    threshold_celsius: float = Field(default=85.0, ge=-40.0, le=150.0)
-    recover_celsius: float = Field(default=75.0, ge=-40.0, le=150.0)
-    sustain_seconds: int = Field(default=30, ge=0, le=3600)
+    # Strict: numbers are JSON numbers, never strings or booleans.
+    threshold_celsius: float = Field(default=85.0, ge=-40.0, le=150.0, strict=True)
+    recover_celsius: float = Field(default=75.0, ge=-40.0, le=150.0, strict=True)
+    sustain_seconds: int = Field(default=30, ge=0, le=3600, strict=True)
 
     @model_validator(mode="after")
     def _hysteresis(self) -> ThermalDefaults:
@@ -294,7 +295,7 @@ class DeviceTypeFields(_Model):
 
     name: DisplayText
     vendor: DisplayText
-    enabled: bool = True
+    enabled: bool = Field(default=True, strict=True)
     resource_key: ResourceKey
     labels: Labels
     metrics: Metrics

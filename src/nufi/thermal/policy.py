@@ -28,7 +28,8 @@ def _resume_below_trip(resume: float, trip: float) -> str | None:
 
 
 class ThermalPolicy(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: temperatures and holds are JSON numbers and switches JSON booleans, never strings.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     enabled: bool = False
     trip_celsius: float = Field(default=85.0, ge=MIN_TRIP, le=MAX_CELSIUS)
@@ -51,7 +52,8 @@ class ThermalPolicy(BaseModel):
 class PolicyOverride(BaseModel):
     """What one deployment changes of its type's policy; a field left out (or null) keeps the type's."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: temperatures and holds are JSON numbers and switches JSON booleans, never strings.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     enabled: bool | None = None
     trip_celsius: float | None = Field(default=None, ge=MIN_TRIP, le=MAX_CELSIUS)

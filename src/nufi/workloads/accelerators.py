@@ -28,7 +28,8 @@ MAX_DEVICES_PER_POD = 128
 
 
 class AcceleratorRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: `count: true` or `"1"` is refused, not read as 1.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     device_type: str = Field(min_length=1, max_length=63, description="the id of an enabled device type")
     count: int = Field(ge=1, le=MAX_DEVICES_PER_POD, description="devices per pod")

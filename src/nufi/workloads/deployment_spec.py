@@ -30,7 +30,8 @@ _MAX_QUANTITY = 32
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: a count is a JSON number and a switch a JSON boolean, never `true` for 1 or "2" for 2.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class EnvVar(_Strict):

@@ -102,7 +102,7 @@ class DryRunView(BaseModel):
 
 
 class DryRunRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     policy: ThermalPolicy
     # RFC 3339 or Unix seconds; default: the 24 hours before `end` (default now).

@@ -11,7 +11,7 @@ from nufi.workloads.projects import Project, ProjectDeletion
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class ProjectCreate(_Body):

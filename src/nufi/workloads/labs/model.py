@@ -22,7 +22,7 @@ MAX_LAB_NAME_LENGTH = 52
 class LabRequest(BaseModel):
     """POST /api/v1/projects/{project}/labs."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     name: str = Field(description="a DNS-1123 label starting with a letter, at most 52 characters")
     kind: LabKind = Field(description="jupyter (JupyterLab) or vscode (code-server)")
