@@ -83,10 +83,6 @@ def discard(client: Client) -> None:
     asyncio.get_running_loop().call_soon(_delete, client)
 
 
-def page_of(client: Client) -> OpenPage | None:
-    return _pages.get(client.id)
-
-
 async def acting(client: Client) -> Principal | None:
     """The principal to act for on `client`'s page, resolved now; None, and the page closed, when
     its session ended or no longer carries what the page was built with. Pages not opened through
@@ -180,8 +176,7 @@ async def _watch(page: OpenPage) -> None:
         await asyncio.sleep(SESSION_CHECK_SECONDS)
         if client.is_deleted:
             return
-        async with page.lock:
-            await _recheck(page)
+        await acting(client)
 
 
 def install() -> None:
