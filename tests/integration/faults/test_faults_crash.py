@@ -26,12 +26,14 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 from sqlalchemy import make_url, text
 from sqlalchemy.exc import DBAPIError
 
 from nufi.db import create_database_engine
 from nufi.errors import DependencyUnavailable
 from support.env import env_without_nufi
+from support.http_fault import Fault, HttpFault
 from support.nufi_app import bearer
 
 from ..workloads.workloads_world import World, deployment_body, register_lpu
@@ -239,7 +241,8 @@ async def test_kill_9_mid_write_leaves_every_object_audited_and_deletable(
                 await work
         async with client(server.start()) as http:
             await settled(database_url)
-            await _check(http, kube, world, writer.projects, database_url)
+            broken = await _check(http, kube, world, writer.projects, database_url)
+            assert broken == [], "\n".join(broken)
     finally:
         server.kill()
         for project in writer.projects:
@@ -249,8 +252,8 @@ async def test_kill_9_mid_write_leaves_every_object_audited_and_deletable(
 
 async def _check(
     http: httpx.AsyncClient, kube: httpx.AsyncClient, world: World, projects: list[str], database_url: str
-) -> None:
-    """Every promise, each broken one named (all of them, not only the first)."""
+) -> list[str]:
+    """Every promise; each broken one named (all of them, not only the first)."""
     namespaces = {
         ns["metadata"]["name"]
         for ns in await listed(kube, "/api/v1/namespaces", NUFI_MADE)
@@ -306,4 +309,90 @@ async def _check(
                 broken.append(f"deployment {project}/{name}: made again, answered {again.status_code}")
     if await open_intents(database_url) != 0:
         broken.append("intents left open after reconciliation")
-    assert broken == [], "\n".join(broken)
+    return broken
+
+
+def _through(proxy: HttpFault, kubeconfig: Path, into: Path) -> Path:
+    config = yaml.safe_load(kubeconfig.read_text())
+    for entry in config["clusters"]:
+        entry["cluster"]["server"] = proxy.url
+    into.write_text(yaml.safe_dump(config))
+    return into
+
+
+def _second_writes(method: str, path: str) -> bool:
+    """A project's RoleBinding (after its namespace), a lab's or a deployment's Service (after the
+    object written before it)."""
+    plain = path.split("?")[0]
+    return method == "POST" and (plain.endswith("/rolebindings") or plain.endswith("/services"))
+
+
+async def test_kill_9_between_the_writes_of_a_change(world: World, tmp_path: Path) -> None:
+    """The kill lands, every time, after a change's first cluster write and before its second: a
+    project's namespace is made and its RoleBinding held back, a lab's first object is made and its
+    Service held back, a Deployment is made and its Service held back."""
+    database_url = f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"
+    proxy = await HttpFault(world.cluster.url).start()
+    env = {
+        "NUFI_KUBECONFIG": str(_through(proxy, Path(world.cluster.kubeconfig), tmp_path / "kubeconfig")),
+        "NUFI_PROMETHEUS_URL": world.prometheus.url,
+        "NUFI_DATABASE_URL": database_url,
+        "NUFI_OIDC_ISSUER": world.idp.issuer,
+        "NUFI_THERMAL_ENABLED": "false",
+        "NUFI_LOG_FORMAT": "json",
+        # So that each project gets a RoleBinding, as in a cluster.
+        "NUFI_PROJECT_SERVICE_ACCOUNT": "default/nufi",
+        "NUFI_KUBE_TIMEOUT_SECONDS": "60",
+        "NUFI_INTENT_SETTLE_AFTER_SECONDS": str(SETTLE_AFTER_SECONDS),
+        "NUFI_INTENT_RECONCILE_INTERVAL_SECONDS": "0.5",
+    }
+    server = Server(tmp_path, env)
+    tag = uuid.uuid4().hex[:5]
+    first, second = f"k-{tag}-a", f"k-{tag}-b"
+    kube = httpx.AsyncClient(base_url=world.cluster.url, headers=bearer("nufi-dev-token"), timeout=10)
+    try:
+        async with client(server.start()) as http:
+            await register_lpu(http, world)
+            made = await http.post(
+                "/api/v1/admin/projects", json={"name": first, "members": ["user"]}, headers=world.admin
+            )
+            assert made.status_code == 201, made.text
+            fault = Fault(delay=120, matches=_second_writes)
+            proxy.set(fault)
+            writes = asyncio.gather(
+                http.post(
+                    "/api/v1/admin/projects", json={"name": second, "members": ["user"]}, headers=world.admin
+                ),
+                http.post(f"/api/v1/projects/{first}/labs", json=_lab("lab"), headers=world.user),
+                http.post(
+                    f"/api/v1/projects/{first}/deployments",
+                    json=deployment_body("llm", replicas=1),
+                    headers=world.user,
+                ),
+                return_exceptions=True,
+            )
+            deadline = time.monotonic() + 30
+            while fault.hits < 3:
+                assert time.monotonic() < deadline, f"only {fault.hits} second writes reached the cluster"
+                await asyncio.sleep(0.05)
+            server.kill()
+            await writes
+        proxy.set(None)
+        async with client(server.start()) as http:
+            await settled(database_url)
+            broken = []
+            if (await kube.get(f"/api/v1/namespaces/{second}")).status_code == 200:
+                bindings = await kube.get(
+                    f"/apis/rbac.authorization.k8s.io/v1/namespaces/{second}/rolebindings"
+                )
+                if [b["metadata"]["name"] for b in bindings.json()["items"]] != ["nufi-workload-manager"]:
+                    broken.append(f"namespace {second} has no RoleBinding for NuFi")
+            broken += await _check(http, kube, world, [first, second], database_url)
+            assert broken == [], "\n".join(broken)
+    finally:
+        server.kill()
+        proxy.set(None)
+        for project in (first, second):
+            await kube.delete(f"/api/v1/namespaces/{project}")
+        await kube.aclose()
+        await proxy.close()
