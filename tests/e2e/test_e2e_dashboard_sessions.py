@@ -16,7 +16,7 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from integration.ui.served_dashboard import served_dashboard
-from nufi.ui.i18n import text
+from nufi.ui.i18n import Language, text
 from support.polling import eventually
 
 from .browser_support import LOCALES, bounded, chromium, sign_in
@@ -48,7 +48,7 @@ def project_names(sandbox: SandboxRun) -> set[str]:
 async def test_a_page_left_open_after_sign_out_does_nothing_and_is_closed_on_the_server(
     sandbox: SandboxRun, browser: Browser
 ) -> None:
-    language = "en"
+    language: Language = "en"
     url = sandbox.state["nufi_url"]
     context = await browser.new_context(locale=LOCALES[language], viewport={"width": 1400, "height": 900})
     try:
@@ -104,7 +104,7 @@ ROLES: dict[str, Any] = {
 async def test_a_page_whose_admin_role_was_revoked_does_nothing_and_is_closed_on_the_server(
     browser: Browser, tmp_path: Path
 ) -> None:
-    language = "en"
+    language: Language = "en"
     with served_dashboard(tmp_path, ROLES) as served:
         context = await browser.new_context(locale=LOCALES[language], viewport={"width": 1400, "height": 900})
         try:

@@ -11,7 +11,8 @@ a browser sends (a click, a dialog's submit, a value typed) therefore resolves t
 again before anything runs: a session ended (signed out, in any tab or replica), expired, or whose
 refreshed token lacks a role the page was built with, gets no action; its page is sent to sign in
 and deleted on the server, its socket disconnected. Events of one page are checked and run in the
-order they came (a value typed, then the button that saves it).
+order they came (a value typed, then the button that saves it). Work a page starts on its own (a
+timer that writes) must ask `acting()` first, as the periodic session check does.
 """
 
 from __future__ import annotations

@@ -90,6 +90,7 @@ async def test_an_open_page_whose_session_ends_sends_the_person_to_sign_in_and_b
         monkeypatch.setattr(open_pages, name, 0.05)
     await as_(person, "user", "en").open("/?type=lpu")
     client = person.client
+    assert client is not None
     went: list[object] = []
     monkeypatch.setattr(person.navigate, "to", lambda target, new_tab=False: went.append(target))
     await stays_true(lambda: went == [], for_seconds=0.3)  # signed in: the checks change nothing
