@@ -38,7 +38,12 @@ override_router = APIRouter(prefix="/api/v1/projects", tags=["projects"], respon
 
 
 def _override_view(entry: OverrideEntry) -> OverrideView:
-    return OverrideView(device_type=entry.device_type, override=entry.override, effective=entry.effective)
+    return OverrideView(
+        device_type=entry.device_type,
+        override=entry.override,
+        effective=entry.effective,
+        not_honoured=entry.not_honoured,
+    )
 
 
 def _view(entry: PolicyEntry) -> PolicyView:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
 
+from nufi.errors import ValidationFailed
 from nufi.thermal.hysteresis import Track, start, step
 from nufi.thermal.plan import DeploymentView, PodDecision, PodView, decide
 from nufi.thermal.policy import ThermalPolicy
@@ -75,7 +76,8 @@ def effective(deployment: ServingDeployment, policy: ThermalPolicy) -> ThermalPo
         return policy
     try:
         return deployment.override.applied_to(policy)
-    except ValueError:
+    except (ValueError, ValidationFailed):
+        # Not honoured (invalid with the policy, or beyond its bounds): the type's policy applies.
         return policy
 
 

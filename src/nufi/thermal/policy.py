@@ -39,6 +39,10 @@ class ThermalPolicy(BaseModel):
     scope: Scope = "node"
     allow_full_shutoff: bool = False
     taint_node: bool = False
+    # What a deployment's override may do (PolicyOverride.refusal): switch protection off only when
+    # allowed; raise the trip temperature at most to this (None: up to the range's top).
+    overrides_may_disable: bool = False
+    override_max_trip_celsius: float | None = Field(default=None, ge=MIN_TRIP, le=MAX_CELSIUS)
 
     @model_validator(mode="after")
     def _hysteresis(self) -> ThermalPolicy:
@@ -60,14 +64,46 @@ class PolicyOverride(BaseModel):
     resume_celsius: float | None = Field(default=None, ge=MIN_RESUME, le=MAX_CELSIUS)
 
     def applied_to(self, policy: ThermalPolicy) -> ThermalPolicy:
+        """The type's `policy` with this override applied; ValidationFailed (refusal) when the two
+        do not make a valid policy or the override goes beyond what the policy lets overrides do."""
+        refused = self.refusal(policy)
+        if refused is not None:
+            raise refused
+        trip = policy.trip_celsius if self.trip_celsius is None else self.trip_celsius
+        resume = policy.resume_celsius if self.resume_celsius is None else self.resume_celsius
+        enabled = policy.enabled if self.enabled is None else self.enabled
+        return policy.model_copy(update={"enabled": enabled, "trip_celsius": trip, "resume_celsius": resume})
+
+    def refusal(self, policy: ThermalPolicy) -> ValidationFailed | None:
+        """Why this override cannot apply to the type's `policy`, naming the field; None when it can.
+
+        The policy's bounds bind every caller, admins included: an admin changes the bounds in the
+        policy itself, where the change is audited as one. An override stored before the bounds were
+        tightened is not honoured (thermal control applies the type's policy) until it is changed.
+        """
+        if self.enabled is False and policy.enabled and not policy.overrides_may_disable:
+            return ValidationFailed(
+                "the device type's thermal policy does not let a deployment switch thermal protection "
+                "off (overrides_may_disable is false): leave 'enabled' out, or ask an admin",
+                field="enabled",
+                bound="overrides_may_disable",
+            )
+        limit = policy.override_max_trip_celsius
+        if self.trip_celsius is not None and limit is not None and self.trip_celsius > limit:
+            return ValidationFailed(
+                f"trip_celsius {self.trip_celsius:g} is above {limit:g} °C, the highest the device type's "
+                "thermal policy lets an override set (override_max_trip_celsius): choose a lower one",
+                field="trip_celsius",
+                bound="override_max_trip_celsius",
+                limit=limit,
+            )
         trip = policy.trip_celsius if self.trip_celsius is None else self.trip_celsius
         resume = policy.resume_celsius if self.resume_celsius is None else self.resume_celsius
         problem = _resume_below_trip(resume, trip)
         if problem is not None:
             field = "resume_celsius" if self.resume_celsius is not None else "trip_celsius"
-            raise ValidationFailed(f"with the device type's policy, {problem}", field=field)
-        enabled = policy.enabled if self.enabled is None else self.enabled
-        return policy.model_copy(update={"enabled": enabled, "trip_celsius": trip, "resume_celsius": resume})
+            return ValidationFailed(f"with the device type's policy, {problem}", field=field)
+        return None
 
 
 def default_policy(defaults: ThermalDefaults | None) -> ThermalPolicy:

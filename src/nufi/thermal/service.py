@@ -52,6 +52,8 @@ class OverrideEntry:
     override: PolicyOverride | None
     # The type's policy with the override applied: what thermal control uses for the deployment.
     effective: ThermalPolicy
+    # Why the override is not honoured (the type's policy applies instead); None when it is.
+    not_honoured: str | None = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,9 @@ class ThermalService:
         await self._projects.require_access(principal, project)
         found = await self._deployment(project, deployment)
         entry = await self._entry(found, override)
+        if override is not None and entry.not_honoured is not None:
+            # Refused, naming the field and the bound: entry.effective is the type's own policy here.
+            override.applied_to(entry.effective)
         text = None if override is None else json.dumps(override.model_dump(exclude_none=True))
         old = ((found.get("metadata") or {}).get("annotations") or {}).get(OVERRIDE_ANNOTATION)
         # A member's change, audited like an admin's (an intent first: docs/workloads.md).
@@ -182,8 +187,10 @@ class ThermalService:
     async def _entry(self, found: dict[str, Any], override: PolicyOverride | None) -> OverrideEntry:
         device_type = ((found.get("metadata") or {}).get("labels") or {}).get(DEVICE_TYPE, "")
         base = (await self.policy(SYSTEM, device_type)).policy
-        effective = base if override is None else override.applied_to(base)
-        return OverrideEntry(device_type, override, effective)
+        refused = None if override is None else override.refusal(base)
+        if override is None or refused is not None:
+            return OverrideEntry(device_type, override, base, None if refused is None else refused.detail)
+        return OverrideEntry(device_type, override, override.applied_to(base))
 
     async def status(self, principal: Principal | None) -> ThermalStatus:
         require_user(principal)

@@ -119,3 +119,18 @@ async def test_every_page_needs_sign_in_and_every_admin_page_the_admin_role(pers
     for path in (p for p in paths if p.startswith("/admin/")):
         await as_(person, "user", "en").open(path)
         await person.should_see("You do not have access")
+
+
+@pytest.mark.parametrize(
+    ("language", "may_disable", "max_trip"),
+    [
+        ("en", "Let deployment overrides switch protection off", "Highest trip an override may set"),
+        ("ko", "배포별 설정으로 보호 끄기 허용", "배포별 설정의 최고 차단 온도"),
+    ],
+)
+async def test_the_thermal_policy_form_shows_the_override_bounds(
+    person: User, language: str, may_disable: str, max_trip: str
+) -> None:
+    await as_(person, "admin", language).open("/admin/thermal")
+    await person.should_see(may_disable)
+    await person.should_see(max_trip)

@@ -26,6 +26,8 @@ POLICY: dict[str, Any] = {
     "scope": "device",
     "allow_full_shutoff": False,
     "taint_node": True,
+    "overrides_may_disable": False,
+    "override_max_trip_celsius": 100,
 }
 
 

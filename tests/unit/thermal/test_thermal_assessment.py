@@ -111,3 +111,14 @@ def test_a_disabled_policy_turns_pods_back_on_and_drops_the_taint() -> None:
     result = run(5, temps(n1=95, n2=60), serving, tainted=frozenset({"n1"}), policy=ThermalPolicy())
     assert traffic(result) == {"a": True, "b": True}
     assert result.taints == {"n1": False}
+
+
+def test_an_override_beyond_its_policys_bounds_is_not_honoured() -> None:
+    # Stored before an admin bounded overrides: switching protection off, and a trip above the bound.
+    bounded = POLICY.model_copy(update={"override_max_trip_celsius": 90.0})
+    for override in (PolicyOverride(enabled=False), PolicyOverride(trip_celsius=99)):
+        own = deployment(pod("a", "n1"), pod("b", "n2"), override=override)
+        first = run(0, temps(n1=95, n2=60), own, policy=bounded)
+        second = run(10, temps(n1=95, n2=60), own, first.tracks, policy=bounded)
+        # The type's policy applies: n1 is hot, so its pod's traffic is cut.
+        assert traffic(second) == {"a": False, "b": True}, override

@@ -22,6 +22,8 @@ def test_the_defaults_are_the_documented_ones() -> None:
         "scope": "node",
         "allow_full_shutoff": False,
         "taint_node": False,
+        "overrides_may_disable": False,
+        "override_max_trip_celsius": None,
     }
 
 
@@ -69,7 +71,8 @@ def test_an_override_changes_only_what_it_names() -> None:
         True,
         3,
     )
-    assert PolicyOverride(enabled=False).applied_to(policy).enabled is False
+    may_disable = policy.model_copy(update={"overrides_may_disable": True})
+    assert PolicyOverride(enabled=False).applied_to(may_disable).enabled is False
     assert PolicyOverride().applied_to(policy) == policy
 
 
@@ -80,3 +83,44 @@ def test_an_override_that_leaves_resume_above_trip_names_the_field_it_set() -> N
     with pytest.raises(ValidationFailed) as caught:
         PolicyOverride(resume_celsius=90).applied_to(ThermalPolicy())
     assert caught.value.field == "resume_celsius"
+
+
+@given(st.booleans(), st.booleans(), st.one_of(st.none(), st.booleans()))
+def test_an_override_may_switch_protection_off_only_where_the_policy_lets_it(
+    enabled: bool, may_disable: bool, override_enabled: bool | None
+) -> None:
+    policy = ThermalPolicy(enabled=enabled, overrides_may_disable=may_disable)
+    override = PolicyOverride(enabled=override_enabled)
+    switches_off = enabled and override_enabled is False
+    refused = override.refusal(policy)
+    if switches_off and not may_disable:
+        assert refused is not None and refused.field == "enabled" and refused.status == 422
+        assert "overrides_may_disable" in refused.detail
+        with pytest.raises(ValidationFailed):
+            override.applied_to(policy)
+    else:
+        assert refused is None
+        assert override.applied_to(policy).enabled is (
+            enabled if override_enabled is None else override_enabled
+        )
+
+
+@given(st.floats(30, 150), st.one_of(st.none(), st.floats(30, 150)))
+def test_an_override_raises_the_trip_temperature_at_most_to_the_policys_bound(
+    trip: float, bound: float | None
+) -> None:
+    policy = ThermalPolicy(trip_celsius=85, resume_celsius=20, override_max_trip_celsius=bound)
+    refused = PolicyOverride(trip_celsius=trip).refusal(policy)
+    if bound is not None and trip > bound:
+        assert refused is not None and refused.field == "trip_celsius"
+        assert f"{bound:g}" in refused.detail and "override_max_trip_celsius" in refused.detail
+        assert refused.extra["limit"] == bound
+    else:
+        assert refused is None
+        assert PolicyOverride(trip_celsius=trip).applied_to(policy).trip_celsius == trip
+
+
+def test_the_bounds_are_checked_against_the_policys_range() -> None:
+    with pytest.raises(ValidationError) as caught:
+        ThermalPolicy.model_validate({"override_max_trip_celsius": 151})
+    assert caught.value.errors()[0]["loc"] == ("override_max_trip_celsius",)

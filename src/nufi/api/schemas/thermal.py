@@ -116,3 +116,6 @@ class OverrideView(BaseModel):
     override: PolicyOverride | None
     # The policy thermal control applies to the deployment.
     effective: ThermalPolicy
+    # Set when the override goes beyond its type's policy's bounds (or no longer makes a valid policy
+    # with it): why, and then `effective` is the type's own policy.
+    not_honoured: str | None = None

@@ -137,6 +137,17 @@ def _policy_card(principal: Principal, t: Any, entry: PolicyEntry) -> None:
             ).classes("min-w-[10rem]")
             shutoff = ui.checkbox(t("thermal.field.allow_full_shutoff"), value=policy.allow_full_shutoff)
             taint = ui.checkbox(t("thermal.field.taint_node"), value=policy.taint_node)
+        # What one deployment's override may do (PolicyOverride.refusal).
+        with ui.row().classes("items-end gap-4 flex-wrap"):
+            may_disable = ui.checkbox(
+                t("thermal.field.overrides_may_disable"), value=policy.overrides_may_disable
+            ).props(f'data-testid="thermal-may-disable-{entry.device_type}"')
+            max_trip = ui.number(
+                t("thermal.field.override_max_trip_celsius"),
+                value=policy.override_max_trip_celsius,
+                suffix="°C",
+                placeholder=t("thermal.field.override_max_trip_hint"),
+            ).props(f'data-testid="thermal-max-trip-{entry.device_type}"')
         error = ui.label("").classes("text-red-700").props(f'data-testid="thermal-error-{entry.device_type}"')
         result = ui.column().classes("w-full")
 
@@ -152,6 +163,8 @@ def _policy_card(principal: Principal, t: Any, entry: PolicyEntry) -> None:
                     scope=scope.value,
                     allow_full_shutoff=bool(shutoff.value),
                     taint_node=bool(taint.value),
+                    overrides_may_disable=bool(may_disable.value),
+                    override_max_trip_celsius=max_trip.value,
                 )
             except (ValidationError, TypeError, ValueError) as exc:
                 error.text = _first_error(exc)
