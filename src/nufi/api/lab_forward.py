@@ -24,8 +24,9 @@ from yarl import URL
 from nufi.cluster.service_route import Upstream
 
 SESSION_COOKIE = "nufi_session"  # the dashboard's session (nufi.ui.signin.SESSION_COOKIE)
-# The lab cookie (nufi.api.lab_origin), by its name over http and over https.
-LAB_COOKIES = frozenset({"nufi_lab", "__Host-nufi_lab"})
+# The lab cookie and the lab sign-in's state cookie (nufi.api.lab_origin), by their names over http
+# and over https.
+LAB_COOKIES = frozenset({"nufi_lab", "__Host-nufi_lab", "nufi_lab_state", "__Host-nufi_lab_state"})
 # NuFi's cookies, which a lab (running whatever image its owner chose) must not set: a lab planting its
 # owner's session in a visitor's browser would sign them in as someone else.
 NUFI_COOKIES = frozenset({SESSION_COOKIE, "nufi_login", *LAB_COOKIES})

@@ -1,30 +1,28 @@
 """The lab proxy's side of "every lab on an origin of its own" (nufi.workloads.labs.origin).
 
 On the dashboard's origin a browser signed in to the dashboard is never served a lab: opening
-`/labs/<p>/<n>/...` there, it is checked (a member or an admin) and sent to
-`<lab origin>/_nufi/lab-signin?grant=...&next=<path>`, whose grant (nufi.auth.lab_grants) the lab's
-host exchanges for a host-only lab cookie. On a lab's host only that lab's paths are served, only the
-lab cookie (never the dashboard's) or a bearer token is accepted, and a cookie caller's WebSocket
-handshake or state-changing request must come from the lab's own origin.
+`/labs/<p>/<n>/...` there, it is checked (a member or an admin) and sent through the lab sign-in
+(nufi.api.lab_signin), which ends with a host-only lab cookie on the lab's own host. On a lab's host
+only that lab's paths are served, only the lab cookie (never the dashboard's) or a bearer token is
+accepted, and a cookie caller's WebSocket handshake or state-changing request must come from the
+lab's own origin.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import parse_qs, unquote, urlencode
+from urllib.parse import unquote, urlencode
 
 from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
-from starlette.responses import RedirectResponse, Response
-from starlette.types import Message, Receive, Scope, Send
+from starlette.responses import Response
+from starlette.types import Message, Send
 
-from nufi.api.problems import nufi_error_response, problem_response
+from nufi.api.problems import problem_response
 from nufi.auth.lab_grants import LabGrants, LabPass
 from nufi.auth.web_login import safe_next
 from nufi.auth.web_tokens import SealBroken
 from nufi.config import Settings
-from nufi.errors import NufiError
-from nufi.services import Services
 from nufi.workloads.labs.origin import LabOrigins
 
 SIGN_IN_PATH = "/_nufi/lab-signin"
@@ -32,6 +30,10 @@ SIGN_IN_PATH = "/_nufi/lab-signin"
 # host-only and for every path, so no sibling lab (whose host shares the parent domain) can plant one.
 LAB_COOKIE = "nufi_lab"
 SECURE_LAB_COOKIE = "__Host-nufi_lab"
+# The browser's lab sign-in state (nufi.auth.lab_grants): set by the lab's host, good for one sign-in.
+STATE_COOKIE = "nufi_lab_state"
+SECURE_STATE_COOKIE = "__Host-nufi_lab_state"
+STATE_SECONDS = 300
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # The policy every lab answer carries on the dashboard's origin (bearer callers only: scripts, tests):
 # a browser that ever renders one does so in an opaque origin, with no access to NuFi's.
@@ -72,29 +74,43 @@ class LabAccess:
     def cookie_name(self) -> str:
         return SECURE_LAB_COOKIE if self.origins is not None and self.origins.secure else LAB_COOKIE
 
-    def lab_cookie(self, headers: Headers) -> str | None:
-        value = cookie_parser(headers.get("cookie", "")).get(self.cookie_name)
-        return value if value and len(value) <= _MAX_COOKIE_LENGTH else None
+    @property
+    def state_cookie_name(self) -> str:
+        return SECURE_STATE_COOKIE if self.origins is not None and self.origins.secure else STATE_COOKIE
 
-    def grant_url(self, origins: LabOrigins, grants: LabGrants, lab: LabPass, next_path: str) -> str:
-        query = urlencode({"grant": grants.grant(lab), "next": next_path})
-        return f"{origins.origin(lab.project, lab.name)}{SIGN_IN_PATH}?{query}"
+    def lab_cookie(self, headers: Headers) -> str | None:
+        return self._cookie(headers, self.cookie_name)
+
+    def state_cookie(self, headers: Headers) -> str | None:
+        return self._cookie(headers, self.state_cookie_name)
+
+    def sign_in_url(self, origin: str, **query: str) -> str:
+        """`<lab origin>/_nufi/lab-signin?...`."""
+        return f"{origin}{SIGN_IN_PATH}?{urlencode(query)}"
 
     def set_cookie(self, lab: LabPass) -> str:
         assert self.grants is not None
+        return self._set(self.cookie_name, self.grants.cookie(lab), "")
+
+    def set_state_cookie(self, state: str) -> str:
+        return self._set(self.state_cookie_name, state, f"; Max-Age={STATE_SECONDS}")
+
+    def drop_state_cookie(self) -> str:
+        return self._set(self.state_cookie_name, "", "; Max-Age=0")
+
+    def _set(self, name: str, value: str, extra: str) -> str:
         secure = "; Secure" if self.origins is not None and self.origins.secure else ""
-        return f"{self.cookie_name}={self.grants.cookie(lab)}; Path=/; HttpOnly; SameSite=Lax{secure}"
+        return f"{name}={value}; Path=/; HttpOnly; SameSite=Lax{secure}{extra}"
+
+    @staticmethod
+    def _cookie(headers: Headers, name: str) -> str | None:
+        value = cookie_parser(headers.get("cookie", "")).get(name)
+        return value if value and len(value) <= _MAX_COOKIE_LENGTH else None
 
 
 def own_origin(headers: Headers, expected: str) -> bool:
     """Whether the request's `Origin` is exactly the lab's (a missing one is not)."""
     return headers.get("origin", "").rstrip("/").lower() == expected.lower()
-
-
-def sign_in_request(query_string: str) -> tuple[str, str]:
-    """The grant and next path of `/_nufi/lab-signin?grant=...&next=...` (empty when absent)."""
-    values = parse_qs(query_string, keep_blank_values=True)
-    return (values.get("grant") or [""])[0], (values.get("next") or [""])[0]
 
 
 def next_for(lab: LabPass, candidate: str) -> str:
@@ -103,12 +119,6 @@ def next_for(lab: LabPass, candidate: str) -> str:
     safe = safe_next(candidate)
     prefixes = (f"/labs/{lab.project}/{lab.name}/", f"/notebook/{lab.project}/{lab.name}/")
     return safe if safe.startswith(prefixes) else prefixes[0]
-
-
-def signed_in(location: str, set_cookie: str) -> Response:
-    response = RedirectResponse(location, status_code=303, headers={"Cache-Control": "no-store"})
-    response.raw_headers.append((b"set-cookie", set_cookie.encode("latin-1")))
-    return response
 
 
 def has_dot_segment(raw_path: str) -> bool:
@@ -201,31 +211,3 @@ def sandboxed(send: Send) -> Send:
         await send(message)
 
     return sandboxed
-
-
-async def sign_in(services: Services, access: LabAccess, scope: Scope, receive: Receive, send: Send) -> None:
-    """`/_nufi/lab-signin?grant=...&next=...` on a lab's host: the grant, spent, becomes the lab cookie."""
-    state = scope.get("state") or {}
-    request_id = state.get("request_id") if isinstance(state.get("request_id"), str) else None
-    headers = Headers(scope=scope)
-    sessions, grants, origins = services.web_sessions, access.grants, access.origins
-    if sessions is None or grants is None or origins is None:
-        await not_on_this_host(scope["path"], request_id)(scope, receive, send)
-        return
-    raw_query = scope.get("query_string") or b""
-    grant, next_path = sign_in_request(raw_query.decode("latin-1"))
-    response: Response
-    try:
-        lab = grants.redeem(grant)
-        if not origins.serves(headers.get("host", ""), lab.project, lab.name):
-            raise SealBroken("it is for another lab")
-        principal = await sessions.resolve(lab.session_id)
-        if principal is None:
-            raise SealBroken("the dashboard session it came from has ended")
-        await services.labs.route(principal, lab.project, lab.name)
-        response = signed_in(next_for(lab, next_path), access.set_cookie(lab))
-    except SealBroken as exc:
-        response = grant_refused(exc, request_id)
-    except NufiError as exc:
-        response = nufi_error_response(exc, request_id)
-    await response(scope, receive, send)

@@ -27,12 +27,14 @@ from starlette.requests import cookie_parser
 from starlette.responses import RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from nufi.api import lab_origin
+from nufi.api import lab_origin, lab_signin
 from nufi.api.lab_forward import SESSION_COOKIE, Target, forward_http, forward_websocket
 from nufi.api.lab_origin import SAFE_METHODS, SIGN_IN_PATH, LabAccess
 from nufi.api.lab_paths import (
     LAB_PREFIXES,
+    LOGIN_PATH,
     ROUTE_TEMPLATE,
+    SIGN_IN_HINT,
     LabPath,
     RouteCache,
     lab_refused_socket,
@@ -42,7 +44,6 @@ from nufi.api.lab_paths import (
 )
 from nufi.api.problems import nufi_error_response
 from nufi.auth import Principal, authenticate
-from nufi.auth.lab_grants import LabPass
 from nufi.auth.web_login import safe_next
 from nufi.auth.web_tokens import SealBroken
 from nufi.errors import NufiError, Unauthorized
@@ -51,10 +52,8 @@ from nufi.workloads.labs import LabRoute
 
 __all__ = ["LOGIN_PATH", "ROUTE_TEMPLATE", "LabPath", "LabProxyMiddleware", "RouteCache", "match_lab_path"]
 
-LOGIN_PATH = "/auth/login"  # the dashboard's sign-in (nufi.ui.signin.LOGIN_PATH)
 # Far above the 43 characters NuFi's session ids have.
 _MAX_SESSION_ID_LENGTH = 256
-_SIGN_IN = "sign in to open a lab: send 'Authorization: Bearer <access token>', or open it from the dashboard"
 
 
 @dataclass(frozen=True)
@@ -87,6 +86,9 @@ class LabProxyMiddleware:
                 # A lab's host is the lab proxy's alone: nothing on it ever reaches the dashboard.
                 await self._on_lab_host(services, access, lab_path, scope, receive, send)
                 return
+            if scope["type"] == "http" and scope["path"] == lab_signin.GRANT_PATH:
+                await lab_signin.grant(services, access, scope, receive, send)
+                return
         if lab_path is None and scope["type"] == "http" and scope["path"].startswith(LAB_PREFIXES):
             # The lab paths are the proxy's: one no lab can have is a 404 problem here, not the
             # dashboard's page for an unknown URL.
@@ -115,7 +117,7 @@ class LabProxyMiddleware:
         origins = access.origins
         assert origins is not None
         if scope["type"] == "http" and scope["path"] == SIGN_IN_PATH:
-            await lab_origin.sign_in(services, access, scope, receive, send)
+            await lab_signin.at_lab_host(services, access, scope, receive, send)
             return
         if lab_path is None or not origins.serves(headers.get("host", ""), lab_path.project, lab_path.name):
             if scope["type"] == "http":
@@ -334,19 +336,22 @@ class _HttpExchange(_Exchange):
                 await self._redirect(_sign_in_url(self._here()), status=302)
                 return
             if self.access.dashboard_url is not None:
-                # Signing in (and the grant) happen on the dashboard's origin, which sends the browser back.
-                await self._redirect(self.access.dashboard_url + self._here(), status=302)
+                # The lab sign-in (nufi.api.lab_signin) goes by the dashboard and comes back here.
+                location = self.access.sign_in_url("", next=self._here())
+                response = RedirectResponse(location, status_code=302, headers={"Cache-Control": "no-store"})
+                await response(self.scope, self.receive, self.send)
                 return
-        raise Unauthorized(_SIGN_IN)
+        raise Unauthorized(SIGN_IN_HINT)
 
     async def _to_lab_origin(self, prefix: str) -> None:
-        origins, grants = self.access.origins, self.access.grants
-        assert origins is not None and grants is not None
-        session_id = cookie_parser(self.headers.get("cookie", "")).get(SESSION_COOKIE) or ""
-        lab = LabPass(project=self.lab_path.project, name=self.lab_path.name, session_id=session_id)
         here = prefix.rstrip("/") + self._raw_rest()
         query = self.query()
-        location = self.access.grant_url(origins, grants, lab, here + (f"?{query}" if query else ""))
+        # The dashboard's own address, for the lab's host to send the browser back to: the configured
+        # one, or (on loopback, where it may be unset) the one this request came to.
+        dashboard = self.access.dashboard_url or f"{_scheme(self.scope)}://{self.headers.get('host', '')}"
+        location = lab_signin.first_step(
+            self.access, self.lab_path, here + (f"?{query}" if query else ""), dashboard
+        )
         response = RedirectResponse(location, status_code=302, headers={"Cache-Control": "no-store"})
         await response(self.scope, self.receive, self.send)
 
@@ -377,7 +382,7 @@ class _WebSocketExchange(_Exchange):
         try:
             principal, by_cookie = await self.caller()
             if principal is None:
-                raise Unauthorized(_SIGN_IN)
+                raise Unauthorized(SIGN_IN_HINT)
             # A browser always sends Origin with a handshake: one signed in by cookie must come from
             # the lab's own page, never another lab's or site's (cross-site WebSocket hijacking).
             refused = self.refusal(by_cookie, changes=True)
@@ -425,3 +430,8 @@ class _WebSocketExchange(_Exchange):
 
 def _sign_in_url(next_path: str) -> str:
     return f"{LOGIN_PATH}?{urlencode({'next': safe_next(next_path)})}"
+
+
+def _scheme(scope: Scope) -> str:
+    scheme = str(scope.get("scheme") or "http")
+    return {"ws": "http", "wss": "https"}.get(scheme, scheme)

@@ -7,6 +7,12 @@ GRANT_SECONDS and once. The lab's host exchanges it for a *lab cookie*, sealed u
 key, naming the same lab and session. Every request with that cookie resolves the session again, so
 signing out of the dashboard (or the session ending any other way) ends the lab cookie too.
 
+A grant is also bound to the browser that asked for it, as OAuth's `state` binds a code: the lab's
+host first gives the browser a random state in a cookie of its own, the dashboard seals the state's
+hash into the grant, and the lab's host takes the grant only with that cookie. A grant read from a
+log or a history, or one an attacker obtained for their own session and slipped to someone else,
+opens nothing in another browser.
+
 Both carry the session's id only inside Fernet (AES-CBC with an HMAC): a reader of a URL or a cookie
 learns nothing, and nothing sealed for one purpose opens as another (a grant is not a cookie, a lab
 cookie is not a dashboard session). The session is named by its id because that is what session
@@ -15,6 +21,7 @@ resolution takes; its hash goes in as well, so a grant is refused at once when t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import threading
@@ -31,6 +38,9 @@ from nufi.auth.web_tokens import SealBroken, fernet_for
 
 GRANT_PURPOSE = b"nufi lab sign-in grant v1"
 COOKIE_PURPOSE = b"nufi lab cookie v1"
+RETURN_PURPOSE = b"nufi lab sign-in return address v1"
+# How long a lab's host trusts a sealed dashboard address it is handed back (see `seal_return`).
+RETURN_SECONDS = 600
 # Long enough for two redirects on a slow link, short enough that a grant copied from a URL (history,
 # a screenshot) is dead by the time anyone reads it.
 GRANT_SECONDS = 60
@@ -51,19 +61,24 @@ class LabGrants:
     def __init__(self, secret: str, *, cookie_seconds: float, clock: Callable[[], float] = time.time) -> None:
         self._grants = fernet_for(secret, GRANT_PURPOSE)
         self._cookies = fernet_for(secret, COOKIE_PURPOSE)
+        self._returns = fernet_for(secret, RETURN_PURPOSE)
         self._cookie_seconds = int(cookie_seconds)
         self._clock = clock
         self._spent: OrderedDict[str, float] = OrderedDict()
         self._lock = threading.Lock()
 
-    def grant(self, lab: LabPass) -> str:
-        payload = {**_payload(lab), "nonce": secrets.token_urlsafe(16)}
+    def grant(self, lab: LabPass, *, state: str) -> str:
+        """A grant of `lab` to the browser holding `state` (its lab sign-in state cookie)."""
+        payload = {**_payload(lab), "nonce": secrets.token_urlsafe(16), "state": _digest(state)}
         return self._grants.encrypt_at_time(json.dumps(payload).encode(), int(self._clock())).decode("ascii")
 
-    def redeem(self, sealed: str) -> LabPass:
+    def redeem(self, sealed: str, *, state: str) -> LabPass:
         """The lab and session a grant names, spending it; SealBroken when it is altered, sealed under
-        another secret, older than GRANT_SECONDS or spent already (on this replica)."""
+        another secret, older than GRANT_SECONDS, for a browser holding another `state`, or spent
+        already (on this replica)."""
         payload = _open(self._grants, sealed, GRANT_SECONDS, self._clock())
+        if not state or payload.get("state") != _digest(state):
+            raise SealBroken("it was asked for by another browser")
         nonce = payload.get("nonce")
         if not isinstance(nonce, str):
             raise SealBroken("the grant has no nonce")
@@ -78,6 +93,19 @@ class LabGrants:
                 self._spent.popitem(last=False)
         return _lab_pass(payload)
 
+    def seal_return(self, dashboard_url: str) -> str:
+        """The dashboard's address, sealed for the lab's host to send the browser back to: a lab's
+        host follows no address it did not seal itself (it would hand the state to whoever named it)."""
+        return self._returns.encrypt_at_time(dashboard_url.encode(), int(self._clock())).decode("ascii")
+
+    def open_return(self, sealed: str) -> str:
+        try:
+            return self._returns.decrypt_at_time(
+                sealed.encode("ascii"), RETURN_SECONDS, int(self._clock())
+            ).decode()
+        except (InvalidToken, ValueError, UnicodeError):
+            raise SealBroken("the return address cannot be opened") from None
+
     def cookie(self, lab: LabPass) -> str:
         payload = _payload(lab)
         return self._cookies.encrypt_at_time(json.dumps(payload).encode(), int(self._clock())).decode("ascii")
@@ -86,6 +114,10 @@ class LabGrants:
         """The lab and session a lab cookie names; SealBroken when it cannot be opened or outlived the
         longest dashboard session."""
         return _lab_pass(_open(self._cookies, sealed, self._cookie_seconds, self._clock()))
+
+
+def _digest(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
 
 
 def _payload(lab: LabPass) -> dict[str, str]:

@@ -81,29 +81,53 @@ async def two_labs(client: httpx.AsyncClient, world: World) -> AsyncIterator[tup
         await client.delete(f"/api/v1/admin/projects/{name}", headers=world.admin)
 
 
+async def _to_grant(
+    client: httpx.AsyncClient, site: Site, session: str, project: str, path: str = "tree"
+) -> tuple[str, str]:
+    """The lab sign-in's first three steps as a browser follows them, from opening the lab on the
+    dashboard: the grant's URL on the lab's host (path and query) and the browser's state cookie."""
+    opened = await client.get(
+        f"/labs/{project}/lab/{path}", headers={**HTML, "Cookie": f"nufi_session={session}"}
+    )
+    assert opened.status_code == 302, opened.text
+    first = urlsplit(opened.headers["location"])
+    assert (f"{first.scheme}://{first.netloc}", first.path) == (site.lab_origin(project), "/_nufi/lab-signin")
+    started = await client.get(f"{first.path}?{first.query}", headers=_on_lab(site, project))
+    assert started.status_code == 302, started.text
+    name, _, rest = started.headers["set-cookie"].partition("=")
+    assert name == "nufi_lab_state"
+    state = rest.split(";", 1)[0]
+    back = urlsplit(started.headers["location"])
+    assert (f"{back.scheme}://{back.netloc}", back.path) == (site.url, "/_nufi/lab-grant")
+    granted = await client.get(f"{back.path}?{back.query}", headers={"Cookie": f"nufi_session={session}"})
+    assert granted.status_code == 302, granted.text
+    last = urlsplit(granted.headers["location"])
+    assert (f"{last.scheme}://{last.netloc}", last.path) == (site.lab_origin(project), "/_nufi/lab-signin")
+    for step in (opened, started, granted):
+        assert session not in step.headers["location"]
+    return f"{last.path}?{last.query}", state
+
+
 async def _lab_cookie(
     client: httpx.AsyncClient, site: Site, session: str, project: str, path: str = "tree"
 ) -> str:
-    """Open the lab from the dashboard and exchange the grant: the lab cookie's value."""
-    sent = await client.get(
-        f"/labs/{project}/lab/{path}", headers={**HTML, "Cookie": f"nufi_session={session}"}
-    )
-    assert sent.status_code == 302, sent.text
-    grant_url = urlsplit(sent.headers["location"])
-    exchanged = await client.get(
-        f"{grant_url.path}?{grant_url.query}", headers={"Host": site.lab_host(project)}
-    )
+    """Open the lab from the dashboard and go through the lab sign-in: the lab cookie's value."""
+    grant_url, state = await _to_grant(client, site, session, project, path)
+    exchanged = await client.get(grant_url, headers=_on_lab(site, project, state=state))
     assert exchanged.status_code == 303, exchanged.text
-    cookie = exchanged.headers["set-cookie"]
-    name, _, rest = cookie.partition("=")
+    name, _, rest = exchanged.headers["set-cookie"].partition("=")
     assert name == "nufi_lab"
     return rest.split(";", 1)[0]
 
 
-def _on_lab(site: Site, project: str, cookie: str | None = None, **headers: str) -> dict[str, str]:
+def _on_lab(
+    site: Site, project: str, cookie: str | None = None, *, state: str | None = None, **headers: str
+) -> dict[str, str]:
     out = {"Host": site.lab_host(project), **headers}
-    if cookie is not None:
-        out["Cookie"] = f"nufi_lab={cookie}"
+    cookies = [f"nufi_lab={cookie}"] if cookie is not None else []
+    cookies += [f"nufi_lab_state={state}"] if state is not None else []
+    if cookies:
+        out["Cookie"] = "; ".join(cookies)
     return out
 
 
@@ -112,36 +136,60 @@ async def test_the_dashboard_session_earns_a_one_lab_grant_that_becomes_a_host_o
 ) -> None:
     project, _ = two_labs
     session = await sign_in(client, "user", "user")
-    sent = await client.get(
-        f"/labs/{project}/lab/tree/a%20b",
-        params={"x": "1"},
-        headers={**HTML, "Cookie": f"nufi_session={session}"},
-    )
-    assert sent.status_code == 302, sent.text
-    location = urlsplit(sent.headers["location"])
-    assert f"{location.scheme}://{location.netloc}" == site.lab_origin(project)
-    assert location.path == "/_nufi/lab-signin"
-    query = parse_qs(location.query)
-    assert query["next"] == [f"/labs/{project}/lab/tree/a%20b?x=1"]
-    assert session not in location.query
+    grant_url, state = await _to_grant(client, site, session, project, "tree/a%20b?x=1")
+    assert parse_qs(urlsplit(grant_url).query)["next"] == [f"/labs/{project}/lab/tree/a%20b?x=1"]
 
-    exchanged = await client.get(f"{location.path}?{location.query}", headers=_on_lab(site, project))
+    exchanged = await client.get(grant_url, headers=_on_lab(site, project, state=state))
     assert exchanged.status_code == 303, exchanged.text
     assert exchanged.headers["location"] == f"/labs/{project}/lab/tree/a%20b?x=1"
-    attributes = [part.strip().lower() for part in exchanged.headers["set-cookie"].split(";")]
+    lab_cookie, dropped_state = exchanged.headers.get_list("set-cookie")
+    attributes = [part.strip().lower() for part in lab_cookie.split(";")]
     assert {"path=/", "httponly", "samesite=lax"} <= set(attributes)
     assert not any(part.startswith("domain") for part in attributes)
-    cookie = exchanged.headers["set-cookie"].split(";", 1)[0].partition("=")[2]
+    assert dropped_state.startswith("nufi_lab_state=;") and "max-age=0" in dropped_state.lower()
+    cookie = lab_cookie.split(";", 1)[0].partition("=")[2]
     assert session not in cookie
 
-    page = await client.get(f"/labs/{project}/lab/tree", headers=_on_lab(site, project, cookie, Cookie2="x"))
+    page = await client.get(f"/labs/{project}/lab/tree", headers=_on_lab(site, project, cookie, state=state))
     assert page.status_code == 200, page.text
     upstream_headers = dict(page.json()["headers"])
-    assert "cookie" not in upstream_headers, "the lab cookie must not reach the lab"
+    assert "cookie" not in upstream_headers, "NuFi's cookies must not reach the lab"
 
-    replayed = await client.get(f"{location.path}?{location.query}", headers=_on_lab(site, project))
+    replayed = await client.get(grant_url, headers=_on_lab(site, project, state=state))
     assert replayed.status_code == 403
     assert replayed.json()["type"] == "lab-grant-refused"
+
+
+async def test_a_grant_opens_only_in_the_browser_that_asked_for_it(
+    client: httpx.AsyncClient, site: Site, world: World, two_labs: tuple[str, str]
+) -> None:
+    # Someone's grant — read from a log, or obtained for their own session and slipped to another
+    # browser — opens nothing without that browser's state cookie.
+    project, _ = two_labs
+    session = await sign_in(client, "user", "user")
+    grant_url, state = await _to_grant(client, site, session, project)
+    _, other_state = await _to_grant(client, site, session, project)
+    for cookies in ({}, {"state": other_state}):
+        elsewhere = await client.get(grant_url, headers=_on_lab(site, project, **cookies))
+        assert elsewhere.status_code == 403, cookies
+        assert elsewhere.json()["type"] == "lab-grant-refused"
+    assert (await client.get(grant_url, headers=_on_lab(site, project, state=state))).status_code == 303
+    # The lab's host sends the state to the configured dashboard only, whatever address it is handed.
+    next_path = f"/labs/{project}/lab/tree"
+    started = await client.get(
+        "/_nufi/lab-signin",
+        params={"next": next_path, "return": "https://evil.example"},
+        headers=_on_lab(site, project),
+    )
+    assert started.headers["location"].startswith(f"{site.url}/_nufi/lab-grant?")
+    for bad in (f"/labs/{project}/other/tree", "https://evil.example/", "/api/v1/projects"):
+        refused = await client.get("/_nufi/lab-signin", params={"next": bad}, headers=_on_lab(site, project))
+        assert refused.status_code == 400, bad
+        assert refused.json()["field"] == "next"
+    # Asked for a grant without a dashboard session, the dashboard signs the browser in first.
+    anonymous = await client.get("/_nufi/lab-grant", params={"next": next_path, "state": "s" * 32})
+    assert anonymous.status_code == 302
+    assert urlsplit(anonymous.headers["location"]).path == "/auth/login"
 
 
 async def test_a_lab_cookie_opens_its_own_lab_only_and_the_dashboard_cookie_opens_no_lab_host(
@@ -155,10 +203,14 @@ async def test_a_lab_cookie_opens_its_own_lab_only_and_the_dashboard_cookie_open
     assert other_host.status_code == 401
     other_path = await client.get(f"/labs/{second}/lab/tree", headers=_on_lab(site, first, cookie))
     assert other_path.status_code == 404
-    # A grant for the first lab, shown at the second lab's host, is refused there.
-    sent = await client.get(f"/labs/{first}/lab/tree", headers={**HTML, "Cookie": f"nufi_session={session}"})
-    grant_url = urlsplit(sent.headers["location"])
-    elsewhere = await client.get(f"{grant_url.path}?{grant_url.query}", headers=_on_lab(site, second))
+    # A grant for the first lab, shown at the second lab's host (with a path there), is refused there.
+    grant_url, state = await _to_grant(client, site, session, first)
+    grant = parse_qs(urlsplit(grant_url).query)["grant"][0]
+    elsewhere = await client.get(
+        "/_nufi/lab-signin",
+        params={"grant": grant, "next": f"/labs/{second}/lab/tree"},
+        headers=_on_lab(site, second, state=state),
+    )
     assert elsewhere.status_code == 403
     assert elsewhere.json()["type"] == "lab-grant-refused"
     # The dashboard's cookie on a lab's host counts for nothing; the lab cookie on the dashboard neither.
@@ -203,7 +255,11 @@ async def test_a_browser_not_signed_in_at_a_lab_host_is_sent_to_the_dashboard(
         f"/labs/{project}/lab/tree", params={"a": "1"}, headers=_on_lab(site, project, **HTML)
     )
     assert answer.status_code == 302
-    assert answer.headers["location"] == f"{site.url}/labs/{project}/lab/tree?a=1"
+    location = urlsplit(answer.headers["location"])
+    assert location.path == "/_nufi/lab-signin" and not location.netloc
+    assert parse_qs(location.query) == {"next": [f"/labs/{project}/lab/tree?a=1"]}
+    started = await client.get(answer.headers["location"], headers=_on_lab(site, project))
+    assert started.headers["location"].startswith(f"{site.url}/_nufi/lab-grant?")
 
 
 async def test_the_lab_cookie_ends_with_the_dashboard_session(
@@ -215,15 +271,12 @@ async def test_the_lab_cookie_ends_with_the_dashboard_session(
     assert (
         await client.get(f"/labs/{project}/lab/tree", headers=_on_lab(site, project, cookie))
     ).status_code == 200
-    sent = await client.get(
-        f"/labs/{project}/lab/tree", headers={**HTML, "Cookie": f"nufi_session={session}"}
-    )
-    unspent = urlsplit(sent.headers["location"])
+    unspent, state = await _to_grant(client, site, session, project)
     out = await client.post("/auth/logout", headers={"Cookie": f"nufi_session={session}", "Origin": site.url})
     assert out.status_code in (302, 303), out.text
     after = await client.get(f"/labs/{project}/lab/tree", headers=_on_lab(site, project, cookie))
     assert after.status_code == 401
-    late = await client.get(f"{unspent.path}?{unspent.query}", headers=_on_lab(site, project))
+    late = await client.get(unspent, headers=_on_lab(site, project, state=state))
     assert late.status_code == 403
     assert late.json()["type"] == "lab-grant-refused"
 
@@ -234,10 +287,7 @@ async def test_the_lab_cookie_ends_with_the_membership(
     project, _ = two_labs
     session = await sign_in(client, "user", "user")
     cookie = await _lab_cookie(client, site, session, project)
-    sent = await client.get(
-        f"/labs/{project}/lab/tree", headers={**HTML, "Cookie": f"nufi_session={session}"}
-    )
-    unspent = urlsplit(sent.headers["location"])
+    unspent, state = await _to_grant(client, site, session, project)
     removed = await client.delete(f"/api/v1/admin/projects/{project}/members/user", headers=world.admin)
     assert removed.status_code in (200, 204), removed.text
 
@@ -247,7 +297,7 @@ async def test_the_lab_cookie_ends_with_the_membership(
 
     # Who may open which lab is remembered for at most 5 s (the proxy's route cache).
     await until(refused, within=15)
-    late = await client.get(f"{unspent.path}?{unspent.query}", headers=_on_lab(site, project))
+    late = await client.get(unspent, headers=_on_lab(site, project, state=state))
     assert late.status_code == 403
 
 
@@ -326,13 +376,9 @@ async def test_a_notebook_lab_opens_on_its_own_host_at_the_controllers_path(
         made = await client.post(f"/api/v1/projects/{project}/labs", json=lab_body(), headers=world.user)
         assert made.status_code == 201, made.text
         session = await sign_in(client, "user", "user")
-        sent = await client.get(
-            f"/labs/{project}/lab/tree", headers={**HTML, "Cookie": f"nufi_session={session}"}
-        )
-        assert sent.status_code == 302, sent.text
-        grant_url = urlsplit(sent.headers["location"])
-        assert parse_qs(grant_url.query)["next"] == [f"/notebook/{project}/lab/tree"]
-        exchanged = await client.get(f"{grant_url.path}?{grant_url.query}", headers=_on_lab(site, project))
+        grant_url, state = await _to_grant(client, site, session, project)
+        assert parse_qs(urlsplit(grant_url).query)["next"] == [f"/notebook/{project}/lab/tree"]
+        exchanged = await client.get(grant_url, headers=_on_lab(site, project, state=state))
         assert exchanged.headers["location"] == f"/notebook/{project}/lab/tree"
         cookie = exchanged.headers["set-cookie"].split(";", 1)[0].partition("=")[2]
         page = await client.get(f"/notebook/{project}/lab/tree", headers=_on_lab(site, project, cookie))

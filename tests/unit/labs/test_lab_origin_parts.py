@@ -70,32 +70,43 @@ def test_a_host_is_the_lab_s_only_when_it_is_exactly_its_label_under_the_base() 
     assert split_host("[::1]:80") == ("[::1]:80", None)
 
 
-def test_a_grant_opens_once_for_its_lab_and_session() -> None:
+def test_a_grant_opens_once_for_its_lab_and_session_in_the_browser_that_asked() -> None:
     grants = LabGrants(SECRET, cookie_seconds=3600)
     lab = LabPass("p", "lab", "session-id")
-    sealed = grants.grant(lab)
-    assert "session-id" not in sealed
-    assert grants.redeem(sealed) == lab
+    sealed = grants.grant(lab, state="browser-state")
+    assert "session-id" not in sealed and "browser-state" not in sealed
+    for other in ("", "another-browser"):
+        with pytest.raises(SealBroken, match="another browser"):
+            grants.redeem(sealed, state=other)
+    assert grants.redeem(sealed, state="browser-state") == lab
     with pytest.raises(SealBroken, match="used already"):
-        grants.redeem(sealed)
+        grants.redeem(sealed, state="browser-state")
 
 
 def test_a_grant_expires() -> None:
     clock = Clock()
     grants = LabGrants(SECRET, cookie_seconds=3600, clock=clock)
-    sealed = grants.grant(LabPass("p", "lab", "s"))
+    sealed = grants.grant(LabPass("p", "lab", "s"), state="st")
     clock.now += GRANT_SECONDS + 1
     with pytest.raises(SealBroken):
-        grants.redeem(sealed)
+        grants.redeem(sealed, state="st")
+
+
+def test_a_return_address_opens_only_as_sealed() -> None:
+    grants = LabGrants(SECRET, cookie_seconds=3600)
+    assert grants.open_return(grants.seal_return("http://127.0.0.1:8123")) == "http://127.0.0.1:8123"
+    for forged in ("https://evil.example", "", grants.cookie(LabPass("p", "lab", "s"))):
+        with pytest.raises(SealBroken):
+            grants.open_return(forged)
 
 
 def test_grants_cookies_and_dashboard_tokens_never_open_as_one_another() -> None:
     grants = LabGrants(SECRET, cookie_seconds=3600)
     lab = LabPass("p", "lab", "s")
     with pytest.raises(SealBroken):
-        grants.redeem(grants.cookie(lab))
+        grants.redeem(grants.cookie(lab), state="st")
     with pytest.raises(SealBroken):
-        grants.open_cookie(grants.grant(lab))
+        grants.open_cookie(grants.grant(lab, state="st"))
     with pytest.raises(SealBroken):
         LabGrants("another-secret-of-length", cookie_seconds=3600).open_cookie(grants.cookie(lab))
     tokens = TokenCipher(SECRET).seal(TokenSet("t", 0.0), session="s")

@@ -17,7 +17,7 @@ from nufi.api.lab_forward import (
     request_headers,
     without_session_cookie,
 )
-from nufi.api.lab_origin import LAB_COOKIE, SECURE_LAB_COOKIE
+from nufi.api.lab_origin import LAB_COOKIE, SECURE_LAB_COOKIE, SECURE_STATE_COOKIE, STATE_COOKIE
 from nufi.api.lab_proxy import LOGIN_PATH, RouteCache, match_lab_path
 from nufi.auth import Principal
 from nufi.cluster import ClusterGateway, KubeSource
@@ -33,7 +33,7 @@ labels = st.from_regex(r"\A[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?\Z")
 def test_the_proxy_speaks_the_dashboards_names() -> None:
     assert SESSION_COOKIE == signin.SESSION_COOKIE
     assert {signin.SESSION_COOKIE, signin.LOGIN_COOKIE, *LAB_COOKIES} == NUFI_COOKIES
-    assert {LAB_COOKIE, SECURE_LAB_COOKIE} == LAB_COOKIES
+    assert {LAB_COOKIE, SECURE_LAB_COOKIE, STATE_COOKIE, SECURE_STATE_COOKIE} == LAB_COOKIES
     assert LOGIN_PATH == signin.LOGIN_PATH
 
 
