@@ -48,6 +48,11 @@ def install_failure_translation(engine: Engine, where: str) -> None:
         # into an error would keep a loop that is being stopped running.
         if not isinstance(context.original_exception, Exception):
             return
+        # A pooled connection found dead by the pre-ping is SQLAlchemy's to replace (it reconnects and
+        # the caller never knows); turning that into an error would fail a request over a connection
+        # that went stale while idle in the pool.
+        if context.is_pre_ping:
+            return
         if is_transient(context.original_exception, disconnect=context.is_disconnect):
             raise unavailable(where, "cannot serve right now", context.original_exception) from (
                 context.sqlalchemy_exception or context.original_exception
