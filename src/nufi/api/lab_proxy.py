@@ -276,7 +276,7 @@ class _HttpExchange(_Exchange):
             await nufi_error_response(exc, self.request_id)(self.scope, self.receive, self.send)
             return
         if by_cookie and not self.lab_host:
-            # Checked a member: off to the lab's own origin, with a grant for that lab alone.
+            # Checked a member: off to the lab sign-in (nufi.api.lab_signin) on the lab's own origin.
             await self._to_lab_origin(route.prefix)
             return
         if route.prefix != lab_path.prefix:
