@@ -131,6 +131,9 @@ class DeploymentService:
         placement = await self._accelerators.resolve(request.accelerator)
         if await get_deployment(self._cluster, project, request.name) is not None:
             raise _exists(project, request.name)
+        # A Service of ours whose Deployment is gone (left by an older NuFi, without an owner) would
+        # refuse this one (409).
+        await self._remove_service(project, request.name)
         planned = _summary(request.name, request.image, placement.device_type, request.accelerator.count)
         planned |= {"replicas": request.replicas, "port": request.port}
         target = _target(project, request.name)
@@ -211,11 +214,18 @@ class DeploymentService:
         return await self._view(principal, project, scaled, await self._pods(project, name))
 
     async def delete(self, principal: Principal | None, project: str, name: str) -> None:
-        """Delete the Deployment (its ReplicaSets and pods with it) and its Service."""
+        """Delete the Deployment (its ReplicaSets and pods with it) and its Service; a Service of ours
+        left without its Deployment is deleted too (404 only when neither is there)."""
         await self._projects.require_access(principal, project)
         actor = acting(principal)
-        deployment = await self._ours(project, name)
-        before = _summary_of(deployment)
+        try:
+            deployment = await self._ours(project, name)
+        except NotFound:
+            service = await get_service(self._cluster, project, name) if is_name(name) else None
+            if service is None or not _is_ours(service):
+                raise
+            deployment = None
+        before = None if deployment is None else _summary_of(deployment)
         async with self._recorder.change(
             actor, "deployment.delete", _KIND, _target(project, name), before=before
         ) as change:
@@ -255,9 +265,12 @@ class DeploymentService:
     async def _remove_service(self, project: str, name: str) -> None:
         # The garbage collector removes it with its Deployment; a Service of an older NuFi (no owner),
         # or one the collector has not reached yet, is removed here.
-        service = await get_service(self._cluster, project, name)
-        if service is not None and _is_ours(service):
-            await delete_service(self._cluster, project, name)
+        try:
+            service = await get_service(self._cluster, project, name)
+            if service is not None and _is_ours(service):
+                await delete_service(self._cluster, project, name)
+        except KubeRefused as exc:
+            raise refused(exc) from None
 
     # -- internals -----------------------------------------------------------------------------------
 

@@ -112,3 +112,21 @@ async def test_a_deployment_s_service_goes_with_it(
         return await _names(kube, f"/api/v1/namespaces/{project}/services") == []
 
     await until(service_gone, within=10)
+
+
+async def test_a_deployment_s_service_left_alone_is_deleted_and_the_name_made_again(
+    nufi: httpx.AsyncClient, kube: httpx.AsyncClient, world: World, project: str
+) -> None:
+    # A Service of NuFi's with no owner and no Deployment (an older NuFi, a crash before the GC).
+    service = {
+        "metadata": {"name": "llm", "labels": workload_labels(project, "llm", "deployment", "lpu")},
+        "spec": {"selector": {"nufi.io/workload": "llm"}, "ports": [{"port": 8000}]},
+    }
+    assert (await kube.post(f"/api/v1/namespaces/{project}/services", json=service)).status_code == 201
+    base = f"/api/v1/projects/{project}/deployments"
+    gone = await nufi.delete(f"{base}/llm", headers=world.user)
+    assert gone.status_code == 204, gone.text
+    assert await _names(kube, f"/api/v1/namespaces/{project}/services") == []
+    assert (await kube.post(f"/api/v1/namespaces/{project}/services", json=service)).status_code == 201
+    again = await nufi.post(base, json=deployment_body(replicas=0), headers=world.user)
+    assert again.status_code == 201, again.text
