@@ -32,6 +32,8 @@ from nufi.auth.web_origin import from_own_origin, is_loopback_host, origin_of, o
 from nufi.auth.web_sessions import WebSessions, missing_settings
 from nufi.auth.web_tokens import SealBroken
 from nufi.services import Services
+from nufi.ui.context import language_of
+from nufi.ui.i18n import Language, text
 
 SESSION_COOKIE = "nufi_session"
 LOGIN_COOKIE = "nufi_login"
@@ -86,11 +88,11 @@ async def login(request: Request, next_path: Annotated[str | None, Query(alias="
     target = safe_next(next_path)
     base = _base_url(request)
     if base is None:
-        return _unknown_address_page()
+        return _unknown_address_page(language_of(request))
     try:
         url, sealed = await sessions.begin(redirect_uri=base + CALLBACK_PATH, next_path=target)
     except IdentityProviderUnavailable as exc:
-        return _page("The identity provider cannot be reached", exc.detail, 503, next_path=target)
+        return _unreachable_page(language_of(request), exc.detail, next_path=target)
     response = RedirectResponse(url, status_code=302, headers=_NO_STORE)
     response.set_cookie(
         LOGIN_COOKIE,
@@ -109,47 +111,52 @@ async def callback(request: Request) -> Response:
     sessions = _sessions_or_page(request)
     if isinstance(sessions, Response):
         return sessions
+    language = language_of(request)
     params = request.query_params
     error = params.get("error")
     if error:
         reason = params.get("error_description") or error
         return _callback_page(
-            request, "Sign-in was not completed", f"The identity provider said: {reason}.", 403
+            request,
+            _page(
+                language,
+                text(language, "signin.not_completed.title"),
+                text(language, "signin.not_completed.message", reason=reason),
+                403,
+            ),
         )
+    unfinished = text(language, "signin.unfinished.title")
     try:
         pending = sessions.pending(request.cookies.get(LOGIN_COOKIE, ""))
     except SealBroken:
         return _callback_page(
-            request,
-            "This sign-in cannot be finished",
-            "It took longer than ten minutes, was started in another browser, or this browser does not "
-            "keep cookies for this site.",
-            400,
+            request, _page(language, unfinished, text(language, "signin.unfinished.expired"), 400)
         )
     if not hmac.compare_digest(params.get("state", "").encode(), pending.state.encode()):
-        return _callback_page(
-            request,
-            "This sign-in cannot be finished",
-            "Its state does not match the sign-in this browser started (another sign-in was started "
-            "since, perhaps in another tab).",
-            400,
-            next_path=pending.next_path,
-        )
+        message = text(language, "signin.unfinished.state")
+        return _callback_page(request, _page(language, unfinished, message, 400, next_path=pending.next_path))
     issuer = params.get("iss")
     code = params.get("code")
     if (issuer is not None and issuer != sessions.client.issuer) or not code:
-        detail = "The answer came from another identity provider." if code else "The answer carries no code."
-        return _callback_page(
-            request, "This sign-in cannot be finished", detail, 400, next_path=pending.next_path
-        )
+        if code:
+            message = text(language, "signin.unfinished.issuer")
+        else:
+            message = text(language, "signin.unfinished.no_code")
+        return _callback_page(request, _page(language, unfinished, message, 400, next_path=pending.next_path))
     try:
         new = await sessions.finish(code, pending)
     except IdentityProviderUnavailable as exc:
-        return _callback_page(
-            request, "The identity provider cannot be reached", exc.detail, 503, next_path=pending.next_path
-        )
+        return _callback_page(request, _unreachable_page(language, exc.detail, next_path=pending.next_path))
     except (IssuerRefused, InvalidToken) as exc:
-        return _callback_page(request, "Sign-in was refused", exc.detail, 401, next_path=pending.next_path)
+        refused = _page(
+            language,
+            text(language, "signin.refused.title"),
+            text(language, "signin.refused.message"),
+            401,
+            next_path=pending.next_path,
+            detail=exc.detail,
+        )
+        return _callback_page(request, refused)
     response = RedirectResponse(pending.next_path, status_code=303, headers=_NO_STORE)
     max_age = max(0, int((new.expires_at - datetime.now(UTC)).total_seconds()))
     response.set_cookie(
@@ -170,9 +177,11 @@ async def logout(request: Request) -> Response:
     # SameSite=Lax keeps the cookie off cross-site POSTs, but not off those from a sibling origin of
     # the same site (another port, another host name under the same domain): the origin decides.
     if not same_origin(request):
+        language = language_of(request)
         return _page(
-            "Sign-out was refused",
-            "The request did not come from a NuFi page. Sign out from NuFi's own menu.",
+            language,
+            text(language, "signout.refused.title"),
+            text(language, "signout.refused.message"),
             403,
             retry=False,
         )
@@ -198,13 +207,22 @@ def _services(request: Request) -> Services | None:
 
 def _sessions_or_page(request: Request) -> WebSessions | Response:
     services = _services(request)
+    language = language_of(request)
     if services is None:
-        return _page("NuFi is not ready", "The server is starting or stopping; try again in a moment.", 503)
-    if services.web_sessions is None:
-        missing = ", ".join(missing_settings(services.settings)) or "the dashboard sign-in settings"
         return _page(
-            "Dashboard sign-in is not configured",
-            f'An administrator must set {missing} (see docs/dashboard.md, "Sign-in and sessions").',
+            language,
+            text(language, "signin.not_ready.title"),
+            text(language, "signin.not_ready.message"),
+            503,
+        )
+    if services.web_sessions is None:
+        missing = ", ".join(missing_settings(services.settings)) or text(
+            language, "signin.unconfigured.settings"
+        )
+        return _page(
+            language,
+            text(language, "signin.unconfigured.title"),
+            text(language, "signin.unconfigured.message", missing=missing),
             503,
             retry=False,
         )
@@ -244,14 +262,24 @@ def _secure(request: Request) -> bool:
     return not is_loopback_host(request.headers.get("host"))
 
 
-def _unknown_address_page() -> HTMLResponse:
+def _unknown_address_page(language: Language) -> HTMLResponse:
     return _page(
-        "NuFi does not know its own address",
-        "This address is not a loopback one and NUFI_DASHBOARD_PUBLIC_URL is not set. An administrator "
-        "must set it to the dashboard's address as browsers reach it (see docs/install.md, "
-        '"The public URL").',
+        language,
+        text(language, "signin.unknown_address.title"),
+        text(language, "signin.unknown_address.message"),
         400,
         retry=False,
+    )
+
+
+def _unreachable_page(language: Language, detail: str, *, next_path: str) -> HTMLResponse:
+    return _page(
+        language,
+        text(language, "signin.unreachable.title"),
+        text(language, "signin.unreachable.message"),
+        503,
+        next_path=next_path,
+        detail=detail,
     )
 
 
@@ -261,24 +289,34 @@ def _forget_login(request: Request, response: Response) -> None:
     )
 
 
-def _callback_page(
-    request: Request, title: str, message: str, status: int, *, next_path: str = "/"
-) -> Response:
-    response = _page(title, message, status, next_path=next_path)
+def _callback_page(request: Request, response: HTMLResponse) -> Response:
     _forget_login(request, response)
     return response
 
 
-def _page(title: str, message: str, status: int, *, next_path: str = "/", retry: bool = True) -> HTMLResponse:
-    """A short page saying what happened: the sign-in routes answer a browser, not an API client."""
+def _page(
+    language: Language,
+    title: str,
+    message: str,
+    status: int,
+    *,
+    next_path: str = "/",
+    retry: bool = True,
+    detail: str | None = None,
+) -> HTMLResponse:
+    """A short page saying what happened, in the reader's language: the sign-in routes answer a
+    browser, not an API client. `detail` is what the identity provider or the token check said, as
+    they said it, for whoever has to look into it."""
+    said = f"<p id='detail'>{escape(text(language, 'signin.detail', detail=detail))}</p>\n" if detail else ""
     again = (
-        f"<p><a id='sign-in-again' href='{escape(sign_in_url(next_path))}'>Sign in again</a></p>"
+        f"<p><a id='sign-in-again' href='{escape(sign_in_url(next_path))}'>"
+        f"{escape(text(language, 'signin.again'))}</a></p>\n"
         if retry
         else ""
     )
     html = (
-        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        f"<title>{escape(title)} - NuFi</title></head>\n<body>\n<h1>{escape(title)}</h1>\n"
-        f"<p id='message'>{escape(message)}</p>\n{again}\n</body></html>\n"
+        f"<!DOCTYPE html>\n<html lang='{language}'><head><meta charset='utf-8'>"
+        f"<title>{escape(title)} - {escape(text(language, 'app.title'))}</title></head>\n<body>\n"
+        f"<h1>{escape(title)}</h1>\n<p id='message'>{escape(message)}</p>\n{said}{again}</body></html>\n"
     )
     return HTMLResponse(html, status_code=status, headers=_NO_STORE)

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from nufi.ui import signin
+from nufi.ui.i18n import text
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 
 from .test_auth_web_sessions import BASE, browsing, dashboard_settings, sign_in, web_idp
@@ -37,8 +38,9 @@ async def test_a_sign_out_from_another_origin_is_refused_and_the_session_stays(
 ) -> None:
     async with browsing(dashboard_settings(web_idp, tmp_path / "nufi.db")) as (_, client):
         await sign_in(client, "admin", "admin-pw")
-        out = await client.post("/auth/logout", headers=headers)
+        out = await client.post("/auth/logout", headers={**headers, "Accept-Language": "ko-KR,ko;q=0.9"})
         assert out.status_code == 403, out.text
+        assert "<html lang='ko'>" in out.text and text("ko", "signout.refused.message") in out.text
         assert "set-cookie" not in out.headers
         assert (await client.get("/test/whoami")).json()["signed_in"] is True
 
@@ -107,8 +109,12 @@ async def test_without_a_public_url_only_loopback_hosts_may_sign_in(
 ) -> None:
     async with browsing(dashboard_settings(web_idp, tmp_path / "nufi.db")) as (_, client):
         # DNS rebinding: a name the attacker points at 127.0.0.1 must not become the redirect URI.
-        rebound = await client.get("/auth/login", headers={"Host": "evil.example:8080"})
+        rebound = await client.get(
+            "/auth/login", headers={"Host": "evil.example:8080", "Accept-Language": "en"}
+        )
         assert rebound.status_code == 400
+        assert "<html lang='en'>" in rebound.text
+        assert text("en", "signin.unknown_address.title") in rebound.text
         assert "NUFI_DASHBOARD_PUBLIC_URL" in rebound.text
         assert "set-cookie" not in rebound.headers
         for host in ("127.0.0.1:8080", "localhost:8080", "[::1]:8080"):

@@ -24,6 +24,7 @@ from nufi.auth.web_sessions import session_hash
 from nufi.auth.web_tokens import TokenCipher, TokenSet
 from nufi.config import Settings
 from nufi.ui import signin
+from nufi.ui.i18n import Language, text
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from support.loopback import closed_port
 
@@ -303,35 +304,59 @@ async def test_logout_ends_both_sessions(web_idp: IdentityProviderProcess, tmp_p
         assert (await client.get("/test/whoami")).json() == {"signed_in": False}
 
 
-async def test_a_state_mismatch_is_a_page_not_a_500(web_idp: IdentityProviderProcess, tmp_path: Path) -> None:
-    async with browsing(dashboard_settings(web_idp, tmp_path / "nufi.db")) as (_, client):
-        await client.get("/auth/login")
-        response = await client.get("/auth/callback", params={"state": "forged", "code": "x"})
-    assert response.status_code == 400
-    assert response.headers["content-type"].startswith("text/html")
-    assert "does not match" in response.text and "Sign in again" in response.text
+# The pages in each language, every sentence of them: test_auth_web_pages.
+LANGUAGES = pytest.mark.parametrize("language", ["ko", "en"])
 
 
-async def test_a_callback_without_its_cookie_is_a_page(
-    web_idp: IdentityProviderProcess, tmp_path: Path
+def page_says(response: httpx.Response, language: Language, *keys: str) -> bool:
+    shown = unescape(response.text)
+    return f"<html lang='{language}'>" in response.text and all(text(language, key) in shown for key in keys)
+
+
+@LANGUAGES
+async def test_a_state_mismatch_is_a_page_not_a_500(
+    web_idp: IdentityProviderProcess, tmp_path: Path, language: Language
 ) -> None:
-    async with browsing(dashboard_settings(web_idp, tmp_path / "nufi.db")) as (_, client):
-        response = await client.get("/auth/callback", params={"state": "s", "code": "x"})
-    assert response.status_code == 400
-    assert "cannot be finished" in response.text and "Sign in again" in response.text
-
-
-async def test_denied_consent_is_a_page(web_idp: IdentityProviderProcess, tmp_path: Path) -> None:
     async with browsing(dashboard_settings(web_idp, tmp_path / "nufi.db")) as (_, client):
         await client.get("/auth/login")
         response = await client.get(
-            "/auth/callback", params={"error": "access_denied", "error_description": "User denied consent"}
+            "/auth/callback", params={"state": "forged", "code": "x"}, headers={"Accept-Language": language}
+        )
+    assert response.status_code == 400
+    assert response.headers["content-type"].startswith("text/html")
+    assert page_says(response, language, "signin.unfinished.state", "signin.again")
+
+
+@LANGUAGES
+async def test_a_callback_without_its_cookie_is_a_page(
+    web_idp: IdentityProviderProcess, tmp_path: Path, language: Language
+) -> None:
+    async with browsing(dashboard_settings(web_idp, tmp_path / "nufi.db")) as (_, client):
+        response = await client.get(
+            "/auth/callback", params={"state": "s", "code": "x"}, headers={"Accept-Language": language}
+        )
+    assert response.status_code == 400
+    assert page_says(response, language, "signin.unfinished.title", "signin.again")
+
+
+@LANGUAGES
+async def test_denied_consent_is_a_page(
+    web_idp: IdentityProviderProcess, tmp_path: Path, language: Language
+) -> None:
+    async with browsing(dashboard_settings(web_idp, tmp_path / "nufi.db")) as (_, client):
+        await client.get("/auth/login")
+        response = await client.get(
+            "/auth/callback",
+            params={"error": "access_denied", "error_description": "User denied consent"},
+            headers={"Accept-Language": language},
         )
     assert response.status_code == 403
-    assert "User denied consent" in response.text and "Sign in again" in response.text
+    said = text(language, "signin.not_completed.message", reason="User denied consent")
+    assert said in response.text and page_says(response, language, "signin.again")
 
 
-async def test_an_unreachable_issuer_is_a_page(tmp_path: Path) -> None:
+@LANGUAGES
+async def test_an_unreachable_issuer_is_a_page(tmp_path: Path, language: Language) -> None:
     settings = settings_of(
         database_url=f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}",
         oidc_issuer=f"http://127.0.0.1:{closed_port()}/realms/super-llm",
@@ -339,9 +364,11 @@ async def test_an_unreachable_issuer_is_a_page(tmp_path: Path) -> None:
         dashboard_session_secret=SECRET,
     )
     async with browsing(settings) as (_, client):
-        response = await client.get("/auth/login", params={"next": "/monitoring"})
+        response = await client.get(
+            "/auth/login", params={"next": "/monitoring"}, headers={"Accept-Language": language}
+        )
     assert response.status_code == 503
-    assert "cannot be reached" in response.text
+    assert page_says(response, language, "signin.unreachable.title", "signin.unreachable.message")
     assert "/auth/login?next=%2Fmonitoring" in response.text
 
 

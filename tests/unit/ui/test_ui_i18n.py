@@ -36,6 +36,28 @@ def test_the_pages_use_only_keys_the_catalog_has() -> None:
     assert used <= set(CATALOG["ko"]), used - set(CATALOG["ko"])
 
 
+def test_the_sign_in_pages_take_every_sentence_from_the_catalog() -> None:
+    import pathlib
+    import re
+
+    source = pathlib.Path("src/nufi/ui/signin.py").read_text()
+    used = set(re.findall(r"""text\(\s*\w+,\s*["']([a-z_]+\.[a-z_.]+)["']""", source))
+    pages = {
+        "signin.again",
+        "signin.unreachable.message",
+        "signin.unfinished.state",
+        "signout.refused.message",
+    }
+    assert pages <= used, pages - used
+    missing = missing_keys()
+    for language in LANGUAGES:
+        assert used <= set(CATALOG[language]) and not missing[language], (
+            language,
+            used - set(CATALOG[language]),
+        )
+    assert "lang='en'" not in source  # the page's language is the reader's
+
+
 def test_fields_are_filled_in() -> None:
     assert text("en", "monitoring.page", first=1, last=25, total=1000) == "1 to 25 of 1000 nodes"
     assert text("ko", "monitoring.page", first=1, last=25, total=1000) == "1~25 / 노드 1000개"
