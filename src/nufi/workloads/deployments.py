@@ -37,9 +37,19 @@ from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
 from nufi.logging import get_logger
 from nufi.monitoring import MonitoringService
 from nufi.workloads.accelerators import AcceleratorService, Placement
+from nufi.workloads.deployment_reading import (
+    accelerator_of,
+    annotation_outcome,
+    first_container,
+    is_ours,
+    object_name,
+    port_of,
+    summary,
+    summary_of,
+    target_id,
+)
 from nufi.workloads.deployment_spec import (
     MAX_REPLICAS,
-    PORT_NAME,
     DeploymentCreate,
     deployment_manifest,
     service_manifest,
@@ -134,9 +144,9 @@ class DeploymentService:
         # A Service of ours whose Deployment is gone (left by an older NuFi, without an owner) would
         # refuse this one (409).
         await self._remove_service(project, request.name)
-        planned = _summary(request.name, request.image, placement.device_type, request.accelerator.count)
+        planned = summary(request.name, request.image, placement.device_type, request.accelerator.count)
         planned |= {"replicas": request.replicas, "port": request.port}
-        target = _target(project, request.name)
+        target = target_id(project, request.name)
         async with self._recorder.change(actor, "deployment.create", _KIND, target, after=planned) as change:
             change.touched = True
             try:
@@ -174,8 +184,8 @@ class DeploymentService:
             name = ((pod.get("metadata") or {}).get("labels") or {}).get(WORKLOAD)
             by_workload.setdefault(str(name), []).append(pod)
         views = [
-            await self._view(principal, project, d, by_workload.get(_name(d), []))
-            for d in sorted(deployments, key=_name)
+            await self._view(principal, project, d, by_workload.get(object_name(d), []))
+            for d in sorted(deployments, key=object_name)
         ]
         return views
 
@@ -199,7 +209,7 @@ class DeploymentService:
             actor,
             "deployment.scale",
             _KIND,
-            _target(project, name),
+            target_id(project, name),
             before=before,
             after={"replicas": replicas},
         ) as change:
@@ -222,12 +232,12 @@ class DeploymentService:
             deployment = await self._ours(project, name)
         except NotFound:
             service = await get_service(self._cluster, project, name) if is_name(name) else None
-            if service is None or not _is_ours(service):
+            if service is None or not is_ours(service):
                 raise
             deployment = None
-        before = None if deployment is None else _summary_of(deployment)
+        before = None if deployment is None else summary_of(deployment)
         async with self._recorder.change(
-            actor, "deployment.delete", _KIND, _target(project, name), before=before
+            actor, "deployment.delete", _KIND, target_id(project, name), before=before
         ) as change:
             change.touched = True
             try:
@@ -241,10 +251,10 @@ class DeploymentService:
         a Deployment without its Service is undone (the create is retried by its author)."""
         project, _, name = intent.target_id.partition("/")
         found = await get_deployment(self._cluster, project, name) if is_name(name) else None
-        deployment = found if found is not None and _is_ours(found) else None
+        deployment = found if found is not None and is_ours(found) else None
         if intent.action == "deployment.create":
             service = await get_service(self._cluster, project, name) if deployment is not None else None
-            if deployment is not None and service is not None and _is_ours(service):
+            if deployment is not None and service is not None and is_ours(service):
                 return Outcome.complete(intent.after)
             if deployment is not None:
                 await delete_deployment(self._cluster, project, name)
@@ -260,14 +270,14 @@ class DeploymentService:
             if deployment is not None and (deployment.get("spec") or {}).get("replicas") == wanted:
                 return Outcome.complete(intent.after)
             return Outcome.nothing()
-        return _annotated(intent, deployment)
+        return annotation_outcome(intent, deployment)
 
     async def _remove_service(self, project: str, name: str) -> None:
         # The garbage collector removes it with its Deployment; a Service of an older NuFi (no owner),
         # or one the collector has not reached yet, is removed here.
         try:
             service = await get_service(self._cluster, project, name)
-            if service is not None and _is_ours(service):
+            if service is not None and is_ours(service):
                 await delete_service(self._cluster, project, name)
         except KubeRefused as exc:
             raise refused(exc) from None
@@ -276,7 +286,7 @@ class DeploymentService:
 
     async def _ours(self, project: str, name: str) -> Json:
         deployment = await get_deployment(self._cluster, project, name) if is_name(name) else None
-        if deployment is None or not _is_ours(deployment):
+        if deployment is None or not is_ours(deployment):
             raise _absent(project, name)
         return deployment
 
@@ -299,11 +309,11 @@ class DeploymentService:
         metadata = deployment.get("metadata") or {}
         spec = deployment.get("spec") or {}
         name = str(metadata.get("name") or "")
-        container = _first_container(spec)
+        container = first_container(spec)
         device_type = str((metadata.get("labels") or {}).get(DEVICE_TYPE) or "")
         limits = (container.get("resources") or {}).get("limits") or {}
-        resource_key, count = _accelerator(limits)
-        port = _port(container)
+        resource_key, count = accelerator_of(limits)
+        port = port_of(container)
         states = sorted((pod_state(p) for p in pods), key=lambda s: s.name)
         desired = int(spec.get("replicas", 1) or 0)
         status, reason = deployment_status(
@@ -371,69 +381,6 @@ def _retrieve(reading: asyncio.Future[Any]) -> None:
     # unretrieved exception here.
     if not reading.cancelled():
         reading.exception()
-
-
-def _annotated(intent: Intent, deployment: Json | None) -> Outcome:
-    """An annotation change (a thermal override): complete when the Deployment carries the value the
-    intent planned (`after`'s `value` under the annotation its `details` name)."""
-    annotation = str((intent.details or {}).get("annotation") or "")
-    if deployment is None or not annotation:
-        return Outcome.nothing()
-    annotations = (deployment.get("metadata") or {}).get("annotations") or {}
-    if annotations.get(annotation) == (intent.after or {}).get("value"):
-        return Outcome.complete(intent.after)
-    return Outcome.nothing()
-
-
-def _target(project: str, name: str) -> str:
-    return f"{project}/{name}"
-
-
-def _summary(name: str, image: str, device_type: str, count: int) -> dict[str, Any]:
-    return {"name": name, "image": image, "device_type": device_type, "count": count}
-
-
-def _summary_of(deployment: Json) -> dict[str, Any]:
-    spec = deployment.get("spec") or {}
-    container = _first_container(spec)
-    labels = (deployment.get("metadata") or {}).get("labels") or {}
-    _, count = _accelerator((container.get("resources") or {}).get("limits") or {})
-    summary = _summary(
-        _name(deployment), str(container.get("image") or ""), str(labels.get(DEVICE_TYPE) or ""), count
-    )
-    return summary | {"replicas": int(spec.get("replicas", 1) or 0), "port": _port(container)}
-
-
-def _is_ours(obj: Json) -> bool:
-    labels = (obj.get("metadata") or {}).get("labels") or {}
-    return bool(labels.get(MANAGED_BY) == MANAGED_BY_NUFI and labels.get(WORKLOAD_KIND) == _KIND)
-
-
-def _name(obj: Json) -> str:
-    return str((obj.get("metadata") or {}).get("name") or "")
-
-
-def _first_container(spec: dict[str, Any]) -> dict[str, Any]:
-    containers = ((spec.get("template") or {}).get("spec") or {}).get("containers") or [{}]
-    first: dict[str, Any] = containers[0]
-    return first
-
-
-def _accelerator(limits: dict[str, Any]) -> tuple[str, int]:
-    for key, text in limits.items():
-        if "/" in key:
-            try:
-                return key, int(str(text))
-            except ValueError:
-                continue
-    return "", 0
-
-
-def _port(container: dict[str, Any]) -> int:
-    for port in container.get("ports") or []:
-        if port.get("name") == PORT_NAME:
-            return int(port.get("containerPort") or 0)
-    return 0
 
 
 def _pod_view(state: PodState, devices: tuple[str, ...]) -> PodView:

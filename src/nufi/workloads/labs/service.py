@@ -28,9 +28,9 @@ from nufi.logging import get_logger
 from nufi.workloads.accelerators import AcceleratorService, Placement
 from nufi.workloads.intents import Outcome, acting
 from nufi.workloads.kube_errors import refused
-from nufi.workloads.labels import DEVICE_TYPE, MANAGED_BY, MANAGED_BY_NUFI, WORKLOAD, WORKLOAD_KIND
+from nufi.workloads.labels import DEVICE_TYPE, WORKLOAD
 from nufi.workloads.labs import manifests
-from nufi.workloads.labs.manifests import LAB_KIND_ANNOTATION, STOPPED_ANNOTATION, STORAGE_ANNOTATION
+from nufi.workloads.labs.manifests import STOPPED_ANNOTATION, STORAGE_ANNOTATION
 from nufi.workloads.labs.model import (
     MAX_LAB_NAME_LENGTH,
     PROFILES,
@@ -41,10 +41,21 @@ from nufi.workloads.labs.model import (
     LabKind,
     LabRequest,
     LabRoute,
-    notebook_prefix,
-    statefulset_prefix,
 )
 from nufi.workloads.labs.origin import LabOrigins
+from nufi.workloads.labs.reading import (
+    Found,
+    as_int,
+    claim_name,
+    first_container,
+    is_lab,
+    is_running,
+    lab_kind,
+    lab_selector,
+    object_name,
+    served_prefix,
+    summary,
+)
 from nufi.workloads.labs.status import observe
 from nufi.workloads.names import check_name
 from nufi.workloads.owners import owned_by
@@ -72,14 +83,13 @@ class LabSettings:
     def origin(self, project: str, name: str) -> str | None:
         return self.origins.origin(project, name) if self.origins is not None else None
 
+    def origin_url(self, project: str, name: str, prefix: str) -> str | None:
+        """The lab's path on its own origin: the address its pages are served at."""
+        origin = self.origin(project, name)
+        return origin + prefix if origin is not None else None
+
     def image_for(self, kind: LabKind) -> str:
         return self.jupyter_image if kind == "jupyter" else self.vscode_image
-
-
-@dataclass(frozen=True)
-class _Found:
-    backend: Backend
-    top: Json
 
 
 class LabService:
@@ -101,17 +111,17 @@ class LabService:
 
     async def list_labs(self, principal: Principal | None, project: str) -> list[Lab]:
         await self._projects.require_access(principal, project)
-        selector = _lab_selector()
+        selector = lab_selector()
         found = [
-            _Found("notebook", nb)
+            Found("notebook", nb)
             for nb in await self._objects.list(NOTEBOOK, project, label_selector=selector)
         ]
-        notebooks = {_name(f.top) for f in found}
+        notebooks = {object_name(f.top) for f in found}
         for sts in await self._objects.list(STATEFULSET, project, label_selector=selector):
             # The Notebook controller's StatefulSets carry the Notebook's labels; the Notebook stands
             # for them.
-            if _name(sts) not in notebooks and not (sts.get("metadata") or {}).get("ownerReferences"):
-                found.append(_Found("statefulset", sts))
+            if object_name(sts) not in notebooks and not (sts.get("metadata") or {}).get("ownerReferences"):
+                found.append(Found("statefulset", sts))
         labs = [await self._view(project, f) for f in found]
         return sorted(labs, key=lambda lab: lab.name)
 
@@ -123,8 +133,8 @@ class LabService:
         """Where the lab proxy sends the caller's traffic for a lab; 403 / 404 as for `get`."""
         await self._projects.require_access(principal, project)
         found = await self._require(project, name)
-        profile = PROFILES[_kind(found.top)]
-        prefix = _prefix(found.backend, project, name)
+        profile = PROFILES[lab_kind(found.top)]
+        prefix = served_prefix(found.backend, project, name)
         return LabRoute(
             namespace=project,
             service=name,
@@ -191,7 +201,7 @@ class LabService:
                 await self._undo(project, created)
                 raise
         _log.info("lab created", project=project, lab=name, kind=request.kind, backend=backend)
-        return await self._view(project, _Found(backend, top))
+        return await self._view(project, Found(backend, top))
 
     async def stop(self, principal: Principal | None, project: str, name: str) -> Lab:
         return await self._set_running(principal, project, name, running=False)
@@ -208,7 +218,7 @@ class LabService:
         parts = await self._parts(project, name)
         if found is None and not parts:
             raise NotFound(f"project {project!r} has no lab named {name!r}", project=project, lab=name)
-        before = None if found is None else _summary(found)
+        before = None if found is None else summary(found)
         target = f"{project}/{name}"
         async with self._recorder.change(actor, "lab.delete", _TARGET_KIND, target, before=before) as change:
             change.touched = True
@@ -218,12 +228,12 @@ class LabService:
         _log.info("lab deleted", project=project, lab=name)
 
     async def _parts(self, project: str, name: str) -> list[tuple[Kind, str]]:
-        selector = f"{_lab_selector()},{WORKLOAD}={name}"
+        selector = f"{lab_selector()},{WORKLOAD}={name}"
         found: list[tuple[Kind, str]] = []
         try:
             for kind in _PARTS:
                 found += [
-                    (kind, _name(obj))
+                    (kind, object_name(obj))
                     for obj in await self._objects.list(kind, project, label_selector=selector)
                 ]
         except KubeRefused as exc:
@@ -252,13 +262,13 @@ class LabService:
             await self._remove_parts(project, name)
             return Outcome.complete()
         running = intent.action == "lab.start"
-        if found is not None and _running(found) == running:
+        if found is not None and is_running(found) == running:
             return Outcome.complete(intent.after)
         return Outcome.nothing()
 
-    async def _complete(self, project: str, name: str, found: _Found) -> bool:
+    async def _complete(self, project: str, name: str, found: Found) -> bool:
         try:
-            claim = await self._objects.get(CLAIM, project, _claim_name(name))
+            claim = await self._objects.get(CLAIM, project, claim_name(name))
             service = (
                 await self._objects.get(SERVICE, project, name) if found.backend == "statefulset" else {}
             )
@@ -281,14 +291,14 @@ class LabService:
             action,
             _TARGET_KIND,
             target,
-            before={"running": _running(found)},
+            before={"running": is_running(found)},
             after={"running": running},
         ) as change:
             change.touched = True
             top = await self._switch(project, name, found, running=running)
-        return await self._view(project, _Found(found.backend, top))
+        return await self._view(project, Found(found.backend, top))
 
-    async def _switch(self, project: str, name: str, found: _Found, *, running: bool) -> Json:
+    async def _switch(self, project: str, name: str, found: Found, *, running: bool) -> Json:
         if found.backend == "notebook":
             # Custom resources take no strategic merge; a merge patch sets or removes the annotation.
             stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -304,22 +314,22 @@ class LabService:
         except KubeRefused as exc:
             raise _refusal(exc, kind, name) from None
 
-    async def _require(self, project: str, name: str) -> _Found:
+    async def _require(self, project: str, name: str) -> Found:
         found = await self._find(project, name)
         if found is None:
             raise NotFound(f"project {project!r} has no lab named {name!r}", project=project, lab=name)
         return found
 
-    async def _find(self, project: str, name: str) -> _Found | None:
+    async def _find(self, project: str, name: str) -> Found | None:
         try:
             notebook = await self._objects.get(NOTEBOOK, project, name)
-            if notebook is not None and _is_lab(notebook):
-                return _Found("notebook", notebook)
+            if notebook is not None and is_lab(notebook):
+                return Found("notebook", notebook)
             sts = await self._objects.get(STATEFULSET, project, name)
         except KubeRefused as exc:
             raise refused(exc) from None
-        if sts is not None and _is_lab(sts) and not (sts.get("metadata") or {}).get("ownerReferences"):
-            return _Found("statefulset", sts)
+        if sts is not None and is_lab(sts) and not (sts.get("metadata") or {}).get("ownerReferences"):
+            return Found("statefulset", sts)
         return None
 
     async def _write(self, kind: Kind, project: str, body: Json) -> Json:
@@ -342,13 +352,13 @@ class LabService:
         except KubeRefused as exc:
             raise _refusal(exc, kind, name) from None
 
-    async def _view(self, project: str, found: _Found) -> Lab:
+    async def _view(self, project: str, found: Found) -> Lab:
         top = found.top
         meta = top.get("metadata") or {}
         name = str(meta.get("name"))
         annotations = meta.get("annotations") or {}
-        kind = _kind(top)
-        container = _container(top, found.backend)
+        kind = lab_kind(top)
+        container = first_container(top, found.backend)
         limits = (container.get("resources") or {}).get("limits") or {}
         device_type = (meta.get("labels") or {}).get(DEVICE_TYPE, "")
         resource_key, count = next(iter(limits.items()), ("", "0"))
@@ -370,7 +380,7 @@ class LabService:
             # The scheduler's words stay when the catalog or the cluster cannot be read.
             with contextlib.suppress(NufiError):
                 reason = await self._accelerators.pending_reason(placement)
-        prefix = _prefix(found.backend, project, name)
+        prefix = served_prefix(found.backend, project, name)
         return Lab(
             project=project,
             name=name,
@@ -378,10 +388,11 @@ class LabService:
             image=str(container.get("image") or ""),
             backend=found.backend,
             accelerator=LabAccelerator(device_type=device_type, resource_key=resource_key, count=int(count)),
-            storage_gib=_int(annotations.get(STORAGE_ANNOTATION)),
+            storage_gib=as_int(annotations.get(STORAGE_ANNOTATION)),
             status=observed.status,
             reason=reason,
             url=prefix,
+            origin_url=self._settings.origin_url(project, name, prefix),
             created_at=meta.get("creationTimestamp"),
         )
 
@@ -409,66 +420,3 @@ def _refusal(exc: KubeRefused, kind: Kind, name: str) -> NufiError:
             field="name",
         )
     return refused(exc)
-
-
-def _prefix(backend: Backend, project: str, name: str) -> str:
-    return notebook_prefix(project, name) if backend == "notebook" else statefulset_prefix(project, name)
-
-
-def _lab_selector() -> str:
-    return f"{MANAGED_BY}={MANAGED_BY_NUFI},{WORKLOAD_KIND}=lab"
-
-
-def _is_lab(obj: Json) -> bool:
-    labels = (obj.get("metadata") or {}).get("labels") or {}
-    return (
-        labels.get(MANAGED_BY) == MANAGED_BY_NUFI
-        and labels.get(WORKLOAD_KIND) == "lab"
-        and WORKLOAD in labels
-    )
-
-
-def _running(found: _Found) -> bool:
-    meta = found.top.get("metadata") or {}
-    if found.backend == "notebook":
-        return STOPPED_ANNOTATION not in (meta.get("annotations") or {})
-    return int((found.top.get("spec") or {}).get("replicas", 1) or 0) > 0
-
-
-def _summary(found: _Found) -> dict[str, Any]:
-    meta = found.top.get("metadata") or {}
-    container = _container(found.top, found.backend)
-    return {
-        "name": _name(found.top),
-        "kind": _kind(found.top),
-        "image": str(container.get("image") or ""),
-        "device_type": str((meta.get("labels") or {}).get(DEVICE_TYPE, "")),
-        "backend": found.backend,
-    }
-
-
-def _kind(top: Json) -> LabKind:
-    value = ((top.get("metadata") or {}).get("annotations") or {}).get(LAB_KIND_ANNOTATION)
-    return "vscode" if value == "vscode" else "jupyter"
-
-
-def _container(top: Json, backend: Backend) -> Json:
-    template = (top.get("spec") or {}).get("template") or {}
-    containers = (template.get("spec") or {}).get("containers") or [{}]
-    first: Json = containers[0]
-    return first
-
-
-def _claim_name(name: str) -> str:
-    return f"{name}-home"
-
-
-def _name(obj: Json) -> str:
-    return str((obj.get("metadata") or {}).get("name"))
-
-
-def _int(value: object) -> int:
-    try:
-        return int(str(value))
-    except ValueError:
-        return 0
