@@ -104,6 +104,8 @@ class Lab:
     storage_gib: int
     status: LabStatus
     url: str
+    # Where the lab's pages are served: on its own origin, None when no lab base domain is set.
+    origin_url: str | None = None
     reason: str | None = None
     created_at: str | None = None
 
