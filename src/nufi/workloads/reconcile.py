@@ -33,9 +33,18 @@ class Reconciler:
     async def run_once(self) -> int:
         """Settle every intent old enough; how many were settled (those that cannot be yet stay)."""
         settled = 0
-        for intent in await self._recorder.store.open_intents(opened_before=utc_now() - self._settle_after):
+        every = await self._recorder.store.open_intents()
+        latest = {(i.target_kind, i.target_id): i.id for i in every}
+        cutoff = utc_now() - self._settle_after
+        for intent in (i for i in every if i.at < cutoff):
             try:
-                if await self._recorder.settle(intent):
+                if latest[(intent.target_kind, intent.target_id)] != intent.id:
+                    # A later change of the same object is under way or itself left open: it saw
+                    # what this one left and owns the object now; looking at the cluster for this one
+                    # could undo that change's half-made work.
+                    await self._recorder.store.abandon(intent)
+                    settled += 1
+                elif await self._recorder.settle(intent):
                     settled += 1
             except (NufiError, KubeRefused) as exc:
                 _log.warning(

@@ -5,12 +5,17 @@ came leaves no record, and a lab missing a part is undone."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import update
 
 from nufi.db import AuditRepository
+from nufi.db.tables import IntentRow
+from nufi.db.types import utc_now
 from nufi.services import Services, build_services
 from nufi.workloads.labels import workload_labels
 from nufi.workloads.reconcile import Reconciler
@@ -98,7 +103,39 @@ async def test_a_lab_left_half_made_is_undone(
         actor="user", action="lab.create", target_kind="lab", target_id=f"{project}/lab", holder="gone"
     )
     # The StatefulSet was written, then the process died: no Service, no claim.
-    sts = {
+    made = await kube.post(f"/apis/apps/v1/namespaces/{project}/statefulsets", json=_statefulset(project))
+    assert made.status_code == 201, made.text
+    assert await _reconciler(services).run_once() == 1
+    assert await _names(kube, f"/apis/apps/v1/namespaces/{project}/statefulsets") == []
+    assert await _actions(services, "lab", f"{project}/lab") == []
+    listed = await nufi.get(f"/api/v1/projects/{project}/labs", headers=world.user)
+    assert listed.json()["items"] == []
+
+
+async def test_a_later_change_of_the_same_lab_is_left_to_its_request(
+    services: Services, kube: httpx.AsyncClient, project: str
+) -> None:
+    store = services.projects.recorder.store
+    target = f"{project}/lab"
+    old = await store.open(
+        actor="user", action="lab.create", target_kind="lab", target_id=target, holder="gone"
+    )
+    async with services.database.transaction() as session:
+        await session.execute(
+            update(IntentRow).where(IntentRow.id == old.id).values(at=utc_now() - timedelta(hours=1))
+        )
+    # A new request for the same lab is half-way: its StatefulSet is written, its Service not yet.
+    await store.open(actor="user", action="lab.create", target_kind="lab", target_id=target, holder="live")
+    made = await kube.post(f"/apis/apps/v1/namespaces/{project}/statefulsets", json=_statefulset(project))
+    assert made.status_code == 201, made.text
+    reconciler = Reconciler(services.projects.recorder, settle_after_seconds=60, interval_seconds=3600)
+    assert await reconciler.run_once() == 1
+    assert [i.holder for i in await store.open_intents()] == ["live"]
+    assert await _names(kube, f"/apis/apps/v1/namespaces/{project}/statefulsets") == ["lab"]
+
+
+def _statefulset(project: str) -> dict[str, Any]:
+    return {
         "metadata": {"name": "lab", "labels": workload_labels(project, "lab", "lab", "lpu")},
         "spec": {
             "replicas": 0,
@@ -110,10 +147,3 @@ async def test_a_lab_left_half_made_is_undone(
             },
         },
     }
-    made = await kube.post(f"/apis/apps/v1/namespaces/{project}/statefulsets", json=sts)
-    assert made.status_code == 201, made.text
-    assert await _reconciler(services).run_once() == 1
-    assert await _names(kube, f"/apis/apps/v1/namespaces/{project}/statefulsets") == []
-    assert await _actions(services, "lab", f"{project}/lab") == []
-    listed = await nufi.get(f"/api/v1/projects/{project}/labs", headers=world.user)
-    assert listed.json()["items"] == []
