@@ -160,6 +160,26 @@ async def test_the_dashboard_session_earns_a_one_lab_grant_that_becomes_a_host_o
     assert replayed.json()["type"] == "lab-grant-refused"
 
 
+async def test_the_api_names_the_dashboard_entry_and_the_labs_own_origin(
+    client: httpx.AsyncClient, site: Site, world: World, two_labs: tuple[str, str]
+) -> None:
+    project, _ = two_labs
+    opens_at = f"{site.lab_origin(project)}/labs/{project}/lab/"
+    listed = await client.get(f"/api/v1/projects/{project}/labs", headers=world.user)
+    one = await client.get(f"/api/v1/projects/{project}/labs/lab", headers=world.user)
+    for view in (*listed.json()["items"], one.json()):
+        assert (view["url"], view["origin_url"]) == (f"/labs/{project}/lab/", opens_at)
+    # Following `url` on the dashboard signs the browser in to the lab and lands at `origin_url`.
+    session = await sign_in(client, "user", "user")
+    grant_url, state = await _to_grant(client, site, session, project, "")
+    exchanged = await client.get(grant_url, headers=_on_lab(site, project, state=state))
+    assert exchanged.status_code == 303, exchanged.text
+    assert site.lab_origin(project) + exchanged.headers["location"] == opens_at
+    schema = (await client.get("/openapi.json")).json()["components"]["schemas"]["LabView"]
+    assert "origin_url" in schema["required"]
+    assert {"type": "null"} in schema["properties"]["origin_url"]["anyOf"]
+
+
 async def test_a_grant_opens_only_in_the_browser_that_asked_for_it(
     client: httpx.AsyncClient, site: Site, world: World, two_labs: tuple[str, str]
 ) -> None:
@@ -375,6 +395,7 @@ async def test_a_notebook_lab_opens_on_its_own_host_at_the_controllers_path(
     try:
         made = await client.post(f"/api/v1/projects/{project}/labs", json=lab_body(), headers=world.user)
         assert made.status_code == 201, made.text
+        assert made.json()["origin_url"] == f"{site.lab_origin(project)}/notebook/{project}/lab/"
         session = await sign_in(client, "user", "user")
         grant_url, state = await _to_grant(client, site, session, project)
         assert parse_qs(urlsplit(grant_url).query)["next"] == [f"/notebook/{project}/lab/tree"]

@@ -23,6 +23,7 @@ async def test_a_lab_is_a_notebook_and_a_claim(
     view = created.json()
     assert view["backend"] == "notebook"
     assert view["url"] == f"/notebook/{project}/lab/"
+    assert "origin_url" in view and view["origin_url"] is None
     assert view["status"] in ("Starting", "Ready")
 
     notebook = await kube.get(f"{_notebooks(project)}/lab")

@@ -46,6 +46,8 @@ async def test_a_jupyter_lab_is_a_statefulset_service_and_claim(
     view = created.json()
     assert view["backend"] == "statefulset"
     assert view["url"] == f"/labs/{project}/lab/"
+    # No lab base domain here: the lab opens in no browser, and says so with a null.
+    assert "origin_url" in view and view["origin_url"] is None
     assert view["image"] == "quay.io/jupyter/base-notebook:latest"
     assert view["accelerator"] == {"device_type": "lpu", "resource_key": LPU, "count": 2}
     assert view["storage_gib"] == 5 and view["kind"] == "jupyter"

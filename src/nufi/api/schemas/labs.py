@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Any
+
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 from pydantic.json_schema import SkipJsonSchema
 
 from nufi.workloads.labs import Lab
@@ -28,8 +30,30 @@ class LabView(BaseModel):
     status: LabStatus
     # Absent unless Pending (what the lab waits for, in the accelerator's words) or Error.
     reason: str | SkipJsonSchema[None] = Field(default=None, description="why Pending, or what broke")
-    url: str = Field(description="the path on NuFi that opens the lab, e.g. /labs/<project>/<name>/")
+    url: str = Field(
+        description=(
+            "the path on NuFi's dashboard that opens the lab, e.g. /labs/<project>/<name>/: a browser "
+            "opening it there is signed in to the lab and sent to origin_url"
+        )
+    )
+    origin_url: str | None = Field(
+        description=(
+            "where the lab's pages are served, on an origin of its own under NUFI_LAB_BASE_DOMAIN, e.g. "
+            "https://<name>--<project>.<lab base domain>/labs/<project>/<name>/; null when no lab base "
+            "domain is set (labs then open in no browser)"
+        )
+    )
     created_at: str | SkipJsonSchema[None] = None
+
+    # Unannotated on purpose: pydantic then documents the model's own fields, where a return type
+    # would replace them in the OpenAPI schema.
+    @model_serializer(mode="wrap")
+    def _origin_url_always(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        # The routes leave out absent fields (reason, created_at); origin_url is null instead, so a
+        # client tells "no lab base domain" from an older NuFi.
+        data: dict[str, Any] = handler(self)
+        data.setdefault("origin_url", self.origin_url)
+        return data
 
     @classmethod
     def of(cls, lab: Lab) -> LabView:
@@ -48,6 +72,7 @@ class LabView(BaseModel):
             status=lab.status,
             reason=lab.reason,
             url=lab.url,
+            origin_url=lab.origin_url,
             created_at=lab.created_at,
         )
 
