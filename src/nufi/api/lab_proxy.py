@@ -13,22 +13,23 @@ Kubeflow Notebook serves at `/notebook/<namespace>/<name>/` (its controller's NB
 
 It is a pure ASGI middleware, installed by `nufi.api.create_app` inside the request-id and access
 log middleware and outside the request guard: a lab's uploads stream through without the API's body
-limit, and it exists wherever the API or the dashboard is served.
+limit, and it exists wherever the API or the dashboard is served. Here: which host and path a request
+is for, and the HTTP and WebSocket exchanges; what both ask of a caller is `nufi.api.lab_exchange`'s.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 import aiohttp
 from starlette.datastructures import Headers
-from starlette.requests import cookie_parser
 from starlette.responses import RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nufi.api import lab_origin, lab_signin
-from nufi.api.lab_forward import SESSION_COOKIE, Target, forward_http, forward_websocket
+from nufi.api.lab_exchange import Exchange
+from nufi.api.lab_forward import Target, forward_http, forward_websocket
 from nufi.api.lab_origin import SAFE_METHODS, SIGN_IN_PATH, LabAccess
 from nufi.api.lab_paths import (
     LAB_PREFIXES,
@@ -43,17 +44,12 @@ from nufi.api.lab_paths import (
     no_such_lab_path,
 )
 from nufi.api.problems import nufi_error_response
-from nufi.auth import Principal, authenticate
 from nufi.auth.web_login import safe_next
-from nufi.auth.web_tokens import SealBroken
 from nufi.errors import NufiError, Unauthorized
 from nufi.services import Services
 from nufi.workloads.labs import LabRoute
 
 __all__ = ["LOGIN_PATH", "ROUTE_TEMPLATE", "LabPath", "LabProxyMiddleware", "RouteCache", "match_lab_path"]
-
-# Far above the 43 characters NuFi's session ids have.
-_MAX_SESSION_ID_LENGTH = 256
 
 
 @dataclass(frozen=True)
@@ -137,119 +133,7 @@ class LabProxyMiddleware:
         await exchange.run()
 
 
-class _Exchange:
-    def __init__(
-        self,
-        services: Services,
-        routes: RouteCache,
-        access: LabAccess,
-        lab_path: LabPath,
-        scope: Scope,
-        receive: Receive,
-        send: Send,
-        *,
-        lab_host: bool = False,
-    ):
-        self.services = services
-        self.routes = routes
-        self.access = access
-        self.lab_path = lab_path
-        self.lab_host = lab_host
-        self.scope = scope
-        self.receive = receive
-        self.send = send
-        self.headers = Headers(scope=scope)
-        state = scope.get("state") or {}
-        request_id = state.get("request_id")
-        self.request_id = request_id if isinstance(request_id, str) else None
-
-    async def caller(self) -> tuple[Principal | None, bool]:
-        """The caller by bearer token, else by cookie (on a lab's host the lab cookie, elsewhere the
-        dashboard's session), and whether a cookie it was; None when anonymous. A token that does not
-        hold up is an error (401), not anonymity."""
-        values = self.headers.getlist("authorization")
-        if values:
-            return await authenticate(self.services.verifier, values), False
-        sessions = self.services.web_sessions
-        if sessions is None:
-            return None, False
-        if self.lab_host:
-            session_id = self._lab_cookie_session()
-        else:
-            session_id = cookie_parser(self.headers.get("cookie", "")).get(SESSION_COOKIE)
-        if session_id and len(session_id) <= _MAX_SESSION_ID_LENGTH:
-            principal = await sessions.resolve(session_id)
-            return principal, principal is not None
-        return None, False
-
-    def _lab_cookie_session(self) -> str | None:
-        """The dashboard session the lab cookie was given for, when it is this lab's."""
-        sealed = self.access.lab_cookie(self.headers)
-        if sealed is None or self.access.grants is None:
-            return None
-        try:
-            lab = self.access.grants.open_cookie(sealed)
-        except SealBroken:
-            return None
-        if (lab.project, lab.name) != (self.lab_path.project, self.lab_path.name):
-            return None
-        return lab.session_id
-
-    def own_origin(self) -> str:
-        assert self.access.origins is not None
-        return self.access.origins.origin(self.lab_path.project, self.lab_path.name)
-
-    def refusal(self, by_cookie: bool, *, changes: bool) -> Response | None:
-        """Why a caller signed in by a cookie may not go on (None: it may): on the dashboard's origin
-        it only opens labs in the browser, on the lab's host it changes things (or opens a WebSocket)
-        only from the lab's own origin."""
-        if not by_cookie:
-            return None
-        if self.access.origins is None or self.access.grants is None:
-            return lab_origin.lab_origin_unset(self.request_id)
-        if not self.lab_host:
-            return lab_origin.lab_elsewhere(self.own_origin(), self.request_id)
-        if changes and not lab_origin.own_origin(self.headers, self.own_origin()):
-            return lab_origin.origin_refused(self.own_origin(), self.request_id)
-        return None
-
-    def dot_segments(self) -> Response | None:
-        raw = self.scope.get("raw_path")
-        text = raw.decode("latin-1").split("?", 1)[0] if isinstance(raw, bytes) else self.scope["path"]
-        if lab_origin.has_dot_segment(text) or lab_origin.has_dot_segment(self.scope["path"]):
-            return lab_origin.dot_segments(self.scope["path"], self.request_id)
-        return None
-
-    async def route(self, principal: Principal) -> LabRoute:
-        key = RouteCache.key(principal, self.lab_path.project, self.lab_path.name)
-        route = self.routes.get(key)
-        if route is None:
-            route = await self.services.labs.route(principal, self.lab_path.project, self.lab_path.name)
-            self.routes.put(key, route)
-        return route
-
-    def upstream_path(self, route: LabRoute) -> str:
-        """The path the lab is asked for, percent-encoded as the caller sent it."""
-        rest = self._raw_rest()
-        if route.serves_prefix:
-            return route.prefix + rest.lstrip("/")
-        return "/" + rest.lstrip("/")
-
-    def query(self) -> str:
-        raw = self.scope.get("query_string") or b""
-        return raw.decode("latin-1") if isinstance(raw, bytes) else str(raw)
-
-    def _raw_rest(self) -> str:
-        raw = self.scope.get("raw_path")
-        mount = f"/{self.lab_path.family}/{self.lab_path.project}/{self.lab_path.name}"
-        if isinstance(raw, bytes):
-            text = raw.decode("latin-1").split("?", 1)[0]
-            if text.startswith(mount):
-                return text[len(mount) :]
-        return quote(self.lab_path.rest, safe="/:@!$&'()*+,;=-._~%")
-
-
-class _HttpExchange(_Exchange):
+class _HttpExchange(Exchange):
     async def run(self) -> None:
         if not self.lab_host:
             self.send = lab_origin.sandboxed(self.send)
@@ -370,7 +254,7 @@ class _HttpExchange(_Exchange):
         await response(self.scope, self.receive, self.send)
 
 
-class _WebSocketExchange(_Exchange):
+class _WebSocketExchange(Exchange):
     async def run(self) -> None:
         connect = await self.receive()
         if connect["type"] != "websocket.connect":
