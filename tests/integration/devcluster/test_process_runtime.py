@@ -99,7 +99,8 @@ async def test_mapped_pod_runs_with_its_env_and_becomes_ready_through_its_probe(
         assert env["LITERAL"] == "plain" and "SECRET" not in env
         assert env["MOCK_VISIBLE_DEVICES"] in ("lpu-0", "lpu-1")  # from the plugin's Allocate
         assert env["FROM_MAP"] == f"map runner {namespace}" and env["FROM_NODE"] == "node lpu-1"
-        assert env["SEEN_WORKDIR"] == str(workdir(cluster, ready)) == info["cwd"]
+        # The work dir lies outside the state directory, which links to it.
+        assert env["SEEN_WORKDIR"] == str(workdir(cluster, ready).resolve()) == info["cwd"]
         assert env["HOSTNAME"] == "runner" and env["PORT"] != "9999" and "PATH" in env
         assert info["argv"][-2:] == ["--flag", "plain"]  # args appended, $(VAR) expanded
         # The log lies beside the work dir, which stays the program's own.

@@ -95,3 +95,15 @@ def test_a_state_directory_of_an_earlier_version_is_taken_over(short_tmp: Path) 
         assert (short_tmp / ".nufi-sandbox").exists()
     finally:
         layout.release()
+
+
+def test_the_state_directory_is_the_sandbox_users_alone(short_tmp: Path) -> None:
+    root = short_tmp / "state"
+    root.mkdir(mode=0o755)
+    root.chmod(0o755)
+    layout = prepare(root, fresh=False, node_names=NAMES)
+    try:
+        # The identity provider's signing key and the database lie here: nobody else may enter.
+        assert root.stat().st_mode & 0o777 == 0o700
+    finally:
+        layout.release()

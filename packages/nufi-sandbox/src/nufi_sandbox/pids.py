@@ -98,13 +98,16 @@ def become_subreaper() -> bool:
 _HELPER = Path(__file__).with_name("die_with_parent.py")
 
 
-def dying_with_parent(argv: Sequence[str]) -> list[str]:
+def dying_with_parent(argv: Sequence[str], *, user: tuple[int, int] | None = None) -> list[str]:
     """`argv` started so the program gets SIGKILL when the thread that starts it ends (Linux delivers
-    the parent-death signal per *thread*: start programs from one that lives as long as they should).
+    the parent-death signal per *thread*: start programs from one that lives as long as they should),
+    as `user` (uid, gid) when given.
 
-    A small exec helper sets the signal, not a `preexec_fn`: Python code between fork and exec can
-    crash in a process with gRPC threads, and without one subprocess may use vfork."""
-    return [sys.executable, "-I", "-S", str(_HELPER), str(os.getpid()), *argv]
+    A small exec helper sets the signal and the user, not a `preexec_fn` or subprocess' `user=`:
+    Python code between fork and exec can crash in a process with gRPC threads, and without either
+    subprocess may use vfork."""
+    switch = [] if user is None else [f"--user={user[0]}:{user[1]}"]
+    return [sys.executable, "-I", "-S", str(_HELPER), str(os.getpid()), *switch, *argv]
 
 
 def signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -141,6 +141,8 @@ def prepare(root: Path, *, fresh: bool, node_names: Sequence[str]) -> StateLayou
         )
     lock_file = _lock(root)
     try:
+        # The signing keys and the database are the sandbox's alone: no other user may enter.
+        root.chmod(0o700)
         if fresh:
             for entry in root.iterdir():
                 if entry.name not in (LOCK, MARKER):

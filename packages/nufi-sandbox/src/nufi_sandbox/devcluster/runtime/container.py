@@ -24,6 +24,7 @@ from typing import Any
 
 from nufi_sandbox.devcluster.runtime.env import LaunchSpec
 from nufi_sandbox.devcluster.runtime.probes import PortResolver, Prober, probe_kind
+from nufi_sandbox.devcluster.runtime.unprivileged import RunAs, make_workdir
 from nufi_sandbox.devcluster.sim.meta import now
 from nufi_sandbox.pids import dying_with_parent, group_members, signal_group
 
@@ -50,6 +51,8 @@ class ContainerPlan:
     readiness: Obj | None
     liveness: Obj | None
     resolve_port: PortResolver
+    # Who the process runs as (None: the dev cluster's own user); see unprivileged.py.
+    run_as: RunAs | None = None
 
 
 @dataclass
@@ -113,7 +116,11 @@ class ContainerProcess:
 
     def _spawn(self) -> None:
         plan = self.plan
-        plan.workdir.mkdir(parents=True, exist_ok=True)
+        make_workdir(plan.workdir, plan.run_as)
+        env = dict(plan.spec.env)
+        if plan.run_as is not None:
+            # The dev cluster's HOME is root's: a process of another user keeps its files at home.
+            env["HOME"] = str(plan.workdir)
         stamp = now()
         program = plan.spec.argv[0]
         try:
@@ -121,11 +128,11 @@ class ContainerProcess:
                 raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
             with open(plan.log, "ab") as log_file:
                 popen = subprocess.Popen(
-                    dying_with_parent(plan.spec.argv),
+                    dying_with_parent(plan.spec.argv, user=_user(plan.run_as)),
                     stdin=subprocess.DEVNULL,
                     stdout=log_file,
                     stderr=subprocess.STDOUT,
-                    env=plan.spec.env,
+                    env=env,
                     cwd=plan.workdir,
                     start_new_session=True,
                 )
@@ -229,6 +236,11 @@ class ContainerProcess:
                 signal_group(run.popen.pid, signal.SIGKILL)
 
         return changed
+
+
+def _user(run_as: RunAs | None) -> tuple[int, int] | None:
+    # Changed by the exec helper, not subprocess (which would fork rather than vfork to do it).
+    return None if run_as is None else (run_as.uid, run_as.gid)
 
 
 async def _wait_exit(popen: subprocess.Popen[bytes]) -> int:

@@ -15,6 +15,11 @@ from typing import Any
 from nufi_sandbox.devcluster.runtime.container import ContainerPlan, ContainerProcess
 from nufi_sandbox.devcluster.runtime.env import Placeholders, launch_spec
 from nufi_sandbox.devcluster.runtime.map import RuntimeMap
+from nufi_sandbox.devcluster.runtime.unprivileged import (
+    let_through_to_interpreter,
+    pod_user,
+    work_root,
+)
 from nufi_sandbox.processes import free_port
 
 Obj = dict[str, Any]
@@ -43,6 +48,10 @@ class ProcessRuntime:
         self.map = runtime_map
         self._root = (state_dir or Path(tempfile.mkdtemp(prefix="nufi-pods-", dir="/tmp"))) / "pods"
         self._pods: dict[str, PodProcesses] = {}
+        # Pods run as nobody when the dev cluster is root, in work dirs outside the state directory
+        # (unprivileged.py); a link in the state directory leads there for whoever may read it.
+        self._run_as = pod_user()
+        self._work_root: Path | None = None
 
     def runs(self, pod: Obj) -> bool:
         """Whether any container of `pod` has an image in the map."""
@@ -95,7 +104,7 @@ class ProcessRuntime:
                 processes.ports[int(ports[0]["containerPort"])] = local_port
                 if ports[0].get("name"):
                     processes.ports[str(ports[0]["name"])] = local_port
-            workdir = pod_dir / str(container["name"])
+            workdir = self._workdir(pod_dir, str(container["name"]))
             placeholders = Placeholders(local_port, node, name, namespace, workdir)
             launch = launch_spec(
                 entry,
@@ -132,6 +141,7 @@ class ProcessRuntime:
                     readiness=container.get("readinessProbe"),
                     liveness=container.get("livenessProbe"),
                     resolve_port=_resolver(container, local_port),
+                    run_as=self._run_as,
                 )
             )
         for plan in plans:
@@ -139,6 +149,18 @@ class ProcessRuntime:
             processes.containers[plan.name] = process
             process.start()
         return processes
+
+    def _workdir(self, pod_dir: Path, container: str) -> Path:
+        if self._work_root is None:
+            if self._run_as is not None:
+                let_through_to_interpreter()
+            self._work_root = work_root()
+        workdir = self._work_root / pod_dir.name / container
+        pod_dir.mkdir(parents=True, exist_ok=True)
+        link = pod_dir / container
+        if not link.is_symlink() and not link.exists():
+            link.symlink_to(workdir, target_is_directory=True)
+        return workdir
 
     async def stop_pod(self, uid: str, grace: float) -> None:
         processes = self._pods.get(uid)
