@@ -6,6 +6,7 @@ It also keeps the table the services proxy reads: (pod uid, container port) → 
 from __future__ import annotations
 
 import asyncio
+import shutil
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -173,6 +174,10 @@ class ProcessRuntime:
 
     async def stop_all(self) -> None:
         await asyncio.gather(*(self.stop_pod(uid, MAX_STOP_GRACE_SECONDS) for uid in list(self._pods)))
+        if not self._pods and self._work_root is not None:
+            # Work dirs live in /tmp, not the state directory: nothing else would remove them.
+            shutil.rmtree(self._work_root, ignore_errors=True)
+            self._work_root = None
 
 
 def _resolver(container: Obj, local_port: int) -> Callable[[object], int | None]:
