@@ -97,6 +97,7 @@ async def test_a_lab_process_runs_as_nobody_outside_the_state_directory(cluster:
         return report()
 
     found = await until(reported, within=30)
+    assert found is not None
     assert (found["uid"], found["gid"], found["groups"]) == (65534, 65534, [])
     assert found["read_key"] == "denied" and found["list_state"] == "denied"
     assert found["write_home"] == "allowed"
