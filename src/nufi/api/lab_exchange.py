@@ -61,17 +61,19 @@ class Exchange:
         sessions = self.services.web_sessions
         if sessions is None:
             return None, False
+        principal = None
         if self.lab_host:
-            session_id = self._lab_cookie_session()
+            id_hash = self._lab_cookie_session()
+            if id_hash is not None:
+                principal = await sessions.resolve_by_hash(id_hash)
         else:
             session_id = cookie_parser(self.headers.get("cookie", "")).get(SESSION_COOKIE)
-        if session_id and len(session_id) <= _MAX_SESSION_ID_LENGTH:
-            principal = await sessions.resolve(session_id)
-            return principal, principal is not None
-        return None, False
+            if session_id and len(session_id) <= _MAX_SESSION_ID_LENGTH:
+                principal = await sessions.resolve(session_id)
+        return principal, principal is not None
 
     def _lab_cookie_session(self) -> str | None:
-        """The dashboard session the lab cookie was given for, when it is this lab's."""
+        """The dashboard session (its id's hash) the lab cookie was given for, when it is this lab's."""
         sealed = self.access.lab_cookie(self.headers)
         if sealed is None or self.access.grants is None:
             return None
@@ -81,7 +83,7 @@ class Exchange:
             return None
         if (lab.project, lab.name) != (self.lab_path.project, self.lab_path.name):
             return None
-        return lab.session_id
+        return lab.session_hash
 
     def own_origin(self) -> str:
         assert self.access.origins is not None

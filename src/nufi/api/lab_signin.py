@@ -6,7 +6,8 @@ binding to the browser: nufi.auth.lab_grants).
 2. Lab's host, no grant: a fresh random state in the browser's state cookie, 302 to
    `<dashboard>/_nufi/lab-grant?next=<path>&state=<state>`.
 3. Dashboard's origin, `/_nufi/lab-grant`: the session resolved (or signed in first), the member
-   checked, 302 to `<lab origin>/_nufi/lab-signin?grant=<that lab, that session, that state>&next=<path>`.
+   checked, 302 to `<lab origin>/_nufi/lab-signin?grant=<...>&next=<path>`, the grant naming that lab,
+   that session (by its id's hash) and that state.
 4. Lab's host with the grant: spent, held against the state cookie, the lab's host and the session,
    then 303 to the path with the lab cookie.
 
@@ -37,6 +38,7 @@ from nufi.api.lab_paths import LOGIN_PATH, SIGN_IN_HINT, LabPath, match_lab_path
 from nufi.api.problems import nufi_error_response, problem_response
 from nufi.auth.lab_grants import LabPass
 from nufi.auth.web_login import safe_next
+from nufi.auth.web_sessions import session_hash
 from nufi.auth.web_tokens import SealBroken
 from nufi.errors import NufiError, Unauthorized
 from nufi.services import Services
@@ -87,7 +89,7 @@ async def at_lab_host(
         granted = grants.redeem(query["grant"], state=access.state_cookie(headers) or "")
         if (granted.project, granted.name) != (lab.project, lab.name):
             raise SealBroken("it is for another lab")
-        principal = await sessions.resolve(granted.session_id)
+        principal = await sessions.resolve_by_hash(granted.session_hash)
         if principal is None:
             raise SealBroken("the dashboard session it came from has ended")
         await services.labs.route(principal, granted.project, granted.name)
@@ -127,7 +129,7 @@ async def grant(services: Services, access: LabAccess, scope: Scope, receive: Re
     except NufiError as exc:
         await nufi_error_response(exc, request_id)(scope, receive, send)
         return
-    sealed = grants.grant(LabPass(lab.project, lab.name, session_id), state=state)
+    sealed = grants.grant(LabPass(lab.project, lab.name, session_hash(session_id)), state=state)
     location = access.sign_in_url(origins.origin(lab.project, lab.name), grant=sealed, next=next_path)
     await _redirect(location, 302)(scope, receive, send)
 

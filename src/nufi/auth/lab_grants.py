@@ -13,16 +13,19 @@ hash into the grant, and the lab's host takes the grant only with that cookie. A
 log or a history, or one an attacker obtained for their own session and slipped to someone else,
 opens nothing in another browser.
 
-Both carry the session's id only inside Fernet (AES-CBC with an HMAC): a reader of a URL or a cookie
-learns nothing, and nothing sealed for one purpose opens as another (a grant is not a cookie, a lab
-cookie is not a dashboard session). The session is named by its id because that is what session
-resolution takes; its hash goes in as well, so a grant is refused at once when the hash does not match.
+Both name the session by the SHA-256 of its id — the key of its row, which `WebSessions.resolve_by_hash`
+resolves — never by the id: whoever could open a grant or a lab cookie (the key is derived from the
+dashboard's secret, but a lab pass is handed to lab hosts and sits in URLs) still holds nothing that
+signs a browser in to the dashboard. And they are sealed in Fernet (AES-CBC with an HMAC): a reader of
+a URL or a cookie learns nothing, and nothing sealed for one purpose opens as another (a grant is not
+a cookie, a lab cookie is not a dashboard session).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import threading
 import time
@@ -33,7 +36,6 @@ from typing import Any
 
 from cryptography.fernet import InvalidToken
 
-from nufi.auth.web_sessions import session_hash
 from nufi.auth.web_tokens import SealBroken, fernet_for
 
 GRANT_PURPOSE = b"nufi lab sign-in grant v1"
@@ -46,15 +48,17 @@ RETURN_SECONDS = 600
 GRANT_SECONDS = 60
 # Grants spent, remembered until they would have expired anyway; a replica holds at most this many.
 MAX_SPENT_GRANTS = 100_000
+_SESSION_HASH = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
 class LabPass:
-    """What a grant or a lab cookie says: which lab, for which dashboard session."""
+    """What a grant or a lab cookie says: which lab, for which dashboard session (by the SHA-256 of
+    its id, `nufi.auth.web_sessions.session_hash`)."""
 
     project: str
     name: str
-    session_id: str
+    session_hash: str
 
 
 class LabGrants:
@@ -121,12 +125,7 @@ def _digest(value: str) -> str:
 
 
 def _payload(lab: LabPass) -> dict[str, str]:
-    return {
-        "project": lab.project,
-        "name": lab.name,
-        "session": lab.session_id,
-        "session_hash": session_hash(lab.session_id),
-    }
+    return {"project": lab.project, "name": lab.name, "session_hash": lab.session_hash}
 
 
 def _open(fernet: Any, sealed: str, ttl: int, now: float) -> dict[str, Any]:
@@ -142,9 +141,9 @@ def _open(fernet: Any, sealed: str, ttl: int, now: float) -> dict[str, Any]:
 
 
 def _lab_pass(payload: dict[str, Any]) -> LabPass:
-    project, name, session = payload.get("project"), payload.get("name"), payload.get("session")
+    project, name, session = payload.get("project"), payload.get("name"), payload.get("session_hash")
     if not (isinstance(project, str) and isinstance(name, str) and isinstance(session, str)):
         raise SealBroken("the lab pass holds no lab")
-    if payload.get("session_hash") != session_hash(session):
-        raise SealBroken("the lab pass names another session")
-    return LabPass(project=project, name=name, session_id=session)
+    if _SESSION_HASH.fullmatch(session) is None:
+        raise SealBroken("the lab pass names no session")
+    return LabPass(project=project, name=name, session_hash=session)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 import secrets
 import time
 import weakref
@@ -66,6 +67,9 @@ def missing_settings(settings: Settings) -> list[str]:
 
 def session_hash(session_id: str) -> str:
     return hashlib.sha256(session_id.encode()).hexdigest()
+
+
+_HASH = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -156,7 +160,15 @@ class WebSessions:
         the refresh or the token does not hold up (the session is then deleted), or the issuer is
         unreachable while the access token has expired (the session is kept: the outage must not
         sign everyone out)."""
-        id_hash = session_hash(session_id)
+        return await self.resolve_by_hash(session_hash(session_id))
+
+    async def resolve_by_hash(self, id_hash: str) -> Principal | None:
+        """`resolve` for a session known by its id's hash (`session_hash`), as the row is: what a
+        credential derived from the session carries (a lab's grant and cookie), so that it never
+        holds the id that signs a browser in to the dashboard. None as `resolve`, and for anything
+        that is not such a hash."""
+        if _HASH.fullmatch(id_hash) is None:
+            return None
         found = await self._load(id_hash)
         if found is None:
             return None

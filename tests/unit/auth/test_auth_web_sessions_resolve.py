@@ -199,3 +199,40 @@ async def test_an_unknown_session_is_nobody(
     issuer: StandInIssuer, store: MemoryStore, clock: list[float]
 ) -> None:
     assert await sessions(issuer, store, clock).resolve("made-up") is None
+
+
+async def test_a_session_resolves_by_its_ids_hash_as_by_its_id(
+    issuer: StandInIssuer, store: MemoryStore, clock: list[float]
+) -> None:
+    web = sessions(issuer, store, clock)
+    session = await signed_in(web)
+    by_hash = session_hash(session)
+    assert await web.resolve_by_hash(by_hash) == ALICE
+    clock[0] += 250  # within the minute: refreshed, once, through the hash too
+    assert await asyncio.gather(*(web.resolve_by_hash(by_hash) for _ in range(3))) == [ALICE] * 3
+    assert issuer.refreshes == 1
+    issuer.refusal = True
+    clock[0] += 250
+    assert await web.resolve_by_hash(by_hash) is None
+    assert store.rows == {}
+
+
+async def test_an_expired_session_is_deleted_when_resolved_by_hash(
+    issuer: StandInIssuer, store: MemoryStore, clock: list[float]
+) -> None:
+    web = sessions(issuer, store, clock)
+    session = await signed_in(web)
+    clock[0] += 3601
+    assert await web.resolve_by_hash(session_hash(session)) is None
+    assert store.rows == {}
+
+
+async def test_only_a_hash_resolves_by_hash(
+    issuer: StandInIssuer, store: MemoryStore, clock: list[float]
+) -> None:
+    # The id is not its hash, and a row's key differently spelled names no session.
+    web = sessions(issuer, store, clock)
+    session = await signed_in(web)
+    for not_a_hash in (session, session_hash(session).upper(), session_hash(session)[:-1], ""):
+        assert await web.resolve_by_hash(not_a_hash) is None
+    assert await web.resolve(session) == ALICE

@@ -3,6 +3,7 @@ paths and headers the proxy refuses to pass on."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -12,14 +13,17 @@ from starlette.datastructures import Headers
 
 from nufi.api.lab_forward import request_headers
 from nufi.api.lab_origin import has_dot_segment, next_for, own_origin
-from nufi.auth.lab_grants import GRANT_SECONDS, LabGrants, LabPass
-from nufi.auth.web_tokens import SealBroken, TokenCipher, TokenSet
+from nufi.auth.lab_grants import COOKIE_PURPOSE, GRANT_PURPOSE, GRANT_SECONDS, LabGrants, LabPass
+from nufi.auth.web_sessions import session_hash
+from nufi.auth.web_tokens import SealBroken, TokenCipher, TokenSet, fernet_for
 from nufi.cluster.service_route import Upstream
 from nufi.workloads.labs.origin import LabOrigins, lab_label, split_host
 
 DNS_LABEL = re.compile(r"\A[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\Z")
 names = st.from_regex(r"\A[a-z]([-a-z0-9]{0,50}[a-z0-9])?\Z")
 SECRET = "a-secret-of-enough-length"
+SESSION_ID = "a-dashboard-session-id"
+SESSION = session_hash(SESSION_ID)
 
 
 class Clock:
@@ -72,9 +76,9 @@ def test_a_host_is_the_lab_s_only_when_it_is_exactly_its_label_under_the_base() 
 
 def test_a_grant_opens_once_for_its_lab_and_session_in_the_browser_that_asked() -> None:
     grants = LabGrants(SECRET, cookie_seconds=3600)
-    lab = LabPass("p", "lab", "session-id")
+    lab = LabPass("p", "lab", SESSION)
     sealed = grants.grant(lab, state="browser-state")
-    assert "session-id" not in sealed and "browser-state" not in sealed
+    assert SESSION not in sealed and "browser-state" not in sealed
     for other in ("", "another-browser"):
         with pytest.raises(SealBroken, match="another browser"):
             grants.redeem(sealed, state=other)
@@ -83,10 +87,33 @@ def test_a_grant_opens_once_for_its_lab_and_session_in_the_browser_that_asked() 
         grants.redeem(sealed, state="browser-state")
 
 
+def test_grants_and_lab_cookies_hold_the_sessions_hash_never_its_id() -> None:
+    # Opened with the keys they are sealed under, as whoever holds the dashboard's secret could: what
+    # they name is the session row's key, which signs no browser in to the dashboard.
+    grants = LabGrants(SECRET, cookie_seconds=3600)
+    lab = LabPass("p", "lab", SESSION)
+    for purpose, sealed in (
+        (GRANT_PURPOSE, grants.grant(lab, state="browser-state")),
+        (COOKIE_PURPOSE, grants.cookie(lab)),
+    ):
+        payload = json.loads(fernet_for(SECRET, purpose).decrypt(sealed.encode()))
+        assert payload["session_hash"] == SESSION
+        assert SESSION_ID not in json.dumps(payload)
+        assert "session" not in payload
+    assert grants.open_cookie(grants.cookie(lab)) == lab
+
+
+def test_a_lab_pass_naming_a_session_by_anything_but_a_hash_opens_nothing() -> None:
+    grants = LabGrants(SECRET, cookie_seconds=3600)
+    for named in (SESSION_ID, SESSION.upper(), SESSION[:-1], ""):
+        with pytest.raises(SealBroken):
+            grants.open_cookie(grants.cookie(LabPass("p", "lab", named)))
+
+
 def test_a_grant_expires() -> None:
     clock = Clock()
     grants = LabGrants(SECRET, cookie_seconds=3600, clock=clock)
-    sealed = grants.grant(LabPass("p", "lab", "s"), state="st")
+    sealed = grants.grant(LabPass("p", "lab", SESSION), state="st")
     clock.now += GRANT_SECONDS + 1
     with pytest.raises(SealBroken):
         grants.redeem(sealed, state="st")
@@ -95,14 +122,14 @@ def test_a_grant_expires() -> None:
 def test_a_return_address_opens_only_as_sealed() -> None:
     grants = LabGrants(SECRET, cookie_seconds=3600)
     assert grants.open_return(grants.seal_return("http://127.0.0.1:8123")) == "http://127.0.0.1:8123"
-    for forged in ("https://evil.example", "", grants.cookie(LabPass("p", "lab", "s"))):
+    for forged in ("https://evil.example", "", grants.cookie(LabPass("p", "lab", SESSION))):
         with pytest.raises(SealBroken):
             grants.open_return(forged)
 
 
 def test_grants_cookies_and_dashboard_tokens_never_open_as_one_another() -> None:
     grants = LabGrants(SECRET, cookie_seconds=3600)
-    lab = LabPass("p", "lab", "s")
+    lab = LabPass("p", "lab", SESSION)
     with pytest.raises(SealBroken):
         grants.redeem(grants.cookie(lab), state="st")
     with pytest.raises(SealBroken):
@@ -120,16 +147,16 @@ def test_grants_cookies_and_dashboard_tokens_never_open_as_one_another() -> None
 def test_a_lab_cookie_outlives_no_dashboard_session() -> None:
     clock = Clock()
     grants = LabGrants(SECRET, cookie_seconds=600, clock=clock)
-    sealed = grants.cookie(LabPass("p", "lab", "s"))
+    sealed = grants.cookie(LabPass("p", "lab", SESSION))
     clock.now += 599
-    assert grants.open_cookie(sealed).session_id == "s"
+    assert grants.open_cookie(sealed).session_hash == SESSION
     clock.now += 2
     with pytest.raises(SealBroken):
         grants.open_cookie(sealed)
 
 
 def test_the_sign_in_sends_only_to_its_own_lab() -> None:
-    lab = LabPass("p", "lab", "s")
+    lab = LabPass("p", "lab", SESSION)
     assert next_for(lab, "/labs/p/lab/tree?x=1") == "/labs/p/lab/tree?x=1"
     assert next_for(lab, "/notebook/p/lab/api") == "/notebook/p/lab/api"
     for elsewhere in (
