@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import secrets
 import threading
 import time
@@ -36,6 +35,7 @@ from typing import Any
 
 from cryptography.fernet import InvalidToken
 
+from nufi.auth.web_sessions import is_session_hash
 from nufi.auth.web_tokens import SealBroken, fernet_for
 
 GRANT_PURPOSE = b"nufi lab sign-in grant v1"
@@ -48,7 +48,6 @@ RETURN_SECONDS = 600
 GRANT_SECONDS = 60
 # Grants spent, remembered until they would have expired anyway; a replica holds at most this many.
 MAX_SPENT_GRANTS = 100_000
-_SESSION_HASH = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -144,6 +143,6 @@ def _lab_pass(payload: dict[str, Any]) -> LabPass:
     project, name, session = payload.get("project"), payload.get("name"), payload.get("session_hash")
     if not (isinstance(project, str) and isinstance(name, str) and isinstance(session, str)):
         raise SealBroken("the lab pass holds no lab")
-    if _SESSION_HASH.fullmatch(session) is None:
+    if not is_session_hash(session):
         raise SealBroken("the lab pass names no session")
     return LabPass(project=project, name=name, session_hash=session)

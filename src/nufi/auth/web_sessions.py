@@ -72,6 +72,11 @@ def session_hash(session_id: str) -> str:
 _HASH = re.compile(r"[0-9a-f]{64}")
 
 
+def is_session_hash(value: str) -> bool:
+    """Whether `value` is spelled as `session_hash` spells one (lowercase hex SHA-256)."""
+    return _HASH.fullmatch(value) is not None
+
+
 @dataclass(frozen=True)
 class NewSession:
     session_id: str
@@ -167,7 +172,7 @@ class WebSessions:
         credential derived from the session carries (a lab's grant and cookie), so that it never
         holds the id that signs a browser in to the dashboard. None as `resolve`, and for anything
         that is not such a hash."""
-        if _HASH.fullmatch(id_hash) is None:
+        if not is_session_hash(id_hash):
             return None
         found = await self._load(id_hash)
         if found is None:
