@@ -27,11 +27,12 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from sqlalchemy import make_url, text
+from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from nufi.db import create_database_engine
 from nufi.errors import DependencyUnavailable
+from support.databases import BACKENDS, empty_database_url
 from support.env import env_without_nufi
 from support.http_fault import Fault, HttpFault
 from support.nufi_app import bearer
@@ -51,18 +52,9 @@ DEPLOYMENT = "nufi.io/workload-kind=deployment"
 NUFI_MADE = "app.kubernetes.io/managed-by=nufi"
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=BACKENDS)
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"
-        return
-    postgres = request.getfixturevalue("postgres")
-    name = f"nufi_{uuid.uuid4().hex[:16]}"
-    postgres.psql(f"CREATE DATABASE {name}")
-    try:
-        yield make_url(postgres.sqlalchemy_url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        postgres.psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    yield from empty_database_url(request, tmp_path)
 
 
 class Server:
