@@ -66,3 +66,12 @@ async def foreign_project(nufi: httpx.AsyncClient, world: World) -> AsyncIterato
     await create_project(nufi, world, name, ["someone-else"])
     yield name
     await nufi.delete(f"/api/v1/admin/projects/{name}", headers=world.admin)
+
+
+@pytest.fixture
+async def kube(world: World) -> AsyncIterator[httpx.AsyncClient]:
+    """The dev cluster's API, as NuFi's service account: to see and make what NuFi would."""
+    async with httpx.AsyncClient(
+        base_url=world.cluster.url, headers={"Authorization": "Bearer nufi-dev-token"}, timeout=10
+    ) as client:
+        yield client

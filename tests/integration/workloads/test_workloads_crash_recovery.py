@@ -20,7 +20,7 @@ from nufi.services import Services, build_services
 from nufi.workloads.labels import workload_labels
 from nufi.workloads.reconcile import Reconciler
 
-from .workloads_world import World, project_name
+from .workloads_world import World, names_in, project_name
 
 
 @pytest.fixture
@@ -30,14 +30,6 @@ async def services(world: World, tmp_path: Path) -> AsyncIterator[Services]:
     )
     async with build_services(settings) as built:
         yield built
-
-
-@pytest.fixture
-async def kube(world: World) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        base_url=world.cluster.url, headers={"Authorization": "Bearer nufi-dev-token"}, timeout=10
-    ) as client:
-        yield client
 
 
 def _reconciler(services: Services) -> Reconciler:
@@ -52,14 +44,6 @@ async def _actions(services: Services, kind: str, target: str) -> list[str]:
 
 async def _open(services: Services) -> int:
     return len(await services.projects.recorder.store.open_intents())
-
-
-async def _names(kube: httpx.AsyncClient, path: str) -> list[str]:
-    answer = await kube.get(path)
-    if answer.status_code == 404:
-        return []
-    answer.raise_for_status()
-    return sorted(item["metadata"]["name"] for item in answer.json()["items"])
 
 
 async def test_a_project_namespace_left_without_its_record_is_finished_and_audited(
@@ -106,7 +90,7 @@ async def test_a_lab_left_half_made_is_undone(
     made = await kube.post(f"/apis/apps/v1/namespaces/{project}/statefulsets", json=_statefulset(project))
     assert made.status_code == 201, made.text
     assert await _reconciler(services).run_once() == 1
-    assert await _names(kube, f"/apis/apps/v1/namespaces/{project}/statefulsets") == []
+    assert await names_in(kube, f"/apis/apps/v1/namespaces/{project}/statefulsets") == []
     assert await _actions(services, "lab", f"{project}/lab") == []
     listed = await nufi.get(f"/api/v1/projects/{project}/labs", headers=world.user)
     assert listed.json()["items"] == []
@@ -131,7 +115,7 @@ async def test_a_later_change_of_the_same_lab_is_left_to_its_request(
     reconciler = Reconciler(services.projects.recorder, settle_after_seconds=60, interval_seconds=3600)
     assert await reconciler.run_once() == 1
     assert [i.holder for i in await store.open_intents()] == ["live"]
-    assert await _names(kube, f"/apis/apps/v1/namespaces/{project}/statefulsets") == ["lab"]
+    assert await names_in(kube, f"/apis/apps/v1/namespaces/{project}/statefulsets") == ["lab"]
 
 
 def _statefulset(project: str) -> dict[str, Any]:

@@ -4,34 +4,16 @@ half-way, or a hand) can still be deleted (204, not 404) and made again (201, no
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
-import pytest
 
 from nufi.workloads.labels import workload_labels
 from support.polling import until
 
-from .workloads_world import World, deployment_body
+from .workloads_world import World, deployment_body, names_in
 
 LAB_PARTS = ("services", "persistentvolumeclaims")
-
-
-@pytest.fixture
-async def kube(world: World) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        base_url=world.cluster.url, headers={"Authorization": "Bearer nufi-dev-token"}, timeout=10
-    ) as client:
-        yield client
-
-
-async def _names(kube: httpx.AsyncClient, path: str) -> list[str]:
-    answer = await kube.get(path)
-    if answer.status_code == 404:
-        return []
-    answer.raise_for_status()
-    return sorted(item["metadata"]["name"] for item in answer.json()["items"])
 
 
 async def _orphan_lab_parts(kube: httpx.AsyncClient, project: str) -> None:
@@ -67,7 +49,7 @@ async def test_a_lab_whose_top_object_is_gone_can_be_deleted(
     gone = await nufi.delete(f"/api/v1/projects/{project}/labs/lab", headers=world.user)
     assert gone.status_code == 204, gone.text
     for plural in LAB_PARTS:
-        assert await _names(kube, f"/api/v1/namespaces/{project}/{plural}") == []
+        assert await names_in(kube, f"/api/v1/namespaces/{project}/{plural}") == []
 
 
 async def test_a_lab_whose_top_object_is_gone_can_be_made_again(
@@ -93,7 +75,7 @@ async def test_a_lab_s_parts_go_with_its_top_object(
     assert (await kube.delete(f"/apis/apps/v1/namespaces/{project}/statefulsets/lab")).status_code == 200
 
     async def parts_gone() -> bool:
-        return all([await _names(kube, f"/api/v1/namespaces/{project}/{p}") == [] for p in LAB_PARTS])
+        return all([await names_in(kube, f"/api/v1/namespaces/{project}/{p}") == [] for p in LAB_PARTS])
 
     await until(parts_gone, within=10)
 
@@ -109,7 +91,7 @@ async def test_a_deployment_s_service_goes_with_it(
     assert (await kube.delete(f"/apis/apps/v1/namespaces/{project}/deployments/llm")).status_code == 200
 
     async def service_gone() -> bool:
-        return await _names(kube, f"/api/v1/namespaces/{project}/services") == []
+        return await names_in(kube, f"/api/v1/namespaces/{project}/services") == []
 
     await until(service_gone, within=10)
 
@@ -126,7 +108,7 @@ async def test_a_deployment_s_service_left_alone_is_deleted_and_the_name_made_ag
     base = f"/api/v1/projects/{project}/deployments"
     gone = await nufi.delete(f"{base}/llm", headers=world.user)
     assert gone.status_code == 204, gone.text
-    assert await _names(kube, f"/api/v1/namespaces/{project}/services") == []
+    assert await names_in(kube, f"/api/v1/namespaces/{project}/services") == []
     assert (await kube.post(f"/api/v1/namespaces/{project}/services", json=service)).status_code == 201
     again = await nufi.post(base, json=deployment_body(replicas=0), headers=world.user)
     assert again.status_code == 201, again.text

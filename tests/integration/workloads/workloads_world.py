@@ -78,6 +78,15 @@ async def serve(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
+async def names_in(kube: httpx.AsyncClient, path: str) -> list[str]:
+    """The names of the objects a cluster list `path` holds, sorted; none when the list is not there."""
+    answer = await kube.get(path)
+    if answer.status_code == 404:
+        return []
+    answer.raise_for_status()
+    return sorted(item["metadata"]["name"] for item in answer.json()["items"])
+
+
 def project_name() -> str:
     return f"p-{uuid.uuid4().hex[:8]}"
 
