@@ -10,6 +10,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,10 +19,12 @@ from fastapi import FastAPI
 from pydantic import SecretStr
 
 from nufi.api import create_app
+from nufi.cluster.service_route import Upstream
 from nufi.config import Settings
 from nufi.ui import signin
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
+from support.asgi import serving
 from support.lpu_type import LPU_LABELS, LPU_METRICS, LPU_RESOURCE_KEY
 from support.nufi_app import bearer
 from support.polling import until
@@ -126,6 +129,42 @@ async def create_project(client: httpx.AsyncClient, world: World, name: str, mem
         "/api/v1/admin/projects", json={"name": name, "members": members}, headers=world.admin
     )
     assert response.status_code == 201, response.text
+
+
+async def make_lab(
+    nufi: httpx.AsyncClient, world: World, project: str, name: str = "lab", **changes: Any
+) -> None:
+    """Make lab `name` in `project` as `user` (a `lab_body` with `changes`)."""
+    response = await nufi.post(
+        f"/api/v1/projects/{project}/labs", json=lab_body(name, **changes), headers=world.user
+    )
+    assert response.status_code == 201, response.text
+
+
+class ApiServerLikeRoute:
+    """A ServiceRoute that reaches the stand-in lab under the services proxy's path, as the API server
+    would serve it: what the proxy must undo of the API server's rewriting is then visible."""
+
+    name = "service-proxy"
+
+    def __init__(self, base_url: str) -> None:
+        self._base_url = base_url
+
+    async def upstream(self, namespace: str, service: str, port: int) -> Upstream:
+        path = f"/api/v1/namespaces/{namespace}/services/{service}:{port}/proxy"
+        return Upstream(base_url=self._base_url + path, rewritten_prefix=path)
+
+
+@asynccontextmanager
+async def behind_services_proxy(
+    world: World, lab_server: str, db_dir: Path, *, client_timeout: float
+) -> AsyncIterator[httpx.AsyncClient]:
+    """NuFi served in memory, reaching the stand-in lab `lab_server` the way the API server's services
+    proxy would (`ApiServerLikeRoute`): a client of it."""
+    app = lab_app(world.settings(f"sqlite+aiosqlite:///{db_dir / 'nufi.db'}"))
+    async with serving(app, client_timeout=client_timeout) as client:
+        app.state.services.lab_upstreams.route = ApiServerLikeRoute(lab_server)
+        yield client
 
 
 def lab_body(name: str = "lab", **changes: Any) -> dict[str, Any]:

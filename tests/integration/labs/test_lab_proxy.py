@@ -19,22 +19,12 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from nufi.api import create_app
-from nufi.cluster.service_route import Upstream
 from support.asgi import serving
 from support.loopback import closed_port
 
 from . import upstream
-from .labs_world import World, lab_app, lab_body, running
+from .labs_world import World, behind_services_proxy, lab_body, make_lab, running
 from .sign_in import sign_in
-
-
-async def _lab(
-    nufi: httpx.AsyncClient, world: World, project: str, name: str = "lab", **changes: Any
-) -> None:
-    response = await nufi.post(
-        f"/api/v1/projects/{project}/labs", json=lab_body(name, **changes), headers=world.user
-    )
-    assert response.status_code == 201, response.text
 
 
 def _seen(response: httpx.Response) -> dict[str, Any]:
@@ -54,7 +44,7 @@ def _ws(url: str) -> str:
 async def test_a_member_reaches_the_lab_under_its_prefix(
     nufi: httpx.AsyncClient, world: World, project: str
 ) -> None:
-    await _lab(nufi, world, project)
+    await make_lab(nufi, world, project)
     response = await nufi.get(
         f"/labs/{project}/lab/api/contents/my%20notebook.ipynb",
         params={"type": "notebook"},
@@ -88,7 +78,7 @@ async def test_a_member_reaches_the_lab_under_its_prefix(
 
 
 async def test_every_method_goes_through(nufi: httpx.AsyncClient, world: World, project: str) -> None:
-    await _lab(nufi, world, project)
+    await make_lab(nufi, world, project)
     for method in ("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"):
         response = await nufi.request(method, f"/labs/{project}/lab/api/x", headers=world.user, content=b"{}")
         assert _seen(response)["method"] == method
@@ -99,7 +89,7 @@ async def test_every_method_goes_through(nufi: httpx.AsyncClient, world: World, 
 async def test_bodies_stream_both_ways_past_the_api_body_limit(
     nufi: httpx.AsyncClient, world: World, project: str
 ) -> None:
-    await _lab(nufi, world, project)
+    await make_lab(nufi, world, project)
     # Three times NUFI_MAX_REQUEST_BODY_BYTES: a lab's uploads are the lab's to limit.
     payload = bytes(range(256)) * (3 * 4096)
 
@@ -127,7 +117,7 @@ async def test_bodies_stream_both_ways_past_the_api_body_limit(
 async def test_an_upload_cut_off_by_the_caller_never_reaches_the_lab_as_whole(
     nufi_url: str, nufi: httpx.AsyncClient, world: World, project: str
 ) -> None:
-    await _lab(nufi, world, project)
+    await make_lab(nufi, world, project)
     before = len(upstream.RECORDED)
     port = int(nufi_url.rsplit(":", 1)[1])
     _reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -153,7 +143,7 @@ async def test_an_upload_cut_off_by_the_caller_never_reaches_the_lab_as_whole(
 async def test_a_path_without_its_slash_is_redirected(
     nufi: httpx.AsyncClient, world: World, project: str
 ) -> None:
-    await _lab(nufi, world, project)
+    await make_lab(nufi, world, project)
     response = await nufi.get(f"/labs/{project}/lab", params={"a": "1"}, headers=world.user)
     assert response.status_code == 307
     assert response.headers["location"] == f"/labs/{project}/lab/?a=1"
@@ -162,7 +152,7 @@ async def test_a_path_without_its_slash_is_redirected(
 async def test_a_lab_serving_at_the_root_gets_the_prefix_taken_off_and_put_back(
     nufi: httpx.AsyncClient, world: World, project: str
 ) -> None:
-    await _lab(nufi, world, project, "code", kind="vscode")
+    await make_lab(nufi, world, project, "code", kind="vscode")
     seen = _seen(await nufi.get(f"/labs/{project}/code/static/app.js", headers=world.user))
     assert seen["raw_path"] == "/static/app.js"
     moved = await nufi.get(f"/labs/{project}/code/redirect", params={"to": "/login"}, headers=world.user)
@@ -173,7 +163,7 @@ async def test_a_lab_serving_at_the_root_gets_the_prefix_taken_off_and_put_back(
 async def test_who_gets_through(
     nufi: httpx.AsyncClient, world: World, project: str, foreign_project: str
 ) -> None:
-    await _lab(nufi, world, project)
+    await make_lab(nufi, world, project)
     admin_lab = await nufi.post(
         f"/api/v1/projects/{foreign_project}/labs", json=lab_body(), headers=world.admin
     )
@@ -211,7 +201,7 @@ async def test_without_a_lab_base_domain_the_dashboard_session_opens_no_lab(
 ) -> None:
     # Labs open in a browser only on an origin of their own (test_lab_origins.py); with none
     # configured the dashboard's session is refused at every lab path, the problem naming the setting.
-    await _lab(nufi, world, project)
+    await make_lab(nufi, world, project)
     async with httpx.AsyncClient(base_url=nufi_url, timeout=30) as browser:
         session = await sign_in(browser, "user", "user", next_path=f"/labs/{project}/lab/")
         for accept in ("text/html", "application/json"):
@@ -233,7 +223,7 @@ async def test_without_a_lab_base_domain_the_dashboard_session_opens_no_lab(
 async def test_a_kernel_websocket_goes_through(
     nufi_url: str, nufi: httpx.AsyncClient, world: World, project: str
 ) -> None:
-    await _lab(nufi, world, project)
+    await make_lab(nufi, world, project)
     url = _ws(f"{nufi_url}/labs/{project}/lab/api/kernels/k1/socket?session_id=s1")
     protocol = "v1.kernel.websocket.jupyter.org"
     async with connect(url, additional_headers=world.user, subprotocols=[protocol]) as socket:  # type: ignore[list-item]
@@ -254,7 +244,7 @@ async def test_a_kernel_websocket_goes_through(
 async def test_websockets_refuse_strangers(
     nufi_url: str, nufi: httpx.AsyncClient, world: World, project: str, foreign_project: str
 ) -> None:
-    await _lab(nufi, world, project)
+    await make_lab(nufi, world, project)
     assert (
         await nufi.post(f"/api/v1/projects/{foreign_project}/labs", json=lab_body(), headers=world.admin)
     ).status_code == 201
@@ -277,7 +267,7 @@ async def test_websockets_refuse_strangers(
 async def test_a_notebook_lab_serves_at_the_controllers_path(
     nufi_url: str, nufi: httpx.AsyncClient, world: World, project: str, foreign_project: str, notebooks: None
 ) -> None:
-    await _lab(nufi, world, project)
+    await make_lab(nufi, world, project)
     moved = await nufi.get(f"/labs/{project}/lab/tree/a%20b", params={"x": "1"}, headers=world.user)
     assert moved.status_code == 307
     assert moved.headers["location"] == f"/notebook/{project}/lab/tree/a%20b?x=1"
@@ -294,7 +284,7 @@ async def test_a_notebook_lab_serves_at_the_controllers_path(
 async def test_a_lab_that_does_not_answer_is_a_502(
     world: World, tmp_path: Any, project: str, nufi: httpx.AsyncClient
 ) -> None:
-    await _lab(nufi, world, project)
+    await make_lab(nufi, world, project)
     settings = world.settings(
         f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}",
         lab_route="cluster-dns",
@@ -314,27 +304,11 @@ async def test_a_lab_that_does_not_answer_is_a_502(
         assert refused.value.response.status_code == 502
 
 
-class ApiServerLikeRoute:
-    """A ServiceRoute that reaches the stand-in lab under the services proxy's path, as the API server
-    would serve it: what the proxy must undo of the API server's rewriting is then visible."""
-
-    name = "service-proxy"
-
-    def __init__(self, base_url: str) -> None:
-        self._base_url = base_url
-
-    async def upstream(self, namespace: str, service: str, port: int) -> Upstream:
-        path = f"/api/v1/namespaces/{namespace}/services/{service}:{port}/proxy"
-        return Upstream(base_url=self._base_url + path, rewritten_prefix=path)
-
-
 async def test_what_the_services_proxy_rewrote_is_put_back(
     world: World, lab_server: str, tmp_path: Any, project: str, nufi: httpx.AsyncClient
 ) -> None:
-    await _lab(nufi, world, project)
-    app = lab_app(world.settings(f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"))
-    async with serving(app, client_timeout=30) as client:
-        app.state.services.lab_upstreams.route = ApiServerLikeRoute(lab_server)
+    await make_lab(nufi, world, project)
+    async with behind_services_proxy(world, lab_server, tmp_path, client_timeout=30) as client:
         prefix = f"/labs/{project}/lab/"
         seen = _seen(await client.get(f"{prefix}api/x", headers=world.user))
         # The lab is asked for its own path, under the proxy's, uncompressed so links can be put back.

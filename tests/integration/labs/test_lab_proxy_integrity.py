@@ -13,25 +13,16 @@ import httpx
 import pytest
 
 from nufi.api.lab_forward import MAX_REWRITTEN_HTML_BYTES
-from support.asgi import serving
 
 from . import upstream
-from .labs_world import World, lab_app, lab_body
-from .test_lab_proxy import ApiServerLikeRoute
-
-
-async def _lab(nufi: httpx.AsyncClient, world: World, project: str) -> None:
-    made = await nufi.post(f"/api/v1/projects/{project}/labs", json=lab_body(), headers=world.user)
-    assert made.status_code == 201, made.text
+from .labs_world import World, behind_services_proxy, make_lab
 
 
 async def test_rewritten_html_arrives_whole_and_larger_html_streams_whole(
     world: World, lab_server: str, tmp_path: Any, project: str, nufi: httpx.AsyncClient
 ) -> None:
-    await _lab(nufi, world, project)
-    app = lab_app(world.settings(f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"))
-    async with serving(app, client_timeout=60) as client:
-        app.state.services.lab_upstreams.route = ApiServerLikeRoute(lab_server)
+    await make_lab(nufi, world, project)
+    async with behind_services_proxy(world, lab_server, tmp_path, client_timeout=60) as client:
         prefix = f"/labs/{project}/lab/"
         behind = f"/api/v1/namespaces/{project}/services/lab:80/proxy"
         # Under the rewrite limit as the lab sends it (each line carries the services proxy's path):
@@ -56,7 +47,7 @@ async def test_rewritten_html_arrives_whole_and_larger_html_streams_whole(
 async def test_impersonation_headers_never_reach_the_lab(
     nufi: httpx.AsyncClient, world: World, project: str
 ) -> None:
-    await _lab(nufi, world, project)
+    await make_lab(nufi, world, project)
     answer = await nufi.get(
         f"/labs/{project}/lab/api/x",
         headers={
@@ -83,7 +74,7 @@ async def test_impersonation_headers_never_reach_the_lab(
 async def test_a_dot_segment_is_refused_not_forwarded(
     nufi: httpx.AsyncClient, world: World, project: str, rest: str
 ) -> None:
-    await _lab(nufi, world, project)
+    await make_lab(nufi, world, project)
     before = len(upstream.RECORDED)
     status, problem = await _raw_get(nufi.base_url, f"/labs/{project}/lab/{rest}/record", world.user)
     assert status == 400, (rest, problem)
