@@ -22,7 +22,7 @@ from websockets.typing import Origin
 
 from support.polling import until
 
-from .labs_world import World, create_project, lab_body, project_name, register_lpu, running
+from .labs_world import World, create_project, lab_body, make_lab, project_name, register_lpu, running
 from .sign_in import sign_in
 
 HTML = {"Accept": "text/html,application/xhtml+xml"}
@@ -74,8 +74,7 @@ async def two_labs(client: httpx.AsyncClient, world: World) -> AsyncIterator[tup
     projects = [project_name(), project_name()]
     for name in projects:
         await create_project(client, world, name, ["user"])
-        made = await client.post(f"/api/v1/projects/{name}/labs", json=lab_body(), headers=world.user)
-        assert made.status_code == 201, made.text
+        await make_lab(client, world, name)
     yield projects[0], projects[1]
     for name in projects:
         await client.delete(f"/api/v1/admin/projects/{name}", headers=world.admin)
@@ -113,11 +112,35 @@ async def _lab_cookie(
 ) -> str:
     """Open the lab from the dashboard and go through the lab sign-in: the lab cookie's value."""
     grant_url, state = await _to_grant(client, site, session, project, path)
-    exchanged = await client.get(grant_url, headers=_on_lab(site, project, state=state))
-    assert exchanged.status_code == 303, exchanged.text
+    exchanged = await _exchange(client, site, project, grant_url, state)
     name, _, rest = exchanged.headers["set-cookie"].partition("=")
     assert name == "nufi_lab"
     return rest.split(";", 1)[0]
+
+
+async def _exchange(
+    client: httpx.AsyncClient, site: Site, project: str, grant_url: str, state: str
+) -> httpx.Response:
+    """The last step of the lab sign-in: the grant shown at the lab's host with the browser's state."""
+    exchanged = await client.get(grant_url, headers=_on_lab(site, project, state=state))
+    assert exchanged.status_code == 303, exchanged.text
+    return exchanged
+
+
+def _grant_refused(answer: httpx.Response) -> None:
+    assert answer.status_code == 403, answer.text
+    assert answer.json()["type"] == "lab-grant-refused"
+
+
+def _cookie_socket(site: Site, project: str, cookie: str, origin: str) -> connect:
+    """A WebSocket to `project`'s lab kernel at the lab's host, with its lab cookie, from `origin`."""
+    return connect(
+        f"ws://{site.lab_host(project)}/labs/{project}/lab/api/kernels/k/socket",
+        host="127.0.0.1",
+        port=site.port,
+        origin=Origin(origin),
+        additional_headers={"Cookie": f"nufi_lab={cookie}"},
+    )
 
 
 def _on_lab(
@@ -139,8 +162,7 @@ async def test_the_dashboard_session_earns_a_one_lab_grant_that_becomes_a_host_o
     grant_url, state = await _to_grant(client, site, session, project, "tree/a%20b?x=1")
     assert parse_qs(urlsplit(grant_url).query)["next"] == [f"/labs/{project}/lab/tree/a%20b?x=1"]
 
-    exchanged = await client.get(grant_url, headers=_on_lab(site, project, state=state))
-    assert exchanged.status_code == 303, exchanged.text
+    exchanged = await _exchange(client, site, project, grant_url, state)
     assert exchanged.headers["location"] == f"/labs/{project}/lab/tree/a%20b?x=1"
     lab_cookie, dropped_state = exchanged.headers.get_list("set-cookie")
     attributes = [part.strip().lower() for part in lab_cookie.split(";")]
@@ -155,9 +177,7 @@ async def test_the_dashboard_session_earns_a_one_lab_grant_that_becomes_a_host_o
     upstream_headers = dict(page.json()["headers"])
     assert "cookie" not in upstream_headers, "NuFi's cookies must not reach the lab"
 
-    replayed = await client.get(grant_url, headers=_on_lab(site, project, state=state))
-    assert replayed.status_code == 403
-    assert replayed.json()["type"] == "lab-grant-refused"
+    _grant_refused(await client.get(grant_url, headers=_on_lab(site, project, state=state)))
 
 
 async def test_the_api_names_the_dashboard_entry_and_the_labs_own_origin(
@@ -172,8 +192,7 @@ async def test_the_api_names_the_dashboard_entry_and_the_labs_own_origin(
     # Following `url` on the dashboard signs the browser in to the lab and lands at `origin_url`.
     session = await sign_in(client, "user", "user")
     grant_url, state = await _to_grant(client, site, session, project, "")
-    exchanged = await client.get(grant_url, headers=_on_lab(site, project, state=state))
-    assert exchanged.status_code == 303, exchanged.text
+    exchanged = await _exchange(client, site, project, grant_url, state)
     assert site.lab_origin(project) + exchanged.headers["location"] == opens_at
     schema = (await client.get("/openapi.json")).json()["components"]["schemas"]["LabView"]
     assert "origin_url" in schema["required"]
@@ -190,9 +209,7 @@ async def test_a_grant_opens_only_in_the_browser_that_asked_for_it(
     grant_url, state = await _to_grant(client, site, session, project)
     _, other_state = await _to_grant(client, site, session, project)
     for cookies in ({}, {"state": other_state}):
-        elsewhere = await client.get(grant_url, headers=_on_lab(site, project, **cookies))
-        assert elsewhere.status_code == 403, cookies
-        assert elsewhere.json()["type"] == "lab-grant-refused"
+        _grant_refused(await client.get(grant_url, headers=_on_lab(site, project, **cookies)))
     assert (await client.get(grant_url, headers=_on_lab(site, project, state=state))).status_code == 303
     # The lab's host sends the state to the configured dashboard only, whatever address it is handed.
     next_path = f"/labs/{project}/lab/tree"
@@ -231,8 +248,7 @@ async def test_a_lab_cookie_opens_its_own_lab_only_and_the_dashboard_cookie_open
         params={"grant": grant, "next": f"/labs/{second}/lab/tree"},
         headers=_on_lab(site, second, state=state),
     )
-    assert elsewhere.status_code == 403
-    assert elsewhere.json()["type"] == "lab-grant-refused"
+    _grant_refused(elsewhere)
     # The dashboard's cookie on a lab's host counts for nothing; the lab cookie on the dashboard neither.
     dashboard_cookie = await client.get(
         f"/labs/{first}/lab/tree", headers={"Host": site.lab_host(first), "Cookie": f"nufi_session={session}"}
@@ -296,9 +312,7 @@ async def test_the_lab_cookie_ends_with_the_dashboard_session(
     assert out.status_code in (302, 303), out.text
     after = await client.get(f"/labs/{project}/lab/tree", headers=_on_lab(site, project, cookie))
     assert after.status_code == 401
-    late = await client.get(unspent, headers=_on_lab(site, project, state=state))
-    assert late.status_code == 403
-    assert late.json()["type"] == "lab-grant-refused"
+    _grant_refused(await client.get(unspent, headers=_on_lab(site, project, state=state)))
 
 
 async def test_the_lab_cookie_ends_with_the_membership(
@@ -339,25 +353,12 @@ async def test_cookie_callers_change_things_and_open_sockets_only_from_the_lab_s
     accepted = await client.post(path, content=b"{}", headers=_on_lab(site, project, cookie, Origin=own))
     assert accepted.status_code == 201, accepted.text
 
-    url = f"ws://{site.lab_host(project)}/labs/{project}/lab/api/kernels/k/socket"
     for origin in (site.lab_origin(other), site.url, "http://evil.example"):
         with pytest.raises(InvalidStatus) as foreign:
-            async with connect(
-                url,
-                host="127.0.0.1",
-                port=site.port,
-                origin=Origin(origin),
-                additional_headers={"Cookie": f"nufi_lab={cookie}"},
-            ):
+            async with _cookie_socket(site, project, cookie, origin):
                 pass
         assert foreign.value.response.status_code == 403, origin
-    async with connect(
-        url,
-        host="127.0.0.1",
-        port=site.port,
-        origin=Origin(own),
-        additional_headers={"Cookie": f"nufi_lab={cookie}"},
-    ) as socket_:
+    async with _cookie_socket(site, project, cookie, own) as socket_:
         assert json.loads(await socket_.recv())["cookie"] is None
 
 
