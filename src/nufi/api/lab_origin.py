@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlencode
 
 from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.types import Message, Send
 
 from nufi.api.problems import problem_response
@@ -196,6 +196,15 @@ def dot_segments(path: str, request_id: str | None) -> Response:
         request_id=request_id,
         extra={"field": "path"},
     )
+
+
+def lab_redirect(location: str, status: int, *cookies: str) -> Response:
+    """A redirect of the lab sign-in or the lab proxy, never cached (it may carry a grant, or set the
+    lab's cookies), setting each of `cookies` (a whole Set-Cookie value)."""
+    response = RedirectResponse(location, status_code=status, headers={"Cache-Control": "no-store"})
+    for cookie in cookies:
+        response.raw_headers.append((b"set-cookie", cookie.encode("latin-1")))
+    return response
 
 
 def sandboxed(send: Send) -> Send:

@@ -24,7 +24,7 @@ from urllib.parse import urlencode
 
 import aiohttp
 from starlette.datastructures import Headers
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nufi.api import lab_origin, lab_signin
@@ -222,8 +222,7 @@ class _HttpExchange(Exchange):
             if self.access.dashboard_url is not None:
                 # The lab sign-in (nufi.api.lab_signin) goes by the dashboard and comes back here.
                 location = self.access.sign_in_url("", next=self._here())
-                response = RedirectResponse(location, status_code=302, headers={"Cache-Control": "no-store"})
-                await response(self.scope, self.receive, self.send)
+                await lab_origin.lab_redirect(location, 302)(self.scope, self.receive, self.send)
                 return
         raise Unauthorized(SIGN_IN_HINT)
 
@@ -236,8 +235,7 @@ class _HttpExchange(Exchange):
         location = lab_signin.first_step(
             self.access, self.lab_path, here + (f"?{query}" if query else ""), dashboard
         )
-        response = RedirectResponse(location, status_code=302, headers={"Cache-Control": "no-store"})
-        await response(self.scope, self.receive, self.send)
+        await lab_origin.lab_redirect(location, 302)(self.scope, self.receive, self.send)
 
     def _here(self) -> str:
         mount = f"/{self.lab_path.family}/{self.lab_path.project}/{self.lab_path.name}"
@@ -250,8 +248,7 @@ class _HttpExchange(Exchange):
         query = self.query()
         if query and "?" not in location:
             location += f"?{query}"
-        response = RedirectResponse(location, status_code=status, headers={"Cache-Control": "no-store"})
-        await response(self.scope, self.receive, self.send)
+        await lab_origin.lab_redirect(location, status)(self.scope, self.receive, self.send)
 
 
 class _WebSocketExchange(Exchange):

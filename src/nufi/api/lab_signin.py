@@ -23,7 +23,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from nufi.api.lab_forward import SESSION_COOKIE
@@ -31,6 +31,7 @@ from nufi.api.lab_origin import (
     LabAccess,
     grant_refused,
     lab_origin_unset,
+    lab_redirect,
     next_for,
     not_on_this_host,
 )
@@ -82,7 +83,7 @@ async def at_lab_host(
                 return
         state = secrets.token_urlsafe(24)
         location = f"{dashboard}{GRANT_PATH}?{urlencode({'next': next_path, 'state': state})}"
-        response = _redirect(location, 302, access.set_state_cookie(state))
+        response = lab_redirect(location, 302, access.set_state_cookie(state))
         await response(scope, receive, send)
         return
     try:
@@ -93,7 +94,7 @@ async def at_lab_host(
         if principal is None:
             raise SealBroken("the dashboard session it came from has ended")
         await services.labs.route(principal, granted.project, granted.name)
-        response = _redirect(
+        response = lab_redirect(
             next_for(granted, next_path), 303, access.set_cookie(granted), access.drop_state_cookie()
         )
     except SealBroken as exc:
@@ -122,7 +123,7 @@ async def grant(services: Services, access: LabAccess, scope: Scope, receive: Re
         principal = await sessions.resolve(session_id)
     if principal is None:
         here = f"{GRANT_PATH}?{urlencode({'next': next_path, 'state': state})}"
-        await _redirect(f"{LOGIN_PATH}?{urlencode({'next': safe_next(here)})}", 302)(scope, receive, send)
+        await lab_redirect(f"{LOGIN_PATH}?{urlencode({'next': safe_next(here)})}", 302)(scope, receive, send)
         return
     try:
         await services.labs.route(principal, lab.project, lab.name)
@@ -131,7 +132,7 @@ async def grant(services: Services, access: LabAccess, scope: Scope, receive: Re
         return
     sealed = grants.grant(LabPass(lab.project, lab.name, session_hash(session_id)), state=state)
     location = access.sign_in_url(origins.origin(lab.project, lab.name), grant=sealed, next=next_path)
-    await _redirect(location, 302)(scope, receive, send)
+    await lab_redirect(location, 302)(scope, receive, send)
 
 
 def _lab_of(next_path: str) -> LabPath | None:
@@ -139,13 +140,6 @@ def _lab_of(next_path: str) -> LabPath | None:
     if not next_path or safe_next(next_path) != next_path:
         return None
     return match_lab_path(urlsplit(next_path).path)
-
-
-def _redirect(location: str, status: int, *cookies: str) -> Response:
-    response = RedirectResponse(location, status_code=status, headers={"Cache-Control": "no-store"})
-    for cookie in cookies:
-        response.raw_headers.append((b"set-cookie", cookie.encode("latin-1")))
-    return response
 
 
 def _bad_next(next_path: str, request_id: str | None) -> Response:
