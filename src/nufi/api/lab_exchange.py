@@ -16,6 +16,7 @@ from nufi.api import lab_origin
 from nufi.api.lab_forward import SESSION_COOKIE
 from nufi.api.lab_origin import LabAccess
 from nufi.api.lab_paths import LabPath, RouteCache
+from nufi.api.problems import request_id_in
 from nufi.auth import Principal, authenticate
 from nufi.auth.web_tokens import SealBroken
 from nufi.services import Services
@@ -47,9 +48,7 @@ class Exchange:
         self.receive = receive
         self.send = send
         self.headers = Headers(scope=scope)
-        state = scope.get("state") or {}
-        request_id = state.get("request_id")
-        self.request_id = request_id if isinstance(request_id, str) else None
+        self.request_id = request_id_in(scope)
 
     async def caller(self) -> tuple[Principal | None, bool]:
         """The caller by bearer token, else by cookie (on a lab's host the lab cookie, elsewhere the

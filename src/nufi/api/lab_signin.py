@@ -36,7 +36,7 @@ from nufi.api.lab_origin import (
     not_on_this_host,
 )
 from nufi.api.lab_paths import LOGIN_PATH, SIGN_IN_HINT, LabPath, match_lab_path
-from nufi.api.problems import nufi_error_response, problem_response
+from nufi.api.problems import nufi_error_response, problem_response, request_id_in
 from nufi.auth.lab_grants import LabPass
 from nufi.auth.web_login import safe_next
 from nufi.auth.web_sessions import session_hash
@@ -60,7 +60,7 @@ async def at_lab_host(
     services: Services, access: LabAccess, scope: Scope, receive: Receive, send: Send
 ) -> None:
     """`/_nufi/lab-signin` on a lab's host: step 2 without a grant, step 4 with one."""
-    request_id = _request_id(scope)
+    request_id = request_id_in(scope)
     sessions, grants, origins = services.web_sessions, access.grants, access.origins
     if sessions is None or grants is None or origins is None:
         await not_on_this_host(scope["path"], request_id)(scope, receive, send)
@@ -106,7 +106,7 @@ async def at_lab_host(
 
 async def grant(services: Services, access: LabAccess, scope: Scope, receive: Receive, send: Send) -> None:
     """Step 3, `/_nufi/lab-grant` on the dashboard's origin."""
-    request_id = _request_id(scope)
+    request_id = request_id_in(scope)
     sessions, grants, origins = services.web_sessions, access.grants, access.origins
     if sessions is None or grants is None or origins is None:
         await lab_origin_unset(request_id)(scope, receive, send)
@@ -158,8 +158,3 @@ def _query(scope: Scope) -> dict[str, str]:
     raw = scope.get("query_string") or b""
     parsed = parse_qs(raw.decode("latin-1"), keep_blank_values=True)
     return {name: values[0] for name, values in parsed.items() if values}
-
-
-def _request_id(scope: Scope) -> str | None:
-    found = (scope.get("state") or {}).get("request_id")
-    return found if isinstance(found, str) else None

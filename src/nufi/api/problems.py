@@ -86,6 +86,12 @@ def request_id_of(request: Request) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def request_id_in(scope: Scope) -> str | None:
+    """`request_id_of` for an ASGI app that has the scope, not a Request."""
+    value = (scope.get("state") or {}).get("request_id")
+    return value if isinstance(value, str) else None
+
+
 def internal_error_response(request_id: str | None) -> ProblemResponse:
     reference = f" (request id {request_id})" if request_id else ""
     return problem_response(
