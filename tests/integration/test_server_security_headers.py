@@ -36,6 +36,7 @@ from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from support.asgi import serving
 from support.env import clear_nufi_env, env_without_nufi
 from support.nufi_app import MEMORY_DATABASE, bearer
+from support.nufi_serve import stop
 
 NUFI = Path(sys.executable).parent / "nufi"
 LISTENING = "NuFi listening on "
@@ -140,12 +141,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     try:
         yield Server(_listening_url(process, output), idp)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
         idp.stop()
 
 

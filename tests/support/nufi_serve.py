@@ -53,3 +53,14 @@ def nufi_serve(work_dir: Path, **env: str) -> Iterator[tuple[str, int]]:
             process.kill()
             process.wait(timeout=10)
         reader.join(timeout=5)
+
+
+def stop(process: subprocess.Popen[bytes], timeout: float = 20) -> None:
+    """End `process` the way a service manager does: SIGTERM, so it shuts down cleanly, and SIGKILL if
+    it has not ended within `timeout` seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -22,6 +22,7 @@ import yaml
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.processes import free_port
 from support.env import env_without_nufi
+from support.nufi_serve import stop
 
 NUFI = Path(sys.executable).parent / "nufi"
 CLIENT_SECRET = "served-dashboard-client-secret"
@@ -100,12 +101,7 @@ def served_dashboard(work: Path, realm_spec: dict[str, Any] | None = None, **env
             _wait_ready(served)
             yield served
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)
     finally:
         idp.stop()
 
