@@ -9,8 +9,10 @@ import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import aiohttp
+import yaml
 from aiohttp import web
 
 from nufi_sandbox.processes import free_port
@@ -125,3 +127,12 @@ class HttpFault:
                 await response.write(chunk)
             await response.write_eof()
             return response
+
+
+def through(proxy: HttpFault, kubeconfig: Path, into: Path) -> Path:
+    """A copy of `kubeconfig` whose server is the proxy."""
+    config = yaml.safe_load(kubeconfig.read_text())
+    for entry in config["clusters"]:
+        entry["cluster"]["server"] = proxy.url
+    into.write_text(yaml.safe_dump(config))
+    return into

@@ -26,7 +26,6 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
@@ -34,7 +33,7 @@ from nufi.db import create_database_engine
 from nufi.errors import DependencyUnavailable
 from support.databases import BACKENDS, empty_database_url
 from support.env import env_without_nufi
-from support.http_fault import Fault, HttpFault
+from support.http_fault import Fault, HttpFault, through
 from support.nufi_app import bearer
 
 from ..workloads.workloads_world import World, deployment_body, register_lpu
@@ -304,14 +303,6 @@ async def _check(
     return broken
 
 
-def _through(proxy: HttpFault, kubeconfig: Path, into: Path) -> Path:
-    config = yaml.safe_load(kubeconfig.read_text())
-    for entry in config["clusters"]:
-        entry["cluster"]["server"] = proxy.url
-    into.write_text(yaml.safe_dump(config))
-    return into
-
-
 def _second_writes(method: str, path: str) -> bool:
     """A project's RoleBinding (after its namespace), a lab's or a deployment's Service (after the
     object written before it)."""
@@ -326,7 +317,7 @@ async def test_kill_9_between_the_writes_of_a_change(world: World, tmp_path: Pat
     database_url = f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"
     proxy = await HttpFault(world.cluster.url).start()
     env = {
-        "NUFI_KUBECONFIG": str(_through(proxy, Path(world.cluster.kubeconfig), tmp_path / "kubeconfig")),
+        "NUFI_KUBECONFIG": str(through(proxy, Path(world.cluster.kubeconfig), tmp_path / "kubeconfig")),
         "NUFI_PROMETHEUS_URL": world.prometheus.url,
         "NUFI_DATABASE_URL": database_url,
         "NUFI_OIDC_ISSUER": world.idp.issuer,

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-import yaml
 
 from nufi.config import Settings
-from support.http_fault import Fault, HttpFault, requests_to
+from support.http_fault import Fault, HttpFault, requests_to, through
 
 from ..workloads.workloads_world import (
     World,
@@ -42,15 +41,6 @@ class Faulty:
 
     async def list(self) -> httpx.Response:
         return await self.nufi.get(self.deployments, headers=self.world.user)
-
-
-def through(proxy: HttpFault, kubeconfig: Path, into: Path) -> Path:
-    """A copy of `kubeconfig` whose server is the proxy."""
-    config = yaml.safe_load(kubeconfig.read_text())
-    for entry in config["clusters"]:
-        entry["cluster"]["server"] = proxy.url
-    into.write_text(yaml.safe_dump(config))
-    return into
 
 
 @pytest.fixture
