@@ -20,9 +20,15 @@ from nufi.ui import signin
 from nufi.ui.context import LANGUAGE_COOKIE
 from nufi.ui.i18n import CATALOG, Language
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
-from support.loopback import closed_port
 
-from .test_auth_web_sessions import SECRET, browsing, dashboard_settings, settings_of, sign_in, web_idp
+from .test_auth_web_sessions import (
+    browsing,
+    dashboard_settings,
+    settings_of,
+    sign_in,
+    unreachable_issuer_settings,
+    web_idp,
+)
 
 __all__ = ["web_idp"]
 
@@ -61,13 +67,7 @@ Visit = Callable[[IdentityProviderProcess, Path, dict[str, str]], Awaitable[http
 
 
 async def unreachable(idp: IdentityProviderProcess, tmp: Path, headers: dict[str, str]) -> httpx.Response:
-    settings = settings_of(
-        database_url=f"sqlite+aiosqlite:///{tmp / 'nufi.db'}",
-        oidc_issuer=f"http://127.0.0.1:{closed_port()}/realms/super-llm",
-        oidc_client_id="nufi-dashboard",
-        dashboard_session_secret=SECRET,
-    )
-    async with browsing(settings) as (_, client):
+    async with browsing(unreachable_issuer_settings(tmp / "nufi.db")) as (_, client):
         return await client.get("/auth/login", params={"next": "/monitoring"}, headers=headers)
 
 

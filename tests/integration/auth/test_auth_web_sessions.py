@@ -66,6 +66,16 @@ def settings_of(**values: Any) -> Settings:
     return Settings(**values)
 
 
+def unreachable_issuer_settings(database: Path) -> Settings:
+    """The dashboard's sign-in configured with an issuer nothing listens at."""
+    return settings_of(
+        database_url=f"sqlite+aiosqlite:///{database}",
+        oidc_issuer=f"http://127.0.0.1:{closed_port()}/realms/super-llm",
+        oidc_client_id="nufi-dashboard",
+        dashboard_session_secret=SECRET,
+    )
+
+
 def dashboard_settings(idp: IdentityProviderProcess, database: Path, **values: Any) -> Settings:
     return Settings(
         **{
@@ -357,13 +367,7 @@ async def test_denied_consent_is_a_page(
 
 @LANGUAGES
 async def test_an_unreachable_issuer_is_a_page(tmp_path: Path, language: Language) -> None:
-    settings = settings_of(
-        database_url=f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}",
-        oidc_issuer=f"http://127.0.0.1:{closed_port()}/realms/super-llm",
-        oidc_client_id="nufi-dashboard",
-        dashboard_session_secret=SECRET,
-    )
-    async with browsing(settings) as (_, client):
+    async with browsing(unreachable_issuer_settings(tmp_path / "nufi.db")) as (_, client):
         response = await client.get(
             "/auth/login", params={"next": "/monitoring"}, headers={"Accept-Language": language}
         )
