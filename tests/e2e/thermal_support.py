@@ -30,6 +30,8 @@ POLICY: dict[str, Any] = {
     "scope": "node",
     "allow_full_shutoff": False,
     "taint_node": True,
+    "overrides_may_disable": False,
+    "override_max_trip_celsius": None,
 }
 
 

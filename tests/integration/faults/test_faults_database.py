@@ -32,6 +32,8 @@ POLICY: dict[str, Any] = {
     "scope": "node",
     "allow_full_shutoff": False,
     "taint_node": False,
+    "overrides_may_disable": False,
+    "override_max_trip_celsius": None,
 }
 TYPE = "nvidia-gpu"
 

@@ -142,12 +142,16 @@ def _policy_card(principal: Principal, t: Any, entry: PolicyEntry) -> None:
             may_disable = ui.checkbox(
                 t("thermal.field.overrides_may_disable"), value=policy.overrides_may_disable
             ).props(f'data-testid="thermal-may-disable-{entry.device_type}"')
-            max_trip = ui.number(
-                t("thermal.field.override_max_trip_celsius"),
-                value=policy.override_max_trip_celsius,
-                suffix="°C",
-                placeholder=t("thermal.field.override_max_trip_hint"),
-            ).props(f'data-testid="thermal-max-trip-{entry.device_type}"')
+            max_trip = (
+                ui.number(
+                    t("thermal.field.override_max_trip_celsius"),
+                    value=policy.override_max_trip_celsius,
+                    suffix="°C",
+                    placeholder=t("thermal.field.override_max_trip_hint"),
+                )
+                .classes("min-w-[16rem]")
+                .props(f'stack-label data-testid="thermal-max-trip-{entry.device_type}"')
+            )
         error = ui.label("").classes("text-red-700").props(f'data-testid="thermal-error-{entry.device_type}"')
         result = ui.column().classes("w-full")
 
