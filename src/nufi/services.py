@@ -24,7 +24,6 @@ from nufi.cluster.service_account import own_service_account
 from nufi.cluster.service_route import ServiceClient
 from nufi.config import Settings
 from nufi.db import Database, WebSessionStore
-from nufi.db.thermal import ThermalStore
 from nufi.db.wizard_drafts import WizardDraftStore
 from nufi.devices import FetcherRegistry
 from nufi.devices.catalog import DeviceCatalog
@@ -34,6 +33,7 @@ from nufi.logging import get_logger
 from nufi.monitoring import MonitoringService, MonitoringSettings
 from nufi.prom import PrometheusGateway
 from nufi.thermal.controller import ControllerSettings, ThermalController
+from nufi.thermal.history import ThermalRecords
 from nufi.thermal.service import ThermalService
 from nufi.workloads.accelerators import AcceleratorService
 from nufi.workloads.deployments import DeploymentService
@@ -218,7 +218,7 @@ def _thermal_controller(
         catalog=catalog,
         monitoring=monitoring,
         cluster=cluster,
-        store=ThermalStore(database.sessions),
+        records=ThermalRecords(database.sessions),
         elector=elector,
         settings=ControllerSettings(
             interval_seconds=settings.thermal_interval_seconds or refresh / 2,

@@ -20,13 +20,12 @@ from nufi.auth import Principal
 from nufi.cluster import ClusterGateway
 from nufi.cluster.lease import LeaderElector
 from nufi.cluster.traffic import node_taints, record_event, set_node_taint, set_pod_traffic
-from nufi.db.tables import ThermalEventRow
-from nufi.db.thermal import ThermalStore
 from nufi.devices.catalog import DeviceCatalog
 from nufi.errors import NufiError
 from nufi.logging import get_logger
 from nufi.monitoring import MonitoringService
 from nufi.thermal.assessment import Assessment, Decision, TrackKey, Transition, assess
+from nufi.thermal.history import ThermalEvent, ThermalRecords
 from nufi.thermal.hysteresis import Track
 from nufi.thermal.policy import ThermalPolicy, default_policy
 from nufi.thermal.serving import ServingDeployment, read_serving
@@ -65,7 +64,7 @@ class ThermalController:
         catalog: DeviceCatalog,
         monitoring: MonitoringService,
         cluster: ClusterGateway,
-        store: ThermalStore,
+        records: ThermalRecords,
         elector: LeaderElector | None,
         settings: ControllerSettings,
         identity: str,
@@ -74,7 +73,7 @@ class ThermalController:
         self._catalog = catalog
         self._monitoring = monitoring
         self._cluster = cluster
-        self._store = store
+        self._records = records
         self._elector = elector
         self._settings = settings
         self._identity = identity
@@ -151,7 +150,7 @@ class ThermalController:
         return result
 
     async def _policies(self) -> dict[str, ThermalPolicy]:
-        stored = await self._store.policies()
+        stored = await self._records.policies()
         policies = {}
         for device_type in await self._catalog.list(SYSTEM, enabled_only=True):
             policy = default_policy(device_type.thermal)
@@ -183,11 +182,11 @@ class ThermalController:
             await set_node_taint(
                 self._cluster, node, key=TAINT_KEY, value=TAINT_VALUE, effect=TAINT_EFFECT, present=present
             )
-        rows = []
+        events = []
         for transition in result.transitions:
             pods = [d for d in changed if _affected(d, transition)]
-            rows.append(_history_row(transition, pods, now))
-            await _events(self._cluster, self._identity, transition, pods, rows[-1].message)
+            events.append(_history_event(transition, pods, now))
+            await _events(self._cluster, self._identity, transition, pods, events[-1].message)
             _log.info(
                 "thermal transition",
                 device_type=transition.key.device_type,
@@ -204,7 +203,7 @@ class ThermalController:
                 await _event(
                     self._cluster, self._identity, decision, "ThermalKept", decision.reason or "", "Warning"
                 )
-        await self._store.add_events(rows)
+        await self._records.add(events)
 
 
 def _relevant(policies: Mapping[str, ThermalPolicy], serving: tuple[ServingDeployment, ...]) -> set[str]:
@@ -250,7 +249,7 @@ def _name(decision: Decision) -> str:
     return f"{decision.pod.namespace}/{decision.pod.name}"
 
 
-def _history_row(transition: Transition, pods: list[Decision], now: float) -> ThermalEventRow:
+def _history_event(transition: Transition, pods: list[Decision], now: float) -> ThermalEvent:
     key = transition.key
     where = key.node if key.device is None else f"device {key.device} on {key.node}"
     reading = "" if transition.temperature is None else f" at {transition.temperature:g} °C"
@@ -264,7 +263,7 @@ def _history_row(transition: Transition, pods: list[Decision], now: float) -> Th
         )
     if transition.override_of:
         message += f" (override of {transition.override_of})"
-    return ThermalEventRow(
+    return ThermalEvent(
         at=datetime.fromtimestamp(now, UTC),
         device_type_id=key.device_type,
         node=key.node,

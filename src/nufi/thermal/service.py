@@ -15,14 +15,14 @@ from nufi.cluster import ClusterGateway
 from nufi.cluster.deployments import annotate_deployment, get_deployment
 from nufi.db import Database
 from nufi.db.audit import AuditRepository
-from nufi.db.tables import ThermalEventRow
-from nufi.db.thermal import ThermalPolicyRepository, ThermalStore
+from nufi.db.thermal import ThermalPolicyRepository
 from nufi.db.types import utc_now
 from nufi.devices.catalog import DeviceCatalog
 from nufi.errors import NotFound
 from nufi.monitoring import MonitoringService
 from nufi.monitoring.times import parse_instant
 from nufi.thermal.controller import SYSTEM, ThermalController
+from nufi.thermal.history import ThermalEvent, ThermalRecords
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy, default_policy
 from nufi.thermal.replay import NodeReplay, replay
 from nufi.thermal.serving import OVERRIDE_ANNOTATION
@@ -81,13 +81,13 @@ class ThermalService:
         self._monitoring = monitoring
         self._cluster = cluster
         self._database = database
-        self._store = ThermalStore(database.sessions)
+        self._records = ThermalRecords(database.sessions)
         self._projects = projects
         self._controller = controller
 
     @property
-    def store(self) -> ThermalStore:
-        return self._store
+    def records(self) -> ThermalRecords:
+        return self._records
 
     async def policies(self, principal: Principal | None) -> list[PolicyEntry]:
         require_user(principal)
@@ -227,16 +227,16 @@ class ThermalService:
         limit: int = 100,
         device_type: str | None = None,
         node: str | None = None,
-    ) -> list[ThermalEventRow]:
+    ) -> list[ThermalEvent]:
         require_user(principal)
         assert principal is not None
-        rows = await self._store.events(limit=limit, device_type_id=device_type, node=node)
+        events = await self._records.events(limit=limit, device_type_id=device_type, node=node)
         if principal.is_admin:
-            return list(rows)
-        # Only the caller's own projects by name: a row outlives the project it names, so anything
+            return events
+        # Only the caller's own projects by name: an event outlives the project it names, so anything
         # else (another project, or one since deleted) is hidden.
         own = frozenset(p.name for p in await self._projects.visible_projects(principal))
-        return [_masked_event(row, own) for row in rows]
+        return [_masked_event(event, own) for event in events]
 
     async def dry_run(
         self,
@@ -269,35 +269,25 @@ def _serving(found: dict[str, Any]) -> bool:
     return labels.get(MANAGED_BY) == MANAGED_BY_NUFI and labels.get(WORKLOAD_KIND) == "deployment"
 
 
-def _masked_event(row: ThermalEventRow, own: frozenset[str]) -> ThermalEventRow:
-    """A detached copy of `row` naming pods and deployments of `own` projects only."""
+def _masked_event(event: ThermalEvent, own: frozenset[str]) -> ThermalEvent:
+    """A copy of `event` naming pods and deployments of `own` projects only."""
 
     def shown(qualified: Any) -> bool:
         return isinstance(qualified, str) and qualified.split("/", 1)[0] in own
 
-    details = dict(row.details)
+    details = dict(event.details)
     for key in ("pods_off", "pods_on"):
         details[key] = [pod if shown(pod) else HIDDEN for pod in details.get(key) or []]
     details["pods_kept"] = [
         kept if shown(kept.get("pod")) else {"pod": HIDDEN, "reason": None}
         for kept in details.get("pods_kept") or []
     ]
-    message = row.message
+    message = event.message
     override_of = details.get("override_of")
     if override_of is not None and not shown(override_of):
         details["override_of"] = HIDDEN
         message = message.replace(str(override_of), HIDDEN)
-    return ThermalEventRow(
-        id=row.id,
-        at=row.at,
-        device_type_id=row.device_type_id,
-        node=row.node,
-        device=row.device,
-        to_state=row.to_state,
-        temperature_celsius=row.temperature_celsius,
-        details=details,
-        message=message,
-    )
+    return replace(event, details=details, message=message)
 
 
 def _masked(node: NodeStatus, hidden: frozenset[str]) -> NodeStatus:

@@ -13,8 +13,8 @@ import pytest
 from fastapi import FastAPI
 
 from nufi.api import create_app
-from nufi.db.tables import ThermalEventRow
 from nufi.services import Services
+from nufi.thermal.history import ThermalEvent
 from support.asgi import serving
 
 from .workloads_world import World, register_lpu
@@ -27,14 +27,14 @@ def app(world: World, tmp_path: Path) -> FastAPI:
 
 @pytest.fixture
 async def nufi(app: FastAPI, world: World) -> AsyncIterator[httpx.AsyncClient]:
-    """The module's NuFi, whose services the test reaches to write history rows directly."""
+    """The module's NuFi, whose services the test reaches to write history events directly."""
     async with serving(app, client_timeout=30) as client:
         await register_lpu(client, world)
         yield client
 
 
-def _row(node: str, details: dict[str, Any], message: str) -> ThermalEventRow:
-    return ThermalEventRow(
+def _row(node: str, details: dict[str, Any], message: str) -> ThermalEvent:
+    return ThermalEvent(
         at=datetime.now(UTC),
         device_type_id="lpu",
         node=node,
@@ -57,7 +57,7 @@ async def test_other_projects_pods_in_the_history_are_another_project_to_users(
 ) -> None:
     services: Services = app.state.services
     mine, theirs, gone = f"{project}/llm-a", f"{foreign_project}/llm-b", "deleted-project/llm-c"
-    await services.thermal.store.add_events(
+    await services.thermal.records.add(
         [
             _row(
                 "lpu-node-1",
@@ -102,6 +102,6 @@ async def test_other_projects_pods_in_the_history_are_another_project_to_users(
     as_admin = await _events(nufi, world.admin)
     assert as_admin["lpu-node-1"]["details"]["pods_off"] == [mine, theirs, gone]
     assert as_admin["lpu-node-2"]["details"]["override_of"] == f"{foreign_project}/llm"
-    # What the user was shown was a copy: the stored rows keep every name.
-    stored = {row.node: row for row in await services.thermal.store.events()}
+    # What the user was shown was a copy: the stored events keep every name.
+    stored = {row.node: row for row in await services.thermal.records.events()}
     assert stored["lpu-node-1"].details["pods_on"] == [theirs]

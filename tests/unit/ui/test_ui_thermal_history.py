@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
-from nufi.db.tables import ThermalEventRow
+from nufi.thermal.history import ThermalEvent
 from nufi.thermal.policy import ThermalPolicy
 from nufi.ui.i18n import text
 from nufi.ui.pages.thermal import _message
@@ -14,8 +15,8 @@ from nufi.ui.pages.thermal import _message
 POLICY = ThermalPolicy().model_dump()  # 85 / 75 °C, held 10 / 30 s
 
 
-def row(to_state: str, **details: Any) -> ThermalEventRow:
-    return ThermalEventRow(
+def row(to_state: str, **details: Any) -> ThermalEvent:
+    return ThermalEvent(
         at=datetime.now(UTC),
         device_type_id="lpu",
         node="lpu-node-1",
@@ -48,6 +49,5 @@ def test_a_device_an_override_and_a_missing_reading_are_named() -> None:
 
 
 def test_a_row_without_its_policy_keeps_its_stored_message() -> None:
-    broken = row("hot")
-    broken.details = {"pods_off": []}
+    broken = replace(row("hot"), details={"pods_off": []})
     assert _message(broken, partial(text, "ko")) == broken.message

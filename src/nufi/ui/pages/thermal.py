@@ -17,8 +17,8 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
 from nufi.auth import Principal
-from nufi.db.tables import ThermalEventRow
 from nufi.errors import NufiError
+from nufi.thermal.history import ThermalEvent
 from nufi.thermal.policy import ThermalPolicy
 from nufi.thermal.service import PolicyEntry
 from nufi.ui import context
@@ -250,9 +250,9 @@ async def _history(principal: Principal, t: Any) -> None:
     )
 
 
-def _message(row: ThermalEventRow, t: Callable[..., str]) -> str:
-    """The transition told in the page's language from the row's fields; the stored (English)
-    message for a row without the policy it was judged by."""
+def _message(row: ThermalEvent, t: Callable[..., str]) -> str:
+    """The transition told in the page's language from the event's fields; the stored (English)
+    message for an event without the policy it was judged by."""
     policy = row.details.get("policy") if isinstance(row.details, dict) else None
     try:
         checked = ThermalPolicy.model_validate(policy)

@@ -1,0 +1,84 @@
+"""The history of thermal transitions as the domain sees it: events, not database rows.
+
+The controller writes events and the service reads them through `ThermalRecords`; only this module
+turns them into rows of `nufi.db` and back, so the faces never meet a row (as device types reach them
+through `devices/stored.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from nufi.db.session import SessionFactory
+from nufi.db.tables import JsonObject, ThermalEventRow
+from nufi.db.thermal import ThermalStore
+
+
+@dataclass(frozen=True)
+class ThermalEvent:
+    """One transition of a node (or a device, when `device` is set) between `normal` and `hot`, with
+    the reading that made it and the pods whose traffic it changed."""
+
+    at: datetime
+    device_type_id: str
+    node: str
+    device: str | None
+    to_state: str
+    temperature_celsius: float | None
+    # pods_off / pods_on ("namespace/name"), pods_kept ({pod, reason}), the policy, override_of.
+    details: dict[str, Any]
+    message: str
+    # Given by the database when the event is stored; None until then.
+    id: int | None = None
+
+
+class ThermalRecords:
+    """The stored policies (as saved: the controller validates them) and the events, each call in a
+    session of its own."""
+
+    def __init__(self, sessions: SessionFactory) -> None:
+        self._store = ThermalStore(sessions)
+
+    async def policies(self) -> dict[str, JsonObject]:
+        return await self._store.policies()
+
+    async def add(self, events: Sequence[ThermalEvent]) -> None:
+        await self._store.add_events([_row(event) for event in events])
+
+    async def events(
+        self, *, limit: int = 100, device_type_id: str | None = None, node: str | None = None
+    ) -> list[ThermalEvent]:
+        """The newest `limit` events matching the filters given, newest first."""
+        rows = await self._store.events(limit=limit, device_type_id=device_type_id, node=node)
+        return [_event(row) for row in rows]
+
+
+def _row(event: ThermalEvent) -> ThermalEventRow:
+    return ThermalEventRow(
+        id=event.id,
+        at=event.at,
+        device_type_id=event.device_type_id,
+        node=event.node,
+        device=event.device,
+        to_state=event.to_state,
+        temperature_celsius=event.temperature_celsius,
+        details=dict(event.details),
+        message=event.message,
+    )
+
+
+def _event(row: ThermalEventRow) -> ThermalEvent:
+    return ThermalEvent(
+        at=row.at,
+        device_type_id=row.device_type_id,
+        node=row.node,
+        device=row.device,
+        to_state=row.to_state,
+        temperature_celsius=row.temperature_celsius,
+        details=dict(row.details),
+        message=row.message,
+        id=row.id,
+    )
