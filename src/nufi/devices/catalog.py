@@ -16,13 +16,8 @@ from pydantic import ValidationError
 
 from nufi.auth import Principal, require_admin, require_user
 from nufi.cluster import ClusterGateway, read_cluster_state
-from nufi.db import (
-    AuditRecordRow,
-    AuditRepository,
-    Database,
-    DeviceTypeRepository,
-    DeviceTypeRow,
-)
+from nufi.db import AuditRepository, Database, DeviceTypeRepository, DeviceTypeRow
+from nufi.devices.audit import AuditPage, audit_page
 from nufi.devices.capacity import Inventory
 from nufi.devices.checks import (
     MetricsCheck,
@@ -62,12 +57,6 @@ _log = get_logger("nufi.devices.catalog")
 _OFFICIAL_EDITABLE = ("enabled", "labels", "metrics", "thermal")
 # Ids that would shadow fixed API paths such as /api/v1/monitoring/overview.
 _RESERVED_IDS = frozenset({"overview"})
-
-
-@dataclass(frozen=True)
-class AuditPage:
-    items: Sequence[AuditRecordRow]
-    total: int
 
 
 @dataclass(frozen=True)
@@ -322,7 +311,7 @@ class DeviceCatalog:
             repo = AuditRepository(session)
             items = await repo.list(limit, offset, target_id=target_id, actor=actor)
             total = await repo.count(target_id=target_id, actor=actor)
-        return AuditPage(items, total)
+        return audit_page(items, total)
 
     # -- internals -----------------------------------------------------------------------------------
 
