@@ -23,7 +23,8 @@ from nufi.cluster.lease import LeaderElector
 from nufi.cluster.service_account import own_service_account
 from nufi.cluster.service_route import ServiceClient
 from nufi.config import Settings
-from nufi.db import Database, WebSessionStore
+from nufi.db import Database as Database  # re-exported: the faces name it from here, never from nufi.db
+from nufi.db import WebSessionStore
 from nufi.db.wizard_drafts import WizardDraftStore
 from nufi.devices import FetcherRegistry
 from nufi.devices.catalog import DeviceCatalog

@@ -30,11 +30,10 @@ from nufi.api.problems import install_problem_handlers
 from nufi.api.security_headers import SecurityHeadersMiddleware
 from nufi.cluster import ClusterGateway
 from nufi.config import Settings, load_settings
-from nufi.db import Database
 from nufi.health import DependencyCheck
 from nufi.logging import get_logger
 from nufi.prom import PrometheusGateway
-from nufi.services import build_services
+from nufi.services import Database, build_services
 
 _log = get_logger("nufi.api")
 

@@ -122,6 +122,27 @@ def test_the_analysis_reads_the_copies_not_the_installed_packages(tree: Path) ->
             id="mock-imports-nufi",
         ),
         pytest.param(
+            "nufi_sandbox.in_process",
+            "from nufi.config import Settings",
+            "sandbox-alone",
+            "nufi_sandbox.in_process -> nufi.config",
+            id="sandbox-imports-nufi",
+        ),
+        pytest.param(
+            "nufi.ui.rows",
+            "from nufi.db.tables import ThermalEventRow",
+            "faces-no-db",
+            "nufi.ui.rows -> nufi.db.tables",
+            id="a-page-reads-rows",
+        ),
+        pytest.param(
+            "nufi.api.rows",
+            "import nufi.db",
+            "faces-no-db",
+            "nufi.api.rows -> nufi.db",
+            id="a-route-imports-the-database",
+        ),
+        pytest.param(
             "nufi.devices.upward",
             "from nufi.monitoring import service",
             "nufi-layers",
