@@ -34,6 +34,7 @@ STATE_KEYS = {
     "oidc_issuer",
     "token_url",
     "exporters",
+    "exporter_base_urls",
     "users",
     "images",
 }
@@ -62,6 +63,10 @@ def test_sandbox_json_says_where_everything_runs(sandbox: SandboxRun) -> None:
     }
     for node, url in state["exporters"].items():
         assert families[node] in httpx.get(url, timeout=5).text, node
+    assert set(state["exporter_base_urls"]) == set(state["exporters"])
+    for node, base in state["exporter_base_urls"].items():
+        # The base the README steers the exporter with: its control endpoint answers below it.
+        assert "overrides" in httpx.get(f"{base}/control/override", timeout=5).json(), node
     assert state["kube_api_url"] in Path(state["kubeconfig"]).read_text()
 
 

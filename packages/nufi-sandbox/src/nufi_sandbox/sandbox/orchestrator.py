@@ -36,7 +36,7 @@ from nufi_sandbox.sandbox.progress import StartupProgress
 from nufi_sandbox.sandbox.readiness import Readiness
 from nufi_sandbox.sandbox.runtime_map import sandbox_runtime_map, write_runtime_map
 from nufi_sandbox.sandbox.scrape import scrape_jobs
-from nufi_sandbox.sandbox.state_file import SandboxState
+from nufi_sandbox.sandbox.state_file import SandboxState, exporter_base_url
 from nufi_sandbox.sandbox.topology import LPU_RESOURCE, NODES, SandboxNode, nodes_yaml, plugin_nodes
 
 STARTUP_TIMEOUT = 60.0
@@ -268,6 +268,7 @@ class Sandbox:
         return None
 
     def state(self) -> SandboxState:
+        bases = {node.name: exporter_base_url(self.exporter_ports[node.name]) for node in self.options.nodes}
         return SandboxState(
             nufi_url=self.nufi_url,
             prometheus_url=self.prometheus.url,
@@ -275,10 +276,8 @@ class Sandbox:
             kubeconfig=self.cluster.kubeconfig,
             oidc_issuer=self.idp.issuer,
             token_url=self.idp.token_url,
-            exporters={
-                node.name: f"http://127.0.0.1:{self.exporter_ports[node.name]}/metrics"
-                for node in self.options.nodes
-            },
+            exporters={node: f"{base}/metrics" for node, base in bases.items()},
+            exporter_base_urls=bases,
         )
 
     # --- run ---------------------------------------------------------------------------------------

@@ -14,6 +14,12 @@ from nufi_sandbox.sandbox.images import IMAGES
 USERS = {"admin": "admin", "user": "user"}
 
 
+def exporter_base_url(port: int) -> str:
+    """Where a mock exporter answers: `/metrics` below it for Prometheus, `/control/override` and
+    `/control/load` to steer it."""
+    return f"http://127.0.0.1:{port}"
+
+
 @dataclass(frozen=True)
 class SandboxState:
     nufi_url: str
@@ -23,6 +29,9 @@ class SandboxState:
     oidc_issuer: str
     token_url: str
     exporters: Mapping[str, str]
+    """Each node's exporter by its metrics URL (what Prometheus scrapes)."""
+    exporter_base_urls: Mapping[str, str] = field(default_factory=dict)
+    """Each node's exporter by its base URL, below which its control endpoints are."""
     users: Mapping[str, str] = field(default_factory=lambda: dict(USERS))
     images: Mapping[str, str] = field(default_factory=lambda: dict(IMAGES))
     """What each image the sandbox runs as a local process is for: inference, jupyter, vscode."""
@@ -36,6 +45,7 @@ class SandboxState:
             "oidc_issuer": self.oidc_issuer,
             "token_url": self.token_url,
             "exporters": dict(self.exporters),
+            "exporter_base_urls": dict(self.exporter_base_urls),
             "users": dict(self.users),
             "images": dict(self.images),
         }

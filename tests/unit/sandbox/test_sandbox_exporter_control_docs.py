@@ -1,0 +1,80 @@
+"""The README's exporter control commands, as pasted: the `sandbox.json` field they read plus the paths
+they name reach the mock exporter's control endpoint, which adds, lists and removes the override."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+import httpx
+
+from nufi_mock.exporter import ExporterConfig
+from nufi_mock.exporter.app import build_engine, create_app
+from nufi_sandbox.sandbox.state_file import SandboxState, exporter_base_url
+
+README = Path(__file__).resolve().parents[3] / "README.md"
+# `EXPORTER=$(python3 -c '... json.load(open(".sandbox/sandbox.json"))["<field>"]["<node>"])')`
+_READS = re.compile(
+    r'EXPORTER=\$\(python3 -c .*json\.load\(open\("\.sandbox/sandbox\.json"\)\)\["(\w+)"\]\["([\w-]+)"\]'
+)
+
+
+def control_block() -> str:
+    """The README's fenced shell block that steers the exporter."""
+    blocks = re.findall(r"^```sh\n(.*?)^```", README.read_text(encoding="utf-8"), re.S | re.M)
+    steering = [block for block in blocks if "/control/override" in block]
+    assert len(steering) == 1, "the README has one block of exporter control commands"
+    return str(steering[0])
+
+
+def curl_requests(block: str) -> list[tuple[str, str, str | None]]:
+    """`(method, URL as written, body)` of each curl command in the block."""
+    found = []
+    for command in block.replace("\\\n", " ").splitlines():
+        words = shlex.split(command, posix=True)
+        if not words or words[0] != "curl":
+            continue
+        body = words[words.index("-d") + 1] if "-d" in words else None
+        method = words[words.index("-X") + 1] if "-X" in words else ("POST" if body else "GET")
+        url = next(word for word in words[1:] if word.startswith("$EXPORTER"))
+        found.append((method, url, body))
+    return found
+
+
+async def test_the_readme_commands_add_list_and_remove_an_override_on_the_sandbox_exporter() -> None:
+    block = control_block()
+    reads = _READS.search(block)
+    assert reads, "the README reads the exporter's address from sandbox.json"
+    field, node = reads.groups()
+    base = exporter_base_url(9850)
+    state = SandboxState(
+        nufi_url="http://127.0.0.1:8080",
+        prometheus_url="http://127.0.0.1:9090",
+        kube_api_url="http://127.0.0.1:6443",
+        kubeconfig=Path("kubeconfig"),
+        oidc_issuer="http://127.0.0.1:8180/realms/super-llm",
+        token_url="http://127.0.0.1:8180/token",
+        exporters={node: f"{base}/metrics"},
+        exporter_base_urls={node: base},
+    )
+    exporter = json.loads(json.dumps(state.as_json()))[field][node]
+    requests = curl_requests(block)
+    assert [method for method, _, _ in requests] == ["POST", "GET", "DELETE"]
+
+    # The exporter as the sandbox starts it for an LPU node, served in process (its lifespan not run:
+    # the control endpoint needs no ticking).
+    engine = build_engine(ExporterConfig(profile="lpu", nodes=(node,), devices_per_node=4))
+    transport = httpx.ASGITransport(app=create_app(engine))
+    async with httpx.AsyncClient(transport=transport) as client:
+        answers = []
+        for method, url, body in requests:
+            answers.append(await client.request(method, url.replace("$EXPORTER", exporter), content=body))
+    added, listed, removed = answers
+    assert added.status_code == 201, added.text
+    assert listed.status_code == 200
+    assert [item["metric"] for item in listed.json()["overrides"]] == ["temperature"]
+    assert removed.status_code == 200
+    assert [(item["node"], item["value"]) for item in removed.json()["removed"]] == [(node, 95.0)]
+    assert engine.overrides.active(engine.clock()) == []
