@@ -19,6 +19,16 @@ from nufi_sandbox.sandbox.state_file import SandboxState
 
 # How long each address in the banner has to answer.
 _ASK_TIMEOUT = 5.0
+# The dashboard's Add Device wizard (Admin → Devices → Add Device). Written out, since the sandbox
+# never imports nufi; tests/unit/sandbox/test_sandbox_banner.py holds it to the dashboard's own path.
+WIZARD_PATH = "/admin/devices/new"
+# What the sandbox offers to try, once it is ready: what NuFi has built, and where it is in the dashboard.
+BUILT = (
+    "Built and running here: the device catalog and monitoring; projects with inference deployments",
+    "and Jupyter / VS Code labs (Workloads → Deployments, Labs; VS Code is a stand-in page in the",
+    "sandbox), each lab on a host of its own; temperature-based traffic control (Admin → Thermal);",
+    "the audit log (Admin → Audit).",
+)
 
 
 def _shown(path: Path) -> str:
@@ -49,6 +59,11 @@ def banner_rows(state: SandboxState, *, state_file: Path, logs: Path) -> list[Ro
     return [
         Row("Dashboard", f"{state.nufi_url}/", url=f"{state.nufi_url}/"),
         Row("API docs", f"{state.nufi_url}/docs", url=f"{state.nufi_url}/docs"),
+        Row(
+            "Add Device",
+            f"{state.nufi_url}{WIZARD_PATH}  (Admin → Devices → Add Device, as admin)",
+            url=f"{state.nufi_url}{WIZARD_PATH}",
+        ),
         Row("Sign in", "admin / admin (role nufi-admin), user / user (no admin role)"),
         Row(
             "Token URL",
@@ -114,12 +129,19 @@ def print_ready(
             f"  [dim](not listed: {escape(row.label)} at {escape(row.url or '')} {why})[/]", soft_wrap=True
         )
     console.print()
+    for line in BUILT:
+        console.print(line, soft_wrap=True)
+    console.print()
     if registered_lpu is None:
         console.print(
             "The LPU (hyperaccel.ai/lpu) is on lpu-node-1 and lpu-node-2 but not registered in NuFi yet:",
             soft_wrap=True,
         )
-        console.print('registering it is your first step (README, "First steps").')
+        console.print(
+            "registering it is your first step, in the dashboard (Admin → Devices → Add Device) "
+            'or through the API (README, "First steps").',
+            soft_wrap=True,
+        )
     else:
         console.print(
             f"The LPU is registered in NuFi as `{registered_lpu}` (kept from an earlier run; "

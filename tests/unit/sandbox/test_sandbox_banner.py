@@ -1,0 +1,59 @@
+"""The sandbox's start banner says what NuFi has built and sends an admin to the Add Device wizard at the
+path the dashboard serves it."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+from rich.console import Console
+
+from nufi_sandbox.sandbox.banner import WIZARD_PATH, banner_rows, print_ready
+from nufi_sandbox.sandbox.state_file import SandboxState
+
+SOURCE = Path(__file__).resolve().parents[3] / "src" / "nufi" / "ui"
+
+STATE = SandboxState(
+    nufi_url="http://127.0.0.1:8080",
+    prometheus_url="http://127.0.0.1:9090",
+    kube_api_url="http://127.0.0.1:6443",
+    kubeconfig=Path("/tmp/kubeconfig"),
+    oidc_issuer="http://127.0.0.1:8180/realms/super-llm",
+    token_url="http://127.0.0.1:8180/realms/super-llm/protocol/openid-connect/token",
+    exporters={"lpu-node-1": "http://127.0.0.1:9850/metrics"},
+)
+
+
+def printed(registered_lpu: str | None) -> str:
+    out = io.StringIO()
+    rows = banner_rows(STATE, state_file=Path("/tmp/sandbox.json"), logs=Path("/tmp/logs"))
+    print_ready(Console(file=out, width=100), rows, seconds=1.0, registered_lpu=registered_lpu)
+    return out.getvalue()
+
+
+def test_the_banners_wizard_path_is_the_one_the_dashboard_serves() -> None:
+    # The sandbox never imports nufi, so the path is read from the dashboard's source.
+    declared = {
+        match
+        for file in SOURCE.rglob("*.py")
+        for match in re.findall(r'"(/admin/devices/new)"', file.read_text(encoding="utf-8"))
+    }
+    assert declared == {WIZARD_PATH}
+
+
+def test_the_banner_points_to_add_device_and_says_what_is_built() -> None:
+    text = printed(registered_lpu=None)
+    assert f"Add Device  http://127.0.0.1:8080{WIZARD_PATH}  (Admin → Devices → Add Device" in text
+    assert "Admin → Devices → Add Device) or through the API" in text
+    flat = " ".join(text.split())
+    for built in ["inference deployments", "Jupyter / VS Code labs", "traffic control", "audit log"]:
+        assert built in flat, built
+    assert "Next" not in text
+
+
+def test_with_the_lpu_registered_the_banner_names_it_and_still_says_what_is_built() -> None:
+    text = printed(registered_lpu="hyperaccel-lpu")
+    assert "registered in NuFi as `hyperaccel-lpu`" in text
+    assert "Admin → Devices → Add Device" in text
+    assert "traffic control" in text
