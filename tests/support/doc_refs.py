@@ -47,6 +47,9 @@ _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _MAKE = re.compile(r"\bmake ([a-z][a-z0-9-]*)")
 _METHOD_ROUTE = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE) (/api/v1/\S*)")
 _ROUTE = re.compile(r"(?:^|\s)(/api/v1/\S*)")
+_FENCED_MAKE = re.compile(r"^\s*make ([a-z][a-z0-9-]*)", re.M)
+_FENCED_MODULE = re.compile(r"\s-m ([\w.]+)")
+_FENCED_ROUTE = re.compile(r"\$\{?NUFI\}?(/api/v1/[^\"'\s]*)")
 _MAKE_TARGET = re.compile(r"^([A-Za-z0-9_.-]+)\s*:(?!=)", re.M)
 _PARAM = re.compile(r"^(\{[^}/]+\}|<[^>/]+>)$")
 
@@ -72,10 +75,17 @@ class Missing:
 
 
 def spans(text: str) -> Iterator[str]:
-    """The backticked spans and link targets of a Markdown text, outside fenced blocks."""
+    """The backticked spans and link targets of a Markdown text, outside fenced blocks, and from the
+    fenced blocks what a reader runs against the repository: `make` lines, `-m` modules and NuFi's
+    routes (`"$NUFI/api/v1/..."`)."""
     prose = _FENCE.sub("", text)
     yield from _BACKTICKED.findall(prose)
     yield from (f"\0link {target}" for target in _LINK.findall(prose))
+    for block in _FENCE.finditer(text):
+        shell = block.group(0)
+        yield from (f"make {target}" for target in _FENCED_MAKE.findall(shell))
+        yield from _FENCED_MODULE.findall(shell)
+        yield from _FENCED_ROUTE.findall(shell)
 
 
 def _word(raw: str) -> str:

@@ -72,9 +72,21 @@ def test_examples_fenced_blocks_and_other_systems_names_are_not_names_of_the_rep
         "`deploy/kustomize/overlays/<name>/`, `DIR/cluster.json`, `hyperaccel.ai/lpu`, `apps/v1`,\n"
         "`kubectl -n nufi logs deploy/nufi`, `nufi.example.com`, `https://nufi.example.com/x.py`,\n"
         "`.sandbox/sandbox.json`, [uv](https://docs.astral.sh/uv/)\n"
-        "```sh\ncat src/nufi/none.py\nmake nothing\n```\n"
+        "```sh\ncat src/nufi/none.py  # a shell block's files are the reader's, not the repository's\n```\n"
     )
     assert missing_in("docs/guide.md", text, world) == []
+
+
+def test_what_a_shell_block_runs_against_the_repository_is_checked(world: World) -> None:
+    text = (
+        "```sh\nmake run\nmake nothing\n.venv/bin/python -m nufi.gone\npython3 -m json.tool\n"
+        'curl -s "$NUFI/api/v1/devices/lpu" "$NUFI/api/v1/elsewhere?x=1"\n```\n'
+    )
+    assert names(missing_in("docs/guide.md", text, world)) == [
+        ("make target", "nothing"),
+        ("module", "nufi.gone"),
+        ("route", "/api/v1/elsewhere?x=1"),
+    ]
 
 
 def test_an_allowed_span_is_skipped_and_nothing_else(world: World) -> None:
