@@ -176,21 +176,60 @@ def opened(case: Any, headers: dict[str, str]) -> None:
             assert media_type == "application/problem+json", (response.status_code, media_type)
 
 
+def snapshot(client: httpx.Client) -> tuple[frozenset[str], frozenset[str]]:
+    """The projects and device types the server holds."""
+    projects = client.get("/api/v1/projects").raise_for_status().json()["items"]
+    types = client.get("/api/v1/devices").raise_for_status().json()["items"]
+    return frozenset(p["name"] for p in projects), frozenset(t["id"] for t in types)
+
+
+def restore(client: httpx.Client, baseline: tuple[frozenset[str], frozenset[str]]) -> None:
+    """Removes the projects and device types a sequence created, so that the next sequence meets the
+    server as the first did: Hypothesis replays the opening steps of earlier sequences, and a replayed
+    create must answer as it did then (201, not 409), or what is drawn next differs and Hypothesis
+    stops with FlakyStrategyDefinition instead of testing."""
+    projects, types = snapshot(client)
+    for name in projects - baseline[0]:
+        client.delete(f"/api/v1/admin/projects/{name}").raise_for_status()
+    for type_id in types - baseline[1]:
+        client.delete(f"/api/v1/admin/devices/{type_id}").raise_for_status()
+
+
 def stateful_failures(url: str, token: str) -> str | None:
     """Linked sequences (the links schemathesis infers from the document's parameters and response
-    schemas): what failed, or None."""
+    schemas): what failed, with the steps of the sequence up to it, or None."""
     # A stream never ends by itself: its answers are judged by `opened` in the stateless run.
     schema = schemathesis.openapi.from_url(f"{url}/openapi.json").exclude(path_regex=r"/stream$")
     machine = schema.as_state_machine()
     headers = {"Authorization": f"Bearer {token}"}
+    client = httpx.Client(base_url=url, headers=headers, timeout=30)
+    baseline = snapshot(client)
+    steps: list[str] = []
+    # The first answer that failed a check, as it came: a failure found while generating is then
+    # reported even if Hypothesis's replay of it goes another way.
+    first_failure: list[str] = []
 
     class Signed(machine):  # type: ignore[misc, valid-type]
+        def setup(self) -> None:
+            super().setup()
+            steps.clear()
+
+        def teardown(self) -> None:
+            super().teardown()
+            restore(client, baseline)
+
         def get_call_kwargs(self, case: Any) -> dict[str, Any]:
             without_framing(case)
             return {"headers": headers, "timeout": 30}
 
         def validate_response(self, response: Any, case: Any, **kwargs: Any) -> None:
-            case.validate_response(response, checks=CHECKS, transport_kwargs=kwargs)
+            steps.append(f"{case.method} {case.formatted_path} -> {response.status_code}")
+            try:
+                case.validate_response(response, checks=CHECKS, transport_kwargs=kwargs)
+            except Exception as exc:
+                if not first_failure:
+                    first_failure.extend([*steps, f"{response.text[:500]}\n{exc}"])
+                raise
 
     try:
         Signed.run(
@@ -204,7 +243,11 @@ def stateful_failures(url: str, token: str) -> str | None:
             )
         )
     except Exception as exc:
-        return f"{type(exc).__name__}: {exc}"
+        first = "\n".join(first_failure or ["(no check failed)"])
+        last = "\n".join(steps)
+        return f"{type(exc).__name__}: {exc}\nfirst failing sequence:\n{first}\nlast sequence:\n{last}"
+    finally:
+        client.close()
     return None
 
 
