@@ -226,7 +226,7 @@ def stateful_failures(url: str, token: str) -> str | None:
             steps.append(f"{case.method} {case.formatted_path} -> {response.status_code}")
             try:
                 case.validate_response(response, checks=CHECKS, transport_kwargs=kwargs)
-            except Exception as exc:
+            except BaseException as exc:  # a FailureGroup, raised again as it is
                 if not first_failure:
                     first_failure.extend([*steps, f"{response.text[:500]}\n{exc}"])
                 raise
@@ -242,7 +242,7 @@ def stateful_failures(url: str, token: str) -> str | None:
                 suppress_health_check=list(HealthCheck),
             )
         )
-    except Exception as exc:
+    except (Exception, BaseExceptionGroup) as exc:  # schemathesis's FailureGroup is a BaseExceptionGroup
         first = "\n".join(first_failure or ["(no check failed)"])
         last = "\n".join(steps)
         return f"{type(exc).__name__}: {exc}\nfirst failing sequence:\n{first}\nlast sequence:\n{last}"
