@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 # bench/ is a package of the repository root, which is not on the tests' import path.
-_PATH = Path(__file__).resolve().parents[2] / "bench" / "reliability_report.py"
+_PATH = Path(__file__).resolve().parents[3] / "bench" / "reliability_report.py"
 _SPEC = importlib.util.spec_from_file_location("reliability_report", _PATH)
 assert _SPEC is not None and _SPEC.loader is not None
 report = importlib.util.module_from_spec(_SPEC)

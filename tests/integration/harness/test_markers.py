@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-TESTS_DIR = Path(__file__).resolve().parents[1]
+TESTS_DIR = Path(__file__).resolve().parents[2]
 REPO_ROOT = TESTS_DIR.parent
 
 
