@@ -8,6 +8,7 @@ Texts take `str.format` fields by name (`{node}`).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Literal, get_args
 
 Language = Literal["ko", "en"]
@@ -852,6 +853,16 @@ def text(language: Language, key: str, **fields: object) -> str:
     """The text of `key` in `language`; KeyError for a key the catalog does not have."""
     template = CATALOG[language][key]
     return template.format(**fields) if fields else template
+
+
+@dataclass(frozen=True)
+class Translator:
+    """The texts of one language: what every page builder receives, called as `t("key", field=...)`."""
+
+    language: Language
+
+    def __call__(self, key: str, **fields: object) -> str:
+        return text(self.language, key, **fields)
 
 
 def preferred_language(accept_language: str | None) -> Language:
