@@ -21,7 +21,6 @@ from nufi.devices.spec import (
     DeviceType,
     DeviceTypeCreate,
     DeviceTypeUpdate,
-    FieldError,
     Labels,
     LabelsDraft,
     Memory,
@@ -29,9 +28,9 @@ from nufi.devices.spec import (
     Metrics,
     MetricsDraft,
     ThermalDefaults,
-    field_errors,
 )
 from nufi.devices.units import BYTES_PER_UNIT, MemoryUnit, to_bytes
+from nufi.devices.validation_errors import FieldError, field_errors
 
 __all__ = [
     "BYTES_PER_UNIT",

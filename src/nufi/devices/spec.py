@@ -13,14 +13,13 @@ parsed: FastAPI validates request bodies on the event loop, so an unbounded pars
 or crash the server. Parses are cached by text, so validating a stored type again is cheap.
 
 The JSON Schema of each field states the rule its validator enforces (`pattern`, `maxLength`), while
-the validator keeps the message that says how to fix the value.
+the validator keeps the message that says how to fix the value; `devices/validation_errors.py` turns
+a rejected document into those messages, each with the dotted path of its field.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -28,7 +27,6 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
-    ValidationError,
     ValidationInfo,
     field_validator,
     model_serializer,
@@ -38,6 +36,9 @@ from pydantic_core import PydanticCustomError
 
 from nufi.devices.resource_keys import NAME_MAX_LENGTH, PREFIX_MAX_LENGTH, resource_key_problems
 from nufi.devices.units import MemoryUnit
+
+# Importable from here too, where the dashboard's wizard takes it from.
+from nufi.devices.validation_errors import field_errors as field_errors
 from nufi.prom.promql import (
     MAX_EXPRESSION_CHARS,
     ExpressionError,
@@ -382,38 +383,3 @@ class DeviceType(DeviceTypeFields):
         # Identity first, as the API documents it; fields are declared base-class first.
         data: dict[str, Any] = handler(self)
         return {key: data[key] for key in _API_ORDER if key in data} | data
-
-
-# --- reporting validation errors ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FieldError:
-    """One rejected input: `field` is a dotted path such as `metrics.memory.total`."""
-
-    field: str
-    message: str
-
-
-def field_errors(error: ValidationError) -> list[FieldError]:
-    """The errors of a rejected document, each with the dotted path of the field at fault."""
-    return [FieldError(_dotted(item["loc"]), _message(item)) for item in error.errors()]
-
-
-def _dotted(loc: Sequence[int | str]) -> str:
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        else:
-            path += f".{part}" if path else part
-    return path
-
-
-def _message(item: Any) -> str:
-    kind = item["type"]
-    if kind == "missing":
-        return "this field is required"
-    if kind == "extra_forbidden":
-        return "this field is not part of a device type; remove it (check its spelling)"
-    return str(item["msg"])

@@ -13,9 +13,9 @@ from nufi.devices.spec import (
     DeviceTypeCreate,
     DeviceTypeUpdate,
     MetricsDraft,
-    field_errors,
 )
 from nufi.devices.units import BYTES_PER_UNIT, MemoryUnit, to_bytes
+from nufi.devices.validation_errors import field_errors
 from support.lpu_type import LPU_LABELS, LPU_METRICS, LPU_RESOURCE_KEY
 
 LPU: dict[str, Any] = {

@@ -29,9 +29,9 @@ from nufi.devices.spec import (
     DeviceTypeCreate,
     DeviceTypeUpdate,
     MetricsDraft,
-    field_errors,
     is_fetcher_name,
 )
+from nufi.devices.validation_errors import field_errors
 from nufi.prom.promql import MAX_EXPRESSION_CHARS, MAX_EXPRESSION_DEPTH, label_name_problem
 from support.lpu_type import LPU_LABELS, LPU_METRICS, LPU_RESOURCE_KEY
 
