@@ -1,0 +1,23 @@
+"""English texts of the frame around every page: the title, the menu, the header and the 403 page."""
+
+TEXTS: dict[str, str] = {
+    "app.title": "NuFi",
+    "nav.monitoring": "Monitoring",
+    "nav.admin": "Admin",
+    "nav.devices": "Devices",
+    "nav.audit": "Audit",
+    "nav.thermal": "Thermal",
+    "header.sign_out": "Sign out",
+    "header.language": "Language",
+    "forbidden.title": "You do not have access",
+    "forbidden.body": (
+        "Only administrators with the nufi-admin role can open this page. "
+        "Ask an administrator for the role if you need it."
+    ),
+    "forbidden.back": "Back to monitoring",
+    # Workloads: Deployments, Labs and Admin → Projects.
+    "nav.workloads": "Workloads",
+    "nav.deployments": "Deployments",
+    "nav.labs": "Labs",
+    "nav.projects": "Projects",
+}

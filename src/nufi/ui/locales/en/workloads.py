@@ -1,0 +1,37 @@
+"""English texts of what Deployments, Labs and Projects share: fields, actions, statuses and ages."""
+
+TEXTS: dict[str, str] = {
+    "workloads.project": "Project",
+    "workloads.project_not_offered": (
+        "There is no project {asked}, or you are not a member of it; showing {chosen} instead."
+    ),
+    "workloads.no_projects.title": "You are not a member of any project",
+    "workloads.no_projects.body": "Workloads live in projects. Ask an administrator to add you to one.",
+    "workloads.accelerator.option": "{name} ({resource}) — {free} free",
+    "workloads.accelerator.none": (
+        "No accelerator is available in the cluster. An administrator can enable a type "
+        "under Admin → Devices."
+    ),
+    "workloads.field.name": "Name",
+    "workloads.field.accelerator": "Accelerator",
+    "workloads.field.count": "Accelerators per pod",
+    "workloads.action.delete": "Delete",
+    "workloads.action.cancel": "Cancel",
+    "workloads.age.s": "{n}s",
+    "workloads.age.m": "{n}m",
+    "workloads.age.h": "{n}h",
+    "workloads.age.d": "{n}d",
+    "workloads.status.Ready": "Ready",
+    "workloads.status.Starting": "Starting",
+    "workloads.status.Pending": "Pending",
+    "workloads.status.Degraded": "Degraded",
+    "workloads.status.Error": "Error",
+    "workloads.status.ScaledDown": "Scaled down",
+    "workloads.status.Stopped": "Stopped",
+    "workloads.error.invalid": "Check the fields below.",
+    "workloads.error.conflict": "The name is taken, or someone else changed this meanwhile.",
+    "workloads.error.not_found": "Not found; it may have been deleted. Refresh the list.",
+    "workloads.error.forbidden": "You have no access to this project.",
+    "workloads.error.failed": "The request could not be carried out.",
+    "workloads.error.unexpected": "Something unexpected went wrong; the server log has the details.",
+}

@@ -1,0 +1,14 @@
+"""Korean texts of the monitoring charts."""
+
+TEXTS: dict[str, str] = {
+    "charts.title": "시간별 추이",
+    "charts.loading": "기간 데이터를 불러오는 중…",
+    "charts.metric.utilization": "사용률",
+    "charts.metric.memory": "메모리",
+    "charts.metric.temperature": "온도",
+    "charts.metric.power": "전력",
+    "charts.unit.utilization": "%",
+    "charts.unit.memory": "GiB (사용)",
+    "charts.unit.temperature": "°C",
+    "charts.unit.power": "W",
+}

@@ -1,0 +1,22 @@
+"""Korean texts of the frame around every page: the title, the menu, the header and the 403 page."""
+
+TEXTS: dict[str, str] = {
+    "app.title": "NuFi",
+    "nav.monitoring": "모니터링",
+    "nav.admin": "관리",
+    "nav.devices": "디바이스",
+    "nav.audit": "감사 기록",
+    "nav.thermal": "온도 제어",
+    "header.sign_out": "로그아웃",
+    "header.language": "언어",
+    "forbidden.title": "접근 권한이 없습니다",
+    "forbidden.body": (
+        "이 페이지는 nufi-admin 역할이 있는 관리자만 볼 수 있습니다. 필요하면 관리자에게 역할을 요청하세요."
+    ),
+    "forbidden.back": "모니터링으로 돌아가기",
+    # Workloads: Deployments, Labs and Admin → Projects.
+    "nav.workloads": "워크로드",
+    "nav.deployments": "배포",
+    "nav.labs": "랩",
+    "nav.projects": "프로젝트",
+}

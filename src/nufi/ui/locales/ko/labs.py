@@ -1,0 +1,26 @@
+"""Korean texts of Workloads → Labs."""
+
+TEXTS: dict[str, str] = {
+    "labs.title": "랩",
+    "labs.empty": ("이 프로젝트에는 아직 랩이 없습니다. 아래에서 만들 수 있습니다."),
+    "labs.column.name": "이름",
+    "labs.column.kind": "종류",
+    "labs.column.status": "상태",
+    "labs.column.accelerator": "가속기 (파드당 개수)",
+    "labs.column.storage": "저장 공간",
+    "labs.column.reason": "대기 사유",
+    "labs.column.age": "경과 시간",
+    "labs.action.open": "열기",
+    "labs.action.stop": "중지",
+    "labs.action.start": "시작",
+    "labs.action.create": "랩 만들기",
+    "labs.create.title": "새 랩",
+    "labs.field.kind": "종류",
+    "labs.field.storage": "홈 볼륨 크기 (GiB)",
+    "labs.delete.title": "랩 {name}을(를) 삭제할까요?",
+    "labs.delete.body": ("랩 서버와 홈 볼륨(저장된 파일 포함)이 모두 삭제됩니다. 되돌릴 수 없습니다."),
+    "labs.done.created": "랩 {name}을(를) 만들었습니다.",
+    "labs.done.stop": ("랩 {name}을(를) 중지했습니다. 홈 볼륨은 그대로 남아 있습니다."),
+    "labs.done.start": "랩 {name}을(를) 다시 시작합니다.",
+    "labs.done.deleted": "랩 {name}을(를) 삭제했습니다.",
+}

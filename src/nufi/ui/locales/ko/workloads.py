@@ -1,0 +1,38 @@
+"""Korean texts of what Deployments, Labs and Projects share: fields, actions, statuses and ages."""
+
+TEXTS: dict[str, str] = {
+    "workloads.project": "프로젝트",
+    "workloads.project_not_offered": (
+        "프로젝트 {asked}이(가) 없거나 멤버가 아닙니다. 대신 {chosen}을(를) 보여 줍니다."
+    ),
+    "workloads.no_projects.title": "소속된 프로젝트가 없습니다",
+    "workloads.no_projects.body": (
+        "워크로드는 프로젝트 안에서 만들고 관리합니다. 관리자에게 프로젝트에 추가해 달라고 요청하세요."
+    ),
+    "workloads.accelerator.option": "{name} ({resource}) — {free}개 사용 가능",
+    "workloads.accelerator.none": (
+        "클러스터에 사용할 수 있는 가속기가 없습니다. 관리자가 관리 → 디바이스에서 유형을 활성화해야 합니다."
+    ),
+    "workloads.field.name": "이름",
+    "workloads.field.accelerator": "가속기",
+    "workloads.field.count": "가속기 개수 (파드당)",
+    "workloads.action.delete": "삭제",
+    "workloads.action.cancel": "취소",
+    "workloads.age.s": "{n}초",
+    "workloads.age.m": "{n}분",
+    "workloads.age.h": "{n}시간",
+    "workloads.age.d": "{n}일",
+    "workloads.status.Ready": "준비됨",
+    "workloads.status.Starting": "시작 중",
+    "workloads.status.Pending": "대기 중",
+    "workloads.status.Degraded": "일부 장애",
+    "workloads.status.Error": "오류",
+    "workloads.status.ScaledDown": "축소됨 (0개)",
+    "workloads.status.Stopped": "중지됨",
+    "workloads.error.invalid": "입력값을 확인하세요.",
+    "workloads.error.conflict": "이미 있는 이름이거나 다른 변경과 충돌했습니다.",
+    "workloads.error.not_found": "찾을 수 없습니다. 목록을 새로 고쳐 보세요.",
+    "workloads.error.forbidden": "이 프로젝트에 대한 권한이 없습니다.",
+    "workloads.error.failed": "요청을 처리하지 못했습니다.",
+    "workloads.error.unexpected": ("예상하지 못한 오류가 발생했습니다. 서버 로그를 확인하세요."),
+}
