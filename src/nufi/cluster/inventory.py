@@ -13,18 +13,31 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import aiohttp
 from kubernetes_asyncio.client import CoreV1Api
 
 from nufi.cluster.gateway import KUBERNETES, ClusterGateway
+from nufi.cluster.resources import effective_requests, is_extended_resource, quantity_to_int
 from nufi.errors import DependencyUnavailable
+
+# `is_extended_resource` is read from here by the resource-key check; its rules are in `resources`.
+__all__ = [
+    "BOUND_LIVE_PODS",
+    "PAGE_SIZE",
+    "TERMINAL_PHASES",
+    "BoundPod",
+    "NodeResources",
+    "bound_pod",
+    "is_extended_resource",
+    "list_bound_pods",
+    "list_nodes",
+    "list_raw",
+    "node_resources",
+]
 
 PAGE_SIZE = 500
 TIMEOUT_SETTING = "NUFI_KUBE_TIMEOUT_SECONDS"
@@ -32,23 +45,6 @@ TIMEOUT_SETTING = "NUFI_KUBE_TIMEOUT_SECONDS"
 # purpose, since the scheduler counts their resources until they are gone.
 BOUND_LIVE_PODS = "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
-# Kubernetes keeps resource names under this domain (and its subdomains) for itself.
-RESERVED_DOMAIN = "kubernetes.io/"
-
-_QUANTITY = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+))(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?")
-_SUFFIXES: dict[str, Decimal] = {
-    "": Decimal(1),
-    "n": Decimal("1e-9"),
-    "u": Decimal("1e-6"),
-    "m": Decimal("1e-3"),
-    "k": Decimal("1e3"),
-    "M": Decimal("1e6"),
-    "G": Decimal("1e9"),
-    "T": Decimal("1e12"),
-    "P": Decimal("1e15"),
-    "E": Decimal("1e18"),
-    **{suffix: Decimal(1024**power) for power, suffix in enumerate(("Ki", "Mi", "Gi", "Ti", "Pi", "Ei"), 1)},
-}
 
 
 @dataclass(frozen=True)
@@ -82,31 +78,6 @@ class BoundPod:
     extended_requests: Mapping[str, int]
 
 
-def parse_quantity(text: str) -> Decimal:
-    """The value of a Kubernetes quantity such as `8`, `500m`, `64Gi` or `1e3`."""
-    match = _QUANTITY.fullmatch(text.strip())
-    if match is None:
-        raise ValueError(f"{text!r} is not a Kubernetes quantity (e.g. 8, 500m, 64Gi)")
-    number, suffix = match.group(1), match.group(2) or ""
-    try:
-        if suffix[:1] in ("e", "E"):
-            return Decimal(number) * (Decimal(10) ** int(suffix[1:]))
-        return Decimal(number) * _SUFFIXES[suffix]
-    except InvalidOperation:
-        raise ValueError(f"{text!r} is not a Kubernetes quantity (e.g. 8, 500m, 64Gi)") from None
-
-
-def quantity_to_int(text: str) -> int:
-    """A count of devices: extended resources are whole numbers, and a fraction rounds up as
-    Kubernetes does when it reports an integer value."""
-    return math.ceil(parse_quantity(text))
-
-
-def is_extended_resource(name: str) -> bool:
-    """Whether `name` is outside Kubernetes' own resources (it has a domain that is not kubernetes.io)."""
-    return "/" in name and RESERVED_DOMAIN not in name
-
-
 async def list_nodes(cluster: ClusterGateway, *, page_size: int = PAGE_SIZE) -> list[NodeResources]:
     """Every node in the cluster with its capacity and allocatable."""
     items = await _list_all(cluster, "nodes", page_size=page_size)
@@ -123,45 +94,6 @@ async def list_bound_pods(cluster: ClusterGateway, *, page_size: int = PAGE_SIZE
         if pod.node and pod.phase not in TERMINAL_PHASES:
             pods.append(pod)
     return pods
-
-
-def effective_requests(pod_spec: Mapping[str, Any]) -> dict[str, int]:
-    """What a pod holds of each extended resource, by the scheduler's rule: the larger of the app
-    containers plus sidecars, and each init container plus the sidecars started before it."""
-    running: dict[str, int] = {}
-    sidecars: dict[str, int] = {}
-    peak: dict[str, int] = {}
-    for container in pod_spec.get("initContainers") or []:
-        requests = _container_requests(container)
-        if container.get("restartPolicy") == "Always":
-            _add(sidecars, requests)
-            continue
-        for name, amount in requests.items():
-            peak[name] = max(peak.get(name, 0), amount + sidecars.get(name, 0))
-    for container in pod_spec.get("containers") or []:
-        _add(running, _container_requests(container))
-    _add(running, sidecars)
-    names = set(running) | set(peak)
-    return {name: max(running.get(name, 0), peak.get(name, 0)) for name in sorted(names)}
-
-
-def _container_requests(container: Mapping[str, Any]) -> dict[str, int]:
-    resources = container.get("resources") or {}
-    # For extended resources a limit alone is also the request (they cannot be overcommitted).
-    declared = {**(resources.get("limits") or {}), **(resources.get("requests") or {})}
-    found = {}
-    for name, text in declared.items():
-        if is_extended_resource(name):
-            try:
-                found[name] = quantity_to_int(str(text))
-            except ValueError:
-                continue  # the API server validates quantities; a bad one cannot hold devices
-    return found
-
-
-def _add(total: dict[str, int], more: Mapping[str, int]) -> None:
-    for name, amount in more.items():
-        total[name] = total.get(name, 0) + amount
 
 
 def node_resources(item: Mapping[str, Any]) -> NodeResources:

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from nufi.cluster.inventory import parse_quantity
+from nufi.cluster.resources import check_quantity
 from nufi.errors import ValidationFailed
 from nufi.workloads.accelerators import AcceleratorRequest, Placement
 from nufi.workloads.labels import (
@@ -26,7 +26,6 @@ READINESS_PERIOD_SECONDS = 2
 PORT_NAME = "http"
 _MAX_ITEMS = 64
 _MAX_TEXT = 4096
-_MAX_QUANTITY = 32
 
 
 class _Strict(BaseModel):
@@ -117,18 +116,6 @@ class DeploymentCreate(_Strict):
                 raise ValueError(f"env names must be unique: {var.name!r} is given twice")
             seen.add(var.name)
         return value
-
-
-def check_quantity(value: str) -> None:
-    """A positive Kubernetes quantity such as "500m", "2", "2Gi"; ValueError otherwise."""
-    if len(value) > _MAX_QUANTITY:
-        raise ValueError(f"a quantity is at most {_MAX_QUANTITY} characters long")
-    try:
-        amount = parse_quantity(value)
-    except ValueError:
-        raise ValueError(f"{value!r} is not a Kubernetes quantity (e.g. 500m, 2, 2Gi)") from None
-    if value != value.strip() or value.startswith(("+", "-")) or amount <= 0:
-        raise ValueError(f"{value!r} must be a positive quantity without a sign (e.g. 500m, 2, 2Gi)")
 
 
 def deployment_manifest(project: str, request: DeploymentCreate, placement: Placement) -> dict[str, Any]:

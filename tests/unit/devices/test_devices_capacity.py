@@ -7,13 +7,8 @@ from typing import Any
 
 import pytest
 
-from nufi.cluster.inventory import (
-    BoundPod,
-    NodeResources,
-    effective_requests,
-    parse_quantity,
-    quantity_to_int,
-)
+from nufi.cluster.inventory import BoundPod, NodeResources
+from nufi.cluster.resources import effective_requests, parse_quantity, quantity_to_int
 from nufi.devices.capacity import build_inventory
 
 LPU = "hyperaccel.ai/lpu"

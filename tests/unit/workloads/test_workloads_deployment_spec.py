@@ -10,14 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from nufi.cluster.inventory import parse_quantity
+from nufi.cluster.resources import check_quantity, parse_quantity
 from nufi.workloads.accelerators import Placement
-from nufi.workloads.deployment_spec import (
-    DeploymentCreate,
-    check_quantity,
-    deployment_manifest,
-    service_manifest,
-)
+from nufi.workloads.deployment_spec import DeploymentCreate, deployment_manifest, service_manifest
 
 LPU = "hyperaccel.ai/lpu"
 
