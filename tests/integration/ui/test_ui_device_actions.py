@@ -217,7 +217,7 @@ async def test_a_change_made_elsewhere_is_a_conflict_with_a_reload(live: User) -
     await add_custom()
     await open_devices(live)
     elsewhere = await catalog().get(ADMIN, CUSTOM)
-    update = importlib.import_module("nufi.ui.pages.device_actions").with_enabled(elsewhere, True)
+    update = importlib.import_module("nufi.ui.parts.device_actions").with_enabled(elsewhere, True)
     await catalog().update(ADMIN, CUSTOM, update.model_copy(update={"name": "Act NPU v2"}))
 
     send(live, "toggle", CUSTOM)
@@ -235,7 +235,7 @@ async def test_a_delete_after_a_change_elsewhere_says_so_in_the_dialog(live: Use
     await add_custom()
     await open_devices(live)
     elsewhere = await catalog().get(ADMIN, CUSTOM)
-    update = importlib.import_module("nufi.ui.pages.device_actions").with_enabled(elsewhere, False)
+    update = importlib.import_module("nufi.ui.parts.device_actions").with_enabled(elsewhere, False)
     await catalog().update(ADMIN, CUSTOM, update, force=True)
 
     send(live, "delete", CUSTOM)

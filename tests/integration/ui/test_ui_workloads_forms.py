@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from nufi.ui.pages.deployments import parse_env
 from nufi.ui.pages.projects import split_members
-from nufi.ui.pages.workload_forms import age, as_int, chosen_project
+from nufi.ui.parts.workload_forms import age, as_int, chosen_project
 from nufi.workloads.projects import Project
 
 _NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,20}", fullmatch=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nufi.monitoring import RangeRequest, RangeResult, RangeSeries
-from nufi.ui.pages.charts import MAX_SERIES, chart_options
+from nufi.ui.parts.charts import MAX_SERIES, chart_options
 
 T = 1_700_000_000.0
 

@@ -17,9 +17,9 @@ from nufi.errors import Forbidden, NufiError
 from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.ui.layout import AUDIT_PATH, DEVICES_PATH, forbidden, frame
-from nufi.ui.pages.device_actions import DeviceList
-from nufi.ui.pages.gate import visitor
 from nufi.ui.pages.wizard import step_url
+from nufi.ui.parts.device_actions import DeviceList
+from nufi.ui.parts.gate import visitor
 
 AUDIT_ROWS = 100
 # How much of a changed value the audit page's summary shows; the JSON blocks below hold all of it.

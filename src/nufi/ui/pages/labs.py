@@ -20,8 +20,8 @@ from starlette.responses import RedirectResponse
 from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.ui.layout import LABS_PATH, frame
-from nufi.ui.pages.gate import Visitor, visitor
-from nufi.ui.pages.workload_forms import (
+from nufi.ui.parts.gate import Visitor, visitor
+from nufi.ui.parts.workload_forms import (
     REFRESH_SECONDS,
     STATUS_COLORS,
     TIMES,

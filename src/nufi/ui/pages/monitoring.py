@@ -22,8 +22,8 @@ from nufi.ui import context
 from nufi.ui.format import celsius, memory, percent, watts
 from nufi.ui.i18n import Language, text
 from nufi.ui.layout import MONITORING_PATH, frame
-from nufi.ui.pages.charts import Charts
-from nufi.ui.pages.gate import Visitor, visitor
+from nufi.ui.parts.charts import Charts
+from nufi.ui.parts.gate import Visitor, visitor
 from nufi.ui.rebuilt import Rebuilt
 
 NODES_PER_PAGE = 25

@@ -15,8 +15,8 @@ from nufi.errors import NufiError
 from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.ui.layout import DEPLOYMENTS_PATH, LABS_PATH, PROJECTS_PATH, forbidden, frame
-from nufi.ui.pages.gate import Visitor, visitor
-from nufi.ui.pages.workload_forms import FieldErrors, problem_text, project_url
+from nufi.ui.parts.gate import Visitor, visitor
+from nufi.ui.parts.workload_forms import FieldErrors, problem_text, project_url
 from nufi.workloads.projects import Project, ProjectDeletion
 
 

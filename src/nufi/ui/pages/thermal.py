@@ -24,11 +24,10 @@ from nufi.thermal.service import PolicyEntry
 from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.ui.layout import THERMAL_PATH, forbidden, frame
-from nufi.ui.pages.gate import visitor
+from nufi.ui.parts.gate import visitor
 
 LIVE_SECONDS = 2.0
 HISTORY_ROWS = 50
-STATE_COLORS = {"normal": "green", "hot": "red", "stale": "orange"}
 
 
 def register() -> None:

@@ -45,7 +45,7 @@ from nufi.logging import get_logger
 from nufi.ui import context
 from nufi.ui.i18n import text
 from nufi.ui.layout import DEVICES_PATH, forbidden, frame
-from nufi.ui.pages.gate import Visitor, visitor
+from nufi.ui.parts.gate import Visitor, visitor
 from nufi.ui.wizard import render
 from nufi.ui.wizard.draft import (
     EDIT_ID,

@@ -16,7 +16,7 @@ from nufi.errors import NufiError
 from nufi.logging import get_logger
 from nufi.ui import context
 from nufi.ui.i18n import Language, text
-from nufi.ui.pages.gate import Visitor
+from nufi.ui.parts.gate import Visitor
 from nufi.ui.wizard import render
 from nufi.ui.wizard.draft import (
     EDIT_ID,

@@ -53,10 +53,6 @@ class KeptDraft(MutableMapping[str, str]):
     def __len__(self) -> int:
         return len(self._values)
 
-    @property
-    def dirty(self) -> bool:
-        return self._dirty
-
     def _changed(self) -> None:
         self._dirty = True
         if self._pending is None:
