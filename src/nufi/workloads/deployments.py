@@ -8,15 +8,13 @@ Creating writes the Deployment, then the Service, owned by the Deployment (`owne
 cluster's garbage collector removes it with the Deployment); when the Service is refused, the
 Deployment is deleted again, so a failed create leaves nothing behind. Create, scale and delete are
 recorded as intents and audited (`workloads/intents.py`); a crash half-way is settled by the
-reconciler from what the cluster shows.
+reconciler from what the cluster shows. What a reader is shown of a deployment (its pods, the
+devices they hold, why it waits) is built in `workloads/deployment_view.py`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import builtins
-from dataclasses import dataclass
-from typing import Any
 
 from nufi.auth import Principal
 from nufi.cluster import ClusterGateway
@@ -36,14 +34,11 @@ from nufi.db.intents import Intent
 from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
 from nufi.logging import get_logger
 from nufi.monitoring import MonitoringService
-from nufi.workloads.accelerators import AcceleratorService, Placement
+from nufi.workloads.accelerators import AcceleratorService
 from nufi.workloads.deployment_reading import (
-    accelerator_of,
     annotation_outcome,
-    first_container,
     is_ours,
     object_name,
-    port_of,
     summary,
     summary_of,
     target_id,
@@ -54,11 +49,13 @@ from nufi.workloads.deployment_spec import (
     deployment_manifest,
     service_manifest,
 )
-from nufi.workloads.deployment_status import PodState, Status, deployment_status, pod_state
+
+# DeploymentView is the answer of every method here, importable with the service.
+from nufi.workloads.deployment_view import DeploymentView as DeploymentView
+from nufi.workloads.deployment_view import DeploymentViews
 from nufi.workloads.intents import Outcome, acting
 from nufi.workloads.kube_errors import refused
 from nufi.workloads.labels import (
-    DEVICE_TYPE,
     MANAGED_BY,
     MANAGED_BY_NUFI,
     WORKLOAD,
@@ -70,50 +67,8 @@ from nufi.workloads.owners import owned_by
 from nufi.workloads.projects import ProjectService
 
 _log = get_logger("nufi.workloads.deployments")
-_ATTRIBUTION_WAIT_SECONDS = 1.0
 _KIND = "deployment"
 _OURS = selector_text({MANAGED_BY: MANAGED_BY_NUFI, WORKLOAD_KIND: _KIND})
-
-
-@dataclass(frozen=True)
-class PodView:
-    name: str
-    node: str | None
-    phase: str
-    ready: bool
-    # What the pod holds, per resource key (from its limits).
-    accelerators: dict[str, int]
-    # The device IDs it holds, as the type's exporter labels them (from the kubelet's pod-resources
-    # API) in monitoring's latest snapshot; empty until the exporter says, or when it never does.
-    devices: tuple[str, ...] = ()
-    # Off while thermal control keeps its Service's traffic away from it (a hot node), with why; a hot
-    # pod kept as the last routable replica says so too.
-    traffic_on: bool = True
-    thermal_reason: str | None = None
-
-
-@dataclass(frozen=True)
-class DeploymentUrls:
-    cluster: str
-    api_proxy: str
-
-
-@dataclass(frozen=True)
-class DeploymentView:
-    project: str
-    name: str
-    image: str
-    device_type: str
-    resource_key: str
-    count: int
-    replicas: int
-    ready_replicas: int
-    port: int
-    status: Status
-    reason: str | None
-    pods: tuple[PodView, ...]
-    urls: DeploymentUrls
-    created_at: str | None
 
 
 class DeploymentService:
@@ -130,8 +85,7 @@ class DeploymentService:
         self._cluster = cluster
         self._recorder = projects.recorder
         self._recorder.register(_KIND, self._settle)
-        # The device attribution monitoring already reads from the exporters: which devices a pod holds.
-        self._monitoring = monitoring
+        self._views = DeploymentViews(accelerators, monitoring)
 
     async def create(
         self, principal: Principal | None, project: str, request: DeploymentCreate
@@ -173,7 +127,7 @@ class DeploymentService:
                         ) from None
                     raise refused(exc) from None
                 raise
-        return await self._view(principal, project, created, [])
+        return await self._views.view(principal, project, created, [])
 
     async def list(self, principal: Principal | None, project: str) -> builtins.list[DeploymentView]:
         await self._projects.require_access(principal, project)
@@ -184,7 +138,7 @@ class DeploymentService:
             name = ((pod.get("metadata") or {}).get("labels") or {}).get(WORKLOAD)
             by_workload.setdefault(str(name), []).append(pod)
         views = [
-            await self._view(principal, project, d, by_workload.get(object_name(d), []))
+            await self._views.view(principal, project, d, by_workload.get(object_name(d), []))
             for d in sorted(deployments, key=object_name)
         ]
         return views
@@ -192,7 +146,7 @@ class DeploymentService:
     async def get(self, principal: Principal | None, project: str, name: str) -> DeploymentView:
         await self._projects.require_access(principal, project)
         deployment = await self._ours(project, name)
-        return await self._view(principal, project, deployment, await self._pods(project, name))
+        return await self._views.view(principal, project, deployment, await self._pods(project, name))
 
     async def scale(
         self, principal: Principal | None, project: str, name: str, replicas: int
@@ -221,7 +175,7 @@ class DeploymentService:
                 if exc.status == 404:
                     raise _absent(project, name) from None
                 raise refused(exc, field="replicas") from None
-        return await self._view(principal, project, scaled, await self._pods(project, name))
+        return await self._views.view(principal, project, scaled, await self._pods(project, name))
 
     async def delete(self, principal: Principal | None, project: str, name: str) -> None:
         """Delete the Deployment (its ReplicaSets and pods with it) and its Service; a Service of ours
@@ -302,98 +256,6 @@ class DeploymentService:
             _log.warning(
                 "could not delete a half-created deployment", project=project, name=name, error=str(exc)
             )
-
-    async def _view(
-        self, principal: Principal | None, project: str, deployment: Json, pods: builtins.list[Json]
-    ) -> DeploymentView:
-        metadata = deployment.get("metadata") or {}
-        spec = deployment.get("spec") or {}
-        name = str(metadata.get("name") or "")
-        container = first_container(spec)
-        device_type = str((metadata.get("labels") or {}).get(DEVICE_TYPE) or "")
-        limits = (container.get("resources") or {}).get("limits") or {}
-        resource_key, count = accelerator_of(limits)
-        port = port_of(container)
-        states = sorted((pod_state(p) for p in pods), key=lambda s: s.name)
-        desired = int(spec.get("replicas", 1) or 0)
-        status, reason = deployment_status(
-            desired, states, (deployment.get("status") or {}).get("conditions") or []
-        )
-        running = any(s.node and s.phase == "Running" for s in states)
-        held = await self._held_devices(principal, device_type) if running else {}
-        if status in ("Pending", "Degraded") and any(s.unschedulable for s in states) and resource_key:
-            reason = await self._pending_reason(Placement(device_type, resource_key, count), reason)
-        return DeploymentView(
-            project=project,
-            name=name,
-            image=str(container.get("image") or ""),
-            device_type=device_type,
-            resource_key=resource_key,
-            count=count,
-            replicas=desired,
-            ready_replicas=sum(1 for s in states if s.ready and not s.terminating),
-            port=port,
-            status=status,
-            reason=reason,
-            pods=tuple(_pod_view(s, held.get((project, s.name), ())) for s in states),
-            urls=DeploymentUrls(
-                cluster=f"http://{name}.{project}.svc.cluster.local:{port}",
-                api_proxy=f"/api/v1/namespaces/{project}/services/{name}:{port}/proxy/",
-            ),
-            created_at=metadata.get("creationTimestamp"),
-        )
-
-    async def _held_devices(
-        self, principal: Principal | None, device_type: str
-    ) -> dict[tuple[str, str], tuple[str, ...]]:
-        """Which devices each pod holds, as the type's exporters label them (the attribution
-        monitoring shows); empty when monitoring is not wired or cannot say."""
-        if self._monitoring is None or not device_type:
-            return {}
-        # Shared with every other reader of the type: waited for briefly, never cancelled, so a slow
-        # Prometheus delays no deployment read and the evaluation still lands for the next one.
-        reading = asyncio.ensure_future(self._monitoring.snapshot(principal, device_type))
-        reading.add_done_callback(_retrieve)
-        try:
-            async with asyncio.timeout(_ATTRIBUTION_WAIT_SECONDS):
-                snapshot = await asyncio.shield(reading)
-        except (TimeoutError, NufiError):
-            return {}
-        held: dict[tuple[str, str], list[str]] = {}
-        for node in snapshot.nodes:
-            for device in node.devices:
-                if device.namespace and device.pod:
-                    held.setdefault((device.namespace, device.pod), []).append(device.device)
-        return {pod: tuple(sorted(devices)) for pod, devices in held.items()}
-
-    async def _pending_reason(self, placement: Placement, scheduler: str | None) -> str:
-        try:
-            reason = await self._accelerators.pending_reason(placement)
-        except NufiError:
-            return scheduler or "waiting for the scheduler"
-        if reason.startswith("no node") or scheduler is None:
-            return reason
-        return f"{reason}: {scheduler}"
-
-
-def _retrieve(reading: asyncio.Future[Any]) -> None:
-    # A reading given up on may still fail later; its failure is monitoring's to report, not an
-    # unretrieved exception here.
-    if not reading.cancelled():
-        reading.exception()
-
-
-def _pod_view(state: PodState, devices: tuple[str, ...]) -> PodView:
-    return PodView(
-        name=state.name,
-        node=state.node,
-        phase=state.phase,
-        ready=state.ready,
-        accelerators=state.accelerators,
-        devices=devices,
-        traffic_on=state.traffic_on,
-        thermal_reason=state.thermal_reason,
-    )
 
 
 def _exists(project: str, name: str) -> Conflict:
