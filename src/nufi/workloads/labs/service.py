@@ -8,6 +8,7 @@ object, and a part whose top object is gone goes too. When a write is refused th
 written are deleted before the refusal is reported. Deleting removes the top object and every part
 found by the lab's labels, so a lab left half-made (by a crash, or by hand) can still be deleted and
 made again. Create, delete, start and stop are intents, audited when done (`workloads/intents.py`).
+What each step does to the cluster, in the lab's words, is `labs/store.py`.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from __future__ import annotations
 import contextlib
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any
 
 from nufi.auth import Principal
 from nufi.cluster.kube_rest import Json, KubeRefused
@@ -28,9 +27,9 @@ from nufi.logging import get_logger
 from nufi.workloads.accelerators import AcceleratorService, Placement
 from nufi.workloads.intents import Outcome, acting
 from nufi.workloads.kube_errors import refused
-from nufi.workloads.labels import DEVICE_TYPE, WORKLOAD
+from nufi.workloads.labels import DEVICE_TYPE
 from nufi.workloads.labs import manifests
-from nufi.workloads.labs.manifests import STOPPED_ANNOTATION, STORAGE_ANNOTATION
+from nufi.workloads.labs.manifests import STORAGE_ANNOTATION
 from nufi.workloads.labs.model import (
     MAX_LAB_NAME_LENGTH,
     PROFILES,
@@ -46,9 +45,7 @@ from nufi.workloads.labs.origin import LabOrigins
 from nufi.workloads.labs.reading import (
     Found,
     as_int,
-    claim_name,
     first_container,
-    is_lab,
     is_running,
     lab_kind,
     lab_selector,
@@ -57,6 +54,7 @@ from nufi.workloads.labs.reading import (
     summary,
 )
 from nufi.workloads.labs.status import observe
+from nufi.workloads.labs.store import LabStore
 from nufi.workloads.names import check_name
 from nufi.workloads.owners import owned_by
 from nufi.workloads.projects import ProjectService
@@ -64,9 +62,6 @@ from nufi.workloads.projects import ProjectService
 _log = get_logger("nufi.workloads")
 _STARTS_WITH_LETTER = re.compile(r"[a-z]")
 _TARGET_KIND = "lab"
-# What a lab may be made of, top objects first: deleting in this order leaves the garbage collector
-# little to do.
-_PARTS: tuple[Kind, ...] = (NOTEBOOK, STATEFULSET, SERVICE, CLAIM)
 
 
 @dataclass(frozen=True)
@@ -103,6 +98,7 @@ class LabService:
         self._projects = projects
         self._accelerators = accelerators
         self._objects = objects
+        self._store = LabStore(objects)
         self._settings = settings
         self._recorder = projects.recorder
         self._recorder.register(_TARGET_KIND, self._settle)
@@ -127,12 +123,12 @@ class LabService:
 
     async def get(self, principal: Principal | None, project: str, name: str) -> Lab:
         await self._projects.require_access(principal, project)
-        return await self._view(project, await self._require(project, name))
+        return await self._view(project, await self._store.require(project, name))
 
     async def route(self, principal: Principal | None, project: str, name: str) -> LabRoute:
         """Where the lab proxy sends the caller's traffic for a lab; 403 / 404 as for `get`."""
         await self._projects.require_access(principal, project)
-        found = await self._require(project, name)
+        found = await self._store.require(project, name)
         profile = PROFILES[lab_kind(found.top)]
         prefix = served_prefix(found.backend, project, name)
         return LabRoute(
@@ -151,7 +147,7 @@ class LabService:
         actor = acting(principal)
         name = _check_lab_name(request.name)
         placement = await self._accelerators.resolve(request.accelerator, field="accelerator")
-        if await self._find(project, name) is not None:
+        if await self._store.find(project, name) is not None:
             raise Conflict(
                 f"project {project!r} already has a lab named {name!r}; choose another name", field="name"
             )
@@ -177,7 +173,7 @@ class LabService:
             first = (STATEFULSET, manifests.statefulset(plan))
             parts = [(SERVICE, manifests.service(plan)), (CLAIM, manifests.claim(plan))]
         # Parts of an earlier lab of this name whose top object is gone would refuse ours (409).
-        await self._remove_parts(project, name)
+        await self._store.remove_parts(project, name)
         planned = {
             "name": name,
             "kind": request.kind,
@@ -192,13 +188,13 @@ class LabService:
             change.touched = True
             created: list[tuple[Kind, str]] = []
             try:
-                top = await self._write(first[0], project, first[1])
+                top = await self._store.write(first[0], project, first[1])
                 created.append((first[0], name))
                 for kind, body in parts:
-                    await self._write(kind, project, owned_by(body, top))
+                    await self._store.write(kind, project, owned_by(body, top))
                     created.append((kind, body["metadata"]["name"]))
             except BaseException:
-                await self._undo(project, created)
+                await self._store.undo(project, created)
                 raise
         _log.info("lab created", project=project, lab=name, kind=request.kind, backend=backend)
         return await self._view(project, Found(backend, top))
@@ -214,8 +210,8 @@ class LabService:
         it is left (a Service or claim whose top object is gone is still the lab's, and goes)."""
         await self._projects.require_access(principal, project)
         actor = acting(principal)
-        found = await self._find(project, name)
-        parts = await self._parts(project, name)
+        found = await self._store.find(project, name)
+        parts = await self._store.parts(project, name)
         if found is None and not parts:
             raise NotFound(f"project {project!r} has no lab named {name!r}", project=project, lab=name)
         before = None if found is None else summary(found)
@@ -223,58 +219,31 @@ class LabService:
         async with self._recorder.change(actor, "lab.delete", _TARGET_KIND, target, before=before) as change:
             change.touched = True
             if found is not None:
-                await self._remove(NOTEBOOK if found.backend == "notebook" else STATEFULSET, project, name)
-            await self._remove_parts(project, name)
+                await self._store.remove_top(project, name, found)
+            await self._store.remove_parts(project, name)
         _log.info("lab deleted", project=project, lab=name)
-
-    async def _parts(self, project: str, name: str) -> list[tuple[Kind, str]]:
-        selector = f"{lab_selector()},{WORKLOAD}={name}"
-        found: list[tuple[Kind, str]] = []
-        try:
-            for kind in _PARTS:
-                found += [
-                    (kind, object_name(obj))
-                    for obj in await self._objects.list(kind, project, label_selector=selector)
-                ]
-        except KubeRefused as exc:
-            raise refused(exc) from None
-        return found
-
-    async def _remove_parts(self, project: str, name: str) -> None:
-        for kind, part in await self._parts(project, name):
-            await self._remove(kind, project, part)
 
     async def _settle(self, intent: Intent) -> Outcome:
         """What the cluster shows of a lab change whose request ended before it was recorded: a lab
         missing a part is undone (its author makes it again), a delete half-done is finished."""
         project, _, name = intent.target_id.partition("/")
-        found = await self._find(project, name)
+        found = await self._store.find(project, name)
         if intent.action == "lab.create":
-            if found is not None and await self._complete(project, name, found):
+            if found is not None and await self._store.complete(project, name, found):
                 return Outcome.complete(intent.after)
             if found is not None:
-                await self._remove(NOTEBOOK if found.backend == "notebook" else STATEFULSET, project, name)
-            await self._remove_parts(project, name)
+                await self._store.remove_top(project, name, found)
+            await self._store.remove_parts(project, name)
             return Outcome.nothing()
         if intent.action == "lab.delete":
             if found is not None:
                 return Outcome.nothing()
-            await self._remove_parts(project, name)
+            await self._store.remove_parts(project, name)
             return Outcome.complete()
         running = intent.action == "lab.start"
         if found is not None and is_running(found) == running:
             return Outcome.complete(intent.after)
         return Outcome.nothing()
-
-    async def _complete(self, project: str, name: str, found: Found) -> bool:
-        try:
-            claim = await self._objects.get(CLAIM, project, claim_name(name))
-            service = (
-                await self._objects.get(SERVICE, project, name) if found.backend == "statefulset" else {}
-            )
-        except KubeRefused as exc:
-            raise refused(exc) from None
-        return claim is not None and service is not None
 
     # -- inside --------------------------------------------------------------------------------------
 
@@ -283,7 +252,7 @@ class LabService:
     ) -> Lab:
         await self._projects.require_access(principal, project)
         actor = acting(principal)
-        found = await self._require(project, name)
+        found = await self._store.require(project, name)
         action = "lab.start" if running else "lab.stop"
         target = f"{project}/{name}"
         async with self._recorder.change(
@@ -295,62 +264,8 @@ class LabService:
             after={"running": running},
         ) as change:
             change.touched = True
-            top = await self._switch(project, name, found, running=running)
+            top = await self._store.switch(project, name, found, running=running)
         return await self._view(project, Found(found.backend, top))
-
-    async def _switch(self, project: str, name: str, found: Found, *, running: bool) -> Json:
-        if found.backend == "notebook":
-            # Custom resources take no strategic merge; a merge patch sets or removes the annotation.
-            stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-            patch: dict[str, Any] = {
-                "metadata": {"annotations": {STOPPED_ANNOTATION: None if running else stamp}}
-            }
-            kind = NOTEBOOK
-        else:
-            patch = {"spec": {"replicas": 1 if running else 0}}
-            kind = STATEFULSET
-        try:
-            return await self._objects.merge_patch(kind, project, name, patch)
-        except KubeRefused as exc:
-            raise _refusal(exc, kind, name) from None
-
-    async def _require(self, project: str, name: str) -> Found:
-        found = await self._find(project, name)
-        if found is None:
-            raise NotFound(f"project {project!r} has no lab named {name!r}", project=project, lab=name)
-        return found
-
-    async def _find(self, project: str, name: str) -> Found | None:
-        try:
-            notebook = await self._objects.get(NOTEBOOK, project, name)
-            if notebook is not None and is_lab(notebook):
-                return Found("notebook", notebook)
-            sts = await self._objects.get(STATEFULSET, project, name)
-        except KubeRefused as exc:
-            raise refused(exc) from None
-        if sts is not None and is_lab(sts) and not (sts.get("metadata") or {}).get("ownerReferences"):
-            return Found("statefulset", sts)
-        return None
-
-    async def _write(self, kind: Kind, project: str, body: Json) -> Json:
-        try:
-            return await self._objects.create(kind, project, body)
-        except KubeRefused as exc:
-            raise _refusal(exc, kind, body["metadata"]["name"]) from None
-
-    async def _undo(self, project: str, created: list[tuple[Kind, str]]) -> None:
-        for kind, name in reversed(created):
-            try:
-                await self._objects.delete(kind, project, name)
-            except (KubeRefused, NufiError) as exc:
-                # The original refusal is what the caller must hear; this one goes to the log.
-                _log.error("lab rollback left an object behind", kind=kind.kind, name=name, error=str(exc))
-
-    async def _remove(self, kind: Kind, project: str, name: str) -> None:
-        try:
-            await self._objects.delete(kind, project, name)
-        except KubeRefused as exc:
-            raise _refusal(exc, kind, name) from None
 
     async def _view(self, project: str, found: Found) -> Lab:
         top = found.top
@@ -411,12 +326,3 @@ def _check_lab_name(value: str) -> str:
             field="name",
         )
     return name
-
-
-def _refusal(exc: KubeRefused, kind: Kind, name: str) -> NufiError:
-    if exc.status == 409:
-        return Conflict(
-            f"a {kind.kind} named {name!r} already exists in the project; choose another name for the lab",
-            field="name",
-        )
-    return refused(exc)
