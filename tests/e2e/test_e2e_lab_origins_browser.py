@@ -5,11 +5,9 @@ and its WebSocket to the other lab is refused; the lab's Jupyter refuses a forei
 
 from __future__ import annotations
 
-import asyncio
 import re
-import time
 from collections.abc import AsyncIterator
-from typing import Any
+from functools import partial
 from urllib.parse import urlsplit
 
 import httpx
@@ -18,6 +16,8 @@ from playwright.async_api import Browser, Page, expect
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin
+
+from support.polling import until
 
 from .browser_support import bounded, chromium, shot, sign_in
 from .e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
@@ -61,7 +61,7 @@ async def two_labs(sandbox: SandboxRun) -> AsyncIterator[dict[str, str]]:
     admin = bearer(token(state, "admin", "admin"))
     labs = {"origin-a": "a", "origin-b": "b"}
     async with httpx.AsyncClient(base_url=state["nufi_url"], headers=admin, timeout=30.0) as api:
-        await _until(lambda: _registered(api), "the LPU registered")
+        await until(lambda: _registered(api), READY_WITHIN, every=1.0, what="the LPU registered")
         for project, name in labs.items():
             made = await api.post("/api/v1/admin/projects", json={"name": project, "members": ["user"]})
             assert made.status_code == 201, made.text
@@ -69,7 +69,9 @@ async def two_labs(sandbox: SandboxRun) -> AsyncIterator[dict[str, str]]:
             created = await api.post(f"/api/v1/projects/{project}/labs", json={**body, "storage_gib": 1})
             assert created.status_code == 201, created.text
         for project, name in labs.items():
-            await _until(lambda p=project, n=name: _ready(api, p, n), f"lab {name} Ready")
+            await until(
+                partial(_ready, api, project, name), READY_WITHIN, every=1.0, what=f"lab {name} Ready"
+            )
         await _write_secret(api, "/labs/origin-b/b/")
         try:
             yield labs
@@ -86,15 +88,6 @@ async def _registered(api: httpx.AsyncClient) -> bool:
 async def _ready(api: httpx.AsyncClient, project: str, name: str) -> bool:
     answer = await api.get(f"/api/v1/projects/{project}/labs/{name}")
     return answer.status_code == 200 and answer.json()["status"] == "Ready"
-
-
-async def _until(check: Any, what: str) -> None:
-    deadline = time.monotonic() + READY_WITHIN
-    while time.monotonic() < deadline:
-        if await check():
-            return
-        await asyncio.sleep(1.0)
-    raise AssertionError(f"not {what} within {READY_WITHIN:g} s")
 
 
 async def _write_secret(api: httpx.AsyncClient, prefix: str) -> None:

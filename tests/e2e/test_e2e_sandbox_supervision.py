@@ -14,7 +14,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import pytest
 
 from nufi_sandbox.pids import record_processes
 from nufi_sandbox.processes import describe_pid, free_port, pid_alive
+from support.polling import holds, poll
 
 from .e2e_sandbox_support import SandboxRun
 
@@ -31,11 +31,12 @@ RESTART_WITHIN = 30.0
 GONE_WITHIN = 10.0
 
 
-def poll(condition: Callable[[], object], within: float, what: str, run: SandboxRun) -> None:
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, f"{what} not within {within:g} s; sandbox output:\n{run.text()}"
-        time.sleep(0.1)
+def within(condition: Callable[[], object], seconds: float, what: str, run: SandboxRun) -> None:
+    """`poll`, with the sandbox's output in the failure."""
+    try:
+        poll(condition, seconds, every=0.1, what=what)
+    except AssertionError as missed:
+        raise AssertionError(f"{missed}; sandbox output:\n{run.text()}") from None
 
 
 def listening(port: int) -> bool:
@@ -55,10 +56,7 @@ def leftover_holding(port: int, state_dir: Path) -> subprocess.Popen[bytes]:
         stdin=subprocess.DEVNULL,
         start_new_session=True,
     )
-    deadline = time.monotonic() + 10
-    while not listening(port):
-        assert holder.poll() is None and time.monotonic() < deadline, "the leftover did not listen"
-        time.sleep(0.05)
+    poll(lambda: holds(holder.poll() is None) and listening(port), what="the leftover listening")
     state_dir.mkdir(parents=True)
     (state_dir / ".nufi-sandbox").write_text("state directory of nufi-sandbox\n")
     record_processes(state_dir / "programs.json", [("nufi", holder.pid)])
@@ -130,9 +128,9 @@ def test_a_killed_program_is_restarted_and_answers_again(
         except httpx.HTTPError:
             return False
 
-    poll(lambda: "prometheus exited unexpectedly" in run.text(), RESTART_WITHIN, "the exit reported", run)
-    poll(back, RESTART_WITHIN, "Prometheus answering again", run)
-    poll(lambda: "prometheus is answering again" in run.text(), RESTART_WITHIN, "the return reported", run)
+    within(lambda: "prometheus exited unexpectedly" in run.text(), RESTART_WITHIN, "the exit reported", run)
+    within(back, RESTART_WITHIN, "Prometheus answering again", run)
+    within(lambda: "prometheus is answering again" in run.text(), RESTART_WITHIN, "the return reported", run)
     assert "prometheus exited unexpectedly (code -9)" in run.text()
     assert "restarting it in 1 s" in run.text()
     assert run.process.poll() is None, run.text()
@@ -149,5 +147,5 @@ def test_kill_9_of_the_launcher_takes_every_program_with_it(
     assert len(run.children) == 11, [describe_pid(pid) for pid in run.children]
     os.kill(run.process.pid, signal.SIGKILL)
     assert run.wait_exit() == -signal.SIGKILL
-    poll(lambda: not any(pid_alive(pid) for pid in run.children), GONE_WITHIN, "every program gone", run)
+    within(lambda: not any(pid_alive(pid) for pid in run.children), GONE_WITHIN, "every program gone", run)
     assert run.leftovers() == []

@@ -23,10 +23,10 @@ import httpx
 import pytest
 
 from nufi_sandbox.processes import ManagedProcess, free_port
+from support.polling import poll
 
 from .conftest import running_sandbox
 from .e2e_sandbox_support import SandboxRun
-from .test_e2e_workloads_sandbox import poll
 from .thermal_support import COOL_NODE, HOT_NODE, POLICY, PROJECT, World, force, thermal_world
 
 # Outside a pod NuFi keeps its Lease in `default`, under the default name.
@@ -115,15 +115,17 @@ def test_two_processes_agree_on_one_leader_and_only_it_trips_the_hot_node(replic
     world = replicas.world
     put = world.nufi.put("/api/v1/admin/thermal/policies/lpu", json=POLICY)
     assert put.status_code == 200, put.text
-    leader = poll(replicas.one_leader, 60, "one leader")
+    leader = poll(replicas.one_leader, 60, 0.5, "one leader")
     identities = [s["identity"] for s in replicas.statuses() if s is not None]
     assert len(set(identities)) == 2 and leader["identity"] in identities
     start = time.monotonic()
-    poll(lambda: {n for _, n, _ in world.answers.since(start)} >= {HOT_NODE, COOL_NODE}, 30, "both answer")
+    poll(
+        lambda: {n for _, n, _ in world.answers.since(start)} >= {HOT_NODE, COOL_NODE}, 30, 0.5, "both answer"
+    )
 
     force(world, HOT_NODE, 95)
     forced = time.monotonic()
-    poll(lambda: world.last_answer_before_cut(HOT_NODE, forced), 60, f"requests off {HOT_NODE}")
+    poll(lambda: world.last_answer_before_cut(HOT_NODE, forced), 60, 0.5, f"requests off {HOT_NODE}")
     assert all(status == 200 for _, _, status in world.answers.since(forced))
     # Both processes assess; one acted: one history row and one Kubernetes Event for the trip.
     assert len(replicas.events(HOT_NODE, "hot")) == 1
@@ -139,7 +141,7 @@ def test_the_leader_killed_mid_incident_is_replaced_and_the_incident_goes_on_unc
     replicas: Replicas,
 ) -> None:
     world = replicas.world
-    leader = poll(replicas.one_leader, 30, "one leader")
+    leader = poll(replicas.one_leader, 30, 0.5, "one leader")
     hot_since = world.node_status(HOT_NODE)
     assert hot_since is not None and hot_since["state"] == "hot"
     transitions = int(world.kube.get(LEASE).json()["spec"].get("leaseTransitions") or 0)
@@ -152,7 +154,7 @@ def test_the_leader_killed_mid_incident_is_replaced_and_the_incident_goes_on_unc
         # The sandbox restarts its own NuFi; the second one is restarted here, the same way.
         replicas.second.restart()
 
-    successor = poll(lambda: replicas.one_leader(other_than=leader["identity"]), 90, "a new leader")
+    successor = poll(lambda: replicas.one_leader(other_than=leader["identity"]), 90, 0.5, "a new leader")
     print(f"takeover seen by both processes {time.monotonic() - killed:.1f} s after the leader was killed")
     lease = world.kube.get(LEASE).json()["spec"]
     assert lease["holderIdentity"] == successor["identity"]
@@ -163,8 +165,8 @@ def test_the_leader_killed_mid_incident_is_replaced_and_the_incident_goes_on_unc
     print(f"the successor acquired the Lease {waited:.1f} s after the last renewal")
     assert waited >= last_renewal["leaseDurationSeconds"], (lease, last_renewal)
     # Both processes answer again: the killed one was restarted and follows.
-    poll(lambda: all(s is not None for s in replicas.statuses()), 60, "both processes answer")
-    assert poll(replicas.one_leader, 30, "one leader")["identity"] == successor["identity"]
+    poll(lambda: all(s is not None for s in replicas.statuses()), 60, 0.5, "both processes answer")
+    assert poll(replicas.one_leader, 30, 0.5, "one leader")["identity"] == successor["identity"]
 
     # The successor rebuilt the incident from the cluster: the same node hot since the same time.
     status = world.node_status(HOT_NODE)
@@ -184,7 +186,7 @@ def test_the_new_leader_lets_traffic_back_once_when_the_node_cools(replicas: Rep
     world = replicas.world
     assert httpx.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
     lifted = time.monotonic()
-    poll(lambda: any(n == HOT_NODE for _, n, _ in world.answers.since(lifted)), 60, f"{HOT_NODE} back")
+    poll(lambda: any(n == HOT_NODE for _, n, _ in world.answers.since(lifted)), 60, 0.5, f"{HOT_NODE} back")
     assert all(code == 200 for _, _, code in world.answers.since(lifted))
     assert len(replicas.events(HOT_NODE, "normal")) == 1
     assert len(replicas.kube_events(HOT_NODE, "ThermalResume")) == 1
@@ -195,7 +197,7 @@ def test_the_new_leader_lets_traffic_back_once_when_the_node_cools(replicas: Rep
 def test_with_every_controller_stopped_a_hot_node_keeps_its_traffic(replicas: Replicas) -> None:
     world = replicas.world
     replicas.second.stop()
-    sandbox_nufi = poll(lambda: _answering(world), 30, "the sandbox's NuFi answers")
+    sandbox_nufi = poll(lambda: _answering(world), 30, 0.5, "the sandbox's NuFi answers")
     frozen = _pid(sandbox_nufi["identity"])
     # Frozen rather than killed, so the sandbox does not restart it: no controller runs at all.
     os.kill(frozen, signal.SIGSTOP)
@@ -214,7 +216,7 @@ def test_with_every_controller_stopped_a_hot_node_keeps_its_traffic(replicas: Re
     finally:
         os.kill(frozen, signal.SIGCONT)
     resumed = time.monotonic()
-    poll(lambda: world.last_answer_before_cut(HOT_NODE, resumed), 90, f"requests off {HOT_NODE} again")
+    poll(lambda: world.last_answer_before_cut(HOT_NODE, resumed), 90, 0.5, f"requests off {HOT_NODE} again")
     assert httpx.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
 
 

@@ -16,9 +16,10 @@ import httpx
 import pytest
 from playwright.async_api import expect
 
+from support.polling import poll
+
 from .browser_support import LOCALES, chromium, shot, sign_in
 from .e2e_sandbox_support import SandboxRun
-from .test_e2e_workloads_sandbox import poll
 from .thermal_support import COOL_NODE, HOT_NODE, POLICY, PROJECT, World, force, thermal_world
 
 HOT_MARK = {"ko": "과열: 트래픽 차단", "en": "hot: traffic cut"}
@@ -37,15 +38,19 @@ def test_both_lpu_nodes_answer_before_anything_is_hot(world: World) -> None:
     assert put.status_code == 200, put.text
     assert put.json()["policy"] == POLICY and put.json()["source"] == "admin"
     start = time.monotonic()
-    poll(lambda: {n for _, n, _ in world.answers.since(start)} >= {HOT_NODE, COOL_NODE}, 30, "both answer")
-    assert poll(lambda: world.node_status(HOT_NODE), 30, "hot node tracked")["state"] == "normal"
+    poll(
+        lambda: {n for _, n, _ in world.answers.since(start)} >= {HOT_NODE, COOL_NODE}, 30, 0.5, "both answer"
+    )
+    assert poll(lambda: world.node_status(HOT_NODE), 30, 0.5, "hot node tracked")["state"] == "normal"
 
 
 def test_a_hot_node_stops_receiving_requests_and_none_fails(world: World) -> None:
     force(world, HOT_NODE, 95)
     forced_at = time.monotonic()
 
-    last_hot = poll(lambda: world.last_answer_before_cut(HOT_NODE, forced_at), 60, f"requests off {HOT_NODE}")
+    last_hot = poll(
+        lambda: world.last_answer_before_cut(HOT_NODE, forced_at), 60, 0.5, f"requests off {HOT_NODE}"
+    )
     reaction = last_hot - forced_at
     print(f"reaction: last request on {HOT_NODE} {reaction:.2f} s after the force")
     during = world.answers.since(forced_at)
@@ -109,13 +114,13 @@ async def _thermal_pages(base: str) -> None:
 def test_once_it_cools_it_receives_requests_again(world: World) -> None:
     assert httpx.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
     lifted = time.monotonic()
-    poll(lambda: any(n == HOT_NODE for _, n, _ in world.answers.since(lifted)), 60, f"{HOT_NODE} back")
+    poll(lambda: any(n == HOT_NODE for _, n, _ in world.answers.since(lifted)), 60, 0.5, f"{HOT_NODE} back")
     back = next(t for t, n, _ in world.answers.since(lifted) if n == HOT_NODE) - lifted
     print(f"recovery: first request on {HOT_NODE} {back:.2f} s after the force was lifted")
     # Not before the resume hold: the node must have stayed cool that long.
     assert back >= POLICY["resume_hold_seconds"]
     assert all(status == 200 for _, _, status in world.answers.since(lifted))
-    status = poll(lambda: world.node_status(HOT_NODE), 10, "status")
+    status = poll(lambda: world.node_status(HOT_NODE), 10, 0.5, "status")
     assert status["state"] == "normal" and all(pod["traffic_on"] for pod in status["pods"]), status
     node = world.kube.get(f"/api/v1/nodes/{HOT_NODE}").json()
     assert not [t for t in node["spec"].get("taints") or [] if t["key"] == "nufi.io/thermal"]
@@ -129,6 +134,7 @@ def test_an_unusable_temperature_trips_nothing(world: World) -> None:
         stale = poll(
             lambda: (s := world.node_status(HOT_NODE)) and s["state"] == "stale" and s,
             30,
+            0.5,
             f"stale at {value}",
         )
         assert not stale["hot"] and stale["stale_reason"], stale
@@ -151,6 +157,7 @@ def test_the_last_replica_on_a_hot_node_keeps_serving_and_says_why_unless_full_s
             and p
         ),
         60,
+        0.5,
         "one pod",
     )
     node = pod["node"]
@@ -164,7 +171,7 @@ def test_the_last_replica_on_a_hot_node_keeps_serving_and_says_why_unless_full_s
             return only if only["kept"] else None
         return None
 
-    only = poll(kept, 30, "kept as the last replica")
+    only = poll(kept, 30, 0.5, "kept as the last replica")
     assert only["traffic_on"] and "last routable replica" in only["reason"], only
     time.sleep(1)
     answered = world.answers.since(forced)
@@ -180,9 +187,9 @@ def test_the_last_replica_on_a_hot_node_keeps_serving_and_says_why_unless_full_s
     )
     assert allowed.status_code == 200, allowed.text
     cut = time.monotonic()
-    poll(lambda: any(s != 200 for _, _, s in world.answers.since(cut)), 30, "requests refused")
+    poll(lambda: any(s != 200 for _, _, s in world.answers.since(cut)), 30, 0.5, "requests refused")
     label = world.kube.get(f"/api/v1/namespaces/{PROJECT}/pods/{pod['name']}").json()["metadata"]["labels"]
     assert label["nufi.io/traffic"] == "off"
     assert httpx.delete(world.override_url(node), timeout=10).status_code in (200, 204)
     back = time.monotonic()
-    poll(lambda: any(s == 200 for _, _, s in world.answers.since(back)), 60, "served again")
+    poll(lambda: any(s == 200 for _, _, s in world.answers.since(back)), 60, 0.5, "served again")

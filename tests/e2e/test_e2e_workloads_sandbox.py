@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import pytest
@@ -24,6 +23,7 @@ import yaml
 from nufi_sandbox.devcluster.crds import notebooks_crd
 from nufi_sandbox.processes import read_proc_stat
 from support.jupyter_kernel import run_in_kernel
+from support.polling import poll
 
 from .e2e_sandbox_support import LPU, LPU_REGISTRATION, SandboxRun, all_stats, bearer, token
 
@@ -33,20 +33,6 @@ MODEL = "mock-lpu-llm"
 READY_WITHIN = 120.0
 _UTILIZATION = re.compile(r"^lpu_utilization_percent\{(?P<labels>[^}]*)\} (?P<value>\S+)$", re.MULTILINE)
 _DEVICE = re.compile(r'device="([^"]+)"')
-
-T = TypeVar("T")
-
-
-def poll(check: Callable[[], T | None], within: float, what: str, interval: float = 0.5) -> T:
-    """The first truthy answer of `check`, asked until `within` seconds have passed."""
-    deadline = time.monotonic() + within
-    last: T | None = None
-    while time.monotonic() < deadline:
-        last = check()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"not {what} within {within:g} s; last answer: {last!r}")
 
 
 @dataclass
@@ -70,7 +56,7 @@ class World:
             body = self.workload(kind, name)
             return body if body["status"] == status else None
 
-        return poll(reached, READY_WITHIN, f"{kind}/{name} {status}")
+        return poll(reached, READY_WITHIN, every=0.5, what=f"{kind}/{name} {status}")
 
     def pod_processes(self) -> list[int]:
         """Processes the dev cluster's kubelet runs for pods (every descendant of the dev cluster)."""
@@ -105,7 +91,10 @@ def world(sandbox: SandboxRun) -> Iterator[World]:
     ):
         # The LPU nodes get their devices from the mock device plugins a moment after the sandbox is up.
         registered = poll(
-            lambda: _created(nufi, "/api/v1/admin/devices", LPU_REGISTRATION), 60, "registered", 2.0
+            lambda: _created(nufi, "/api/v1/admin/devices", LPU_REGISTRATION),
+            60,
+            every=2.0,
+            what="registered",
         )
         assert registered["id"] == "lpu"
         created = nufi.post("/api/v1/admin/projects", json={"name": PROJECT, "members": []})
@@ -190,7 +179,7 @@ def test_its_traffic_heats_exactly_the_devices_its_pods_hold(world: World) -> No
                 return None
         return readings
 
-    poll(hot, 90, "hot on the held devices only", interval=0.0)
+    poll(hot, 90, every=0.0, what="hot on the held devices only")
 
 
 def test_a_deployment_that_cannot_fit_now_is_pending_in_the_accelerators_words(world: World) -> None:
@@ -283,7 +272,9 @@ def test_with_the_notebook_crd_a_lab_is_a_kubeflow_notebook(world: World) -> Non
         "storage_gib": 1,
     }
     # The CRD is served as soon as it is created; NuFi notices it on its next lab.
-    created = poll(lambda: _created(world.nufi, f"/api/v1/projects/{PROJECT}/labs", request), 30, "created")
+    created = poll(
+        lambda: _created(world.nufi, f"/api/v1/projects/{PROJECT}/labs", request), 30, 0.5, "created"
+    )
     assert created["backend"] == "notebook"
     lab = world.until_status("labs", "kf", "Ready")
     notebook = world.kube.get(f"/apis/kubeflow.org/v1/namespaces/{PROJECT}/notebooks/kf")
@@ -321,8 +312,8 @@ def test_deleting_everything_leaves_nothing_nufi_made_and_no_process_running(wor
     def pods_gone() -> bool:
         return not world.kube.get(f"/api/v1/namespaces/{PROJECT}/pods").json()["items"]
 
-    poll(pods_gone, 60, "without pods")
-    poll(lambda: not world.pod_processes(), 30, "without pod processes")
+    poll(pods_gone, 60, 0.5, "without pods")
+    poll(lambda: not world.pod_processes(), 30, 0.5, "without pod processes")
     deleted = world.nufi.delete(f"/api/v1/admin/projects/{PROJECT}")
     assert deleted.status_code in (200, 204), deleted.text
     assert read_proc_stat(world.sandbox.process.pid) is not None  # the sandbox itself runs on

@@ -15,8 +15,9 @@ from typing import Any
 import httpx
 import yaml
 
+from support.polling import poll
+
 from .e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
-from .test_e2e_workloads_sandbox import poll
 
 PROJECT = "team-heat"
 HOT_NODE, COOL_NODE = "lpu-node-1", "lpu-node-2"
@@ -107,7 +108,12 @@ def thermal_world(sandbox: SandboxRun) -> Iterator[World]:
         httpx.Client(base_url=state["kube_api_url"], headers=bearer(kube_token), timeout=30.0) as kube,
         httpx.Client(base_url=state["kube_api_url"], headers=bearer(kube_token), timeout=30.0) as client,
     ):
-        poll(lambda: nufi.post("/api/v1/admin/devices", json=LPU_REGISTRATION).status_code == 201, 60, "lpu")
+        poll(
+            lambda: nufi.post("/api/v1/admin/devices", json=LPU_REGISTRATION).status_code == 201,
+            60,
+            0.5,
+            "lpu",
+        )
         assert nufi.post("/api/v1/admin/projects", json={"name": PROJECT, "members": []}).status_code == 201
         created = nufi.post(
             f"/api/v1/projects/{PROJECT}/deployments",
@@ -129,6 +135,7 @@ def thermal_world(sandbox: SandboxRun) -> Iterator[World]:
             poll(
                 lambda: nufi.get(f"/api/v1/projects/{PROJECT}/deployments/llm").json()["status"] == "Ready",
                 120,
+                0.5,
                 "llm Ready",
             )
             steady.start()

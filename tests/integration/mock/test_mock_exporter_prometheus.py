@@ -16,6 +16,7 @@ from nufi_mock.exporter import ExporterConfig, PodRef, build_engine
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.processes import ManagedProcess
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
+from support.polling import poll
 
 from .mock_support import Kube, launch_exporter, pod_asking, start_cluster, start_plugin, wait_answering
 
@@ -49,9 +50,9 @@ def world(tmp_path_factory: pytest.TempPathFactory, prometheus: PrometheusServer
         )
         processes += [lpu, dcgm]
         kube = Kube(cluster.url)
-        _wait(lambda: kube.lpu_counts(NODE) == ("4", "4"))
+        poll(lambda: kube.lpu_counts(NODE) == ("4", "4"), what="four LPUs advertised")
         kube.create_pod(pod_asking("infer", 2))
-        _wait(lambda: kube.pod("infer")["status"].get("phase") == "Running")
+        poll(lambda: kube.pod("infer")["status"].get("phase") == "Running", what="the pod Running")
         wait_answering(lpu, lpu_address)
         wait_answering(dcgm, dcgm_address)
         prometheus.set_jobs(
@@ -66,13 +67,6 @@ def world(tmp_path_factory: pytest.TempPathFactory, prometheus: PrometheusServer
         for process in reversed(processes):
             process.stop()
         cluster.stop()
-
-
-def _wait(condition: Any, within: float = 10.0) -> None:
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
 
 
 def by_device(result: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:

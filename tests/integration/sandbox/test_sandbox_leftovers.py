@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,16 +15,10 @@ from nufi_sandbox.pids import read_recorded, record_processes, start_time, stop_
 from nufi_sandbox.processes import pid_alive
 from nufi_sandbox.sandbox.layout import PROGRAMS_FILE, prepare, stop_leftovers
 from nufi_sandbox.sandbox.topology import NODES
+from support.polling import poll
 
 NAMES = [node.name for node in NODES]
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(300)"]
-
-
-def poll(condition: Callable[[], bool], within: float = 10.0) -> None:
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, f"not within {within:g} s"
-        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -58,13 +51,13 @@ def test_a_launcher_killed_hard_takes_its_programs_along(tmp_path: Path) -> None
     )
     launcher = subprocess.Popen([sys.executable, "-c", launcher_code], stdin=subprocess.DEVNULL)
     try:
-        poll(lambda: pid_file.exists() and pid_file.read_text() != "")
+        poll(lambda: pid_file.exists() and pid_file.read_text() != "", what="the pid file written")
         child = int(pid_file.read_text())
         assert pid_alive(child)
     finally:
         launcher.kill()
         launcher.wait()
-    poll(lambda: not pid_alive(child))
+    poll(lambda: not pid_alive(child), what="the child gone")
 
 
 def test_stop_recorded_stops_what_still_runs_and_spares_a_reused_pid(
