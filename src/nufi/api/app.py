@@ -84,29 +84,38 @@ def create_app(
     app.state.http_metrics = HttpMetrics()
     install_problem_handlers(app)
     install_openapi(app)
+    _install_middleware(app, resolved)
+    _include_routers(app, api=api)
+    return app
+
+
+def _install_middleware(app: FastAPI, settings: Settings) -> None:
     # The last added runs first: the request id and access log wrap the guard, which checks a body's
     # size and the caller's token before anything reads the body.
-    install_request_guard(app, max_body_bytes=resolved.max_request_body_bytes)
+    install_request_guard(app, max_body_bytes=settings.max_request_body_bytes)
     # The lab proxy answers /labs/... and /notebook/... itself, outside the guard: a lab's uploads are
     # the lab's to limit. Both faces have it, so a lab opens wherever the dashboard does.
     app.add_middleware(LabProxyMiddleware)
     app.add_middleware(RequestContextMiddleware, metrics=app.state.http_metrics)
     app.add_middleware(
-        SecurityHeadersMiddleware, issuer=resolved.oidc_issuer, docs_paths=(app.docs_url, app.redoc_url)
+        SecurityHeadersMiddleware, issuer=settings.oidc_issuer, docs_paths=(app.docs_url, app.redoc_url)
     )
+
+
+def _include_routers(app: FastAPI, *, api: bool) -> None:
     app.include_router(health.router)
     app.include_router(metrics.router)
     app.include_router(version.router)
-    if api:
-        app.include_router(me.router)
-        app.include_router(devices.router)
-        app.include_router(admin_devices.router)
-        app.include_router(monitoring.router)
-        app.include_router(projects.admin_router)
-        app.include_router(projects.router)
-        app.include_router(deployments.router)
-        app.include_router(labs.router)
-        app.include_router(thermal.router)
-        app.include_router(thermal.admin_router)
-        app.include_router(thermal.override_router)
-    return app
+    if not api:
+        return
+    app.include_router(me.router)
+    app.include_router(devices.router)
+    app.include_router(admin_devices.router)
+    app.include_router(monitoring.router)
+    app.include_router(projects.admin_router)
+    app.include_router(projects.router)
+    app.include_router(deployments.router)
+    app.include_router(labs.router)
+    app.include_router(thermal.router)
+    app.include_router(thermal.admin_router)
+    app.include_router(thermal.override_router)
