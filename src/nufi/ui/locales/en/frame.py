@@ -8,7 +8,6 @@ TEXTS: dict[str, str] = {
     "nav.audit": "Audit",
     "nav.thermal": "Thermal",
     "header.sign_out": "Sign out",
-    "header.language": "Language",
     "forbidden.title": "You do not have access",
     "forbidden.body": (
         "Only administrators with the nufi-admin role can open this page. "

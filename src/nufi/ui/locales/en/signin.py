@@ -1,7 +1,6 @@
 """English texts of the sign-in and sign-out pages, served outside the dashboard's frame."""
 
 TEXTS: dict[str, str] = {
-    "signin.required": "Please sign in.",
     "signin.again": "Sign in again",
     "signin.detail": "Details: {detail}",
     "signin.unreachable.title": "The identity provider cannot be reached",

@@ -8,7 +8,6 @@ TEXTS: dict[str, str] = {
     "nav.audit": "감사 기록",
     "nav.thermal": "온도 제어",
     "header.sign_out": "로그아웃",
-    "header.language": "언어",
     "forbidden.title": "접근 권한이 없습니다",
     "forbidden.body": (
         "이 페이지는 nufi-admin 역할이 있는 관리자만 볼 수 있습니다. 필요하면 관리자에게 역할을 요청하세요."

@@ -1,7 +1,6 @@
 """Korean texts of the sign-in and sign-out pages, served outside the dashboard's frame."""
 
 TEXTS: dict[str, str] = {
-    "signin.required": "로그인이 필요합니다.",
     "signin.again": "다시 로그인",
     "signin.detail": "자세한 내용: {detail}",
     "signin.unreachable.title": "ID 공급자에 연결할 수 없습니다",
