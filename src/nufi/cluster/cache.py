@@ -1,10 +1,11 @@
 """Nodes and pods kept from watches, per replica, the way client-go's informers keep them.
 
 Each kind has a reflector: a paginated list, then a watch from the list's resourceVersion with
-`allowWatchBookmarks=true`. A watch that ends cleanly is resumed from the last resourceVersion seen
-(bookmarks included); 410 Gone (as an HTTP status or an ERROR event) means that version has been
-compacted away, and the reflector lists again at once. Any other failure backs off (doubling, capped)
-and lists again. Every `resync_seconds` the list is redone anyway, so a missed event cannot last.
+`allowWatchBookmarks=true`, both through `kube_rest`. A watch that ends cleanly is resumed from the
+last resourceVersion seen (bookmarks included); 410 Gone (as an HTTP status or an ERROR event) means
+that version has been compacted away, and the reflector lists again at once. Any other failure backs
+off (doubling, capped) and lists again. Every `resync_seconds` the list is redone anyway, so a missed
+event cannot last.
 
 Only what NuFi reads is kept (the same decoding as `inventory`): a node's name, capacity, allocatable
 and labels; a bound, unfinished pod's namespace, name, node, phase and extended-resource requests.
@@ -17,18 +18,15 @@ directly (`state.read_cluster_state`); `why_not_serving` says why, and so does t
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-import aiohttp
 import structlog
-from kubernetes_asyncio.client import CoreV1Api
 
-from nufi.cluster.gateway import KUBERNETES, ClusterGateway
+from nufi.cluster.gateway import ClusterGateway
 from nufi.cluster.inventory import (
     BOUND_LIVE_PODS,
     PAGE_SIZE,
@@ -39,6 +37,7 @@ from nufi.cluster.inventory import (
     list_raw,
     node_resources,
 )
+from nufi.cluster.kube_rest import Gone, api_path, watch
 from nufi.config import Settings
 from nufi.errors import DependencyUnavailable
 from nufi.health import DependencyStatus
@@ -74,10 +73,6 @@ class CacheSettings:
             max_outage_seconds=settings.cluster_cache_max_outage_seconds,
             watch_seconds=settings.cluster_cache_watch_seconds,
         )
-
-
-class Gone(Exception):
-    """The resourceVersion a watch asked for is too old: list again."""
 
 
 class _Reflector(Generic[T]):
@@ -160,61 +155,22 @@ class _Reflector(Generic[T]):
         self._healthy()
 
     async def _watch(self, budget: float) -> None:
-        api = CoreV1Api(await self._cluster.api_client())
         seconds = max(1, int(min(budget, self._settings.watch_seconds * random.uniform(1.0, 2.0))))
-        connect = self._cluster.request_timeout_seconds
-        kwargs: dict[str, Any] = {
-            "watch": True,
-            "allow_watch_bookmarks": True,
-            "resource_version": self.resource_version,
-            "timeout_seconds": seconds,
-            "_preload_content": False,
-            # The server ends the watch after `seconds`; the client only bounds a silent connection.
-            "_request_timeout": aiohttp.ClientTimeout(
-                total=None, sock_connect=connect, sock_read=seconds + connect
-            ),
-        }
-        if self._field_selector is not None:
-            kwargs["field_selector"] = self._field_selector
-        if self.plural == "nodes":
-            response = await api.list_node(**kwargs)
-        else:
-            response = await api.list_pod_for_all_namespaces(**kwargs)
-        try:
-            if response.status == 410:
-                raise Gone(f"HTTP 410 for resourceVersion {self.resource_version}")
-            if response.status != 200:
-                body = await response.read()
-                raise DependencyUnavailable(
-                    f"the Kubernetes API refused to watch {self.plural} (HTTP {response.status}): "
-                    f"{body[:200].decode(errors='replace')}",
-                    dependency=KUBERNETES,
-                )
+        async with watch(
+            self._cluster,
+            api_path("v1", self.plural),
+            resource_version=self.resource_version,
+            seconds=seconds,
+            field_selector=self._field_selector,
+        ) as events:
             self._healthy()
-            buffer = b""
-            async for chunk in response.content.iter_any():
-                buffer += chunk
-                *lines, buffer = buffer.split(b"\n")
-                for line in lines:
-                    if line.strip():
-                        self.apply(json.loads(line))
-            if buffer.strip():
-                self.apply(json.loads(buffer))
-        finally:
-            response.release()
+            async for event in events:
+                self.apply(event)
 
     def apply(self, event: Mapping[str, Any]) -> None:
         """One watch event: the store, and the resourceVersion to resume from."""
         kind = event.get("type")
         obj = event.get("object") or {}
-        if kind == "ERROR":
-            code = obj.get("code")
-            if code == 410:
-                raise Gone(str(obj.get("message") or "expired"))
-            raise DependencyUnavailable(
-                f"the watch of {self.plural} answered an error (code {code}): {obj.get('message')}",
-                dependency=KUBERNETES,
-            )
         version = (obj.get("metadata") or {}).get("resourceVersion")
         if kind in ("ADDED", "MODIFIED", "DELETED"):
             key = self._key(obj)

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from nufi.cluster.gateway import KUBERNETES, ClusterGateway
 from nufi.cluster.inventory import (
     PAGE_SIZE,
-    TIMEOUT_SETTING,
     BoundPod,
     NodeResources,
     list_bound_pods,
     list_nodes,
 )
+from nufi.cluster.kube_errors import TIMEOUT_SETTING
 from nufi.errors import DependencyUnavailable
 
 

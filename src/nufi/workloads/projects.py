@@ -25,7 +25,7 @@ from typing import Any
 from nufi.auth import Principal, require_admin, require_user
 from nufi.cluster import ClusterGateway
 from nufi.cluster.gateway import KUBERNETES
-from nufi.cluster.kube_rest import Json, KubeRefused
+from nufi.cluster.kube_rest import Json, KubeRefused, refusal_error
 from nufi.cluster.namespaces import (
     create_namespace,
     create_role_binding,
@@ -40,7 +40,6 @@ from nufi.db import Database
 from nufi.db.intents import Intent, IntentStore
 from nufi.errors import Conflict, DependencyUnavailable, Forbidden, NotFound, ValidationFailed
 from nufi.workloads.intents import Outcome, Recorder
-from nufi.workloads.kube_errors import refused
 from nufi.workloads.labels import MANAGED_BY, MANAGED_BY_NUFI, MEMBERS_ANNOTATION, PROJECT
 from nufi.workloads.names import check_name, check_stored_username, check_username, is_name
 
@@ -168,7 +167,7 @@ class ProjectService:
                     if exc.status == 409:
                         change.touched = False  # someone else's namespace: ours was never made
                         raise _exists(name) from None
-                    raise refused(exc, field="name") from None
+                    raise refusal_error(exc, field="name") from None
                 await self._grant_workload_role(name)
             except BaseException:
                 # All or nothing: a namespace NuFi cannot work in is no project.
@@ -205,7 +204,7 @@ class ProjectService:
                     f"(deploy/kustomize/base/rbac-projects.yaml), or set NUFI_PROJECT_ROLE empty",
                     dependency=KUBERNETES,
                 ) from None
-            raise refused(exc) from None
+            raise refusal_error(exc) from None
 
     async def delete(
         self, principal: Principal | None, name: str, *, dry_run: bool = False
@@ -316,7 +315,7 @@ class ProjectService:
                     continue  # someone changed it since we read it: read again and reapply
                 if exc.status == 404:
                     raise NotFound(f"There is no project {name!r}.", project=name) from None
-                raise refused(exc, field="username") from None
+                raise refusal_error(exc, field="username") from None
             return changed
         raise Conflict(
             f"the members of project {name!r} kept changing while this change was applied; try again",

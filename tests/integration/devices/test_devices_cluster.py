@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 import yaml
-from kubernetes_asyncio.client import CoreV1Api
+from kubernetes_asyncio.client import ApiClient, CoreV1Api
 
 from nufi.cluster import ClusterGateway, read_cluster_state
 from nufi.cluster.inventory import list_bound_pods, list_nodes
@@ -57,16 +57,15 @@ class ListCalls:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.nodes: list[dict[str, Any]] = []
         self.pods: list[dict[str, Any]] = []
-        for method, log in (("list_node", self.nodes), ("list_pod_for_all_namespaces", self.pods)):
-            original = getattr(CoreV1Api, method)
+        original = ApiClient.call_api
+        logs = {"/api/v1/nodes": self.nodes, "/api/v1/pods": self.pods}
 
-            def spy(
-                api: CoreV1Api, *args: Any, _original: Any = original, _log: Any = log, **kwargs: Any
-            ) -> Any:
-                _log.append(dict(kwargs))
-                return _original(api, *args, **kwargs)
+        def spy(client: ApiClient, path: str, *args: Any, **kwargs: Any) -> Any:
+            if path in logs:
+                logs[path].append(dict(kwargs.get("query_params") or []))
+            return original(client, path, *args, **kwargs)
 
-            monkeypatch.setattr(CoreV1Api, method, spy)
+        monkeypatch.setattr(ApiClient, "call_api", spy)
 
 
 @pytest.fixture
@@ -101,9 +100,9 @@ async def test_check_finds_the_key_on_the_right_nodes_paging_through_all_of_them
     assert result.message.startswith(FOUND_MESSAGE)
     assert "12 on 2 nodes" in result.message
     # 1,203 nodes in pages of 500: three requests, each after the first carrying the continue token.
-    assert [call["limit"] for call in calls.nodes] == [500, 500, 500]
-    assert "_continue" not in calls.nodes[0]
-    assert all(call["_continue"] for call in calls.nodes[1:])
+    assert [call["limit"] for call in calls.nodes] == ["500", "500", "500"]
+    assert "continue" not in calls.nodes[0]
+    assert all(call["continue"] for call in calls.nodes[1:])
 
 
 async def test_a_smaller_page_size_takes_more_pages_and_finds_the_same(
@@ -188,7 +187,7 @@ async def test_inventory_counts_what_bound_live_pods_request(
     assert (inventory.capacity, inventory.allocated, free) == (12, 3, 9)
     # One paginated node list (3 pages) and one pod list, whatever the number of nodes.
     assert len(calls.nodes) == 3 and len(calls.pods) == 1
-    assert calls.pods[0]["field_selector"] == "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"
+    assert calls.pods[0]["fieldSelector"] == "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"
     bound = {(pod.namespace, pod.name) for pod in await list_bound_pods(gateway)}
     assert {("default", "bound-two"), ("serving", "bound-elsewhere")} <= bound
     assert ("default", "finished") not in bound and ("default", "too-big") not in bound

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from nufi.cluster import ClusterGateway
-from nufi.cluster.cache import FALLING_BACK, CacheSettings, ClusterCache, Gone
+from nufi.cluster.cache import FALLING_BACK, CacheSettings, ClusterCache
 from nufi.cluster.connection import KubeSource
-from nufi.errors import DependencyUnavailable
 
 
 def _cache(max_outage: float = 30.0) -> ClusterCache:
@@ -55,14 +52,6 @@ def test_a_pod_that_finishes_leaves_the_store() -> None:
     assert [pod.extended_requests for pod in pods.items()] == [{"example.com/gpu": 2}]
     pods.apply({"type": "MODIFIED", "object": _pod("p", "2", "Succeeded")})
     assert pods.items() == ()
-
-
-def test_an_error_event_with_410_means_list_again_and_others_are_failures() -> None:
-    nodes = _cache().nodes
-    with pytest.raises(Gone):
-        nodes.apply({"type": "ERROR", "object": {"kind": "Status", "code": 410, "message": "too old"}})
-    with pytest.raises(DependencyUnavailable, match="code 500"):
-        nodes.apply({"type": "ERROR", "object": {"kind": "Status", "code": 500, "message": "boom"}})
 
 
 def test_serving_needs_both_kinds_listed_and_no_long_outage() -> None:
