@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+from dataclasses import dataclass
 from typing import Annotated
 
 import typer
@@ -22,66 +23,129 @@ _SOCKET_HELP = (
     "or with a single node a plain PATH. Default with one node: /var/lib/kubelet/pod-resources/kubelet.sock."
 )
 
+# The command's options, one type each, so its signature reads as the list of its flags.
+_Profile = Annotated[ProfileName, typer.Option(help=_PROFILE_HELP)]
+_Nodes = Annotated[
+    str | None, typer.Option(help="Comma-separated nodes to simulate. Default: $NODE_NAME or the host name.")
+]
+_DevicesPerNode = Annotated[int, typer.Option(min=1, max=256, help="Devices on each node.")]
+_NumaNodes = Annotated[int, typer.Option(min=1, help="NUMA nodes per node (as in the device plugin).")]
+_Host = Annotated[str, typer.Option(help="Address to listen on.")]
+_Port = Annotated[int | None, typer.Option(help="Port to listen on. Default: the profile's port.")]
+_Interval = Annotated[
+    float, typer.Option(min=0.05, help="Seconds per simulation step and PodResources query.")
+]
+_Seed = Annotated[int, typer.Option(help="Seed of the simulated behaviour; same seed, same values.")]
+_Sockets = Annotated[list[str] | None, typer.Option(help=_SOCKET_HELP)]
+_NoPodResources = Annotated[bool, typer.Option("--no-pod-resources", help="Attribute no devices to pods.")]
+_ResourceNames = Annotated[
+    list[str] | None,
+    typer.Option(
+        help="Extended resource whose devices are attributed (trailing * = prefix). "
+        "Default: the profile's (hyperaccel.ai/lpu, nvidia.com/gpu, furiosa.ai*, rebellions.ai*)."
+    ),
+]
+_LabelNames = Annotated[
+    list[str] | None,
+    typer.Option(help="Rename an emitted label, FROM=TO (e.g. node=kubernetes_node); repeatable."),
+]
+_Naming = Annotated[
+    Naming,
+    typer.Option(
+        help="Vendor name generation: legacy = dcgm --use-old-namespace labels, furiosa "
+        "kubernetes_* labels, rbln RBLN_DEVICE_STATUS:* metrics; both = rbln old and new."
+    ),
+]
+_Quirks = Annotated[
+    bool,
+    typer.Option(
+        "--quirks",
+        help="Also emit what real exporters of the vendor do beyond their documentation (see the "
+        "profile's description): exporter-pod labels, partition duplicates, legacy units.",
+    ),
+]
+_MemoryGib = Annotated[
+    float | None, typer.Option(min=0.001, help="Device memory size. Default: the profile's model.")
+]
+_Ambient = Annotated[float, typer.Option(help="Idle temperature.")]
+_FullLoad = Annotated[float, typer.Option(help="Temperature approached at 100 % load.")]
+_TimeConstant = Annotated[
+    float, typer.Option(min=0.1, help="Seconds for temperature to close ~63 % of a gap.")
+]
+_LogFormat = Annotated[LogFormat, typer.Option(help="console or json (one object per line).")]
+
 
 def _default_node() -> str:
     return os.environ.get("NODE_NAME") or socket.gethostname().lower()
 
 
+@dataclass(frozen=True)
+class ExporterOptions:
+    """The command line as given, before it is checked and turned into an `ExporterConfig`."""
+
+    profile: ProfileName
+    nodes: str | None
+    devices_per_node: int
+    numa_nodes: int
+    host: str
+    port: int | None
+    interval: float
+    seed: int
+    pod_resources_socket: list[str] | None
+    no_pod_resources: bool
+    resource_name: list[str] | None
+    label_name: list[str] | None
+    naming: Naming
+    quirks: bool
+    memory_gib: float | None
+    ambient_celsius: float
+    full_load_celsius: float
+    thermal_time_constant: float
+
+    def config(self) -> ExporterConfig:
+        """The exporter's configuration; `ConfigError` or `ValueError` names what is wrong."""
+        node_names = parse_nodes(self.nodes if self.nodes is not None else _default_node())
+        return ExporterConfig(
+            profile=self.profile.value,
+            nodes=node_names,
+            devices_per_node=self.devices_per_node,
+            numa_nodes=self.numa_nodes,
+            host=self.host,
+            port=self.port,
+            interval=self.interval,
+            seed=self.seed,
+            pod_resources={}
+            if self.no_pod_resources
+            else parse_pod_resources(self.pod_resources_socket or [], node_names),
+            resource_patterns=tuple(self.resource_name or ()),
+            label_names=parse_label_names(self.label_name or []),
+            naming=self.naming,
+            quirks=self.quirks,
+            memory_bytes=None if self.memory_gib is None else round(self.memory_gib * GIB),
+            thermal=ThermalModel(self.ambient_celsius, self.full_load_celsius, self.thermal_time_constant),
+        )
+
+
 def exporter(
-    profile: Annotated[ProfileName, typer.Option(help=_PROFILE_HELP)] = ProfileName.LPU,
-    nodes: Annotated[
-        str | None,
-        typer.Option(help="Comma-separated nodes to simulate. Default: $NODE_NAME or the host name."),
-    ] = None,
-    devices_per_node: Annotated[int, typer.Option(min=1, max=256, help="Devices on each node.")] = 4,
-    numa_nodes: Annotated[
-        int, typer.Option(min=1, help="NUMA nodes per node (as in the device plugin).")
-    ] = 2,
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "0.0.0.0",
-    port: Annotated[int | None, typer.Option(help="Port to listen on. Default: the profile's port.")] = None,
-    interval: Annotated[
-        float, typer.Option(min=0.05, help="Seconds per simulation step and PodResources query.")
-    ] = 1.0,
-    seed: Annotated[int, typer.Option(help="Seed of the simulated behaviour; same seed, same values.")] = 0,
-    pod_resources_socket: Annotated[list[str] | None, typer.Option(help=_SOCKET_HELP)] = None,
-    no_pod_resources: Annotated[
-        bool, typer.Option("--no-pod-resources", help="Attribute no devices to pods.")
-    ] = False,
-    resource_name: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Extended resource whose devices are attributed (trailing * = prefix). "
-            "Default: the profile's (hyperaccel.ai/lpu, nvidia.com/gpu, furiosa.ai*, rebellions.ai*)."
-        ),
-    ] = None,
-    label_name: Annotated[
-        list[str] | None,
-        typer.Option(help="Rename an emitted label, FROM=TO (e.g. node=kubernetes_node); repeatable."),
-    ] = None,
-    naming: Annotated[
-        Naming,
-        typer.Option(
-            help="Vendor name generation: legacy = dcgm --use-old-namespace labels, furiosa "
-            "kubernetes_* labels, rbln RBLN_DEVICE_STATUS:* metrics; both = rbln old and new."
-        ),
-    ] = Naming.CURRENT,
-    quirks: Annotated[
-        bool,
-        typer.Option(
-            "--quirks",
-            help="Also emit what real exporters of the vendor do beyond their documentation (see the "
-            "profile's description): exporter-pod labels, partition duplicates, legacy units.",
-        ),
-    ] = False,
-    memory_gib: Annotated[
-        float | None, typer.Option(min=0.001, help="Device memory size. Default: the profile's model.")
-    ] = None,
-    ambient_celsius: Annotated[float, typer.Option(help="Idle temperature.")] = 35.0,
-    full_load_celsius: Annotated[float, typer.Option(help="Temperature approached at 100 % load.")] = 80.0,
-    thermal_time_constant: Annotated[
-        float, typer.Option(min=0.1, help="Seconds for temperature to close ~63 % of a gap.")
-    ] = 30.0,
-    log_format: Annotated[LogFormat, typer.Option(help="console or json (one object per line).")] = "console",
+    profile: _Profile = ProfileName.LPU,
+    nodes: _Nodes = None,
+    devices_per_node: _DevicesPerNode = 4,
+    numa_nodes: _NumaNodes = 2,
+    host: _Host = "0.0.0.0",
+    port: _Port = None,
+    interval: _Interval = 1.0,
+    seed: _Seed = 0,
+    pod_resources_socket: _Sockets = None,
+    no_pod_resources: _NoPodResources = False,
+    resource_name: _ResourceNames = None,
+    label_name: _LabelNames = None,
+    naming: _Naming = Naming.CURRENT,
+    quirks: _Quirks = False,
+    memory_gib: _MemoryGib = None,
+    ambient_celsius: _Ambient = 35.0,
+    full_load_celsius: _FullLoad = 80.0,
+    thermal_time_constant: _TimeConstant = 30.0,
+    log_format: _LogFormat = "console",
 ) -> None:
     """Serve Prometheus metrics of simulated accelerators, with pod attribution and a control endpoint.
 
@@ -97,31 +161,35 @@ def exporter(
       curl -X DELETE localhost:9850/control/override
     """
     configure_logging(log_format)
+    options = ExporterOptions(
+        profile=profile,
+        nodes=nodes,
+        devices_per_node=devices_per_node,
+        numa_nodes=numa_nodes,
+        host=host,
+        port=port,
+        interval=interval,
+        seed=seed,
+        pod_resources_socket=pod_resources_socket,
+        no_pod_resources=no_pod_resources,
+        resource_name=resource_name,
+        label_name=label_name,
+        naming=naming,
+        quirks=quirks,
+        memory_gib=memory_gib,
+        ambient_celsius=ambient_celsius,
+        full_load_celsius=full_load_celsius,
+        thermal_time_constant=thermal_time_constant,
+    )
+    _serve(options)
+
+
+def _serve(options: ExporterOptions) -> None:
     # Imported here so that --help stays quick.
     from .app import build_engine, serve
 
     try:
-        node_names = parse_nodes(nodes if nodes is not None else _default_node())
-        config = ExporterConfig(
-            profile=profile.value,
-            nodes=node_names,
-            devices_per_node=devices_per_node,
-            numa_nodes=numa_nodes,
-            host=host,
-            port=port,
-            interval=interval,
-            seed=seed,
-            pod_resources={}
-            if no_pod_resources
-            else parse_pod_resources(pod_resources_socket or [], node_names),
-            resource_patterns=tuple(resource_name or ()),
-            label_names=parse_label_names(label_name or []),
-            naming=naming,
-            quirks=quirks,
-            memory_bytes=None if memory_gib is None else round(memory_gib * GIB),
-            thermal=ThermalModel(ambient_celsius, full_load_celsius, thermal_time_constant),
-        )
-        engine = build_engine(config)
+        engine = build_engine(options.config())
     except (ConfigError, ValueError) as exc:
         typer.echo(f"nufi-mock exporter: {exc}", err=True)
         raise typer.Exit(code=2) from None

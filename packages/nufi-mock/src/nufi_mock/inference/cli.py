@@ -14,43 +14,52 @@ from .config import DEFAULT_MODEL, InferenceConfig, ServedBy
 
 _GRACEFUL_SHUTDOWN_SECONDS = 2
 
+# The command's options, one type each, so its signature reads as the list of its flags.
+_Model = Annotated[str, typer.Option(help="The one model served (GET /v1/models).")]
+_Host = Annotated[str, typer.Option(envvar="NUFI_MOCK_INFERENCE_HOST", help="Address to listen on.")]
+_Port = Annotated[
+    int, typer.Option(envvar="PORT", min=1, max=65535, help="Port to listen on ($PORT when set).")
+]
+_Warmup = Annotated[
+    float,
+    typer.Option(min=0, help="Seconds of 'loading the model': /health and /v1/* answer 503 until then."),
+]
+_TokensPerSecond = Annotated[
+    float,
+    typer.Option(min=0, help="Simulated generation speed; answers take tokens / speed. 0: at once."),
+]
+_DevicesEnv = Annotated[
+    str, typer.Option(help="Environment variable listing the devices held (comma-separated).")
+]
+_ExporterUrl = Annotated[
+    str | None,
+    typer.Option(
+        envvar="NUFI_MOCK_EXPORTER_URL",
+        help="The node's mock exporter (http://host:port), told this server's load. Unset: not told.",
+    ),
+]
+_SaturationRps = Annotated[
+    float, typer.Option(min=0.001, help="Requests per second at which the devices are 100 % busy.")
+]
+_LoadWindow = Annotated[float, typer.Option(min=0.1, help="Seconds over which the request rate is measured.")]
+_ReportInterval = Annotated[
+    float, typer.Option(min=0.05, help="Seconds between load reports to the exporter.")
+]
+_LogFormat = Annotated[LogFormat, typer.Option(help="console or json (one object per line).")]
+
 
 def inference(
-    model: Annotated[str, typer.Option(help="The one model served (GET /v1/models).")] = DEFAULT_MODEL,
-    host: Annotated[
-        str, typer.Option(envvar="NUFI_MOCK_INFERENCE_HOST", help="Address to listen on.")
-    ] = "0.0.0.0",
-    port: Annotated[
-        int, typer.Option(envvar="PORT", min=1, max=65535, help="Port to listen on ($PORT when set).")
-    ] = 8000,
-    warmup_seconds: Annotated[
-        float,
-        typer.Option(min=0, help="Seconds of 'loading the model': /health and /v1/* answer 503 until then."),
-    ] = 0.0,
-    tokens_per_second: Annotated[
-        float,
-        typer.Option(min=0, help="Simulated generation speed; answers take tokens / speed. 0: at once."),
-    ] = 0.0,
-    devices_env: Annotated[
-        str, typer.Option(help="Environment variable listing the devices held (comma-separated).")
-    ] = VISIBLE_DEVICES_ENV,
-    exporter_url: Annotated[
-        str | None,
-        typer.Option(
-            envvar="NUFI_MOCK_EXPORTER_URL",
-            help="The node's mock exporter (http://host:port), told this server's load. Unset: not told.",
-        ),
-    ] = None,
-    saturation_rps: Annotated[
-        float, typer.Option(min=0.001, help="Requests per second at which the devices are 100 % busy.")
-    ] = 2.0,
-    load_window: Annotated[
-        float, typer.Option(min=0.1, help="Seconds over which the request rate is measured.")
-    ] = 10.0,
-    report_interval: Annotated[
-        float, typer.Option(min=0.05, help="Seconds between load reports to the exporter.")
-    ] = 1.0,
-    log_format: Annotated[LogFormat, typer.Option(help="console or json (one object per line).")] = "console",
+    model: _Model = DEFAULT_MODEL,
+    host: _Host = "0.0.0.0",
+    port: _Port = 8000,
+    warmup_seconds: _Warmup = 0.0,
+    tokens_per_second: _TokensPerSecond = 0.0,
+    devices_env: _DevicesEnv = VISIBLE_DEVICES_ENV,
+    exporter_url: _ExporterUrl = None,
+    saturation_rps: _SaturationRps = 2.0,
+    load_window: _LoadWindow = 10.0,
+    report_interval: _ReportInterval = 1.0,
+    log_format: _LogFormat = "console",
 ) -> None:
     """Serve a mock OpenAI-compatible model that says who served each answer and heats its devices.
 
@@ -66,11 +75,6 @@ def inference(
            -d '{"model": "mock-lpu-llm", "messages": [{"role": "user", "content": "hello"}]}'
     """
     configure_logging(log_format)
-    # Imported here so that --help stays quick.
-    import uvicorn
-
-    from .app import create_app
-
     config = InferenceConfig(
         served_by=ServedBy.from_env(os.environ, devices_env),
         model=model,
@@ -81,6 +85,15 @@ def inference(
         load_window_seconds=load_window,
         report_interval_seconds=report_interval,
     )
+    _serve(config, host, port)
+
+
+def _serve(config: InferenceConfig, host: str, port: int) -> None:
+    # Imported here so that --help stays quick.
+    import uvicorn
+
+    from .app import create_app
+
     server = uvicorn.Server(
         uvicorn.Config(
             create_app(config),
