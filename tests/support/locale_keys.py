@@ -12,8 +12,9 @@ A key built while the page runs (`f"thermal.column.{name}"`, `"thermal.field." +
 (`for name in ("node", "state")`, `for name in COLUMNS`), so that no built key goes unchecked.
 
 `check` reports: keys used and missing from the catalog, keys one language has and another lacks,
-keys no code uses, texts whose `{field}`s differ between languages, and templates that are
-undeclared, declared and no longer built, or declared `IN_CODE` where the code does not list them.
+keys no code uses, texts whose `{field}`s differ between languages, calls that fill other fields
+than their text takes, and templates that are undeclared, declared and no longer built, or declared
+`IN_CODE` where the code does not list them.
 """
 
 from __future__ import annotations
@@ -48,6 +49,18 @@ class Uses:
     keys: dict[str, list[Site]] = field(default_factory=dict)
     # Per template, each use with the values the code around it lists (None when it lists none).
     templates: dict[str, list[tuple[Site, list[tuple[str, ...]] | None]]] = field(default_factory=dict)
+    calls: list[Filled] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Filled:
+    """A call of the catalog: the key or template it passes, and the fields it fills (None when it
+    passes `**fields`, which the source does not tell)."""
+
+    key: str
+    built: bool
+    site: Site
+    fields: frozenset[str] | None
 
 
 @dataclass
@@ -56,6 +69,8 @@ class Findings:
     one_language: dict[str, set[str]] = field(default_factory=dict)
     unused: set[str] = field(default_factory=set)
     fields_differ: dict[str, dict[str, set[str]]] = field(default_factory=dict)
+    # A call that fills other fields than its text takes: (where, key, the text's, the call's).
+    unfilled: list[tuple[Site, str, set[str], set[str]]] = field(default_factory=list)
     undeclared: dict[str, list[Site]] = field(default_factory=dict)
     unresolved: dict[str, list[Site]] = field(default_factory=dict)
     stale: set[str] = field(default_factory=set)
@@ -66,6 +81,10 @@ class Findings:
         lines += [f"only in {sorted(langs)}: {k}" for k, langs in sorted(self.one_language.items())]
         lines += [f"in the catalog, used by no code: {k}" for k in sorted(self.unused)]
         lines += [f"fields differ between languages: {k} {f}" for k, f in sorted(self.fields_differ.items())]
+        lines += [
+            f"{site}: {key} takes the fields {sorted(takes)}, the call fills {sorted(fills)}"
+            for site, key, takes, fills in self.unfilled
+        ]
         lines += [
             f"built key with no declared values: {t} at {_sites(s)}"
             for t, s in sorted(self.undeclared.items())
@@ -174,7 +193,7 @@ def _scan_module(path: str, tree: ast.Module, prefixes: set[str], uses: Uses) ->
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     translators = translator_names(tree)
     key_positions = {
-        id(argument)
+        id(argument): _filled_fields(node)
         for node in ast.walk(tree)
         if isinstance(node, ast.Call) and (argument := key_argument(node, translators)) is not None
     }
@@ -188,6 +207,8 @@ def _scan_module(path: str, tree: ast.Module, prefixes: set[str], uses: Uses) ->
                 continue  # the literal part of an f-string: the f-string is looked at as a whole
             if in_key_position or (KEY_SHAPE.match(node.value) and node.value.split(".")[0] in prefixes):
                 uses.keys.setdefault(node.value, []).append(site)
+            if in_key_position:
+                uses.calls.append(Filled(node.value, False, site, key_positions[id(node)]))
             continue
         built = template_of(node)
         if built is None:
@@ -197,6 +218,14 @@ def _scan_module(path: str, tree: ast.Module, prefixes: set[str], uses: Uses) ->
         if in_key_position or looks_like_key:
             values = site_values(holes, node, parents, tree)
             uses.templates.setdefault(template, []).append((site, values))
+        if in_key_position:
+            uses.calls.append(Filled(template, True, site, key_positions[id(node)]))
+
+
+def _filled_fields(call: ast.Call) -> frozenset[str] | None:
+    if any(keyword.arg is None for keyword in call.keywords):
+        return None
+    return frozenset(keyword.arg for keyword in call.keywords if keyword.arg and keyword.arg != "key")
 
 
 def check(
@@ -209,6 +238,7 @@ def check(
     uses = scan(sources, prefixes)
     findings = Findings()
     used = {key: list(sites) for key, sites in uses.keys.items()}
+    built: dict[tuple[str, Site], list[str]] = {}
     for template, template_uses in uses.templates.items():
         if template not in dynamic:
             findings.undeclared[template] = [site for site, _ in template_uses]
@@ -222,6 +252,7 @@ def check(
                 continue
             for value in values:
                 used.setdefault(template.format(*value), []).append(site)
+                built.setdefault((template, site), []).append(template.format(*value))
     findings.stale = set(dynamic) - set(uses.templates)
     findings.missing = {key: sites for key, sites in used.items() if key not in every}
     for key in sorted(every):
@@ -232,7 +263,25 @@ def check(
         if len({frozenset(f) for f in fields.values()}) > 1:
             findings.fields_differ[key] = fields
     findings.unused = every - set(used)
+    findings.unfilled = _unfilled(uses.calls, built, catalog)
     return findings
+
+
+def _unfilled(
+    calls: list[Filled],
+    built: dict[tuple[str, Site], list[str]],
+    catalog: Mapping[_Language, Mapping[str, str]],
+) -> list[tuple[Site, str, set[str], set[str]]]:
+    """Calls whose fields are not those of their text: a field left out shows as `{name}`, or raises."""
+    found = []
+    for call in calls:
+        if call.fields is None:
+            continue
+        for key in built.get((call.key, call.site), []) if call.built else [call.key]:
+            takes = set().union(*(format_fields(texts[key]) for texts in catalog.values() if key in texts))
+            if takes != call.fields:
+                found.append((call.site, key, takes, set(call.fields)))
+    return found
 
 
 def format_fields(template: str) -> set[str]:

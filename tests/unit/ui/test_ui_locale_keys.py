@@ -1,5 +1,6 @@
-"""Every key the dashboard's code uses is in the catalog, in both languages, with the same fields,
-and every key in the catalog is used — read from the code with `ast` (`support.locale_keys`).
+"""Every key the dashboard's code uses is in the catalog, in both languages, with the same fields
+(those the code fills), and every key in the catalog is used — read from the code with `ast`
+(`support.locale_keys`).
 
 Keys the code builds while it runs are declared in `DYNAMIC` with the values they can take; the
 checker itself is tested on small made-up sources and catalogs, so each failure it claims to catch
@@ -175,6 +176,26 @@ def test_a_field_in_one_language_only_is_found() -> None:
     }
     findings = check({"page.py": code}, catalog, {})
     assert findings.fields_differ == {"a.count": {"ko": {"n"}, "en": {"n", "total"}}}
+
+
+def test_a_call_filling_other_fields_than_its_text_takes_is_found() -> None:
+    code = (
+        "def page(t, n, fields):\n"
+        '    t("a.count", n=n)\n'
+        '    t("a.count")\n'
+        '    t("a.count", m=n)\n'
+        '    t("a.count", **fields)\n'
+        '    for unit in ("d",):\n'
+        '        t(f"a.age.{unit}")\n'
+    )
+    texts = {"a.count": "{n} items", "a.age.d": "{n} days"}
+    findings = check({"page.py": code}, {"ko": texts, "en": texts}, {"a.age.{}": IN_CODE})
+    assert sorted(findings.unfilled, key=lambda found: found[0].line) == [
+        (Site("page.py", 3), "a.count", {"n"}, set()),
+        (Site("page.py", 4), "a.count", {"n"}, {"m"}),
+        (Site("page.py", 7), "a.age.d", {"n"}, set()),
+    ]
+    assert "page.py:3: a.count takes the fields ['n'], the call fills []" in findings.problems()
 
 
 SHADES = Literal["light", "dark"]
