@@ -1,5 +1,6 @@
-"""Session-wide fixtures for the real Prometheus and PostgreSQL, markers from the folders, and a guard
-against leaked processes.
+"""Session-wide fixtures for the real Prometheus and PostgreSQL, the fixtures every area shares (the
+integration world's per-test ones from `support.world_fixtures`, a database on each backend, a clean
+environment), markers from the folders, and a guard against leaked processes.
 
 A test's marker (`unit`, `integration`, `e2e`) is the folder it lives in, so `pytest -m unit` runs
 exactly tests/unit; a test file anywhere else fails the collection.
@@ -22,6 +23,12 @@ import pytest
 from nufi_sandbox.postgres import PostgresServer
 from nufi_sandbox.processes import become_subreaper, describe_pid, kill_tree, live_children
 from nufi_sandbox.prometheus import PrometheusServer
+from support.databases import BACKENDS, empty_database_url
+from support.env import clear_nufi_env
+from support.world_fixtures import foreign_project as foreign_project
+from support.world_fixtures import kube as kube
+from support.world_fixtures import nufi as nufi
+from support.world_fixtures import project as project
 
 TESTS_DIR = Path(__file__).resolve().parent
 # The folders under tests/ that hold tests, each also the name of the marker its tests get.
@@ -70,6 +77,19 @@ def postgres() -> Iterator[PostgresServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The URL of an empty database of the test's own: a test using it runs on each backend."""
+    yield from empty_database_url(request, tmp_path)
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No NUFI_* variable of the developer's (nor the in-cluster marker) reaches the test; modules
+    that build settings from the environment use it for every test (`pytest.mark.usefixtures`)."""
+    clear_nufi_env(monkeypatch)
 
 
 def pytest_configure(config: pytest.Config) -> None:

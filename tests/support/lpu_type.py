@@ -5,6 +5,7 @@ Constants are shared, so callers that change a copy take a `copy.deepcopy` first
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 LPU_RESOURCE_KEY = "hyperaccel.ai/lpu"
@@ -20,3 +21,17 @@ LPU_METRICS: dict[str, Any] = {
     "temperature": "lpu_temperature_celsius",
     "power": None,
 }
+
+
+def lpu_type(**changes: Any) -> dict[str, Any]:
+    """The LPU's registration body (POST /api/v1/admin/devices), a fresh copy with `changes` applied."""
+    body: dict[str, Any] = {
+        "id": "lpu",
+        "name": "HyperAccel LPU",
+        "vendor": "HyperAccel",
+        "resource_key": LPU_RESOURCE_KEY,
+        "labels": copy.deepcopy(LPU_LABELS),
+        "metrics": copy.deepcopy(LPU_METRICS),
+    }
+    body.update(changes)
+    return body

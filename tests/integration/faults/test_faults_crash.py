@@ -19,24 +19,22 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from nufi.db import create_database_engine
 from nufi.errors import DependencyUnavailable
-from support.databases import BACKENDS, empty_database_url
+from support.dev_cluster import DEV_HEADERS
 from support.env import env_without_nufi
 from support.http_fault import Fault, HttpFault, through
-from support.nufi_app import bearer
-
-from ..workloads.workloads_world import World, deployment_body, register_lpu
+from support.polling import until
+from support.world import World, deployment_body, register_lpu
 
 NUFI = Path(sys.executable).parent / "nufi"
 LISTENING = "NuFi listening on "
@@ -49,11 +47,6 @@ WRITERS = 4
 LAB = "nufi.io/workload-kind=lab"
 DEPLOYMENT = "nufi.io/workload-kind=deployment"
 NUFI_MADE = "app.kubernetes.io/managed-by=nufi"
-
-
-@pytest.fixture(params=BACKENDS)
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    yield from empty_database_url(request, tmp_path)
 
 
 class Server:
@@ -173,11 +166,10 @@ async def open_intents(database_url: str) -> int | None:
 
 
 async def settled(database_url: str, within: float = 30.0) -> None:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        if await open_intents(database_url) in (0, None):
-            return
-        await asyncio.sleep(0.2)
+    async def none_open() -> bool:
+        return await open_intents(database_url) in (0, None)
+
+    await until(none_open, within=within, every=0.2, what="every open intent settled")
 
 
 async def audited(http: httpx.AsyncClient, world: World, kind: str, target: str, action: str) -> bool:
@@ -217,7 +209,7 @@ async def test_kill_9_mid_write_leaves_every_object_audited_and_deletable(
     }
     server = Server(tmp_path, env)
     writer = Writer(world, rng, uuid.uuid4().hex[:5])
-    kube = httpx.AsyncClient(base_url=world.cluster.url, headers=bearer("nufi-dev-token"), timeout=10)
+    kube = httpx.AsyncClient(base_url=world.cluster.url, headers=DEV_HEADERS, timeout=10)
     try:
         rounds = ROUNDS if database_url.startswith("sqlite") else max(1, ROUNDS // 2)
         for round_ in range(rounds):
@@ -332,7 +324,7 @@ async def test_kill_9_between_the_writes_of_a_change(world: World, tmp_path: Pat
     server = Server(tmp_path, env)
     tag = uuid.uuid4().hex[:5]
     first, second = f"k-{tag}-a", f"k-{tag}-b"
-    kube = httpx.AsyncClient(base_url=world.cluster.url, headers=bearer("nufi-dev-token"), timeout=10)
+    kube = httpx.AsyncClient(base_url=world.cluster.url, headers=DEV_HEADERS, timeout=10)
     try:
         async with client(server.start()) as http:
             await register_lpu(http, world)

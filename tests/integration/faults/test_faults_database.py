@@ -20,8 +20,7 @@ from nufi.config import Settings
 from nufi.db import create_database_engine, create_session_factory, transaction
 from nufi_sandbox.postgres import PostgresServer
 from support.tcp_fault import TcpFault
-
-from ..workloads.workloads_world import World, serve
+from support.world import World, serve
 
 POLICY: dict[str, Any] = {
     "enabled": False,

@@ -15,8 +15,7 @@ import pytest
 
 from nufi.config import Settings
 from support.http_fault import Fault, HttpFault, requests_to, through
-
-from ..workloads.workloads_world import (
+from support.world import (
     World,
     create_project,
     deployment_body,

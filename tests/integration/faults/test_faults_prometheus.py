@@ -12,8 +12,7 @@ import httpx
 import pytest
 
 from support.http_fault import Fault, HttpFault
-
-from ..workloads.workloads_world import World, serve
+from support.world import World, serve
 
 TIMEOUT_SECONDS = 2.0
 RANGE = "/api/v1/monitoring/nvidia-gpu/range"

@@ -10,8 +10,7 @@ from kubernetes_asyncio import client as kube
 
 from support.kube import api_client
 from support.polling import until
-
-from .workloads_world import LPU, LPU_NODES, World, deployment_body
+from support.world import LPU, LPU_NODES, World, deployment_body
 
 _LABELS_OF = "app.kubernetes.io/managed-by=nufi,nufi.io/workload=llm"
 

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-import shutil
-import tempfile
 from collections.abc import AsyncIterator, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -18,49 +17,40 @@ import httpx
 import pytest
 
 from integration.mock.mock_support import nufi_mock, wait_answering
-from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
-from nufi_sandbox.processes import ManagedProcess, free_port
+from nufi_sandbox.processes import free_port
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from nufi_sandbox.sandbox.images import INFERENCE
-from nufi_sandbox.sandbox.runtime_map import sandbox_runtime_map, write_runtime_map
+from nufi_sandbox.sandbox.runtime_map import sandbox_runtime_map
 from nufi_sandbox.sandbox.topology import LPU_RESOURCE, NODES, nodes_yaml
+from support.dev_cluster import DEV_HEADERS, dev_cluster
 from support.polling import until
-
-from .workloads_world import World, create_project, deployment_body, project_name, register_lpu, serve
+from support.world import World, create_project, deployment_body, project_name, register_lpu, serve
 
 LPU_NODES = tuple(node for node in NODES if node.resource_key == LPU_RESOURCE)
 # A node without LPUs, so "only on LPU nodes" means something.
 OTHER = next(node for node in NODES if node.resource_key != LPU_RESOURCE)
 _SAMPLE = re.compile(r"^lpu_utilization_percent\{(?P<labels>[^}]*)\} (?P<value>\S+)$", re.MULTILINE)
 _LABEL = re.compile(r'(\w+)="([^"]*)"')
-DEV_TOKEN = {"Authorization": "Bearer nufi-dev-token"}
 
 
 @pytest.fixture(scope="module")
 def running(
     logs_dir: Path, idp: IdentityProviderProcess, prometheus: PrometheusServer
 ) -> Iterator[tuple[World, dict[str, str]]]:
-    """The world, and each LPU node's exporter URL."""
-    # Unix socket paths must stay short: the state lives directly under /tmp.
-    state = Path(tempfile.mkdtemp(prefix="wlr-", dir="/tmp"))
+    """The world on a cluster of its own, whose kubelets run the images, and each LPU node's exporter URL."""
     ports = {node.name: free_port() for node in LPU_NODES}
-    nodes_file, map_file = state / "nodes.yaml", state / "runtime-map.json"
-    nodes_file.write_text(nodes_yaml((*LPU_NODES, OTHER)))
-    write_runtime_map(map_file, sandbox_runtime_map(LPU_NODES, ports))
-    cluster = DevClusterProcess(state / "cluster", nodes_file=nodes_file, runtime_map=map_file)
-    processes: list[ManagedProcess] = []
-    try:
-        cluster.start()
+    runtime_map = sandbox_runtime_map(LPU_NODES, ports)
+    nodes = nodes_yaml((*LPU_NODES, OTHER))
+    with dev_cluster(nodes, prefix="wlr-", runtime_map=runtime_map) as cluster, ExitStack() as stack:
         for node in LPU_NODES:
             plugin_dir = cluster.device_plugin_dir(node.name)
-            processes.append(
-                nufi_mock(
-                    f"device-plugin-{node.name}",
-                    ["device-plugin", "--dir", plugin_dir, "--log-format", "json", "--watch-interval", "0.2"],
-                    logs_dir,
-                ).start()
-            )
+            plugin = nufi_mock(
+                f"device-plugin-{node.name}",
+                ["device-plugin", "--dir", plugin_dir, "--log-format", "json", "--watch-interval", "0.2"],
+                logs_dir,
+            ).start()
+            stack.callback(plugin.stop)
             exporter = nufi_mock(
                 f"exporter-{node.name}",
                 [
@@ -70,24 +60,12 @@ def running(
                 ],
                 logs_dir,
             ).start()
-            processes.append(exporter)
+            stack.callback(exporter.stop)
             wait_answering(exporter, f"127.0.0.1:{ports[node.name]}")
-        prometheus.set_jobs(
-            [
-                ScrapeJob(
-                    "mock-lpu-exporter", [f"127.0.0.1:{port}" for port in ports.values()], honor_labels=True
-                )
-            ]
-        )
-        world = World(
-            cluster, idp, prometheus, idp.password_token("admin", "admin"), idp.password_token("user", "user")
-        )
+        targets = [f"127.0.0.1:{port}" for port in ports.values()]
+        prometheus.set_jobs([ScrapeJob("mock-lpu-exporter", targets, honor_labels=True)])
+        world = World.signed_in(cluster, idp, prometheus)
         yield world, {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
-    finally:
-        for process in reversed(processes):
-            process.stop()
-        cluster.stop()
-        shutil.rmtree(state, ignore_errors=True)
 
 
 @pytest.fixture
@@ -139,7 +117,7 @@ async def test_two_replicas_run_on_lpu_nodes_answer_through_the_service_and_heat
         assert len(pods) == 2 and set(pods.values()) <= {node.name for node in LPU_NODES}
         proxy = world.cluster.url + view["urls"]["api_proxy"]
         request = {"model": "mock-lpu-llm", "messages": [{"role": "user", "content": "who are you?"}]}
-        async with httpx.AsyncClient(timeout=10.0, headers=DEV_TOKEN) as client:
+        async with httpx.AsyncClient(timeout=10.0, headers=DEV_HEADERS) as client:
             served: dict[str, tuple[str, tuple[str, ...]]] = {}
             for _ in range(100):
                 answer = await client.post(f"{proxy}v1/chat/completions", json=request)

@@ -14,8 +14,7 @@ from nufi.monitoring.snapshot import Snapshot
 from nufi.services import Services
 from support.asgi import serving
 from support.polling import until
-
-from .workloads_world import World, deployment_body, register_lpu
+from support.world import World, deployment_body, register_lpu
 
 
 async def _holders(nufi: httpx.AsyncClient, headers: dict[str, str]) -> set[tuple[str, str]]:

@@ -12,8 +12,7 @@ from kubernetes_asyncio import client as kube
 
 from support.kube import api_client
 from support.polling import until
-
-from .workloads_world import World, create_project, deployment_body, project_name, serve
+from support.world import World, create_project, deployment_body, project_name, serve
 
 
 async def _namespace(world: World, name: str) -> dict[str, object] | None:

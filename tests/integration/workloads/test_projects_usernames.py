@@ -13,8 +13,7 @@ from kubernetes_asyncio import client as kube
 
 from support.kube import api_client
 from support.polling import until
-
-from .workloads_world import World, project_name
+from support.world import World, project_name
 
 CYRILLIC_ADMIN = "\u0430dmin"  # the first letter is Cyrillic
 

@@ -9,7 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from .workloads_world import SEED_LPU, World, deployment_body
+from support.lpu_type import lpu_type
+from support.world import World, deployment_body
 
 BAD_NUMBERS: list[Any] = [True, False, "1", "2", 1.5, None, [1], {"n": 1}]
 
@@ -95,7 +96,7 @@ async def test_a_thermal_policy_and_override_take_json_numbers_and_booleans(
 async def test_a_device_types_switch_and_thermal_defaults_are_json_typed(
     nufi: httpx.AsyncClient, world: World, changes: dict[str, Any], field: str
 ) -> None:
-    body = {**SEED_LPU, "id": "strict-lpu", **changes}
+    body = lpu_type(id="strict-lpu", **changes)
     response = await nufi.post(
         "/api/v1/admin/devices", json=body, params={"force": "true"}, headers=world.admin
     )

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from .workloads_world import World, deployment_body, project_name
+from support.world import World, deployment_body, project_name
 
 PREFIX = "/api/v1/projects/{project}"
 

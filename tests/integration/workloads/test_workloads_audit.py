@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from .workloads_world import World, deployment_body
+from support.world import World, deployment_body
 
 
 def _lab(name: str = "lab") -> dict[str, Any]:

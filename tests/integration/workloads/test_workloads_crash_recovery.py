@@ -19,8 +19,7 @@ from nufi.db.types import utc_now
 from nufi.services import Services, build_services
 from nufi.workloads.labels import workload_labels
 from nufi.workloads.reconcile import Reconciler
-
-from .workloads_world import World, names_in, project_name
+from support.world import World, names_in, project_name
 
 
 @pytest.fixture

@@ -10,8 +10,7 @@ import httpx
 
 from nufi.workloads.labels import workload_labels
 from support.polling import until
-
-from .workloads_world import World, deployment_body, names_in
+from support.world import World, deployment_body, names_in
 
 LAB_PARTS = ("services", "persistentvolumeclaims")
 

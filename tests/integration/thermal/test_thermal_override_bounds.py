@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from .workloads_world import World, deployment_body
+from support.world import World, deployment_body
 
 POLICY: dict[str, Any] = {"enabled": True, "trip_celsius": 85, "resume_celsius": 75}
 

@@ -3,7 +3,6 @@ deployment's override, and a dry run; and leader election over a real Lease."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import httpx
@@ -13,9 +12,8 @@ from nufi.cluster import ClusterGateway
 from nufi.cluster.kube_rest import request_json
 from nufi.cluster.lease import LeaderElector
 from nufi.config import Settings
-from support.polling import until
-
-from .workloads_world import World, deployment_body
+from support.polling import stays_true, until
+from support.world import World, deployment_body
 
 POLICY: dict[str, Any] = {
     "enabled": True,
@@ -143,8 +141,7 @@ async def test_of_two_electors_one_leads_and_the_other_takes_over(world: World) 
         for elector in electors:
             elector.start()
         await until(lambda: _one_leads(electors), within=10)
-        await asyncio.sleep(1)
-        assert sum(e.is_leader for e in electors) == 1
+        await stays_true(lambda: sum(e.is_leader for e in electors) == 1, for_seconds=1)
         leader = next(e for e in electors if e.is_leader)
         other = next(e for e in electors if e is not leader)
         # Stopped without releasing (a crash): the other takes over once the lease has expired.

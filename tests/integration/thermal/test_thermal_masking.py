@@ -16,8 +16,7 @@ from nufi.api import create_app
 from nufi.services import Services
 from nufi.thermal.history import ThermalEvent
 from support.asgi import serving
-
-from .workloads_world import World, register_lpu
+from support.world import World, register_lpu
 
 
 @pytest.fixture
