@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from nufi.auth import TokenVerifier
 from nufi.auth.web_sessions import WebSessions
-from nufi.cluster import ClusterGateway
+from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.cluster.cache import CacheSettings, ClusterCache
 from nufi.cluster.labs import LabObjects
 from nufi.cluster.lease import LeaderElector
@@ -50,6 +50,8 @@ _log = get_logger("nufi.services")
 class Services:
     settings: Settings
     cluster: ClusterGateway
+    # How the domains read nodes and pods: from `cluster_cache` while it serves, else listed.
+    cluster_reader: ClusterReader
     prometheus: PrometheusGateway
     # Sessions and transactions for the repositories in nufi.db.
     database: Database
@@ -72,8 +74,8 @@ class Services:
     thermal: ThermalService
     # None when NUFI_OIDC_ISSUER is unset: every authenticated route then answers 401.
     verifier: TokenVerifier | None = None
-    # Nodes and pods from watches, attached to `cluster` so every read of it is served from the cache
-    # once synced; None when Kubernetes is not configured or NUFI_CLUSTER_CACHE_ENABLED is false.
+    # Nodes and pods from watches, which `cluster_reader` serves once synced; None when Kubernetes is
+    # not configured or NUFI_CLUSTER_CACHE_ENABLED is false.
     cluster_cache: ClusterCache | None = None
     # Dashboard sign-in and its server-side sessions; None unless NUFI_OIDC_ISSUER,
     # NUFI_OIDC_CLIENT_ID and NUFI_DASHBOARD_SESSION_SECRET are all set.
@@ -95,104 +97,184 @@ async def build_services(
     NUFI_DATABASE_MIGRATE_ON_START is false. The database always joins the readiness report;
     `extra_checks` join it too."""
     async with AsyncExitStack() as owned:
-        if cluster is None:
-            cluster = ClusterGateway.from_settings(settings)
-            owned.push_async_callback(cluster.close)
-        if prometheus is None:
-            prometheus = PrometheusGateway.from_settings(settings)
-            owned.push_async_callback(prometheus.close)
-        verifier = TokenVerifier.from_settings(settings)
-        if verifier is not None:
-            owned.push_async_callback(verifier.close)
-        if database is None:
-            database = Database.from_settings(settings)
-            owned.push_async_callback(database.close)
-        if settings.database_migrate_on_start:
-            await database.upgrade()
-        web_sessions = WebSessions.from_settings(
-            settings, verifier=verifier, store=WebSessionStore(database.sessions)
-        )
-        if web_sessions is not None:
-            owned.push_async_callback(web_sessions.close)
-        cluster_cache = None
-        if settings.cluster_cache_enabled and cluster.configured:
-            cluster_cache = _start_cache(cluster, CacheSettings.from_settings(settings))
-            owned.push_async_callback(_stop_cache, cluster, cluster_cache)
+        gateways = await _gateways(owned, settings, cluster, prometheus, database)
+        cluster_cache = _cluster_cache(owned, settings, gateways.cluster)
+        reader = ClusterReader(gateways.cluster, cluster_cache)
+        domains = _domains(owned, settings, gateways, reader)
+        _start_reconciler(owned, settings, gateways, domains.projects)
+        thermal_controller = _start_thermal(owned, settings, gateways, domains)
         cache_checks = [] if cluster_cache is None else [cluster_cache]
-        fetchers = FetcherRegistry.with_plugins()
-        catalog = DeviceCatalog(database, cluster, prometheus, fetchers, usage=WorkloadDeviceUsage(cluster))
-        projects = ProjectService(
-            cluster,
-            database,
-            workload_role=settings.project_role,
-            service_account=own_service_account(cluster.source, settings.project_service_account),
-        )
-        # Non-admins see other projects' pods in monitoring as "another project".
-        monitoring = MonitoringService(
-            catalog,
-            fetchers,
-            cluster,
-            prometheus,
-            MonitoringSettings.from_settings(settings),
-            visibility=projects,
-        )
-        accelerators = AcceleratorService(catalog, fetchers, cluster)
-        # Before the gateways close: no refresher outlives the clients it evaluates with.
-        owned.push_async_callback(monitoring.close)
-        lab_upstreams = ServiceClient.from_settings(settings, cluster)
-        owned.push_async_callback(lab_upstreams.close)
-        deployments = DeploymentService(projects, accelerators, cluster, monitoring=monitoring)
-        labs = LabService(projects, accelerators, LabObjects(cluster), LabSettings.from_settings(settings))
-        if cluster.configured and not database.single_connection:
-            # Every settler is registered (by the three services above): intents a crash left open are
-            # settled from the cluster, at start and then periodically.
-            reconciler = Reconciler(
-                projects.recorder,
-                settle_after_seconds=settings.intent_settle_after_seconds,
-                interval_seconds=settings.intent_reconcile_interval_seconds,
-            )
-            reconciler.start()
-            owned.push_async_callback(reconciler.close)
-        thermal_controller = None
-        if settings.thermal_enabled and cluster.configured and database.single_connection:
-            # An in-memory database cannot serve a background loop beside requests (one connection).
-            _log.warning("thermal control not started: the database is in memory (one connection)")
-        elif settings.thermal_enabled and cluster.configured:
-            thermal_controller = _thermal_controller(settings, cluster, catalog, monitoring, database)
-            thermal_controller.start()
-            # Before monitoring closes: the controller reads its refreshers.
-            owned.push_async_callback(thermal_controller.close)
         yield Services(
             settings=settings,
-            cluster=cluster,
-            prometheus=prometheus,
-            database=database,
+            cluster=gateways.cluster,
+            cluster_reader=reader,
+            prometheus=gateways.prometheus,
+            database=gateways.database,
             readiness=Readiness(
-                [cluster, *cache_checks, prometheus, database.check, *extra_checks],
+                [
+                    gateways.cluster,
+                    *cache_checks,
+                    gateways.prometheus,
+                    gateways.database.check,
+                    *extra_checks,
+                ],
                 timeout_seconds=settings.readiness_timeout_seconds,
             ),
-            catalog=catalog,
-            fetchers=fetchers,
-            monitoring=monitoring,
-            wizard_drafts=WizardDrafts(WizardDraftStore(database.sessions)),
-            projects=projects,
-            accelerators=accelerators,
-            deployments=deployments,
-            labs=labs,
-            lab_upstreams=lab_upstreams,
-            verifier=verifier,
+            catalog=domains.catalog,
+            fetchers=domains.fetchers,
+            monitoring=domains.monitoring,
+            wizard_drafts=WizardDrafts(WizardDraftStore(gateways.database.sessions)),
+            projects=domains.projects,
+            accelerators=domains.accelerators,
+            deployments=domains.deployments,
+            labs=domains.labs,
+            lab_upstreams=domains.lab_upstreams,
+            verifier=gateways.verifier,
             cluster_cache=cluster_cache,
-            web_sessions=web_sessions,
+            web_sessions=gateways.web_sessions,
             thermal=ThermalService(
-                catalog=catalog,
-                monitoring=monitoring,
-                cluster=cluster,
-                database=database,
-                projects=projects,
+                catalog=domains.catalog,
+                monitoring=domains.monitoring,
+                cluster=gateways.cluster,
+                database=gateways.database,
+                projects=domains.projects,
                 controller=thermal_controller,
             ),
             thermal_controller=thermal_controller,
         )
+
+
+@dataclass(frozen=True)
+class _Gateways:
+    cluster: ClusterGateway
+    prometheus: PrometheusGateway
+    database: Database
+    verifier: TokenVerifier | None
+    web_sessions: WebSessions | None
+
+
+async def _gateways(
+    owned: AsyncExitStack,
+    settings: Settings,
+    cluster: ClusterGateway | None,
+    prometheus: PrometheusGateway | None,
+    database: Database | None,
+) -> _Gateways:
+    """The gateways the caller did not pass in, built and closed with `owned`; the database migrated."""
+    if cluster is None:
+        cluster = ClusterGateway.from_settings(settings)
+        owned.push_async_callback(cluster.close)
+    if prometheus is None:
+        prometheus = PrometheusGateway.from_settings(settings)
+        owned.push_async_callback(prometheus.close)
+    verifier = TokenVerifier.from_settings(settings)
+    if verifier is not None:
+        owned.push_async_callback(verifier.close)
+    if database is None:
+        database = Database.from_settings(settings)
+        owned.push_async_callback(database.close)
+    if settings.database_migrate_on_start:
+        await database.upgrade()
+    web_sessions = WebSessions.from_settings(
+        settings, verifier=verifier, store=WebSessionStore(database.sessions)
+    )
+    if web_sessions is not None:
+        owned.push_async_callback(web_sessions.close)
+    return _Gateways(cluster, prometheus, database, verifier, web_sessions)
+
+
+def _cluster_cache(owned: AsyncExitStack, settings: Settings, cluster: ClusterGateway) -> ClusterCache | None:
+    """The watch-fed cache of nodes and pods, started; None when Kubernetes is not configured or
+    NUFI_CLUSTER_CACHE_ENABLED is false."""
+    if not (settings.cluster_cache_enabled and cluster.configured):
+        return None
+    cache = ClusterCache(cluster, CacheSettings.from_settings(settings))
+    cache.start()
+    # Before the gateway closes (the stack unwinds in reverse): no watch outlives its client.
+    owned.push_async_callback(cache.close)
+    return cache
+
+
+@dataclass(frozen=True)
+class _Domains:
+    fetchers: FetcherRegistry
+    catalog: DeviceCatalog
+    projects: ProjectService
+    monitoring: MonitoringService
+    accelerators: AcceleratorService
+    lab_upstreams: ServiceClient
+    deployments: DeploymentService
+    labs: LabService
+
+
+def _domains(
+    owned: AsyncExitStack, settings: Settings, gateways: _Gateways, reader: ClusterReader
+) -> _Domains:
+    """The domain services; everything that reads nodes and pods reads them through `reader`."""
+    cluster, database = gateways.cluster, gateways.database
+    fetchers = FetcherRegistry.with_plugins()
+    catalog = DeviceCatalog(
+        database, reader, gateways.prometheus, fetchers, usage=WorkloadDeviceUsage(cluster)
+    )
+    projects = ProjectService(
+        cluster,
+        database,
+        workload_role=settings.project_role,
+        service_account=own_service_account(cluster.source, settings.project_service_account),
+    )
+    # Non-admins see other projects' pods in monitoring as "another project".
+    monitoring = MonitoringService(
+        catalog,
+        fetchers,
+        reader,
+        gateways.prometheus,
+        MonitoringSettings.from_settings(settings),
+        visibility=projects,
+    )
+    accelerators = AcceleratorService(catalog, fetchers, reader)
+    # Before the gateways close: no refresher outlives the clients it evaluates with.
+    owned.push_async_callback(monitoring.close)
+    lab_upstreams = ServiceClient.from_settings(settings, cluster)
+    owned.push_async_callback(lab_upstreams.close)
+    deployments = DeploymentService(projects, accelerators, cluster, monitoring=monitoring)
+    labs = LabService(projects, accelerators, LabObjects(cluster), LabSettings.from_settings(settings))
+    return _Domains(fetchers, catalog, projects, monitoring, accelerators, lab_upstreams, deployments, labs)
+
+
+def _start_reconciler(
+    owned: AsyncExitStack, settings: Settings, gateways: _Gateways, projects: ProjectService
+) -> None:
+    if not gateways.cluster.configured or gateways.database.single_connection:
+        return
+    # Every settler is registered (by the domain services): intents a crash left open are settled
+    # from the cluster, at start and then periodically.
+    reconciler = Reconciler(
+        projects.recorder,
+        settle_after_seconds=settings.intent_settle_after_seconds,
+        interval_seconds=settings.intent_reconcile_interval_seconds,
+    )
+    reconciler.start()
+    owned.push_async_callback(reconciler.close)
+
+
+def _start_thermal(
+    owned: AsyncExitStack, settings: Settings, gateways: _Gateways, domains: _Domains
+) -> ThermalController | None:
+    """The thermal controller, started; None when Kubernetes is not configured, NUFI_THERMAL_ENABLED
+    is false or the database is in memory."""
+    if not (settings.thermal_enabled and gateways.cluster.configured):
+        return None
+    if gateways.database.single_connection:
+        # An in-memory database cannot serve a background loop beside requests (one connection).
+        _log.warning("thermal control not started: the database is in memory (one connection)")
+        return None
+    controller = _thermal_controller(
+        settings, gateways.cluster, domains.catalog, domains.monitoring, gateways.database
+    )
+    controller.start()
+    # Before monitoring closes: the controller reads its refreshers.
+    owned.push_async_callback(controller.close)
+    return controller
 
 
 def _thermal_controller(
@@ -227,17 +309,3 @@ def _thermal_controller(
         ),
         identity=identity,
     )
-
-
-def _start_cache(cluster: ClusterGateway, settings: CacheSettings) -> ClusterCache:
-    cache = ClusterCache(cluster, settings)
-    cluster.attach_cache(cache)
-    cache.start()
-    return cache
-
-
-async def _stop_cache(cluster: ClusterGateway, cache: ClusterCache) -> None:
-    # Before the gateway closes (the stack unwinds in reverse): no watch outlives its client.
-    if cluster.cache is cache:
-        cluster.attach_cache(None)
-    await cache.close()

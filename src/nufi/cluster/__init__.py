@@ -2,6 +2,14 @@
 
 from nufi.cluster.connection import KubeSource
 from nufi.cluster.gateway import KUBERNETES, ClusterGateway
-from nufi.cluster.state import ClusterState, read_cluster_state
+from nufi.cluster.reader import ClusterReader
+from nufi.cluster.state import ClusterState, list_cluster_state
 
-__all__ = ["KUBERNETES", "ClusterGateway", "ClusterState", "KubeSource", "read_cluster_state"]
+__all__ = [
+    "KUBERNETES",
+    "ClusterGateway",
+    "ClusterReader",
+    "ClusterState",
+    "KubeSource",
+    "list_cluster_state",
+]

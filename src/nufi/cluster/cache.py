@@ -12,7 +12,7 @@ and labels; a bound, unfinished pod's namespace, name, node, phase and extended-
 
 `state()` is the cached ClusterState while the cache is serving: both kinds listed at least once and
 neither watch broken for longer than `max_outage_seconds`. Otherwise it is None and readers list
-directly (`state.read_cluster_state`); `why_not_serving` says why, and so does the readiness entry.
+directly (`reader.ClusterReader`); `why_not_serving` says why, and so does the readiness entry.
 """
 
 from __future__ import annotations

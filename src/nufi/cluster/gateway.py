@@ -6,7 +6,7 @@ import asyncio
 import os
 from collections.abc import Mapping
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import aiohttp
 from kubernetes_asyncio.client import ApiClient, VersionApi
@@ -17,9 +17,6 @@ from nufi.cluster.connection import KubeSource, load_configuration
 from nufi.config import Settings
 from nufi.errors import DependencyUnavailable
 from nufi.health import DependencyStatus, elapsed_ms
-
-if TYPE_CHECKING:
-    from nufi.cluster.cache import ClusterCache
 
 KUBERNETES = "kubernetes"
 _NOT_CONFIGURED = (
@@ -50,7 +47,6 @@ class ClusterGateway:
         self._request_timeout = request_timeout_seconds
         self._client: Any = None
         self._lock = asyncio.Lock()
-        self._cache: ClusterCache | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings, *, environ: Mapping[str, str] | None = None) -> ClusterGateway:
@@ -72,15 +68,6 @@ class ClusterGateway:
     def api_url(self) -> str | None:
         """The API server's URL once credentials are loaded, else None."""
         return None if self._client is None else str(self._client.configuration.host)
-
-    @property
-    def cache(self) -> ClusterCache | None:
-        """The watch-fed cache reads of the cluster are served from while it is healthy, if any."""
-        return self._cache
-
-    def attach_cache(self, cache: ClusterCache | None) -> None:
-        """Serve reads of the cluster from `cache` (None: list directly again)."""
-        self._cache = cache
 
     @property
     def request_timeout_seconds(self) -> float:

@@ -1,10 +1,9 @@
 """One read of the cluster, shared by everything that serves a request.
 
-Every device type's inventory and pod attribution is computed from the same node list and pod list.
-When the gateway has a watch-fed cache (`cluster.cache`) that is serving, the read is the cache's
-state and costs no request; otherwise (no cache, not synced yet, watch broken for too long) it is one
-paginated list of each, whatever the number of device types and fetchers. A direct read ends within
-the gateway's request timeout (NUFI_KUBE_TIMEOUT_SECONDS).
+Every device type's inventory and pod attribution is computed from the same node list and pod list,
+whatever the number of device types and fetchers. `list_cluster_state` lists both directly, at the
+same time, within the gateway's request timeout (NUFI_KUBE_TIMEOUT_SECONDS); `reader.ClusterReader`
+serves the same state from the watch-fed cache while it can.
 """
 
 from __future__ import annotations
@@ -30,26 +29,6 @@ class ClusterState:
 
     nodes: tuple[NodeResources, ...]
     pods: tuple[BoundPod, ...]
-
-
-async def read_cluster_state(cluster: ClusterGateway, *, page_size: int = PAGE_SIZE) -> ClusterState:
-    """Nodes and pods: from the cache when it is serving, else listed at the same time; raises
-    DependencyUnavailable when either list fails, or when the two together take longer than the
-    gateway's request timeout."""
-    cache = cluster.cache
-    cached = None if cache is None else cache.state()
-    if cached is not None:
-        return ClusterState(*cached)
-    return await list_cluster_state(cluster, page_size=page_size)
-
-
-async def read_nodes(cluster: ClusterGateway, *, page_size: int = PAGE_SIZE) -> list[NodeResources]:
-    """Every node: from the cache when it is serving, else one paginated list."""
-    cache = cluster.cache
-    cached = None if cache is None else cache.node_list()
-    if cached is not None:
-        return list(cached)
-    return await list_nodes(cluster, page_size=page_size)
 
 
 async def list_cluster_state(cluster: ClusterGateway, *, page_size: int = PAGE_SIZE) -> ClusterState:

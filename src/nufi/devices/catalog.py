@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from nufi.auth import Principal, require_admin, require_user
-from nufi.cluster import ClusterGateway, read_cluster_state
+from nufi.cluster import ClusterReader
 from nufi.db import AuditRepository, Database, DeviceTypeRepository, DeviceTypeRow
 from nufi.devices.audit import AuditPage, audit_page
 from nufi.devices.capacity import Inventory
@@ -80,7 +80,7 @@ class DeviceCatalog:
     def __init__(
         self,
         db: Database,
-        cluster: ClusterGateway,
+        cluster: ClusterReader,
         prometheus: PrometheusGateway,
         fetchers: FetcherRegistry,
         *,
@@ -317,7 +317,7 @@ class DeviceCatalog:
 
     async def _with_inventory(self, types: Sequence[DeviceType]) -> builtins.list[CatalogEntry]:
         try:
-            state = await read_cluster_state(self._cluster)
+            state = await self._cluster.state()
         except DependencyUnavailable as exc:
             return [CatalogEntry(t, None, exc.detail) for t in types]
         entries = []

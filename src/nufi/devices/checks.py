@@ -13,9 +13,8 @@ import difflib
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nufi.cluster import ClusterGateway
+from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.cluster.inventory import PAGE_SIZE, NodeResources, is_extended_resource
-from nufi.cluster.state import read_nodes
 from nufi.devices.metric_checks import MetricCheck, MetricsCheck, check_metrics, enforce_query_bounds
 from nufi.devices.resource_keys import resource_key_problems
 from nufi.devices.spec import GENERIC_FETCHER, LabelsDraft, MetricsDraft
@@ -70,7 +69,7 @@ class ResourceKeyCheck(BaseModel):
 
 
 async def check_resource_key(
-    key: str, cluster: ClusterGateway, *, page_size: int = PAGE_SIZE
+    key: str, cluster: ClusterReader | ClusterGateway, *, page_size: int = PAGE_SIZE
 ) -> ResourceKeyCheck:
     """Whether `key` is a valid extended-resource name and which nodes advertise it.
 
@@ -84,8 +83,9 @@ async def check_resource_key(
             message=f"`{key}` is not a valid resource key: " + "; ".join(problems) + ".",
             problems=problems,
         )
-    # From the gateway's watch-fed cache when it is serving, else one paginated list.
-    nodes = await read_nodes(cluster, page_size=page_size)
+    # A reader serves them from the watch-fed cache while it can; a gateway alone lists them.
+    reader = cluster if isinstance(cluster, ClusterReader) else ClusterReader(cluster)
+    nodes = await reader.nodes(page_size=page_size)
     advertising = [
         NodeCapacity(
             name=node.name, capacity=node.capacity_of(key) or 0, allocatable=node.allocatable_of(key) or 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nufi.cluster import ClusterGateway
+from nufi.cluster import ClusterReader
 from nufi.devices.checks import check_metrics, check_resource_key, enforce_query_bounds
 from nufi.devices.fetcher import DeviceFetcher
 from nufi.devices.spec import DeviceType
@@ -16,7 +16,7 @@ from nufi.prom.errors import PrometheusUnavailable
 async def checks_on_save(
     device_type: DeviceType,
     fetcher: DeviceFetcher,
-    cluster: ClusterGateway,
+    cluster: ClusterReader,
     prometheus: PrometheusGateway,
     *,
     force: bool,

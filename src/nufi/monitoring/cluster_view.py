@@ -1,15 +1,15 @@
 """What the cluster says about device types: inventory per node and the pods holding devices.
 
-One read of the cluster (one node list, one pod list) serves every type: each type's fetcher turns it
-into that type's inventory, and the pod list gives the attribution.
+One read of the cluster (nodes and pods, `ClusterReader.state`) serves every type: each type's fetcher
+turns it into that type's inventory, and the pod list gives the attribution.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from nufi.cluster import ClusterGateway, ClusterState, read_cluster_state
+from nufi.cluster import ClusterState
 from nufi.devices.capacity import Inventory
 from nufi.devices.fetcher import DeviceFetcher
 from nufi.devices.spec import DeviceType
@@ -22,14 +22,6 @@ class ClusterView:
 
     inventory: Inventory
     holdings: Mapping[str, tuple[PodHolding, ...]]
-
-
-async def read_cluster(
-    cluster: ClusterGateway, types: Sequence[tuple[DeviceType, DeviceFetcher]]
-) -> dict[str, ClusterView]:
-    """A view per device type id; raises DependencyUnavailable when Kubernetes cannot be read."""
-    state = await read_cluster_state(cluster)
-    return {device_type.id: view_of(device_type, fetcher, state) for device_type, fetcher in types}
 
 
 def view_of(device_type: DeviceType, fetcher: DeviceFetcher, state: ClusterState) -> ClusterView:

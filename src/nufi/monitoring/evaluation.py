@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from nufi.cluster import ClusterGateway, read_cluster_state
+from nufi.cluster import ClusterReader
 from nufi.devices.fetcher import DeviceFetcher
 from nufi.devices.spec import DeviceType, MetricKey
 from nufi.errors import DependencyUnavailable
@@ -27,7 +27,8 @@ class Sources:
     """Where an evaluation reads from."""
 
     prometheus: InstantQueries
-    cluster: ClusterGateway
+    # Nodes and pods: the watch-fed cache's while it serves, else listed.
+    cluster: ClusterReader
 
 
 async def evaluate(
@@ -75,10 +76,10 @@ async def evaluate(
 
 
 async def _cluster_view(
-    cluster: ClusterGateway, device_type: DeviceType, fetcher: DeviceFetcher
+    cluster: ClusterReader, device_type: DeviceType, fetcher: DeviceFetcher
 ) -> tuple[ClusterView | None, MonitoringError | None]:
     try:
-        state = await read_cluster_state(cluster)
+        state = await cluster.state()
     except DependencyUnavailable as exc:
         return None, MonitoringError("kubernetes", exc.detail)
     return view_of(device_type, fetcher, state), None

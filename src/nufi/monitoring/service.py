@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Protocol
 
 from nufi.auth import Principal, require_user
-from nufi.cluster import ClusterGateway
+from nufi.cluster import ClusterReader
 from nufi.devices.fetcher import DeviceFetcher
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.spec import DeviceType, MetricKey
@@ -97,7 +97,7 @@ class MonitoringService:
         self,
         catalog: DeviceTypes,
         fetchers: FetcherRegistry,
-        cluster: ClusterGateway,
+        cluster: ClusterReader,
         prometheus: MonitoringPrometheus,
         settings: MonitoringSettings | None = None,
         *,

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from nufi.auth import Principal, require_user
-from nufi.cluster import ClusterGateway, read_cluster_state
+from nufi.cluster import ClusterReader
 from nufi.devices.capacity import Inventory
 from nufi.devices.catalog import DeviceCatalog
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
@@ -67,7 +67,7 @@ class AcceleratorOffer:
 
 
 class AcceleratorService:
-    def __init__(self, catalog: DeviceCatalog, fetchers: FetcherRegistry, cluster: ClusterGateway) -> None:
+    def __init__(self, catalog: DeviceCatalog, fetchers: FetcherRegistry, cluster: ClusterReader) -> None:
         self._catalog = catalog
         self._fetchers = fetchers
         self._cluster = cluster
@@ -77,7 +77,7 @@ class AcceleratorService:
         unfinished pods hold), from one read of the cluster."""
         require_user(principal)
         types = await self._catalog.list(principal, enabled_only=True)
-        state = await read_cluster_state(self._cluster)
+        state = await self._cluster.state()
         offers = []
         for device_type in types:
             try:
@@ -148,7 +148,7 @@ class AcceleratorService:
             fetcher = self._fetchers.for_type(device_type)
         except UnknownFetcher as exc:
             raise ValidationFailed(exc.detail, field=field) from None
-        return fetcher.inventory(device_type, await read_cluster_state(self._cluster))
+        return fetcher.inventory(device_type, await self._cluster.state())
 
 
 def _offer(device_type: DeviceType, inventory: Inventory) -> AcceleratorOffer:

@@ -12,10 +12,9 @@ import pytest
 from kubernetes_asyncio.client import ApiClient, CoreV1Api
 from pydantic import SecretStr
 
-from nufi.cluster import ClusterGateway, inventory, read_cluster_state
+from nufi.cluster import ClusterGateway, ClusterReader, inventory
 from nufi.cluster import cache as cache_module
 from nufi.cluster.cache import FALLING_BACK, SERVING, CacheSettings, ClusterCache
-from nufi.cluster.state import read_nodes
 from nufi.config import Settings
 from nufi.devices.checks import check_resource_key
 from nufi.services import build_services
@@ -55,13 +54,11 @@ async def core(gateway: ClusterGateway) -> CoreV1Api:
 @pytest.fixture
 async def cache(gateway: ClusterGateway) -> AsyncIterator[ClusterCache]:
     cache = ClusterCache(gateway, FAST)
-    gateway.attach_cache(cache)
     cache.start()
     try:
         await eventually(lambda: _serving(cache), within=10)
         yield cache
     finally:
-        gateway.attach_cache(None)
         await cache.close()
 
 
@@ -111,11 +108,12 @@ async def test_reads_are_served_from_the_cache_once_it_is_synced(
     def no_list(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("listed although the cache is serving")
 
-    monkeypatch.setattr("nufi.cluster.state.list_nodes", no_list)
-    monkeypatch.setattr("nufi.cluster.state.list_bound_pods", no_list)
-    state = await read_cluster_state(gateway)
+    monkeypatch.setattr("nufi.cluster.reader.list_nodes", no_list)
+    monkeypatch.setattr("nufi.cluster.reader.list_cluster_state", no_list)
+    reader = ClusterReader(gateway, cache)
+    state = await reader.state()
     assert "cache-served" in {node.name for node in state.nodes}
-    assert "cache-served" in {node.name for node in await read_nodes(gateway)}
+    assert "cache-served" in {node.name for node in await reader.nodes()}
     status = await cache.check()
     assert (status.ok, status.configured, status.detail) == (True, True, SERVING)
     await core.delete_node("cache-served")
@@ -174,10 +172,9 @@ async def test_until_synced_reads_list_directly_and_readiness_says_so(
 
     monkeypatch.setattr("nufi.cluster.cache.list_raw", held)
     cache = ClusterCache(gateway, FAST)
-    gateway.attach_cache(cache)
     cache.start()
     try:
-        state = await read_cluster_state(gateway)
+        state = await ClusterReader(gateway, cache).state()
         assert "cache-direct" in {node.name for node in state.nodes}
         assert cache.state() is None
         status = await cache.check()
@@ -188,7 +185,6 @@ async def test_until_synced_reads_list_directly_and_readiness_says_so(
         assert _node(cache, "cache-direct") is not None
     finally:
         release.set()
-        gateway.attach_cache(None)
         await cache.close()
         await core.delete_node("cache-direct")
 
@@ -234,7 +230,7 @@ async def test_services_start_the_cache_and_check_resource_key_reads_from_it(
     )
     async with build_services(settings) as services:
         cache = services.cluster_cache
-        assert cache is not None and services.cluster.cache is cache
+        assert cache is not None and services.cluster_reader.cache is cache
         await eventually(lambda: _serving(cache), within=10)
         report = await services.readiness.run()
         entry = {d.name: d for d in report.dependencies}["cluster-cache"]
@@ -242,13 +238,12 @@ async def test_services_start_the_cache_and_check_resource_key_reads_from_it(
         await create_node(core, "cache-wired", gpus=2)
         try:
             await eventually(lambda: _assert_node(cache, "cache-wired", GPU, "2"), within=1.0)
-            result = await check_resource_key(GPU, services.cluster)
+            result = await check_resource_key(GPU, services.cluster_reader)
             assert [(n.name, n.capacity) for n in result.nodes if n.name == "cache-wired"] == [
                 ("cache-wired", 2)
             ]
         finally:
             await core.delete_node("cache-wired")
-    assert services.cluster.cache is None
     assert cache.why_not_serving() == "the cache is not running"
 
 
@@ -259,7 +254,7 @@ async def test_the_cache_can_be_turned_off(devcluster: DevClusterProcess, tmp_pa
         cluster_cache_enabled=False,
     )
     async with build_services(settings) as services:
-        assert services.cluster_cache is None and services.cluster.cache is None
+        assert services.cluster_cache is None and services.cluster_reader.cache is None
         assert "cluster-cache" not in services.readiness.names
 
 

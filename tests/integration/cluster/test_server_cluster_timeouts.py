@@ -26,7 +26,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from nufi.api import create_app
-from nufi.cluster import ClusterGateway, read_cluster_state
+from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.config import Settings
 from nufi.errors import DependencyUnavailable
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
@@ -191,7 +191,7 @@ async def test_pages_that_never_end_cannot_add_up_past_the_timeout(tmp_path: Pat
         try:
             started = time.monotonic()
             with pytest.raises(DependencyUnavailable) as raised:
-                await read_cluster_state(gateway)
+                await ClusterReader(gateway).state()
             seconds = time.monotonic() - started
         finally:
             await gateway.close()

@@ -9,13 +9,14 @@ import pytest
 import yaml
 from kubernetes_asyncio.client import ApiClient, CoreV1Api
 
-from nufi.cluster import ClusterGateway, read_cluster_state
+from nufi.cluster import ClusterGateway, list_cluster_state
 from nufi.cluster.inventory import list_bound_pods, list_nodes
 from nufi.config import Settings
 from nufi.devices.checks import FOUND_MESSAGE, check_resource_key
 from nufi.devices.fetcher import GenericFetcher
 from nufi.devices.spec import DeviceType
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.dev_cluster import dev_cluster
 from support.polling import until
 
 LPU = "hyperaccel.ai/lpu"
@@ -24,8 +25,7 @@ LPU_NODES = {"lpu-a": 4, "lpu-b": 8, "lpu-zero": 0}
 
 
 @pytest.fixture(scope="module")
-def devcluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProcess]:
-    work = tmp_path_factory.mktemp("devices-devcluster")
+def devcluster() -> Iterator[DevClusterProcess]:
     nodes: list[dict[str, Any]] = [
         {"name": f"node-{i:04d}", "device_plugins": False, "capacity": {"cpu": 8}} for i in range(PLAIN_NODES)
     ]
@@ -33,13 +33,8 @@ def devcluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterP
         {"name": name, "device_plugins": False, "capacity": {LPU: count, "example.com/idle": 0}}
         for name, count in LPU_NODES.items()
     ]
-    nodes_file = work / "nodes.yaml"
-    nodes_file.write_text(yaml.safe_dump({"nodes": nodes}))
-    cluster = DevClusterProcess(work / "state", nodes_file=nodes_file).start(timeout=60)
-    try:
+    with dev_cluster(yaml.safe_dump({"nodes": nodes}), prefix="dev-", start_timeout=60) as cluster:
         yield cluster
-    finally:
-        cluster.stop()
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +171,7 @@ async def test_inventory_counts_what_bound_live_pods_request(
 
     await until(found_no_node)  # the scheduler has had its go at it
 
-    inventory = GenericFetcher().inventory(lpu_type(), await read_cluster_state(gateway))
+    inventory = GenericFetcher().inventory(lpu_type(), await list_cluster_state(gateway))
 
     assert [(n.node, n.capacity, n.allocatable, n.allocated) for n in inventory.nodes] == [
         ("lpu-a", 4, 4, 2),

@@ -8,7 +8,7 @@ from datetime import datetime
 import pytest
 
 from nufi.auth import Principal
-from nufi.cluster import ClusterGateway
+from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.devices.spec import DeviceType
 from nufi.errors import NotFound, Unauthorized
@@ -76,7 +76,7 @@ def over(types: Types, prometheus: Prometheus) -> MonitoringService:
     return MonitoringService(
         types,
         FetcherRegistry(builtin_fetchers()),
-        ClusterGateway(None),
+        ClusterReader(ClusterGateway(None)),
         prometheus,
         clock=lambda: T,
         background=False,
@@ -87,7 +87,7 @@ def service(prometheus: Prometheus, *types: DeviceType) -> MonitoringService:
     return MonitoringService(
         Types(*types),
         FetcherRegistry(builtin_fetchers()),
-        ClusterGateway(None),
+        ClusterReader(ClusterGateway(None)),
         prometheus,
         MonitoringSettings(scrape_interval_seconds=1),
         clock=lambda: T,
