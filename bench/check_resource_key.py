@@ -20,6 +20,7 @@ from pathlib import Path
 
 from kubernetes_asyncio import client
 
+from bench.common.timing import timed, until_serving
 from nufi.cluster import ClusterGateway
 from nufi.cluster.cache import CacheSettings, ClusterCache
 from nufi.config import Settings
@@ -78,20 +79,7 @@ async def raw_list(api: client.ApiClient) -> int:
 
 async def median_seconds(run: Callable[[], Awaitable[object]], runs: int) -> float:
     await run()  # warm-up: connection pool, first-page caches
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        await run()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
-
-
-async def served_from_cache(cache: ClusterCache, within: float = 60.0) -> None:
-    deadline = time.monotonic() + within
-    while not cache.serving:
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"the cluster cache did not sync: {cache.why_not_serving()}")
-        await asyncio.sleep(0.01)
+    return statistics.median([await timed(run) for _ in range(runs)])
 
 
 async def change_to_check(api: client.ApiClient, gateway: ClusterGateway, name: str, amount: int) -> float:
@@ -132,7 +120,7 @@ async def main(nodes: int, runs: int, changes: int) -> None:
         cache.start()
         try:
             synced = time.perf_counter()
-            await served_from_cache(cache)
+            await until_serving(cache, poll_seconds=0.01)
             print(
                 f"cluster cache synced (list + watch) in:     {(time.perf_counter() - synced) * 1000:8.1f} ms"
             )

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,9 +25,9 @@ from typing import Any
 
 import httpx
 
-# The sandbox runner and the thermal world the end-to-end tests use (tests/ holds the shared harness).
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from e2e.e2e_sandbox_support import SandboxRun
+# The sandbox runner and the thermal world the end-to-end tests use: importing bench.common.sandbox
+# puts tests/, which holds that harness, on the import path.
+from bench.common.sandbox import SandboxRun
 from e2e.thermal_support import HOT_NODE, World, force, thermal_world
 
 SCRAPE_SECONDS = 1.0  # the sandbox's scrape interval (and so its monitoring refresh)
