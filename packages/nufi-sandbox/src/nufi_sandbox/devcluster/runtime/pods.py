@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,9 +73,6 @@ class ProcessRuntime:
         """Where a mapped container's stdout and stderr go (it may not exist: never started here)."""
         return self._root / f"{namespace}_{name}_{uid}" / f"{container}.log"
 
-    def pids(self) -> dict[str, dict[str, int | None]]:
-        return {uid: {n: c.pid for n, c in p.containers.items()} for uid, p in self._pods.items()}
-
     def launch(
         self,
         pod: Obj,
@@ -90,66 +87,66 @@ class ProcessRuntime:
         uid, namespace, name = str(meta["uid"]), str(meta.get("namespace", "")), str(meta["name"])
         if uid in self._pods or not self.runs(pod):
             return self._pods.get(uid)
-        node = str(spec.get("nodeName", ""))
         processes = PodProcesses(namespace, name, uid)
         self._pods[uid] = processes
-        pod_dir = self.log_path(namespace, name, uid, "-").parent
-        plans = []
-        for container in spec.get("containers") or []:
-            entry = self.map.entry_for(str(container.get("image", "")))
-            if entry is None:
-                continue
-            local_port = free_port()
-            ports = container.get("ports") or []
-            if ports:
-                processes.ports[int(ports[0]["containerPort"])] = local_port
-                if ports[0].get("name"):
-                    processes.ports[str(ports[0]["name"])] = local_port
-            workdir = self._workdir(pod_dir, str(container["name"]))
-            placeholders = Placeholders(local_port, node, name, namespace, workdir)
-            launch = launch_spec(
-                entry,
-                container,
-                pod,
-                pod_ip=pod_ip,
-                placeholders=placeholders,
-                node_env=self.map.node_env(node),
-                device_env=device_env.get(str(container["name"]), {}),
-            )
-            if container.get("command"):
-                on_event(
-                    pod,
-                    "Warning",
-                    "CommandIgnored",
-                    f"container {container['name']}: command is ignored, the runtime map's argv for "
-                    f"image {container.get('image')} is the entrypoint (args are appended to it)",
-                )
-            for skipped in launch.skipped:
-                on_event(
-                    pod,
-                    "Warning",
-                    "EnvSourceNotSimulated",
-                    f"container {container['name']}: env {skipped} is not simulated and was left out",
-                )
-            plans.append(
-                ContainerPlan(
-                    name=str(container["name"]),
-                    spec=launch,
-                    workdir=workdir,
-                    log=self.log_path(namespace, name, uid, str(container["name"])),
-                    restart_policy=str(spec.get("restartPolicy") or "Always"),
-                    local_port=local_port,
-                    readiness=container.get("readinessProbe"),
-                    liveness=container.get("livenessProbe"),
-                    resolve_port=_resolver(container, local_port),
-                    run_as=self._run_as,
-                )
-            )
+        plans = [
+            plan
+            for container in spec.get("containers") or []
+            if (plan := self._plan(pod, container, processes, pod_ip, device_env, on_event)) is not None
+        ]
         for plan in plans:
             process = ContainerProcess(plan, lambda changed: on_status(processes, changed))
             processes.containers[plan.name] = process
             process.start()
         return processes
+
+    def _plan(
+        self,
+        pod: Obj,
+        container: Obj,
+        processes: PodProcesses,
+        pod_ip: str,
+        device_env: Mapping[str, Mapping[str, str]],
+        on_event: EventSink,
+    ) -> ContainerPlan | None:
+        """How one container of the pod runs; None when its image is not in the map. Its first port
+        is given a local port in `processes.ports`."""
+        entry = self.map.entry_for(str(container.get("image", "")))
+        if entry is None:
+            return None
+        namespace, name, uid = processes.namespace, processes.name, processes.uid
+        spec = pod.get("spec", {})
+        node = str(spec.get("nodeName", ""))
+        local_port = free_port()
+        ports = container.get("ports") or []
+        if ports:
+            processes.ports[int(ports[0]["containerPort"])] = local_port
+            if ports[0].get("name"):
+                processes.ports[str(ports[0]["name"])] = local_port
+        pod_dir = self.log_path(namespace, name, uid, "-").parent
+        workdir = self._workdir(pod_dir, str(container["name"]))
+        launch = launch_spec(
+            entry,
+            container,
+            pod,
+            pod_ip=pod_ip,
+            placeholders=Placeholders(local_port, node, name, namespace, workdir),
+            node_env=self.map.node_env(node),
+            device_env=device_env.get(str(container["name"]), {}),
+        )
+        _warn_unsimulated(pod, container, launch.skipped, on_event)
+        return ContainerPlan(
+            name=str(container["name"]),
+            spec=launch,
+            workdir=workdir,
+            log=self.log_path(namespace, name, uid, str(container["name"])),
+            restart_policy=str(spec.get("restartPolicy") or "Always"),
+            local_port=local_port,
+            readiness=container.get("readinessProbe"),
+            liveness=container.get("livenessProbe"),
+            resolve_port=_resolver(container, local_port),
+            run_as=self._run_as,
+        )
 
     def _workdir(self, pod_dir: Path, container: str) -> Path:
         if self._work_root is None:
@@ -178,6 +175,25 @@ class ProcessRuntime:
             # Work dirs live in /tmp, not the state directory: nothing else would remove them.
             shutil.rmtree(self._work_root, ignore_errors=True)
             self._work_root = None
+
+
+def _warn_unsimulated(pod: Obj, container: Obj, skipped: Sequence[str], on_event: EventSink) -> None:
+    """Events for what of the container's spec the runtime leaves out."""
+    if container.get("command"):
+        on_event(
+            pod,
+            "Warning",
+            "CommandIgnored",
+            f"container {container['name']}: command is ignored, the runtime map's argv for "
+            f"image {container.get('image')} is the entrypoint (args are appended to it)",
+        )
+    for item in skipped:
+        on_event(
+            pod,
+            "Warning",
+            "EnvSourceNotSimulated",
+            f"container {container['name']}: env {item} is not simulated and was left out",
+        )
 
 
 def _resolver(container: Obj, local_port: int) -> Callable[[object], int | None]:
