@@ -23,7 +23,7 @@ from nufi_sandbox.devcluster.selectors import (
     parse_label_selector,
 )
 from nufi_sandbox.devcluster.storage.store import Obj, Store
-from nufi_sandbox.devcluster.wire import discovery, openapi
+from nufi_sandbox.devcluster.wire.discovery_routes import DiscoveryEndpoints
 from nufi_sandbox.devcluster.wire.pod_logs import LogPath, PodLogs
 from nufi_sandbox.devcluster.wire.proxy_target import LocalPorts
 from nufi_sandbox.devcluster.wire.routing import Target, parse_path
@@ -272,6 +272,10 @@ async def _body(request: Request, *, allow_list: bool = False, optional: bool = 
     return body
 
 
+async def _health(_: Request) -> Response:
+    return PlainTextResponse("ok")
+
+
 def create_app(
     store: Store,
     *,
@@ -287,34 +291,7 @@ def create_app(
     api = ApiServer(store, server_address)
     proxy = ServiceProxy(store, local_ports)
     pod_logs = PodLogs(store, log_path)
-    registry = store.registry
-
-    async def version(_: Request) -> Response:
-        return _json(discovery.SERVER_VERSION)
-
-    async def core(_: Request) -> Response:
-        return _json(discovery.api_versions(server_address))
-
-    async def groups(_: Request) -> Response:
-        return _json(discovery.api_group_list(registry))
-
-    async def group(request: Request) -> Response:
-        found = discovery.api_group(registry, request.path_params["group"])
-        return _json(found) if found else _json(errors.route_not_found().status(), 404)
-
-    async def resources(request: Request) -> Response:
-        group_name = request.path_params.get("group", "")
-        found = discovery.resource_list(registry, group_name, request.path_params["version"])
-        return _json(found) if found else _json(errors.route_not_found().status(), 404)
-
-    async def openapi_index(_: Request) -> Response:
-        return _json(openapi.index(registry))
-
-    async def openapi_document(request: Request) -> Response:
-        parts = request.path_params["gv"].strip("/").split("/")
-        group, version = (parts[1], parts[2]) if parts[0] == "apis" and len(parts) == 3 else ("", parts[-1])
-        found = openapi.document(registry, group, version)
-        return _json(found) if found else _json(errors.route_not_found().status(), 404)
+    discovery = DiscoveryEndpoints(store.registry, server_address)
 
     async def restart_kubelet(request: Request) -> Response:
         # Not a Kubernetes API: a test control that plays a kubelet restart on one simulated node.
@@ -325,41 +302,44 @@ def create_app(
             )
         return _json({"node": node, "restarted": True})
 
-    async def health(_: Request) -> Response:
-        return PlainTextResponse("ok")
-
     verbs = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     routes = [
-        Route("/version", version),
-        Route("/healthz", health),
-        Route("/readyz", health),
-        Route("/livez", health),
+        Route("/version", discovery.version),
+        Route("/healthz", _health),
+        Route("/readyz", _health),
+        Route("/livez", _health),
         Route("/devcluster/nodes/{node}/restart-kubelet", restart_kubelet, methods=["POST"]),
-        Route("/openapi/v3", openapi_index),
-        Route("/openapi/v3/{gv:path}", openapi_document),
+        Route("/openapi/v3", discovery.openapi_index),
+        Route("/openapi/v3/{gv:path}", discovery.openapi_document),
         # Clients ask for discovery both with and without a trailing slash (`/apis/`).
-        Route("/api", core),
-        Route("/api/", core),
-        Route("/api/{version}", resources),
+        Route("/api", discovery.core),
+        Route("/api/", discovery.core),
+        Route("/api/{version}", discovery.resources),
         *proxy.routes(),
         *pod_logs.routes(),
-        Route("/apis", groups),
-        Route("/apis/", groups),
-        Route("/apis/{group}", group),
-        Route("/apis/{group}/{version}", resources),
+        Route("/apis", discovery.groups),
+        Route("/apis/", discovery.groups),
+        Route("/apis/{group}", discovery.group),
+        Route("/apis/{group}/{version}", discovery.resources),
         Route("/api/{rest:path}", api.handle, methods=verbs),
         Route("/apis/{rest:path}", api.handle, methods=verbs),
     ]
 
+    return Starlette(routes=routes, lifespan=_lifespan(on_startup or [], on_shutdown or [], proxy))
+
+
+def _lifespan(
+    on_startup: list[Any], on_shutdown: list[Any], proxy: ServiceProxy
+) -> Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]]:
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
-        for start in on_startup or []:
+        for start in on_startup:
             await start()
         try:
             yield
         finally:
-            for stop in on_shutdown or []:
+            for stop in on_shutdown:
                 await stop()
             await proxy.aclose()
 
-    return Starlette(routes=routes, lifespan=lifespan)
+    return lifespan
