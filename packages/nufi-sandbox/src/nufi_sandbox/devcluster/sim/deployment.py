@@ -254,49 +254,42 @@ class DeploymentController(WorkloadController):
             deployment, new_rs, created, counts, int(new_status.get("availableReplicas") or 0)
         )
         minimum = available >= desired - max_unavailable(deployment, desired)
+        availability = _AVAILABLE if minimum else _UNAVAILABLE
         stamp = now()
 
         def apply(obj: Obj) -> None:
-            old_status = obj.get("status") or {}
-            conditions = copy.deepcopy(old_status.get("conditions") or [])
-            if minimum:
-                set_condition(
-                    conditions,
-                    "Available",
-                    "True",
-                    now=stamp,
-                    reason="MinimumReplicasAvailable",
-                    message="Deployment has minimum availability.",
-                    update_time=True,
-                )
-            else:
-                set_condition(
-                    conditions,
-                    "Available",
-                    "False",
-                    now=stamp,
-                    reason="MinimumReplicasUnavailable",
-                    message="Deployment does not have minimum availability.",
-                    update_time=True,
-                )
-            set_condition(
-                conditions,
-                "Progressing",
-                progress[0],
-                now=stamp,
-                reason=progress[1],
-                message=progress[2],
-                update_time=True,
+            generation = obj["metadata"].get("generation", 1)
+            obj["status"] = _status(
+                obj.get("status") or {}, generation, counts, availability, progress, stamp
             )
-            status: Obj = {"observedGeneration": obj["metadata"].get("generation", 1), **without_zero(counts)}
-            if old_status.get("collisionCount"):
-                status["collisionCount"] = old_status["collisionCount"]
-            status["conditions"] = conditions
-            obj["status"] = status
 
         self.store.mutate(
             self._rt, namespace_of(deployment), name_of(deployment), apply, subresource="status"
         )
+
+
+# The Available condition: status, reason, message.
+_AVAILABLE = ("True", "MinimumReplicasAvailable", "Deployment has minimum availability.")
+_UNAVAILABLE = ("False", "MinimumReplicasUnavailable", "Deployment does not have minimum availability.")
+
+
+def _status(
+    old_status: Obj,
+    generation: int,
+    counts: dict[str, int],
+    availability: tuple[str, str, str],
+    progress: tuple[str, str, str],
+    stamp: str,
+) -> Obj:
+    """The Deployment's new status: its counts, and its conditions with Available and Progressing set."""
+    conditions = copy.deepcopy(old_status.get("conditions") or [])
+    for kind, (state, reason, message) in (("Available", availability), ("Progressing", progress)):
+        set_condition(conditions, kind, state, now=stamp, reason=reason, message=message, update_time=True)
+    status: Obj = {"observedGeneration": generation, **without_zero(counts)}
+    if old_status.get("collisionCount"):
+        status["collisionCount"] = old_status["collisionCount"]
+    status["conditions"] = conditions
+    return status
 
 
 def _progress(
