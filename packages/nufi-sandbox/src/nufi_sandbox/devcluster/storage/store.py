@@ -17,7 +17,13 @@ from typing import Any
 from nufi_sandbox.devcluster import errors
 from nufi_sandbox.devcluster.resources import ResourceRegistry, ResourceType
 from nufi_sandbox.devcluster.storage.continue_tokens import decode_continue, encode_continue
-from nufi_sandbox.devcluster.storage.garbage import FOREGROUND, GarbageCollector
+from nufi_sandbox.devcluster.storage.deletion import (
+    check_preconditions,
+    marked_deleting,
+    marked_foreground,
+    terminates_gracefully,
+)
+from nufi_sandbox.devcluster.storage.garbage import GarbageCollector
 from nufi_sandbox.devcluster.storage.object_writes import merge_for_subresource, unchanged
 from nufi_sandbox.devcluster.storage.watch_events import Subscription, WatchEvent
 from nufi_sandbox.devcluster.validation.admission import Admission
@@ -243,15 +249,7 @@ class Store:
         obj = self._objects.get(key)
         if obj is None:
             raise errors.not_found(rt, name)
-        if precondition_uid and precondition_uid != obj["metadata"]["uid"]:
-            raise errors.ApiError(
-                409,
-                "Conflict",
-                f'Operation cannot be fulfilled on {rt.plural} "{name}": Precondition failed: '
-                f"UID in precondition: {precondition_uid}, UID in object meta: {obj['metadata']['uid']}",
-            )
-        if precondition_rv and precondition_rv != obj["metadata"]["resourceVersion"]:
-            raise errors.conflict(rt, name)
+        check_preconditions(rt, name, obj, precondition_uid, precondition_rv)
         if dry_run:
             return self._view(rt, obj)
         if rt.key == ("", "namespaces"):
@@ -261,29 +259,13 @@ class Store:
             # references off its dependents before removing it; here both happen now, in that order.
             self.garbage.orphan_dependents(obj)
         meta = obj["metadata"]
-        graceful = (
-            rt.key == ("", "pods")
-            and self.graceful_pod_deletion
-            and obj.get("spec", {}).get("nodeName")
-            and obj.get("status", {}).get("phase") not in ("Succeeded", "Failed")
-            and (grace_period if grace_period is not None else 1) > 0
-        )
+        graceful = terminates_gracefully(rt, obj, grace_period, kubelet_simulated=self.graceful_pod_deletion)
         if propagation == "Foreground" and not graceful:
             return self._delete_in_foreground(rt, key, obj)
         if meta.get("finalizers") or graceful:
             if meta.get("deletionTimestamp"):
                 return self._view(rt, obj)
-            new = copy.deepcopy(obj)
-            new["metadata"]["deletionTimestamp"] = now_rfc3339()
-            new["metadata"]["deletionGracePeriodSeconds"] = (
-                (
-                    grace_period
-                    if grace_period is not None
-                    else obj.get("spec", {}).get("terminationGracePeriodSeconds", 30)
-                )
-                if graceful
-                else 0
-            )
+            new = marked_deleting(obj, now=now_rfc3339(), graceful=graceful, grace_period=grace_period)
             # Background: its dependents go once it is gone, not while it waits for its finalizers.
             self._commit("MODIFIED", rt, key, new, obj)
             return self._view(rt, new)
@@ -294,12 +276,7 @@ class Store:
     def _delete_in_foreground(self, rt: ResourceType, key: Key, obj: Obj) -> Obj:
         """Foreground: the object stays, with a deletionTimestamp and the `foregroundDeletion`
         finalizer, until the collector has removed the dependents that block it; then it goes."""
-        new = copy.deepcopy(obj)
-        meta = new["metadata"]
-        meta.setdefault("deletionTimestamp", now_rfc3339())
-        meta.setdefault("deletionGracePeriodSeconds", 0)
-        if FOREGROUND not in (meta.get("finalizers") or []):
-            meta["finalizers"] = [*(meta.get("finalizers") or []), FOREGROUND]
+        new = marked_foreground(obj, now=now_rfc3339())
         if new != obj:
             self._commit("MODIFIED", rt, key, new, obj)
         self.garbage.collect()
