@@ -13,7 +13,6 @@ from nufi_sandbox.devcluster.validation.quantity import (
     SUFFIX_MESSAGE,
     QuantityError,
     QuantityFormat,
-    canonical_quantity,
     format_quantity,
     is_integer_quantity,
     parse_quantity,
@@ -50,7 +49,7 @@ DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P
 )
 def test_parse_and_canonical_form(text: str, value: str, canonical: str) -> None:
     assert parse_quantity(text) == Decimal(value)
-    assert canonical_quantity(text) == canonical
+    assert format_quantity(*parse_quantity_with_format(text)) == canonical
 
 
 def test_finer_than_nano_rounds_up_so_a_request_never_becomes_zero() -> None:
@@ -129,8 +128,8 @@ quantity_texts = st.builds(
 
 @given(quantity_texts)
 def test_canonical_text_is_a_fixed_point_with_the_same_value(text: str) -> None:
-    canonical = canonical_quantity(text)
-    assert canonical_quantity(canonical) == canonical
+    canonical = format_quantity(*parse_quantity_with_format(text))
+    assert format_quantity(*parse_quantity_with_format(canonical)) == canonical
     assert parse_quantity(canonical) == parse_quantity(text)
 
 

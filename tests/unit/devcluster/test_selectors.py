@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nufi_sandbox.devcluster.selectors import (
+    EVERYTHING,
     FieldRequirement,
     Operator,
     SelectorError,
@@ -120,7 +121,7 @@ def test_structured_selector() -> None:
 def test_missing_structured_selector_selects_nothing_and_empty_selects_everything() -> None:
     assert not label_selector_from_object(None).matches({})
     assert label_selector_from_object({}).matches({})
-    assert label_selector_from_object({}).is_everything
+    assert label_selector_from_object({}) == EVERYTHING
     assert label_selector_from_map({"app": "web"}).matches(LABELS)
     assert not label_selector_from_map({"app": "api"}).matches(LABELS)
     assert label_selector_from_map({}).matches({})

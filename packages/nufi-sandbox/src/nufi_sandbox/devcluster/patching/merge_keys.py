@@ -124,7 +124,6 @@ _KINDS: dict[str, MergeKeys] = {
     "PodDisruptionBudget": _kind(status=_CONDITIONS),
     **{kind: _kind() for kind in _METADATA_ONLY},
 }
-STRATEGIC_MERGE_KINDS = frozenset(_KINDS)
 
 
 def merge_keys_for(kind: str) -> MergeKeys:

@@ -32,10 +32,6 @@ class FieldSelector:
     def matches(self, obj: Mapping[str, Any]) -> bool:
         return all(req.matches(obj) for req in self.requirements)
 
-    @property
-    def is_everything(self) -> bool:
-        return not self.requirements
-
     def __str__(self) -> str:
         return ",".join(str(req) for req in self.requirements)
 

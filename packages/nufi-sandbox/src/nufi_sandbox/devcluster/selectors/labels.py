@@ -84,10 +84,6 @@ class LabelSelector:
         present = labels or {}
         return all(req.matches(present) for req in self.requirements)
 
-    @property
-    def is_everything(self) -> bool:
-        return not self.nothing and not self.requirements
-
     def __str__(self) -> str:
         return ",".join(str(req) for req in self.requirements)
 

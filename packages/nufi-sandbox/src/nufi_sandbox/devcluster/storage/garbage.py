@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 Obj = dict[str, Any]
 FOREGROUND = "foregroundDeletion"
-ORPHAN = "orphan"
 
 _SOLID, _ABSENT, _WAITING, _UNKNOWN = "solid", "absent", "waiting", "unknown"
 

@@ -124,12 +124,6 @@ def format_quantity(value: Decimal, fmt: QuantityFormat = QuantityFormat.DECIMAL
     return f"{sign}{mantissa}{_DECIMAL_BY_EXPONENT[exponent]}"
 
 
-def canonical_quantity(text: str) -> str:
-    """Parse and re-serialise a quantity the way a round trip through the API server does."""
-    value, fmt = parse_quantity_with_format(text)
-    return format_quantity(value, fmt)
-
-
 def is_integer_quantity(quantity: Decimal | str) -> bool:
     """The API server's integer rule for extended resources: `MilliValue() % 1000 == 0`.
 
