@@ -26,7 +26,7 @@ from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from nufi.auth import IdentityProviderUnavailable, InvalidToken, Principal
-from nufi.auth.web_login import safe_next
+from nufi.auth.web_login import PendingLogin, safe_next
 from nufi.auth.web_oidc import IssuerRefused
 from nufi.auth.web_origin import from_own_origin, is_loopback_host, origin_of, own_origin
 from nufi.auth.web_sessions import WebSessions, missing_settings
@@ -112,39 +112,11 @@ async def callback(request: Request) -> Response:
     if isinstance(sessions, Response):
         return sessions
     language = language_of(request)
-    params = request.query_params
-    error = params.get("error")
-    if error:
-        reason = params.get("error_description") or error
-        return _callback_page(
-            request,
-            _page(
-                language,
-                text(language, "signin.not_completed.title"),
-                text(language, "signin.not_completed.message", reason=reason),
-                403,
-            ),
-        )
-    unfinished = text(language, "signin.unfinished.title")
+    pending = _pending_or_page(request, sessions, language)
+    if isinstance(pending, Response):
+        return _callback_page(request, pending)
     try:
-        pending = sessions.pending(request.cookies.get(LOGIN_COOKIE, ""))
-    except SealBroken:
-        return _callback_page(
-            request, _page(language, unfinished, text(language, "signin.unfinished.expired"), 400)
-        )
-    if not hmac.compare_digest(params.get("state", "").encode(), pending.state.encode()):
-        message = text(language, "signin.unfinished.state")
-        return _callback_page(request, _page(language, unfinished, message, 400, next_path=pending.next_path))
-    issuer = params.get("iss")
-    code = params.get("code")
-    if (issuer is not None and issuer != sessions.client.issuer) or not code:
-        if code:
-            message = text(language, "signin.unfinished.issuer")
-        else:
-            message = text(language, "signin.unfinished.no_code")
-        return _callback_page(request, _page(language, unfinished, message, 400, next_path=pending.next_path))
-    try:
-        new = await sessions.finish(code, pending)
+        new = await sessions.finish(request.query_params["code"], pending)
     except IdentityProviderUnavailable as exc:
         return _callback_page(request, _unreachable_page(language, exc.detail, next_path=pending.next_path))
     except (IssuerRefused, InvalidToken) as exc:
@@ -170,6 +142,40 @@ async def callback(request: Request) -> Response:
     )
     _forget_login(request, response)
     return response
+
+
+def _pending_or_page(
+    request: Request, sessions: WebSessions, language: Language
+) -> PendingLogin | HTMLResponse:
+    """The sign-in this callback finishes, with a code to exchange from its own issuer; else the page
+    saying why it cannot be finished."""
+    params = request.query_params
+    error = params.get("error")
+    if error:
+        reason = params.get("error_description") or error
+        return _page(
+            language,
+            text(language, "signin.not_completed.title"),
+            text(language, "signin.not_completed.message", reason=reason),
+            403,
+        )
+    unfinished = text(language, "signin.unfinished.title")
+    try:
+        pending = sessions.pending(request.cookies.get(LOGIN_COOKIE, ""))
+    except SealBroken:
+        return _page(language, unfinished, text(language, "signin.unfinished.expired"), 400)
+    if not hmac.compare_digest(params.get("state", "").encode(), pending.state.encode()):
+        message = text(language, "signin.unfinished.state")
+        return _page(language, unfinished, message, 400, next_path=pending.next_path)
+    issuer = params.get("iss")
+    code = params.get("code")
+    if (issuer is not None and issuer != sessions.client.issuer) or not code:
+        if code:
+            message = text(language, "signin.unfinished.issuer")
+        else:
+            message = text(language, "signin.unfinished.no_code")
+        return _page(language, unfinished, message, 400, next_path=pending.next_path)
+    return pending
 
 
 @router.post(LOGOUT_PATH)
