@@ -8,7 +8,7 @@ holds across replicas and restarts.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -22,7 +22,8 @@ from nufi.auth.web_origin import origin_of, own_origin
 from nufi.ui import context, open_pages, signin
 from nufi.ui.context import LANGUAGE_COOKIE
 from nufi.ui.i18n import LANGUAGES
-from nufi.ui.pages import admin, deployments, labs, monitoring, projects, thermal, wizard
+from nufi.ui.registry import PAGES
+from nufi.ui.skeleton import Page, declare
 
 # A year: the language is a preference, not a secret.
 _LANGUAGE_COOKIE_SECONDS = 366 * 86400
@@ -40,15 +41,9 @@ async def choose_language(request: Request, set: str = "", next: str = "/") -> R
     return response
 
 
-def register_pages() -> None:
-    """Declare every dashboard page with NiceGUI's process-wide page registry."""
-    monitoring.register()
-    admin.register()
-    wizard.register()
-    deployments.register()
-    labs.register()
-    projects.register()
-    thermal.register()
+def register_pages(pages: Sequence[Page] = PAGES) -> None:
+    """Declare the dashboard's pages (`nufi.ui.registry`) with NiceGUI's process-wide page registry."""
+    declare(pages)
 
 
 @asynccontextmanager

@@ -1,75 +1,94 @@
 """The frame of every dashboard page: a header with the person's name, the language switch and
-sign-out, and a sidebar with Monitoring, Workloads → Deployments and Labs, and, for `nufi-admin` only,
-Admin → Devices, Projects, Thermal and Audit."""
+sign-out, and a sidebar drawn from the declared pages (`nufi.ui.skeleton`): those at the top
+(Monitoring), those under Workloads (Deployments, Labs), and, for `nufi-admin` only, the admin-only
+ones under Admin (Devices, Projects, Thermal, Audit)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from nicegui import ui
 
 from nufi.auth import Principal
-from nufi.ui.i18n import LANGUAGE_NAMES, LANGUAGES, Language, text
+from nufi.ui.i18n import LANGUAGE_NAMES, LANGUAGES, Language, Translator
 
-MONITORING_PATH = "/"
-DEVICES_PATH = "/admin/devices"
-AUDIT_PATH = "/admin/audit"
-DEPLOYMENTS_PATH = "/deployments"
-LABS_PATH = "/labs"
-PROJECTS_PATH = "/admin/projects"
-THERMAL_PATH = "/admin/thermal"
+if TYPE_CHECKING:
+    from nufi.ui.skeleton import Page, Section
+
+HOME_PATH = "/"
+_SECTION_CLASSES = "text-xs uppercase text-slate-500 mt-6 mb-1 px-2"
 
 
 def language_url(language: Language, back_to: str) -> str:
     return f"/ui/language?set={language}&next={quote(back_to, safe='')}"
 
 
-def frame(principal: Principal, language: Language, *, current: str) -> None:
-    """Header and sidebar for a page at path `current`."""
-    ui.page_title(text(language, "app.title"))
+class Frame:
+    """The frame drawn around one page; its language links bring the person back to the page."""
+
+    def __init__(self, links: dict[Language, ui.link]) -> None:
+        self._links = links
+
+    def returns_to(self, path: str) -> None:
+        """Let the language links come back to `path` (the page moved to another URL of itself)."""
+        for language, link in self._links.items():
+            link.props["href"] = language_url(language, path)
+            link.update()
+
+
+def frame(principal: Principal, t: Translator, pages: Sequence[Page], *, current: str) -> Frame:
+    """Header and sidebar for a page at path `current` (its query included)."""
+    ui.page_title(t("app.title"))
+    links: dict[Language, ui.link] = {}
     with ui.header().classes("items-center justify-between bg-slate-800 text-white px-4"):
         with ui.row().classes("items-center gap-2"):
             ui.icon("memory").classes("text-2xl")
-            ui.label(text(language, "app.title")).classes("text-lg font-semibold")
+            ui.label(t("app.title")).classes("text-lg font-semibold")
         with ui.row().classes("items-center gap-4"):
             with ui.row().classes("items-center gap-1").props('aria-label="language"'):
                 for option in LANGUAGES:
                     link = ui.link(LANGUAGE_NAMES[option], language_url(option, current))
                     link.classes("text-white no-underline px-1")
-                    if option == language:
+                    if option == t.language:
                         link.classes("font-bold underline")
+                    links[option] = link
             ui.label(principal.username).classes("font-medium").props('data-testid="user-name"')
             with ui.element("form").props('method="post" action="/auth/logout"'):
-                ui.button(text(language, "header.sign_out")).props('type="submit" flat no-caps color="white"')
+                ui.button(t("header.sign_out")).props('type="submit" flat no-caps color="white"')
+    shown = [page for page in pages if page.nav is not None and (principal.is_admin or not page.admin_only)]
+    here = current.split("?", 1)[0]
     with ui.left_drawer(value=True).classes("bg-slate-100 w-56").props("width=220 bordered"):
-        _nav(language, "nav.monitoring", MONITORING_PATH, "monitor_heart", current)
-        ui.label(text(language, "nav.workloads")).classes("text-xs uppercase text-slate-500 mt-6 mb-1 px-2")
-        _nav(language, "nav.deployments", DEPLOYMENTS_PATH, "rocket_launch", current)
-        _nav(language, "nav.labs", LABS_PATH, "science", current)
-        if principal.is_admin:
-            ui.label(text(language, "nav.admin")).classes("text-xs uppercase text-slate-500 mt-6 mb-1 px-2")
-            _nav(language, "nav.devices", DEVICES_PATH, "developer_board", current)
-            _nav(language, "nav.projects", PROJECTS_PATH, "folder_shared", current)
-            _nav(language, "nav.thermal", THERMAL_PATH, "device_thermostat", current)
-            _nav(language, "nav.audit", AUDIT_PATH, "history", current)
+        for section in ("main", "workloads", "admin"):
+            entries = [page for page in shown if page.section == section]
+            if entries and section != "main":
+                ui.label(_section_label(t, section)).classes(_SECTION_CLASSES)
+            for page in entries:
+                _nav(t, page, here)
+    return Frame(links)
 
 
-def _nav(language: Language, key: str, path: str, icon: str, current: str) -> None:
-    active = current == path or (path != MONITORING_PATH and current.startswith(path))
+def _section_label(t: Translator, section: Section) -> str:
+    return t("nav.workloads") if section == "workloads" else t("nav.admin")
+
+
+def _nav(t: Translator, page: Page, here: str) -> None:
+    assert page.nav is not None
+    path = page.path
+    active = here == path or (path != HOME_PATH and here.startswith(path))
     with (
-        ui.link(target=path).classes("no-underline text-slate-800 w-full"),
+        ui.link(target=path).classes("no-underline text-slate-800 w-full").mark(f"nav-{path}"),
         ui.row().classes("items-center gap-2 rounded px-2 py-1 w-full" + (" bg-slate-300" if active else "")),
     ):
-        ui.icon(icon)
-        ui.label(text(language, key))
+        ui.icon(page.nav.icon)
+        ui.label(page.nav.label(t))
 
 
-def forbidden(language: Language) -> None:
+def forbidden(t: Translator) -> None:
     """What a non-admin sees on an admin page (the services refuse them anyway)."""
     with ui.column().classes("items-start gap-3 p-8 max-w-xl"):
         ui.icon("block").classes("text-5xl text-red-700")
-        ui.label(text(language, "forbidden.title")).classes("text-2xl font-semibold").props(
-            'data-testid="forbidden"'
-        )
-        ui.label(text(language, "forbidden.body"))
-        ui.link(text(language, "forbidden.back"), MONITORING_PATH)
+        ui.label(t("forbidden.title")).classes("text-2xl font-semibold").props('data-testid="forbidden"')
+        ui.label(t("forbidden.body"))
+        ui.link(t("forbidden.back"), HOME_PATH)

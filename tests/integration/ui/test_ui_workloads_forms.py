@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
+from nufi.ui.i18n import Translator
 from nufi.ui.pages.deployments import parse_env
 from nufi.ui.pages.projects import split_members
 from nufi.ui.parts.workload_forms import age, as_int, chosen_project
@@ -14,6 +15,8 @@ from nufi.workloads.projects import Project
 
 _NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,20}", fullmatch=True)
 _VALUES = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=30)
+
+EN, KO = Translator("en"), Translator("ko")
 
 
 @given(st.lists(st.tuples(_NAMES, _VALUES), max_size=8))
@@ -44,13 +47,13 @@ def test_ages_as_kubectl_shows_them() -> None:
     def ago(delta: timedelta) -> str:
         return (now - delta).strftime("%Y-%m-%dT%H:%M:%SZ")
 
-    assert age(ago(timedelta(seconds=45)), "en", now) == "45s"
-    assert age(ago(timedelta(minutes=12, seconds=3)), "en", now) == "12m"
-    assert age(ago(timedelta(hours=3)), "ko", now) == "3시간"
-    assert age(ago(timedelta(days=2, hours=5)), "ko", now) == "2일"
-    assert age(None, "en", now) == "—" and age("not a time", "en", now) == "—"
+    assert age(ago(timedelta(seconds=45)), EN, now) == "45s"
+    assert age(ago(timedelta(minutes=12, seconds=3)), EN, now) == "12m"
+    assert age(ago(timedelta(hours=3)), KO, now) == "3시간"
+    assert age(ago(timedelta(days=2, hours=5)), KO, now) == "2일"
+    assert age(None, EN, now) == "—" and age("not a time", EN, now) == "—"
     # A clock a little behind the API server's is not a negative age.
-    assert age(ago(timedelta(seconds=-5)), "en", now) == "0s"
+    assert age(ago(timedelta(seconds=-5)), EN, now) == "0s"
 
 
 def test_number_inputs_become_whole_numbers_and_anything_else_is_left_for_validation() -> None:

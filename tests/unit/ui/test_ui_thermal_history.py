@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime
-from functools import partial
 from typing import Any
 
 from nufi.thermal.history import ThermalEvent
 from nufi.thermal.policy import ThermalPolicy
-from nufi.ui.i18n import text
+from nufi.ui.i18n import Translator
 from nufi.ui.pages.thermal import _message
 
 POLICY = ThermalPolicy().model_dump()  # 85 / 75 °C, held 10 / 30 s
@@ -29,7 +28,7 @@ def row(to_state: str, **details: Any) -> ThermalEvent:
 
 
 def test_a_trip_and_a_resume_read_in_korean_and_english() -> None:
-    ko, en = partial(text, "ko"), partial(text, "en")
+    ko, en = Translator("ko"), Translator("en")
     assert _message(row("hot"), ko) == "lpu-node-1: 95 °C — 85 °C 이상이 10초 지속되어 과열"
     assert _message(row("hot"), en) == "lpu-node-1: 95 °C — at or above 85 °C for 10 s, hot"
     resumed = row("normal", temperature=70.5)
@@ -38,16 +37,14 @@ def test_a_trip_and_a_resume_read_in_korean_and_english() -> None:
 
 
 def test_a_device_an_override_and_a_missing_reading_are_named() -> None:
-    told = _message(
-        row("hot", device="lpu3", temperature=None, override_of="team-a/llm"), partial(text, "en")
-    )
+    told = _message(row("hot", device="lpu3", temperature=None, override_of="team-a/llm"), Translator("en"))
     assert told == (
         "device lpu3 on lpu-node-1: no reading — at or above 85 °C for 10 s, hot"
         " (the override of deployment team-a/llm)"
     )
-    assert "team-a/llm의 재정의" in _message(row("hot", override_of="team-a/llm"), partial(text, "ko"))
+    assert "team-a/llm의 재정의" in _message(row("hot", override_of="team-a/llm"), Translator("ko"))
 
 
 def test_a_row_without_its_policy_keeps_its_stored_message() -> None:
     broken = replace(row("hot"), details={"pods_off": []})
-    assert _message(broken, partial(text, "ko")) == broken.message
+    assert _message(broken, Translator("ko")) == broken.message

@@ -10,16 +10,12 @@ from __future__ import annotations
 import html
 import shlex
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from nicegui import events, ui
-from starlette.requests import Request
-from starlette.responses import RedirectResponse
 
 from nufi.ui import context
-from nufi.ui.i18n import Language, text
-from nufi.ui.layout import DEPLOYMENTS_PATH, frame
-from nufi.ui.parts.gate import Visitor, visitor
 from nufi.ui.parts.workload_forms import (
     REFRESH_SECONDS,
     STATUS_COLORS,
@@ -35,6 +31,7 @@ from nufi.ui.parts.workload_forms import (
     status_text,
     workload_table,
 )
+from nufi.ui.skeleton import Visit
 from nufi.workloads.deployment_spec import (
     DEFAULT_PORT,
     DEFAULT_READINESS_PATH,
@@ -43,19 +40,13 @@ from nufi.workloads.deployment_spec import (
 )
 from nufi.workloads.deployments import DeploymentView
 
+PATH = "/deployments"
 COLUMNS = ("name", "status", "ready", "accelerator", "nodes", "reason", "age")
 IMAGE_PLACEHOLDER = "registry.example.com/team/llm-server:1.0"
 
 
-def register() -> None:
-    @ui.page(DEPLOYMENTS_PATH)
-    async def deployments_page(request: Request, project: str = "") -> RedirectResponse | None:
-        who = await visitor(request)
-        if isinstance(who, RedirectResponse):
-            return who
-        frame(who.principal, who.language, current=who.path)
-        await DeploymentsPage(who).build(project)
-        return None
+async def build(visit: Visit) -> None:
+    await DeploymentsPage(visit).build(visit.param("project"))
 
 
 def parse_env(lines: str) -> list[dict[str, str]] | str:
@@ -72,25 +63,17 @@ def parse_env(lines: str) -> list[dict[str, str]] | str:
 
 
 class DeploymentsPage:
-    def __init__(self, who: Visitor) -> None:
-        self.who = who
+    def __init__(self, visit: Visit) -> None:
+        self.who = visit.who
+        self.t = visit.t
         self.project = ""
         self.shown: dict[str, DeploymentView] = {}
         self._dialog: ui.dialog | None = None
 
-    @property
-    def language(self) -> Language:
-        return self.who.language
-
-    def t(self, key: str, **fields: object) -> str:
-        return text(self.language, key, **fields)
-
     async def build(self, asked: str) -> None:
         with ui.row().classes("items-center justify-between w-full"):
             ui.label(self.t("deployments.title")).classes("text-2xl font-semibold")
-        chosen = await shown_project(
-            self.who.principal, self.language, DEPLOYMENTS_PATH, asked, "deployments-error"
-        )
+        chosen = await shown_project(self.who.principal, self.t, PATH, asked, "deployments-error")
         if chosen is None:
             return
         self.project = chosen
@@ -110,7 +93,7 @@ class DeploymentsPage:
 
     async def refresh(self) -> None:
         views = await fill_table(
-            self.language,
+            self.t,
             self.list_error,
             self.table,
             lambda: context.services().deployments.list(self.who.principal, self.project),
@@ -128,7 +111,7 @@ class DeploymentsPage:
         return {
             "name": view.name,
             "status": view.status,
-            "status_text": status_text(self.language, view.status),
+            "status_text": status_text(self.t, view.status),
             "status_color": STATUS_COLORS.get(view.status, "grey"),
             "ready": f"{view.ready_replicas} / {view.replicas}",
             "replicas": view.replicas,
@@ -136,7 +119,7 @@ class DeploymentsPage:
             "resource_key": view.resource_key,
             "nodes": ", ".join(nodes) or "—",
             "reason": reason,
-            "age": age(view.created_at, self.language),
+            "age": age(view.created_at, self.t),
             "image": view.image,
         }
 
@@ -200,7 +183,7 @@ class DeploymentsPage:
             try:
                 await context.services().deployments.scale(self.who.principal, self.project, name, count)
             except Exception as exc:
-                error.set_text(problem_text(self.language, exc))
+                error.set_text(problem_text(self.t, exc))
                 return
             dialog.close()
             ui.notify(self.t("deployments.done.scaled", name=name, replicas=count))
@@ -213,7 +196,7 @@ class DeploymentsPage:
         if name not in self.shown:
             return
         confirm_delete(
-            self.language,
+            self.t,
             self._new_dialog(),
             title=self.t("deployments.delete.title", name=name),
             body=self.t("deployments.delete.body", project=self.project),
@@ -227,87 +210,17 @@ class DeploymentsPage:
     async def _form(self) -> None:
         with ui.card().classes("w-full max-w-4xl mt-4 gap-2").props("flat bordered").mark("deployment-form"):
             ui.label(self.t("deployments.create.title")).classes("text-lg font-semibold")
-            errors = FieldErrors(self.language, "dep")
+            errors = FieldErrors(self.t, "dep")
             with ui.grid(columns=2).classes("w-full gap-x-4 gap-y-1"):
-                with ui.column().classes("gap-1"):
-                    name = ui.input(self.t("workloads.field.name"), placeholder="llm-chat")
-                    name.classes("w-full").props("outlined dense").mark("dep-name")
-                    errors.slot("name")
-                settings = context.services().settings
-                with ui.column().classes("gap-1"):
-                    image = ui.input(
-                        self.t("deployments.field.image"),
-                        value=settings.deployment_default_image or "",
-                        placeholder=IMAGE_PLACEHOLDER,
-                    )
-                    image.classes("w-full").props('outlined dense data-testid="dep-image"').mark("dep-image")
-                    errors.slot("image")
-                with ui.column().classes("gap-1"):
-                    args = ui.input(
-                        self.t("deployments.field.args"),
-                        value=shlex.join(settings.deployment_default_args),
-                        placeholder="--model tiny --max-batch 8",
-                    )
-                    args.classes("w-full").props('outlined dense data-testid="dep-args"').mark("dep-args")
-                    errors.slot("args")
-                with ui.column().classes("gap-1"):
-                    accelerator = AcceleratorPicker(self.who.principal, self.language, "dep-accelerator")
-                    await accelerator.refresh()
-                    ui.timer(REFRESH_SECONDS, accelerator.refresh)
-                    errors.slot("accelerator.device_type")
-                with ui.column().classes("gap-1"):
-                    count = ui.number(self.t("workloads.field.count"), value=1, min=1, step=1)
-                    count.classes("w-full").props("outlined dense").mark("dep-count")
-                    errors.slot("accelerator.count")
-                with ui.column().classes("gap-1"):
-                    replicas = ui.number(
-                        self.t("deployments.field.replicas"), value=1, min=0, max=MAX_REPLICAS, step=1
-                    )
-                    replicas.classes("w-full").props("outlined dense").mark("dep-replicas")
-                    errors.slot("replicas")
-                with ui.column().classes("gap-1"):
-                    port = ui.number(self.t("deployments.field.port"), value=DEFAULT_PORT, min=1, max=65535)
-                    port.classes("w-full").props("outlined dense").mark("dep-port")
-                    errors.slot("port")
-                with ui.column().classes("gap-1"):
-                    readiness = ui.input(self.t("deployments.field.readiness"), value=DEFAULT_READINESS_PATH)
-                    readiness.classes("w-full").props("outlined dense").mark("dep-readiness")
-                    ui.label(self.t("deployments.field.readiness_hint")).classes(
-                        "text-caption text-slate-600"
-                    )
-                    errors.slot("readiness_path")
-                with ui.column().classes("gap-1"):
-                    env = ui.textarea(
-                        self.t("deployments.field.env"), placeholder="MODEL_NAME=tiny\nLOG_LEVEL=info"
-                    )
-                    env.classes("w-full").props("outlined dense autogrow").mark("dep-env")
-                    errors.slot("env")
+                form = await self._fields(errors)
             with ui.row().classes("w-full justify-end"):
                 create = ui.button(self.t("deployments.action.create"), icon="rocket_launch")
                 create.props("no-caps").mark("dep-create")
 
         async def submit() -> None:
-            errors.clear()
-            parsed = parse_env(str(env.value or ""))
-            if isinstance(parsed, str):
-                errors.at("env", self.t("deployments.env.bad_line", line=parsed))
+            body = self._body(form)
+            if body is None:
                 return
-            try:
-                arguments = shlex.split(str(args.value or ""))
-            except ValueError as exc:  # an unclosed quote
-                errors.at("args", self.t("deployments.args.bad", reason=str(exc)))
-                return
-            path = str(readiness.value or "").strip()
-            body = {
-                "name": str(name.value or "").strip(),
-                "image": str(image.value or "").strip(),
-                "args": arguments or None,
-                "accelerator": {"device_type": accelerator.value, "count": as_int(count.value)},
-                "replicas": as_int(replicas.value),
-                "port": as_int(port.value),
-                "readiness_path": path or None,
-                "env": parsed,
-            }
             create.disable()
             try:
                 request = DeploymentCreate.model_validate(body)
@@ -320,7 +233,101 @@ class DeploymentsPage:
             finally:
                 create.enable()
             ui.notify(self.t("deployments.done.created", name=created.name), type="positive")
-            name.set_value("")
+            form.name.set_value("")
             await self.refresh()
 
         create.on_click(submit)
+
+    async def _fields(self, errors: FieldErrors) -> _Form:
+        """The inputs of the create form, each with the slot its errors show in."""
+        settings = context.services().settings
+
+        def cell(entry: _Input, marker: str, slot: str) -> _Input:
+            entry.classes("w-full").props("outlined dense").mark(marker)
+            errors.slot(slot)
+            return entry
+
+        with ui.column().classes("gap-1"):
+            name = cell(ui.input(self.t("workloads.field.name"), placeholder="llm-chat"), "dep-name", "name")
+        with ui.column().classes("gap-1"):
+            image = ui.input(
+                self.t("deployments.field.image"),
+                value=settings.deployment_default_image or "",
+                placeholder=IMAGE_PLACEHOLDER,
+            )
+            cell(image.props('data-testid="dep-image"'), "dep-image", "image")
+        with ui.column().classes("gap-1"):
+            args = ui.input(
+                self.t("deployments.field.args"),
+                value=shlex.join(settings.deployment_default_args),
+                placeholder="--model tiny --max-batch 8",
+            )
+            cell(args.props('data-testid="dep-args"'), "dep-args", "args")
+        with ui.column().classes("gap-1"):
+            accelerator = AcceleratorPicker(self.who.principal, self.t, "dep-accelerator")
+            await accelerator.refresh()
+            ui.timer(REFRESH_SECONDS, accelerator.refresh)
+            errors.slot("accelerator.device_type")
+        with ui.column().classes("gap-1"):
+            count = ui.number(self.t("workloads.field.count"), value=1, min=1, step=1)
+            cell(count, "dep-count", "accelerator.count")
+        with ui.column().classes("gap-1"):
+            replicas = ui.number(
+                self.t("deployments.field.replicas"), value=1, min=0, max=MAX_REPLICAS, step=1
+            )
+            cell(replicas, "dep-replicas", "replicas")
+        with ui.column().classes("gap-1"):
+            port = ui.number(self.t("deployments.field.port"), value=DEFAULT_PORT, min=1, max=65535)
+            cell(port, "dep-port", "port")
+        with ui.column().classes("gap-1"):
+            readiness = ui.input(self.t("deployments.field.readiness"), value=DEFAULT_READINESS_PATH)
+            readiness.classes("w-full").props("outlined dense").mark("dep-readiness")
+            ui.label(self.t("deployments.field.readiness_hint")).classes("text-caption text-slate-600")
+            errors.slot("readiness_path")
+        with ui.column().classes("gap-1"):
+            env = ui.textarea(self.t("deployments.field.env"), placeholder="MODEL_NAME=tiny\nLOG_LEVEL=info")
+            env.classes("w-full").props("outlined dense autogrow").mark("dep-env")
+            errors.slot("env")
+        return _Form(errors, name, image, args, accelerator, count, replicas, port, readiness, env)
+
+    def _body(self, form: _Form) -> dict[str, Any] | None:
+        """The request the form says; None, with the errors shown, when a line of it cannot be read."""
+        errors = form.errors
+        errors.clear()
+        parsed = parse_env(str(form.env.value or ""))
+        if isinstance(parsed, str):
+            errors.at("env", self.t("deployments.env.bad_line", line=parsed))
+            return None
+        try:
+            arguments = shlex.split(str(form.args.value or ""))
+        except ValueError as exc:  # an unclosed quote
+            errors.at("args", self.t("deployments.args.bad", reason=str(exc)))
+            return None
+        path = str(form.readiness.value or "").strip()
+        return {
+            "name": str(form.name.value or "").strip(),
+            "image": str(form.image.value or "").strip(),
+            "args": arguments or None,
+            "accelerator": {"device_type": form.accelerator.value, "count": as_int(form.count.value)},
+            "replicas": as_int(form.replicas.value),
+            "port": as_int(form.port.value),
+            "readiness_path": path or None,
+            "env": parsed,
+        }
+
+
+_Input = TypeVar("_Input", ui.input, ui.number)
+
+
+@dataclass(frozen=True)
+class _Form:
+    errors: FieldErrors
+    name: ui.input
+    image: ui.input
+    args: ui.input
+    accelerator: AcceleratorPicker
+    count: ui.number
+    replicas: ui.number
+    port: ui.number
+    readiness: ui.input
+    env: ui.textarea

@@ -14,13 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from nicegui import events, ui
-from starlette.requests import Request
-from starlette.responses import RedirectResponse
 
 from nufi.ui import context
-from nufi.ui.i18n import Language, text
-from nufi.ui.layout import LABS_PATH, frame
-from nufi.ui.parts.gate import Visitor, visitor
 from nufi.ui.parts.workload_forms import (
     REFRESH_SECONDS,
     STATUS_COLORS,
@@ -36,42 +31,31 @@ from nufi.ui.parts.workload_forms import (
     status_text,
     workload_table,
 )
+from nufi.ui.skeleton import Visit
 from nufi.workloads.labs import Lab, LabRequest
 from nufi.workloads.labs.model import MAX_STORAGE_GIB
 
+PATH = "/labs"
 COLUMNS = ("name", "kind", "status", "accelerator", "storage", "reason", "age")
 KIND_NAMES = {"jupyter": "Jupyter", "vscode": "VS Code"}
 DEFAULT_STORAGE_GIB = 10
 
 
-def register() -> None:
-    @ui.page(LABS_PATH)
-    async def labs_page(request: Request, project: str = "") -> RedirectResponse | None:
-        who = await visitor(request)
-        if isinstance(who, RedirectResponse):
-            return who
-        frame(who.principal, who.language, current=who.path)
-        await LabsPage(who).build(project)
-        return None
+async def build(visit: Visit) -> None:
+    await LabsPage(visit).build(visit.param("project"))
 
 
 class LabsPage:
-    def __init__(self, who: Visitor) -> None:
-        self.who = who
+    def __init__(self, visit: Visit) -> None:
+        self.who = visit.who
+        self.t = visit.t
         self.project = ""
         self.shown: dict[str, Lab] = {}
         self._dialog: ui.dialog | None = None
 
-    @property
-    def language(self) -> Language:
-        return self.who.language
-
-    def t(self, key: str, **fields: object) -> str:
-        return text(self.language, key, **fields)
-
     async def build(self, asked: str) -> None:
         ui.label(self.t("labs.title")).classes("text-2xl font-semibold")
-        chosen = await shown_project(self.who.principal, self.language, LABS_PATH, asked, "labs-error")
+        chosen = await shown_project(self.who.principal, self.t, PATH, asked, "labs-error")
         if chosen is None:
             return
         self.project = chosen
@@ -89,7 +73,7 @@ class LabsPage:
 
     async def refresh(self) -> None:
         labs = await fill_table(
-            self.language,
+            self.t,
             self.list_error,
             self.table,
             lambda: context.services().labs.list_labs(self.who.principal, self.project),
@@ -104,14 +88,14 @@ class LabsPage:
             "name": lab.name,
             "kind": KIND_NAMES.get(lab.kind, lab.kind),
             "status": lab.status,
-            "status_text": status_text(self.language, lab.status),
+            "status_text": status_text(self.t, lab.status),
             "status_color": STATUS_COLORS.get(lab.status, "grey"),
             "accelerator": f"{accelerator.device_type} {TIMES} {accelerator.count}"
             if accelerator.device_type
             else "—",
             "storage": f"{lab.storage_gib} GiB" if lab.storage_gib else "—",
             "reason": lab.reason or "",
-            "age": age(lab.created_at, self.language),
+            "age": age(lab.created_at, self.t),
             "url": lab.url,
             "stopped": lab.status == "Stopped",
             "openable": lab.status == "Ready",
@@ -126,11 +110,11 @@ class LabsPage:
         return columns
 
     def _actions_slot(self) -> str:
-        def label(key: str) -> str:
-            return html.escape(self.t(key), quote=True)
+        def label(said: str) -> str:
+            return html.escape(said, quote=True)
 
-        open_, stop, start = label("labs.action.open"), label("labs.action.stop"), label("labs.action.start")
-        delete = label("workloads.action.delete")
+        open_, stop = label(self.t("labs.action.open")), label(self.t("labs.action.stop"))
+        start, delete = label(self.t("labs.action.start")), label(self.t("workloads.action.delete"))
         return f"""
 <q-td :props="props">
   <div class="row items-center justify-end no-wrap q-gutter-xs">
@@ -169,7 +153,7 @@ class LabsPage:
         try:
             await run(self.who.principal, self.project, name)
         except Exception as exc:
-            ui.notify(problem_text(self.language, exc), type="negative", multi_line=True)
+            ui.notify(problem_text(self.t, exc), type="negative", multi_line=True)
             return
         ui.notify(self.t(f"labs.done.{action}", name=name))
         await self.refresh()
@@ -181,7 +165,7 @@ class LabsPage:
             self._dialog.delete()
         self._dialog = ui.dialog()
         confirm_delete(
-            self.language,
+            self.t,
             self._dialog,
             title=self.t("labs.delete.title", name=name),
             body=self.t("labs.delete.body"),
@@ -195,7 +179,7 @@ class LabsPage:
     async def _form(self) -> None:
         with ui.card().classes("w-full max-w-4xl mt-4 gap-2").props("flat bordered").mark("lab-form"):
             ui.label(self.t("labs.create.title")).classes("text-lg font-semibold")
-            errors = FieldErrors(self.language, "lab")
+            errors = FieldErrors(self.t, "lab")
             with ui.grid(columns=2).classes("w-full gap-x-4 gap-y-1"):
                 with ui.column().classes("gap-1"):
                     name = ui.input(self.t("workloads.field.name"), placeholder="my-notebook")
@@ -207,7 +191,7 @@ class LabsPage:
                         kind = ui.toggle(dict(KIND_NAMES), value="jupyter").props("no-caps").mark("lab-kind")
                     errors.slot("kind")
                 with ui.column().classes("gap-1"):
-                    accelerator = AcceleratorPicker(self.who.principal, self.language, "lab-accelerator")
+                    accelerator = AcceleratorPicker(self.who.principal, self.t, "lab-accelerator")
                     await accelerator.refresh()
                     ui.timer(REFRESH_SECONDS, accelerator.refresh)
                     errors.slot("accelerator.device_type")

@@ -12,28 +12,28 @@ from collections.abc import Mapping
 from typing import Any
 
 from nicegui import ui
-from starlette.requests import Request
-from starlette.responses import RedirectResponse
 
 from nufi.errors import NufiError
 from nufi.monitoring import Overview, Snapshot
 from nufi.monitoring.paging import PageQuery
 from nufi.ui import context
 from nufi.ui.format import celsius, memory, percent, watts
-from nufi.ui.i18n import Language, text
-from nufi.ui.layout import MONITORING_PATH, frame
+from nufi.ui.i18n import Translator
 from nufi.ui.parts.charts import Charts
-from nufi.ui.parts.gate import Visitor, visitor
+from nufi.ui.parts.gate import Visitor
 from nufi.ui.rebuilt import Rebuilt
+from nufi.ui.skeleton import Visit
 
+PATH = "/"
 NODES_PER_PAGE = 25
 
 
 class MonitoringView:
     """One open monitoring page: what it shows and which page of which type."""
 
-    def __init__(self, who: Visitor, selected: str | None) -> None:
+    def __init__(self, who: Visitor, t: Translator, selected: str | None) -> None:
         self.visitor = who
+        self.t = t
         self.selected = selected
         self.node_filter = ""
         # The tokens of the pages up to the current one, so "previous" can go back.
@@ -48,10 +48,6 @@ class MonitoringView:
         self.content = Rebuilt(self._content)
         self.panel = Rebuilt(self._panel)
 
-    @property
-    def language(self) -> Language:
-        return self.visitor.language
-
     def types(self) -> list[str]:
         return [row.device_type.id for row in self.overview.rows] if self.overview else []
 
@@ -65,16 +61,16 @@ class MonitoringView:
             self.selected = self.types()[0] if self.types() else None
 
     async def _content(self) -> None:
-        language = self.language
-        ui.label(text(language, "monitoring.title")).classes("text-2xl font-semibold")
+        t = self.t
+        ui.label(t("monitoring.title")).classes("text-2xl font-semibold")
         if self.overview_error is not None:
-            ui.label(text(language, "monitoring.unavailable", detail=self.overview_error)).classes(
-                "text-red-700"
-            ).props('data-testid="monitoring-unavailable"')
+            ui.label(t("monitoring.unavailable", detail=self.overview_error)).classes("text-red-700").props(
+                'data-testid="monitoring-unavailable"'
+            )
             return
         rows = self.overview.rows if self.overview else ()
         if not rows:
-            ui.label(text(language, "monitoring.empty")).props('data-testid="monitoring-empty"')
+            ui.label(t("monitoring.empty")).props('data-testid="monitoring-empty"')
             return
         with ui.tabs(on_change=lambda event: self.select(event.value)).props("no-caps align=left") as tabs:
             made = {
@@ -95,7 +91,7 @@ class MonitoringView:
         await self.panel.show()
 
     async def _panel(self) -> None:
-        language = self.language
+        t = self.t
         if self.selected is None:
             return
         query = PageQuery(node=self.node_filter or None, limit=NODES_PER_PAGE, continue_token=self.tokens[-1])
@@ -104,46 +100,41 @@ class MonitoringView:
                 self.visitor.principal, self.selected, query
             )
         except NufiError as exc:
-            ui.label(text(language, "monitoring.unavailable", detail=exc.detail)).classes("text-red-700")
+            ui.label(t("monitoring.unavailable", detail=exc.detail)).classes("text-red-700")
             return
         snapshot = page.snapshot
         self._shown_time = snapshot.time
-        self._cards = _cards(snapshot, language)
+        self._cards = _cards(snapshot, t)
         with ui.row().classes("items-center gap-4 w-full"):
-            search = ui.input(text(language, "monitoring.filter.node"), value=self.node_filter)
+            search = ui.input(t("monitoring.filter.node"), value=self.node_filter)
             search.props('clearable dense data-testid="node-filter"').classes("w-64")
             search.on("keydown.enter", lambda: self.filter(search.value))
             search.on("clear", lambda: self.filter(""))
-            self._age = ui.label(text(language, "monitoring.updated", age=f"{snapshot.age_seconds:.0f}"))
+            self._age = ui.label(t("monitoring.updated", age=f"{snapshot.age_seconds:.0f}"))
             self._age.classes("text-sm text-slate-500")
         self._table = ui.table(
-            columns=_columns(language), rows=_rows(snapshot, language, _thermal(snapshot)), row_key="key"
+            columns=_columns(t), rows=_rows(snapshot, t, _thermal(snapshot)), row_key="key"
         )
         self._table.classes("w-full").props('dense flat bordered data-testid="devices-table"')
         first = (len(self.tokens) - 1) * NODES_PER_PAGE + 1
         last = first + len(snapshot.nodes) - 1
         with ui.row().classes("items-center gap-2"):
-            shown = text(
-                language,
+            shown = t(
                 "monitoring.page",
                 first=min(first, page.matched_nodes),
                 last=last,
                 total=page.matched_nodes,
             )
             ui.label(shown).props('data-testid="page-position"')
-            previous = ui.button(text(language, "monitoring.previous"), on_click=self.back)
+            previous = ui.button(t("monitoring.previous"), on_click=self.back)
             previous.props("flat dense no-caps").set_enabled(len(self.tokens) > 1)
-            following = ui.button(
-                text(language, "monitoring.next"), on_click=lambda: self.forward(page.continue_token)
-            )
+            following = ui.button(t("monitoring.next"), on_click=lambda: self.forward(page.continue_token))
             following.props("flat dense no-caps").set_enabled(page.continue_token is not None)
         if snapshot.errors:
-            with ui.expansion(text(language, "monitoring.errors"), icon="warning").classes(
-                "w-full text-amber-800"
-            ):
+            with ui.expansion(t("monitoring.errors"), icon="warning").classes("w-full text-amber-800"):
                 for error in snapshot.errors[:20]:
                     ui.label(f"{error.source}: {error.message}").classes("text-sm")
-        Charts(self.visitor.principal, language, self.selected).build()
+        Charts(self.visitor.principal, t, self.selected).build()
 
     async def filter(self, value: str | None) -> None:
         self.node_filter = (value or "").strip()
@@ -183,16 +174,14 @@ class MonitoringView:
             return
         snapshot = page.snapshot
         assert self._age is not None
-        self._age.set_text(text(self.language, "monitoring.updated", age=f"{snapshot.age_seconds:.0f}"))
+        self._age.set_text(self.t("monitoring.updated", age=f"{snapshot.age_seconds:.0f}"))
         if snapshot.time == self._shown_time:
             return
         self._shown_time = snapshot.time
-        self._table.rows = _rows(snapshot, self.language, _thermal(snapshot))
+        self._table.rows = _rows(snapshot, self.t, _thermal(snapshot))
         self._table.update()
         for key, value in _card_values(snapshot):
-            self._cards[key].set_text(
-                value if value is not None else text(self.language, "monitoring.not_reported")
-            )
+            self._cards[key].set_text(value if value is not None else self.t("monitoring.not_reported"))
 
 
 def _card_values(snapshot: Snapshot) -> list[tuple[str, str | None]]:
@@ -207,23 +196,21 @@ def _card_values(snapshot: Snapshot) -> list[tuple[str, str | None]]:
     ]
 
 
-def _cards(snapshot: Snapshot, language: Language) -> dict[str, ui.label]:
+def _cards(snapshot: Snapshot, t: Translator) -> dict[str, ui.label]:
     shown: dict[str, ui.label] = {}
     with ui.row().classes("gap-4 w-full"):
         for key, value in _card_values(snapshot):
             with ui.card().classes("min-w-40").props(f'data-testid="card-{key.rsplit(".", 1)[1]}"'):
-                ui.label(text(language, key)).classes("text-sm text-slate-500")
-                shown[key] = ui.label(
-                    value if value is not None else text(language, "monitoring.not_reported")
-                )
+                ui.label(t(key)).classes("text-sm text-slate-500")
+                shown[key] = ui.label(value if value is not None else t("monitoring.not_reported"))
                 shown[key].classes("text-xl font-semibold")
     return shown
 
 
-def _columns(language: Language) -> list[dict[str, Any]]:
+def _columns(t: Translator) -> list[dict[str, Any]]:
     names = ["node", "device", "utilization", "memory", "temperature", "power", "pod", "namespace", "state"]
     return [
-        {"name": name, "label": text(language, f"monitoring.column.{name}"), "field": name, "align": "left"}
+        {"name": name, "label": t(f"monitoring.column.{name}"), "field": name, "align": "left"}
         for name in names
     ]
 
@@ -233,8 +220,8 @@ def _thermal(snapshot: Snapshot) -> Mapping[str, str]:
     return context.services().thermal.marked_nodes(snapshot.device_type)
 
 
-def _rows(snapshot: Snapshot, language: Language, thermal: Mapping[str, str]) -> list[dict[str, Any]]:
-    missing = text(language, "monitoring.not_reported")
+def _rows(snapshot: Snapshot, t: Translator, thermal: Mapping[str, str]) -> list[dict[str, Any]]:
+    missing = t("monitoring.not_reported")
     stale = {(s.node, s.device) for s in snapshot.stale}
     implausible = {(e.node, e.device) for e in snapshot.errors if e.source == "plausibility"}
     rows: list[dict[str, Any]] = []
@@ -245,7 +232,7 @@ def _rows(snapshot: Snapshot, language: Language, thermal: Mapping[str, str]) ->
                     "key": node.node,
                     "node": node.node,
                     "device": "—",
-                    "state": text(language, "monitoring.state.not_reporting"),
+                    "state": t("monitoring.state.not_reporting"),
                 }
             )
             continue
@@ -263,26 +250,19 @@ def _rows(snapshot: Snapshot, language: Language, thermal: Mapping[str, str]) ->
                     "power": watts(device.power_watts) or missing,
                     "pod": device.pod or "",
                     "namespace": device.namespace or "",
-                    "state": _state(language, state, thermal.get(node.node)),
+                    "state": _state(t, state, thermal.get(node.node)),
                 }
             )
     return rows
 
 
-def _state(language: Language, state: str, thermal: str | None) -> str:
-    shown = text(language, f"monitoring.state.{state}")
-    return shown if thermal is None else f"{shown} · {text(language, f'monitoring.thermal.{thermal}')}"
+def _state(t: Translator, state: str, thermal: str | None) -> str:
+    shown = t(f"monitoring.state.{state}")
+    return shown if thermal is None else f"{shown} · {t(f'monitoring.thermal.{thermal}')}"
 
 
-def register() -> None:
-    @ui.page(MONITORING_PATH)
-    async def monitoring_page(request: Request, type: str | None = None) -> RedirectResponse | None:
-        who = await visitor(request)
-        if isinstance(who, RedirectResponse):
-            return who
-        frame(who.principal, who.language, current=MONITORING_PATH)
-        view = MonitoringView(who, type)
-        await view.read_overview()
-        await view.content.show()
-        ui.timer(context.services().monitoring.settings.refresh_seconds, view.tick)
-        return None
+async def build(visit: Visit) -> None:
+    view = MonitoringView(visit.who, visit.t, visit.param("type") or None)
+    await view.read_overview()
+    await view.content.show()
+    ui.timer(context.services().monitoring.settings.refresh_seconds, view.tick)

@@ -8,30 +8,19 @@ the project service refuses them anyway.
 from __future__ import annotations
 
 from nicegui import ui
-from starlette.requests import Request
-from starlette.responses import RedirectResponse
 
 from nufi.errors import NufiError
 from nufi.ui import context
-from nufi.ui.i18n import Language, text
-from nufi.ui.layout import DEPLOYMENTS_PATH, LABS_PATH, PROJECTS_PATH, forbidden, frame
-from nufi.ui.parts.gate import Visitor, visitor
+from nufi.ui.pages import deployments, labs
 from nufi.ui.parts.workload_forms import FieldErrors, problem_text, project_url
+from nufi.ui.skeleton import Visit
 from nufi.workloads.projects import Project, ProjectDeletion
 
+PATH = "/admin/projects"
 
-def register() -> None:
-    @ui.page(PROJECTS_PATH)
-    async def projects_page(request: Request) -> RedirectResponse | None:
-        who = await visitor(request)
-        if isinstance(who, RedirectResponse):
-            return who
-        frame(who.principal, who.language, current=who.path)
-        if not who.principal.is_admin:
-            forbidden(who.language)
-            return None
-        await ProjectsPage(who).build()
-        return None
+
+async def build(visit: Visit) -> None:
+    await ProjectsPage(visit).build()
 
 
 def split_members(value: str) -> list[str]:
@@ -40,16 +29,10 @@ def split_members(value: str) -> list[str]:
 
 
 class ProjectsPage:
-    def __init__(self, who: Visitor) -> None:
-        self.who = who
+    def __init__(self, visit: Visit) -> None:
+        self.who = visit.who
+        self.t = visit.t
         self._dialog: ui.dialog | None = None
-
-    @property
-    def language(self) -> Language:
-        return self.who.language
-
-    def t(self, key: str, **fields: object) -> str:
-        return text(self.language, key, **fields)
 
     async def build(self) -> None:
         ui.label(self.t("projects.title")).classes("text-2xl font-semibold")
@@ -63,7 +46,7 @@ class ProjectsPage:
         try:
             projects = await context.services().projects.visible_projects(self.who.principal)
         except Exception as exc:
-            self.error.set_text(problem_text(self.language, exc))
+            self.error.set_text(problem_text(self.t, exc))
             self.error.set_visibility(True)
             return
         self.error.set_visibility(False)
@@ -79,7 +62,7 @@ class ProjectsPage:
     def _create_form(self) -> None:
         with ui.card().classes("w-full max-w-4xl gap-2").props("flat bordered").mark("project-form"):
             ui.label(self.t("projects.create.title")).classes("text-lg font-semibold")
-            errors = FieldErrors(self.language, "project")
+            errors = FieldErrors(self.t, "project")
             with ui.row().classes("w-full items-start gap-4 no-wrap"):
                 with ui.column().classes("gap-1 w-64"):
                     name = ui.input(self.t("workloads.field.name"), placeholder="team-llm")
@@ -116,10 +99,10 @@ class ProjectsPage:
                 with ui.row().classes("items-center gap-3"):
                     ui.icon("folder").classes("text-xl text-slate-600")
                     ui.label(project.name).classes("text-lg font-semibold font-mono")
-                    ui.link(self.t("nav.deployments"), project_url(DEPLOYMENTS_PATH, project.name)).classes(
+                    ui.link(self.t("nav.deployments"), project_url(deployments.PATH, project.name)).classes(
                         "text-sm"
                     )
-                    ui.link(self.t("nav.labs"), project_url(LABS_PATH, project.name)).classes("text-sm")
+                    ui.link(self.t("nav.labs"), project_url(labs.PATH, project.name)).classes("text-sm")
                 ui.button(
                     self.t("projects.action.delete"),
                     icon="delete",
@@ -131,7 +114,7 @@ class ProjectsPage:
                     ui.label(self.t("projects.no_members")).classes("text-sm text-slate-500")
                 for member in project.members:
                     self._member_chip(project.name, member)
-            errors = FieldErrors(self.language, f"member-{project.name}")
+            errors = FieldErrors(self.t, f"member-{project.name}")
             with ui.row().classes("items-start gap-2"):
                 with ui.column().classes("gap-1"):
                     username = ui.input(self.t("projects.field.username"), placeholder="alice")
@@ -161,7 +144,7 @@ class ProjectsPage:
             try:
                 await context.services().projects.remove_member(self.who.principal, project, member)
             except Exception as exc:
-                ui.notify(problem_text(self.language, exc), type="negative", multi_line=True)
+                ui.notify(problem_text(self.t, exc), type="negative", multi_line=True)
                 return
             ui.notify(self.t("projects.done.removed", user=member, name=project))
             await self.refresh()
@@ -179,7 +162,7 @@ class ProjectsPage:
         try:
             plan = await context.services().projects.delete(self.who.principal, name, dry_run=True)
         except Exception as exc:
-            ui.notify(problem_text(self.language, exc), type="negative", multi_line=True)
+            ui.notify(problem_text(self.t, exc), type="negative", multi_line=True)
             return
         if self._dialog is not None:
             self._dialog.delete()
@@ -205,7 +188,7 @@ class ProjectsPage:
             try:
                 await context.services().projects.delete(self.who.principal, name)
             except NufiError as exc:
-                error.set_text(problem_text(self.language, exc))
+                error.set_text(problem_text(self.t, exc))
                 return
             finally:
                 confirm.enable()

@@ -17,7 +17,7 @@ from nufi.auth import Principal
 from nufi.errors import NufiError
 from nufi.monitoring import RangeResult
 from nufi.ui import context
-from nufi.ui.i18n import Language, text
+from nufi.ui.i18n import Translator
 
 RANGES: dict[str, int] = {"15m": 900, "1h": 3600, "6h": 6 * 3600, "24h": 86400}
 METRICS = ("utilization", "memory", "temperature", "power")
@@ -28,9 +28,9 @@ _GIB = 1024**3
 class Charts:
     """The chart section of one open monitoring page."""
 
-    def __init__(self, principal: Principal, language: Language, device_type_id: str) -> None:
+    def __init__(self, principal: Principal, t: Translator, device_type_id: str) -> None:
         self.principal = principal
-        self.language = language
+        self.t = t
         self.device_type_id = device_type_id
         self.metric = "utilization"
         self.range = "1h"
@@ -39,9 +39,9 @@ class Charts:
         """The chart's controls, and the chart itself once its range is read: a range over a
         thousand nodes takes longer than the table above it, which must not wait for it."""
         with ui.row().classes("items-center gap-4 w-full mt-4"):
-            ui.label(text(self.language, "charts.title")).classes("text-lg font-semibold")
+            ui.label(self.t("charts.title")).classes("text-lg font-semibold")
             ui.toggle(
-                {m: text(self.language, f"charts.metric.{m}") for m in METRICS},
+                {m: self.t(f"charts.metric.{m}") for m in METRICS},
                 value=self.metric,
                 on_change=lambda event: self.choose(metric=str(event.value)),
             ).props('no-caps dense data-testid="chart-metric"')
@@ -52,7 +52,7 @@ class Charts:
             ).props('no-caps dense data-testid="chart-range"')
         self.area = ui.column().classes("w-full")
         with self.area:
-            ui.label(text(self.language, "charts.loading")).classes("text-sm text-slate-500")
+            ui.label(self.t("charts.loading")).classes("text-sm text-slate-500")
         ui.timer(0.01, self.load, once=True)
 
     async def choose(self, *, metric: str | None = None, span: str | None = None) -> None:
@@ -80,15 +80,13 @@ class Charts:
             if isinstance(result, str):
                 ui.label(result).classes("text-red-700").props('data-testid="chart-error"')
             elif not result.reported:
-                ui.label(text(self.language, "monitoring.not_reported")).props(
-                    'data-testid="chart-not-reported"'
-                )
+                ui.label(self.t("monitoring.not_reported")).props('data-testid="chart-not-reported"')
             else:
-                options = chart_options(result, self.language)
+                options = chart_options(result, self.t)
                 ui.echart(options).classes("w-full h-80").props('data-testid="chart"')
 
 
-def chart_options(result: RangeResult, language: Language) -> dict[str, Any]:
+def chart_options(result: RangeResult, t: Translator) -> dict[str, Any]:
     """ECharts options: a line per node (memory: used, in GiB), node names in the legend."""
     scale = 1 / _GIB if result.request.metric == "memory" else 1.0
     drawn = sorted(result.series, key=lambda s: s.node)[:MAX_SERIES]
@@ -109,6 +107,6 @@ def chart_options(result: RangeResult, language: Language) -> dict[str, Any]:
         "grid": {"left": 60, "right": 20, "top": 40, "bottom": 30},
         # The axis spans the range asked for, so an empty stretch shows as empty, not as zoomed away.
         "xAxis": {"type": "time", "min": result.request.start * 1000, "max": result.request.end * 1000},
-        "yAxis": {"type": "value", "name": text(language, f"charts.unit.{result.request.metric}")},
+        "yAxis": {"type": "value", "name": t(f"charts.unit.{result.request.metric}")},
         "series": series,
     }

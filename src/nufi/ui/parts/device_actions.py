@@ -21,13 +21,11 @@ from nufi.auth import Principal
 from nufi.cluster import KUBERNETES
 from nufi.devices.catalog import CatalogEntry
 from nufi.devices.spec import DeviceType, DeviceTypeUpdate
-from nufi.errors import Conflict, DependencyUnavailable, Forbidden, NotFound, NufiError, ValidationFailed
-from nufi.logging import get_logger
+from nufi.errors import Conflict, DependencyUnavailable, NotFound, ValidationFailed
 from nufi.ui import context
-from nufi.ui.i18n import Language, text
+from nufi.ui.i18n import Translator
+from nufi.ui.parts.errors import told
 from nufi.ui.wizard.form import edit_url
-
-_log = get_logger("nufi.ui.devices")
 
 COLUMNS = ("name", "vendor", "resource_key", "kind", "nodes", "capacity", "enabled")
 
@@ -43,37 +41,19 @@ class Problem:
     force: bool = False
 
 
-def problem_of(
-    exc: Exception, language: Language, shown: DeviceType | None, *, enabling: bool = False
-) -> Problem:
+def problem_of(exc: Exception, t: Translator, shown: DeviceType | None, *, enabling: bool = False) -> Problem:
     """The service's error, as the person reads it (never a stack trace: the log has the unexpected)."""
     if isinstance(exc, Conflict) and "current_revision" in exc.extra:
         shown_revision = shown.revision if shown is not None else exc.extra.get("expected_revision", "?")
-        headline = text(
-            language,
-            "devices.error.stale",
-            current=exc.extra["current_revision"],
-            shown=shown_revision,
-        )
-        return Problem(headline, reload=True)
-    if isinstance(exc, NotFound):
-        return Problem(text(language, "devices.error.not_found"), exc.detail, reload=True)
-    if isinstance(exc, Conflict):
-        return Problem(text(language, "devices.error.conflict"), exc.detail)
-    if isinstance(exc, ValidationFailed):
-        return Problem(text(language, "devices.error.invalid"), exc.detail, force=enabling)
-    if isinstance(exc, DependencyUnavailable):
-        # Without Prometheus the metrics can go unchecked; without the cluster nothing can be saved.
         return Problem(
-            text(language, "devices.error.unavailable"),
-            exc.detail,
-            force=enabling and exc.dependency != KUBERNETES,
+            t("devices.error.stale", current=exc.extra["current_revision"], shown=shown_revision), reload=True
         )
-    if isinstance(exc, Forbidden):
-        return Problem(text(language, "devices.error.forbidden"), exc.detail)
-    if isinstance(exc, NufiError):
-        return Problem(text(language, "devices.error.unexpected"), exc.detail)
-    return Problem(text(language, "devices.error.unexpected"))
+    said = told(t, exc, "devices")
+    # Without Prometheus the metrics can go unchecked; without the cluster nothing can be saved.
+    forcible = isinstance(exc, ValidationFailed) or (
+        isinstance(exc, DependencyUnavailable) and exc.dependency != KUBERNETES
+    )
+    return Problem(said.headline, said.detail, reload=isinstance(exc, NotFound), force=enabling and forcible)
 
 
 def with_enabled(device_type: DeviceType, enabled: bool) -> DeviceTypeUpdate:
@@ -82,10 +62,7 @@ def with_enabled(device_type: DeviceType, enabled: bool) -> DeviceTypeUpdate:
     return DeviceTypeUpdate.model_validate({**fields, "enabled": enabled, "revision": device_type.revision})
 
 
-def _actions_slot(language: Language) -> str:
-    def label(key: str) -> str:
-        return html.escape(text(language, key), quote=True)
-
+def _actions_slot(t: Translator) -> str:
     template = """
 <q-td :props="props">
   <div class="row items-center no-wrap q-gutter-xs">
@@ -108,24 +85,25 @@ def _actions_slot(language: Language) -> str:
   </div>
 </q-td>
 """
-    for name, key in (
-        ("toggle", "devices.action.toggle"),
-        ("edit", "wizard.edit_mode.action"),
-        ("delete", "devices.action.delete"),
-        ("reset", "devices.action.reset"),
-        ("reload", "devices.action.reload"),
-        ("force", "devices.action.enable_anyway"),
-    ):
-        template = template.replace(f"@{name}@", label(key))
+    labels = {
+        "toggle": t("devices.action.toggle"),
+        "edit": t("wizard.edit_mode.action"),
+        "delete": t("devices.action.delete"),
+        "reset": t("devices.action.reset"),
+        "reload": t("devices.action.reload"),
+        "force": t("devices.action.enable_anyway"),
+    }
+    for name, label in labels.items():
+        template = template.replace(f"@{name}@", html.escape(label, quote=True))
     return template
 
 
 class DeviceList:
     """The device table of one open page, with what each row showed and what went wrong with it."""
 
-    def __init__(self, principal: Principal, language: Language) -> None:
+    def __init__(self, principal: Principal, t: Translator) -> None:
         self.principal = principal
-        self.language = language
+        self.t = t
         self.shown: dict[str, DeviceType] = {}
         self.notes: dict[str, Problem] = {}
         self._dialog: ui.dialog | None = None
@@ -133,15 +111,12 @@ class DeviceList:
         self.list_error.set_visibility(False)
         self.table = ui.table(columns=self._columns(), rows=[], row_key="id")
         self.table.classes("w-full").props('dense flat bordered data-testid="device-types"')
-        self.table.add_slot("body-cell-actions", _actions_slot(language))
+        self.table.add_slot("body-cell-actions", _actions_slot(t))
         self.table.on("toggle", self._on(self.toggle))
         self.table.on("force", self._on(self.enable_anyway))
         self.table.on("delete", self._on(self.ask_delete))
         self.table.on("reset", self._on(self.ask_reset))
         self.table.on("reload", self._on(lambda _id: self.reload()))
-
-    def t(self, key: str, **fields: object) -> str:
-        return text(self.language, key, **fields)
 
     # -- the list ------------------------------------------------------------------------------------
 
@@ -154,9 +129,7 @@ class DeviceList:
         try:
             entries = await context.services().catalog.list_with_inventory(self.principal)
         except Exception as exc:
-            if not isinstance(exc, NufiError):
-                _log.exception("reading the device list failed")
-            problem = problem_of(exc, self.language, None)
+            problem = problem_of(exc, self.t, None)
             self.list_error.set_text(f"{problem.headline} {problem.detail}".strip())
             self.list_error.set_visibility(True)
             return
@@ -198,9 +171,7 @@ class DeviceList:
         await self.refresh()
 
     def _failed(self, shown: DeviceType, exc: Exception, *, enabling: bool = False) -> Problem:
-        if not isinstance(exc, NufiError):
-            _log.exception("a device action failed", device_type=shown.id)
-        problem = problem_of(exc, self.language, shown, enabling=enabling)
+        problem = problem_of(exc, self.t, shown, enabling=enabling)
         self.notes[shown.id] = problem
         return problem
 

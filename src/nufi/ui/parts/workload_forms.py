@@ -14,17 +14,14 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 from nicegui import ui
-from pydantic import ValidationError
 
 from nufi.auth import Principal
-from nufi.errors import Conflict, Forbidden, NotFound, NufiError, ValidationFailed
-from nufi.logging import get_logger
+from nufi.errors import NufiError
 from nufi.ui import context
-from nufi.ui.i18n import Language, text
+from nufi.ui.i18n import Translator
+from nufi.ui.parts.errors import told
 from nufi.workloads.accelerators import AcceleratorOffer
 from nufi.workloads.projects import Project
-
-_log = get_logger("nufi.ui.workloads")
 
 TIMES = "\N{MULTIPLICATION SIGN}"
 
@@ -57,14 +54,14 @@ def chosen_project(projects: Sequence[Project], asked: str) -> str | None:
     return names[0] if names else None
 
 
-def project_selector(language: Language, path: str, projects: Sequence[Project], chosen: str) -> None:
+def project_selector(t: Translator, path: str, projects: Sequence[Project], chosen: str) -> None:
     """A drop-down of the person's projects; choosing one reloads the page with it in the URL, so a
     link or a reload keeps it."""
     options = {p.name: p.name for p in projects}
     select = ui.select(
         options,
         value=chosen,
-        label=text(language, "workloads.project"),
+        label=t("workloads.project"),
         on_change=lambda event: ui.navigate.to(project_url(path, str(event.value))),
     )
     select.classes("min-w-[16rem]").props('outlined dense data-testid="project-select"').mark(
@@ -72,29 +69,28 @@ def project_selector(language: Language, path: str, projects: Sequence[Project],
     )
 
 
-def not_offered(language: Language, asked: str, chosen: str) -> None:
+def not_offered(t: Translator, asked: str, chosen: str) -> None:
     """Said when the URL names a project the person cannot see (absent, or not theirs): which one is
     shown instead. Absent and not theirs read the same, so project names do not leak."""
     if asked and asked != chosen:
-        ui.label(text(language, "workloads.project_not_offered", asked=asked, chosen=chosen)).classes(
+        ui.label(t("workloads.project_not_offered", asked=asked, chosen=chosen)).classes(
             "text-amber-800"
         ).mark("project-not-offered")
 
 
-def no_projects(language: Language) -> None:
+def no_projects(t: Translator) -> None:
     """What someone who is a member of no project sees instead of a list."""
     with ui.card().classes("max-w-xl p-6 gap-2").props("flat bordered").mark("no-projects"):
         ui.icon("folder_off").classes("text-4xl text-slate-500")
-        ui.label(text(language, "workloads.no_projects.title")).classes("text-lg font-semibold").props(
+        ui.label(t("workloads.no_projects.title")).classes("text-lg font-semibold").props(
             'data-testid="no-projects"'
         )
-        ui.label(text(language, "workloads.no_projects.body")).classes("text-slate-700")
+        ui.label(t("workloads.no_projects.body")).classes("text-slate-700")
 
 
-def accelerator_label(language: Language, offer: AcceleratorOffer) -> str:
+def accelerator_label(t: Translator, offer: AcceleratorOffer) -> str:
     """ "Mock LPU (hyperaccel.ai/lpu) — 6 free"."""
-    return text(
-        language,
+    return t(
         "workloads.accelerator.option",
         name=offer.name,
         resource=offer.resource_key,
@@ -102,8 +98,8 @@ def accelerator_label(language: Language, offer: AcceleratorOffer) -> str:
     )
 
 
-def accelerator_options(language: Language, offers: Iterable[AcceleratorOffer]) -> dict[str, str]:
-    return {offer.device_type: accelerator_label(language, offer) for offer in offers}
+def accelerator_options(t: Translator, offers: Iterable[AcceleratorOffer]) -> dict[str, str]:
+    return {offer.device_type: accelerator_label(t, offer) for offer in offers}
 
 
 class AcceleratorPicker:
@@ -111,10 +107,10 @@ class AcceleratorPicker:
     again by `refresh` (the page's timer) so the counts follow the cluster; the choice is kept while
     its type is offered."""
 
-    def __init__(self, principal: Principal, language: Language, marker: str) -> None:
+    def __init__(self, principal: Principal, t: Translator, marker: str) -> None:
         self.principal = principal
-        self.language = language
-        self.select = ui.select({}, value=None, label=text(language, "workloads.field.accelerator"))
+        self.t = t
+        self.select = ui.select({}, value=None, label=t("workloads.field.accelerator"))
         self.select.classes("w-full").props(f'outlined dense data-testid="{marker}"').mark(marker)
         self.note = ui.label("").classes("text-caption text-slate-600").mark(f"{marker}-note")
         self.note.set_visibility(False)
@@ -127,10 +123,10 @@ class AcceleratorPicker:
         try:
             offers = await context.services().accelerators.available(self.principal)
         except NufiError as exc:
-            options, note = {}, problem_text(self.language, exc)
+            options, note = {}, problem_text(self.t, exc)
         else:
-            options = accelerator_options(self.language, offers)
-            note = "" if options else text(self.language, "workloads.accelerator.none")
+            options = accelerator_options(self.t, offers)
+            note = "" if options else self.t("workloads.accelerator.none")
         self.note.set_text(note)
         self.note.set_visibility(bool(note))
         keep = self.select.value if self.select.value in options else next(iter(options), None)
@@ -138,7 +134,7 @@ class AcceleratorPicker:
             self.select.set_options(options, value=keep)
 
 
-def age(created_at: str | None, language: Language, now: datetime | None = None) -> str:
+def age(created_at: str | None, t: Translator, now: datetime | None = None) -> str:
     """How long ago `created_at` (RFC 3339, as Kubernetes writes it) was: "45s", "12m", "3h", "2d"."""
     if not created_at:
         return "—"
@@ -151,14 +147,14 @@ def age(created_at: str | None, language: Language, now: datetime | None = None)
     seconds = max(int(((now or datetime.now(UTC)) - then).total_seconds()), 0)
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
-            return text(language, f"workloads.age.{unit}", n=seconds // size)
-    return text(language, "workloads.age.s", n=seconds)
+            return t(f"workloads.age.{unit}", n=seconds // size)
+    return t("workloads.age.s", n=seconds)
 
 
-def status_text(language: Language, status: str) -> str:
+def status_text(t: Translator, status: str) -> str:
     key = f"workloads.status.{status}"
     try:
-        return text(language, key)
+        return t(key)
     except KeyError:
         return status
 
@@ -182,18 +178,11 @@ def reason_slot() -> str:
 """
 
 
-def error_field(exc: NufiError) -> str | None:
-    if isinstance(exc, ValidationFailed):
-        return exc.field
-    named = exc.extra.get("field")
-    return named if isinstance(named, str) else None
-
-
 class FieldErrors:
     """Errors of one form: a label under each field (`slot`) and one at the top for the rest."""
 
-    def __init__(self, language: Language, prefix: str) -> None:
-        self.language = language
+    def __init__(self, t: Translator, prefix: str) -> None:
+        self.t = t
         self.prefix = prefix
         self.top = ui.column().classes("gap-0 w-full").mark(f"{prefix}-error")
         self.fields: dict[str, ui.label] = {}
@@ -225,21 +214,11 @@ class FieldErrors:
     def show(self, exc: Exception) -> None:
         """What went wrong, in the person's language above, the service's words beside the fields."""
         self.clear()
-        if isinstance(exc, ValidationError):
-            with self.top:
-                ui.label(text(self.language, "workloads.error.invalid")).classes("text-negative font-medium")
-            for error in exc.errors():
-                field = ".".join(str(part) for part in error.get("loc") or ())
-                self.at(field or None, _message(str(error.get("msg") or "")))
-            return
-        if isinstance(exc, NufiError):
-            with self.top:
-                ui.label(_headline(self.language, exc)).classes("text-negative font-medium")
-            self.at(error_field(exc), exc.detail)
-            return
-        _log.exception("a workload action failed", error=str(exc))
+        shown = told(self.t, exc, form=True)
         with self.top:
-            ui.label(text(self.language, "workloads.error.unexpected")).classes("text-negative font-medium")
+            ui.label(shown.headline).classes("text-negative font-medium")
+        for field, message in shown.fields:
+            self.at(field, message)
 
     def _slot_for(self, field: str | None) -> ui.label | None:
         if not field:
@@ -252,29 +231,9 @@ class FieldErrors:
         return None
 
 
-def _message(msg: str) -> str:
-    # Pydantic prefixes what a validator raised; the person needs only the reason.
-    return msg.removeprefix("Value error, ")
-
-
-def _headline(language: Language, exc: NufiError) -> str:
-    if isinstance(exc, ValidationFailed):
-        return text(language, "workloads.error.invalid")
-    if isinstance(exc, Conflict):
-        return text(language, "workloads.error.conflict")
-    if isinstance(exc, NotFound):
-        return text(language, "workloads.error.not_found")
-    if isinstance(exc, Forbidden):
-        return text(language, "workloads.error.forbidden")
-    return text(language, "workloads.error.failed")
-
-
-def problem_text(language: Language, exc: Exception) -> str:
+def problem_text(t: Translator, exc: Exception) -> str:
     """One line for an error that belongs to no field (a list that cannot be read, a row action)."""
-    if isinstance(exc, NufiError):
-        return f"{_headline(language, exc)} {exc.detail}"
-    _log.exception("a workload action failed", error=str(exc))
-    return text(language, "workloads.error.unexpected")
+    return told(t, exc).line
 
 
 def as_int(value: object) -> int | object:
@@ -286,7 +245,7 @@ def as_int(value: object) -> int | object:
 
 
 def confirm_delete(
-    language: Language,
+    t: Translator,
     dialog: ui.dialog,
     *,
     title: str,
@@ -302,15 +261,15 @@ def confirm_delete(
         ui.label(body)
         error = ui.label("").classes("text-negative text-caption").mark("delete-error")
         with ui.row().classes("w-full justify-end gap-2"):
-            ui.button(text(language, "workloads.action.cancel"), on_click=dialog.close).props("flat no-caps")
-            confirm = ui.button(text(language, "workloads.action.delete")).props("no-caps color=negative")
+            ui.button(t("workloads.action.cancel"), on_click=dialog.close).props("flat no-caps")
+            confirm = ui.button(t("workloads.action.delete")).props("no-caps color=negative")
             confirm.mark("delete-confirm")
 
     async def go() -> None:
         try:
             await delete()
         except Exception as exc:  # every refusal is shown; the log has the unexpected ones
-            error.set_text(problem_text(language, exc))
+            error.set_text(problem_text(t, exc))
             return
         dialog.close()
         ui.notify(done)
@@ -321,21 +280,21 @@ def confirm_delete(
 
 
 async def shown_project(
-    principal: Principal, language: Language, path: str, asked: str, marker: str
+    principal: Principal, t: Translator, path: str, asked: str, marker: str
 ) -> str | None:
     """The project a workload page lists, with the project selector and the note when the URL named
     another; None, with the empty state or the error shown, when there is none to list."""
     try:
         projects = await context.services().projects.visible_projects(principal)
     except NufiError as exc:
-        ui.label(problem_text(language, exc)).classes("text-negative").mark(marker)
+        ui.label(problem_text(t, exc)).classes("text-negative").mark(marker)
         return None
     chosen = chosen_project(projects, asked)
     if chosen is None:
-        no_projects(language)
+        no_projects(t)
         return None
-    project_selector(language, path, projects, chosen)
-    not_offered(language, asked, chosen)
+    project_selector(t, path, projects, chosen)
+    not_offered(t, asked, chosen)
     return chosen
 
 
@@ -356,7 +315,7 @@ def workload_table(
 
 
 async def fill_table(
-    language: Language,
+    t: Translator,
     error: ui.label,
     table: ui.table,
     read: Callable[[], Awaitable[Sequence[_Item]]],
@@ -367,7 +326,7 @@ async def fill_table(
     try:
         items = await read()
     except Exception as exc:  # every refusal is shown; the log has the unexpected ones
-        error.set_text(problem_text(language, exc))
+        error.set_text(problem_text(t, exc))
         error.set_visibility(True)
         return None
     error.set_visibility(False)

@@ -35,6 +35,7 @@ from nufi.devices.spec import (
 )
 from nufi.devices.units import MemoryUnit
 from nufi.errors import NufiError
+from nufi.ui.parts.errors import field_of
 
 Draft = MutableMapping[str, str]
 
@@ -227,8 +228,7 @@ def payload_errors(draft: Mapping[str, str], slots: tuple[str, ...]) -> dict[str
 
 def service_errors(error: NufiError) -> dict[str | None, str]:
     """Where an error the catalog raised is shown: next to the field it names, else at the top."""
-    field = error.extra.get("field")
-    return {slot_of(field if isinstance(field, str) else None): error.detail}
+    return {slot_of(field_of(error)): error.detail}
 
 
 # -- editing a stored type -------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from nicegui import ui
 from nufi.errors import NufiError
 from nufi.logging import get_logger
 from nufi.ui import context
-from nufi.ui.i18n import Language, text
+from nufi.ui.i18n import Translator
 from nufi.ui.parts.gate import Visitor
 from nufi.ui.wizard import render
 from nufi.ui.wizard.draft import (
@@ -51,8 +51,9 @@ def edit_url(device_type_id: str, step: int | None = None, draft: str | None = N
 class WizardForm:
     """One open wizard page: its step, its draft, and the slots showing errors."""
 
-    def __init__(self, who: Visitor, draft: KeptDraft, step: int) -> None:
+    def __init__(self, who: Visitor, t: Translator, draft: KeptDraft, step: int) -> None:
         self.visitor = who
+        self.t = t
         self.draft = draft
         self.step = step
         self.errors: dict[str, ui.label] = {}
@@ -76,13 +77,6 @@ class WizardForm:
         if not is_edit(self.draft):
             return False
         return slot == "id" or (is_official_edit(self.draft) and slot in OFFICIAL_LOCKED)
-
-    @property
-    def language(self) -> Language:
-        return self.visitor.language
-
-    def t(self, key: str, **fields: object) -> str:
-        return text(self.language, key, **fields)
 
     def error_slot(self, slot: str) -> ui.label:
         label = ui.label("").classes(render.ERROR_CLASSES).mark(f"error-{slot}")

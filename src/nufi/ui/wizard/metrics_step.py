@@ -152,4 +152,4 @@ class MetricsStep(WizardForm):
                 ui.label(self.t("wizard.test.empty")).classes(render.NOTE_CLASSES).mark("metric-empty")
         for key in shown:
             with self.results[RESULT_SLOT[key]]:
-                render.metric_result(self.language, check.results[key])
+                render.metric_result(self.t, check.results[key])

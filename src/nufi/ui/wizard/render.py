@@ -8,21 +8,20 @@ from collections.abc import Sequence
 from nicegui import ui
 
 from nufi.devices.checks import MetricCheck, ResourceKeyCheck
-from nufi.ui.i18n import Language, text
+from nufi.ui.i18n import Translator
 
 ERROR_CLASSES = "text-red-700 text-sm whitespace-pre-line"
 OK_CLASSES = "text-green-700 text-sm"
 NOTE_CLASSES = "text-slate-600 text-sm"
 
 
-def key_found(language: Language, check: ResourceKeyCheck) -> None:
+def key_found(t: Translator, check: ResourceKeyCheck) -> None:
     """The ✓ with per-node capacity; or, for a valid key no node has, what is wrong and how to fix it."""
     if check.found:
         offering = [node for node in check.nodes if node.capacity > 0]
-        ui.label(text(language, "wizard.key.found")).classes(OK_CLASSES).mark("key-found")
+        ui.label(t("wizard.key.found")).classes(OK_CLASSES).mark("key-found")
         ui.label(
-            text(
-                language,
+            t(
                 "wizard.key.totals",
                 capacity=sum(node.capacity for node in offering),
                 allocatable=sum(node.allocatable for node in offering),
@@ -30,11 +29,11 @@ def key_found(language: Language, check: ResourceKeyCheck) -> None:
             )
         ).classes(NOTE_CLASSES)
     else:
-        ui.label(text(language, "wizard.key.not_found")).classes(ERROR_CLASSES).mark("key-not-found")
+        ui.label(t("wizard.key.not_found")).classes(ERROR_CLASSES).mark("key-not-found")
         ui.label(check.message).classes(ERROR_CLASSES)
     if check.nodes:
         columns = [
-            {"name": name, "label": text(language, f"wizard.column.{name}"), "field": name, "align": "left"}
+            {"name": name, "label": t(f"wizard.column.{name}"), "field": name, "align": "left"}
             for name in ("node", "capacity", "allocatable")
         ]
         rows = [
@@ -46,41 +45,39 @@ def key_found(language: Language, check: ResourceKeyCheck) -> None:
         ).mark("key-nodes")
 
 
-def key_invalid(language: Language, detail: str, problems: Sequence[str]) -> None:
-    ui.label(text(language, "wizard.key.invalid")).classes(ERROR_CLASSES).mark("key-invalid")
+def key_invalid(t: Translator, detail: str, problems: Sequence[str]) -> None:
+    ui.label(t("wizard.key.invalid")).classes(ERROR_CLASSES).mark("key-invalid")
     if not problems:
         ui.label(detail).classes(ERROR_CLASSES)
     for problem in problems:
         ui.label(f"• {problem}").classes(ERROR_CLASSES)
 
 
-def key_unreadable(language: Language, detail: str) -> None:
-    ui.label(text(language, "wizard.key.unavailable")).classes(ERROR_CLASSES).mark("key-unavailable")
+def key_unreadable(t: Translator, detail: str) -> None:
+    ui.label(t("wizard.key.unavailable")).classes(ERROR_CLASSES).mark("key-unavailable")
     ui.label(detail).classes(ERROR_CLASSES)
 
 
-def metric_result(language: Language, result: MetricCheck) -> None:
+def metric_result(t: Translator, result: MetricCheck) -> None:
     """One expression's verdict: its error or ✓, the series count, missing labels, warnings (implausible
     values among them), and a few sample values."""
     if result.error is not None:
         ui.label(result.error).classes(ERROR_CLASSES).mark("metric-error")
     else:
-        ui.label(text(language, "wizard.test.ok")).classes(OK_CLASSES).mark("metric-ok")
-    ui.label(text(language, "wizard.test.series", count=result.series)).classes(NOTE_CLASSES).mark(
-        "metric-series"
-    )
+        ui.label(t("wizard.test.ok")).classes(OK_CLASSES).mark("metric-ok")
+    ui.label(t("wizard.test.series", count=result.series)).classes(NOTE_CLASSES).mark("metric-series")
     if result.missing_labels:
-        ui.label(
-            text(language, "wizard.test.missing_labels", labels=", ".join(result.missing_labels))
-        ).classes(ERROR_CLASSES).mark("metric-missing")
+        ui.label(t("wizard.test.missing_labels", labels=", ".join(result.missing_labels))).classes(
+            ERROR_CLASSES
+        ).mark("metric-missing")
     for warning in result.warnings:
         ui.label(f"⚠ {warning}").classes("text-amber-700 text-sm").mark("metric-warning")
     if result.sample:
         columns = [
-            {"name": name, "label": text(language, f"wizard.column.{name}"), "field": name, "align": "left"}
+            {"name": name, "label": t(f"wizard.column.{name}"), "field": name, "align": "left"}
             for name in ("node", "device", "value")
         ]
-        not_measured = text(language, "wizard.test.not_measured")
+        not_measured = t("wizard.test.not_measured")
         rows = [
             {
                 "key": index,

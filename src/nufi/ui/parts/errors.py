@@ -1,0 +1,103 @@
+"""The one place a failed action becomes what the person reads: a headline in their language, the
+service's own words, and the field each message names (so a form shows it beside that input).
+
+The services raise domain errors (`nufi.errors`); a request model a page builds raises pydantic's
+ValidationError; anything else is unexpected, logged with its stack and never shown. The workload
+pages and the device list word their headlines each for their own readers (`Area`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import ValidationError
+
+from nufi.errors import Conflict, DependencyUnavailable, Forbidden, NotFound, NufiError, ValidationFailed
+from nufi.logging import get_logger
+from nufi.ui.i18n import Translator
+
+_log = get_logger("nufi.ui.errors")
+
+Area = Literal["workloads", "devices"]
+
+
+@dataclass(frozen=True)
+class Told:
+    """A failed action as the person is told of it."""
+
+    headline: str
+    # The service's own words; empty for an unexpected error.
+    detail: str = ""
+    # Each message with the field it names (None: the form as a whole).
+    fields: tuple[tuple[str | None, str], ...] = ()
+    unexpected: bool = False
+
+    @property
+    def line(self) -> str:
+        """All of it on one line (a list that cannot be read, a row's action)."""
+        return self.headline if self.unexpected else f"{self.headline} {self.detail}"
+
+
+def field_of(exc: NufiError) -> str | None:
+    """The field a domain error names (`field` of ValidationFailed, or in its extra fields)."""
+    if isinstance(exc, ValidationFailed):
+        return exc.field
+    named = exc.extra.get("field")
+    return named if isinstance(named, str) else None
+
+
+def told(t: Translator, exc: Exception, area: Area = "workloads", *, form: bool = False) -> Told:
+    """What the person is told of `exc`. Call it where the error is caught: an unexpected one is
+    logged with its stack. With `form`, a ValidationError is the form's own request model refusing
+    what was typed (elsewhere it is unexpected: the services raise ValidationFailed)."""
+    if isinstance(exc, NufiError):
+        headline = _device_headline(t, exc) if area == "devices" else _workload_headline(t, exc)
+        return Told(headline, exc.detail, ((field_of(exc), exc.detail),))
+    if form and isinstance(exc, ValidationError):
+        fields = tuple(
+            (_where(error.get("loc")), _message(str(error.get("msg") or ""))) for error in exc.errors()
+        )
+        return Told(_invalid(t, area), fields[0][1] if fields else "", fields)
+    _log.exception("a dashboard action failed", error=str(exc))
+    unexpected = t("devices.error.unexpected") if area == "devices" else t("workloads.error.unexpected")
+    return Told(unexpected, unexpected=True)
+
+
+def _where(loc: object) -> str | None:
+    return (".".join(str(part) for part in loc) or None) if isinstance(loc, tuple) else None
+
+
+def _message(msg: str) -> str:
+    # Pydantic prefixes what a validator raised; the person needs only the reason.
+    return msg.removeprefix("Value error, ")
+
+
+def _invalid(t: Translator, area: Area) -> str:
+    return t("devices.error.invalid") if area == "devices" else t("workloads.error.invalid")
+
+
+def _workload_headline(t: Translator, exc: NufiError) -> str:
+    if isinstance(exc, ValidationFailed):
+        return t("workloads.error.invalid")
+    if isinstance(exc, Conflict):
+        return t("workloads.error.conflict")
+    if isinstance(exc, NotFound):
+        return t("workloads.error.not_found")
+    if isinstance(exc, Forbidden):
+        return t("workloads.error.forbidden")
+    return t("workloads.error.failed")
+
+
+def _device_headline(t: Translator, exc: NufiError) -> str:
+    if isinstance(exc, NotFound):
+        return t("devices.error.not_found")
+    if isinstance(exc, Conflict):
+        return t("devices.error.conflict")
+    if isinstance(exc, ValidationFailed):
+        return t("devices.error.invalid")
+    if isinstance(exc, DependencyUnavailable):
+        return t("devices.error.unavailable")
+    if isinstance(exc, Forbidden):
+        return t("devices.error.forbidden")
+    return t("devices.error.unexpected")

@@ -1,0 +1,146 @@
+"""One device type's temperature policy on Admin → Thermal: its fields, Save, and a dry run of the
+edited policy over the last day's history."""
+
+from __future__ import annotations
+
+from nicegui import ui
+from pydantic import ValidationError
+
+from nufi.auth import Principal
+from nufi.errors import NufiError
+from nufi.thermal.policy import ThermalPolicy
+from nufi.thermal.service import DryRun, PolicyEntry
+from nufi.ui import context
+from nufi.ui.i18n import Translator
+
+
+class PolicyCard:
+    """The card of one type's policy; what it proposes is read from its fields when asked."""
+
+    def __init__(self, principal: Principal, t: Translator, entry: PolicyEntry) -> None:
+        self.principal = principal
+        self.t = t
+        self.device_type = entry.device_type
+        with ui.card().classes("w-full").props(f'data-testid="thermal-policy-{entry.device_type}"'):
+            source = t(f"thermal.source.{entry.source}")
+            ui.label(f"{entry.device_type} · {source}").classes("text-lg font-medium")
+            self._fields(entry.policy)
+            self.error = (
+                ui.label("").classes("text-red-700").props(f'data-testid="thermal-error-{entry.device_type}"')
+            )
+            self.result = ui.column().classes("w-full")
+            with ui.row().classes("gap-2"):
+                ui.button(t("thermal.save"), icon="save", on_click=self.save).props("no-caps").mark(
+                    "thermal-save"
+                )
+                ui.button(t("thermal.dry_run"), icon="history", on_click=self.dry_run).props(
+                    "no-caps outline"
+                )
+
+    def _fields(self, policy: ThermalPolicy) -> None:
+        t = self.t
+        with ui.row().classes("items-end gap-4 flex-wrap"):
+            self.enabled = ui.switch(t("thermal.field.enabled"), value=policy.enabled)
+            self.trip = ui.number(t("thermal.field.trip_celsius"), value=policy.trip_celsius, suffix="°C")
+            self.resume = ui.number(
+                t("thermal.field.resume_celsius"), value=policy.resume_celsius, suffix="°C"
+            )
+            self.trip_hold = ui.number(
+                t("thermal.field.trip_hold_seconds"), value=policy.trip_hold_seconds, suffix="s"
+            )
+            self.resume_hold = ui.number(
+                t("thermal.field.resume_hold_seconds"), value=policy.resume_hold_seconds, suffix="s"
+            )
+            self.scope = ui.select(
+                {"node": t("thermal.scope.node"), "device": t("thermal.scope.device")},
+                value=policy.scope,
+                label=t("thermal.field.scope"),
+            ).classes("min-w-[10rem]")
+            self.shutoff = ui.checkbox(t("thermal.field.allow_full_shutoff"), value=policy.allow_full_shutoff)
+            self.taint = ui.checkbox(t("thermal.field.taint_node"), value=policy.taint_node)
+        # What one deployment's override may do (PolicyOverride.refusal).
+        with ui.row().classes("items-end gap-4 flex-wrap"):
+            self.may_disable = ui.checkbox(
+                t("thermal.field.overrides_may_disable"), value=policy.overrides_may_disable
+            ).props(f'data-testid="thermal-may-disable-{self.device_type}"')
+            self.max_trip = (
+                ui.number(
+                    t("thermal.field.override_max_trip_celsius"),
+                    value=policy.override_max_trip_celsius,
+                    suffix="°C",
+                    placeholder=t("thermal.field.override_max_trip_hint"),
+                )
+                .classes("min-w-[16rem]")
+                .props(f'stack-label data-testid="thermal-max-trip-{self.device_type}"')
+            )
+
+    def proposed(self) -> ThermalPolicy | None:
+        """The policy the fields hold; None, with the first problem said, when they make none."""
+        self.error.text = ""
+        try:
+            return ThermalPolicy(
+                enabled=bool(self.enabled.value),
+                trip_celsius=self.trip.value,
+                resume_celsius=self.resume.value,
+                trip_hold_seconds=int(self.trip_hold.value or 0),
+                resume_hold_seconds=int(self.resume_hold.value or 0),
+                scope=self.scope.value,
+                allow_full_shutoff=bool(self.shutoff.value),
+                taint_node=bool(self.taint.value),
+                overrides_may_disable=bool(self.may_disable.value),
+                override_max_trip_celsius=self.max_trip.value,
+            )
+        except (ValidationError, TypeError, ValueError) as exc:
+            self.error.text = first_error(exc)
+            return None
+
+    async def save(self) -> None:
+        policy = self.proposed()
+        if policy is None:
+            return
+        try:
+            await context.services().thermal.put_policy(self.principal, self.device_type, policy)
+        except NufiError as exc:
+            self.error.text = exc.detail
+            return
+        ui.notify(self.t("thermal.saved", device_type=self.device_type), type="positive")
+
+    async def dry_run(self) -> None:
+        policy = self.proposed()
+        if policy is None:
+            return
+        self.result.clear()
+        try:
+            ran = await context.services().thermal.dry_run(self.principal, self.device_type, policy)
+        except NufiError as exc:
+            self.error.text = exc.detail
+            return
+        with self.result:
+            self._replayed(ran)
+
+    def _replayed(self, ran: DryRun) -> None:
+        t = self.t
+        ui.label(t("thermal.dry_run.title")).classes("font-medium")
+        rows = [
+            {
+                "key": node.key,
+                "trips": sum(1 for tr in node.transitions if tr.to == "hot"),
+                "cut": f"{node.cut_seconds / 60:.1f}",
+                "max": "—" if node.max_temperature is None else f"{node.max_temperature:g} °C",
+            }
+            for node in ran.nodes
+        ]
+        columns = [
+            {"name": n, "label": t(f"thermal.dry_run.{n}"), "field": n, "align": "left"}
+            for n in ("key", "trips", "cut", "max")
+        ]
+        table = ui.table(columns=columns, rows=rows, row_key="key").classes("w-full")
+        table.props(f'dense flat no-data-label="{t("thermal.dry_run.empty")}" data-testid="thermal-dry-run"')
+
+
+def first_error(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return f"{where}: {first['msg']}" if where else str(first["msg"])
+    return str(exc)

@@ -1,0 +1,177 @@
+"""Step 3 of the Add Device wizard: everything on one page, and Save (a new type) or Save changes (an
+edit, over the revision the draft started from; a newer one is a conflict with a Reload)."""
+
+from __future__ import annotations
+
+from nicegui import ui
+
+from nufi.devices.catalog import SaveOutcome
+from nufi.errors import Conflict, NufiError
+from nufi.logging import get_logger
+from nufi.ui import context
+from nufi.ui.pages.devices import PATH as DEVICES_PATH
+from nufi.ui.wizard import render
+from nufi.ui.wizard.draft import (
+    IDENTITY_SLOTS,
+    MEMORY_SECOND,
+    SLOTS,
+    DraftErrors,
+    create_payload,
+    draft_of,
+    memory_mode,
+    second_memory_field,
+    service_errors,
+    started_revision,
+    update_payload,
+)
+from nufi.ui.wizard.metrics_step import MetricsStep
+
+_log = get_logger("nufi.ui.wizard")
+
+
+class ReviewStep(MetricsStep):
+    # -- step 3: review and save ---------------------------------------------------------------------
+
+    def review_step(self) -> None:
+        ui.label(self.t("wizard.review.title")).classes("text-lg font-semibold")
+        none = self.t("wizard.review.none")
+        mode = memory_mode(self.draft)
+        rows: list[tuple[str, str, str]] = [
+            *((slot, f"wizard.field.{slot}", self.draft.get(slot, "")) for slot in IDENTITY_SLOTS),
+            ("labels", "wizard.labels.title", ""),
+            *(
+                (f"labels.{n}", f"wizard.label.{n}", self.draft.get(f"labels.{n}", ""))
+                for n in ("node", "device", "pod", "namespace")
+            ),
+            ("metrics", "wizard.metrics.title", ""),
+            ("metrics.utilization", "wizard.metric.utilization", self.draft.get("metrics.utilization", "")),
+            ("metrics.memory.mode", "wizard.metric.memory", self.t(f"wizard.memory.mode.{mode}")),
+            ("metrics.memory.used", "wizard.memory.used", self.draft.get("metrics.memory.used", "")),
+            (
+                MEMORY_SECOND,
+                "wizard.memory.total" if mode == "used_total" else "wizard.memory.free",
+                self.draft.get(second_memory_field(self.draft), ""),
+            ),
+            ("metrics.memory.unit", "wizard.memory.unit", self.draft.get("metrics.memory.unit", "")),
+            ("metrics.temperature", "wizard.metric.temperature", self.draft.get("metrics.temperature", "")),
+            ("metrics.power", "wizard.metric.power", self.draft.get("metrics.power", "")),
+        ]
+        with ui.column().classes("w-full gap-1").mark("review"):
+            for slot, label_key, value in rows:
+                group = slot in ("labels", "metrics")
+                with ui.row().classes("w-full items-baseline gap-4 no-wrap border-b py-1"):
+                    ui.label(self.t(label_key)).classes(
+                        "w-48 shrink-0 " + ("font-semibold" if group else "text-slate-600")
+                    )
+                    with ui.column().classes("gap-0 grow"):
+                        if not group:
+                            ui.label(value.strip() or none).classes("font-mono text-sm break-all").mark(
+                                f"review-{slot}"
+                            )
+                        if slot in SLOTS:
+                            self.error_slot(slot)
+        with ui.row().classes("gap-4"):
+            ui.link(self.t("wizard.edit.identity"), self.url(1))
+            ui.link(self.t("wizard.edit.metrics"), self.url(2))
+        # An admin may register a type before its device plugin or exporter is installed; the save
+        # then records that the checks were bypassed.
+        self.force = ui.checkbox(self.t("wizard.force")).mark("wizard-force")
+        if self.editing is not None:
+            self.navigation(back=2, forward=self.save_changes, forward_key="wizard.edit_mode.save")
+        else:
+            self.navigation(back=2, forward=self.save, forward_key="wizard.save")
+
+    @property
+    def forced(self) -> bool:
+        return self.force is not None and bool(self.force.value)
+
+    async def save(self) -> None:
+        self.clear_errors()
+        try:
+            payload = create_payload(self.draft)
+        except DraftErrors as exc:
+            self.show_errors(exc.errors)
+            return
+        try:
+            outcome = await context.services().catalog.create(
+                self.visitor.principal, payload, force=self.forced
+            )
+        except NufiError as exc:
+            self.show_errors(service_errors(exc))
+            return
+        except Exception:  # never a stack trace on the page; the log has it
+            _log.exception("saving a device type from the wizard failed")
+            self.show_errors({None: self.t("wizard.error.unexpected")})
+            return
+        await self.saved(self.t("wizard.saved", name=outcome.device_type.name))
+
+    async def save_changes(self) -> None:
+        """The edit, over the revision the draft started from; a newer one is a conflict with a Reload."""
+        editing = self.editing
+        if editing is None:
+            return
+        self.clear_errors()
+        try:
+            payload = update_payload(self.draft)
+        except DraftErrors as exc:
+            self.show_errors(exc.errors)
+            return
+        outcome: SaveOutcome
+        try:
+            outcome = await context.services().catalog.update(
+                self.visitor.principal, editing, payload, force=self.forced
+            )
+        except Conflict as exc:
+            if "current_revision" in exc.extra:
+                self.say_stale(exc.extra["current_revision"])
+            else:
+                self.show_errors(service_errors(exc))
+            return
+        except NufiError as exc:
+            self.show_errors(service_errors(exc))
+            return
+        except Exception:
+            _log.exception("saving an edited device type from the wizard failed", device_type=editing)
+            self.show_errors({None: self.t("wizard.error.unexpected")})
+            return
+        changed = outcome.device_type
+        await self.saved(self.t("wizard.edit_mode.saved", name=changed.name, revision=changed.revision))
+
+    async def saved(self, message: str) -> None:
+        """Done: the draft deleted, the device list with `message`."""
+        try:
+            await context.services().wizard_drafts.delete(self.visitor.principal, self.draft.id)
+        except Exception:  # saved all the same; the draft is forgotten after DRAFT_LIFETIME
+            _log.warning("deleting a saved wizard draft failed", exc_info=True)
+        ui.notify(message, type="positive")
+        ui.navigate.to(DEVICES_PATH)
+
+    def say_stale(self, current: object) -> None:
+        if self.top is None:
+            return
+        with self.top, ui.column().classes("w-full gap-1").mark("edit-stale"):
+            ui.label(
+                self.t("wizard.edit_mode.stale", current=current, started=started_revision(self.draft))
+            ).classes(render.ERROR_CLASSES).mark("edit-stale-message")
+            ui.button(self.t("wizard.edit_mode.reload"), icon="refresh", on_click=self.reload_stored).props(
+                "outline no-caps"
+            ).mark("edit-reload")
+
+    async def reload_stored(self) -> None:
+        """The stored type, read again into this draft (their changes win), at this step again."""
+        editing = self.editing
+        if editing is None:
+            return
+        self.clear_errors()
+        try:
+            stored = await context.services().catalog.get(self.visitor.principal, editing)
+        except NufiError as exc:
+            self.show_errors({None: exc.detail})
+            return
+        fresh = draft_of(stored)
+        for key in [key for key in self.draft if key not in fresh]:
+            del self.draft[key]
+        for key, value in fresh.items():
+            self.draft[key] = value
+        if await self.kept():
+            ui.navigate.to(self.url(self.step))

@@ -1,0 +1,131 @@
+"""The Add Device wizard's page: the frame of every step, and step 1 (name, vendor and the resource
+key, checked live against the cluster as it is typed)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from functools import partial
+
+from nicegui import background_tasks, ui
+
+from nufi.errors import NufiError, ValidationFailed
+from nufi.ui import context
+from nufi.ui.wizard import render
+from nufi.ui.wizard.draft import is_official_edit, slug_of, started_revision
+from nufi.ui.wizard.form import STEPS
+from nufi.ui.wizard.review_step import ReviewStep
+
+KEY_CHECK_DELAY_SECONDS = 0.4
+
+
+class WizardView(ReviewStep):
+    """The wizard's page: the steps' frame and step 1 (identity); step 2 and step 3 come from its bases."""
+
+    # -- the frame of every step ---------------------------------------------------------------------
+
+    def render(self) -> None:
+        with ui.column().classes("w-full max-w-4xl gap-4 p-2"):
+            title = (
+                self.t("wizard.edit_mode.title", name=self.draft.get("name", ""))
+                if self.editing is not None
+                else self.t("wizard.title")
+            )
+            ui.label(title).classes("text-2xl font-semibold").mark("wizard-title")
+            with ui.row().classes("items-center gap-2").mark("wizard-steps"):
+                for number, key in zip(
+                    STEPS, ("wizard.step.identity", "wizard.step.metrics", "wizard.step.review"), strict=True
+                ):
+                    current = number == self.step
+                    chip = ui.label(f"{number}. {self.t(key)}").classes(
+                        "rounded px-2 py-1 " + ("bg-slate-800 text-white" if current else "bg-slate-200")
+                    )
+                    if current:
+                        chip.mark("wizard-current-step")
+            ui.label(self.t("wizard.step_of", step=self.step)).classes("text-sm text-slate-500")
+            if self.editing is not None:
+                ui.label(
+                    self.t(
+                        "wizard.edit_mode.editing",
+                        id=self.editing,
+                        revision=started_revision(self.draft),
+                    )
+                ).classes(render.NOTE_CLASSES).mark("edit-revision")
+            self.top = ui.column().classes("w-full gap-1").mark("error-top")
+            if self.step == 1:
+                self.identity_step()
+            elif self.step == 2:
+                self.metrics_step()
+            else:
+                self.review_step()
+
+    def say_draft_missing(self) -> None:
+        if self.top is not None:
+            with self.top:
+                ui.label(self.t("wizard.draft.missing")).classes(render.NOTE_CLASSES).mark("draft-missing")
+
+    # -- step 1: name, vendor, resource key ----------------------------------------------------------
+
+    def identity_step(self) -> None:
+        if is_official_edit(self.draft):
+            ui.label(self.t("wizard.edit_mode.official")).classes(render.NOTE_CLASSES).mark("edit-official")
+        self.field("name", "wizard.field.name")
+        self.field("vendor", "wizard.field.vendor")
+        self.id_input = self.field("id", "wizard.field.id", hint_key="wizard.hint.id")
+        self.field(
+            "resource_key",
+            "wizard.field.resource_key",
+            hint_key="wizard.hint.resource_key",
+            on_change=lambda _: self.schedule_key_check(),
+        )
+        self.key_result = ui.column().classes("w-full gap-1").mark("key-result")
+        if self.draft.get("resource_key", "").strip():
+            self.schedule_key_check(delay=0)
+        self.navigation(back=None, forward=lambda: self.go_on(2), forward_key="wizard.next")
+
+    async def go_on(self, step: int) -> None:
+        # A new type left without an id takes one made from its name, when the admin moves on rather
+        # than while they type: rewriting a field under someone typing in the next one loses keys.
+        if self.step == 1 and not self.editing and not self.draft.get("id", "").strip():
+            slug = slug_of(self.draft.get("name", ""))
+            if slug and self.id_input is not None:
+                self.id_input.set_value(slug)
+        await super().go_on(step)
+
+    def schedule_key_check(self, delay: float = KEY_CHECK_DELAY_SECONDS) -> None:
+        """Check the key once typing pauses for `delay`; a newer key cancels the check of an older one."""
+        if self.key_task is not None:
+            self.key_task.cancel()
+        self.key_sequence += 1
+        self.key_task = background_tasks.create(
+            self.check_key(self.key_sequence, delay), name="wizard key check"
+        )
+
+    async def check_key(self, sequence: int, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        key = self.draft.get("resource_key", "").strip()
+        area = self.key_result
+        if area is None or sequence != self.key_sequence:
+            return
+        area.clear()
+        if not key:
+            return
+        with area:
+            ui.label(self.t("wizard.key.checking")).classes(render.NOTE_CLASSES).mark("key-checking")
+        show: Callable[[], None]
+        try:
+            check = await context.services().catalog.check_resource_key(self.visitor.principal, key)
+        except ValidationFailed as exc:
+            problems = exc.extra.get("problems")
+            listed = [str(p) for p in problems] if isinstance(problems, list) else []
+            show = partial(render.key_invalid, self.t, exc.detail, listed)
+        except NufiError as exc:
+            show = partial(render.key_unreadable, self.t, exc.detail)
+        else:
+            show = partial(render.key_found, self.t, check)
+        if sequence != self.key_sequence or area.is_deleted:
+            return  # a newer key was typed meanwhile, or the page is gone
+        area.clear()
+        with area:
+            show()
