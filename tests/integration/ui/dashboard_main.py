@@ -1,5 +1,6 @@
 """The dashboard as the simulated-user tests run it: NuFi's pages over services built from settings,
-with the signed-in person named by the test in a request header (sign-in has its own tests)."""
+with the signed-in person named by the test in a request header (sign-in has its own tests), and one
+page the product does not have (`sample_page`), declared beside the product's."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ from pydantic import SecretStr
 from starlette.requests import Request
 
 from integration.ui.people import PEOPLE, USER_HEADER
+from integration.ui.sample_page import SAMPLE_PAGE
 from nufi.auth import Principal
 from nufi.config import Settings
 from nufi.services import build_services
 from nufi.ui import context
 from nufi.ui.app import language_router, register_pages
+from nufi.ui.registry import PAGES
 
 _stack = AsyncExitStack()
 
@@ -42,7 +45,7 @@ async def _stop() -> None:
     await _stack.aclose()
 
 
-register_pages()
+register_pages((*PAGES, SAMPLE_PAGE))
 app.include_router(language_router)
 app.on_startup(_start)
 app.on_shutdown(_stop)
