@@ -12,8 +12,7 @@ from fastapi.routing import APIRoute
 from nufi.api import create_app
 from nufi.api.lab_proxy import ROUTE_TEMPLATE as LAB_PROXY_PATH
 from support.nufi_app import bearer
-
-from .catalog_world import World, serve
+from support.world import World, serve
 
 # Routes anyone may call: probes, metrics, the version and the API description.
 PUBLIC = {

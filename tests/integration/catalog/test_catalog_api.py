@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
+from support.lpu_type import LPU_LABELS, LPU_METRICS, lpu_type
 from support.nufi_app import bearer
-
-from .catalog_world import LPU, SEED_LPU, World, serve
-
-
-def lpu(**changes: Any) -> dict[str, Any]:
-    body = copy.deepcopy(SEED_LPU)
-    body.update(changes)
-    return body
+from support.world import LPU, World, serve
 
 
 async def test_check_resource_key_finds_the_lpu_on_both_nodes(nufi: httpx.AsyncClient, world: World) -> None:
@@ -30,7 +22,7 @@ async def test_check_resource_key_finds_the_lpu_on_both_nodes(nufi: httpx.AsyncC
     body = response.json()
     assert body["valid"] and body["found"]
     assert body["nodes"] == [
-        {"name": "lpu-node-1", "capacity": 4, "allocatable": 4},
+        {"name": "lpu-node-1", "capacity": 6, "allocatable": 6},
         {"name": "lpu-node-2", "capacity": 4, "allocatable": 4},
     ]
     assert "detected" in body["message"]
@@ -74,7 +66,7 @@ async def test_check_resource_key_reports_an_absent_key(nufi: httpx.AsyncClient,
 async def test_check_metrics_accepts_the_seed_expressions(nufi: httpx.AsyncClient, world: World) -> None:
     response = await nufi.post(
         "/api/v1/admin/devices/check-metrics",
-        json={"labels": SEED_LPU["labels"], "metrics": SEED_LPU["metrics"]},
+        json={"labels": LPU_LABELS, "metrics": LPU_METRICS},
         headers=bearer(world.admin_token),
     )
     assert response.status_code == 200
@@ -89,13 +81,13 @@ async def test_check_metrics_reports_missing_labels_and_empty_results(
     nufi: httpx.AsyncClient, world: World
 ) -> None:
     metrics = {
-        **SEED_LPU["metrics"],
+        **LPU_METRICS,
         "utilization": "avg by (node) (lpu_utilization_percent)",
         "temperature": "nothing_here_celsius",
     }
     response = await nufi.post(
         "/api/v1/admin/devices/check-metrics",
-        json={"labels": SEED_LPU["labels"], "metrics": metrics},
+        json={"labels": LPU_LABELS, "metrics": metrics},
         headers=bearer(world.admin_token),
     )
     body = response.json()
@@ -106,7 +98,7 @@ async def test_check_metrics_reports_missing_labels_and_empty_results(
 
 
 async def test_register_then_every_user_sees_it_at_once(nufi: httpx.AsyncClient, world: World) -> None:
-    created = await nufi.post("/api/v1/admin/devices", json=lpu(), headers=bearer(world.admin_token))
+    created = await nufi.post("/api/v1/admin/devices", json=lpu_type(), headers=bearer(world.admin_token))
     assert created.status_code == 201, created.text
     assert created.headers["location"] == "/api/v1/devices/lpu"
     assert created.json()["kind"] == "custom" and created.json()["revision"] == 1
@@ -114,7 +106,7 @@ async def test_register_then_every_user_sees_it_at_once(nufi: httpx.AsyncClient,
     listed = await nufi.get("/api/v1/devices", headers=bearer(world.user_token))
     rows = {row["id"]: row for row in listed.json()["items"]}
     assert {"nvidia-gpu", "furiosa-rngd", "rebellions-atom", "lpu"} <= set(rows)
-    assert rows["lpu"]["inventory"] == {"nodes": 2, "capacity": 8, "allocatable": 8, "allocated": 0}
+    assert rows["lpu"]["inventory"] == {"nodes": 2, "capacity": 10, "allocatable": 10, "allocated": 0}
     assert "inventory_error" not in rows["lpu"]
     assert rows["nvidia-gpu"]["kind"] == "official" and rows["nvidia-gpu"]["inventory"]["capacity"] == 8
 
@@ -142,26 +134,26 @@ async def test_the_catalog_stays_readable_while_the_cluster_is_not(
 
 async def test_duplicates_and_official_keys_conflict(nufi: httpx.AsyncClient, world: World) -> None:
     admin = bearer(world.admin_token)
-    assert (await nufi.post("/api/v1/admin/devices", json=lpu(), headers=admin)).status_code == 201
+    assert (await nufi.post("/api/v1/admin/devices", json=lpu_type(), headers=admin)).status_code == 201
     same_id = await nufi.post(
-        "/api/v1/admin/devices", json=lpu(resource_key="hyperaccel.ai/lpu2"), headers=admin
+        "/api/v1/admin/devices", json=lpu_type(resource_key="hyperaccel.ai/lpu2"), headers=admin
     )
     assert same_id.status_code in (409, 422)
-    same_key = await nufi.post("/api/v1/admin/devices", json=lpu(id="lpu-b"), headers=admin)
+    same_key = await nufi.post("/api/v1/admin/devices", json=lpu_type(id="lpu-b"), headers=admin)
     assert same_key.status_code == 409 and same_key.json()["field"] == "resource_key"
     official_key = await nufi.post(
-        "/api/v1/admin/devices", json=lpu(id="gpu2", resource_key="nvidia.com/gpu"), headers=admin
+        "/api/v1/admin/devices", json=lpu_type(id="gpu2", resource_key="nvidia.com/gpu"), headers=admin
     )
     assert official_key.status_code == 409 and official_key.json()["device_type"] == "nvidia-gpu"
     official_id = await nufi.post(
-        "/api/v1/admin/devices", json=lpu(id="nvidia-gpu", resource_key="x.io/y"), headers=admin
+        "/api/v1/admin/devices", json=lpu_type(id="nvidia-gpu", resource_key="x.io/y"), headers=admin
     )
     assert official_id.status_code == 409 and official_id.json()["field"] == "id"
 
 
 async def test_absent_key_is_refused_unless_forced_and_audited(nufi: httpx.AsyncClient, world: World) -> None:
     admin = bearer(world.admin_token)
-    ghost = lpu(id="ghost", resource_key="example.com/ghost")
+    ghost = lpu_type(id="ghost", resource_key="example.com/ghost")
     refused = await nufi.post("/api/v1/admin/devices", json=ghost, headers=admin)
     assert refused.status_code == 422 and "example.com/ghost" in refused.json()["detail"]
     assert (await nufi.get("/api/v1/devices/ghost", headers=admin)).status_code == 404
@@ -176,13 +168,13 @@ async def test_absent_key_is_refused_unless_forced_and_audited(nufi: httpx.Async
 
 async def test_invalid_bodies_name_the_field(nufi: httpx.AsyncClient, world: World) -> None:
     admin = bearer(world.admin_token)
-    bad_expr = lpu(metrics={**SEED_LPU["metrics"], "utilization": "sum by (node (x"})
+    bad_expr = lpu_type(metrics={**LPU_METRICS, "utilization": "sum by (node (x"})
     response = await nufi.post("/api/v1/admin/devices", json=bad_expr, headers=admin)
     assert response.status_code == 422 and "utilization" in response.text
-    bad_label = lpu(labels={**SEED_LPU["labels"], "device": "dev-ice"})
+    bad_label = lpu_type(labels={**LPU_LABELS, "device": "dev-ice"})
     response = await nufi.post("/api/v1/admin/devices", json=bad_label, headers=admin)
     assert response.status_code == 422 and "labels" in response.text and "device" in response.text
-    bad_unit = lpu(metrics={**SEED_LPU["metrics"], "memory": {**SEED_LPU["metrics"]["memory"], "unit": "TB"}})
+    bad_unit = lpu_type(metrics={**LPU_METRICS, "memory": {**LPU_METRICS["memory"], "unit": "TB"}})
     assert (await nufi.post("/api/v1/admin/devices", json=bad_unit, headers=admin)).status_code == 422
     listed = (await nufi.get("/api/v1/devices", headers=admin)).json()["items"]
     assert "lpu" not in {row["id"] for row in listed}
@@ -190,8 +182,8 @@ async def test_invalid_bodies_name_the_field(nufi: httpx.AsyncClient, world: Wor
 
 async def test_update_with_revision_and_stale_edits(nufi: httpx.AsyncClient, world: World) -> None:
     admin = bearer(world.admin_token)
-    await nufi.post("/api/v1/admin/devices", json=lpu(), headers=admin)
-    edit = lpu(name="LPU v2", revision=1)
+    await nufi.post("/api/v1/admin/devices", json=lpu_type(), headers=admin)
+    edit = lpu_type(name="LPU v2", revision=1)
     del edit["id"]
     first = await nufi.put("/api/v1/admin/devices/lpu", json=edit, headers=admin)
     assert first.status_code == 200 and first.json()["revision"] == 2 and first.json()["name"] == "LPU v2"
@@ -233,7 +225,7 @@ async def test_official_types_can_be_disabled_and_reset_but_not_deleted(
 
 async def test_delete_custom_type(nufi: httpx.AsyncClient, world: World) -> None:
     admin = bearer(world.admin_token)
-    await nufi.post("/api/v1/admin/devices", json=lpu(), headers=admin)
+    await nufi.post("/api/v1/admin/devices", json=lpu_type(), headers=admin)
     assert (
         await nufi.delete("/api/v1/admin/devices/lpu", params={"revision": 5}, headers=admin)
     ).status_code == 409
@@ -248,7 +240,9 @@ async def test_a_type_saved_on_one_replica_is_served_by_another_at_once(
     async with serve(world.settings(sqlite_url)) as first, serve(world.settings(sqlite_url)) as second:
         before = (await second.get("/api/v1/devices", headers=bearer(world.user_token))).json()["items"]
         assert "lpu" not in {row["id"] for row in before}
-        created = await first.post("/api/v1/admin/devices", json=lpu(), headers=bearer(world.admin_token))
+        created = await first.post(
+            "/api/v1/admin/devices", json=lpu_type(), headers=bearer(world.admin_token)
+        )
         assert created.status_code == 201
         seen = await second.get("/api/v1/devices/lpu", headers=bearer(world.user_token))
         assert seen.status_code == 200 and seen.json()["resource_key"] == LPU
@@ -256,6 +250,6 @@ async def test_a_type_saved_on_one_replica_is_served_by_another_at_once(
 
 async def test_ids_that_shadow_api_paths_are_refused(nufi: httpx.AsyncClient, world: World) -> None:
     response = await nufi.post(
-        "/api/v1/admin/devices", json=lpu(id="overview"), headers=bearer(world.admin_token)
+        "/api/v1/admin/devices", json=lpu_type(id="overview"), headers=bearer(world.admin_token)
     )
     assert response.status_code == 422 and response.json()["field"] == "id"

@@ -23,10 +23,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from support.loopback import closed_port, serve_in_thread
+from support.lpu_type import LPU_LABELS, LPU_METRICS, lpu_type
 from support.nufi_app import bearer
-
-from .catalog_world import SEED_LPU, World, serve
-from .test_catalog_api import lpu
+from support.world import World, serve
 
 KILLER = "max_over_time(lpu_utilization_percent[30d:1ms])"
 PLUS_ZERO_16K = "lpu_utilization_percent" + "+0" * 8000
@@ -97,13 +96,13 @@ async def nufi(
 async def check(nufi: httpx.AsyncClient, world: World, **metrics: Any) -> httpx.Response:
     return await nufi.post(
         "/api/v1/admin/devices/check-metrics",
-        json={"labels": SEED_LPU["labels"], "metrics": {**SEED_LPU["metrics"], **metrics}},
+        json={"labels": LPU_LABELS, "metrics": {**LPU_METRICS, **metrics}},
         headers=bearer(world.admin_token),
     )
 
 
 async def save(nufi: httpx.AsyncClient, world: World, **metrics: Any) -> httpx.Response:
-    body = lpu(metrics={**SEED_LPU["metrics"], **metrics})
+    body = lpu_type(metrics={**LPU_METRICS, **metrics})
     return await nufi.post("/api/v1/admin/devices", json=body, headers=bearer(world.admin_token))
 
 
@@ -152,7 +151,7 @@ async def test_the_prometheus_killing_subquery_is_refused_in_milliseconds(
     forced = await nufi.post(
         "/api/v1/admin/devices",
         params={"force": "true"},
-        json=lpu(metrics={**SEED_LPU["metrics"], "utilization": KILLER}),
+        json=lpu_type(metrics={**LPU_METRICS, "utilization": KILLER}),
         headers=bearer(world.admin_token),
     )
     assert forced.status_code == 422
@@ -198,13 +197,16 @@ async def test_too_many_series_are_refused_naming_the_limit(
         per_node = await nufi.post(
             "/api/v1/admin/devices/check-metrics",
             json={
-                "labels": SEED_LPU["labels"],
+                "labels": LPU_LABELS,
                 "metrics": {"utilization": "max by (node) (lpu_utilization_percent)"},
             },
             headers=bearer(world.admin_token),
         )
         forced = await nufi.post(
-            "/api/v1/admin/devices", params={"force": "true"}, json=lpu(), headers=bearer(world.admin_token)
+            "/api/v1/admin/devices",
+            params={"force": "true"},
+            json=lpu_type(),
+            headers=bearer(world.admin_token),
         )
     assert refused.status_code == 422
     problem = refused.json()
@@ -223,14 +225,16 @@ async def test_saving_while_prometheus_is_down_is_a_503_unless_forced(world: Wor
     )
     admin = bearer(world.admin_token)
     async with serve(settings) as nufi:
-        refused = await nufi.post("/api/v1/admin/devices", json=lpu(), headers=admin)
+        refused = await nufi.post("/api/v1/admin/devices", json=lpu_type(), headers=admin)
         assert refused.status_code == 503, refused.text
         problem = refused.json()
         assert (problem["type"], problem["dependency"]) == ("prometheus-unavailable", "prometheus")
         assert "Prometheus" in problem["detail"] and "force" not in problem["detail"]
         assert (await nufi.get("/api/v1/devices/lpu", headers=admin)).status_code == 404
 
-        forced = await nufi.post("/api/v1/admin/devices", params={"force": "true"}, json=lpu(), headers=admin)
+        forced = await nufi.post(
+            "/api/v1/admin/devices", params={"force": "true"}, json=lpu_type(), headers=admin
+        )
         assert forced.status_code == 201, forced.text
         audit = await nufi.get("/api/v1/admin/audit", params={"target_id": "lpu"}, headers=admin)
     details = audit.json()["items"][0]["details"]
@@ -244,7 +248,7 @@ async def test_a_revision_must_be_a_bounded_integer(
 ) -> None:
     admin = bearer(world.admin_token)
     assert (await save(nufi, world)).status_code == 201
-    edit = lpu(name="LPU v2", revision=revision)
+    edit = lpu_type(name="LPU v2", revision=revision)
     del edit["id"]
     response = await nufi.put("/api/v1/admin/devices/lpu", json=edit, headers=admin)
     assert response.status_code == 422, response.text

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 
 import pytest
 
 from nufi.db import AuditRepository
+from support.lpu_type import lpu_type
 from support.nufi_app import bearer
-
-from .catalog_world import SEED_LPU, World, serve
+from support.world import World, serve
 
 
 async def test_twenty_parallel_registrations_of_one_key(world: World, database_url: str) -> None:
     async with serve(world.settings(database_url)) as client:
 
         async def register(i: int) -> int:
-            body = copy.deepcopy(SEED_LPU)
+            body = lpu_type()
             body["id"] = f"lpu-{i}"
             response = await client.post(
                 "/api/v1/admin/devices", json=body, headers=bearer(world.admin_token)
@@ -41,7 +40,7 @@ async def test_a_save_failing_half_way_leaves_nothing(
     monkeypatch.setattr(AuditRepository, "record", broken_record)
     async with serve(world.settings(database_url)) as client:
         response = await client.post(
-            "/api/v1/admin/devices", json=SEED_LPU, headers=bearer(world.admin_token)
+            "/api/v1/admin/devices", json=lpu_type(), headers=bearer(world.admin_token)
         )
         assert response.status_code == 500
         assert "the audit log" not in response.text  # no internals leak

@@ -23,8 +23,7 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode, checks
 
 from nufi_sandbox.processes import ManagedProcess, free_port
-
-from .catalog_world import World
+from support.world import World
 
 FUZZ_EXAMPLES = int(os.environ.get("NUFI_FUZZ_EXAMPLES", "0"))
 EXAMPLES_PER_OPERATION = FUZZ_EXAMPLES or 60

@@ -12,8 +12,7 @@ import pytest
 from nufi.db import Database, DeviceTypeRepository
 from support.lpu_type import LPU_METRICS
 from support.nufi_app import bearer
-
-from .catalog_world import World, serve
+from support.world import World, serve
 
 TOO_DEEP = "lpu_utilization_percent" + "+0" * 200
 
