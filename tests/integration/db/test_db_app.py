@@ -18,15 +18,12 @@ from nufi.db import Database, DeviceTypeRepository, head_revision
 from nufi.errors import DependencyUnavailable
 from nufi.services import Services as AppServices
 from support.asgi import serving as serve_app
-from support.env import clear_nufi_env
 
 # SQLAlchemy warns about session misuse (e.g. stale identities) instead of failing; here it fails.
-pytestmark = pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")
-
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_nufi_env(monkeypatch)
+pytestmark = [
+    pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning"),
+    pytest.mark.usefixtures("clean_env"),
+]
 
 
 @asynccontextmanager

@@ -23,7 +23,6 @@ from starlette.routing import Route
 
 from nufi.config import Settings
 from nufi.prom import PrometheusAnswerTooLarge, PrometheusGateway, PrometheusUnavailable
-from support.env import clear_nufi_env
 from support.loopback import serve_in_thread
 
 _CHUNK = 8 * 1024
@@ -32,9 +31,7 @@ _ENDLESS_SERIES = 150_000
 _FIX = "narrow the expression (fewer series or labels) or raise NUFI_PROMETHEUS_MAX_RESPONSE_BYTES"
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_nufi_env(monkeypatch)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 def _series(index: int) -> bytes:

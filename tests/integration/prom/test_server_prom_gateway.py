@@ -25,13 +25,9 @@ from nufi.config import Settings
 from nufi.prom import PrometheusGateway, PrometheusQueryRejected, PrometheusUnavailable
 from nufi.prom.errors import PrometheusTimedOut
 from support.asgi import serving
-from support.env import clear_nufi_env
 from support.loopback import closed_port, serve_in_thread
 
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_nufi_env(monkeypatch)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 @dataclass

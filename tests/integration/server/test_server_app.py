@@ -8,13 +8,9 @@ from nufi import __version__
 from nufi.api import create_app
 from nufi.config import Settings
 from support.asgi import serving
-from support.env import clear_nufi_env
 from support.loopback import closed_port
 
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_nufi_env(monkeypatch)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 async def test_healthz_is_ok_without_any_dependency() -> None:

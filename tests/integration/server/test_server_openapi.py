@@ -16,7 +16,6 @@ from nufi.api import create_app
 from nufi.api.lab_proxy import ROUTE_TEMPLATE as LAB_PROXY_PATH
 from nufi.config import Settings
 from support.asgi import serving
-from support.env import clear_nufi_env
 from support.nufi_app import MEMORY_DATABASE
 
 PROBLEM_JSON = "application/problem+json"
@@ -32,9 +31,7 @@ POLLED = {("get", "/api/v1/monitoring/overview"), ("get", "/api/v1/monitoring/{d
 Operation = tuple[str, str, dict[str, Any]]
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_nufi_env(monkeypatch)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 def app() -> FastAPI:

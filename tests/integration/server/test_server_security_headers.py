@@ -34,7 +34,7 @@ from nufi.api.security_headers import SecurityHeadersMiddleware
 from nufi.config import Settings
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from support.asgi import serving
-from support.env import clear_nufi_env, env_without_nufi
+from support.env import env_without_nufi
 from support.nufi_app import MEMORY_DATABASE, bearer
 from support.nufi_serve import stop
 
@@ -52,9 +52,7 @@ REALM: dict[str, Any] = {
 FRAME_NONE = "frame-ancestors 'none'"
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_nufi_env(monkeypatch)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 def origin(url: str) -> str:

@@ -9,12 +9,8 @@ import pytest
 from nufi.config import load_settings
 from nufi.errors import ValidationFailed
 from nufi.monitoring import MonitoringSettings
-from support.env import clear_nufi_env
 
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_nufi_env(monkeypatch)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 def use_file(monkeypatch: pytest.MonkeyPatch, path: Path, text: str) -> None:

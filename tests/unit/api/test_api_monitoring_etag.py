@@ -24,7 +24,6 @@ from nufi.errors import NotFound
 from nufi.monitoring import DeviceEntry, NodeEntry, Overview, OverviewRow, Snapshot, Summary
 from nufi.monitoring.paging import PageQuery, SnapshotPage, page_snapshot
 from support.asgi import serving
-from support.env import clear_nufi_env
 from support.etag import weak_tag
 from support.nufi_app import MEMORY_DATABASE
 
@@ -59,9 +58,7 @@ class FakeMonitoring:
         return Overview((OverviewRow(NVIDIA, self.current),))
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_nufi_env(monkeypatch)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 @pytest.fixture

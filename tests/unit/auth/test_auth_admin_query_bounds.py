@@ -12,7 +12,6 @@ from nufi.api import create_app
 from nufi.auth import JwksCache, TokenVerifier
 from nufi.config import Settings
 from support.asgi import serving
-from support.env import clear_nufi_env
 from support.nufi_app import MEMORY_DATABASE, bearer
 
 from .auth_helpers import ISSUER, KeyServer, TokenFactory
@@ -20,9 +19,7 @@ from .auth_helpers import ISSUER, KeyServer, TokenFactory
 HUGE = str(2**63)
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_nufi_env(monkeypatch)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,6 @@ from nufi.auth import JwksCache, TokenVerifier
 from nufi.auth.errors import IdentityProviderUnavailable
 from nufi.config import Settings
 from support.asgi import serving as serve_app
-from support.env import clear_nufi_env
 from support.nufi_app import MEMORY_DATABASE, bearer, with_admin_only_route
 
 from .auth_helpers import ISSUER, KeyServer, TokenFactory
@@ -30,9 +29,7 @@ from .auth_helpers import ISSUER, KeyServer, TokenFactory
 PROBLEM = "application/problem+json"
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_nufi_env(monkeypatch)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 def use_verifier(app: FastAPI, verifier: TokenVerifier | None) -> None:

@@ -15,7 +15,6 @@ from nufi.api import create_app
 from nufi.auth import JwksCache, Principal, TokenVerifier
 from nufi.config import Settings
 from support.asgi import serving as serve_app
-from support.env import clear_nufi_env
 from support.nufi_app import MEMORY_DATABASE, bearer
 
 from .auth_helpers import ISSUER, KeyServer, TokenFactory
@@ -26,9 +25,7 @@ ADMIN_WRITE = "/api/v1/admin/devices"
 MALFORMED = b'{"id": "rngd", "display_name": '
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_nufi_env(monkeypatch)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 class CountingVerifier(TokenVerifier):

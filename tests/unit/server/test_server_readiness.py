@@ -13,12 +13,8 @@ from nufi.cluster import ClusterGateway, KubeSource
 from nufi.config import Settings
 from nufi.health import DependencyStatus, Readiness
 from nufi.prom import PrometheusGateway, PrometheusUnavailable
-from support.env import clear_nufi_env
 
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_nufi_env(monkeypatch)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 @dataclass

@@ -11,12 +11,8 @@ from hypothesis import strategies as st
 from nufi.config import Settings, env_name, load_settings
 from nufi.errors import ValidationFailed
 from nufi.monitoring import MonitoringSettings
-from support.env import clear_nufi_env
 
-
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    clear_nufi_env(monkeypatch)
+pytestmark = pytest.mark.usefixtures("clean_env")
 
 
 def test_defaults_describe_a_local_server_with_nothing_configured() -> None:
