@@ -13,9 +13,8 @@ from typing import Any
 
 from nufi.cluster.gateway import ClusterGateway
 from nufi.cluster.kube_rest import PAGE_SIZE, api_path, list_collection
-from nufi.cluster.resources import effective_requests, is_extended_resource, quantity_to_int
+from nufi.cluster.resources import effective_requests, quantity_to_int
 
-# `is_extended_resource` is read from here by the resource-key check; its rules are in `resources`.
 __all__ = [
     "BOUND_LIVE_PODS",
     "PAGE_SIZE",
@@ -23,7 +22,6 @@ __all__ = [
     "BoundPod",
     "NodeResources",
     "bound_pod",
-    "is_extended_resource",
     "list_bound_pods",
     "list_nodes",
     "list_raw",
