@@ -1,20 +1,16 @@
-"""Shared by the labs tests: the dev cluster's nodes, NuFi served in memory with the dashboard's
-sign-in, and helpers that make projects and labs through the API."""
+"""Shared by the labs tests: NuFi over the integration world (`support.world`) with the dashboard's
+sign-in, served in memory or on loopback, and helpers that make labs through the API and read the
+cluster's objects."""
 
 from __future__ import annotations
 
-import asyncio
-import copy
 import socket
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 from fastapi import FastAPI
 from pydantic import SecretStr
 
@@ -23,60 +19,26 @@ from nufi.cluster.service_route import Upstream
 from nufi.config import Settings
 from nufi.ui import signin
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
-from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from support.asgi import serving
-from support.lpu_type import LPU_LABELS, LPU_METRICS, LPU_RESOURCE_KEY
-from support.nufi_app import bearer
-from support.polling import until
+from support.dev_cluster import DEV_HEADERS
+from support.world import World
+from support.world import running as running_app
 
-LPU = LPU_RESOURCE_KEY
-NODES = """\
-nodes:
-  - name: lpu-node-1
-    capacity: {hyperaccel.ai/lpu: 4}
-  - name: lpu-node-2
-    capacity: {hyperaccel.ai/lpu: 2}
-  - name: cpu-node-1
-"""
-SEED_LPU: dict[str, Any] = {
-    "id": "lpu",
-    "name": "HyperAccel LPU",
-    "vendor": "HyperAccel",
-    "resource_key": LPU,
-    "labels": copy.deepcopy(LPU_LABELS),
-    "metrics": copy.deepcopy(LPU_METRICS),
-}
 # The sandbox realm's dashboard client (packages/nufi-sandbox/.../realm.yaml).
 DASHBOARD_CLIENT = "nufi-dashboard"
 DASHBOARD_CLIENT_SECRET = "nufi-dashboard-dev-secret"
 SESSION_SECRET = "labs-test-session-secret"
 
 
-@dataclass(frozen=True)
-class World:
-    cluster: DevClusterProcess
-    idp: IdentityProviderProcess
-    admin_token: str
-    user_token: str
-
-    def settings(self, database_url: str, **values: Any) -> Settings:
-        return Settings(
-            kubeconfig=self.cluster.kubeconfig,
-            database_url=SecretStr(database_url),
-            oidc_issuer=self.idp.issuer,
-            oidc_client_id=DASHBOARD_CLIENT,
-            oidc_client_secret=SecretStr(DASHBOARD_CLIENT_SECRET),
-            dashboard_session_secret=SecretStr(SESSION_SECRET),
-            **values,
-        )
-
-    @property
-    def admin(self) -> dict[str, str]:
-        return bearer(self.admin_token)
-
-    @property
-    def user(self) -> dict[str, str]:
-        return bearer(self.user_token)
+def lab_settings(world: World, database_url: str, **values: Any) -> Settings:
+    """NuFi's settings over the world, with the dashboard's sign-in (the lab proxy takes its session)."""
+    return world.settings(
+        database_url,
+        oidc_client_id=DASHBOARD_CLIENT,
+        oidc_client_secret=SecretStr(DASHBOARD_CLIENT_SECRET),
+        dashboard_session_secret=SecretStr(SESSION_SECRET),
+        **values,
+    )
 
 
 def lab_app(settings: Settings) -> FastAPI:
@@ -88,47 +50,9 @@ def lab_app(settings: Settings) -> FastAPI:
 
 @asynccontextmanager
 async def running(settings: Settings, *, sock: socket.socket | None = None) -> AsyncIterator[str]:
-    """NuFi served by uvicorn on a loopback port in this event loop, its lifespan included (WebSockets
-    need a real server); yields its base URL. `sock`, bound already, serves when settings must name
-    the port (the lab base domain)."""
-    app = lab_app(settings)
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_config=None, access_log=False, lifespan="on")
-    )
-    task = asyncio.create_task(server.serve(sockets=None if sock is None else [sock]))
-    try:
-        await until(lambda: _started(server, task), within=30, every=0.05)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, timeout=30)
-
-
-async def _started(server: uvicorn.Server, task: asyncio.Task[None]) -> bool:
-    if task.done():
-        task.result()  # raises what stopped it
-        raise AssertionError("NuFi stopped before it started serving")
-    return server.started
-
-
-def project_name() -> str:
-    return f"p-{uuid.uuid4().hex[:8]}"
-
-
-async def register_lpu(client: httpx.AsyncClient, world: World) -> None:
-    # Forced: no exporter is scraped here, so the metric checks would fail; the type is still data.
-    response = await client.post(
-        "/api/v1/admin/devices", json=SEED_LPU, params={"force": "true"}, headers=world.admin
-    )
-    assert response.status_code in (201, 409), response.text
-
-
-async def create_project(client: httpx.AsyncClient, world: World, name: str, members: list[str]) -> None:
-    response = await client.post(
-        "/api/v1/admin/projects", json={"name": name, "members": members}, headers=world.admin
-    )
-    assert response.status_code == 201, response.text
+    """`lab_app` served by uvicorn on a loopback port (WebSockets need a real server); its base URL."""
+    async with running_app(lab_app(settings), sock=sock) as url:
+        yield url
 
 
 async def make_lab(
@@ -161,7 +85,7 @@ async def behind_services_proxy(
 ) -> AsyncIterator[httpx.AsyncClient]:
     """NuFi served in memory, reaching the stand-in lab `lab_server` the way the API server's services
     proxy would (`ApiServerLikeRoute`): a client of it."""
-    app = lab_app(world.settings(f"sqlite+aiosqlite:///{db_dir / 'nufi.db'}"))
+    app = lab_app(lab_settings(world, f"sqlite+aiosqlite:///{db_dir / 'nufi.db'}"))
     async with serving(app, client_timeout=client_timeout) as client:
         app.state.services.lab_upstreams.route = ApiServerLikeRoute(lab_server)
         yield client
@@ -182,9 +106,7 @@ class Kube:
     """The dev cluster's REST API read as plain JSON, the way kubectl's `-o json` shows objects."""
 
     def __init__(self, cluster: DevClusterProcess) -> None:
-        self._client = httpx.AsyncClient(
-            base_url=cluster.url, headers={"Authorization": "Bearer nufi-dev-token"}, timeout=10
-        )
+        self._client = httpx.AsyncClient(base_url=cluster.url, headers=DEV_HEADERS, timeout=10)
 
     async def get(self, path: str) -> dict[str, Any] | None:
         response = await self._client.get(path)

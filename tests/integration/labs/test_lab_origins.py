@@ -21,8 +21,9 @@ from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin
 
 from support.polling import until
+from support.world import World, create_project, project_name, register_lpu
 
-from .labs_world import World, create_project, lab_body, make_lab, project_name, register_lpu, running
+from .labs_world import lab_body, lab_settings, make_lab, running
 from .sign_in import sign_in
 
 HTML = {"Accept": "text/html,application/xhtml+xml"}
@@ -49,7 +50,8 @@ async def site(
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    settings = world.settings(
+    settings = lab_settings(
+        world,
         f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('origins-db') / 'nufi.db'}",
         lab_route="cluster-dns",
         lab_cluster_dns_url=lab_server,

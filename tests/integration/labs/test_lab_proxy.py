@@ -21,9 +21,10 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from nufi.api import create_app
 from support.asgi import serving
 from support.loopback import closed_port
+from support.world import World
 
 from . import upstream
-from .labs_world import World, behind_services_proxy, lab_body, make_lab, running
+from .labs_world import behind_services_proxy, lab_body, lab_settings, make_lab, running
 from .sign_in import sign_in
 
 
@@ -285,7 +286,8 @@ async def test_a_lab_that_does_not_answer_is_a_502(
     world: World, tmp_path: Any, project: str, nufi: httpx.AsyncClient
 ) -> None:
     await make_lab(nufi, world, project)
-    settings = world.settings(
+    settings = lab_settings(
+        world,
         f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}",
         lab_route="cluster-dns",
         lab_cluster_dns_url=f"http://127.0.0.1:{closed_port()}",
@@ -329,7 +331,7 @@ async def test_what_the_services_proxy_rewrote_is_put_back(
 
 
 async def test_the_proxy_is_there_when_only_the_dashboard_is_served(world: World, tmp_path: Any) -> None:
-    app = create_app(world.settings(f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"), api=False)
+    app = create_app(lab_settings(world, f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"), api=False)
     async with serving(app, client_timeout=30) as client:
         assert (await client.get("/api/v1/projects/p-x/labs", headers=world.user)).status_code == 404
         anonymous = await client.get("/labs/p-x/lab/tree")
@@ -343,7 +345,7 @@ async def test_a_lab_path_no_lab_can_have_is_a_404_problem_not_the_dashboard_s_p
 ) -> None:
     # `nufi serve` mounts the dashboard at the root, whose page answers any unknown URL with HTML; a
     # stand-in does the same here (NiceGUI's app is one per process). Lab paths stay the proxy's.
-    app = create_app(world.settings(f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"))
+    app = create_app(lab_settings(world, f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"))
 
     async def dashboard(scope: Any, receive: Any, send: Any) -> None:
         await HTMLResponse("<!doctype html><title>NuFi</title>", status_code=404)(scope, receive, send)

@@ -13,9 +13,10 @@ import httpx
 import pytest
 
 from nufi.api.lab_forward import MAX_REWRITTEN_HTML_BYTES
+from support.world import World
 
 from . import upstream
-from .labs_world import World, behind_services_proxy, make_lab
+from .labs_world import behind_services_proxy, make_lab
 
 
 async def test_rewritten_html_arrives_whole_and_larger_html_streams_whole(

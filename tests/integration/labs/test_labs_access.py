@@ -8,8 +8,9 @@ import re
 import httpx
 
 from nufi.api import create_app
+from support.world import World
 
-from .labs_world import World, lab_body
+from .labs_world import lab_body
 
 LAB_ROUTES = "/api/v1/projects/{project}/labs"
 

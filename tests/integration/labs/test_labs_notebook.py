@@ -7,8 +7,9 @@ from __future__ import annotations
 import httpx
 
 from support.polling import until
+from support.world import LPU, World
 
-from .labs_world import LPU, Kube, World, lab_body
+from .labs_world import Kube, lab_body
 
 
 def _notebooks(project: str) -> str:

@@ -8,8 +8,9 @@ from typing import Any
 import httpx
 
 from support.polling import present, until
+from support.world import LPU, World
 
-from .labs_world import LPU, Kube, World, lab_body
+from .labs_world import Kube, lab_body
 
 LABELS = {
     "app.kubernetes.io/managed-by": "nufi",
@@ -215,7 +216,7 @@ async def test_bad_fields_are_named(nufi: httpx.AsyncClient, world: World, kube:
         (lab_body("9lab"), "name"),
         (lab_body("x" * 53), "name"),
         (lab_body(accelerator={"device_type": "nope", "count": 1}), "accelerator.device_type"),
-        (lab_body(accelerator={"device_type": "lpu", "count": 5}), "accelerator.count"),
+        (lab_body(accelerator={"device_type": "lpu", "count": 7}), "accelerator.count"),
     ]
     for body, field in cases:
         response = await nufi.post(f"/api/v1/projects/{project}/labs", json=body, headers=world.user)
@@ -237,10 +238,10 @@ async def test_bad_fields_are_named(nufi: httpx.AsyncClient, world: World, kube:
 async def test_a_lab_asking_more_than_is_free_is_pending_in_the_accelerators_words(
     nufi: httpx.AsyncClient, world: World, project: str
 ) -> None:
-    # lpu-node-1 has 4 and lpu-node-2 has 2: one lab takes 4, the next asking 3 cannot be placed.
+    # lpu-node-1 has 6 and lpu-node-2 has 4: one lab takes 6, the next asking 5 cannot be placed.
     first = await nufi.post(
         f"/api/v1/projects/{project}/labs",
-        json=lab_body("big", accelerator={"device_type": "lpu", "count": 4}),
+        json=lab_body("big", accelerator={"device_type": "lpu", "count": 6}),
         headers=world.user,
     )
     assert first.status_code == 201, first.text
@@ -252,7 +253,7 @@ async def test_a_lab_asking_more_than_is_free_is_pending_in_the_accelerators_wor
     await until(ready, within=20)
     second = await nufi.post(
         f"/api/v1/projects/{project}/labs",
-        json=lab_body("wait", accelerator={"device_type": "lpu", "count": 3}),
+        json=lab_body("wait", accelerator={"device_type": "lpu", "count": 5}),
         headers=world.user,
     )
     assert second.status_code == 201, second.text
@@ -262,7 +263,7 @@ async def test_a_lab_asking_more_than_is_free_is_pending_in_the_accelerators_wor
         return lab if lab["status"] == "Pending" else None
 
     lab = present(await until(pending, within=20))
-    assert lab["reason"] == f"no node has 3 free {LPU}: lpu-node-1 has 0, lpu-node-2 has 2"
+    assert lab["reason"] == f"no node has 5 free {LPU}: lpu-node-1 has 0, lpu-node-2 has 4"
 
 
 async def test_a_device_type_a_lab_uses_cannot_be_deleted(

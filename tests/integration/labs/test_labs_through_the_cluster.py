@@ -5,27 +5,26 @@ process, and NuFi reaches it as from outside a cluster, through the Kubernetes A
 from __future__ import annotations
 
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from dataclasses import replace
 
 import httpx
 import pytest
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
-from nufi_sandbox.devcluster.runtime.map import ImageEntry, RuntimeMap, dump_runtime_map
+from nufi_sandbox.devcluster.runtime.map import ImageEntry, RuntimeMap
 from nufi_sandbox.sandbox.images import JUPYTER, VSCODE
+from support.dev_cluster import dev_cluster
 from support.jupyter_kernel import run_in_kernel
 from support.polling import until
+from support.world import NODES, World, create_project, project_name, register_lpu
 
-from .labs_world import NODES, World, create_project, lab_body, project_name, register_lpu, running
+from .labs_world import lab_body, running
 
 
 @pytest.fixture(scope="module")
 def process_cluster() -> Iterator[DevClusterProcess]:
-    # Unix socket paths must stay short, so the state lives directly under /tmp.
-    state = Path(tempfile.mkdtemp(prefix="labp-", dir="/tmp"))
-    (state / "nodes.yaml").write_text(NODES)
+    """The world's nodes on a dev cluster whose kubelets run the lab images as programs."""
     wrapper = (sys.executable, "-m", "nufi_sandbox.runtime")
     runtime_map = RuntimeMap(
         images={
@@ -33,20 +32,15 @@ def process_cluster() -> Iterator[DevClusterProcess]:
             VSCODE: ImageEntry(argv=(*wrapper, "vscode"), env={}),
         }
     )
-    (state / "runtime-map.json").write_text(dump_runtime_map(runtime_map))
-    process = DevClusterProcess(
-        state, nodes_file=state / "nodes.yaml", runtime_map=state / "runtime-map.json"
-    )
-    process.start()
-    yield process
-    process.stop()
+    with dev_cluster(NODES, prefix="labp-", runtime_map=runtime_map) as started:
+        yield started
 
 
 @pytest.fixture(scope="module")
 async def through_cluster(
     process_cluster: DevClusterProcess, world: World, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[str]:
-    here = World(process_cluster, world.idp, world.admin_token, world.user_token)
+    here = replace(world, cluster=process_cluster)
     database = tmp_path_factory.mktemp("labs-e2e") / "nufi.db"
     settings = here.settings(f"sqlite+aiosqlite:///{database}", lab_route="service-proxy")
     async with running(settings) as url:
