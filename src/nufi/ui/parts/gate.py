@@ -6,7 +6,6 @@ than left acting for someone no longer there (see `nufi.ui.open_pages`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import quote
 
 from nicegui import ui
 from starlette.requests import Request
@@ -15,6 +14,7 @@ from starlette.responses import RedirectResponse
 from nufi.auth import Principal
 from nufi.ui import context, open_pages
 from nufi.ui.i18n import Language
+from nufi.ui.signin import sign_in_url
 
 
 @dataclass(frozen=True)
@@ -24,16 +24,12 @@ class Visitor:
     path: str
 
 
-def sign_in_path(path: str) -> str:
-    return f"/auth/login?next={quote(path, safe='')}"
-
-
 async def visitor(request: Request) -> Visitor | RedirectResponse:
     """Who opens the page, or the redirect to sign-in that brings them back to it (deep links survive)."""
     path = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     signed = await context.principal(request)
     if signed is None:
         open_pages.discard(ui.context.client)
-        return RedirectResponse(sign_in_path(path), status_code=303)
+        return RedirectResponse(sign_in_url(path), status_code=303)
     open_pages.opened(ui.context.client, request, signed, path)
     return Visitor(signed, context.language_of(request), path)
