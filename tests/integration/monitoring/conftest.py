@@ -1,9 +1,10 @@
-"""The monitoring world, the dev identity provider, and one NuFi app over both, for the whole package."""
+"""The monitoring world, the dev identity provider (`idp`, from support.world_fixtures), and one NuFi
+app over both, for the whole package."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import AsyncExitStack, ExitStack
+from collections.abc import AsyncIterator
+from contextlib import ExitStack
 
 import httpx
 import pytest
@@ -11,8 +12,10 @@ import pytest
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from support.prometheus_jobs import retire_jobs
+from support.world import serve
+from support.world_fixtures import idp
 
-from .monitoring_app import World, bearer, nufi_settings, register_custom_types, serve
+from .monitoring_app import World, bearer, nufi_settings, register_custom_types
 from .monitoring_world import (
     ACME_SERIES,
     EXPORTERS,
@@ -21,6 +24,8 @@ from .monitoring_world import (
     start_cluster,
     start_exporter,
 )
+
+__all__ = ["idp"]
 
 
 @pytest.fixture(scope="package")
@@ -58,23 +63,12 @@ async def scraped(world: World) -> World:
 
 
 @pytest.fixture(scope="package")
-def identity(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IdentityProviderProcess]:
-    provider = IdentityProviderProcess(tmp_path_factory.mktemp("monitoring-idp")).start()
-    try:
-        yield provider
-    finally:
-        provider.stop()
-
-
-@pytest.fixture(scope="package")
-async def nufi(scraped: World, identity: IdentityProviderProcess) -> AsyncIterator[httpx.AsyncClient]:
-    async with AsyncExitStack() as stack:
-        settings = nufi_settings(identity, scraped.prometheus.url, scraped.cluster.kubeconfig)
-        client = await serve(settings, stack)
-        await register_custom_types(client, identity)
+async def nufi(scraped: World, idp: IdentityProviderProcess) -> AsyncIterator[httpx.AsyncClient]:
+    async with serve(nufi_settings(idp, scraped.prometheus.url, scraped.cluster.kubeconfig)) as client:
+        await register_custom_types(client, idp)
         yield client
 
 
 @pytest.fixture
-def user(identity: IdentityProviderProcess) -> dict[str, str]:
-    return bearer(identity, "user")
+def user(idp: IdentityProviderProcess) -> dict[str, str]:
+    return bearer(idp, "user")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,7 +9,6 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
-from nufi.api import create_app
 from nufi.config import Settings
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
@@ -26,12 +24,10 @@ class World:
     exporters: dict[str, RunningExporter]
 
 
-def nufi_settings(
-    identity: IdentityProviderProcess, prometheus_url: str, kubeconfig: Path | None
-) -> Settings:
+def nufi_settings(idp: IdentityProviderProcess, prometheus_url: str, kubeconfig: Path | None) -> Settings:
     return Settings(
         database_url=SecretStr("sqlite+aiosqlite:///:memory:"),
-        oidc_issuer=identity.issuer,
+        oidc_issuer=idp.issuer,
         prometheus_url=prometheus_url,
         kubeconfig=kubeconfig,
         # The tests' exporters are scraped every second.
@@ -39,18 +35,9 @@ def nufi_settings(
     )
 
 
-async def serve(settings: Settings, stack: AsyncExitStack) -> httpx.AsyncClient:
-    """A NuFi app over `settings`, started with its lifespan."""
-    app = create_app(settings)
-    await stack.enter_async_context(app.router.lifespan_context(app))
-    transport = httpx.ASGITransport(app=app)
-    return await stack.enter_async_context(
-        httpx.AsyncClient(transport=transport, base_url="http://nufi.test", timeout=30.0)
-    )
-
-
-def bearer(identity: IdentityProviderProcess, user: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {identity.password_token(user, user)}"}
+def bearer(idp: IdentityProviderProcess, user: str) -> dict[str, str]:
+    """The headers of `user` (whose password is its name in the sandbox realm)."""
+    return {"Authorization": f"Bearer {idp.password_token(user, user)}"}
 
 
 def lpu_type(type_id: str, job: str, resource_key: str) -> dict[str, Any]:
@@ -92,8 +79,8 @@ BROKEN_TYPE: dict[str, Any] = {
 }
 
 
-async def register_custom_types(client: httpx.AsyncClient, identity: IdentityProviderProcess) -> None:
-    admin = bearer(identity, "admin")
+async def register_custom_types(client: httpx.AsyncClient, idp: IdentityProviderProcess) -> None:
+    admin = bearer(idp, "admin")
     for payload, force in (
         (lpu_type("lpu", "monitoring-lpu", "hyperaccel.ai/lpu"), False),
         (lpu_type("gone-lpu", "monitoring-gone", "example.com/gone"), False),

@@ -40,6 +40,7 @@ from prometheus_client.registry import Collector
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.processes import ManagedProcess, free_port
+from support.dev_cluster import prepared_cluster
 from support.exporter import serving_registry
 
 GiB = 1024**3
@@ -222,9 +223,7 @@ def pin(exporter: RunningExporter) -> None:
 
 def start_cluster(work: Path) -> DevClusterProcess:
     nodes = [{"name": name, "device_plugins": False, "capacity": dict(keys)} for name, keys in NODES.items()]
-    nodes_file = work / "nodes.yaml"
-    nodes_file.write_text(yaml.safe_dump({"nodes": nodes}))
-    cluster = DevClusterProcess(work / "cluster", nodes_file=nodes_file).start()
+    cluster = prepared_cluster(work, yaml.safe_dump({"nodes": nodes})).start()
     try:
         for namespace in sorted({pod[0] for pod in PODS} - {"default"}):
             created = httpx.post(

@@ -21,8 +21,9 @@ import pytest
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.prometheus import ScrapeJob
 from support.plugins import installed_distribution
+from support.world import serve
 
-from .monitoring_app import World, bearer, nufi_settings, serve
+from .monitoring_app import World, bearer, nufi_settings
 from .monitoring_world import NODES, serving_fixed
 
 PLUGIN_SOURCE = """
@@ -116,14 +117,12 @@ async def card_series(scraped: World) -> AsyncIterator[None]:
 
 @pytest.fixture(scope="module")
 async def nufi_with_plugin(
-    plugin: Path, card_series: None, scraped: World, identity: IdentityProviderProcess
+    plugin: Path, card_series: None, scraped: World, idp: IdentityProviderProcess
 ) -> AsyncIterator[httpx.AsyncClient]:
     async with AsyncExitStack() as stack:
-        settings = nufi_settings(identity, scraped.prometheus.url, scraped.cluster.kubeconfig)
-        client = await serve(settings, stack)
-        created = await client.post(
-            "/api/v1/admin/devices", json=PLUGIN_TYPE, headers=bearer(identity, "admin")
-        )
+        settings = nufi_settings(idp, scraped.prometheus.url, scraped.cluster.kubeconfig)
+        client = await stack.enter_async_context(serve(settings))
+        created = await client.post("/api/v1/admin/devices", json=PLUGIN_TYPE, headers=bearer(idp, "admin"))
         assert created.status_code == 201, created.text
         yield client
 
@@ -177,9 +176,9 @@ async def test_time_ranges_drop_what_the_plugin_does_not_count_as_a_reading(
 
 
 async def test_the_metric_check_judges_values_with_the_chosen_fetcher(
-    nufi_with_plugin: httpx.AsyncClient, identity: IdentityProviderProcess
+    nufi_with_plugin: httpx.AsyncClient, idp: IdentityProviderProcess
 ) -> None:
-    admin = bearer(identity, "admin")
+    admin = bearer(idp, "admin")
     draft = {"labels": PLUGIN_TYPE["labels"], "metrics": PLUGIN_TYPE["metrics"]}
 
     async def check(**extra: Any) -> httpx.Response:

@@ -3,20 +3,17 @@ ago served with its new expressions, and the Server-Sent Events stream, served b
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from nufi.api import create_app
-from nufi.config import Settings
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from support.polling import until
+from support.world import running
 
 from .monitoring_app import World, bearer, lpu_type, nufi_settings
 
@@ -83,9 +80,9 @@ async def test_a_token_used_with_another_sort_is_refused(
 
 
 async def test_a_type_edited_a_moment_ago_is_served_with_its_new_expressions(
-    nufi: httpx.AsyncClient, user: dict[str, str], identity: IdentityProviderProcess
+    nufi: httpx.AsyncClient, user: dict[str, str], idp: IdentityProviderProcess
 ) -> None:
-    admin = bearer(identity, "admin")
+    admin = bearer(idp, "admin")
     spec = lpu_type("edited-lpu", "monitoring-lpu", "example.com/edited")
     created = await nufi.post("/api/v1/admin/devices", json=spec, params={"force": "true"}, headers=admin)
     assert created.status_code == 201, created.text
@@ -108,28 +105,6 @@ async def test_a_type_edited_a_moment_ago_is_served_with_its_new_expressions(
 
 
 # -- the stream ------------------------------------------------------------------------------------
-
-
-@asynccontextmanager
-async def served(settings: Settings) -> AsyncIterator[str]:
-    """NuFi with its lifespan, served by uvicorn in this event loop on a loopback port."""
-    config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=0, log_level="warning", lifespan="on"
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.ensure_future(server.serve())
-    try:
-        await until(lambda: _started(server, task), within=20, every=0.02)
-        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 20)
-
-
-async def _started(server: uvicorn.Server, task: asyncio.Future[None]) -> bool:
-    if task.done():
-        task.result()
-    return server.started
 
 
 async def events(response: httpx.Response) -> AsyncIterator[tuple[str, str]]:
@@ -156,13 +131,13 @@ async def streams_open(client: httpx.AsyncClient) -> float:
 
 
 async def test_the_stream_sends_a_snapshot_per_evaluation_and_lets_go_when_the_client_leaves(
-    scraped: World, identity: IdentityProviderProcess
+    scraped: World, idp: IdentityProviderProcess
 ) -> None:
-    settings = nufi_settings(identity, scraped.prometheus.url, scraped.cluster.kubeconfig).model_copy(
+    settings = nufi_settings(idp, scraped.prometheus.url, scraped.cluster.kubeconfig).model_copy(
         update={"monitoring_stream_heartbeat_seconds": 0.3}
     )
-    user = bearer(identity, "user")
-    async with served(settings) as url, httpx.AsyncClient(base_url=url, timeout=30.0) as client:
+    user = bearer(idp, "user")
+    async with running(create_app(settings)) as url, httpx.AsyncClient(base_url=url, timeout=30.0) as client:
         snapshots: list[dict[str, Any]] = []
         heartbeats = 0
         async with client.stream(

@@ -70,10 +70,10 @@ async def odd_series(scraped: World) -> AsyncIterator[None]:
 
 @pytest.fixture(scope="module")
 async def registered(
-    odd_series: None, nufi: httpx.AsyncClient, identity: IdentityProviderProcess
+    odd_series: None, nufi: httpx.AsyncClient, idp: IdentityProviderProcess
 ) -> AsyncIterator[httpx.AsyncClient]:
     # Registered for this module only: the other modules count the package's types.
-    admin = bearer(identity, "admin")
+    admin = bearer(idp, "admin")
     created = await nufi.post(
         "/api/v1/admin/devices", json=PLAUSIBILITY_TYPE, params={"force": "true"}, headers=admin
     )

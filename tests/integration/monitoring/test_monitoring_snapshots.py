@@ -161,12 +161,12 @@ async def test_the_exporters_attribution_wins_over_the_cluster(
 
 
 async def test_a_type_registered_a_moment_ago_is_in_the_overview_and_has_a_snapshot(
-    nufi: httpx.AsyncClient, user: dict[str, str], identity: IdentityProviderProcess
+    nufi: httpx.AsyncClient, user: dict[str, str], idp: IdentityProviderProcess
 ) -> None:
     # Each resource key belongs to one type; no node advertises this one, hence force.
     payload = lpu_type("lpu-fresh", "monitoring-lpu", "example.com/fresh")
     created = await nufi.post(
-        "/api/v1/admin/devices", json=payload, params={"force": "true"}, headers=bearer(identity, "admin")
+        "/api/v1/admin/devices", json=payload, params={"force": "true"}, headers=bearer(idp, "admin")
     )
     assert created.status_code == 201, created.text
 

@@ -12,20 +12,19 @@ import httpx
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.prometheus import PrometheusServer
 from support.polling import until
+from support.world import serve
 
-from .monitoring_app import bearer, nufi_settings, serve
+from .monitoring_app import bearer, nufi_settings
 
 PROBLEM = "application/problem+json"
 
 
-async def test_a_stopped_prometheus_is_a_503_problem(
-    tmp_path: Path, identity: IdentityProviderProcess
-) -> None:
+async def test_a_stopped_prometheus_is_a_503_problem(tmp_path: Path, idp: IdentityProviderProcess) -> None:
     server = PrometheusServer(work_dir=tmp_path / "prometheus").start()
     try:
         async with AsyncExitStack() as stack:
-            nufi = await serve(nufi_settings(identity, server.url, None), stack)
-            user = bearer(identity, "user")
+            nufi = await stack.enter_async_context(serve(nufi_settings(idp, server.url, None)))
+            user = bearer(idp, "user")
             running = await nufi.get("/api/v1/monitoring/nvidia-gpu", headers=user)
             assert running.status_code == 200, running.text
             assert running.json()["summary"]["devices"] == 0
