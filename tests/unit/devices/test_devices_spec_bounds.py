@@ -3,7 +3,6 @@ take revisions as strict bounded integers, and state the rules of their fields i
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 import time
@@ -33,7 +32,7 @@ from nufi.devices.spec import (
 )
 from nufi.devices.validation_errors import field_errors
 from nufi.prom.promql import MAX_EXPRESSION_CHARS, MAX_EXPRESSION_DEPTH, label_name_problem
-from support.lpu_type import LPU_LABELS, LPU_METRICS, LPU_RESOURCE_KEY
+from support.lpu_type import LPU_METRICS, lpu_type
 
 PLUS_ZERO_16K = "lpu_utilization_percent" + "+0" * 8000
 UP_1M = "up" + "+up" * 350_000
@@ -41,16 +40,7 @@ TOO_DEEP = "lpu_utilization_percent" + "+0" * 1000
 
 
 def body(**changes: Any) -> dict[str, Any]:
-    document: dict[str, Any] = {
-        "id": "lpu",
-        "name": "HyperAccel LPU",
-        "vendor": "HyperAccel",
-        "resource_key": LPU_RESOURCE_KEY,
-        "labels": copy.deepcopy(LPU_LABELS),
-        "metrics": copy.deepcopy(LPU_METRICS),
-    }
-    document.update(changes)
-    return document
+    return lpu_type(**changes)
 
 
 def errors_of(model: type[BaseModel], document: dict[str, Any]) -> dict[str, str]:
