@@ -11,8 +11,11 @@ LINT_IMPORTS := $(VENV)/bin/lint-imports --no-cache --no-logo
 DEBIAN_PACKAGES := prometheus postgresql chromium fonts-noto-cjk
 # Each benchmark with the arguments `make bench` gives it; their defaults are the sizes the results in
 # bench/README.md were measured at (a few minutes in all). Override one with e.g.
-# `make bench BENCH_ARGS_check_resource_key="--nodes 500"`.
-BENCHMARKS := $(sort $(basename $(notdir $(filter-out bench/__init__.py bench/dashboard_server.py bench/load.py bench/reliability_report.py,$(wildcard bench/*.py)))))
+# `make bench BENCH_ARGS_check_resource_key="--nodes 500"`. A benchmark is a module of bench/ or a
+# package of it with a __main__.py; bench/load is `make load`, bench/common what they share.
+BENCH_MODULES := $(filter-out bench/__init__.py bench/dashboard_server.py bench/reliability_report.py,$(wildcard bench/*.py))
+BENCH_PACKAGES := $(filter-out bench/load/__main__.py,$(wildcard bench/*/__main__.py))
+BENCHMARKS := $(sort $(basename $(notdir $(BENCH_MODULES))) $(patsubst bench/%/__main__.py,%,$(BENCH_PACKAGES)))
 
 .PHONY: help setup debian-packages run test unit fuzz crash lint-imports lint typecheck bench load reliability protos clean
 
