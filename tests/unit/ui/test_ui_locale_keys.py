@@ -125,6 +125,7 @@ def page(language, t, self, page_object, tr: Translator):
     bound = Translator(language)
     bound("a.bound")
     menu = (("/x", "a.menu"),)
+    entry = NavEntry(lambda t: t("a.nav"), "icon")
     button(forward_key="a.keyword")
     t("b.any_area_in_a_call")
     not_keys = "labels.node", "a.", "a", "a.b c", "A.b", f"{language}: a.b"
@@ -135,7 +136,7 @@ def test_the_checker_sees_every_way_a_key_reaches_the_catalog() -> None:
     uses = scan({"page.py": EVERY_CALL_FORM}, {"a"})
     assert set(uses.keys) == {
         "a.text", "a.module_text", "a.t", "a.self_t", "a.page_t", "a.translator",
-        "a.annotated", "a.bound", "a.menu", "a.keyword", "b.any_area_in_a_call",
+        "a.annotated", "a.bound", "a.menu", "a.nav", "a.keyword", "b.any_area_in_a_call",
     }  # fmt: skip
     assert uses.keys["a.t"] == [Site("page.py", 8)]
     assert uses.templates == {}
