@@ -108,9 +108,9 @@ def _stopped_holding(after: float, window: float, result: object) -> str:
     return f"stopped holding after {after:.2f} s of {window:g} s (got {result!r})"
 
 
-def holds(value: T) -> T:
-    """`value` if it is truthy, else an AssertionError: an assert usable inside a lambda."""
-    assert value
+def holds(value: T, why: str = "") -> T:
+    """`value` if it is truthy, else an AssertionError (saying `why`): an assert usable in a lambda."""
+    assert value, why
     return value
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -24,19 +22,12 @@ async def clusters() -> AsyncIterator[SimClusters]:
 
 
 @pytest.fixture
-def workdir() -> Iterator[Path]:
-    # pytest's tmp_path is too long for a unix socket path (108 bytes).
-    path = Path(tempfile.mkdtemp(prefix="kgrpc-", dir="/tmp"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
-@pytest.fixture
-async def make_kubelet(workdir: Path) -> AsyncIterator[Callable[..., Awaitable[Kubelet]]]:
+async def make_kubelet(short_tmp: Path) -> AsyncIterator[Callable[..., Awaitable[Kubelet]]]:
     started: list[Kubelet] = []
 
     async def make(grace: float = 60.0) -> Kubelet:
-        kubelet = Kubelet(workdir / str(len(started)), grace)
+        # short_tmp: pytest's tmp_path is too long for a unix socket path (108 bytes).
+        kubelet = Kubelet(short_tmp / str(len(started)), grace)
         started.append(kubelet)
         await kubelet.manager.start()
         return kubelet

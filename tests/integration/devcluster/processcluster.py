@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
-import tempfile
 import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,8 @@ import httpx
 from kubernetes_asyncio import client
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
-from nufi_sandbox.devcluster.runtime.map import ImageEntry, NodeEntry, RuntimeMap, dump_runtime_map
+from nufi_sandbox.devcluster.runtime.map import ImageEntry, NodeEntry, RuntimeMap
+from support.dev_cluster import DEV_HEADERS, dev_cluster
 
 ECHO_IMAGE = "registry.nufi.test/echo:1"
 MISSING_IMAGE = "registry.nufi.test/missing:1"
@@ -27,11 +28,10 @@ NODES = textwrap.dedent("""\
     """)
 
 
-def process_cluster(**options: Any) -> DevClusterProcess:
-    # Unix socket paths must stay short, so the state lives directly under /tmp.
-    state = Path(tempfile.mkdtemp(prefix="dcp-", dir="/tmp"))
-    nodes_file = state / "nodes.yaml"
-    nodes_file.write_text(NODES)
+@contextmanager
+def echo_cluster(**options: Any) -> Iterator[DevClusterProcess]:
+    """A started dev cluster whose kubelets run `echo_backend.py` for ECHO_IMAGE; stopped and its
+    state (pod work dirs, logs, sockets) removed afterwards."""
     runtime_map = RuntimeMap(
         images={
             ECHO_IMAGE: ImageEntry(
@@ -42,15 +42,8 @@ def process_cluster(**options: Any) -> DevClusterProcess:
         },
         nodes={"lpu-1": NodeEntry(env={"FROM_NODE": "node {node}"})},
     )
-    map_file = state / "runtime-map.json"
-    map_file.write_text(dump_runtime_map(runtime_map))
-    return DevClusterProcess(state, nodes_file=nodes_file, runtime_map=map_file, **options)
-
-
-def discard(cluster: DevClusterProcess) -> None:
-    """Stop the cluster and remove its state directory (pod work dirs, logs, sockets)."""
-    cluster.stop()
-    shutil.rmtree(cluster.state_dir, ignore_errors=True)
+    with dev_cluster(NODES, prefix="dcp-", runtime_map=runtime_map, **options) as cluster:
+        yield cluster
 
 
 def echo_container(
@@ -102,4 +95,4 @@ def proxy_url(cluster: DevClusterProcess, namespace: str, service: str, path: st
 
 def token_client() -> httpx.AsyncClient:
     """A client that authenticates like the product does, with the kubeconfig's bearer token."""
-    return httpx.AsyncClient(headers={"Authorization": "Bearer nufi-dev-token"}, timeout=10.0)
+    return httpx.AsyncClient(headers=DEV_HEADERS, timeout=10.0)

@@ -12,6 +12,7 @@ from kubernetes_asyncio import client, watch
 from kubernetes_asyncio.client.exceptions import ApiException
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.dev_cluster import dev_cluster
 from support.kube import api_client, new_namespace
 
 
@@ -59,11 +60,9 @@ NOTEBOOK_CRD = {
 
 
 @pytest.fixture(scope="module")
-def api_only_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProcess]:
-    cluster = DevClusterProcess(tmp_path_factory.mktemp("api-cluster"), simulation=False, watch_history=40)
-    cluster.start()
-    yield cluster
-    cluster.stop()
+def api_only_cluster() -> Iterator[DevClusterProcess]:
+    with dev_cluster(None, prefix="api-", simulation=False, watch_history=40) as cluster:
+        yield cluster
 
 
 @pytest.fixture

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import tempfile
 import textwrap
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -14,6 +12,7 @@ from kubernetes_asyncio import client
 
 from nufi_mock.kubelet_api import podresources_v1_pb2, podresources_v1_pb2_grpc
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.dev_cluster import dev_cluster
 from support.kube import api_client, new_namespace
 from support.polling import until
 
@@ -33,14 +32,8 @@ NODES = textwrap.dedent("""\
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[DevClusterProcess]:
-    # Unix socket paths must stay short, so the state lives directly under /tmp.
-    state = Path(tempfile.mkdtemp(prefix="dc-", dir="/tmp"))
-    nodes_file = state / "nodes.yaml"
-    nodes_file.write_text(NODES)
-    process = DevClusterProcess(state, nodes_file=nodes_file)
-    process.start()
-    yield process
-    process.stop()
+    with dev_cluster(NODES, prefix="dc-") as process:
+        yield process
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from kubernetes_asyncio import client
 from kubernetes_asyncio.client.exceptions import ApiException
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.dev_cluster import dev_cluster
 from support.kube import api_client, new_namespace
 from support.polling import until
 
@@ -24,11 +25,9 @@ HOLD = "example.com/hold"
 
 
 @pytest.fixture(scope="module")
-def api_only_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProcess]:
-    cluster = DevClusterProcess(tmp_path_factory.mktemp("gc-cluster"), simulation=False)
-    cluster.start()
-    yield cluster
-    cluster.stop()
+def api_only_cluster() -> Iterator[DevClusterProcess]:
+    with dev_cluster(None, prefix="gc-", simulation=False) as cluster:
+        yield cluster
 
 
 @pytest.fixture

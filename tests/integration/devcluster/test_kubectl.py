@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.dev_cluster import dev_cluster
 
 KUBECTL = shutil.which("kubectl")
 
@@ -23,11 +24,9 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProcess]:
-    process = DevClusterProcess(tmp_path_factory.mktemp("kubectl-cluster"), simulation=False)
-    process.start()
-    yield process
-    process.stop()
+def cluster() -> Iterator[DevClusterProcess]:
+    with dev_cluster(None, prefix="kubectl-", simulation=False) as process:
+        yield process
 
 
 def kubectl(cluster: DevClusterProcess, *args: str, stdin: str | None = None, check: bool = True) -> str:

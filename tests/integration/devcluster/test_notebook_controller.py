@@ -15,9 +15,8 @@ from support.polling import until
 
 from .processcluster import (
     HTTP_PROBE,
-    discard,
+    echo_cluster,
     echo_container,
-    process_cluster,
     proxy_url,
     started_info,
     token_client,
@@ -28,10 +27,8 @@ GROUP, VERSION, PLURAL = "kubeflow.org", "v1", "notebooks"
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[DevClusterProcess]:
-    process = process_cluster()
-    process.start()
-    yield process
-    discard(process)
+    with echo_cluster() as process:
+        yield process
 
 
 @pytest.fixture

@@ -20,10 +20,9 @@ from .fakeplugin import FakePlugin, devices
 from .processcluster import (
     HTTP_PROBE,
     MISSING_IMAGE,
-    discard,
+    echo_cluster,
     echo_container,
     pod_when,
-    process_cluster,
     started_info,
     workdir,
 )
@@ -33,10 +32,8 @@ LPU = "nufi.example/lpu"
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[DevClusterProcess]:
-    process = process_cluster()
-    process.start()
-    yield process
-    discard(process)
+    with echo_cluster() as process:
+        yield process
 
 
 @pytest.fixture
@@ -284,15 +281,11 @@ async def test_deleting_a_deployment_stops_its_processes(
 
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT])
 def test_stopping_the_dev_cluster_leaves_no_process_behind(how: signal.Signals) -> None:
-    own = process_cluster()
-    own.start()
-    try:
+    with echo_cluster() as own:
         pids = _run_pods_sync(own)
         assert all(pid_alive(pid) for pid in pids)
         os.kill(own.process.pid, how)  # the dev cluster alone, not its process group
         assert wait_gone(own.process.pid, 10.0)
-    finally:
-        discard(own)
     # One of them is a grandchild in a pod's process group: only the dev cluster's own stop reaches it.
     assert all(wait_gone(pid, 2.0) for pid in pids)
 

@@ -16,15 +16,13 @@ from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.kube import api_client, new_namespace
 from support.polling import until
 
-from .processcluster import HTTP_PROBE, discard, echo_container, process_cluster, proxy_url, token_client
+from .processcluster import HTTP_PROBE, echo_cluster, echo_container, proxy_url, token_client
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[DevClusterProcess]:
-    process = process_cluster()
-    process.start()
-    yield process
-    discard(process)
+    with echo_cluster() as process:
+        yield process
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import httpx
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.processes import ManagedProcess, free_port
+from support.dev_cluster import prepared_cluster
 
 LPU = "hyperaccel.ai/lpu"
 
@@ -63,9 +64,7 @@ def log_events(process: ManagedProcess, event: str) -> list[dict[str, Any]]:
 
 def start_cluster(state_dir: Path, nodes_yaml: str) -> DevClusterProcess:
     state_dir.mkdir(parents=True, exist_ok=True)
-    nodes_file = state_dir / "nodes.yaml"
-    nodes_file.write_text(nodes_yaml)
-    return DevClusterProcess(state_dir / "cluster", nodes_file=nodes_file, simulation=True).start()
+    return prepared_cluster(state_dir, nodes_yaml).start()
 
 
 def pod_asking(name: str, count: int) -> dict[str, Any]:

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import re
-import shutil
 import sys
-import tempfile
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,8 +21,9 @@ from integration.mock.mock_support import start_plugin, wait_answering
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.processes import ManagedProcess, free_port
 from nufi_sandbox.sandbox.images import INFERENCE
-from nufi_sandbox.sandbox.runtime_map import sandbox_runtime_map, write_runtime_map
+from nufi_sandbox.sandbox.runtime_map import sandbox_runtime_map
 from nufi_sandbox.sandbox.topology import NODES, nodes_yaml
+from support.dev_cluster import DEV_HEADERS, dev_cluster
 from support.polling import until
 
 NODE = next(node for node in NODES if node.name == "lpu-node-2")
@@ -41,17 +41,14 @@ class World:
 
 @pytest.fixture(scope="module")
 def world(logs_dir: Path) -> Iterator[World]:
-    # Unix socket paths must stay short: the state lives directly under /tmp.
-    state = Path(tempfile.mkdtemp(prefix="srt-", dir="/tmp"))
     exporter_port = free_port()
-    nodes_file, map_file = state / "nodes.yaml", state / "runtime-map.json"
-    nodes_file.write_text(nodes_yaml((NODE,)))
-    write_runtime_map(map_file, sandbox_runtime_map((NODE,), {NODE.name: exporter_port}))
-    cluster = DevClusterProcess(state / "cluster", nodes_file=nodes_file, runtime_map=map_file)
-    processes: list[ManagedProcess] = []
-    try:
-        cluster.start()
-        processes.append(start_plugin(cluster.device_plugin_dir(NODE.name), logs_dir))
+    runtime_map = sandbox_runtime_map((NODE,), {NODE.name: exporter_port})
+    with (
+        dev_cluster(nodes_yaml((NODE,)), prefix="srt-", runtime_map=runtime_map) as cluster,
+        ExitStack() as stack,
+    ):
+        plugin = start_plugin(cluster.device_plugin_dir(NODE.name), logs_dir)
+        stack.callback(plugin.stop)
         exporter = ManagedProcess(
             "exporter-lpu-node-2",
             [
@@ -61,14 +58,9 @@ def world(logs_dir: Path) -> Iterator[World]:
             ],
             log_dir=logs_dir,
         ).start()
-        processes.append(exporter)
+        stack.callback(exporter.stop)
         wait_answering(exporter, f"127.0.0.1:{exporter_port}")
         yield World(cluster, f"http://127.0.0.1:{exporter_port}")
-    finally:
-        for process in reversed(processes):
-            process.stop()
-        cluster.stop()
-        shutil.rmtree(state, ignore_errors=True)
 
 
 def inference_pod(name: str) -> dict[str, Any]:
@@ -116,7 +108,7 @@ async def test_an_inference_pod_runs_answers_by_name_and_heats_its_own_devices(w
     name = "infer"
     api = f"{world.cluster.url}/api/v1/namespaces/{NAMESPACE}"
     proxy = f"{api}/services/{name}:http/proxy"
-    headers = {"Authorization": "Bearer nufi-dev-token"}
+    headers = DEV_HEADERS
     async with httpx.AsyncClient(timeout=10.0, headers=headers) as client:
         for kind, body in (("pods", inference_pod(name)), ("services", service(name))):
             created = await client.post(f"{api}/{kind}", json=body)

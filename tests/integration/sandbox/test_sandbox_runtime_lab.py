@@ -5,9 +5,7 @@ through the dev cluster's services proxy under the controller's NB_PREFIX."""
 
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,11 +17,12 @@ import pytest
 from integration.mock.mock_support import start_plugin
 from nufi.workloads.labs.model import PROFILES, LabKind
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
-from nufi_sandbox.processes import ManagedProcess, free_port
+from nufi_sandbox.processes import free_port
 from nufi_sandbox.runtime.vscode import NOTICE_EN
 from nufi_sandbox.sandbox.images import JUPYTER, VSCODE
-from nufi_sandbox.sandbox.runtime_map import sandbox_runtime_map, write_runtime_map
+from nufi_sandbox.sandbox.runtime_map import sandbox_runtime_map
 from nufi_sandbox.sandbox.topology import NODES, nodes_yaml
+from support.dev_cluster import DEV_HEADERS, dev_cluster
 from support.polling import until
 
 NODE = next(node for node in NODES if node.name == "lpu-node-1")
@@ -38,28 +37,19 @@ class World:
 
 @pytest.fixture(scope="module")
 def world(logs_dir: Path) -> Iterator[World]:
-    # Unix socket paths must stay short: the state lives directly under /tmp.
-    state = Path(tempfile.mkdtemp(prefix="srl-", dir="/tmp"))
-    nodes_file, map_file = state / "nodes.yaml", state / "runtime-map.json"
-    nodes_file.write_text(nodes_yaml((NODE,)))
-    write_runtime_map(map_file, sandbox_runtime_map((NODE,), {NODE.name: free_port()}, sys.executable))
-    cluster = DevClusterProcess(state / "cluster", nodes_file=nodes_file, runtime_map=map_file)
-    plugin: ManagedProcess | None = None
-    try:
-        cluster.start()
+    runtime_map = sandbox_runtime_map((NODE,), {NODE.name: free_port()}, sys.executable)
+    with dev_cluster(nodes_yaml((NODE,)), prefix="srl-", runtime_map=runtime_map) as cluster:
         plugin = start_plugin(cluster.device_plugin_dir(NODE.name), logs_dir)
-        cluster.install_notebooks_crd()
-        yield World(cluster)
-    finally:
-        if plugin is not None:
+        try:
+            cluster.install_notebooks_crd()
+            yield World(cluster)
+        finally:
             plugin.stop()
-        cluster.stop()
-        shutil.rmtree(state, ignore_errors=True)
 
 
 @pytest.fixture
 async def client() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(timeout=15.0, headers={"Authorization": "Bearer nufi-dev-token"}) as http:
+    async with httpx.AsyncClient(timeout=15.0, headers=DEV_HEADERS) as http:
         yield http
 
 

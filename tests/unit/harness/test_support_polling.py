@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from support.polling import poll, stays_true, stays_true_blocking, until
+from support.polling import eventually, holds, poll, stays_true, stays_true_blocking, until
 
 
 async def test_a_condition_that_holds_is_checked_from_start_to_end_of_the_window() -> None:
@@ -92,3 +92,10 @@ async def test_until_names_what_it_waited_for() -> None:
 
     with pytest.raises(AssertionError, match=r"the lab Ready not met within 0\.1 s \(last: 0\)"):
         await until(never, within=0.1, every=0.01, what="the lab Ready")
+
+
+async def test_eventually_waits_for_holds_and_fails_saying_why() -> None:
+    hits = iter(range(100))
+    assert await eventually(lambda: holds(next(hits) >= 3), within=5, every=0.001) is True
+    with pytest.raises(AssertionError, match="only 0 hits"):
+        await eventually(lambda: holds(False, "only 0 hits"), within=0.05, every=0.01)
