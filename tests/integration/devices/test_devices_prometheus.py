@@ -53,7 +53,7 @@ async def exporters(prometheus: PrometheusServer) -> AsyncIterator[None]:
         try:
             yield
         finally:
-            prometheus.set_jobs([])
+            await retire_jobs(prometheus)
 
 
 class CountingTransport(httpx.AsyncBaseTransport):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.processes import ManagedProcess
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from support.polling import poll
+from support.prometheus_jobs import retire_jobs
 
 from .mock_support import Kube, launch_exporter, pod_asking, start_cluster, start_plugin, wait_answering
 
@@ -34,7 +35,12 @@ class World:
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory, prometheus: PrometheusServer) -> Iterator[World]:
+async def world(
+    tmp_path_factory: pytest.TempPathFactory, prometheus: PrometheusServer
+) -> AsyncIterator[World]:
+    # Series of an earlier module's jobs marked stale first, and ours when we are done: the next
+    # module counts series too.
+    await retire_jobs(prometheus)
     base = tmp_path_factory.mktemp("mock-exporter")
     nodes = f"nodes:\n  - name: {NODE}\n  - name: {IDLE_NODE}\n    device_plugins: false\n"
     cluster = start_cluster(base, nodes)
@@ -63,7 +69,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, prometheus: PrometheusServer
         )
         yield World(cluster, f"http://{lpu_address}", prometheus)
     finally:
-        prometheus.set_jobs([])
+        await retire_jobs(prometheus)
         for process in reversed(processes):
             process.stop()
         cluster.stop()
