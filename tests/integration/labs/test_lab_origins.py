@@ -23,24 +23,9 @@ from websockets.typing import Origin
 from support.polling import until
 from support.world import World, create_project, project_name, register_lpu
 
+from .lab_site import HTML, Site, cookie_socket, exchange, grant_refused, lab_cookie, on_lab, to_grant
 from .labs_world import lab_body, lab_settings, make_lab, running
 from .sign_in import sign_in
-
-HTML = {"Accept": "text/html,application/xhtml+xml"}
-
-
-class Site:
-    """NuFi's dashboard origin and its labs' hosts, all on one loopback port."""
-
-    def __init__(self, url: str, port: int) -> None:
-        self.url = url
-        self.port = port
-
-    def lab_host(self, project: str, name: str = "lab") -> str:
-        return f"{name}--{project}.localhost:{self.port}"
-
-    def lab_origin(self, project: str, name: str = "lab") -> str:
-        return f"http://{self.lab_host(project, name)}"
 
 
 @pytest.fixture(scope="module")
@@ -82,89 +67,15 @@ async def two_labs(client: httpx.AsyncClient, world: World) -> AsyncIterator[tup
         await client.delete(f"/api/v1/admin/projects/{name}", headers=world.admin)
 
 
-async def _to_grant(
-    client: httpx.AsyncClient, site: Site, session: str, project: str, path: str = "tree"
-) -> tuple[str, str]:
-    """The lab sign-in's first three steps as a browser follows them, from opening the lab on the
-    dashboard: the grant's URL on the lab's host (path and query) and the browser's state cookie."""
-    opened = await client.get(
-        f"/labs/{project}/lab/{path}", headers={**HTML, "Cookie": f"nufi_session={session}"}
-    )
-    assert opened.status_code == 302, opened.text
-    first = urlsplit(opened.headers["location"])
-    assert (f"{first.scheme}://{first.netloc}", first.path) == (site.lab_origin(project), "/_nufi/lab-signin")
-    started = await client.get(f"{first.path}?{first.query}", headers=_on_lab(site, project))
-    assert started.status_code == 302, started.text
-    name, _, rest = started.headers["set-cookie"].partition("=")
-    assert name == "nufi_lab_state"
-    state = rest.split(";", 1)[0]
-    back = urlsplit(started.headers["location"])
-    assert (f"{back.scheme}://{back.netloc}", back.path) == (site.url, "/_nufi/lab-grant")
-    granted = await client.get(f"{back.path}?{back.query}", headers={"Cookie": f"nufi_session={session}"})
-    assert granted.status_code == 302, granted.text
-    last = urlsplit(granted.headers["location"])
-    assert (f"{last.scheme}://{last.netloc}", last.path) == (site.lab_origin(project), "/_nufi/lab-signin")
-    for step in (opened, started, granted):
-        assert session not in step.headers["location"]
-    return f"{last.path}?{last.query}", state
-
-
-async def _lab_cookie(
-    client: httpx.AsyncClient, site: Site, session: str, project: str, path: str = "tree"
-) -> str:
-    """Open the lab from the dashboard and go through the lab sign-in: the lab cookie's value."""
-    grant_url, state = await _to_grant(client, site, session, project, path)
-    exchanged = await _exchange(client, site, project, grant_url, state)
-    name, _, rest = exchanged.headers["set-cookie"].partition("=")
-    assert name == "nufi_lab"
-    return rest.split(";", 1)[0]
-
-
-async def _exchange(
-    client: httpx.AsyncClient, site: Site, project: str, grant_url: str, state: str
-) -> httpx.Response:
-    """The last step of the lab sign-in: the grant shown at the lab's host with the browser's state."""
-    exchanged = await client.get(grant_url, headers=_on_lab(site, project, state=state))
-    assert exchanged.status_code == 303, exchanged.text
-    return exchanged
-
-
-def _grant_refused(answer: httpx.Response) -> None:
-    assert answer.status_code == 403, answer.text
-    assert answer.json()["type"] == "lab-grant-refused"
-
-
-def _cookie_socket(site: Site, project: str, cookie: str, origin: str) -> connect:
-    """A WebSocket to `project`'s lab kernel at the lab's host, with its lab cookie, from `origin`."""
-    return connect(
-        f"ws://{site.lab_host(project)}/labs/{project}/lab/api/kernels/k/socket",
-        host="127.0.0.1",
-        port=site.port,
-        origin=Origin(origin),
-        additional_headers={"Cookie": f"nufi_lab={cookie}"},
-    )
-
-
-def _on_lab(
-    site: Site, project: str, cookie: str | None = None, *, state: str | None = None, **headers: str
-) -> dict[str, str]:
-    out = {"Host": site.lab_host(project), **headers}
-    cookies = [f"nufi_lab={cookie}"] if cookie is not None else []
-    cookies += [f"nufi_lab_state={state}"] if state is not None else []
-    if cookies:
-        out["Cookie"] = "; ".join(cookies)
-    return out
-
-
 async def test_the_dashboard_session_earns_a_one_lab_grant_that_becomes_a_host_only_cookie(
     client: httpx.AsyncClient, site: Site, world: World, two_labs: tuple[str, str]
 ) -> None:
     project, _ = two_labs
     session = await sign_in(client, "user", "user")
-    grant_url, state = await _to_grant(client, site, session, project, "tree/a%20b?x=1")
+    grant_url, state = await to_grant(client, site, session, project, "tree/a%20b?x=1")
     assert parse_qs(urlsplit(grant_url).query)["next"] == [f"/labs/{project}/lab/tree/a%20b?x=1"]
 
-    exchanged = await _exchange(client, site, project, grant_url, state)
+    exchanged = await exchange(client, site, project, grant_url, state)
     assert exchanged.headers["location"] == f"/labs/{project}/lab/tree/a%20b?x=1"
     lab_cookie, dropped_state = exchanged.headers.get_list("set-cookie")
     attributes = [part.strip().lower() for part in lab_cookie.split(";")]
@@ -174,12 +85,12 @@ async def test_the_dashboard_session_earns_a_one_lab_grant_that_becomes_a_host_o
     cookie = lab_cookie.split(";", 1)[0].partition("=")[2]
     assert session not in cookie
 
-    page = await client.get(f"/labs/{project}/lab/tree", headers=_on_lab(site, project, cookie, state=state))
+    page = await client.get(f"/labs/{project}/lab/tree", headers=on_lab(site, project, cookie, state=state))
     assert page.status_code == 200, page.text
     upstream_headers = dict(page.json()["headers"])
     assert "cookie" not in upstream_headers, "NuFi's cookies must not reach the lab"
 
-    _grant_refused(await client.get(grant_url, headers=_on_lab(site, project, state=state)))
+    grant_refused(await client.get(grant_url, headers=on_lab(site, project, state=state)))
 
 
 async def test_the_api_names_the_dashboard_entry_and_the_labs_own_origin(
@@ -193,8 +104,8 @@ async def test_the_api_names_the_dashboard_entry_and_the_labs_own_origin(
         assert (view["url"], view["origin_url"]) == (f"/labs/{project}/lab/", opens_at)
     # Following `url` on the dashboard signs the browser in to the lab and lands at `origin_url`.
     session = await sign_in(client, "user", "user")
-    grant_url, state = await _to_grant(client, site, session, project, "")
-    exchanged = await _exchange(client, site, project, grant_url, state)
+    grant_url, state = await to_grant(client, site, session, project, "")
+    exchanged = await exchange(client, site, project, grant_url, state)
     assert site.lab_origin(project) + exchanged.headers["location"] == opens_at
     schema = (await client.get("/openapi.json")).json()["components"]["schemas"]["LabView"]
     assert "origin_url" in schema["required"]
@@ -208,21 +119,21 @@ async def test_a_grant_opens_only_in_the_browser_that_asked_for_it(
     # browser — opens nothing without that browser's state cookie.
     project, _ = two_labs
     session = await sign_in(client, "user", "user")
-    grant_url, state = await _to_grant(client, site, session, project)
-    _, other_state = await _to_grant(client, site, session, project)
+    grant_url, state = await to_grant(client, site, session, project)
+    _, other_state = await to_grant(client, site, session, project)
     for cookies in ({}, {"state": other_state}):
-        _grant_refused(await client.get(grant_url, headers=_on_lab(site, project, **cookies)))
-    assert (await client.get(grant_url, headers=_on_lab(site, project, state=state))).status_code == 303
+        grant_refused(await client.get(grant_url, headers=on_lab(site, project, **cookies)))
+    assert (await client.get(grant_url, headers=on_lab(site, project, state=state))).status_code == 303
     # The lab's host sends the state to the configured dashboard only, whatever address it is handed.
     next_path = f"/labs/{project}/lab/tree"
     started = await client.get(
         "/_nufi/lab-signin",
         params={"next": next_path, "return": "https://evil.example"},
-        headers=_on_lab(site, project),
+        headers=on_lab(site, project),
     )
     assert started.headers["location"].startswith(f"{site.url}/_nufi/lab-grant?")
     for bad in (f"/labs/{project}/other/tree", "https://evil.example/", "/api/v1/projects"):
-        refused = await client.get("/_nufi/lab-signin", params={"next": bad}, headers=_on_lab(site, project))
+        refused = await client.get("/_nufi/lab-signin", params={"next": bad}, headers=on_lab(site, project))
         assert refused.status_code == 400, bad
         assert refused.json()["field"] == "next"
     # Asked for a grant without a dashboard session, the dashboard signs the browser in first.
@@ -236,21 +147,21 @@ async def test_a_lab_cookie_opens_its_own_lab_only_and_the_dashboard_cookie_open
 ) -> None:
     first, second = two_labs
     session = await sign_in(client, "user", "user")
-    cookie = await _lab_cookie(client, site, session, first)
+    cookie = await lab_cookie(client, site, session, first)
     # The first lab's cookie, carried to the second lab's host (or path), opens nothing there.
-    other_host = await client.get(f"/labs/{second}/lab/tree", headers=_on_lab(site, second, cookie))
+    other_host = await client.get(f"/labs/{second}/lab/tree", headers=on_lab(site, second, cookie))
     assert other_host.status_code == 401
-    other_path = await client.get(f"/labs/{second}/lab/tree", headers=_on_lab(site, first, cookie))
+    other_path = await client.get(f"/labs/{second}/lab/tree", headers=on_lab(site, first, cookie))
     assert other_path.status_code == 404
     # A grant for the first lab, shown at the second lab's host (with a path there), is refused there.
-    grant_url, state = await _to_grant(client, site, session, first)
+    grant_url, state = await to_grant(client, site, session, first)
     grant = parse_qs(urlsplit(grant_url).query)["grant"][0]
     elsewhere = await client.get(
         "/_nufi/lab-signin",
         params={"grant": grant, "next": f"/labs/{second}/lab/tree"},
-        headers=_on_lab(site, second, state=state),
+        headers=on_lab(site, second, state=state),
     )
-    _grant_refused(elsewhere)
+    grant_refused(elsewhere)
     # The dashboard's cookie on a lab's host counts for nothing; the lab cookie on the dashboard neither.
     dashboard_cookie = await client.get(
         f"/labs/{first}/lab/tree", headers={"Host": site.lab_host(first), "Cookie": f"nufi_session={session}"}
@@ -268,7 +179,7 @@ async def test_a_lab_host_serves_its_lab_and_nothing_else(
 ) -> None:
     project, _ = two_labs
     session = await sign_in(client, "user", "user")
-    cookie = await _lab_cookie(client, site, session, project)
+    cookie = await lab_cookie(client, site, session, project)
     for path in (
         "/",
         "/api/v1/projects",
@@ -277,7 +188,7 @@ async def test_a_lab_host_serves_its_lab_and_nothing_else(
         "/monitoring",
         f"/labs/{project}/other/tree",
     ):
-        answer = await client.get(path, headers=_on_lab(site, project, cookie, Accept="text/html"))
+        answer = await client.get(path, headers=on_lab(site, project, cookie, Accept="text/html"))
         assert answer.status_code == 404, (path, answer.text)
         assert answer.headers["content-type"] == "application/problem+json", path
     unknown = await client.get("/", headers={"Host": f"nobody.localhost:{site.port}"})
@@ -290,13 +201,13 @@ async def test_a_browser_not_signed_in_at_a_lab_host_is_sent_to_the_dashboard(
 ) -> None:
     project, _ = two_labs
     answer = await client.get(
-        f"/labs/{project}/lab/tree", params={"a": "1"}, headers=_on_lab(site, project, **HTML)
+        f"/labs/{project}/lab/tree", params={"a": "1"}, headers=on_lab(site, project, **HTML)
     )
     assert answer.status_code == 302
     location = urlsplit(answer.headers["location"])
     assert location.path == "/_nufi/lab-signin" and not location.netloc
     assert parse_qs(location.query) == {"next": [f"/labs/{project}/lab/tree?a=1"]}
-    started = await client.get(answer.headers["location"], headers=_on_lab(site, project))
+    started = await client.get(answer.headers["location"], headers=on_lab(site, project))
     assert started.headers["location"].startswith(f"{site.url}/_nufi/lab-grant?")
 
 
@@ -305,16 +216,16 @@ async def test_the_lab_cookie_ends_with_the_dashboard_session(
 ) -> None:
     project, _ = two_labs
     session = await sign_in(client, "user", "user")
-    cookie = await _lab_cookie(client, site, session, project)
+    cookie = await lab_cookie(client, site, session, project)
     assert (
-        await client.get(f"/labs/{project}/lab/tree", headers=_on_lab(site, project, cookie))
+        await client.get(f"/labs/{project}/lab/tree", headers=on_lab(site, project, cookie))
     ).status_code == 200
-    unspent, state = await _to_grant(client, site, session, project)
+    unspent, state = await to_grant(client, site, session, project)
     out = await client.post("/auth/logout", headers={"Cookie": f"nufi_session={session}", "Origin": site.url})
     assert out.status_code in (302, 303), out.text
-    after = await client.get(f"/labs/{project}/lab/tree", headers=_on_lab(site, project, cookie))
+    after = await client.get(f"/labs/{project}/lab/tree", headers=on_lab(site, project, cookie))
     assert after.status_code == 401
-    _grant_refused(await client.get(unspent, headers=_on_lab(site, project, state=state)))
+    grant_refused(await client.get(unspent, headers=on_lab(site, project, state=state)))
 
 
 async def test_the_lab_cookie_ends_with_the_membership(
@@ -322,18 +233,18 @@ async def test_the_lab_cookie_ends_with_the_membership(
 ) -> None:
     project, _ = two_labs
     session = await sign_in(client, "user", "user")
-    cookie = await _lab_cookie(client, site, session, project)
-    unspent, state = await _to_grant(client, site, session, project)
+    cookie = await lab_cookie(client, site, session, project)
+    unspent, state = await to_grant(client, site, session, project)
     removed = await client.delete(f"/api/v1/admin/projects/{project}/members/user", headers=world.admin)
     assert removed.status_code in (200, 204), removed.text
 
     async def refused() -> bool:
-        answer = await client.get(f"/labs/{project}/lab/tree", headers=_on_lab(site, project, cookie))
+        answer = await client.get(f"/labs/{project}/lab/tree", headers=on_lab(site, project, cookie))
         return answer.status_code == 403
 
     # Who may open which lab is remembered for at most 5 s (the proxy's route cache).
     await until(refused, within=15)
-    late = await client.get(unspent, headers=_on_lab(site, project, state=state))
+    late = await client.get(unspent, headers=on_lab(site, project, state=state))
     assert late.status_code == 403
 
 
@@ -342,25 +253,25 @@ async def test_cookie_callers_change_things_and_open_sockets_only_from_the_lab_s
 ) -> None:
     project, other = two_labs
     session = await sign_in(client, "user", "user")
-    cookie = await _lab_cookie(client, site, session, project)
+    cookie = await lab_cookie(client, site, session, project)
     own = site.lab_origin(project)
     path = f"/labs/{project}/lab/api/contents/x"
     for origin in (site.lab_origin(other), site.url, "http://evil.example", "null", None):
-        headers = _on_lab(site, project, cookie)
+        headers = on_lab(site, project, cookie)
         if origin is not None:
             headers["Origin"] = origin
         refused = await client.post(path, content=b"{}", headers=headers)
         assert refused.status_code == 403, origin
         assert refused.json()["type"] == "origin-refused", origin
-    accepted = await client.post(path, content=b"{}", headers=_on_lab(site, project, cookie, Origin=own))
+    accepted = await client.post(path, content=b"{}", headers=on_lab(site, project, cookie, Origin=own))
     assert accepted.status_code == 201, accepted.text
 
     for origin in (site.lab_origin(other), site.url, "http://evil.example"):
         with pytest.raises(InvalidStatus) as foreign:
-            async with _cookie_socket(site, project, cookie, origin):
+            async with cookie_socket(site, project, cookie, origin):
                 pass
         assert foreign.value.response.status_code == 403, origin
-    async with _cookie_socket(site, project, cookie, own) as socket_:
+    async with cookie_socket(site, project, cookie, own) as socket_:
         assert json.loads(await socket_.recv())["cookie"] is None
 
 
@@ -400,12 +311,12 @@ async def test_a_notebook_lab_opens_on_its_own_host_at_the_controllers_path(
         assert made.status_code == 201, made.text
         assert made.json()["origin_url"] == f"{site.lab_origin(project)}/notebook/{project}/lab/"
         session = await sign_in(client, "user", "user")
-        grant_url, state = await _to_grant(client, site, session, project)
+        grant_url, state = await to_grant(client, site, session, project)
         assert parse_qs(urlsplit(grant_url).query)["next"] == [f"/notebook/{project}/lab/tree"]
-        exchanged = await client.get(grant_url, headers=_on_lab(site, project, state=state))
+        exchanged = await client.get(grant_url, headers=on_lab(site, project, state=state))
         assert exchanged.headers["location"] == f"/notebook/{project}/lab/tree"
         cookie = exchanged.headers["set-cookie"].split(";", 1)[0].partition("=")[2]
-        page = await client.get(f"/notebook/{project}/lab/tree", headers=_on_lab(site, project, cookie))
+        page = await client.get(f"/notebook/{project}/lab/tree", headers=on_lab(site, project, cookie))
         assert page.status_code == 200, page.text
         assert page.json()["path"] == f"/notebook/{project}/lab/tree"
     finally:

@@ -1,0 +1,101 @@
+"""A lab on an origin of its own, as a browser meets it: NuFi's dashboard origin and its labs' hosts
+on one loopback port (`Site`), and the steps of the lab sign-in (the dashboard's redirect, the grant,
+the host-only lab cookie)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import httpx
+from websockets.asyncio.client import connect
+from websockets.typing import Origin
+
+HTML = {"Accept": "text/html,application/xhtml+xml"}
+
+
+class Site:
+    """NuFi's dashboard origin and its labs' hosts, all on one loopback port."""
+
+    def __init__(self, url: str, port: int) -> None:
+        self.url = url
+        self.port = port
+
+    def lab_host(self, project: str, name: str = "lab") -> str:
+        return f"{name}--{project}.localhost:{self.port}"
+
+    def lab_origin(self, project: str, name: str = "lab") -> str:
+        return f"http://{self.lab_host(project, name)}"
+
+
+async def to_grant(
+    client: httpx.AsyncClient, site: Site, session: str, project: str, path: str = "tree"
+) -> tuple[str, str]:
+    """The lab sign-in's first three steps as a browser follows them, from opening the lab on the
+    dashboard: the grant's URL on the lab's host (path and query) and the browser's state cookie."""
+    opened = await client.get(
+        f"/labs/{project}/lab/{path}", headers={**HTML, "Cookie": f"nufi_session={session}"}
+    )
+    assert opened.status_code == 302, opened.text
+    first = urlsplit(opened.headers["location"])
+    assert (f"{first.scheme}://{first.netloc}", first.path) == (site.lab_origin(project), "/_nufi/lab-signin")
+    started = await client.get(f"{first.path}?{first.query}", headers=on_lab(site, project))
+    assert started.status_code == 302, started.text
+    name, _, rest = started.headers["set-cookie"].partition("=")
+    assert name == "nufi_lab_state"
+    state = rest.split(";", 1)[0]
+    back = urlsplit(started.headers["location"])
+    assert (f"{back.scheme}://{back.netloc}", back.path) == (site.url, "/_nufi/lab-grant")
+    granted = await client.get(f"{back.path}?{back.query}", headers={"Cookie": f"nufi_session={session}"})
+    assert granted.status_code == 302, granted.text
+    last = urlsplit(granted.headers["location"])
+    assert (f"{last.scheme}://{last.netloc}", last.path) == (site.lab_origin(project), "/_nufi/lab-signin")
+    for step in (opened, started, granted):
+        assert session not in step.headers["location"]
+    return f"{last.path}?{last.query}", state
+
+
+async def lab_cookie(
+    client: httpx.AsyncClient, site: Site, session: str, project: str, path: str = "tree"
+) -> str:
+    """Open the lab from the dashboard and go through the lab sign-in: the lab cookie's value."""
+    grant_url, state = await to_grant(client, site, session, project, path)
+    exchanged = await exchange(client, site, project, grant_url, state)
+    name, _, rest = exchanged.headers["set-cookie"].partition("=")
+    assert name == "nufi_lab"
+    return rest.split(";", 1)[0]
+
+
+async def exchange(
+    client: httpx.AsyncClient, site: Site, project: str, grant_url: str, state: str
+) -> httpx.Response:
+    """The last step of the lab sign-in: the grant shown at the lab's host with the browser's state."""
+    exchanged = await client.get(grant_url, headers=on_lab(site, project, state=state))
+    assert exchanged.status_code == 303, exchanged.text
+    return exchanged
+
+
+def grant_refused(answer: httpx.Response) -> None:
+    assert answer.status_code == 403, answer.text
+    assert answer.json()["type"] == "lab-grant-refused"
+
+
+def cookie_socket(site: Site, project: str, cookie: str, origin: str) -> connect:
+    """A WebSocket to `project`'s lab kernel at the lab's host, with its lab cookie, from `origin`."""
+    return connect(
+        f"ws://{site.lab_host(project)}/labs/{project}/lab/api/kernels/k/socket",
+        host="127.0.0.1",
+        port=site.port,
+        origin=Origin(origin),
+        additional_headers={"Cookie": f"nufi_lab={cookie}"},
+    )
+
+
+def on_lab(
+    site: Site, project: str, cookie: str | None = None, *, state: str | None = None, **headers: str
+) -> dict[str, str]:
+    out = {"Host": site.lab_host(project), **headers}
+    cookies = [f"nufi_lab={cookie}"] if cookie is not None else []
+    cookies += [f"nufi_lab_state={state}"] if state is not None else []
+    if cookies:
+        out["Cookie"] = "; ".join(cookies)
+    return out
