@@ -1,4 +1,6 @@
-"""Fixtures for the dev cluster's integration tests: in-process clusters, and gRPC kubelets."""
+"""Fixtures for the dev cluster's integration tests: in-process clusters, gRPC kubelets, and the API of
+a module's dev cluster process (`cluster`, which each module that runs one defines) with a namespace
+of the test's own."""
 
 from __future__ import annotations
 
@@ -6,6 +8,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from kubernetes_asyncio import client
+
+from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.kube import api_client, new_namespace
 
 from .grpc_kubelet import Kubelet
 from .simcluster import SimClusters
@@ -42,3 +48,15 @@ async def make_kubelet(short_tmp: Path) -> AsyncIterator[Callable[..., Awaitable
 @pytest.fixture
 async def kubelet(make_kubelet: Callable[..., Awaitable[Kubelet]]) -> Kubelet:
     return await make_kubelet()
+
+
+@pytest.fixture
+async def api(cluster: DevClusterProcess) -> AsyncIterator[client.ApiClient]:
+    """kubernetes-asyncio on the module's `cluster`."""
+    async with api_client(cluster.kubeconfig) as api:
+        yield api
+
+
+@pytest.fixture
+async def namespace(api: client.ApiClient) -> str:
+    return await new_namespace(api, 6)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +13,6 @@ from kubernetes_asyncio.client.exceptions import ApiException
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.dev_cluster import dev_cluster
-from support.kube import api_client, new_namespace
 
 
 def body_of(raised: pytest.ExceptionInfo[ApiException]) -> str:
@@ -60,20 +59,9 @@ NOTEBOOK_CRD = {
 
 
 @pytest.fixture(scope="module")
-def api_only_cluster() -> Iterator[DevClusterProcess]:
+def cluster() -> Iterator[DevClusterProcess]:
     with dev_cluster(None, prefix="api-", simulation=False, watch_history=40) as cluster:
         yield cluster
-
-
-@pytest.fixture
-async def api(api_only_cluster: DevClusterProcess) -> AsyncIterator[client.ApiClient]:
-    async with api_client(api_only_cluster.kubeconfig) as api:
-        yield api
-
-
-@pytest.fixture
-async def namespace(api: client.ApiClient) -> str:
-    return await new_namespace(api)
 
 
 def _cm(name: str, labels: dict[str, str] | None = None) -> dict[str, object]:
@@ -394,6 +382,6 @@ async def test_deployment_selector_must_match_template(api: client.ApiClient, na
     assert exc.value.status == 422 and "does not match template" in body_of(exc)
 
 
-def test_kubeconfig_is_written(api_only_cluster: DevClusterProcess) -> None:
-    text = Path(api_only_cluster.kubeconfig).read_text()
-    assert api_only_cluster.url in text
+def test_kubeconfig_is_written(cluster: DevClusterProcess) -> None:
+    text = Path(cluster.kubeconfig).read_text()
+    assert cluster.url in text

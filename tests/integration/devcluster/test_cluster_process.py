@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import grpc
@@ -13,7 +13,6 @@ from kubernetes_asyncio import client
 from nufi_mock.kubelet_api import podresources_v1_pb2, podresources_v1_pb2_grpc
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.dev_cluster import dev_cluster
-from support.kube import api_client, new_namespace
 from support.polling import until
 
 from .fakeplugin import FakePlugin, devices
@@ -34,17 +33,6 @@ NODES = textwrap.dedent("""\
 def cluster() -> Iterator[DevClusterProcess]:
     with dev_cluster(NODES, prefix="dc-") as process:
         yield process
-
-
-@pytest.fixture
-async def api(cluster: DevClusterProcess) -> AsyncIterator[client.ApiClient]:
-    async with api_client(cluster.kubeconfig) as api:
-        yield api
-
-
-@pytest.fixture
-async def namespace(api: client.ApiClient) -> str:
-    return await new_namespace(api, 6)
 
 
 def pod(

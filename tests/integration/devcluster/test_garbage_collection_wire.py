@@ -25,14 +25,14 @@ HOLD = "example.com/hold"
 
 
 @pytest.fixture(scope="module")
-def api_only_cluster() -> Iterator[DevClusterProcess]:
+def cluster() -> Iterator[DevClusterProcess]:
     with dev_cluster(None, prefix="gc-", simulation=False) as cluster:
         yield cluster
 
 
 @pytest.fixture
-async def core(api_only_cluster: DevClusterProcess) -> AsyncIterator[client.CoreV1Api]:
-    async with api_client(api_only_cluster.kubeconfig) as api:
+async def core(cluster: DevClusterProcess) -> AsyncIterator[client.CoreV1Api]:
+    async with api_client(cluster.kubeconfig) as api:
         yield client.CoreV1Api(api)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -10,7 +10,6 @@ from kubernetes_asyncio import client
 
 from nufi_sandbox.devcluster.crds import NOTEBOOKS_CRD_NAME
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
-from support.kube import api_client, new_namespace
 from support.polling import until
 
 from .processcluster import (
@@ -29,17 +28,6 @@ GROUP, VERSION, PLURAL = "kubeflow.org", "v1", "notebooks"
 def cluster() -> Iterator[DevClusterProcess]:
     with echo_cluster() as process:
         yield process
-
-
-@pytest.fixture
-async def api(cluster: DevClusterProcess) -> AsyncIterator[client.ApiClient]:
-    async with api_client(cluster.kubeconfig) as api:
-        yield api
-
-
-@pytest.fixture
-async def namespace(api: client.ApiClient) -> str:
-    return await new_namespace(api, 6)
 
 
 def _notebook(name: str, annotations: dict[str, str] | None = None) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,7 +13,7 @@ from kubernetes_asyncio import client
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.processes import pid_alive, wait_gone
-from support.kube import api_client, new_namespace
+from support.kube import api_client
 from support.polling import until
 
 from .fakeplugin import FakePlugin, devices
@@ -34,17 +34,6 @@ LPU = "nufi.example/lpu"
 def cluster() -> Iterator[DevClusterProcess]:
     with echo_cluster() as process:
         yield process
-
-
-@pytest.fixture
-async def api(cluster: DevClusterProcess) -> AsyncIterator[client.ApiClient]:
-    async with api_client(cluster.kubeconfig) as api:
-        yield api
-
-
-@pytest.fixture
-async def namespace(api: client.ApiClient) -> str:
-    return await new_namespace(api, 6)
 
 
 def _pod(name: str, *containers: dict[str, Any], **spec: Any) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,7 +13,6 @@ from websockets.exceptions import InvalidStatus
 from websockets.typing import Subprotocol
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
-from support.kube import api_client, new_namespace
 from support.polling import until
 
 from .processcluster import HTTP_PROBE, echo_cluster, echo_container, proxy_url, token_client
@@ -23,17 +22,6 @@ from .processcluster import HTTP_PROBE, echo_cluster, echo_container, proxy_url,
 def cluster() -> Iterator[DevClusterProcess]:
     with echo_cluster() as process:
         yield process
-
-
-@pytest.fixture
-async def api(cluster: DevClusterProcess) -> AsyncIterator[client.ApiClient]:
-    async with api_client(cluster.kubeconfig) as api:
-        yield api
-
-
-@pytest.fixture
-async def namespace(api: client.ApiClient) -> str:
-    return await new_namespace(api, 6)
 
 
 def _deployment(name: str, replicas: int, image: str | None = None) -> dict[str, Any]:
