@@ -28,7 +28,7 @@ class Sources:
 
     prometheus: InstantQueries
     # Nodes and pods: the watch-fed cache's while it serves, else listed.
-    cluster: ClusterReader
+    reader: ClusterReader
 
 
 async def evaluate(
@@ -45,7 +45,7 @@ async def evaluate(
     probe = ReducedQueries(
         sources.prometheus, memory=memory, now=at, keep_labels=fetcher.labels_read(device_type) or ()
     )
-    cluster_task = asyncio.ensure_future(_cluster_view(sources.cluster, device_type, fetcher))
+    cluster_task = asyncio.ensure_future(_cluster_view(sources.reader, device_type, fetcher))
     try:
         readings = await fetcher.readings(device_type, probe, at=at)
         probe.raise_if_nothing_answered()
@@ -76,10 +76,10 @@ async def evaluate(
 
 
 async def _cluster_view(
-    cluster: ClusterReader, device_type: DeviceType, fetcher: DeviceFetcher
+    reader: ClusterReader, device_type: DeviceType, fetcher: DeviceFetcher
 ) -> tuple[ClusterView | None, MonitoringError | None]:
     try:
-        state = await cluster.state()
+        state = await reader.state()
     except DependencyUnavailable as exc:
         return None, MonitoringError("kubernetes", exc.detail)
     return view_of(device_type, fetcher, state), None

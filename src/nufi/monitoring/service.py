@@ -97,7 +97,7 @@ class MonitoringService:
         self,
         catalog: DeviceTypes,
         fetchers: FetcherRegistry,
-        cluster: ClusterReader,
+        reader: ClusterReader,
         prometheus: MonitoringPrometheus,
         settings: MonitoringSettings | None = None,
         *,
@@ -109,7 +109,7 @@ class MonitoringService:
         # Who may see which pod and namespace names; None: everyone sees every name.
         self._visibility = visibility
         self._fetchers = fetchers
-        self._sources = Sources(prometheus, cluster)
+        self._sources = Sources(prometheus, reader)
         self._prometheus = prometheus
         self._settings = settings if settings is not None else MonitoringSettings()
         self._clock = clock

@@ -67,17 +67,18 @@ class AcceleratorOffer:
 
 
 class AcceleratorService:
-    def __init__(self, catalog: DeviceCatalog, fetchers: FetcherRegistry, cluster: ClusterReader) -> None:
+    def __init__(self, catalog: DeviceCatalog, fetchers: FetcherRegistry, reader: ClusterReader) -> None:
         self._catalog = catalog
         self._fetchers = fetchers
-        self._cluster = cluster
+        # Nodes and pods: the watch-fed cache's while it serves, else listed.
+        self._reader = reader
 
     async def available(self, principal: Principal | None) -> list[AcceleratorOffer]:
         """Every enabled type some node advertises, with free counts (allocatable minus what bound,
         unfinished pods hold), from one read of the cluster."""
         require_user(principal)
         types = await self._catalog.list(principal, enabled_only=True)
-        state = await self._cluster.state()
+        state = await self._reader.state()
         offers = []
         for device_type in types:
             try:
@@ -148,7 +149,7 @@ class AcceleratorService:
             fetcher = self._fetchers.for_type(device_type)
         except UnknownFetcher as exc:
             raise ValidationFailed(exc.detail, field=field) from None
-        return fetcher.inventory(device_type, await self._cluster.state())
+        return fetcher.inventory(device_type, await self._reader.state())
 
 
 def _offer(device_type: DeviceType, inventory: Inventory) -> AcceleratorOffer:
