@@ -21,7 +21,7 @@ from pathlib import Path
 from kubernetes_asyncio import client
 
 from bench.common.timing import timed, until_serving
-from nufi.cluster import ClusterGateway
+from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.cluster.cache import CacheSettings, ClusterCache
 from nufi.config import Settings
 from nufi.devices.checks import check_resource_key
@@ -82,14 +82,14 @@ async def median_seconds(run: Callable[[], Awaitable[object]], runs: int) -> flo
     return statistics.median([await timed(run) for _ in range(runs)])
 
 
-async def change_to_check(api: client.ApiClient, gateway: ClusterGateway, name: str, amount: int) -> float:
+async def change_to_check(api: client.ApiClient, reader: ClusterReader, name: str, amount: int) -> float:
     """Seconds from patching `name`'s capacity of KEY to `amount` until check-resource-key reports it."""
     v1 = client.CoreV1Api(api)
     quantities = {"cpu": "64", "memory": "512Gi", "pods": "110", KEY: str(amount)}
     started = time.perf_counter()
     await v1.patch_node_status(name, {"status": {"capacity": quantities, "allocatable": quantities}})
     while True:
-        result = await check_resource_key(KEY, gateway, page_size=PAGE)
+        result = await check_resource_key(KEY, reader, page_size=PAGE)
         if any(n.name == name and n.capacity == amount for n in result.nodes):
             return time.perf_counter() - started
         if time.perf_counter() - started > 30:
@@ -116,7 +116,7 @@ async def main(nodes: int, runs: int, changes: int) -> None:
         print(f"ratio NuFi direct / floor: {nufi / floor:.2f}x")
 
         cache = ClusterCache(gateway, CacheSettings.from_settings(Settings()))
-        gateway.attach_cache(cache)
+        reader = ClusterReader(gateway, cache)
         cache.start()
         try:
             synced = time.perf_counter()
@@ -124,19 +124,18 @@ async def main(nodes: int, runs: int, changes: int) -> None:
             print(
                 f"cluster cache synced (list + watch) in:     {(time.perf_counter() - synced) * 1000:8.1f} ms"
             )
-            cached = await median_seconds(lambda: check_resource_key(KEY, gateway, page_size=PAGE), runs)
+            cached = await median_seconds(lambda: check_resource_key(KEY, reader, page_size=PAGE), runs)
             print(f"NuFi check-resource-key, from the cache:    {cached * 1000:8.1f} ms")
             print(f"ratio NuFi cached / floor: {cached / floor:.4f}x")
             # Nodes that do not advertise KEY yet (i % 10 != 0), so each change is a new node found.
             samples = [
-                await change_to_check(api, gateway, f"node-{i * 10 + 1:05d}", 2) for i in range(changes)
+                await change_to_check(api, reader, f"node-{i * 10 + 1:05d}", 2) for i in range(changes)
             ]
             print(
                 f"capacity change -> check sees it (median of {changes}): "
                 f"{statistics.median(samples) * 1000:8.1f} ms (max {max(samples) * 1000:.1f} ms)"
             )
         finally:
-            gateway.attach_cache(None)
             await cache.close()
     finally:
         await gateway.close()

@@ -16,7 +16,7 @@ from bench.common.printing import line, ms
 from bench.common.timing import timed, until_serving
 from bench.monitoring_snapshot.world import PRINCIPAL, TYPE_ID, World
 from nufi.api.schemas.monitoring import SnapshotPageView
-from nufi.cluster import ClusterGateway
+from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.cluster.cache import ClusterCache
 from nufi.db import Database
 from nufi.devices import FetcherRegistry
@@ -80,16 +80,14 @@ async def cold(world: World, database: Database, prometheus: httpx.AsyncClient) 
     direct = ClusterGateway.from_settings(settings, environ={})
     cached = ClusterGateway.from_settings(settings, environ={})
     cache = ClusterCache(cached)
-    cached.attach_cache(cache)
     cache.start()
     fetchers = FetcherRegistry.with_plugins()
-    catalog = DeviceCatalog(database, direct, gateway, fetchers)
+    catalog = DeviceCatalog(database, ClusterReader(direct), gateway, fetchers)
     monitoring_settings = MonitoringSettings.from_settings(settings)
 
     async def snapshot(cluster: ClusterGateway) -> Snapshot:
-        service = MonitoringService(
-            catalog, fetchers, cluster, gateway, monitoring_settings, background=False
-        )
+        reader = ClusterReader(cluster, cache if cluster is cached else None)
+        service = MonitoringService(catalog, fetchers, reader, gateway, monitoring_settings, background=False)
         try:
             return await service.snapshot(PRINCIPAL, TYPE_ID)
         finally:
@@ -99,7 +97,6 @@ async def cold(world: World, database: Database, prometheus: httpx.AsyncClient) 
         await until_serving(cache)
         figures = await cold_runs(snapshot, recorder, prometheus, direct, cached)
     finally:
-        cached.attach_cache(None)
         await cache.close()
         await gateway.close()
         await direct.close()

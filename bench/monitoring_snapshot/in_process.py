@@ -8,7 +8,7 @@ import httpx
 from bench.common.timing import until_serving
 from bench.monitoring_snapshot.phases import phase
 from bench.monitoring_snapshot.world import MANY_READERS, PRINCIPAL, TYPE_ID, World
-from nufi.cluster import ClusterGateway
+from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.cluster.cache import ClusterCache
 from nufi.db import Database
 from nufi.devices import FetcherRegistry
@@ -22,12 +22,12 @@ async def warm_in_process(world: World, database: Database, prometheus: httpx.As
     gateway = PrometheusGateway.from_settings(settings)
     cluster = ClusterGateway.from_settings(settings, environ={})
     cache = ClusterCache(cluster)
-    cluster.attach_cache(cache)
     cache.start()
+    reader = ClusterReader(cluster, cache)
     fetchers = FetcherRegistry.with_plugins()
-    catalog = DeviceCatalog(database, cluster, gateway, fetchers)
+    catalog = DeviceCatalog(database, reader, gateway, fetchers)
     service = MonitoringService(
-        catalog, fetchers, cluster, gateway, MonitoringSettings.from_settings(settings)
+        catalog, fetchers, reader, gateway, MonitoringSettings.from_settings(settings)
     )
 
     async def read() -> bool:
@@ -60,7 +60,6 @@ async def warm_in_process(world: World, database: Database, prometheus: httpx.As
     finally:
         # Closed before the next phase: its refresher must not query Prometheus during it.
         await service.close()
-        cluster.attach_cache(None)
         await cache.close()
         await cluster.close()
         await gateway.close()
