@@ -1,5 +1,6 @@
 """The device catalog: device types as data, the DeviceFetcher interface, official presets, checks."""
 
+from nufi.cluster.resources import is_valid_resource_key, resource_key_problems
 from nufi.devices.capacity import Inventory, NodeInventory, build_inventory
 from nufi.devices.catalog import CatalogEntry
 from nufi.devices.checks import (
@@ -16,7 +17,6 @@ from nufi.devices.fetcher import DeviceFetcher, GenericFetcher, PrometheusQuerie
 from nufi.devices.fetcher_registry import ENTRY_POINT_GROUP, FetcherRegistry, PluginFailure, UnknownFetcher
 from nufi.devices.presets import OFFICIAL_PRESETS, is_official, official_preset, official_presets
 from nufi.devices.readings import DeviceReading, MetricProblem, Readings
-from nufi.devices.resource_keys import is_valid_resource_key, resource_key_problems
 from nufi.devices.spec import (
     DeviceType,
     DeviceTypeCreate,

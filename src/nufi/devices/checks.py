@@ -15,9 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.cluster.inventory import PAGE_SIZE, NodeResources
-from nufi.cluster.resources import is_extended_resource
+from nufi.cluster.resources import is_extended_resource, resource_key_problems
 from nufi.devices.metric_checks import MetricCheck, MetricsCheck, check_metrics, enforce_query_bounds
-from nufi.devices.resource_keys import resource_key_problems
 from nufi.devices.spec import GENERIC_FETCHER, LabelsDraft, MetricsDraft
 
 __all__ = [

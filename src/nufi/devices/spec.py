@@ -34,11 +34,10 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from nufi.devices.resource_keys import NAME_MAX_LENGTH, PREFIX_MAX_LENGTH, resource_key_problems
+from nufi.cluster.resources import NAME_MAX_LENGTH, PREFIX_MAX_LENGTH, resource_key_problems
 from nufi.devices.units import MemoryUnit
 
 # Importable from here too, where the dashboard's wizard takes it from.
-from nufi.devices.validation_errors import field_errors as field_errors
 from nufi.prom.promql import (
     MAX_EXPRESSION_CHARS,
     ExpressionError,

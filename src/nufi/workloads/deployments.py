@@ -29,6 +29,7 @@ from nufi.cluster.deployments import (
     list_pods,
     scale_deployment,
 )
+from nufi.cluster.kube_errors import refusal_error
 from nufi.cluster.kube_rest import Json, KubeRefused
 from nufi.db.intents import Intent
 from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
@@ -49,12 +50,8 @@ from nufi.workloads.deployment_spec import (
     deployment_manifest,
     service_manifest,
 )
-
-# DeploymentView is the answer of every method here, importable with the service.
-from nufi.workloads.deployment_view import DeploymentView as DeploymentView
-from nufi.workloads.deployment_view import DeploymentViews
+from nufi.workloads.deployment_view import DeploymentView, DeploymentViews
 from nufi.workloads.intents import Outcome, acting
-from nufi.workloads.kube_errors import refused
 from nufi.workloads.labels import (
     MANAGED_BY,
     MANAGED_BY_NUFI,
@@ -111,7 +108,7 @@ class DeploymentService:
                 change.touched = False
                 if exc.status == 409:
                     raise _exists(project, request.name) from None
-                raise refused(exc) from None
+                raise refusal_error(exc) from None
             try:
                 await create_service(
                     self._cluster, project, owned_by(service_manifest(project, request, placement), created)
@@ -125,7 +122,7 @@ class DeploymentService:
                             "choose another deployment name",
                             field="name",
                         ) from None
-                    raise refused(exc) from None
+                    raise refusal_error(exc) from None
                 raise
         return await self._views.view(principal, project, created, [])
 
@@ -174,7 +171,7 @@ class DeploymentService:
                 change.touched = False
                 if exc.status == 404:
                     raise _absent(project, name) from None
-                raise refused(exc, field="replicas") from None
+                raise refusal_error(exc, field="replicas") from None
         return await self._views.view(principal, project, scaled, await self._pods(project, name))
 
     async def delete(self, principal: Principal | None, project: str, name: str) -> None:
@@ -198,7 +195,7 @@ class DeploymentService:
                 await delete_deployment(self._cluster, project, name)
                 await self._remove_service(project, name)
             except KubeRefused as exc:
-                raise refused(exc) from None
+                raise refusal_error(exc) from None
 
     async def _settle(self, intent: Intent) -> Outcome:
         """What the cluster shows of a deployment change whose request ended before it was recorded:
@@ -234,7 +231,7 @@ class DeploymentService:
             if service is not None and is_ours(service):
                 await delete_service(self._cluster, project, name)
         except KubeRefused as exc:
-            raise refused(exc) from None
+            raise refusal_error(exc) from None
 
     # -- internals -----------------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from multidict import CIMultiDict
 from nufi.cluster import ClusterGateway
 from nufi.cluster.connection import KubeSource
 from nufi.cluster.inventory import list_nodes
+from nufi.cluster.kube_errors import refusal_error
 from nufi.cluster.kube_rest import (
     Gone,
     KubeRefused,
@@ -28,7 +29,6 @@ from nufi.cluster.kube_rest import (
     watch,
 )
 from nufi.errors import Conflict, DependencyUnavailable, NotFound, ValidationFailed
-from nufi.workloads.kube_errors import refused
 
 HOST = "https://kube.test:6443"
 
@@ -210,7 +210,7 @@ async def test_a_refusal_is_kube_refused_and_becomes_the_domain_error(status: in
     with pytest.raises(KubeRefused) as raised:
         await request_json(gateway(api), "POST", api_path("apps/v1", "deployments", "p"), body={"a": 1})
     assert (raised.value.status, raised.value.message) == (status, "no, because")
-    assert isinstance(refused(raised.value, field="name"), expected)
+    assert isinstance(refusal_error(raised.value, field="name"), expected)
 
 
 async def test_server_errors_and_refused_reads_are_kubernetes_unavailable() -> None:

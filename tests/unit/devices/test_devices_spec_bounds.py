@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
+from nufi.cluster.resources import is_valid_resource_key
 from nufi.devices.presets import official_presets
-from nufi.devices.resource_keys import is_valid_resource_key
 from nufi.devices.spec import (
     FETCHER_PATTERN,
     LABEL_NAME_PATTERN,

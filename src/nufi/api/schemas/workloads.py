@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nufi.workloads.accelerators import AcceleratorOffer
 from nufi.workloads.deployment_status import Status
-from nufi.workloads.deployments import DeploymentView
+from nufi.workloads.deployment_view import DeploymentView
 from nufi.workloads.projects import Project, ProjectDeletion
 
 

@@ -38,7 +38,7 @@ from nufi.workloads.deployment_spec import (
     MAX_REPLICAS,
     DeploymentCreate,
 )
-from nufi.workloads.deployments import DeploymentView
+from nufi.workloads.deployment_view import DeploymentView
 
 PATH = "/deployments"
 COLUMNS = ("name", "status", "ready", "accelerator", "nodes", "reason", "age")

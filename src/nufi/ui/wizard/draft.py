@@ -31,9 +31,9 @@ from nufi.devices.spec import (
     MemoryMode,
     MetricKey,
     MetricsDraft,
-    field_errors,
 )
 from nufi.devices.units import MemoryUnit
+from nufi.devices.validation_errors import field_errors
 from nufi.errors import NufiError
 from nufi.ui.parts.errors import field_of
 

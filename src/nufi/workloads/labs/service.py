@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from nufi.auth import Principal
+from nufi.cluster.kube_errors import refusal_error
 from nufi.cluster.kube_rest import Json, KubeRefused
 from nufi.cluster.labs import CLAIM, NOTEBOOK, POD, SERVICE, STATEFULSET, Kind, LabObjects
 from nufi.config import Settings
@@ -26,7 +27,6 @@ from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
 from nufi.logging import get_logger
 from nufi.workloads.accelerators import AcceleratorService, Placement
 from nufi.workloads.intents import Outcome, acting
-from nufi.workloads.kube_errors import refused
 from nufi.workloads.labels import DEVICE_TYPE
 from nufi.workloads.labs import manifests
 from nufi.workloads.labs.manifests import STORAGE_ANNOTATION
@@ -154,7 +154,7 @@ class LabService:
         try:
             served = await self._objects.notebooks_served()
         except KubeRefused as exc:
-            raise refused(exc) from None
+            raise refusal_error(exc) from None
         backend: Backend = "notebook" if served else "statefulset"
         plan = manifests.LabPlan(
             project=project,
@@ -280,7 +280,7 @@ class LabService:
         try:
             pod = await self._objects.get(POD, project, f"{name}-0")
         except KubeRefused as exc:
-            raise refused(exc) from None
+            raise refusal_error(exc) from None
         observed = observe(top, found.backend, pod)
         reason = observed.detail
         spec = (pod or {}).get("spec") or {}

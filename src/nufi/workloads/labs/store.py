@@ -11,11 +11,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from nufi.cluster.kube_errors import refusal_error
 from nufi.cluster.kube_rest import Json, KubeRefused
 from nufi.cluster.labs import CLAIM, NOTEBOOK, SERVICE, STATEFULSET, Kind, LabObjects
 from nufi.errors import Conflict, NotFound, NufiError
 from nufi.logging import get_logger
-from nufi.workloads.kube_errors import refused
 from nufi.workloads.labels import WORKLOAD
 from nufi.workloads.labs.manifests import STOPPED_ANNOTATION
 from nufi.workloads.labs.reading import Found, claim_name, is_lab, lab_selector, object_name
@@ -37,7 +37,7 @@ class LabStore:
                 return Found("notebook", notebook)
             sts = await self._objects.get(STATEFULSET, project, name)
         except KubeRefused as exc:
-            raise refused(exc) from None
+            raise refusal_error(exc) from None
         if sts is not None and is_lab(sts) and not (sts.get("metadata") or {}).get("ownerReferences"):
             return Found("statefulset", sts)
         return None
@@ -58,7 +58,7 @@ class LabStore:
                     for obj in await self._objects.list(kind, project, label_selector=selector)
                 ]
         except KubeRefused as exc:
-            raise refused(exc) from None
+            raise refusal_error(exc) from None
         return found
 
     async def remove_parts(self, project: str, name: str) -> None:
@@ -76,7 +76,7 @@ class LabStore:
                 await self._objects.get(SERVICE, project, name) if found.backend == "statefulset" else {}
             )
         except KubeRefused as exc:
-            raise refused(exc) from None
+            raise refusal_error(exc) from None
         return claim is not None and service is not None
 
     async def switch(self, project: str, name: str, found: Found, *, running: bool) -> Json:
@@ -123,4 +123,4 @@ def _refusal(exc: KubeRefused, kind: Kind, name: str) -> NufiError:
             f"a {kind.kind} named {name!r} already exists in the project; choose another name for the lab",
             field="name",
         )
-    return refused(exc)
+    return refusal_error(exc)
