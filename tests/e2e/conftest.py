@@ -1,5 +1,6 @@
 """Sandboxes for the end-to-end tests: each in a short directory under /tmp (kubelet socket paths
-must fit in 108 bytes, see `short_tmp`), stopped and removed even when a test fails half-way."""
+must fit in 108 bytes, see `short_tmp`), stopped and removed even when a test fails half-way; and the
+browser, one Chromium per test module."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from playwright.async_api import Browser
 
 from support.stuck import report_stuck_tasks
 
+from .browser_support import chromium
 from .e2e_sandbox_support import SandboxRun
 
 SANDBOX_TAIL_CHARS = 6000
@@ -54,3 +57,10 @@ def sandbox() -> Iterator[SandboxRun]:
     """
     with running_sandbox("--stop-on-failure") as run:
         yield run
+
+
+@pytest.fixture(scope="module")
+async def browser() -> AsyncIterator[Browser]:
+    """Debian's Chromium, headless, for the test module's pages."""
+    async with chromium() as launched:
+        yield launched

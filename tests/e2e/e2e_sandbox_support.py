@@ -15,20 +15,13 @@ from typing import Any
 import httpx
 
 from nufi_sandbox.processes import describe_pid, free_port, kill_tree, pid_alive, read_proc_stat
-from support.lpu_type import LPU_LABELS, LPU_METRICS, LPU_RESOURCE_KEY
+from support.lpu_type import LPU_RESOURCE_KEY, lpu_type
 
 READY_LINE = "NuFi sandbox ready"
 STARTUP_TIMEOUT = 60.0
 STOP_TIMEOUT = 30.0
 LPU = LPU_RESOURCE_KEY
-LPU_REGISTRATION = {
-    "id": "lpu",
-    "name": "LPU",
-    "vendor": "HyperAccel",
-    "resource_key": LPU,
-    "labels": LPU_LABELS,
-    "metrics": LPU_METRICS,
-}
+LPU_REGISTRATION = lpu_type(name="LPU")
 
 
 @dataclass

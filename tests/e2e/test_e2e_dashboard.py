@@ -5,7 +5,6 @@ screenshot of every step in Korean and in English under test-results/dashboard/.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -14,7 +13,7 @@ from playwright.async_api import Browser, BrowserContext, Page, expect
 from nufi.ui.i18n import Language, text
 from support.lpu_type import LPU_METRICS, LPU_RESOURCE_KEY
 
-from .browser_support import LOCALES, bounded, chromium, sign_in
+from .browser_support import LOCALES, bounded, sign_in
 from .browser_support import shot as browser_shot
 from .e2e_sandbox_support import SandboxRun
 
@@ -32,12 +31,6 @@ TEXTS = {
         "sign_out": "Sign out",
     },
 }
-
-
-@pytest.fixture(scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as launched:
-        yield launched
 
 
 async def shot(page: Page, language: str, name: str) -> None:

@@ -7,28 +7,20 @@ from __future__ import annotations
 import asyncio
 import copy
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from playwright.async_api import Browser, expect
 
 from integration.ui.served_dashboard import served_dashboard
 from nufi.ui.i18n import Language, text
 from support.polling import eventually
 
-from .browser_support import LOCALES, bounded, chromium, sign_in
+from .browser_support import LOCALES, bounded, sign_in
 from .e2e_sandbox_support import SandboxRun, bearer, token
 
 PAGES_METRIC = re.compile(r'^nufi_dashboard_pages\{state="connected"\} ([0-9.e+]+)$', re.MULTILINE)
-
-
-@pytest.fixture(scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as launched:
-        yield launched
 
 
 def connected_pages(url: str) -> int:

@@ -19,7 +19,7 @@ from websockets.typing import Origin
 
 from support.polling import until
 
-from .browser_support import bounded, chromium, shot, sign_in
+from .browser_support import bounded, shot, sign_in
 from .e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
 
 READY_WITHIN = 180.0
@@ -45,12 +45,6 @@ async ({fetches, socket}) => {
   return out;
 }
 """
-
-
-@pytest.fixture(scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from nufi_sandbox.processes import ManagedProcess, free_port
-from support.polling import poll
+from support.polling import poll, stays_true_blocking
 
 from .conftest import running_sandbox
 from .e2e_sandbox_support import SandboxRun
@@ -194,6 +194,15 @@ def test_the_new_leader_lets_traffic_back_once_when_the_node_cools(replicas: Rep
     assert "nufi.io/thermal" not in [t["key"] for t in taints]
 
 
+def _untouched(world: World, since: float) -> bool:
+    """Every request since `since` answered, and every pod's traffic still on."""
+    pods = world.kube.get(
+        f"/api/v1/namespaces/{PROJECT}/pods", params={"labelSelector": "nufi.io/workload=llm"}
+    ).json()["items"]
+    answered = all(code == 200 for _, _, code in world.answers.since(since))
+    return answered and {p["metadata"]["labels"]["nufi.io/traffic"] for p in pods} == {"on"}
+
+
 def test_with_every_controller_stopped_a_hot_node_keeps_its_traffic(replicas: Replicas) -> None:
     world = replicas.world
     replicas.second.stop()
@@ -206,13 +215,8 @@ def test_with_every_controller_stopped_a_hot_node_keeps_its_traffic(replicas: Re
         forced = time.monotonic()
         # Far longer than the trip hold, two scrapes and an evaluation: a running controller would
         # have cut it (as it does below once it runs again).
-        time.sleep(POLICY["trip_hold_seconds"] + 8)
-        seen = world.answers.since(forced)
-        assert HOT_NODE in {n for _, n, _ in seen} and all(code == 200 for _, _, code in seen)
-        pods = world.kube.get(
-            f"/api/v1/namespaces/{PROJECT}/pods", params={"labelSelector": "nufi.io/workload=llm"}
-        ).json()["items"]
-        assert {p["metadata"]["labels"]["nufi.io/traffic"] for p in pods} == {"on"}
+        stays_true_blocking(lambda: _untouched(world, forced), POLICY["trip_hold_seconds"] + 8, every=0.5)
+        assert HOT_NODE in {n for _, n, _ in world.answers.since(forced)}
     finally:
         os.kill(frozen, signal.SIGCONT)
     resumed = time.monotonic()

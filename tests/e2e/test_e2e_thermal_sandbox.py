@@ -10,13 +10,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import httpx
 import pytest
 from playwright.async_api import expect
 
-from support.polling import poll
+from support.polling import poll, stays_true_blocking
 
 from .browser_support import LOCALES, chromium, shot, sign_in
 from .e2e_sandbox_support import SandboxRun
@@ -126,6 +127,13 @@ def test_once_it_cools_it_receives_requests_again(world: World) -> None:
     assert not [t for t in node["spec"].get("taints") or [] if t["key"] == "nufi.io/thermal"]
 
 
+def _never_hot(world: World, since: float) -> bool:
+    """Every request since `since` answered, and the hot node's status not hot."""
+    status = world.node_status(HOT_NODE)
+    answered = all(s == 200 for _, _, s in world.answers.since(since))
+    return answered and status is not None and status["hot"] is False
+
+
 def test_an_unusable_temperature_trips_nothing(world: World) -> None:
     # 0 °C is what exporters give for an unsupported field; 190 °C no device can have (implausible).
     for value in (0.0, 190.0):
@@ -138,12 +146,9 @@ def test_an_unusable_temperature_trips_nothing(world: World) -> None:
             f"stale at {value}",
         )
         assert not stale["hot"] and stale["stale_reason"], stale
-        # Longer than the trip hold and two scrapes: still answered by both nodes.
-        time.sleep(POLICY["trip_hold_seconds"] + 3)
-        nodes = {n for _, n, _ in world.answers.since(forced)}
-        assert HOT_NODE in nodes and all(s == 200 for _, _, s in world.answers.since(forced))
-        after = world.node_status(HOT_NODE)
-        assert after is not None and after["hot"] is False, after
+        # Longer than the trip hold and two scrapes: still answered by both nodes, never hot.
+        stays_true_blocking(partial(_never_hot, world, forced), POLICY["trip_hold_seconds"] + 3, every=0.5)
+        assert HOT_NODE in {n for _, n, _ in world.answers.since(forced)}
     assert httpx.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
 
 
@@ -173,9 +178,10 @@ def test_the_last_replica_on_a_hot_node_keeps_serving_and_says_why_unless_full_s
 
     only = poll(kept, 30, 0.5, "kept as the last replica")
     assert only["traffic_on"] and "last routable replica" in only["reason"], only
-    time.sleep(1)
-    answered = world.answers.since(forced)
-    assert answered and all(s == 200 and n == node for _, n, s in answered), answered[-5:]
+    stays_true_blocking(
+        lambda: all(s == 200 and n == node for _, n, s in world.answers.since(forced)), 1, every=0.1
+    )
+    assert world.answers.since(forced)
     # The deployment's own view says why its only pod still serves.
     (shown,) = world.nufi.get(f"/api/v1/projects/{PROJECT}/deployments/llm").json()["pods"]
     assert shown["traffic_on"] and "last routable replica" in shown["thermal_reason"], shown

@@ -10,16 +10,10 @@ the signed-in person is named in a request header (sign-in has its own browser t
 
 from __future__ import annotations
 
-import asyncio
-import copy
-import shutil
-import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
-import uvicorn
 from playwright.async_api import Browser, Page, expect
 from pydantic import SecretStr
 from starlette.requests import Request
@@ -33,11 +27,12 @@ from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.workloads.deployment_spec import DeploymentCreate
 from nufi.workloads.labs import LabRequest
-from nufi_sandbox.devcluster.launcher import DevClusterProcess
-from support.lpu_type import LPU_LABELS, LPU_METRICS, LPU_RESOURCE_KEY
+from support.dev_cluster import dev_cluster
+from support.lpu_type import LPU_RESOURCE_KEY, lpu_type
 from support.polling import until
+from support.world import running
 
-from .browser_support import LOCALES, chromium
+from .browser_support import LOCALES
 from .browser_support import shot as browser_shot
 
 USER_HEADER = "x-test-user"
@@ -54,14 +49,6 @@ nodes:
     capacity: {hyperaccel.ai/lpu: 4}
   - name: cpu-node-1
 """
-LPU_TYPE = {
-    "id": "lpu",
-    "name": "HyperAccel LPU",
-    "vendor": "HyperAccel",
-    "resource_key": LPU_RESOURCE_KEY,
-    "labels": copy.deepcopy(LPU_LABELS),
-    "metrics": copy.deepcopy(LPU_METRICS),
-}
 PROJECT = "team-llm"
 
 
@@ -76,49 +63,23 @@ async def _who(request: Request) -> Principal | None:
 
 
 @pytest.fixture(scope="module")
-async def world() -> AsyncIterator[World]:
-    work = Path(tempfile.mkdtemp(prefix="wlp-", dir="/tmp"))
-    (work / "nodes.yaml").write_text(NODES)
-    cluster = DevClusterProcess(work / "cluster", nodes_file=work / "nodes.yaml").start()
-    settings = Settings(
-        kubeconfig=cluster.kubeconfig, database_url=SecretStr(f"sqlite+aiosqlite:///{work / 'nufi.db'}")
-    )
-    server = uvicorn.Server(
-        uvicorn.Config(
-            build_server(settings, _Faces(api=True, dashboard=True)),
-            host="127.0.0.1",
-            port=0,
-            log_config=None,
-            access_log=False,
-            lifespan="on",
+async def world(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World]:
+    database = tmp_path_factory.mktemp("workload-pages") / "nufi.db"
+    with dev_cluster(NODES, prefix="wlp-") as cluster:
+        settings = Settings(
+            kubeconfig=cluster.kubeconfig, database_url=SecretStr(f"sqlite+aiosqlite:///{database}")
         )
-    )
-    task = asyncio.create_task(server.serve())
-    try:
-        await until(lambda: _started(server, task), within=60, every=0.05)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        services = context.services()
-        context.attach(services, _who)
-        await _populate(services)
-        yield World(f"http://127.0.0.1:{port}", services)
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, timeout=30)
-        cluster.stop()
-        shutil.rmtree(work, ignore_errors=True)
-
-
-async def _started(server: uvicorn.Server, task: asyncio.Task[None]) -> bool:
-    if task.done():
-        task.result()
-        raise AssertionError("NuFi stopped before it started serving")
-    return server.started
+        async with running(build_server(settings, _Faces(api=True, dashboard=True))) as url:
+            services = context.services()
+            context.attach(services, _who)
+            await _populate(services)
+            yield World(url, services)
 
 
 async def _populate(services: Services) -> None:
     """A project `user` belongs to, with a Ready and a Pending deployment and labs in three states."""
     admin, user = PEOPLE["admin"], PEOPLE["user"]
-    await services.catalog.create(admin, DeviceTypeCreate.model_validate(LPU_TYPE), force=True)
+    await services.catalog.create(admin, DeviceTypeCreate.model_validate(lpu_type()), force=True)
     await services.projects.create(admin, PROJECT, ["user", "alice"])
     await services.projects.create(admin, "research", ["bob"])
 
@@ -151,12 +112,6 @@ async def _populate(services: Services) -> None:
 
 async def _status(services: Services, name: str, status: str) -> bool:
     return (await services.deployments.get(PEOPLE["user"], PROJECT, name)).status == status
-
-
-@pytest.fixture(scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as launched:
-        yield launched
 
 
 async def open_as(browser: Browser, who: str, language: str, url: str) -> Page:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import httpx
@@ -17,7 +17,7 @@ from playwright.async_api import Browser, Page, expect
 
 from nufi.ui.i18n import Language, text
 
-from .browser_support import LOCALES, chromium, shot, sign_in
+from .browser_support import LOCALES, shot, sign_in
 from .e2e_sandbox_support import LPU, LPU_REGISTRATION, SandboxRun, bearer, token
 
 READY_MS = 120_000
@@ -31,12 +31,6 @@ def admin_api(sandbox: SandboxRun) -> Iterator[httpx.Client]:
         registered = api.post("/api/v1/admin/devices", json=LPU_REGISTRATION)
         assert registered.status_code == 201, registered.text
         yield api
-
-
-@pytest.fixture(scope="module")
-async def browser() -> AsyncIterator[Browser]:
-    async with chromium() as launched:
-        yield launched
 
 
 async def choose_the_lpu(page: Page, select: str) -> None:
