@@ -26,9 +26,11 @@ from nufi_sandbox.prometheus import PrometheusServer
 from support.databases import BACKENDS, empty_database_url
 from support.env import clear_nufi_env
 from support.world_fixtures import foreign_project as foreign_project
+from support.world_fixtures import idp as idp
 from support.world_fixtures import kube as kube
 from support.world_fixtures import nufi as nufi
 from support.world_fixtures import project as project
+from support.world_fixtures import shared_cluster as shared_cluster
 
 TESTS_DIR = Path(__file__).resolve().parent
 # The folders under tests/ that hold tests, each also the name of the marker its tests get.

@@ -1,15 +1,18 @@
 """The fixtures of the integration world (`support.world`), defined once.
 
-`cluster`, `idp` and `world` are package-scoped: an area that works in the world imports them into its
-conftest.py (`from support.world_fixtures import cluster, idp, world`), and its tests then share one
-dev cluster and one identity provider. pytest scopes a package fixture to the package that defines
-it, so defined in tests/conftest.py they would be one for the whole run, shared by areas that change
-the cluster under each other.
+Registered for every test by tests/conftest.py: `cluster`, one dev cluster with the world's nodes for
+the whole run, shared by the areas that leave it as they found it (workloads, thermal); `idp`, one dev
+identity provider for the whole run (it keeps nothing a test changes); and the per-test `nufi`,
+`project`, `foreign_project` and `kube`, which use whatever `world` and `nufi` the test's area gives.
 
-The per-test fixtures (`nufi`, `project`, `foreign_project`, `kube`) are registered for every test by
-tests/conftest.py; they use whatever `world` and `nufi` the test's area provides. Being imported by
-every run, this module imports NuFi itself (`support.world`) only when a fixture is used: a unit test
-run does not load the app.
+`world` is package-scoped: an area imports it into its conftest.py (`from support.world_fixtures import
+world`), and so does `cluster` an area whose tests would disturb another's (the catalog counts what the
+nodes hold, the labs fill them, the fault tests list every namespace NuFi made): imported there it is
+one cluster for that package. pytest scopes a package fixture to the package that defines it, which is
+why these are imported rather than registered once.
+
+Being imported by every run, this module imports NuFi itself (`support.world`) only when a fixture is
+used: a unit test run does not load the app.
 """
 
 from __future__ import annotations
@@ -30,16 +33,26 @@ if TYPE_CHECKING:
     from support.world import World
 
 
-@pytest.fixture(scope="package")
-def cluster() -> Iterator[DevClusterProcess]:
-    """The dev cluster with the world's nodes (`support.world.NODES`)."""
+def _world_cluster() -> Iterator[DevClusterProcess]:
     from support.world import NODES
 
     with dev_cluster(NODES, prefix="world-") as started:
         yield started
 
 
+@pytest.fixture(scope="session", name="cluster")
+def shared_cluster() -> Iterator[DevClusterProcess]:
+    """The dev cluster with the world's nodes (`support.world.NODES`), one for the whole run."""
+    yield from _world_cluster()
+
+
 @pytest.fixture(scope="package")
+def cluster() -> Iterator[DevClusterProcess]:
+    """A dev cluster with the world's nodes for the one package that imports this fixture."""
+    yield from _world_cluster()
+
+
+@pytest.fixture(scope="session")
 def idp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IdentityProviderProcess]:
     """The dev identity provider with the sandbox realm's users (admin/admin, user/user)."""
     process = IdentityProviderProcess(tmp_path_factory.mktemp("idp")).start()

@@ -1,7 +1,8 @@
-"""The device catalog API in the integration world (`support.world`), with the mock LPU exporter
-scraped by the run's Prometheus, so the catalog's metric checks find series; NuFi is served in memory
-on SQLite (`sqlite_url`) or on each backend (`database_url`). The catalog tests register the LPU
-themselves, so `nufi` here starts without it."""
+"""The device catalog API in the integration world (`support.world`), on a dev cluster of this
+package's own (the tests count what its nodes hold), with the mock LPU exporter scraped by the run's
+Prometheus, so the catalog's metric checks find series; NuFi is served in memory on SQLite
+(`sqlite_url`) or on each backend (`database_url`). The catalog tests register the LPU themselves, so
+`nufi` here starts without it."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ import pytest
 from nufi_sandbox.processes import ManagedProcess, free_port
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from support.world import LPU_NODES, World, serve
-from support.world_fixtures import cluster, idp, world
+from support.world_fixtures import cluster, world
 
-__all__ = ["cluster", "idp", "world"]
+__all__ = ["cluster", "world"]
 
 
 @pytest.fixture(scope="package")

@@ -1,8 +1,8 @@
-"""Labs in the integration world (`support.world`): the dev cluster with LPU nodes, the dev identity
-provider and the run's Prometheus, shared by this package's tests; a stand-in lab server on loopback
-that every lab's Service reaches (NUFI_LAB_ROUTE=cluster-dns, the DNS template pointing at it), and
-NuFi served by uvicorn on loopback once for the package. `project` and `foreign_project` come from
-tests/conftest.py over this package's `nufi`."""
+"""Labs in the integration world (`support.world`), on a dev cluster of this package's own (the tests
+fill its LPU nodes); a stand-in lab server on loopback that every lab's Service reaches
+(NUFI_LAB_ROUTE=cluster-dns, the DNS template pointing at it), and NuFi served by uvicorn on loopback
+once for the package. `project` and `foreign_project` come from tests/conftest.py over this package's
+`nufi`."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.loopback import serve_in_thread
 from support.polling import until
 from support.world import World, register_lpu
-from support.world_fixtures import cluster, idp, world
+from support.world_fixtures import cluster, world
 
 from . import upstream
 from .labs_world import Kube, lab_settings, running
 
-__all__ = ["cluster", "idp", "world"]
+__all__ = ["cluster", "world"]
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
 

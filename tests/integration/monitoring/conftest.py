@@ -1,5 +1,5 @@
-"""The monitoring world, the dev identity provider (`idp`, from support.world_fixtures), and one NuFi
-app over both, for the whole package."""
+"""The monitoring world, and one NuFi app over it and the run's dev identity provider (`idp`), for the
+whole package."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from support.prometheus_jobs import retire_jobs
 from support.world import serve
-from support.world_fixtures import idp
 
 from .monitoring_app import World, bearer, nufi_settings, register_custom_types
 from .monitoring_world import (
@@ -24,8 +23,6 @@ from .monitoring_world import (
     start_cluster,
     start_exporter,
 )
-
-__all__ = ["idp"]
 
 
 @pytest.fixture(scope="package")
