@@ -50,6 +50,12 @@ _log = structlog.stdlib.get_logger("nufi.cluster.cache")
 
 T = TypeVar("T")
 
+SHORT_WATCH_SECONDS = 1.0
+
+
+class ShortWatch(Exception):
+    """A watch closed by the other side at once, with no event in it."""
+
 
 @dataclass(frozen=True)
 class CacheSettings:
@@ -112,10 +118,12 @@ class _Reflector(Generic[T]):
         while True:
             try:
                 await self._list()
-                backoff = self._settings.backoff_initial_seconds
                 resync_at = time.monotonic() + self._settings.resync_seconds
                 while (left := resync_at - time.monotonic()) > 0:
                     await self._watch(left)
+                    # Only a watch that held is a sign of health: a list that works while every
+                    # watch fails must not reset the pause.
+                    backoff = self._settings.backoff_initial_seconds
             except Gone as exc:
                 self._break(f"the watch of {self.plural} expired (410 Gone: {exc}); listing again")
             except asyncio.CancelledError:
@@ -164,8 +172,15 @@ class _Reflector(Generic[T]):
             field_selector=self._field_selector,
         ) as events:
             self._healthy()
+            opened = time.monotonic()
+            received = 0
             async for event in events:
                 self.apply(event)
+                received += 1
+        # client-go's rule: a watch that ends within a second with nothing in it is a failure (a
+        # proxy or server closing watches at once), so it is paused and retried, not re-opened hot.
+        if received == 0 and time.monotonic() - opened < SHORT_WATCH_SECONDS:
+            raise ShortWatch(f"the watch of {self.plural} ended at once with no events")
 
     def apply(self, event: Mapping[str, Any]) -> None:
         """One watch event: the store, and the resourceVersion to resume from."""

@@ -4,6 +4,8 @@ it serves."""
 
 from __future__ import annotations
 
+import itertools
+import time
 from typing import Any
 
 from nufi.cluster import ClusterReader
@@ -83,3 +85,27 @@ async def test_the_reader_lists_until_the_cache_serves_and_then_asks_nothing() -
 
 def _assert(condition: bool, why: object) -> None:
     assert condition, why
+
+
+async def test_watches_closed_at_once_are_paused_and_not_reopened_hot() -> None:
+    # A proxy that ends every watch at once with nothing in it: without client-go's "very short
+    # watch" rule the reflector re-lists and re-watches in a tight loop against the API server.
+    opened: list[float] = []
+
+    def respond(request: Request) -> Answer:
+        if request.query.get("watch") == "true":
+            if request.path == "/api/v1/nodes":
+                opened.append(time.monotonic())
+            return Answer(200, chunks=[])
+        return Answer(200, page(["a"], version="7"))
+
+    pause = CacheSettings(watch_seconds=5, backoff_initial_seconds=0.2, backoff_max_seconds=0.4)
+    cache = ClusterCache(gateway(FakeApi(respond)), pause)
+    cache.start()
+    try:
+        await eventually(lambda: _assert(len(opened) >= 4, opened), within=20)
+    finally:
+        await cache.close()
+    # Each pause is at least half the back-off (it is jittered between half and all of it).
+    gaps = [later - earlier for earlier, later in itertools.pairwise(opened)]
+    assert min(gaps) >= 0.09, gaps
