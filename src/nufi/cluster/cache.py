@@ -179,7 +179,7 @@ class _Reflector(Generic[T]):
                 received += 1
         # client-go's rule: a watch that ends within a second with nothing in it is a failure (a
         # proxy or server closing watches at once), so it is paused and retried, not re-opened hot.
-        if received == 0 and time.monotonic() - opened < SHORT_WATCH_SECONDS:
+        if received == 0 and time.monotonic() - opened < min(SHORT_WATCH_SECONDS, seconds / 2):
             raise ShortWatch(f"the watch of {self.plural} ended at once with no events")
 
     def apply(self, event: Mapping[str, Any]) -> None:
