@@ -40,10 +40,12 @@ def test_a_file_under_integration_is_marked_integration_and_not_unit() -> None:
 
 
 def _scratch_suite(root: Path) -> None:
-    """A suite with this repository's conftest and settings, one trivial test in each place."""
+    """A suite with this repository's conftest, the helpers it imports and its settings, one trivial
+    test in each place."""
     (root / "pyproject.toml").write_text((REPO_ROOT / "pyproject.toml").read_text())
     (root / "tests").mkdir()
     shutil.copy(TESTS_DIR / "conftest.py", root / "tests" / "conftest.py")
+    shutil.copytree(TESTS_DIR / "support", root / "tests" / "support")
     for folder in ("unit", "integration", "e2e"):
         (root / "tests" / folder).mkdir()
         (root / "tests" / folder / f"test_in_{folder}.py").write_text("def test_it() -> None:\n    pass\n")
