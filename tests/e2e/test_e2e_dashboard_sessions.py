@@ -13,12 +13,11 @@ from typing import Any
 import httpx
 from playwright.async_api import Browser, expect
 
-from integration.ui.served_dashboard import served_dashboard
+from e2e.browser_support import LOCALES, bounded, sign_in
+from e2e.e2e_sandbox_support import SandboxRun, bearer, token
+from integration.ui.served_dashboard import realm_dashboard
 from nufi.ui.i18n import Language, text
 from support.polling import eventually
-
-from .browser_support import LOCALES, bounded, sign_in
-from .e2e_sandbox_support import SandboxRun, bearer, token
 
 PAGES_METRIC = re.compile(r'^nufi_dashboard_pages\{state="connected"\} ([0-9.e+]+)$', re.MULTILINE)
 
@@ -97,7 +96,7 @@ async def test_a_page_whose_admin_role_was_revoked_does_nothing_and_is_closed_on
     browser: Browser, tmp_path: Path
 ) -> None:
     language: Language = "en"
-    with served_dashboard(tmp_path, ROLES) as served:
+    with realm_dashboard(tmp_path, ROLES) as served:
         context = await browser.new_context(locale=LOCALES[language], viewport={"width": 1400, "height": 900})
         try:
             page = await bounded(context.new_page(), "opening a tab")

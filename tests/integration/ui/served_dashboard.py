@@ -1,5 +1,6 @@
-"""`nufi serve` as a process with dashboard sign-in against the dev identity provider, and a person
-signed in to it through httpx (following the sign-in redirects by hand, as a browser does)."""
+"""`nufi serve` as a process with dashboard sign-in against the dev identity provider (the run's, or
+one with a realm of the test's own when the test rewrites it), and a person signed in to it through
+httpx (following the sign-in redirects by hand, as a browser does)."""
 
 from __future__ import annotations
 
@@ -20,11 +21,20 @@ import httpx
 import yaml
 
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
+from nufi_sandbox.idp.realm import DEFAULT_USERS_FILE
 from nufi_sandbox.processes import free_port
 from support.env import env_without_nufi
 from support.nufi_serve import stop
+from support.polling import poll
 
 NUFI = Path(sys.executable).parent / "nufi"
+DASHBOARD_CLIENT = "nufi-dashboard"
+# The dashboard client's secret in the dev realm the run's identity provider serves.
+DEV_CLIENT_SECRET: str = next(
+    client["secret"]
+    for client in yaml.safe_load(DEFAULT_USERS_FILE.read_text())["clients"]
+    if client["id"] == DASHBOARD_CLIENT
+)
 CLIENT_SECRET = "served-dashboard-client-secret"
 REALM: dict[str, Any] = {
     "users": [
@@ -33,7 +43,7 @@ REALM: dict[str, Any] = {
     ],
     "clients": [
         {
-            "id": "nufi-dashboard",
+            "id": DASHBOARD_CLIENT,
             "secret": CLIENT_SECRET,
             "redirect_uris": ["http://127.0.0.1:*"],
             "audience": "nufi",
@@ -48,10 +58,11 @@ class Served:
     url: str
     process: subprocess.Popen[bytes]
     log: Path
-    realm: Path
+    realm: Path | None = None  # the users file of an identity provider of the test's own
 
     def change_realm(self, realm: dict[str, Any]) -> None:
         """Rewrite the identity provider's users file (it reads it again when it changes)."""
+        assert self.realm is not None, "the run's identity provider keeps its realm"
         written = self.realm.with_suffix(".new")
         written.write_text(yaml.safe_dump(realm))
         written.replace(self.realm)
@@ -71,54 +82,65 @@ class Served:
 
 
 @contextmanager
-def served_dashboard(work: Path, realm_spec: dict[str, Any] | None = None, **env: str) -> Iterator[Served]:
+def served_dashboard(
+    work: Path,
+    idp: IdentityProviderProcess,
+    *,
+    client_secret: str = DEV_CLIENT_SECRET,
+    realm: Path | None = None,
+    **env: str,
+) -> Iterator[Served]:
+    """`nufi serve` signing in against `idp` (the run's, with the dev realm, unless `realm` names the
+    users file of one of the test's own), its database under `work`, NUFI_* `env` beside."""
+    port = free_port()
+    log = work / "nufi.log"
+    with open(log, "wb") as sink:
+        process = subprocess.Popen(
+            [str(NUFI), "serve", "--host", "127.0.0.1", "--port", str(port)],
+            cwd=work,
+            env=env_without_nufi(
+                NUFI_LOG_LEVEL="warning",
+                NUFI_DATABASE_URL=f"sqlite+aiosqlite:///{work / 'nufi.db'}",
+                NUFI_OIDC_ISSUER=idp.issuer,
+                NUFI_OIDC_CLIENT_ID=DASHBOARD_CLIENT,
+                NUFI_OIDC_CLIENT_SECRET=client_secret,
+                NUFI_DASHBOARD_SESSION_SECRET="served-dashboard-session-secret",
+                NUFI_THERMAL_ENABLED="false",
+                **env,
+            ),
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    served = Served(f"http://127.0.0.1:{port}", process, log, realm)
+    try:
+        poll(lambda: _ready(served), within=60, every=0.2, what="nufi serve answering /healthz")
+        yield served
+    finally:
+        stop(process)
+
+
+@contextmanager
+def realm_dashboard(work: Path, realm_spec: dict[str, Any] | None = None, **env: str) -> Iterator[Served]:
+    """`served_dashboard` over an identity provider of its own with `realm_spec` (default `REALM`),
+    for a test that changes the realm while the dashboard runs (`Served.change_realm`)."""
     realm = work / "realm.yaml"
     realm.write_text(yaml.safe_dump(realm_spec or REALM))
     idp = IdentityProviderProcess(work / "idp", users_file=realm).start()
-    port = free_port()
-    log = work / "nufi.log"
     try:
-        with open(log, "wb") as sink:
-            process = subprocess.Popen(
-                [str(NUFI), "serve", "--host", "127.0.0.1", "--port", str(port)],
-                cwd=work,
-                env=env_without_nufi(
-                    NUFI_LOG_LEVEL="warning",
-                    NUFI_DATABASE_URL=f"sqlite+aiosqlite:///{work / 'nufi.db'}",
-                    NUFI_OIDC_ISSUER=idp.issuer,
-                    NUFI_OIDC_AUDIENCE="nufi",
-                    NUFI_OIDC_CLIENT_ID="nufi-dashboard",
-                    NUFI_OIDC_CLIENT_SECRET=CLIENT_SECRET,
-                    NUFI_DASHBOARD_SESSION_SECRET="served-dashboard-session-secret",
-                    NUFI_THERMAL_ENABLED="false",
-                    **env,
-                ),
-                stdout=sink,
-                stderr=subprocess.STDOUT,
-            )
-        served = Served(f"http://127.0.0.1:{port}", process, log, realm)
-        try:
-            _wait_ready(served)
+        with served_dashboard(
+            work, idp, client_secret=CLIENT_SECRET, realm=realm, NUFI_OIDC_AUDIENCE="nufi", **env
+        ) as served:
             yield served
-        finally:
-            stop(process)
     finally:
         idp.stop()
 
 
-def _wait_ready(served: Served, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        assert served.process.poll() is None, f"nufi serve exited:\n{served.log.read_text()[-4000:]}"
-        try:
-            if httpx.get(f"{served.url}/healthz", timeout=2.0).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        assert time.monotonic() < deadline, (
-            f"nufi serve not up in {timeout:g} s:\n{served.log.read_text()[-4000:]}"
-        )
-        time.sleep(0.2)
+def _ready(served: Served) -> bool:
+    assert served.process.poll() is None, f"nufi serve exited:\n{served.log.read_text()[-4000:]}"
+    try:
+        return httpx.get(f"{served.url}/healthz", timeout=2.0).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def sign_in(served: Served, username: str, password: str) -> str:

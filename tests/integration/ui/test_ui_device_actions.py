@@ -11,7 +11,7 @@ the events those buttons emit (`toggle`, `delete`, `reset`, `reload`, `force`, e
 from __future__ import annotations
 
 import importlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -23,25 +23,16 @@ from nufi.devices.spec import DeviceTypeCreate
 from nufi.errors import NotFound
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.prometheus import PrometheusServer
-from support.polling import eventually
+from support.polling import eventually, holds
 
 from .people import PEOPLE
-from .wizard_world import WIZARD_KEY, as_, dashboard, shown, start_wizard_cluster
+from .wizard_world import WIZARD_KEY, as_, dashboard, shown
 
 DEVICES = "/admin/devices"
 CUSTOM = "act-npu"
 # One series per device with the node and device labels, as the wizard's tests make them.
 LABELLED = 'label_replace(label_replace(vector({value}), "node", "wiz-1", "", ""), "device", "d0", "", "")'
 ADMIN = PEOPLE["admin"]
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProcess]:
-    running = start_wizard_cluster(tmp_path_factory.mktemp("device-actions"))
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture
@@ -51,8 +42,8 @@ async def offline() -> AsyncIterator[User]:
 
 
 @pytest.fixture
-async def live(cluster: DevClusterProcess, prometheus: PrometheusServer) -> AsyncIterator[User]:
-    env = {"NUFI_TEST_PROMETHEUS_URL": prometheus.url, "NUFI_TEST_KUBECONFIG": str(cluster.kubeconfig)}
+async def live(wizard_cluster: DevClusterProcess, prometheus: PrometheusServer) -> AsyncIterator[User]:
+    env = {"NUFI_TEST_PROMETHEUS_URL": prometheus.url, "NUFI_TEST_KUBECONFIG": str(wizard_cluster.kubeconfig)}
     async with dashboard(env) as user:
         yield user
 
@@ -166,17 +157,17 @@ async def test_deleting_a_custom_type_asks_first_and_cancelling_keeps_it(live: U
 
     send(live, "delete", CUSTOM)
     await eventually(
-        lambda: _holds("Delete the device type Act NPU (act-npu)?" in shown(live, "dialog-title"))
+        lambda: holds("Delete the device type Act NPU (act-npu)?" in shown(live, "dialog-title"))
     )
     live.find(marker="dialog-cancel").click()
-    await eventually(lambda: _holds(not dialog_open(live)))
+    await eventually(lambda: holds(not dialog_open(live)))
     assert CUSTOM in rows(live)
     assert (await catalog().get(ADMIN, CUSTOM)).name == "Act NPU"
 
     send(live, "delete", CUSTOM)
-    await eventually(lambda: _holds(dialog_open(live)))
+    await eventually(lambda: holds(dialog_open(live)))
     live.find(marker="dialog-confirm").click()
-    await eventually(lambda: _holds(CUSTOM not in rows(live)), within=20)
+    await eventually(lambda: holds(CUSTOM not in rows(live)), within=20)
     await live.should_see("Deleted Act NPU.")
     with pytest.raises(NotFound):
         await catalog().get(ADMIN, CUSTOM)
@@ -201,7 +192,7 @@ async def test_resetting_an_official_type_brings_back_its_preset(live: User) -> 
 
     send(live, "reset", "nvidia-gpu")
     await eventually(
-        lambda: _holds("Reset NVIDIA GPU (nvidia-gpu) to its preset?" in shown(live, "dialog-title"))
+        lambda: holds("Reset NVIDIA GPU (nvidia-gpu) to its preset?" in shown(live, "dialog-title"))
     )
     live.find(marker="dialog-confirm").click()
     await row_becomes(live, "nvidia-gpu", enabled_on=True, revision=1, resettable=False)
@@ -239,15 +230,15 @@ async def test_a_delete_after_a_change_elsewhere_says_so_in_the_dialog(live: Use
     await catalog().update(ADMIN, CUSTOM, update, force=True)
 
     send(live, "delete", CUSTOM)
-    await eventually(lambda: _holds(dialog_open(live)))
+    await eventually(lambda: holds(dialog_open(live)))
     live.find(marker="dialog-confirm").click()
     await eventually(
-        lambda: _holds("Someone else changed this type" in shown(live, "dialog-error")), within=20
+        lambda: holds("Someone else changed this type" in shown(live, "dialog-error")), within=20
     )
     assert (await catalog().get(ADMIN, CUSTOM)).revision == 2  # still there
     live.find(marker="dialog-reload").click()
     await row_becomes(live, CUSTOM, enabled_on=False, revision=2, note="")
-    await eventually(lambda: _holds(not dialog_open(live)))
+    await eventually(lambda: holds(not dialog_open(live)))
 
 
 # -- the audit ------------------------------------------------------------------------------------------
@@ -281,7 +272,3 @@ async def test_a_user_who_is_not_an_admin_sees_none_of_it(offline: User) -> None
     await as_(offline, "user", "en").open("/admin/audit")
     await offline.should_see("You do not have access")
     await offline.should_not_see(marker="audit-changes")
-
-
-def _holds(condition: bool) -> None:
-    assert condition

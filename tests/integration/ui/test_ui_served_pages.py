@@ -12,6 +12,7 @@ import pytest
 import websockets
 
 from nufi.ui.open_pages import MAX_PAGES_PER_SESSION
+from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from support.polling import eventually
 
 from .served_dashboard import Served, served_dashboard, sign_in
@@ -24,8 +25,8 @@ SOCKET = "/_nicegui_ws/socket.io/"
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    with served_dashboard(tmp_path_factory.mktemp("served")) as running:
+def served(tmp_path_factory: pytest.TempPathFactory, idp: IdentityProviderProcess) -> Iterator[Served]:
+    with served_dashboard(tmp_path_factory.mktemp("served"), idp) as running:
         yield running
 
 
@@ -34,7 +35,7 @@ def total(pages: dict[str, int]) -> int:
 
 
 async def test_a_thousand_signed_in_gets_leave_no_pages_behind(served: Served) -> None:
-    session_id = sign_in(served, "admin", "admin-pw")
+    session_id = sign_in(served, "admin", "admin")
     baseline = total(served.pages())
     rss_before = served.rss_kib()
     most = baseline

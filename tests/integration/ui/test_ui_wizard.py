@@ -11,7 +11,7 @@ series of any shape without an exporter).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -35,21 +35,11 @@ from .wizard_world import (
     dashboard_env,
     input_of,
     shown,
-    start_wizard_cluster,
 )
 
 WIZARD = "/admin/devices/new"
 # One series per device with the node and device labels, at a value of the caller's choosing.
 LABELLED = 'label_replace(label_replace(vector({value}), "node", "wiz-1", "", ""), "device", "d0", "", "")'
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProcess]:
-    running = start_wizard_cluster(tmp_path_factory.mktemp("wizard"))
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 def _offline(work: Path) -> dict[str, str]:
@@ -64,9 +54,9 @@ async def offline(tmp_path: Path) -> AsyncIterator[User]:
 
 @pytest.fixture
 async def live(
-    cluster: DevClusterProcess, prometheus: PrometheusServer, tmp_path: Path
+    wizard_cluster: DevClusterProcess, prometheus: PrometheusServer, tmp_path: Path
 ) -> AsyncIterator[User]:
-    env = dashboard_env(tmp_path, prometheus_url=prometheus.url, kubeconfig=cluster.kubeconfig)
+    env = dashboard_env(tmp_path, prometheus_url=prometheus.url, kubeconfig=wizard_cluster.kubeconfig)
     async with dashboard(env) as user:
         yield user
 

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from nicegui import background_tasks, ui
 from nicegui.testing import User
 
@@ -25,10 +24,20 @@ from nufi.devices.spec import DeviceType, DeviceTypeCreate, DeviceTypeUpdate
 from nufi.ui.wizard.kept import SAVE_TASK_NAME
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.prometheus import PrometheusServer
+from support.dev_cluster import dev_cluster
 from support.polling import eventually, until
 
 from .people import PEOPLE
-from .wizard_world import WIZARD_KEY, as_, attached_services, dashboard, dashboard_env, input_of, shown
+from .wizard_world import (
+    WIZARD_KEY,
+    as_,
+    attached_services,
+    dashboard,
+    dashboard_env,
+    input_of,
+    node_layout,
+    shown,
+)
 
 ADMIN = PEOPLE["admin"]
 CUSTOM = "edit-npu"
@@ -38,20 +47,15 @@ OFFICIAL_KEY = "nvidia.com/gpu"
 LABELLED = 'label_replace(label_replace(vector({value}), "node", "edit-1", "", ""), "device", "d0", "", "")'
 
 
+# Not the package's wizard cluster: editing the NVIDIA preset needs a node offering nvidia.com/gpu,
+# and the device actions' tests need no node to offer it.
+EDIT_NODES = {"edit-1": {WIZARD_KEY: 2, OFFICIAL_KEY: 1}, "edit-plain": {}}
+
+
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProcess]:
-    work = tmp_path_factory.mktemp("wizard-edit")
-    nodes = [
-        {"name": "edit-1", "device_plugins": False, "capacity": {WIZARD_KEY: 2, OFFICIAL_KEY: 1}},
-        {"name": "edit-plain", "device_plugins": False, "capacity": {}},
-    ]
-    nodes_file = work / "nodes.yaml"
-    nodes_file.write_text(yaml.safe_dump({"nodes": nodes}))
-    running = DevClusterProcess(work / "cluster", nodes_file=nodes_file).start()
-    try:
-        yield running
-    finally:
-        running.stop()
+def cluster() -> Iterator[DevClusterProcess]:
+    with dev_cluster(node_layout(EDIT_NODES), prefix="wiz-edit-") as started:
+        yield started
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ the events those buttons emit (`scale`, `delete`, with the row's name).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from nicegui.testing import User
 from nufi.errors import NotFound
 from nufi.workloads.deployment_spec import DeploymentCreate
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
-from support.polling import eventually
+from support.polling import eventually, holds
 
 from .people import PEOPLE
 from .wizard_world import as_, input_of, shown
@@ -34,21 +34,13 @@ from .workload_pages_world import (
     send,
     services,
     set_value,
-    start_lpu_cluster,
     table_rows,
     workload_dashboard,
 )
 
 USER = PEOPLE["user"]
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProcess]:
-    running = start_lpu_cluster(tmp_path_factory.mktemp("ui-deployments"))
-    try:
-        yield running
-    finally:
-        running.stop()
+# The world's GPU node: the preset type, its eight GPUs untouched by these tests.
+GPU_OPTION = "NVIDIA GPU (nvidia.com/gpu) — 8 free"
 
 
 @pytest.fixture
@@ -106,8 +98,8 @@ async def test_a_deployment_created_from_the_form_lands_with_the_chosen_accelera
     with person:
         (select,) = person.find(marker="dep-accelerator").elements
     assert isinstance(select, ui.select)
-    assert select.options == {"lpu": f"HyperAccel LPU ({LPU}) — 10 free"}
-    assert select.value == "lpu"
+    assert select.options == {"lpu": f"HyperAccel LPU ({LPU}) — 10 free", "nvidia-gpu": GPU_OPTION}
+    set_value(person, "dep-accelerator", "lpu")  # not the GPU the world's GPU node offers
     person.find(marker="dep-name").type("chat")
     person.find(marker="dep-image").type("nufi-mock:inference")
     set_value(person, "dep-count", 2)
@@ -123,7 +115,12 @@ async def test_a_deployment_created_from_the_form_lands_with_the_chosen_accelera
     assert all(pod.accelerators == {LPU: 2} for pod in view.pods)
     assert input_of(person, "dep-name").value == ""  # ready for the next one
     # The drop-down follows the cluster: the four LPUs the two pods hold are no longer free.
-    await eventually(lambda: _holds(select.options == {"lpu": f"HyperAccel LPU ({LPU}) — 6 free"}), within=15)
+    await eventually(
+        lambda: holds(
+            select.options == {"lpu": f"HyperAccel LPU ({LPU}) — 6 free", "nvidia-gpu": GPU_OPTION}
+        ),
+        within=15,
+    )
 
 
 async def _deployment_object(cluster: DevClusterProcess, project: str, name: str) -> dict[str, Any]:
@@ -147,10 +144,11 @@ async def test_the_form_starts_with_the_configured_image_and_arguments_split_as_
         await open_page(person, "user", "en", f"/deployments?project={project}")
         assert input_of(person, "dep-image").value == "nufi-mock:0.1.0"
         assert input_of(person, "dep-args").value == "inference"
+        set_value(person, "dep-accelerator", "lpu")
         person.find(marker="dep-name").type("chat")
         person.find(marker="dep-args").type(' --model "tiny one')
         person.find(marker="dep-create").click()
-        await eventually(lambda: _holds("quote" in shown(person, "dep-error-args")), within=10)
+        await eventually(lambda: holds("quote" in shown(person, "dep-error-args")), within=10)
         person.find(marker="dep-args").type('"')
         person.find(marker="dep-create").click()
         await row_becomes(person, "chat", status="Ready")
@@ -167,7 +165,7 @@ async def test_bad_fields_are_named_beside_them_in_korean_and_english(person: Us
     person.find(marker="dep-name").type("Bad_Name")
     person.find(marker="dep-image").type("nufi-mock:inference")
     person.find(marker="dep-create").click()
-    await eventually(lambda: _holds("DNS-1123" in shown(person, "dep-error-name")))
+    await eventually(lambda: holds("DNS-1123" in shown(person, "dep-error-name")))
     assert "입력값을 확인하세요." in shown(person, "dep-error")
     await person.should_not_see(marker="dep-error-image")
     assert await services().deployments.list(USER, project) == []
@@ -176,15 +174,16 @@ async def test_bad_fields_are_named_beside_them_in_korean_and_english(person: Us
     await open_page(person, "user", "en", f"/deployments?project={project}")
     person.find(marker="dep-name").type("huge")
     person.find(marker="dep-image").type("nufi-mock:inference")
+    set_value(person, "dep-accelerator", "lpu")
     set_value(person, "dep-count", 7)
     person.find(marker="dep-create").click()
-    await eventually(lambda: _holds("ask for at most 6" in shown(person, "dep-error-accelerator.count")))
+    await eventually(lambda: holds("ask for at most 6" in shown(person, "dep-error-accelerator.count")))
     assert "Check the fields below." in shown(person, "dep-error")
 
     # An env line that is not KEY=VALUE is named beside the env field.
     person.find(marker="dep-env").type("JUSTAWORD")
     person.find(marker="dep-create").click()
-    await eventually(lambda: _holds("JUSTAWORD" in shown(person, "dep-error-env")))
+    await eventually(lambda: holds("JUSTAWORD" in shown(person, "dep-error-env")))
 
 
 async def test_scale_and_delete_from_the_row(person: User) -> None:
@@ -226,7 +225,3 @@ async def test_the_sidebar_offers_workloads_to_everyone_and_projects_to_admins(p
     await as_(person, "admin", "ko").open("/deployments")
     await person.should_see("워크로드")
     await person.should_see("프로젝트")
-
-
-def _holds(condition: bool) -> None:
-    assert condition

@@ -9,7 +9,7 @@ The lab rows' buttons live in the table's Quasar slot: the tests send the events
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +19,7 @@ from nicegui.testing import User
 from nufi.errors import NotFound
 from nufi.workloads.labs import LabRequest
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
-from support.polling import eventually
+from support.polling import eventually, holds
 
 from .people import PEOPLE
 from .wizard_world import as_, shown
@@ -33,20 +33,10 @@ from .workload_pages_world import (
     send,
     services,
     set_value,
-    start_lpu_cluster,
     workload_dashboard,
 )
 
 USER = PEOPLE["user"]
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProcess]:
-    running = start_lpu_cluster(tmp_path_factory.mktemp("ui-labs"))
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture
@@ -63,6 +53,7 @@ async def test_a_lab_is_created_stopped_started_and_deleted_from_the_page(person
     await open_page(person, "user", "en", f"/labs?project={project}", ready="lab-create")
     person.find(marker="lab-name").type("notes")
     set_value(person, "lab-kind", "vscode")
+    set_value(person, "lab-accelerator", "lpu")  # not the GPU the world's GPU node offers
     set_value(person, "lab-count", 2)
     set_value(person, "lab-storage", 3)
     person.find(marker="lab-create").click()
@@ -113,7 +104,7 @@ async def test_a_waiting_lab_shows_why_and_a_bad_name_is_named_beside_it(person:
 
     person.find(marker="lab-name").type("9lab")
     person.find(marker="lab-create").click()
-    await eventually(lambda: _holds("must start with a letter" in shown(person, "lab-error-name")))
+    await eventually(lambda: holds("must start with a letter" in shown(person, "lab-error-name")))
     assert "입력값을 확인하세요." in shown(person, "lab-error")
 
 
@@ -135,7 +126,7 @@ async def test_an_admin_creates_a_project_manages_members_and_deletes_it_after_t
     await person.should_see(marker="projects-empty")
     person.find(marker="project-name").type("Not_A_Name")
     person.find(marker="project-create").click()
-    await eventually(lambda: _holds("DNS-1123" in shown(person, "project-error-name")))
+    await eventually(lambda: holds("DNS-1123" in shown(person, "project-error-name")))
 
     with person:
         (name,) = person.find(marker="project-name").elements
@@ -148,16 +139,16 @@ async def test_an_admin_creates_a_project_manages_members_and_deletes_it_after_t
 
     person.find(marker="add-member-team-llm").type("user")
     person.find(marker="add-member-button-team-llm").click()
-    await eventually(lambda: _holds("user" in shown(person, "members-team-llm")), within=10)
+    await eventually(lambda: holds("user" in shown(person, "members-team-llm")), within=10)
     assert (await services().projects.require_access(ADMIN, "team-llm")).members == ("alice", "bob", "user")
     person.find(marker="remove-team-llm-bob").click()
-    await eventually(lambda: _holds("bob" not in shown(person, "members-team-llm")), within=10)
+    await eventually(lambda: holds("bob" not in shown(person, "members-team-llm")), within=10)
     assert (await services().projects.require_access(ADMIN, "team-llm")).members == ("alice", "user")
 
     # A bad username is named beside the member field of that project.
     person.find(marker="add-member-team-llm").type("Bad User!")
     person.find(marker="add-member-button-team-llm").click()
-    await eventually(lambda: _holds(shown(person, "member-team-llm-error-username") != ""))
+    await eventually(lambda: holds(shown(person, "member-team-llm-error-username") != ""))
 
     await services().labs.create(
         USER,
@@ -185,7 +176,3 @@ async def test_admin_projects_in_korean(person: User) -> None:
     await person.should_see("새 프로젝트")
     await person.should_see("멤버 추가")
     await person.should_see("user")
-
-
-def _holds(condition: bool) -> None:
-    assert condition

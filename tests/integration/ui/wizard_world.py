@@ -15,8 +15,7 @@ from nicegui import ui
 from nicegui.testing import User, user_simulation
 
 from nufi.services import Services
-from nufi_sandbox.devcluster.launcher import DevClusterProcess
-from support.polling import eventually
+from support.polling import eventually, holds
 
 from .people import USER_HEADER
 
@@ -30,13 +29,10 @@ WIZARD_NODES: dict[str, dict[str, int]] = {
 }
 
 
-def start_wizard_cluster(work: Path) -> DevClusterProcess:
-    nodes = [
-        {"name": name, "device_plugins": False, "capacity": dict(keys)} for name, keys in WIZARD_NODES.items()
-    ]
-    nodes_file = work / "nodes.yaml"
-    nodes_file.write_text(yaml.safe_dump({"nodes": nodes}))
-    return DevClusterProcess(work / "cluster", nodes_file=nodes_file).start()
+def node_layout(nodes: Mapping[str, Mapping[str, int]]) -> str:
+    """The nodes.yaml text of nodes offering `nodes[name]` and no device plugin (nothing is scheduled)."""
+    listed = [{"name": name, "device_plugins": False, "capacity": dict(keys)} for name, keys in nodes.items()]
+    return yaml.safe_dump({"nodes": listed})
 
 
 @asynccontextmanager
@@ -50,7 +46,7 @@ async def dashboard(env: Mapping[str, str]) -> AsyncIterator[User]:
     try:
         async with user_simulation(main_file=MAIN) as simulated:
             attached = importlib.import_module("nufi.ui.context").is_attached
-            await eventually(lambda: _holds(attached()), within=20)
+            await eventually(lambda: holds(attached()), within=20)
             yield simulated
     finally:
         for name, module in modules.items():
@@ -60,10 +56,6 @@ async def dashboard(env: Mapping[str, str]) -> AsyncIterator[User]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-
-
-def _holds(condition: bool) -> None:
-    assert condition
 
 
 def as_(user: User, who: str, language: str = "ko") -> User:

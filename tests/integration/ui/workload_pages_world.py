@@ -1,11 +1,9 @@
-"""What the workload pages' simulated-user tests run against: a dev cluster with LPU nodes, the
-dashboard over it with the LPU registered, projects made through the project service, and small helpers
-to read and drive the pages."""
+"""What the workload pages' simulated-user tests run against: the dashboard over the run's dev cluster
+(the world's nodes, `support.world.NODES`) with the LPU registered, projects made through the project
+service, and small helpers to read and drive the pages."""
 
 from __future__ import annotations
 
-import copy
-import uuid
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,36 +16,15 @@ from nicegui.testing import User
 from nufi.devices.spec import DeviceTypeCreate
 from nufi.services import Services
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
-from support.lpu_type import LPU_LABELS, LPU_METRICS, LPU_RESOURCE_KEY
+from support.lpu_type import LPU_RESOURCE_KEY, lpu_type
 from support.polling import eventually
+from support.world import project_name
 
 from .people import PEOPLE
 from .wizard_world import as_, attached_services, dashboard, dashboard_env
 
 LPU = LPU_RESOURCE_KEY
-# Six and four LPUs: a pod asking for five fits only lpu-node-1, so a second such pod waits.
-NODES = """\
-nodes:
-  - name: lpu-node-1
-    capacity: {hyperaccel.ai/lpu: 6}
-  - name: lpu-node-2
-    capacity: {hyperaccel.ai/lpu: 4}
-  - name: cpu-node-1
-"""
-LPU_TYPE: dict[str, Any] = {
-    "id": "lpu",
-    "name": "HyperAccel LPU",
-    "vendor": "HyperAccel",
-    "resource_key": LPU,
-    "labels": copy.deepcopy(LPU_LABELS),
-    "metrics": copy.deepcopy(LPU_METRICS),
-}
 ADMIN = PEOPLE["admin"]
-
-
-def start_lpu_cluster(work: Path) -> DevClusterProcess:
-    (work / "nodes.yaml").write_text(NODES)
-    return DevClusterProcess(work / "cluster", nodes_file=work / "nodes.yaml").start()
 
 
 @asynccontextmanager
@@ -59,7 +36,7 @@ async def workload_dashboard(
     fail; the type is still data)."""
     env = dashboard_env(work, kubeconfig=cluster.kubeconfig) | dict(settings or {})
     async with dashboard(env) as user:
-        await services().catalog.create(ADMIN, DeviceTypeCreate.model_validate(LPU_TYPE), force=True)
+        await services().catalog.create(ADMIN, DeviceTypeCreate.model_validate(lpu_type()), force=True)
         try:
             yield user
         finally:
@@ -70,10 +47,6 @@ async def workload_dashboard(
 
 def services() -> Services:
     return attached_services()
-
-
-def project_name() -> str:
-    return f"p-{uuid.uuid4().hex[:8]}"
 
 
 async def new_project(*members: str) -> str:
