@@ -4,6 +4,7 @@ API server, and direct lists until the cache is synced."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from nufi.config import Settings
 from nufi.devices.checks import check_resource_key
 from nufi.services import build_services
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.dev_cluster import dev_cluster, prepared_cluster, short_state_dir
 from support.polling import eventually
 
 GPU = "example.com/gpu"
@@ -26,14 +28,11 @@ FAST = CacheSettings(watch_seconds=30, backoff_initial_seconds=0.05, backoff_max
 
 
 @pytest.fixture(scope="module")
-def devcluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProcess]:
-    # A short watch history, so a stale resourceVersion is answered with 410 Gone.
-    work = tmp_path_factory.mktemp("cache-devcluster")
-    cluster = DevClusterProcess(work / "state", simulation=False, watch_history=20).start(timeout=60)
-    try:
+def devcluster() -> Iterator[DevClusterProcess]:
+    # Not the run's cluster: a short watch history, so a stale resourceVersion is answered with
+    # 410 Gone, and no simulation, so the only nodes are the ones these tests add and delete.
+    with dev_cluster(None, prefix="cache-", simulation=False, watch_history=20, start_timeout=60) as cluster:
         yield cluster
-    finally:
-        cluster.stop()
 
 
 @pytest.fixture(scope="module")
@@ -189,9 +188,10 @@ async def test_until_synced_reads_list_directly_and_readiness_says_so(
         await core.delete_node("cache-direct")
 
 
-async def test_a_restarted_api_server_is_recovered_from_without_restarting_nufi(tmp_path: Path) -> None:
-    state_dir = tmp_path / "state"
-    first = DevClusterProcess(state_dir, simulation=False)
+async def test_a_restarted_api_server_is_recovered_from_without_restarting_nufi() -> None:
+    # A cluster of the test's own: it stops its API server and starts another on the same port.
+    state = short_state_dir("cache-restart-")
+    first = prepared_cluster(state, None, simulation=False)
     await asyncio.to_thread(first.start, 60)
     gateway = ClusterGateway.from_settings(Settings(kubeconfig=first.kubeconfig), environ={})
     cache = ClusterCache(gateway, CacheSettings(max_outage_seconds=0.5, backoff_max_seconds=0.3))
@@ -206,7 +206,7 @@ async def test_a_restarted_api_server_is_recovered_from_without_restarting_nufi(
         await asyncio.to_thread(first.stop)
         await eventually(lambda: _assert_falling_back(cache), within=10)
         # The same port and state directory: a fresh API server, whose store no longer has the node.
-        second = DevClusterProcess(state_dir, simulation=False, port=first.port)
+        second = prepared_cluster(state, None, simulation=False, port=first.port)
         await asyncio.to_thread(second.start, 60)
         await create_node(core, "after-restart", gpus=4)
         await eventually(lambda: _assert_node(cache, "after-restart", GPU, "4"), within=10)
@@ -219,6 +219,7 @@ async def test_a_restarted_api_server_is_recovered_from_without_restarting_nufi(
         first.stop()
         if second is not None:
             second.stop()
+        shutil.rmtree(state, ignore_errors=True)
 
 
 async def test_services_start_the_cache_and_check_resource_key_reads_from_it(

@@ -78,16 +78,6 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     clear_nufi_env(monkeypatch)
 
 
-@pytest.fixture(scope="module")
-def identity(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IdentityProviderProcess]:
-    process = IdentityProviderProcess(tmp_path_factory.mktemp("idp"))
-    process.start()
-    try:
-        yield process
-    finally:
-        process.stop()
-
-
 @dataclass
 class HungWorld:
     client: httpx.AsyncClient
@@ -98,7 +88,7 @@ class HungWorld:
 
 @pytest.fixture
 async def hung(
-    tmp_path: Path, identity: IdentityProviderProcess, prometheus: PrometheusServer
+    tmp_path: Path, idp: IdentityProviderProcess, prometheus: PrometheusServer
 ) -> AsyncIterator[HungWorld]:
     """NuFi over a hung Kubernetes API, with NUFI_KUBE_TIMEOUT_SECONDS set to TIMEOUT."""
     with hung_server() as (url, held):
@@ -107,14 +97,14 @@ async def hung(
             kube_timeout_seconds=TIMEOUT,
             prometheus_url=prometheus.url,
             database_url=SecretStr(MEMORY_DATABASE),
-            oidc_issuer=identity.issuer,
+            oidc_issuer=idp.issuer,
         )
         async with serving(create_app(settings), client_timeout=60.0) as client:
             yield HungWorld(
                 client,
                 held,
-                bearer(identity.password_token("user", "user")),
-                bearer(identity.password_token("admin", "admin")),
+                bearer(idp.password_token("user", "user")),
+                bearer(idp.password_token("admin", "admin")),
             )
 
 
