@@ -1,14 +1,11 @@
-"""Sandboxes for the end-to-end tests: each in a short directory under /tmp (kubelet socket paths
-must fit in 108 bytes, see `short_tmp`), stopped and removed even when a test fails half-way; and the
-browser, one Chromium per test module."""
+"""The fixtures every e2e area shares (tests/e2e/<area>/): a sandbox per test module (see
+`e2e_sandbox_support.running_sandbox`), the browser, one Chromium per test module, and the name of
+the call a hung test waits on. The areas import the shared helpers absolutely (`e2e.browser_support`,
+`e2e.e2e_sandbox_support`)."""
 
 from __future__ import annotations
 
-import contextlib
-import shutil
-import tempfile
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser
@@ -16,7 +13,7 @@ from playwright.async_api import Browser
 from support.stuck import report_stuck_tasks
 
 from .browser_support import chromium
-from .e2e_sandbox_support import SandboxRun
+from .e2e_sandbox_support import SandboxRun, running_sandbox
 
 SANDBOX_TAIL_CHARS = 6000
 
@@ -34,19 +31,6 @@ async def name_the_stuck_await(request: pytest.FixtureRequest) -> AsyncIterator[
 
     async with report_stuck_tasks(request.node, context):
         yield
-
-
-@contextlib.contextmanager
-def running_sandbox(*args: str) -> Iterator[SandboxRun]:
-    """A ready sandbox started with `args`, stopped and removed afterwards whatever happened."""
-    work = Path(tempfile.mkdtemp(prefix="sbx-", dir="/tmp"))
-    run = SandboxRun.start(work, args=args)
-    try:
-        run.wait_ready()
-        yield run
-    finally:
-        run.cleanup()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,3 +138,16 @@ def all_stats() -> list[Any]:
             if stat is not None:
                 stats.append(stat)
     return stats
+
+
+@contextmanager
+def running_sandbox(*args: str) -> Iterator[SandboxRun]:
+    """A ready sandbox started with `args`, stopped and removed afterwards whatever happened."""
+    work = Path(tempfile.mkdtemp(prefix="sbx-", dir="/tmp"))
+    run = SandboxRun.start(work, args=args)
+    try:
+        run.wait_ready()
+        yield run
+    finally:
+        run.cleanup()
+        shutil.rmtree(work, ignore_errors=True)

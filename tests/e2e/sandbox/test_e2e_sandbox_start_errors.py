@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from .e2e_sandbox_support import SandboxRun
+from e2e.e2e_sandbox_support import SandboxRun
 
 
 def test_a_busy_port_is_named_with_the_option_to_change_it(short_tmp: Path) -> None:

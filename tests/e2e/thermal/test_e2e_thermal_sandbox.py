@@ -17,10 +17,10 @@ import httpx
 import pytest
 from playwright.async_api import expect
 
+from e2e.browser_support import LOCALES, chromium, shot, sign_in
+from e2e.e2e_sandbox_support import SandboxRun
 from support.polling import poll, stays_true_blocking
 
-from .browser_support import LOCALES, chromium, shot, sign_in
-from .e2e_sandbox_support import SandboxRun
 from .thermal_support import COOL_NODE, HOT_NODE, POLICY, PROJECT, World, force, thermal_world
 
 HOT_MARK = {"ko": "과열: 트래픽 차단", "en": "hot: traffic cut"}

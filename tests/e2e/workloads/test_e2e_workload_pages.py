@@ -18,6 +18,8 @@ from playwright.async_api import Browser, Page, expect
 from pydantic import SecretStr
 from starlette.requests import Request
 
+from e2e.browser_support import LOCALES
+from e2e.browser_support import shot as browser_shot
 from nufi.auth import Principal
 from nufi.cli import _Faces, build_server
 from nufi.config import Settings
@@ -31,9 +33,6 @@ from support.dev_cluster import dev_cluster
 from support.lpu_type import LPU_RESOURCE_KEY, lpu_type
 from support.polling import until
 from support.world import running
-
-from .browser_support import LOCALES
-from .browser_support import shot as browser_shot
 
 USER_HEADER = "x-test-user"
 PEOPLE = {

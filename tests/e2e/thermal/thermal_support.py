@@ -15,9 +15,8 @@ from typing import Any
 import httpx
 import yaml
 
+from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
 from support.polling import poll
-
-from .e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
 
 PROJECT = "team-heat"
 HOT_NODE, COOL_NODE = "lpu-node-1", "lpu-node-2"

@@ -20,12 +20,11 @@ import httpx
 import pytest
 import yaml
 
+from e2e.e2e_sandbox_support import LPU, LPU_REGISTRATION, SandboxRun, all_stats, bearer, token
 from nufi_sandbox.devcluster.crds import notebooks_crd
 from nufi_sandbox.processes import read_proc_stat
 from support.jupyter_kernel import run_in_kernel
 from support.polling import poll
-
-from .e2e_sandbox_support import LPU, LPU_REGISTRATION, SandboxRun, all_stats, bearer, token
 
 PROJECT = "team-lpu"
 LPU_NODES = {"lpu-node-1", "lpu-node-2"}

@@ -17,10 +17,9 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin
 
+from e2e.browser_support import bounded, shot, sign_in
+from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
 from support.polling import until
-
-from .browser_support import bounded, shot, sign_in
-from .e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
 
 READY_WITHIN = 180.0
 SECRET = "lab-b-secret-5b1e"

@@ -13,16 +13,15 @@ from typing import Any
 
 import httpx
 
-from nufi_sandbox.processes import describe_pid, free_port
-from support.lpu_type import LPU_LABELS, LPU_METRICS
-
-from .e2e_sandbox_support import (
+from e2e.e2e_sandbox_support import (
     LPU,
     LPU_REGISTRATION,
     SandboxRun,
     bearer,
     token,
 )
+from nufi_sandbox.processes import describe_pid, free_port
+from support.lpu_type import LPU_LABELS, LPU_METRICS
 
 GIB = 1024**3
 LPU_NODES = ["lpu-node-1", "lpu-node-2"]

@@ -15,10 +15,9 @@ import httpx
 import pytest
 from playwright.async_api import Browser, Page, expect
 
+from e2e.browser_support import LOCALES, shot, sign_in
+from e2e.e2e_sandbox_support import LPU, LPU_REGISTRATION, SandboxRun, bearer, token
 from nufi.ui.i18n import Language, text
-
-from .browser_support import LOCALES, shot, sign_in
-from .e2e_sandbox_support import LPU, LPU_REGISTRATION, SandboxRun, bearer, token
 
 READY_MS = 120_000
 

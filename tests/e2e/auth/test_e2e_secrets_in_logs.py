@@ -15,12 +15,11 @@ import httpx
 import yaml
 from playwright.async_api import Page, Request, expect
 
+from e2e.browser_support import chromium, sign_in
+from e2e.e2e_sandbox_support import SandboxRun, bearer
 from nufi.auth.web_sessions import session_hash
 from nufi.auth.web_tokens import TokenCipher, TokenSet
 from nufi_sandbox.sandbox.components import DASHBOARD_SECRET
-
-from .browser_support import chromium, sign_in
-from .e2e_sandbox_support import SandboxRun, bearer
 
 SESSION_SECRET_ENV = "NUFI_DASHBOARD_SESSION_SECRET"
 # Shorter values (a username, a language) occur in logs for good reasons; every secret here is longer.

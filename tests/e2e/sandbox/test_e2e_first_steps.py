@@ -8,9 +8,9 @@ import signal
 import subprocess
 from pathlib import Path
 
-from .e2e_sandbox_support import SandboxRun
+from e2e.e2e_sandbox_support import SandboxRun
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 # What each command block must print, in the order of the blocks: one fragment of the block itself
 # (so a reordered document fails clearly) and what its output must contain.
 EXPECTED: list[tuple[str, list[str]]] = [

@@ -10,12 +10,11 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, expect
 
+from e2e.browser_support import LOCALES, bounded, sign_in
+from e2e.browser_support import shot as browser_shot
+from e2e.e2e_sandbox_support import SandboxRun
 from nufi.ui.i18n import Language, text
 from support.lpu_type import LPU_METRICS, LPU_RESOURCE_KEY
-
-from .browser_support import LOCALES, bounded, sign_in
-from .browser_support import shot as browser_shot
-from .e2e_sandbox_support import SandboxRun
 
 TEXTS = {
     "ko": {

@@ -22,11 +22,10 @@ from typing import Any
 import httpx
 import pytest
 
+from e2e.e2e_sandbox_support import SandboxRun, running_sandbox
 from nufi_sandbox.processes import ManagedProcess, free_port
 from support.polling import poll, stays_true_blocking
 
-from .conftest import running_sandbox
-from .e2e_sandbox_support import SandboxRun
 from .thermal_support import COOL_NODE, HOT_NODE, POLICY, PROJECT, World, force, thermal_world
 
 # Outside a pod NuFi keeps its Lease in `default`, under the default name.

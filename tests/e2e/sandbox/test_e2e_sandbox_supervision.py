@@ -20,11 +20,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from e2e.e2e_sandbox_support import SandboxRun
 from nufi_sandbox.pids import record_processes
 from nufi_sandbox.processes import describe_pid, free_port, pid_alive
 from support.polling import holds, poll
-
-from .e2e_sandbox_support import SandboxRun
 
 # Prometheus comes back after 1 s of back-off and about a second of its own start.
 RESTART_WITHIN = 30.0
