@@ -149,10 +149,10 @@ def exporter(
 ) -> None:
     """Serve Prometheus metrics of simulated accelerators, with pod attribution and a control endpoint.
 
-    Devices held by a pod (per the kubelet's PodResources API) are busy and carry pod labels; idle ones
-    stay near 0 %. Temperature follows load with inertia (ambient to full-load temperature). A workload
-    that reports its load (GET/POST/DELETE /control/load, as `nufi-mock inference` does) sets the
-    utilisation of its devices while its reports last. Endpoints: GET /metrics, GET /healthz,
+    Devices held by a pod (per the kubelet's PodResources API) carry pod labels. A device works only
+    while a workload reports its load (GET/POST/DELETE /control/load, as `nufi-mock inference` does);
+    any other device, held or not, stays near 0 %. Temperature follows load with inertia (ambient to
+    full-load temperature). Endpoints: GET /metrics, GET /healthz,
     /control/load, and GET/POST/DELETE /control/override to force values, for example
 
     \b

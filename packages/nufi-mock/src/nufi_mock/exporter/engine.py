@@ -83,8 +83,7 @@ class ExporterEngine:
             )
 
     def step(self, dt: float) -> None:
-        busy = {node: set(found) for node, found in self._owners.items()}
-        self.fleet.step(dt, busy, self.loads.levels(self.clock()))
+        self.fleet.step(dt, self.loads.levels(self.clock()))
 
     def readings(self) -> list[Reading]:
         now = self.clock()

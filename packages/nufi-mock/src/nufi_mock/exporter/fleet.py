@@ -57,10 +57,9 @@ class Fleet:
         """The index of the device of ``node`` known as ``name``, or None."""
         return self._aliases.get(node, {}).get(name.strip().lower())
 
-    def step(
-        self, dt: float, busy: Mapping[str, set[int]], load: Mapping[str, Mapping[int, float]] | None = None
-    ) -> None:
-        """``busy``: the devices pods hold, per node; ``load``: the utilisation workloads report."""
+    def step(self, dt: float, load: Mapping[str, Mapping[int, float]] | None = None) -> None:
+        """``load``: the utilisation workloads report, per node and device index; a device without a
+        report idles, whether a pod holds it or not."""
         load = load or {}
         for (node, index), dynamics in self.dynamics.items():
-            dynamics.step(dt, index in busy.get(node, set()), load.get(node, {}).get(index))
+            dynamics.step(dt, load.get(node, {}).get(index))

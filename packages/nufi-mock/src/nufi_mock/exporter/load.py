@@ -5,9 +5,9 @@ holds, with a time to live, and keeps reporting while it runs. A report replaces
 one; a source that stops reporting expires, so no load is ever left behind by a process that died.
 A device reported by several sources adds their loads up, to at most 100 %.
 
-While a device has load, the load is its utilisation target (a held device without any report keeps
-its simulated job's level); temperature and power follow through the usual dynamics, and overrides
-still win over both.
+While a device has load, the load is its utilisation target; a device without any report idles, even
+while a pod holds it (holding a device is not working it). Temperature and power follow through the
+usual dynamics, and overrides still win over both.
 """
 
 from __future__ import annotations
