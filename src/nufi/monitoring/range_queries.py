@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Literal
 
 from nufi.devices.spec import DeviceType, LabelsDraft, MetricKey
-from nufi.monitoring.range_request import RangeMetric, RangeRequest
+from nufi.monitoring.range_request import Grouping, RangeMetric, RangeRequest
 from nufi.prom.promql import quote_label_value
 
 NodeAggregation = Literal["avg", "sum"]
@@ -78,3 +78,21 @@ def replacement(value: str) -> str:
     """`value` as label_replace's replacement: a template in which `$` starts a group reference, so a
     literal `$` is written `$$`; then a PromQL string literal."""
     return quote_label_value(value.replace("$", "$$"))
+
+
+def peak_expression(
+    expression: str, labels: LabelsDraft, *, by: Grouping, window_seconds: float, resolution_seconds: float
+) -> str:
+    """The highest value of `expression` per device (or, per node, of the node's hottest device) over
+    the `window_seconds` before each point, sampled every `resolution_seconds` (a subquery): a short
+    peak between two points of a range is not lost, as it is when a range only samples at its step."""
+    node, device = labels.node, labels.device
+    finite = f"((max by ({node}, {device}) ({expression})) < +Inf) > -Inf"
+    grouped = finite if by == "device" else f"max by ({node}) ({finite})"
+    window, resolution = _duration(window_seconds), _duration(resolution_seconds)
+    return f"max_over_time(({grouped})[{window}:{resolution}])"
+
+
+def _duration(seconds: float) -> str:
+    """Seconds as a PromQL duration, in whole milliseconds (Prometheus' resolution)."""
+    return f"{max(1, round(seconds * 1000))}ms"

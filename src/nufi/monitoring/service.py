@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
@@ -33,9 +33,10 @@ from nufi.monitoring.freshness import SeriesMemory
 from nufi.monitoring.masking import Hidden, NamespaceVisibility, hide_all, mask_snapshot
 from nufi.monitoring.overview import Overview, OverviewRow
 from nufi.monitoring.paging import PageQuery, SnapshotPage, decode_continue, page_snapshot
-from nufi.monitoring.range_queries import range_expressions
-from nufi.monitoring.range_request import parse_range_request
-from nufi.monitoring.range_result import RangeResult, assemble_range
+from nufi.monitoring.range_chunks import chunks
+from nufi.monitoring.range_queries import peak_expression, range_expressions
+from nufi.monitoring.range_request import Grouping, parse_range_request
+from nufi.monitoring.range_result import RangeResult, RangeSeries, assemble_range
 from nufi.monitoring.refresher import Refresher, RefresherStats
 from nufi.monitoring.settings import MonitoringSettings
 from nufi.monitoring.snapshot import MonitoringError, Snapshot
@@ -264,6 +265,56 @@ class MonitoringService:
         if unreachable and len(unreachable) == len(results):
             raise unreachable[0]
         return assemble_range(device_type, request, outcomes, expressions, usable=fetcher.usable)
+
+    async def peak_history(
+        self,
+        principal: Principal | None,
+        device_type_id: str,
+        *,
+        start: str | None,
+        end: str | None,
+        step_seconds: float,
+        by: Grouping,
+    ) -> RangeResult:
+        """The highest temperature per device (or per node, of its hottest device) over each step of a
+        range, at `step_seconds` however long the range (asked in parts within Prometheus' limit).
+        `start` defaults to an hour before `end`, `end` to now, checked as `history` checks them."""
+        require_user(principal)
+        request = parse_range_request(
+            metric="temperature",
+            start=start,
+            end=end,
+            by=by,
+            now=self._clock(),
+            finest_step_seconds=self._settings.scrape_interval_seconds,
+            max_range_seconds=self._settings.max_range_seconds,
+        )
+        request = replace(request, step_seconds=step_seconds)
+        device_type = await self._catalog.get(principal, device_type_id)
+        usable = self._fetchers.for_type(device_type).usable
+        family = device_type.metrics.queries().get("temperature")
+        if family is None:
+            return assemble_range(device_type, request, {}, {}, usable=usable)
+        resolution = min(step_seconds, self._settings.scrape_interval_seconds)
+        expression = peak_expression(
+            family, device_type.labels, by=by, window_seconds=step_seconds, resolution_seconds=resolution
+        )
+        parts = chunks(request.start, request.end, step_seconds)
+        results = await asyncio.gather(*(self._range(expression, a, b, step_seconds) for a, b in parts))
+        unreachable = [o for o in results if isinstance(o, PrometheusUnavailable)]
+        if unreachable and len(unreachable) == len(results):
+            raise unreachable[0]
+        queries: dict[MetricKey, str] = {"temperature": expression}
+        assembled = [
+            assemble_range(device_type, request, {"temperature": r}, queries, usable=usable) for r in results
+        ]
+        points: dict[tuple[str, str | None], list[tuple[float, float]]] = {}
+        for part in assembled:
+            for one in part.series:
+                points.setdefault((one.node, one.device), []).extend(one.values)
+        series = tuple(RangeSeries(k[0], k[1], tuple(v)) for k, v in sorted(points.items()))
+        errors = tuple(dict.fromkeys(e for part in assembled for e in part.errors))
+        return RangeResult(device_type.id, request, True, series, errors)
 
     # -- internals -----------------------------------------------------------------------------------
 

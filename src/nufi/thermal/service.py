@@ -24,7 +24,7 @@ from nufi.monitoring.times import parse_instant
 from nufi.thermal.controller import SYSTEM, ThermalController
 from nufi.thermal.history import ThermalEvent, ThermalRecords
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy, default_policy
-from nufi.thermal.replay import NodeReplay, replay
+from nufi.thermal.replay import Episode, NodeReplay, ReplayKey, replay, replay_step, with_gaps
 from nufi.thermal.serving import OVERRIDE_ANNOTATION
 from nufi.thermal.status import NodeStatus, PodTraffic, ThermalStatus
 from nufi.workloads.intents import acting
@@ -64,6 +64,8 @@ class DryRun:
     end: float
     step_seconds: float
     nodes: tuple[NodeReplay, ...]
+    # Every would-be trip, by start.
+    episodes: tuple[Episode, ...] = ()
 
 
 class ThermalService:
@@ -247,21 +249,32 @@ class ThermalService:
         start: str | None = None,
         end: str | None = None,
     ) -> DryRun:
-        """What `policy` would have done over Prometheus history (default: the last 24 h)."""
+        """What `policy` would have done over Prometheus history (default: the last 24 h): the readings
+        thermal control acts on (the hottest device per node, or each device with scope `device`), at
+        their highest over each step of `replay_step`, through the controller's hysteresis."""
         admin = require_admin(principal)
         if start is None:
             until = time.time() if end is None else parse_instant(end, field="end")
             start = str(until - DRY_RUN_DEFAULT_SECONDS)
-        history = await self._monitoring.history(
-            admin, device_type_id, metric="temperature", start=start, end=end, by=policy.scope
+        finest = self._monitoring.settings.scrape_interval_seconds
+        history = await self._monitoring.peak_history(
+            admin,
+            device_type_id,
+            start=start,
+            end=end,
+            step_seconds=replay_step(policy.trip_hold_seconds, finest),
+            by=policy.scope,
         )
-        series = {}
-        for item in history.series:
-            key = item.node if item.device is None else f"{item.node}/{item.device}"
-            series[key] = [(t, v) for t, v in item.values]
         request = history.request
+        series: dict[ReplayKey, list[tuple[float, float | None]]] = {
+            (item.node, item.device): with_gaps(item.values, request.start, request.end, request.step_seconds)
+            for item in history.series
+        }
         nodes = replay(series, policy, end=request.end)
-        return DryRun(device_type_id, policy, request.start, request.end, request.step_seconds, nodes)
+        episodes = tuple(sorted((e for n in nodes for e in n.episodes), key=lambda e: (e.start, e.node)))
+        return DryRun(
+            device_type_id, policy, request.start, request.end, request.step_seconds, nodes, episodes
+        )
 
 
 def _serving(found: dict[str, Any]) -> bool:

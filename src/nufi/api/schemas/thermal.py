@@ -92,13 +92,28 @@ class NodeReplayView(BaseModel):
     max_temperature: float | None
 
 
+class EpisodeView(BaseModel):
+    """One would-be trip: traffic cut at `start`, restored at `end` (null: still cut when the range
+    ends); the peak is the highest reading from the first at or above the trip temperature on."""
+
+    node: str
+    # Set with scope `device`.
+    device: str | None
+    start: Instant
+    end: Instant | None
+    peak_celsius: float
+
+
 class DryRunView(BaseModel):
     device_type: str
     policy: ThermalPolicy
     start: Instant
     end: Instant
+    # The replay's step: each point is the highest reading over the step before it.
     step_seconds: float
     nodes: list[NodeReplayView]
+    # Every would-be trip, by start.
+    episodes: list[EpisodeView] = []
 
 
 class DryRunRequest(BaseModel):
