@@ -33,6 +33,8 @@ CUSTOM = "act-npu"
 # One series per device with the node and device labels, as the wizard's tests make them.
 LABELLED = 'label_replace(label_replace(vector({value}), "node", "wiz-1", "", ""), "device", "d0", "", "")'
 ADMIN = PEOPLE["admin"]
+# An official type whose key no node of the wizard cluster offers.
+FAILING, FAILING_KEY = "furiosa-rngd", "furiosa.ai/rngd"
 
 
 @pytest.fixture
@@ -123,17 +125,17 @@ async def test_enabling_a_type_that_fails_its_checks_says_why_and_may_go_ahead_w
     live: User,
 ) -> None:
     await open_devices(live)
-    send(live, "toggle", "nvidia-gpu")  # off: no check needed, though no node offers nvidia.com/gpu
-    await row_becomes(live, "nvidia-gpu", enabled_on=False)
+    send(live, "toggle", FAILING)  # off: no check needed, though no node offers its key
+    await row_becomes(live, FAILING, enabled_on=False)
 
-    send(live, "toggle", "nvidia-gpu")
-    row = await row_becomes(live, "nvidia-gpu", note="Not saved: the type did not pass its checks.")
-    assert "nvidia.com/gpu" in row["note_detail"] and row["note_force"] is True
-    assert row["enabled_on"] is False and (await catalog().get(ADMIN, "nvidia-gpu")).enabled is False
+    send(live, "toggle", FAILING)
+    row = await row_becomes(live, FAILING, note="Not saved: the type did not pass its checks.")
+    assert FAILING_KEY in row["note_detail"] and row["note_force"] is True
+    assert row["enabled_on"] is False and (await catalog().get(ADMIN, FAILING)).enabled is False
 
-    send(live, "force", "nvidia-gpu")
-    await row_becomes(live, "nvidia-gpu", enabled_on=True, note="")
-    assert (await catalog().get(ADMIN, "nvidia-gpu")).enabled is True
+    send(live, "force", FAILING)
+    await row_becomes(live, FAILING, enabled_on=True, note="")
+    assert (await catalog().get(ADMIN, FAILING)).enabled is True
 
 
 async def test_without_a_cluster_the_refusal_is_next_to_the_row_in_korean(offline: User) -> None:

@@ -10,7 +10,7 @@ without an exporter); `offline` has neither.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,6 @@ from nufi.devices.spec import DeviceType, DeviceTypeCreate, DeviceTypeUpdate
 from nufi.ui.wizard.kept import SAVE_TASK_NAME
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.prometheus import PrometheusServer
-from support.dev_cluster import dev_cluster
 from support.polling import eventually, until
 
 from .people import PEOPLE
@@ -35,27 +34,14 @@ from .wizard_world import (
     dashboard,
     dashboard_env,
     input_of,
-    node_layout,
     shown,
 )
 
 ADMIN = PEOPLE["admin"]
 CUSTOM = "edit-npu"
 OFFICIAL = "nvidia-gpu"
-OFFICIAL_KEY = "nvidia.com/gpu"
 # One series per device with the node and device labels, at a value of the caller's choosing.
-LABELLED = 'label_replace(label_replace(vector({value}), "node", "edit-1", "", ""), "device", "d0", "", "")'
-
-
-# Not the package's wizard cluster: editing the NVIDIA preset needs a node offering nvidia.com/gpu,
-# and the device actions' tests need no node to offer it.
-EDIT_NODES = {"edit-1": {WIZARD_KEY: 2, OFFICIAL_KEY: 1}, "edit-plain": {}}
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[DevClusterProcess]:
-    with dev_cluster(node_layout(EDIT_NODES), prefix="wiz-edit-") as started:
-        yield started
+LABELLED = 'label_replace(label_replace(vector({value}), "node", "wiz-1", "", ""), "device", "d0", "", "")'
 
 
 @pytest.fixture
@@ -67,9 +53,9 @@ async def offline(tmp_path: Path) -> AsyncIterator[User]:
 
 @pytest.fixture
 async def live(
-    cluster: DevClusterProcess, prometheus: PrometheusServer, tmp_path: Path
+    wizard_cluster: DevClusterProcess, prometheus: PrometheusServer, tmp_path: Path
 ) -> AsyncIterator[User]:
-    env = dashboard_env(tmp_path, prometheus_url=prometheus.url, kubeconfig=cluster.kubeconfig)
+    env = dashboard_env(tmp_path, prometheus_url=prometheus.url, kubeconfig=wizard_cluster.kubeconfig)
     async with dashboard(env) as user:
         yield user
 
@@ -171,7 +157,7 @@ async def test_an_admin_edits_a_custom_types_temperature_and_the_catalog_has_it(
     assert temperature.value == LABELLED.format(value=60)
     temperature.set_value(LABELLED.format(value=71))
     live.find(marker="test-metrics.temperature").click()
-    await eventually(_sees(live, "result-metrics.temperature", "✓ The expression works.", "edit-1 d0 71"))
+    await eventually(_sees(live, "result-metrics.temperature", "✓ The expression works.", "wiz-1 d0 71"))
 
     await _forward(live, 3)
     assert LABELLED.format(value=71) in shown(live, "review")

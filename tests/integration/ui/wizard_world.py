@@ -21,9 +21,11 @@ from .people import USER_HEADER
 
 MAIN = Path(__file__).with_name("dashboard_main.py")
 WIZARD_KEY = "example.com/wiz"
-# node -> what it offers; the key is on two nodes, another key nowhere.
+OFFICIAL_KEY = "nvidia.com/gpu"
+# node -> what it offers: the key on two nodes, another key nowhere, and one NVIDIA GPU (so an edit
+# of the NVIDIA preset passes its checks).
 WIZARD_NODES: dict[str, dict[str, int]] = {
-    "wiz-1": {WIZARD_KEY: 2},
+    "wiz-1": {WIZARD_KEY: 2, OFFICIAL_KEY: 1},
     "wiz-2": {WIZARD_KEY: 4},
     "wiz-plain": {},
 }
