@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ import httpx
 
 from nufi_sandbox.processes import describe_pid, free_port, kill_tree, pid_alive, read_proc_stat
 from support.lpu_type import LPU_RESOURCE_KEY, lpu_type
+from support.polling import poll
 
 READY_LINE = "NuFi sandbox ready"
 STARTUP_TIMEOUT = 60.0
@@ -73,13 +73,14 @@ class SandboxRun:
 
     def wait_ready(self, timeout: float = STARTUP_TIMEOUT) -> dict[str, Any]:
         """sandbox.json once the sandbox says it is ready; remembers the programs it started."""
-        deadline = time.monotonic() + timeout
         state_file = self.state_dir / "sandbox.json"
-        while not (state_file.exists() and READY_LINE in self.text()):
+
+        def ready() -> bool:
             code = self.process.poll()
             assert code is None, f"the sandbox exited with {code} before it was ready:\n{self.text()}"
-            assert time.monotonic() < deadline, f"not ready within {timeout:g} s:\n{self.text()}"
-            time.sleep(0.2)
+            return state_file.exists() and READY_LINE in self.text()
+
+        poll(ready, within=timeout, every=0.2, what=f"the sandbox ready (its output: {self.output})")
         self.children = self.started_programs()
         self.state = json.loads(state_file.read_text())
         return self.state

@@ -6,10 +6,10 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from e2e.e2e_sandbox_support import SandboxRun
+from support.polling import poll
 
 
 def test_a_busy_port_is_named_with_the_option_to_change_it(short_tmp: Path) -> None:
@@ -35,12 +35,8 @@ def test_a_busy_port_is_named_with_the_option_to_change_it(short_tmp: Path) -> N
 def test_ctrl_c_while_starting_stops_what_already_runs(short_tmp: Path) -> None:
     run = SandboxRun.start(short_tmp)
     try:
-        deadline = time.monotonic() + 30
         # Interrupt once the dev cluster is up and the node programs are being started.
-        while len(run.started_programs()) < 5:
-            assert run.process.poll() is None, run.text()
-            assert time.monotonic() < deadline, run.text()
-            time.sleep(0.05)
+        poll(lambda: _starting_programs(run), within=30, every=0.05, what="five programs started")
         run.children = run.started_programs()
         run.interrupt(signal.SIGINT)
         assert run.wait_exit() == 0, run.text()
@@ -49,3 +45,8 @@ def test_ctrl_c_while_starting_stops_what_already_runs(short_tmp: Path) -> None:
         assert not (run.state_dir / "sandbox.json").exists()
     finally:
         run.cleanup()
+
+
+def _starting_programs(run: SandboxRun) -> bool:
+    assert run.process.poll() is None, run.text()
+    return len(run.started_programs()) >= 5
