@@ -10,29 +10,20 @@ without an exporter); `offline` has neither.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-from typing import Any
-
-import pytest
 from nicegui import background_tasks, ui
 from nicegui.testing import User
 
 from nufi.devices.catalog import DeviceCatalog
-from nufi.devices.drafts import WizardDrafts
 from nufi.devices.spec import DeviceType, DeviceTypeCreate, DeviceTypeUpdate
 from nufi.ui.wizard.kept import SAVE_TASK_NAME
-from nufi_sandbox.devcluster.launcher import DevClusterProcess
-from nufi_sandbox.prometheus import PrometheusServer
 from support.polling import eventually, until
 
 from .people import PEOPLE
+from .wizard_steps import draft_id, drafts, sees
 from .wizard_world import (
     WIZARD_KEY,
     as_,
     attached_services,
-    dashboard,
-    dashboard_env,
     input_of,
     shown,
 )
@@ -44,29 +35,8 @@ OFFICIAL = "nvidia-gpu"
 LABELLED = 'label_replace(label_replace(vector({value}), "node", "wiz-1", "", ""), "device", "d0", "", "")'
 
 
-@pytest.fixture
-async def offline(tmp_path: Path) -> AsyncIterator[User]:
-    env = dashboard_env(tmp_path)
-    async with dashboard(env) as user:
-        yield user
-
-
-@pytest.fixture
-async def live(
-    wizard_cluster: DevClusterProcess, prometheus: PrometheusServer, tmp_path: Path
-) -> AsyncIterator[User]:
-    env = dashboard_env(tmp_path, prometheus_url=prometheus.url, kubeconfig=wizard_cluster.kubeconfig)
-    async with dashboard(env) as user:
-        yield user
-
-
 def _catalog() -> DeviceCatalog:
     found: DeviceCatalog = attached_services().catalog
-    return found
-
-
-def _drafts() -> WizardDrafts:
-    found: WizardDrafts = attached_services().wizard_drafts
     return found
 
 
@@ -84,26 +54,12 @@ async def _add_custom() -> DeviceType:
     return (await _catalog().create(ADMIN, payload)).device_type
 
 
-def _sees(user: User, marker: str, *expected: str) -> Any:
-    def check() -> None:
-        text = shown(user, marker)
-        for part in expected:
-            assert part in text, f"{part!r} not in {marker}: {text!r}"
-
-    return check
-
-
-def _draft_id(user: User) -> str:
-    assert user.client is not None
-    return user.client.request.query_params.get("draft", "")
-
-
 def _no_save_pending() -> None:
     assert not [task for task in background_tasks.running_tasks if task.get_name() == SAVE_TASK_NAME]
 
 
 async def _step(user: User, number: int) -> None:
-    await eventually(_sees(user, "wizard-current-step", f"{number}."), within=10)
+    await eventually(sees(user, "wizard-current-step", f"{number}."), within=10)
 
 
 async def _open_edit(user: User, device_type_id: str, language: str = "en") -> None:
@@ -143,21 +99,21 @@ async def _stored(device_type_id: str, revision: int) -> DeviceType:
 async def test_an_admin_edits_a_custom_types_temperature_and_the_catalog_has_it(live: User) -> None:
     before = await _add_custom()
     await _open_edit(live, CUSTOM)
-    draft = _draft_id(live)
+    draft = draft_id(live)
     assert draft  # the edit has a draft of its own, in the URL
-    await eventually(_sees(live, "wizard-title", "Edit the device type Edit NPU"), within=5)
-    await eventually(_sees(live, "edit-revision", "revision 1"), within=5)
+    await eventually(sees(live, "wizard-title", "Edit the device type Edit NPU"), within=5)
+    await eventually(sees(live, "edit-revision", "revision 1"), within=5)
     assert input_of(live, "name").value == "Edit NPU"
     assert input_of(live, "resource_key").value == WIZARD_KEY
     assert _readonly(live, "id") and not _readonly(live, "name")  # a stored type keeps its id
-    await eventually(_sees(live, "key-result", "✓ Detected in the cluster."), within=15)  # the live check
+    await eventually(sees(live, "key-result", "✓ Detected in the cluster."), within=15)  # the live check
 
     await _forward(live, 2)
     temperature = input_of(live, "metrics.temperature")
     assert temperature.value == LABELLED.format(value=60)
     temperature.set_value(LABELLED.format(value=71))
     live.find(marker="test-metrics.temperature").click()
-    await eventually(_sees(live, "result-metrics.temperature", "✓ The expression works.", "wiz-1 d0 71"))
+    await eventually(sees(live, "result-metrics.temperature", "✓ The expression works.", "wiz-1 d0 71"))
 
     await _forward(live, 3)
     assert LABELLED.format(value=71) in shown(live, "review")
@@ -173,7 +129,7 @@ async def test_an_admin_edits_a_custom_types_temperature_and_the_catalog_has_it(
         assert CUSTOM in {row["id"] for row in table.rows}
 
     await eventually(listed, within=20)  # back on the device list
-    assert await _drafts().get(ADMIN, draft) is None  # the draft is gone
+    assert await drafts().get(ADMIN, draft) is None  # the draft is gone
 
 
 # -- an official type: identity read-only, labels and metrics editable ----------------------------------
@@ -182,12 +138,12 @@ async def test_an_admin_edits_a_custom_types_temperature_and_the_catalog_has_it(
 async def test_an_official_types_identity_cannot_change_but_its_labels_can(live: User) -> None:
     preset = await _catalog().get(ADMIN, OFFICIAL)
     await _open_edit(live, OFFICIAL)
-    await eventually(_sees(live, "edit-official", "cannot change"), within=5)
+    await eventually(sees(live, "edit-official", "cannot change"), within=5)
     for slot in ("id", "name", "vendor", "resource_key"):
         assert _readonly(live, slot), slot
     assert input_of(live, "name").value == "NVIDIA GPU"
     input_of(live, "name").set_value("Renamed GPU")  # not bound to the draft: it goes nowhere
-    await eventually(_sees(live, "key-result", "✓ Detected in the cluster."), within=15)
+    await eventually(sees(live, "key-result", "✓ Detected in the cluster."), within=15)
 
     await _forward(live, 2)
     assert input_of(live, "labels.node").value == preset.labels.node
@@ -239,14 +195,14 @@ async def test_a_conflicting_edit_says_so_and_reload_brings_in_the_other_change(
 
     live.find(marker="wizard-forward").click()
     await eventually(
-        _sees(live, "edit-stale", "Someone else changed this type: now revision 2, you started from 1"),
+        sees(live, "edit-stale", "Someone else changed this type: now revision 2, you started from 1"),
         within=15,
     )
     await _step(live, 3)  # still in the wizard
     assert (await _catalog().get(ADMIN, CUSTOM)).metrics.temperature == LABELLED.format(value=60)
 
     live.find(marker="edit-reload").click()
-    await eventually(_sees(live, "edit-revision", "revision 2"), within=10)
+    await eventually(sees(live, "edit-revision", "revision 2"), within=10)
     await _step(live, 3)
     await live.should_not_see(marker="edit-stale")
     review = shown(live, "review")
@@ -254,7 +210,7 @@ async def test_a_conflicting_edit_says_so_and_reload_brings_in_the_other_change(
     assert LABELLED.format(value=65) not in review  # mine is to be applied again
 
     await eventually(_no_save_pending, within=5)
-    await live.open(f"/admin/devices/{CUSTOM}/edit?step=2&draft={_draft_id(live)}")
+    await live.open(f"/admin/devices/{CUSTOM}/edit?step=2&draft={draft_id(live)}")
     await _step(live, 2)
     input_of(live, "metrics.temperature").set_value(LABELLED.format(value=65))
     await _forward(live, 3)
@@ -278,12 +234,10 @@ async def test_a_user_who_is_not_an_admin_is_refused_the_edit(offline: User) -> 
 
 async def test_an_unknown_id_says_the_type_does_not_exist(offline: User) -> None:
     await as_(offline, "admin", "en").open("/admin/devices/no-such-npu/edit")
-    await eventually(
-        _sees(offline, "edit-not-found", "The device type no-such-npu does not exist."), within=5
-    )
+    await eventually(sees(offline, "edit-not-found", "The device type no-such-npu does not exist."), within=5)
     await offline.should_not_see(marker="wizard-forward")
     await as_(offline, "admin", "ko").open("/admin/devices/no-such-npu/edit?step=2")
-    await eventually(_sees(offline, "edit-not-found", "존재하지 않습니다"), within=5)
+    await eventually(sees(offline, "edit-not-found", "존재하지 않습니다"), within=5)
 
 
 async def test_each_row_of_the_device_list_links_to_its_edit(offline: User) -> None:
