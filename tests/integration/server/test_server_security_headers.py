@@ -6,7 +6,7 @@ lab proxy's paths and the last-resort 500, never replacing a header an answer se
 The session cookie's flags are held elsewhere: HttpOnly, SameSite=Lax and no Secure on loopback by
 tests/integration/auth/test_auth_web_sessions.py::test_sign_in_sets_a_server_side_session, Secure off
 loopback by ::test_the_cookie_is_secure_off_loopback, and in Chromium by
-tests/e2e/test_e2e_dashboard.py::test_an_admin_signs_in_through_a_deep_link_and_sees_the_admin_pages.
+tests/e2e/dashboard/test_e2e_dashboard.py::test_an_admin_signs_in_through_a_deep_link_and_sees_the_admin_pages.
 """
 
 from __future__ import annotations
