@@ -40,8 +40,8 @@ FAULT_TESTS = (
     "tests/unit/auth/test_auth_verifier.py",
     "tests/integration/auth/test_auth_slow_issuer.py",
     "tests/integration/monitoring/test_monitoring_unavailable.py",
-    "tests/integration/workloads/test_thermal_replicas.py",
-    "tests/e2e/test_e2e_thermal_replicas.py",
+    "tests/integration/thermal/test_thermal_replicas.py",
+    "tests/e2e/thermal/test_e2e_thermal_replicas.py",
 )
 # Log lines of the programs under test, not figures.
 _NOISE = re.compile(r"^\s*(\d{4}-\d\d-\d\dT?[ \d:.]*\s*\[|\{\"|INFO|WARNING|DEBUG)")

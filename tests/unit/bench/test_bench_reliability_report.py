@@ -58,3 +58,11 @@ def test_quick_runs_ask_for_minutes_and_full_runs_for_the_documented_sizes() -> 
     assert full["fuzz"].env == {"NUFI_FUZZ_EXAMPLES": "1000"}
     assert full["load"].argv == ("make", "load") and full["bench"].argv == ("make", "bench")
     assert any(arg.startswith("LOAD_ARGS=") for arg in quick["load"].argv)
+
+
+def test_every_test_path_a_step_runs_exists() -> None:
+    # A moved test file would otherwise make the fault step run nothing, or fail, an hour in.
+    root = _PATH.parents[1]
+    named = [arg for step in steps(quick=True) for arg in step.argv if arg.startswith("tests/")]
+    assert named
+    assert [path for path in named if not (root / path.split("::")[0]).exists()] == []
