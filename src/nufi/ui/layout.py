@@ -47,7 +47,11 @@ def frame(principal: Principal, t: Translator, pages: Sequence[Page], *, current
             ui.icon("memory").classes("text-2xl")
             ui.label(t("app.title")).classes("text-lg font-semibold")
         with ui.row().classes("items-center gap-4"):
-            with ui.row().classes("items-center gap-1").props('aria-label="language"'):
+            with (
+                ui.row()
+                .classes("items-center gap-1")
+                .props(f'role="group" aria-label="{t("header.language")}"')
+            ):
                 for option in LANGUAGES:
                     link = ui.link(LANGUAGE_NAMES[option], language_url(option, current))
                     link.classes("text-white no-underline px-1")

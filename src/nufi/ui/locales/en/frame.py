@@ -7,6 +7,7 @@ TEXTS: dict[str, str] = {
     "nav.devices": "Devices",
     "nav.audit": "Audit",
     "nav.thermal": "Thermal",
+    "header.language": "Language",
     "header.sign_out": "Sign out",
     "forbidden.title": "You do not have access",
     "forbidden.body": (

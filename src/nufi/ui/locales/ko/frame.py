@@ -7,6 +7,7 @@ TEXTS: dict[str, str] = {
     "nav.devices": "디바이스",
     "nav.audit": "감사 기록",
     "nav.thermal": "온도 제어",
+    "header.language": "언어",
     "header.sign_out": "로그아웃",
     "forbidden.title": "접근 권한이 없습니다",
     "forbidden.body": (
