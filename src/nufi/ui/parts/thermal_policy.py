@@ -3,6 +3,8 @@ edited policy over the last day's history."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from nicegui import ui
 from pydantic import ValidationError
 
@@ -136,6 +138,36 @@ class PolicyCard:
         ]
         table = ui.table(columns=columns, rows=rows, row_key="key").classes("w-full")
         table.props(f'dense flat no-data-label="{t("thermal.dry_run.empty")}" data-testid="thermal-dry-run"')
+        self._episodes(ran)
+
+    def _episodes(self, ran: DryRun) -> None:
+        """Each would-be trip, where, from when to when, and how hot it got."""
+        t = self.t
+        ui.label(t("thermal.dry_run.episodes", step=f"{ran.step_seconds:g}")).classes("font-medium mt-2")
+        rows = [
+            {
+                "id": f"{e.node}/{e.device}/{e.start}",
+                "where": e.node if e.device is None else f"{e.node}/{e.device}",
+                "start": _instant(e.start),
+                "end": t("thermal.dry_run.ongoing") if e.end is None else _instant(e.end),
+                "peak": f"{e.peak_celsius:.1f} °C",
+            }
+            for e in ran.episodes
+        ]
+        labels = {
+            "where": t("thermal.dry_run.episode_where"),
+            "start": t("thermal.dry_run.episode_start"),
+            "end": t("thermal.dry_run.episode_end"),
+            "peak": t("thermal.dry_run.episode_peak"),
+        }
+        columns = [{"name": n, "label": label, "field": n, "align": "left"} for n, label in labels.items()]
+        table = ui.table(columns=columns, rows=rows, row_key="id").classes("w-full")
+        empty = t("thermal.dry_run.no_episodes")
+        table.props(f'dense flat no-data-label="{empty}" data-testid="thermal-dry-run-episodes"')
+
+
+def _instant(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def first_error(exc: Exception) -> str:

@@ -56,4 +56,11 @@ TEXTS: dict[str, str] = {
     "thermal.dry_run.cut": "Cut (min)",
     "thermal.dry_run.max": "Highest",
     "thermal.dry_run.empty": "No recorded temperature.",
+    "thermal.dry_run.episodes": "Would-be trips (each point the highest reading over {step} s)",
+    "thermal.dry_run.episode_where": "Node or device",
+    "thermal.dry_run.episode_start": "Cut at",
+    "thermal.dry_run.episode_end": "Restored at",
+    "thermal.dry_run.episode_peak": "Peak",
+    "thermal.dry_run.ongoing": "still cut",
+    "thermal.dry_run.no_episodes": "This policy would have cut no traffic.",
 }

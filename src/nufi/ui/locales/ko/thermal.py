@@ -54,4 +54,11 @@ TEXTS: dict[str, str] = {
     "thermal.dry_run.cut": "차단 시간 (분)",
     "thermal.dry_run.max": "최고 온도",
     "thermal.dry_run.empty": "기록된 온도가 없습니다.",
+    "thermal.dry_run.episodes": "차단되었을 구간 (각 지점은 {step}초 동안의 최고 온도)",
+    "thermal.dry_run.episode_where": "노드 또는 장치",
+    "thermal.dry_run.episode_start": "차단 시각",
+    "thermal.dry_run.episode_end": "복구 시각",
+    "thermal.dry_run.episode_peak": "최고 온도",
+    "thermal.dry_run.ongoing": "차단 중",
+    "thermal.dry_run.no_episodes": "이 정책이었다면 차단된 트래픽이 없습니다.",
 }
