@@ -108,12 +108,15 @@ def _at(text: str) -> float:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
+@pytest.mark.parametrize("scope", ["node", "device"])
 async def test_an_incident_the_controller_cut_is_found_by_the_dry_run(
-    nufi: httpx.AsyncClient, world: World, exporter: str
+    nufi: httpx.AsyncClient, world: World, exporter: str, scope: str
 ) -> None:
-    put = await nufi.put("/api/v1/admin/thermal/policies/lpu", json=POLICY, headers=world.admin)
+    policy = {**POLICY, "scope": scope}
+    put = await nufi.put("/api/v1/admin/thermal/policies/lpu", json=policy, headers=world.admin)
     assert put.status_code == 200, put.text
-    # Cool before: the controller follows the node, nothing hot.
+    # Cool before: the controller follows the node, nothing hot (a test before has been restored). The
+    # range replayed starts just before the incident, so that one is not in it.
     await until(lambda: _following(nufi, world), within=30, what=f"the controller following {HOT_NODE}")
     began = time.time()
     async with httpx.AsyncClient(timeout=5) as control:
@@ -129,29 +132,34 @@ async def test_an_incident_the_controller_cut_is_found_by_the_dry_run(
         )
     assert forced.status_code in (200, 201), forced.text
     events = await until(
-        lambda: _both(nufi, world), within=60, what=f"{HOT_NODE} cut and restored by the controller"
+        lambda: _both(nufi, world, began), within=60, what=f"{HOT_NODE} cut and restored by the controller"
     )
     tripped = _at(next(e for e in events if e["to_state"] == "hot")["at"])
     restored = _at(next(e for e in events if e["to_state"] == "normal")["at"])
     # A replayed restore may come up to a step after the controller's (a point is its step's highest):
     # asked again until Prometheus has scraped past it.
     body = await until(
-        lambda: _restored_in_dry_run(nufi, world, began - 30), within=30, what="the dry run's restore"
+        lambda: _restored_in_dry_run(nufi, world, policy, began - 2), within=30, what="the dry run's restore"
     )
     (episode,) = [e for e in body["episodes"] if e["node"] == HOT_NODE]
-    assert episode["device"] is None and episode["peak_celsius"] == PEAK
+    assert episode["peak_celsius"] == PEAK
+    # Per node the node's hottest device; per device the one device forced hot.
+    assert (episode["device"] is None) == (scope == "node"), episode
     assert abs(_at(episode["start"]) - tripped) <= SCRAPE_SECONDS, (episode, tripped)
     # The controller sees a scrape a little after it happened; the replay, at the scrape's own time.
     assert abs(_at(episode["end"]) - restored) <= 2 * SCRAPE_SECONDS, (episode, restored)
-    # The fields that were there before stay: the node's transitions and time cut.
-    (node,) = [n for n in body["nodes"] if n["key"] == HOT_NODE]
+    # The fields that were there before stay: the node's (or device's) transitions and time cut.
+    key = HOT_NODE if scope == "node" else f"{HOT_NODE}/{episode['device']}"
+    (node,) = [n for n in body["nodes"] if n["key"] == key]
     assert [t["to"] for t in node["transitions"]] == ["hot", "normal"] and node["cut_seconds"] > 0
-    higher = await _dry_run(nufi, world, {**POLICY, "trip_celsius": 100}, began - 30, time.time())
+    higher = await _dry_run(nufi, world, {**policy, "trip_celsius": 100}, began - 2, time.time())
     assert higher["episodes"] == [] and all(not n["transitions"] for n in higher["nodes"])
 
 
-async def _restored_in_dry_run(nufi: httpx.AsyncClient, world: World, start: float) -> dict[str, Any] | None:
-    body = await _dry_run(nufi, world, POLICY, start, time.time())
+async def _restored_in_dry_run(
+    nufi: httpx.AsyncClient, world: World, policy: dict[str, Any], start: float
+) -> dict[str, Any] | None:
+    body = await _dry_run(nufi, world, policy, start, time.time())
     episodes = [e for e in body["episodes"] if e["node"] == HOT_NODE]
     assert len(episodes) <= 1, episodes
     return body if episodes and episodes[0]["end"] is not None else None
@@ -163,7 +171,7 @@ async def _following(nufi: httpx.AsyncClient, world: World) -> bool:
     return any(n["node"] == HOT_NODE and n["state"] == "normal" for n in nodes)
 
 
-async def _both(nufi: httpx.AsyncClient, world: World) -> list[dict[str, Any]] | None:
-    events = await _events(nufi, world)
+async def _both(nufi: httpx.AsyncClient, world: World, since: float) -> list[dict[str, Any]] | None:
+    events = [e for e in await _events(nufi, world) if _at(e["at"]) >= since]
     states = {e["to_state"] for e in events}
     return events if {"hot", "normal"} <= states else None
