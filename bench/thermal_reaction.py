@@ -28,7 +28,7 @@ import httpx
 # The sandbox runner and the thermal world the end-to-end tests use: importing bench.common.sandbox
 # puts tests/, which holds that harness, on the import path.
 from bench.common.sandbox import SandboxRun
-from e2e.thermal_support import HOT_NODE, World, force, thermal_world
+from e2e.thermal.thermal_support import HOT_NODE, World, force, thermal_world
 
 SCRAPE_SECONDS = 1.0  # the sandbox's scrape interval (and so its monitoring refresh)
 

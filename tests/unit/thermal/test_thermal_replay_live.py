@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping
 import pytest
 
 from nufi.monitoring.snapshot import DeviceEntry, NodeEntry, Snapshot, Summary
-from nufi.thermal.assessment import assess
+from nufi.thermal.assessment import TrackKey, assess
 from nufi.thermal.hysteresis import Track
 from nufi.thermal.policy import Scope, ThermalPolicy
-from nufi.thermal.replay import replay, replay_step, with_gaps
+from nufi.thermal.replay import ReplayKey, replay, replay_step, with_gaps
 from nufi.thermal.temperatures import temperatures
 
 Reading = Callable[[str, str, int], float]
@@ -61,7 +61,7 @@ def _snapshot(t: int, reading: Reading) -> Snapshot:
 
 
 def _live(policy: ThermalPolicy, reading: Reading) -> list[tuple[float, str, str | None, bool]]:
-    tracks: Mapping = {}
+    tracks: Mapping[TrackKey, Track] = {}
     found = []
     for t in range(SECONDS):
         temps = temperatures(_snapshot(t, reading), max_age_seconds=60)
@@ -82,10 +82,10 @@ def _live(policy: ThermalPolicy, reading: Reading) -> list[tuple[float, str, str
 
 def _as_prometheus_answers(
     policy: ThermalPolicy, reading: Reading, step: float
-) -> dict[tuple[str, str | None], list[tuple[float, float | None]]]:
+) -> dict[ReplayKey, list[tuple[float, float | None]]]:
     """`max_over_time` over each step of the per-device series, grouped as the dry run asks."""
     points = math.floor((SECONDS - 1) / step)
-    series: dict[tuple[str, str | None], list[tuple[float, float | None]]] = {}
+    series: dict[ReplayKey, list[tuple[float, float | None]]] = {}
     for node, devices in DEVICES.items():
         keys = [(node, d) for d in devices] if policy.scope == "device" else [(node, None)]
         for key in keys:
