@@ -2,7 +2,9 @@
 state of every node thermal control watches, and the history of transitions.
 
 The live table reads the controller's latest pass (in memory, no Prometheus query per page); only
-admins see the page, and the services refuse anyone else anyway.
+admins see the page, and the services refuse anyone else anyway. One timer refreshes the whole page in
+place: the live table, each policy card (a save here or by another admin; fields being edited are left
+alone) and the history.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from nufi.auth import Principal
 from nufi.errors import NufiError
 from nufi.thermal.history import ThermalEvent
 from nufi.thermal.policy import ThermalPolicy
+from nufi.thermal.service import PolicyEntry
 from nufi.ui import context
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.thermal_policy import PolicyCard
@@ -37,22 +40,54 @@ async def build(visit: Visit) -> None:
         ui.label(exc.detail).classes("text-red-700")
         return
     ui.label(t("thermal.live")).classes("text-xl font-semibold mt-4")
-    live = ui.table(columns=_live_columns(t), rows=[], row_key="key").classes("w-full")
+    live = ui.table(columns=_live_columns(t), rows=[], row_key="key").classes("w-full").mark("thermal-live")
     live.props(
         'dense flat bordered data-testid="thermal-live" no-data-label="' + t("thermal.live.empty") + '"'
     )
-
-    async def show_live() -> None:
-        live.rows = await _live_rows(who.principal, t)
-        live.update()
-
-    await show_live()
-    ui.timer(LIVE_SECONDS, show_live)
     ui.label(t("thermal.policies")).classes("text-xl font-semibold mt-4")
-    for entry in entries:
-        PolicyCard(who.principal, t, entry)
+    policies = _Policies(who.principal, t, entries)
     ui.label(t("thermal.history")).classes("text-xl font-semibold mt-4")
-    await _history(who.principal, t)
+    history = _history_table(t)
+
+    async def refresh() -> None:
+        # One pass for the whole page: the controller's state, the stored policies (saved here or by
+        # another admin) and the transitions recorded since.
+        services = context.services().thermal
+        _show_rows(live, await _live_rows(who.principal, t))
+        policies.show(await services.policies(who.principal))
+        _show_rows(history, await _history_rows(who.principal, t))
+
+    await refresh()
+    ui.timer(LIVE_SECONDS, refresh)
+
+
+class _Policies:
+    """The policy cards, one per device type in the catalog's order, kept as the catalog changes."""
+
+    def __init__(self, principal: Principal, t: Translator, entries: list[PolicyEntry]) -> None:
+        self.principal, self.t = principal, t
+        self.column = ui.column().classes("w-full")
+        self.cards: dict[str, PolicyCard] = {}
+        self.show(entries)
+
+    def show(self, entries: list[PolicyEntry]) -> None:
+        listed = {entry.device_type for entry in entries}
+        for gone in [name for name in self.cards if name not in listed]:
+            self.cards.pop(gone).root.delete()
+        for entry in entries:
+            card = self.cards.get(entry.device_type)
+            if card is None:
+                with self.column:
+                    self.cards[entry.device_type] = PolicyCard(self.principal, self.t, entry)
+            else:
+                card.show(entry)
+
+
+def _show_rows(table: ui.table, rows: list[dict[str, Any]]) -> None:
+    # Unchanged rows are not sent again: the page refreshes every LIVE_SECONDS.
+    if rows != table.rows:
+        table.rows = rows
+        table.update()
 
 
 def _live_columns(t: Translator) -> list[dict[str, Any]]:
@@ -94,8 +129,8 @@ def _when(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-async def _history(principal: Principal, t: Translator) -> None:
-    rows = [
+async def _history_rows(principal: Principal, t: Translator) -> list[dict[str, Any]]:
+    return [
         {
             "id": row.id,
             "at": row.at.strftime("%Y-%m-%d %H:%M:%S UTC"),
@@ -106,14 +141,18 @@ async def _history(principal: Principal, t: Translator) -> None:
         }
         for row in await context.services().thermal.events(principal, limit=HISTORY_ROWS)
     ]
+
+
+def _history_table(t: Translator) -> ui.table:
     columns = [
         {"name": n, "label": t(f"thermal.column.{n}"), "field": n, "align": "left"}
         for n in ("at", "device_type", "node", "state", "message")
     ]
-    table = ui.table(columns=columns, rows=rows, row_key="id").classes("w-full")
+    table = ui.table(columns=columns, rows=[], row_key="id").classes("w-full").mark("thermal-history")
     table.props(
         f'dense flat bordered no-data-label="{t("thermal.history.empty")}" data-testid="thermal-history"'
     )
+    return table
 
 
 def _message(row: ThermalEvent, t: Translator) -> str:

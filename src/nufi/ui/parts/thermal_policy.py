@@ -17,15 +17,21 @@ from nufi.ui.i18n import Translator
 
 
 class PolicyCard:
-    """The card of one type's policy; what it proposes is read from its fields when asked."""
+    """The card of one type's policy; what it proposes is read from its fields when asked. `show`
+    brings it up to date with the stored policy, leaving fields the admin has changed and not saved."""
 
     def __init__(self, principal: Principal, t: Translator, entry: PolicyEntry) -> None:
         self.principal = principal
         self.t = t
         self.device_type = entry.device_type
-        with ui.card().classes("w-full").props(f'data-testid="thermal-policy-{entry.device_type}"'):
-            source = t(f"thermal.source.{entry.source}")
-            ui.label(f"{entry.device_type} · {source}").classes("text-lg font-medium")
+        self.shown = entry
+        self.root = ui.card().classes("w-full").props(f'data-testid="thermal-policy-{entry.device_type}"')
+        with self.root:
+            self.heading = (
+                ui.label(self._heading(entry))
+                .classes("text-lg font-medium")
+                .mark(f"thermal-source-{entry.device_type}")
+            )
             self._fields(entry.policy)
             self.error = (
                 ui.label("").classes("text-red-700").props(f'data-testid="thermal-error-{entry.device_type}"')
@@ -33,7 +39,7 @@ class PolicyCard:
             self.result = ui.column().classes("w-full")
             with ui.row().classes("gap-2"):
                 ui.button(t("thermal.save"), icon="save", on_click=self.save).props("no-caps").mark(
-                    "thermal-save"
+                    "thermal-save", f"thermal-save-{entry.device_type}"
                 )
                 ui.button(t("thermal.dry_run"), icon="history", on_click=self.dry_run).props(
                     "no-caps outline"
@@ -43,7 +49,9 @@ class PolicyCard:
         t = self.t
         with ui.row().classes("items-end gap-4 flex-wrap"):
             self.enabled = ui.switch(t("thermal.field.enabled"), value=policy.enabled)
-            self.trip = ui.number(t("thermal.field.trip_celsius"), value=policy.trip_celsius, suffix="°C")
+            self.trip = ui.number(
+                t("thermal.field.trip_celsius"), value=policy.trip_celsius, suffix="°C"
+            ).mark(f"thermal-trip-{self.device_type}")
             self.resume = ui.number(
                 t("thermal.field.resume_celsius"), value=policy.resume_celsius, suffix="°C"
             )
@@ -76,22 +84,58 @@ class PolicyCard:
                 .props(f'stack-label data-testid="thermal-max-trip-{self.device_type}"')
             )
 
+    def _heading(self, entry: PolicyEntry) -> str:
+        return f"{entry.device_type} · {self.t(f'thermal.source.{entry.source}')}"
+
+    def show(self, entry: PolicyEntry) -> None:
+        """Show the stored policy `entry`: its source always, its values unless the admin is editing
+        them (fields that differ from what the card last showed). An entry older than the one shown
+        (a refresh read before this card's own save answered) is not shown."""
+        if (entry.revision or 0) < (self.shown.revision or 0):
+            return
+        self.heading.text = self._heading(entry)
+        if entry.policy != self.shown.policy and not self.editing():
+            self._set(entry.policy)
+        self.shown = entry
+
+    def editing(self) -> bool:
+        """The fields hold something other than the policy the card last showed."""
+        try:
+            return self._read() != self.shown.policy
+        except (ValidationError, TypeError, ValueError):
+            return True
+
+    def _set(self, policy: ThermalPolicy) -> None:
+        self.enabled.value = policy.enabled
+        self.trip.value = policy.trip_celsius
+        self.resume.value = policy.resume_celsius
+        self.trip_hold.value = policy.trip_hold_seconds
+        self.resume_hold.value = policy.resume_hold_seconds
+        self.scope.value = policy.scope
+        self.shutoff.value = policy.allow_full_shutoff
+        self.taint.value = policy.taint_node
+        self.may_disable.value = policy.overrides_may_disable
+        self.max_trip.value = policy.override_max_trip_celsius
+
+    def _read(self) -> ThermalPolicy:
+        return ThermalPolicy(
+            enabled=bool(self.enabled.value),
+            trip_celsius=self.trip.value,
+            resume_celsius=self.resume.value,
+            trip_hold_seconds=int(self.trip_hold.value or 0),
+            resume_hold_seconds=int(self.resume_hold.value or 0),
+            scope=self.scope.value,
+            allow_full_shutoff=bool(self.shutoff.value),
+            taint_node=bool(self.taint.value),
+            overrides_may_disable=bool(self.may_disable.value),
+            override_max_trip_celsius=self.max_trip.value,
+        )
+
     def proposed(self) -> ThermalPolicy | None:
         """The policy the fields hold; None, with the first problem said, when they make none."""
         self.error.text = ""
         try:
-            return ThermalPolicy(
-                enabled=bool(self.enabled.value),
-                trip_celsius=self.trip.value,
-                resume_celsius=self.resume.value,
-                trip_hold_seconds=int(self.trip_hold.value or 0),
-                resume_hold_seconds=int(self.resume_hold.value or 0),
-                scope=self.scope.value,
-                allow_full_shutoff=bool(self.shutoff.value),
-                taint_node=bool(self.taint.value),
-                overrides_may_disable=bool(self.may_disable.value),
-                override_max_trip_celsius=self.max_trip.value,
-            )
+            return self._read()
         except (ValidationError, TypeError, ValueError) as exc:
             self.error.text = first_error(exc)
             return None
@@ -101,10 +145,11 @@ class PolicyCard:
         if policy is None:
             return
         try:
-            await context.services().thermal.put_policy(self.principal, self.device_type, policy)
+            saved = await context.services().thermal.put_policy(self.principal, self.device_type, policy)
         except NufiError as exc:
             self.error.text = exc.detail
             return
+        self.show(saved)
         ui.notify(self.t("thermal.saved", device_type=self.device_type), type="positive")
 
     async def dry_run(self) -> None:

@@ -1,0 +1,123 @@
+"""Admin → Thermal stays live without a reload: a saved policy shows as the admin's (saved on the page
+or by another admin elsewhere), a recorded transition shows in the live table and the history, and a
+card being edited keeps what the admin typed while the page refreshes around it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import pytest
+from nicegui import ui
+from nicegui.testing import User
+
+from nufi.auth import Principal
+from nufi.thermal.history import ThermalEvent
+from nufi.thermal.policy import ThermalPolicy
+from nufi.thermal.status import DeviceTypeStatus, NodeStatus, ThermalStatus
+from support.polling import eventually
+
+from .people import PEOPLE
+from .wizard_world import as_, attached_services, shown
+
+PAGE = "/admin/thermal"
+ADMIN = PEOPLE["admin"]
+# The page refreshes every LIVE_SECONDS (2 s); a few passes.
+WITHIN = 15.0
+
+
+async def opened(user: User, language: str) -> tuple[str, ThermalPolicy]:
+    """The Thermal page opened as the admin; the first device type and its stored policy."""
+    first = (await attached_services().thermal.policies(ADMIN))[0]
+    await as_(user, "admin", language).open(PAGE)
+    # A page that takes a while is answered first and finished over the socket: wait for its end.
+    await eventually(lambda: user.find(marker="thermal-history"), within=WITHIN)
+    return first.device_type, first.policy
+
+
+def trip_field(user: User, kind: str) -> ui.number:
+    (found,) = user.find(marker=f"thermal-trip-{kind}").elements
+    assert isinstance(found, ui.number), found
+    return found
+
+
+def sees(user: User, marker: str, *expected: str) -> Callable[[], None]:
+    def check() -> None:
+        text = shown(user, marker)
+        for part in expected:
+            assert part in text, f"{part!r} not in {marker}: {text!r}"
+
+    return check
+
+
+async def test_a_policy_saved_on_the_page_shows_as_the_admins(offline: User) -> None:
+    kind, policy = await opened(offline, "ko")
+    assert shown(offline, f"thermal-source-{kind}") == f"{kind} · 기본값"
+    offline.find(marker=f"thermal-trip-{kind}").clear().type(f"{policy.trip_celsius + 1:g}")
+    offline.find(marker=f"thermal-save-{kind}").click()
+
+    await eventually(sees(offline, f"thermal-source-{kind}", f"{kind} · 관리자 설정"), within=WITHIN)
+    stored = await attached_services().thermal.policy(ADMIN, kind)
+    assert stored.source == "admin" and stored.policy.trip_celsius == policy.trip_celsius + 1
+
+
+async def test_a_policy_saved_by_another_admin_shows_in_place(offline: User) -> None:
+    kind, policy = await opened(offline, "en")
+    assert shown(offline, f"thermal-source-{kind}") == f"{kind} · default"
+    raised = policy.model_copy(update={"trip_celsius": policy.trip_celsius + 2})
+    await attached_services().thermal.put_policy(ADMIN, kind, raised)
+
+    def updated() -> None:
+        assert shown(offline, f"thermal-source-{kind}") == f"{kind} · set by an admin"
+        assert trip_field(offline, kind).value == raised.trip_celsius
+
+    await eventually(updated, within=WITHIN)
+
+
+async def test_an_unsaved_edit_stays_while_the_page_refreshes(offline: User) -> None:
+    kind, policy = await opened(offline, "ko")
+    typed = policy.trip_celsius + 5
+    offline.find(marker=f"thermal-trip-{kind}").clear().type(f"{typed:g}")
+    elsewhere = policy.model_copy(update={"trip_celsius": policy.trip_celsius + 2})
+    await attached_services().thermal.put_policy(ADMIN, kind, elsewhere)
+
+    # The source can only read 관리자 설정 once a refresh has brought the policy saved elsewhere.
+    await eventually(sees(offline, f"thermal-source-{kind}", f"{kind} · 관리자 설정"), within=WITHIN)
+    assert trip_field(offline, kind).value == typed
+
+
+async def test_a_transition_shows_in_the_table_and_the_history(
+    offline: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No cluster, so no controller: the status the page reads is the one this test sets.
+    now: list[ThermalStatus] = [ThermalStatus(None, "test", True, None, ())]
+
+    async def status(principal: Principal | None) -> ThermalStatus:
+        return now[0]
+
+    services = attached_services()
+    monkeypatch.setattr(services.thermal, "status", status)
+    kind, _ = await opened(offline, "en")
+    assert shown(offline, "thermal-live") == "" and shown(offline, "thermal-history") == ""
+
+    policy = ThermalPolicy()  # 85 / 75 °C, held 10 / 30 s
+    hot = NodeStatus("node-hot", "hot", 95.0, time.time(), True, (), (), ())
+    now[0] = ThermalStatus(time.time(), "test", True, None, (DeviceTypeStatus(kind, policy, (hot,)),))
+    event = ThermalEvent(
+        at=datetime.now(UTC),
+        device_type_id=kind,
+        node="node-hot",
+        device=None,
+        to_state="hot",
+        temperature_celsius=95.0,
+        details={"policy": policy.model_dump(), "override_of": None},
+        message="node-hot at 95 °C reached 85 °C for 10 s",
+    )
+    await services.thermal.records.add([event])
+
+    await eventually(sees(offline, "thermal-live", "node-hot", "Hot · traffic cut", "95.0 °C"), within=WITHIN)
+    await eventually(
+        sees(offline, "thermal-history", "node-hot", "node-hot: 95 °C — at or above 85 °C for 10 s, hot"),
+        within=WITHIN,
+    )
