@@ -10,6 +10,7 @@ one instant query per expression, and the shape and plausibility of what comes b
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,18 +18,20 @@ from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.cluster.inventory import PAGE_SIZE, NodeResources
 from nufi.cluster.resources import is_extended_resource, resource_key_problems
 from nufi.devices.metric_checks import MetricCheck, MetricsCheck, check_metrics, enforce_query_bounds
-from nufi.devices.spec import GENERIC_FETCHER, LabelsDraft, MetricsDraft
+from nufi.devices.spec import GENERIC_FETCHER, DeviceType, LabelsDraft, MetricsDraft
 
 __all__ = [
     "MetricCheck",
     "MetricsCheck",
     "MetricsCheckRequest",
     "NodeCapacity",
+    "RegisteredType",
     "ResourceKeyCheck",
     "ResourceKeyCheckRequest",
     "check_metrics",
     "check_resource_key",
     "enforce_query_bounds",
+    "registered_by",
 ]
 
 FOUND_MESSAGE = "✓ Resource detected in the cluster."
@@ -39,6 +42,8 @@ class ResourceKeyCheckRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     resource_key: str
+    # The type being edited: its own key is not a duplicate.
+    editing: str | None = None
 
 
 class MetricsCheckRequest(BaseModel):
@@ -57,15 +62,34 @@ class NodeCapacity(BaseModel):
     allocatable: int
 
 
+class RegisteredType(BaseModel):
+    """A device type already registered with a resource key: its id and display name."""
+
+    id: str
+    name: str
+
+
 class ResourceKeyCheck(BaseModel):
     """`valid`: the key follows Kubernetes' rules (`problems` lists the broken ones); `found`: at least
-    one node has some of it; `nodes`: every node that advertises it, with its counts."""
+    one node has some of it; `nodes`: every node that advertises it, with its counts;
+    `registered_by`: the device type that already uses the key, if one does."""
 
     valid: bool
     found: bool
     nodes: list[NodeCapacity] = Field(default_factory=list)
     message: str
     problems: list[str] = Field(default_factory=list)
+    registered_by: RegisteredType | None = None
+
+
+def registered_by(
+    key: str, types: Iterable[DeviceType], *, editing: str | None = None
+) -> RegisteredType | None:
+    """The first type (by id) other than `editing` whose resource key is `key`, or None."""
+    using = sorted(
+        (t for t in types if t.resource_key == key.strip() and t.id != editing), key=lambda t: t.id
+    )
+    return RegisteredType(id=using[0].id, name=using[0].name) if using else None
 
 
 async def check_resource_key(

@@ -7,12 +7,20 @@ from collections.abc import Sequence
 
 from nicegui import ui
 
-from nufi.devices.checks import MetricCheck, ResourceKeyCheck
+from nufi.devices.checks import MetricCheck, RegisteredType, ResourceKeyCheck
 from nufi.ui.i18n import Translator
 
 ERROR_CLASSES = "text-red-700 text-sm whitespace-pre-line"
 OK_CLASSES = "text-green-700 text-sm"
 NOTE_CLASSES = "text-slate-600 text-sm"
+WARNING_CLASSES = "text-amber-700 text-sm"
+
+
+def key_registered(t: Translator, owner: RegisteredType, link: str) -> None:
+    """The type that already uses the key, with a `link` to its edit page."""
+    with ui.row().classes("items-center gap-1").mark("key-registered"):
+        ui.label(t("wizard.key.registered", name=owner.name, id=owner.id)).classes(WARNING_CLASSES)
+        ui.link(t("wizard.key.registered_link"), link).classes("text-sm").mark("key-registered-link")
 
 
 def key_found(t: Translator, check: ResourceKeyCheck) -> None:
@@ -59,10 +67,13 @@ def key_unreadable(t: Translator, detail: str) -> None:
 
 
 def metric_result(t: Translator, result: MetricCheck) -> None:
-    """One expression's verdict: its error or ✓, the series count, missing labels, warnings (implausible
-    values among them), and a few sample values."""
+    """One expression's verdict: its error, "no series yet" or ✓, the series count, missing labels,
+    warnings (implausible values among them), and a few sample values."""
     if result.error is not None:
         ui.label(result.error).classes(ERROR_CLASSES).mark("metric-error")
+    elif result.series == 0:
+        # It parses and Prometheus answers, but nothing proves it measures anything yet.
+        ui.label(t("wizard.test.no_series")).classes(WARNING_CLASSES).mark("metric-no-series")
     else:
         ui.label(t("wizard.test.ok")).classes(OK_CLASSES).mark("metric-ok")
     ui.label(t("wizard.test.series", count=result.series)).classes(NOTE_CLASSES).mark("metric-series")
@@ -71,7 +82,7 @@ def metric_result(t: Translator, result: MetricCheck) -> None:
             ERROR_CLASSES
         ).mark("metric-missing")
     for warning in result.warnings:
-        ui.label(f"⚠ {warning}").classes("text-amber-700 text-sm").mark("metric-warning")
+        ui.label(f"⚠ {warning}").classes(WARNING_CLASSES).mark("metric-warning")
     if result.sample:
         columns = [
             {"name": name, "label": t(f"wizard.column.{name}"), "field": name, "align": "left"}

@@ -9,11 +9,12 @@ from functools import partial
 
 from nicegui import background_tasks, ui
 
+from nufi.devices.checks import registered_by
 from nufi.errors import NufiError, ValidationFailed
 from nufi.ui import context
 from nufi.ui.wizard import render
 from nufi.ui.wizard.draft import is_official_edit, slug_of, started_revision
-from nufi.ui.wizard.form import STEPS
+from nufi.ui.wizard.form import STEPS, edit_url
 from nufi.ui.wizard.review_step import ReviewStep
 
 KEY_CHECK_DELAY_SECONDS = 0.4
@@ -114,8 +115,14 @@ class WizardView(ReviewStep):
         with area:
             ui.label(self.t("wizard.key.checking")).classes(render.NOTE_CLASSES).mark("key-checking")
         show: Callable[[], None]
+        catalog = context.services().catalog
         try:
-            check = await context.services().catalog.check_resource_key(self.visitor.principal, key)
+            # Whichever type already uses the key is shown even when the cluster cannot be read.
+            owner = registered_by(key, await catalog.list(self.visitor.principal), editing=self.editing)
+        except NufiError:
+            owner = None
+        try:
+            check = await catalog.check_resource_key(self.visitor.principal, key)
         except ValidationFailed as exc:
             problems = exc.extra.get("problems")
             listed = [str(p) for p in problems] if isinstance(problems, list) else []
@@ -128,4 +135,6 @@ class WizardView(ReviewStep):
             return  # a newer key was typed meanwhile, or the page is gone
         area.clear()
         with area:
+            if owner is not None:
+                render.key_registered(self.t, owner, edit_url(owner.id))
             show()
