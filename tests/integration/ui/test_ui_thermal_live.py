@@ -16,7 +16,7 @@ from nufi.auth import Principal
 from nufi.thermal.history import ThermalEvent
 from nufi.thermal.policy import ThermalPolicy
 from nufi.thermal.status import DeviceTypeStatus, NodeStatus, ThermalStatus
-from support.polling import eventually
+from support.polling import eventually, until
 
 from .people import PEOPLE
 from .wizard_world import as_, attached_services, shown
@@ -49,6 +49,10 @@ def sees(user: User, marker: str, *expected: str) -> Callable[[], None]:
             assert part in text, f"{part!r} not in {marker}: {text!r}"
 
     return check
+
+
+def no_text(user: User, marker: str) -> None:
+    assert shown(user, marker) == "", shown(user, marker)
 
 
 async def test_a_policy_saved_on_the_page_shows_as_the_admins(offline: User) -> None:
@@ -85,6 +89,15 @@ async def test_an_unsaved_edit_stays_while_the_page_refreshes(offline: User) -> 
     # The source can only read 관리자 설정 once a refresh has brought the policy saved elsewhere.
     await eventually(sees(offline, f"thermal-source-{kind}", f"{kind} · 관리자 설정"), within=WITHIN)
     assert trip_field(offline, kind).value == typed
+    assert "그 사이 admin 님이 이 정책을 저장했습니다" in shown(offline, f"thermal-note-{kind}")
+
+    offline.find(marker=f"thermal-save-{kind}").click()
+
+    async def saved_as_typed() -> bool:
+        return (await attached_services().thermal.policy(ADMIN, kind)).policy.trip_celsius == typed
+
+    await until(saved_as_typed, within=WITHIN, what="the typed trip saved")
+    await eventually(lambda: no_text(offline, f"thermal-note-{kind}"), within=WITHIN)
 
 
 async def test_a_transition_shows_in_the_table_and_the_history(

@@ -32,6 +32,8 @@ class PolicyCard:
                 .classes("text-lg font-medium")
                 .mark(f"thermal-source-{entry.device_type}")
             )
+            # Said when another admin saved while this card was being edited.
+            self.note = ui.label("").classes("text-amber-700").mark(f"thermal-note-{entry.device_type}")
             self._fields(entry.policy)
             self.error = (
                 ui.label("").classes("text-red-700").props(f'data-testid="thermal-error-{entry.device_type}"')
@@ -94,9 +96,14 @@ class PolicyCard:
         if (entry.revision or 0) < (self.shown.revision or 0):
             return
         self.heading.text = self._heading(entry)
-        if entry.policy != self.shown.policy and not self.editing():
-            self._set(entry.policy)
+        if entry.policy != self.shown.policy:
+            if self.editing():
+                self.note.text = self.t("thermal.changed_elsewhere", who=entry.updated_by or "—")
+            else:
+                self._set(entry.policy)
         self.shown = entry
+        if not self.editing():
+            self.note.text = ""
 
     def editing(self) -> bool:
         """The fields hold something other than the policy the card last showed."""
@@ -150,6 +157,7 @@ class PolicyCard:
             self.error.text = exc.detail
             return
         self.show(saved)
+        self.note.text = ""
         ui.notify(self.t("thermal.saved", device_type=self.device_type), type="positive")
 
     async def dry_run(self) -> None:

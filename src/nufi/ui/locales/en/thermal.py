@@ -47,6 +47,9 @@ TEXTS: dict[str, str] = {
     "thermal.field.override_max_trip_hint": "empty: no limit",
     "thermal.scope.node": "Node",
     "thermal.scope.device": "Device",
+    "thermal.changed_elsewhere": (
+        "{who} saved this policy meanwhile; your unsaved changes are kept (Save replaces it)."
+    ),
     "thermal.save": "Save",
     "thermal.saved": "Saved the policy of {device_type}.",
     "thermal.dry_run": "Try on the last 24 h",

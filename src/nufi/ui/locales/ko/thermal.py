@@ -45,6 +45,10 @@ TEXTS: dict[str, str] = {
     "thermal.field.override_max_trip_hint": "비우면 제한 없음",
     "thermal.scope.node": "노드",
     "thermal.scope.device": "장치",
+    "thermal.changed_elsewhere": (
+        "그 사이 {who} 님이 이 정책을 저장했습니다. "
+        "저장하지 않은 변경은 그대로 두었습니다 (저장하면 덮어씁니다)."
+    ),
     "thermal.save": "저장",
     "thermal.saved": "{device_type} 정책을 저장했습니다.",
     "thermal.dry_run": "지난 24시간으로 시험",
