@@ -12,13 +12,7 @@ from nufi.api.schemas.devices import DeviceTypeView, SavedDeviceType
 from nufi.api.schemas.problem import CONFLICT, NOT_FOUND, ResponseDocs
 from nufi.api.services import get_catalog
 from nufi.devices.catalog import DeviceCatalog
-from nufi.devices.checks import (
-    MetricsCheck,
-    MetricsCheckRequest,
-    ResourceKeyCheck,
-    ResourceKeyCheckRequest,
-    registered_by,
-)
+from nufi.devices.checks import MetricsCheck, MetricsCheckRequest, ResourceKeyCheck, ResourceKeyCheckRequest
 from nufi.devices.spec import DeviceTypeCreate, DeviceTypeUpdate
 
 router = APIRouter(prefix="/api/v1/admin", tags=["admin"], responses=ADMIN_RESPONSES)
@@ -40,10 +34,7 @@ _ONE_TYPE_CONFLICTS: ResponseDocs = {**_ONE_TYPE, **_CONFLICTS}
 async def check_resource_key(
     request: ResourceKeyCheckRequest, principal: AdminPrincipal, catalog: Catalog
 ) -> ResourceKeyCheck:
-    check = await catalog.check_resource_key(principal, request.resource_key)
-    types = await catalog.list(principal)
-    owner = registered_by(request.resource_key, types, editing=request.editing)
-    return check.model_copy(update={"registered_by": owner})
+    return await catalog.check_resource_key(principal, request.resource_key, editing=request.editing)
 
 
 @router.post("/devices/check-metrics", summary="Wizard step 2: do the labels and expressions work?")

@@ -25,6 +25,7 @@ from nufi.devices.checks import (
     check_metrics,
     check_resource_key,
     enforce_query_bounds,
+    registered_by,
 )
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.presets import official_preset, official_presets
@@ -141,12 +142,15 @@ class DeviceCatalog:
 
     # -- checks (the wizard's steps) -----------------------------------------------------------------
 
-    async def check_resource_key(self, principal: Principal | None, resource_key: str) -> ResourceKeyCheck:
+    async def check_resource_key(
+        self, principal: Principal | None, resource_key: str, *, editing: str | None = None
+    ) -> ResourceKeyCheck:
         require_admin(principal)
         result = await check_resource_key(resource_key, self._cluster)
         if not result.valid:
             raise ValidationFailed(result.message, field="resource_key", problems=result.problems)
-        return result
+        owner = registered_by(resource_key, await self.list(principal), editing=editing)
+        return result.model_copy(update={"registered_by": owner})
 
     async def check_metrics(
         self,

@@ -63,6 +63,22 @@ async def test_check_resource_key_reports_an_absent_key(nufi: httpx.AsyncClient,
     assert "example.com/npu" in body["message"]
 
 
+async def test_check_resource_key_names_the_type_that_already_uses_the_key(
+    nufi: httpx.AsyncClient, world: World
+) -> None:
+    async def owner(**request: str) -> object:
+        response = await nufi.post(
+            "/api/v1/admin/devices/check-resource-key", json=request, headers=bearer(world.admin_token)
+        )
+        assert response.status_code == 200, response.text
+        return response.json()["registered_by"]
+
+    assert await owner(resource_key="nvidia.com/gpu") == {"id": "nvidia-gpu", "name": "NVIDIA GPU"}
+    # The type being edited does not collide with its own key; a key no type uses has no owner.
+    assert await owner(resource_key="nvidia.com/gpu", editing="nvidia-gpu") is None
+    assert await owner(resource_key="example.com/npu") is None
+
+
 async def test_check_metrics_accepts_the_seed_expressions(nufi: httpx.AsyncClient, world: World) -> None:
     response = await nufi.post(
         "/api/v1/admin/devices/check-metrics",
