@@ -65,6 +65,8 @@ def add_raising_routes(app: FastAPI) -> None:
     async def crash() -> None:
         raise RuntimeError("secret internals /srv/nufi/db.py line 42")
 
+
+def add_answering_routes(app: FastAPI) -> None:
     @app.get("/items")
     async def items(limit: int = 10) -> dict[str, int]:
         return {"limit": limit}
@@ -96,6 +98,7 @@ async def client(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[httpx.AsyncCl
     clear_nufi_env(monkeypatch)
     app = create_app(Settings())
     add_raising_routes(app)
+    add_answering_routes(app)
     async with serving(app) as http:
         yield http
 
