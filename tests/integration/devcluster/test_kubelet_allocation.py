@@ -110,6 +110,44 @@ async def test_failed_allocation_records_nothing(kubelet: Kubelet) -> None:
     assert len(whole.device_ids) == 4
 
 
+async def assert_v1_lists_and_gets_both_pods(v1: podresources_v1_pb2_grpc.PodResourcesListerStub) -> None:
+    listed = await v1.List(podresources_v1_pb2.ListPodResourcesRequest())
+    assert [(p.namespace, p.name) for p in listed.pod_resources] == [("ns", "p1"), ("ns", "p2")]
+    main = listed.pod_resources[0].containers[0]
+    assert main.name == "main"
+    assert [
+        (d.resource_name, list(d.device_ids), [n.ID for n in d.topology.nodes]) for d in main.devices
+    ] == [
+        (RES, ["lpu-0", "lpu-1"], [0]),
+        (RES, ["lpu-2"], [1]),
+    ]
+    side = listed.pod_resources[1].containers[0].devices[0]
+    assert (list(side.device_ids), side.HasField("topology")) == (["lpu-3"], False)
+
+    got = await v1.Get(podresources_v1_pb2.GetPodResourcesRequest(pod_name="p2", pod_namespace="ns"))
+    assert got.pod_resources == listed.pod_resources[1]
+    with pytest.raises(grpc.aio.AioRpcError) as missing:
+        await v1.Get(podresources_v1_pb2.GetPodResourcesRequest(pod_name="nope", pod_namespace="ns"))
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+    assert missing.value.details() == "pod nope in namespace ns not found"
+
+
+async def assert_v1alpha1_lists_both_pods(
+    alpha: podresources_v1alpha1_pb2_grpc.PodResourcesListerStub,
+) -> None:
+    old = await alpha.List(podresources_v1alpha1_pb2.ListPodResourcesRequest())
+    assert [
+        (p.name, c.name, d.resource_name, list(d.device_ids))
+        for p in old.pod_resources
+        for c in p.containers
+        for d in c.devices
+    ] == [
+        ("p1", "main", RES, ["lpu-0", "lpu-1"]),
+        ("p1", "main", RES, ["lpu-2"]),
+        ("p2", "side", RES, ["lpu-3"]),
+    ]
+
+
 async def test_pod_resources_show_assignments_until_released(kubelet: Kubelet) -> None:
     plugin = await kubelet.plugin()
     await kubelet.listener.wait_for(4, 4)
@@ -125,37 +163,8 @@ async def test_pod_resources_show_assignments_until_released(kubelet: Kubelet) -
         v1 = podresources_v1_pb2_grpc.PodResourcesListerStub(channel)
         alpha = podresources_v1alpha1_pb2_grpc.PodResourcesListerStub(channel)
 
-        listed = await v1.List(podresources_v1_pb2.ListPodResourcesRequest())
-        assert [(p.namespace, p.name) for p in listed.pod_resources] == [("ns", "p1"), ("ns", "p2")]
-        main = listed.pod_resources[0].containers[0]
-        assert main.name == "main"
-        assert [
-            (d.resource_name, list(d.device_ids), [n.ID for n in d.topology.nodes]) for d in main.devices
-        ] == [
-            (RES, ["lpu-0", "lpu-1"], [0]),
-            (RES, ["lpu-2"], [1]),
-        ]
-        side = listed.pod_resources[1].containers[0].devices[0]
-        assert (list(side.device_ids), side.HasField("topology")) == (["lpu-3"], False)
-
-        got = await v1.Get(podresources_v1_pb2.GetPodResourcesRequest(pod_name="p2", pod_namespace="ns"))
-        assert got.pod_resources == listed.pod_resources[1]
-        with pytest.raises(grpc.aio.AioRpcError) as missing:
-            await v1.Get(podresources_v1_pb2.GetPodResourcesRequest(pod_name="nope", pod_namespace="ns"))
-        assert missing.value.code() == grpc.StatusCode.NOT_FOUND
-        assert missing.value.details() == "pod nope in namespace ns not found"
-
-        old = await alpha.List(podresources_v1alpha1_pb2.ListPodResourcesRequest())
-        assert [
-            (p.name, c.name, d.resource_name, list(d.device_ids))
-            for p in old.pod_resources
-            for c in p.containers
-            for d in c.devices
-        ] == [
-            ("p1", "main", RES, ["lpu-0", "lpu-1"]),
-            ("p1", "main", RES, ["lpu-2"]),
-            ("p2", "side", RES, ["lpu-3"]),
-        ]
+        await assert_v1_lists_and_gets_both_pods(v1)
+        await assert_v1alpha1_lists_both_pods(alpha)
 
         kubelet.manager.release("uid-1")
         listed = await v1.List(podresources_v1_pb2.ListPodResourcesRequest())
