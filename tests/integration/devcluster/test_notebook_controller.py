@@ -55,24 +55,10 @@ async def test_without_the_crd_nothing_happens(
     assert not (await client.AppsV1Api(api).list_namespaced_stateful_set(namespace)).items
 
 
-async def test_notebook_gets_statefulset_service_pod_and_status_then_stops_and_cascades(
+async def _assert_lab_statefulset_service_and_pod(
     cluster: DevClusterProcess, api: client.ApiClient, namespace: str
 ) -> None:
-    cluster.install_notebooks_crd()
-    custom, apps, v1 = client.CustomObjectsApi(api), client.AppsV1Api(api), client.CoreV1Api(api)
-    await custom.create_namespaced_custom_object(
-        GROUP, VERSION, namespace, PLURAL, _notebook("lab", {"kubectl.kubernetes.io/x": "1", "keep": "y"})
-    )
-
-    async def ready_status() -> Any:
-        nb = await custom.get_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, "lab")
-        status = nb.get("status") or {}
-        ready = {c["type"]: c["status"] for c in status.get("conditions") or []}.get("Ready")
-        return nb if status.get("readyReplicas") == 1 and ready == "True" else None
-
-    notebook = await until(ready_status, within=30)
-    assert "running" in notebook["status"]["containerState"]
-
+    apps, v1 = client.AppsV1Api(api), client.CoreV1Api(api)
     sts = await apps.read_namespaced_stateful_set("lab", namespace)
     assert sts.spec.replicas == 1
     assert sts.metadata.owner_references[0].kind == "Notebook"
@@ -94,6 +80,27 @@ async def test_notebook_gets_statefulset_service_pod_and_status_then_stops_and_c
     async with token_client() as http:
         through = await http.get(proxy_url(cluster, namespace, "lab:http-lab", f"notebook/{namespace}/lab/"))
     assert through.status_code == 200 and through.json()["pod"] == "lab-0"
+
+
+async def test_notebook_gets_statefulset_service_pod_and_status_then_stops_and_cascades(
+    cluster: DevClusterProcess, api: client.ApiClient, namespace: str
+) -> None:
+    cluster.install_notebooks_crd()
+    custom, apps, v1 = client.CustomObjectsApi(api), client.AppsV1Api(api), client.CoreV1Api(api)
+    await custom.create_namespaced_custom_object(
+        GROUP, VERSION, namespace, PLURAL, _notebook("lab", {"kubectl.kubernetes.io/x": "1", "keep": "y"})
+    )
+
+    async def ready_status() -> Any:
+        nb = await custom.get_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, "lab")
+        status = nb.get("status") or {}
+        ready = {c["type"]: c["status"] for c in status.get("conditions") or []}.get("Ready")
+        return nb if status.get("readyReplicas") == 1 and ready == "True" else None
+
+    notebook = await until(ready_status, within=30)
+    assert "running" in notebook["status"]["containerState"]
+
+    await _assert_lab_statefulset_service_and_pod(cluster, api, namespace)
 
     await custom.patch_namespaced_custom_object(
         GROUP,
