@@ -15,6 +15,23 @@ def _endpoints(cluster: SimCluster, service: str) -> dict[str, Obj]:
     return {e["targetRef"]["name"]: e for e in slices[0].get("endpoints") or []}
 
 
+def _assert_llm_slice(cluster: SimCluster, svc: Obj) -> Obj:
+    """The one slice of service `llm`: named, labelled and owned as the real controller does."""
+    [slice_] = cluster.list_of("EndpointSlice", **{"kubernetes.io/service-name": "llm"})
+    assert (
+        slice_["metadata"]["name"].startswith("llm-") and len(slice_["metadata"]["name"]) == len("llm-") + 5
+    )
+    assert slice_["metadata"]["labels"] == {
+        "team": "ml",
+        "kubernetes.io/service-name": "llm",
+        "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io",
+    }
+    assert slice_["metadata"]["ownerReferences"][0]["uid"] == svc["metadata"]["uid"]
+    assert slice_["addressType"] == "IPv4"
+    assert slice_["ports"] == [{"name": "web", "port": 8080, "protocol": "TCP"}]
+    return slice_
+
+
 async def test_endpoint_slices_follow_readiness_and_termination(clusters: SimClusters) -> None:
     cluster = await clusters.start(pod_stop_seconds=1.0)
     gate = "nufi.dev/serving"
@@ -45,18 +62,7 @@ async def test_endpoint_slices_follow_readiness_and_termination(clusters: SimClu
         "name": "llm-a",
         "uid": p["metadata"]["uid"],
     }
-    [slice_] = cluster.list_of("EndpointSlice", **{"kubernetes.io/service-name": "llm"})
-    assert (
-        slice_["metadata"]["name"].startswith("llm-") and len(slice_["metadata"]["name"]) == len("llm-") + 5
-    )
-    assert slice_["metadata"]["labels"] == {
-        "team": "ml",
-        "kubernetes.io/service-name": "llm",
-        "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io",
-    }
-    assert slice_["metadata"]["ownerReferences"][0]["uid"] == svc["metadata"]["uid"]
-    assert slice_["addressType"] == "IPv4"
-    assert slice_["ports"] == [{"name": "web", "port": 8080, "protocol": "TCP"}]
+    slice_ = _assert_llm_slice(cluster, svc)
 
     cluster.set_pod_condition("llm-a", gate, "True")
     await eventually(
