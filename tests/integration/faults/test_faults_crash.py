@@ -302,14 +302,10 @@ def _second_writes(method: str, path: str) -> bool:
     return method == "POST" and (plain.endswith("/rolebindings") or plain.endswith("/services"))
 
 
-async def test_kill_9_between_the_writes_of_a_change(world: World, tmp_path: Path) -> None:
-    """The kill lands, every time, after a change's first cluster write and before its second: a
-    project's namespace is made and its RoleBinding held back, a lab's first object is made and its
-    Service held back, a Deployment is made and its Service held back."""
-    database_url = f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"
-    proxy = await HttpFault(world.cluster.url).start()
-    env = {
-        "NUFI_KUBECONFIG": str(through(proxy, Path(world.cluster.kubeconfig), tmp_path / "kubeconfig")),
+def _env_through(world: World, kubeconfig: Path, database_url: str) -> dict[str, str]:
+    """The server's settings, its cluster reached through `kubeconfig` (the faulty proxy)."""
+    return {
+        "NUFI_KUBECONFIG": str(kubeconfig),
         "NUFI_PROMETHEUS_URL": world.prometheus.url,
         "NUFI_DATABASE_URL": database_url,
         "NUFI_OIDC_ISSUER": world.idp.issuer,
@@ -321,6 +317,26 @@ async def test_kill_9_between_the_writes_of_a_change(world: World, tmp_path: Pat
         "NUFI_INTENT_SETTLE_AFTER_SECONDS": str(SETTLE_AFTER_SECONDS),
         "NUFI_INTENT_RECONCILE_INTERVAL_SECONDS": "0.5",
     }
+
+
+async def _missing_role_binding(kube: httpx.AsyncClient, project: str) -> list[str]:
+    """The project's namespace, if it was made, has NuFi's RoleBinding."""
+    if (await kube.get(f"/api/v1/namespaces/{project}")).status_code != 200:
+        return []
+    bindings = await kube.get(f"/apis/rbac.authorization.k8s.io/v1/namespaces/{project}/rolebindings")
+    if [b["metadata"]["name"] for b in bindings.json()["items"]] != ["nufi-workload-manager"]:
+        return [f"namespace {project} has no RoleBinding for NuFi"]
+    return []
+
+
+async def test_kill_9_between_the_writes_of_a_change(world: World, tmp_path: Path) -> None:
+    """The kill lands, every time, after a change's first cluster write and before its second: a
+    project's namespace is made and its RoleBinding held back, a lab's first object is made and its
+    Service held back, a Deployment is made and its Service held back."""
+    database_url = f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"
+    proxy = await HttpFault(world.cluster.url).start()
+    kubeconfig = through(proxy, Path(world.cluster.kubeconfig), tmp_path / "kubeconfig")
+    env = _env_through(world, kubeconfig, database_url)
     server = Server(tmp_path, env)
     tag = uuid.uuid4().hex[:5]
     first, second = f"k-{tag}-a", f"k-{tag}-b"
@@ -355,13 +371,7 @@ async def test_kill_9_between_the_writes_of_a_change(world: World, tmp_path: Pat
         proxy.set(None)
         async with client(server.start()) as http:
             await settled(database_url)
-            broken = []
-            if (await kube.get(f"/api/v1/namespaces/{second}")).status_code == 200:
-                bindings = await kube.get(
-                    f"/apis/rbac.authorization.k8s.io/v1/namespaces/{second}/rolebindings"
-                )
-                if [b["metadata"]["name"] for b in bindings.json()["items"]] != ["nufi-workload-manager"]:
-                    broken.append(f"namespace {second} has no RoleBinding for NuFi")
+            broken = await _missing_role_binding(kube, second)
             broken += await _check(http, kube, world, [first, second], database_url)
             assert broken == [], "\n".join(broken)
     finally:
