@@ -34,25 +34,8 @@ async def _lab_objects(kube: Kube, project: str) -> dict[str, list[str]]:
     }
 
 
-async def test_a_jupyter_lab_is_a_statefulset_service_and_claim(
-    nufi: httpx.AsyncClient, world: World, kube: Kube, project: str
-) -> None:
-    created = await nufi.post(
-        f"/api/v1/projects/{project}/labs",
-        json=lab_body(accelerator={"device_type": "lpu", "count": 2}),
-        headers=world.user,
-    )
-    assert created.status_code == 201, created.text
-    assert created.headers["location"] == f"/api/v1/projects/{project}/labs/lab"
-    view = created.json()
-    assert view["backend"] == "statefulset"
-    assert view["url"] == f"/labs/{project}/lab/"
-    # No lab base domain here: the lab opens in no browser, and says so with a null.
-    assert "origin_url" in view and view["origin_url"] is None
-    assert view["image"] == "quay.io/jupyter/base-notebook:latest"
-    assert view["accelerator"] == {"device_type": "lpu", "resource_key": LPU, "count": 2}
-    assert view["storage_gib"] == 5 and view["kind"] == "jupyter"
-
+async def _assert_jupyter_statefulset(kube: Kube, project: str) -> None:
+    """One replica with two LPUs, served under the lab's prefix, its home on the claim."""
     sts = await kube.get(f"/apis/apps/v1/namespaces/{project}/statefulsets/lab")
     assert sts is not None
     assert sts["metadata"]["labels"] == _labels(project)
@@ -75,6 +58,28 @@ async def test_a_jupyter_lab_is_a_statefulset_service_and_claim(
     assert template["spec"]["volumes"] == [
         {"name": "home", "persistentVolumeClaim": {"claimName": "lab-home"}}
     ]
+
+
+async def test_a_jupyter_lab_is_a_statefulset_service_and_claim(
+    nufi: httpx.AsyncClient, world: World, kube: Kube, project: str
+) -> None:
+    created = await nufi.post(
+        f"/api/v1/projects/{project}/labs",
+        json=lab_body(accelerator={"device_type": "lpu", "count": 2}),
+        headers=world.user,
+    )
+    assert created.status_code == 201, created.text
+    assert created.headers["location"] == f"/api/v1/projects/{project}/labs/lab"
+    view = created.json()
+    assert view["backend"] == "statefulset"
+    assert view["url"] == f"/labs/{project}/lab/"
+    # No lab base domain here: the lab opens in no browser, and says so with a null.
+    assert "origin_url" in view and view["origin_url"] is None
+    assert view["image"] == "quay.io/jupyter/base-notebook:latest"
+    assert view["accelerator"] == {"device_type": "lpu", "resource_key": LPU, "count": 2}
+    assert view["storage_gib"] == 5 and view["kind"] == "jupyter"
+
+    await _assert_jupyter_statefulset(kube, project)
 
     svc = await kube.get(f"/api/v1/namespaces/{project}/services/lab")
     assert svc is not None and svc["metadata"]["labels"] == _labels(project)
