@@ -32,6 +32,52 @@ async def utilization(client: httpx.AsyncClient, exporter: str) -> dict[str, flo
     return found
 
 
+async def assert_one_idle_report(client: httpx.AsyncClient, exporter_url: str) -> None:
+    """The inference server reports its held devices to the exporter before any request."""
+
+    async def reported() -> list[dict[str, Any]]:
+        loads: list[dict[str, Any]] = (await client.get(f"{exporter_url}/control/load")).json()["loads"]
+        return loads
+
+    [report] = await until(reported, within=10.0)
+    assert report == {
+        "source": "default/infer-0",
+        "node": NODE,
+        "devices": sorted(HELD),
+        "utilization": 0.0,
+        "expires_in_seconds": report["expires_in_seconds"],
+    }
+
+
+async def assert_load_heats_only_the_held_devices(
+    client: httpx.AsyncClient, exporter_url: str, url: str
+) -> None:
+    """While requests come, the held devices run hot and the others stay idle; the requests stop after."""
+    stop = asyncio.Event()
+
+    async def traffic() -> None:
+        # Bounded: at most 60 s of about 20 requests a second, twice the saturating rate.
+        body = {"model": "mock-lpu-llm", "messages": [{"role": "user", "content": "warm up"}]}
+        for _ in range(1200):
+            if stop.is_set():
+                return
+            await client.post(f"{url}/v1/chat/completions", json=body)
+            await asyncio.sleep(0.05)
+
+    sending = asyncio.create_task(traffic())
+    try:
+
+        async def hot() -> dict[str, float]:
+            values = await utilization(client, exporter_url)
+            return values if all(values[d] > 60 for d in HELD) else {}
+
+        values = await until(hot, within=30.0, every=0.2)
+        assert all(values[d] < 5 for d in values.keys() - HELD), values
+    finally:
+        stop.set()
+        await sending
+
+
 async def test_requests_raise_the_utilization_of_the_held_devices_until_the_load_stops(
     tmp_path: Path,
 ) -> None:
@@ -63,44 +109,8 @@ async def test_requests_raise_the_utilization_of_the_held_devices_until_the_load
             idle = await utilization(client, exporter_url)
             assert all(value < 5 for value in idle.values()), idle
 
-            async def reported() -> list[dict[str, Any]]:
-                loads: list[dict[str, Any]] = (await client.get(f"{exporter_url}/control/load")).json()[
-                    "loads"
-                ]
-                return loads
-
-            [report] = await until(reported, within=10.0)
-            assert report == {
-                "source": "default/infer-0",
-                "node": NODE,
-                "devices": sorted(HELD),
-                "utilization": 0.0,
-                "expires_in_seconds": report["expires_in_seconds"],
-            }
-
-            stop = asyncio.Event()
-
-            async def traffic() -> None:
-                # Bounded: at most 60 s of about 20 requests a second, twice the saturating rate.
-                body = {"model": "mock-lpu-llm", "messages": [{"role": "user", "content": "warm up"}]}
-                for _ in range(1200):
-                    if stop.is_set():
-                        return
-                    await client.post(f"{url}/v1/chat/completions", json=body)
-                    await asyncio.sleep(0.05)
-
-            sending = asyncio.create_task(traffic())
-            try:
-
-                async def hot() -> dict[str, float]:
-                    values = await utilization(client, exporter_url)
-                    return values if all(values[d] > 60 for d in HELD) else {}
-
-                values = await until(hot, within=30.0, every=0.2)
-                assert all(values[d] < 5 for d in values.keys() - HELD), values
-            finally:
-                stop.set()
-                await sending
+            await assert_one_idle_report(client, exporter_url)
+            await assert_load_heats_only_the_held_devices(client, exporter_url, url)
 
             async def cooled() -> dict[str, float]:
                 values = await utilization(client, exporter_url)
