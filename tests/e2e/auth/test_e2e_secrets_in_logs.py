@@ -127,26 +127,8 @@ async def dashboard_visit(url: str, page: Page, callbacks: list[str]) -> None:
     await expect(page.get_by_test_id("user-name")).to_have_text("admin")
 
 
-async def test_no_secret_nufi_handles_reaches_any_log(sandbox: SandboxRun) -> None:
-    url = sandbox.state["nufi_url"]
-    found = Secrets()
-    # What the NuFi process was really given, not only what the sandbox meant to give it.
-    environment = environment_of(nufi_pid(sandbox))
-    session_secret = (sandbox.state_dir / "dashboard-session-secret").read_text().strip()
-    assert environment[SESSION_SECRET_ENV] == session_secret
-    assert environment["NUFI_OIDC_CLIENT_SECRET"] == DASHBOARD_SECRET
-    found.add("dashboard session secret", session_secret)
-    found.add("OIDC client secret", DASHBOARD_SECRET)
-    found.add("Kubernetes token", kubernetes_token(sandbox))
-
-    admin, user = password_grant(sandbox.state, "admin"), password_grant(sandbox.state, "user")
-    for name, answer in (("admin", admin), ("user", user)):
-        found.add_jwt(f"{name}'s access token", answer["access_token"])
-        found.add(f"{name}'s refresh token", answer["refresh_token"])
-    garbage = "garbage-" + secrets.token_urlsafe(24)
-    found.add("garbage bearer token", garbage)
-    api_calls(url, admin["access_token"], user["access_token"], garbage, found)
-
+async def browser_sign_in_and_out(sandbox: SandboxRun, url: str, session_secret: str, found: Secrets) -> None:
+    """Signs in and out through the dashboard; its cookies, session tokens and code go to `found`."""
     callbacks: list[str] = []
     async with chromium() as browser:
         context = await browser.new_context(locale="en-US")
@@ -169,6 +151,29 @@ async def test_no_secret_nufi_handles_reaches_any_log(sandbox: SandboxRun) -> No
     (callback,) = callbacks
     code = httpx.URL(callback).params["code"]
     found.add("authorization code", code)
+
+
+async def test_no_secret_nufi_handles_reaches_any_log(sandbox: SandboxRun) -> None:
+    url = sandbox.state["nufi_url"]
+    found = Secrets()
+    # What the NuFi process was really given, not only what the sandbox meant to give it.
+    environment = environment_of(nufi_pid(sandbox))
+    session_secret = (sandbox.state_dir / "dashboard-session-secret").read_text().strip()
+    assert environment[SESSION_SECRET_ENV] == session_secret
+    assert environment["NUFI_OIDC_CLIENT_SECRET"] == DASHBOARD_SECRET
+    found.add("dashboard session secret", session_secret)
+    found.add("OIDC client secret", DASHBOARD_SECRET)
+    found.add("Kubernetes token", kubernetes_token(sandbox))
+
+    admin, user = password_grant(sandbox.state, "admin"), password_grant(sandbox.state, "user")
+    for name, answer in (("admin", admin), ("user", user)):
+        found.add_jwt(f"{name}'s access token", answer["access_token"])
+        found.add(f"{name}'s refresh token", answer["refresh_token"])
+    garbage = "garbage-" + secrets.token_urlsafe(24)
+    found.add("garbage bearer token", garbage)
+    api_calls(url, admin["access_token"], user["access_token"], garbage, found)
+
+    await browser_sign_in_and_out(sandbox, url, session_secret, found)
 
     # Stopped, so every line is on disk, and what the programs write on the way out is searched too.
     sandbox.interrupt()
