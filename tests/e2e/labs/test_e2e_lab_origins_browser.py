@@ -109,6 +109,37 @@ async def _lab_settled(page: Page, origin: str, path: str) -> None:
     await expect(page.locator(".jp-LauncherCard").first).to_be_visible(timeout=60_000)
 
 
+async def _assert_the_probe_works_at_home(lab_b: Page, port: int | None) -> None:
+    """From lab b's own page, its files and its socket are there: the probe itself works."""
+    at_home = await bounded(
+        lab_b.evaluate(
+            PROBE,
+            {
+                "fetches": {"secret": "/labs/origin-b/b/api/contents/secret.txt"},
+                "socket": f"ws://b--origin-b.localhost:{port}/labs/origin-b/b/api/events/subscribe",
+            },
+        ),
+        "probing lab b from its own page",
+    )
+    assert at_home["secret"]["status"] == 200 and SECRET in at_home["secret"]["body"], at_home
+    assert at_home["socket"] == "open", at_home
+
+
+async def _assert_jupyter_checks_the_socket_origin(
+    sandbox: SandboxRun, port: int | None, origin_a: str, origin_b: str
+) -> None:
+    """Jupyter checks a socket's Origin too: a bearer caller, whom NuFi lets through whatever its
+    Origin, is refused by the lab itself from a foreign origin, and let in from the lab's own."""
+    admin = bearer(token(sandbox.state, "admin", "admin"))
+    socket_url = f"ws://127.0.0.1:{port}/labs/origin-b/b/api/events/subscribe"
+    with pytest.raises(InvalidStatus) as refused:
+        async with connect(socket_url, origin=Origin(origin_a), additional_headers=admin, open_timeout=20):
+            pass
+    assert refused.value.response.status_code == 403
+    async with connect(socket_url, origin=Origin(origin_b), additional_headers=admin, open_timeout=20):
+        pass
+
+
 async def test_a_script_in_one_lab_reaches_neither_another_lab_nor_the_dashboard(
     sandbox: SandboxRun, browser: Browser, two_labs: dict[str, str]
 ) -> None:
@@ -126,19 +157,7 @@ async def test_a_script_in_one_lab_reaches_neither_another_lab_nor_the_dashboard
     await _open_lab(lab_b, url, origin_b, "/labs/origin-b/b/lab")
     await shot(lab_a, "lab-origin-a", full_page=False)
 
-    # From lab b's own page, its files and its socket are there: the probe itself works.
-    at_home = await bounded(
-        lab_b.evaluate(
-            PROBE,
-            {
-                "fetches": {"secret": "/labs/origin-b/b/api/contents/secret.txt"},
-                "socket": f"ws://b--origin-b.localhost:{port}/labs/origin-b/b/api/events/subscribe",
-            },
-        ),
-        "probing lab b from its own page",
-    )
-    assert at_home["secret"]["status"] == 200 and SECRET in at_home["secret"]["body"], at_home
-    assert at_home["socket"] == "open", at_home
+    await _assert_the_probe_works_at_home(lab_b, port)
 
     # From lab a's page: its own lab answers, nothing else does.
     probe = await bounded(
@@ -163,16 +182,7 @@ async def test_a_script_in_one_lab_reaches_neither_another_lab_nor_the_dashboard
         assert "error" in probe[key], (key, probe[key])
     assert SECRET not in str(probe)
     assert probe["socket"] == "refused", probe
-    # Jupyter checks a socket's Origin too: a bearer caller, whom NuFi lets through whatever its
-    # Origin, is refused by the lab itself from a foreign origin, and let in from the lab's own.
-    admin = bearer(token(sandbox.state, "admin", "admin"))
-    socket_url = f"ws://127.0.0.1:{port}/labs/origin-b/b/api/events/subscribe"
-    with pytest.raises(InvalidStatus) as refused:
-        async with connect(socket_url, origin=Origin(origin_a), additional_headers=admin, open_timeout=20):
-            pass
-    assert refused.value.response.status_code == 403
-    async with connect(socket_url, origin=Origin(origin_b), additional_headers=admin, open_timeout=20):
-        pass
+    await _assert_jupyter_checks_the_socket_origin(sandbox, port, origin_a, origin_b)
     # Both pages settled (their JupyterLab up, the probes answered) before the context closes.
     await expect(lab_b).to_have_title(re.compile("JupyterLab"))
     await bounded(context.close(), "closing the browser context")
