@@ -100,6 +100,42 @@ def test_dcgm_is_scraped_like_a_service_monitor(sandbox: SandboxRun) -> None:
     assert {t["scrapeInterval"] for t in targets if "scrapeInterval" in t} <= {"1s"}
 
 
+def _assert_the_lpu_is_found(api: httpx.Client, admin: dict[str, str]) -> None:
+    """Before registering: the resource key is on both LPU nodes and every metric has a series per device."""
+    check = api.post("/api/v1/admin/devices/check-resource-key", json={"resource_key": LPU}, headers=admin)
+    assert check.status_code == 200, check.text
+    assert check.json()["found"] is True
+    assert check.json()["nodes"] == [{"name": node, "capacity": 4, "allocatable": 4} for node in LPU_NODES]
+
+    metrics = api.post(
+        "/api/v1/admin/devices/check-metrics",
+        json={"labels": LPU_LABELS, "metrics": LPU_METRICS},
+        headers=admin,
+    )
+    assert metrics.status_code == 200, metrics.text
+    assert metrics.json()["ok"] is True, metrics.text
+    assert {name: r["series"] for name, r in metrics.json()["results"].items()} == {
+        "utilization": 8,
+        "memory_used": 8,
+        "memory_total": 8,
+        "temperature": 8,
+    }
+
+
+def _assert_every_admin_route_is_refused(api: httpx.Client, user: dict[str, str]) -> None:
+    admin_routes: list[tuple[str, str, dict[str, Any] | None]] = [
+        ("POST", "/api/v1/admin/devices/check-resource-key", {"resource_key": LPU}),
+        ("POST", "/api/v1/admin/devices/check-metrics", {"labels": LPU_LABELS, "metrics": LPU_METRICS}),
+        ("POST", "/api/v1/admin/devices", {**LPU_REGISTRATION, "id": "lpu-2"}),
+        ("DELETE", "/api/v1/admin/devices/lpu", None),
+        ("GET", "/api/v1/admin/audit", None),
+    ]
+    for method, path, body in admin_routes:
+        refused = api.request(method, path, json=body, headers=user)
+        assert refused.status_code == 403, (method, path, refused.text)
+        assert refused.headers["content-type"].startswith("application/problem+json")
+
+
 def test_seed_flow_through_the_api(sandbox: SandboxRun) -> None:
     state = sandbox.state
     admin, user = bearer(token(state, "admin", "admin")), bearer(token(state, "user", "user"))
@@ -110,28 +146,7 @@ def test_seed_flow_through_the_api(sandbox: SandboxRun) -> None:
         # The LPU is in the cluster but not in NuFi: registering it is the user's first task.
         assert api.get("/api/v1/devices/lpu", headers=admin).status_code == 404
 
-        check = api.post(
-            "/api/v1/admin/devices/check-resource-key", json={"resource_key": LPU}, headers=admin
-        )
-        assert check.status_code == 200, check.text
-        assert check.json()["found"] is True
-        assert check.json()["nodes"] == [
-            {"name": node, "capacity": 4, "allocatable": 4} for node in LPU_NODES
-        ]
-
-        metrics = api.post(
-            "/api/v1/admin/devices/check-metrics",
-            json={"labels": LPU_LABELS, "metrics": LPU_METRICS},
-            headers=admin,
-        )
-        assert metrics.status_code == 200, metrics.text
-        assert metrics.json()["ok"] is True, metrics.text
-        assert {name: r["series"] for name, r in metrics.json()["results"].items()} == {
-            "utilization": 8,
-            "memory_used": 8,
-            "memory_total": 8,
-            "temperature": 8,
-        }
+        _assert_the_lpu_is_found(api, admin)
 
         created = api.post("/api/v1/admin/devices", json=LPU_REGISTRATION, headers=admin)
         assert created.status_code == 201, created.text
@@ -156,17 +171,7 @@ def test_seed_flow_through_the_api(sandbox: SandboxRun) -> None:
         assert [(item["actor"], item["target_id"]) for item in audit["items"]][:1] == [("admin", "lpu")]
 
         # Without the nufi-admin role: every admin route is refused, monitoring stays readable.
-        admin_routes: list[tuple[str, str, dict[str, Any] | None]] = [
-            ("POST", "/api/v1/admin/devices/check-resource-key", {"resource_key": LPU}),
-            ("POST", "/api/v1/admin/devices/check-metrics", {"labels": LPU_LABELS, "metrics": LPU_METRICS}),
-            ("POST", "/api/v1/admin/devices", {**LPU_REGISTRATION, "id": "lpu-2"}),
-            ("DELETE", "/api/v1/admin/devices/lpu", None),
-            ("GET", "/api/v1/admin/audit", None),
-        ]
-        for method, path, body in admin_routes:
-            refused = api.request(method, path, json=body, headers=user)
-            assert refused.status_code == 403, (method, path, refused.text)
-            assert refused.headers["content-type"].startswith("application/problem+json")
+        _assert_every_admin_route_is_refused(api, user)
         as_user = api.get("/api/v1/monitoring/lpu", headers=user)
         assert as_user.status_code == 200, as_user.text
         assert as_user.json()["summary"]["devices"] == 8
