@@ -91,6 +91,56 @@ async def _utilization(client: httpx.AsyncClient, url: str) -> dict[str, tuple[f
     return found
 
 
+async def _served_by_every_replica(
+    client: httpx.AsyncClient, proxy: str, request: dict[str, Any], project: str, pods: dict[str, str]
+) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Each answer says which pod, node and devices served it; every replica answers, on one device."""
+    served: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for _ in range(100):
+        answer = await client.post(f"{proxy}v1/chat/completions", json=request)
+        assert answer.status_code == 200, answer.text
+        by = answer.json()["nufi"]
+        assert by["namespace"] == project and pods[by["pod"]] == by["node"]
+        served[by["pod"]] = (by["node"], tuple(by["devices"]))
+    assert set(served) == set(pods), "not every replica answered"
+    assert all(len(devices) == 1 for _, devices in served.values())
+    return served
+
+
+async def _heat_until_each_replica_is_hot(
+    client: httpx.AsyncClient,
+    proxy: str,
+    request: dict[str, Any],
+    served: dict[str, tuple[str, tuple[str, ...]]],
+    exporters: dict[str, str],
+) -> None:
+    """Requests keep coming until the exporters show each replica's devices hot and held by that pod."""
+    stop = asyncio.Event()
+
+    async def traffic() -> None:
+        # Bounded: at most 60 s of about 20 requests a second, spread over both replicas.
+        for _ in range(1200):
+            if stop.is_set():
+                return
+            await client.post(f"{proxy}v1/chat/completions", json=request)
+            await asyncio.sleep(0.05)
+
+    sending = asyncio.create_task(traffic())
+    try:
+
+        async def hot() -> bool:
+            for pod, (node, devices) in served.items():
+                values = await _utilization(client, exporters[node])
+                if not all(values[d][0] > 30 and values[d][1] == pod for d in devices):
+                    return False
+            return True
+
+        await until(hot, within=30.0, every=0.2)
+    finally:
+        stop.set()
+        await sending
+
+
 async def test_two_replicas_run_on_lpu_nodes_answer_through_the_service_and_heat_their_devices(
     nufi_running: httpx.AsyncClient, running: tuple[World, dict[str, str]]
 ) -> None:
@@ -118,40 +168,8 @@ async def test_two_replicas_run_on_lpu_nodes_answer_through_the_service_and_heat
         proxy = world.cluster.url + view["urls"]["api_proxy"]
         request = {"model": "mock-lpu-llm", "messages": [{"role": "user", "content": "who are you?"}]}
         async with httpx.AsyncClient(timeout=10.0, headers=DEV_HEADERS) as client:
-            served: dict[str, tuple[str, tuple[str, ...]]] = {}
-            for _ in range(100):
-                answer = await client.post(f"{proxy}v1/chat/completions", json=request)
-                assert answer.status_code == 200, answer.text
-                by = answer.json()["nufi"]
-                assert by["namespace"] == project and pods[by["pod"]] == by["node"]
-                served[by["pod"]] = (by["node"], tuple(by["devices"]))
-            assert set(served) == set(pods), "not every replica answered"
-            assert all(len(devices) == 1 for _, devices in served.values())
-
-            stop = asyncio.Event()
-
-            async def traffic() -> None:
-                # Bounded: at most 60 s of about 20 requests a second, spread over both replicas.
-                for _ in range(1200):
-                    if stop.is_set():
-                        return
-                    await client.post(f"{proxy}v1/chat/completions", json=request)
-                    await asyncio.sleep(0.05)
-
-            sending = asyncio.create_task(traffic())
-            try:
-
-                async def hot() -> bool:
-                    for pod, (node, devices) in served.items():
-                        values = await _utilization(client, exporters[node])
-                        if not all(values[d][0] > 30 and values[d][1] == pod for d in devices):
-                            return False
-                    return True
-
-                await until(hot, within=30.0, every=0.2)
-            finally:
-                stop.set()
-                await sending
+            served = await _served_by_every_replica(client, proxy, request, project, pods)
+            await _heat_until_each_replica_is_hot(client, proxy, request, served, exporters)
             held = {(node, d) for node, devices in served.values() for d in devices}
 
             async def devices_shown() -> dict[str, Any] | None:
