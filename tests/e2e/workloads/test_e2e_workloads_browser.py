@@ -39,6 +39,21 @@ async def choose_the_lpu(page: Page, select: str) -> None:
     await expect(page.get_by_test_id(select)).to_contain_text(LPU)
 
 
+async def print_the_lpu_from_a_notebook(lab: Page) -> None:
+    """A notebook from the launcher; its kernel sees the LPU the lab's pod was given."""
+    await lab.locator('.jp-LauncherCard[data-category="Notebook"]').first.click(timeout=60_000)
+    # Typed once the kernel is idle and the editor holds it: keys sent while JupyterLab still sets the
+    # notebook up are lost.
+    await expect(lab.get_by_text("Python 3 (ipykernel) | Idle")).to_be_visible(timeout=60_000)
+    cell = lab.locator(".jp-Notebook .jp-Cell .cm-content").first
+    code = 'import os; print("LPU:", os.environ["LPU_VISIBLE_DEVICES"])'
+    await cell.fill(code)
+    await expect(cell).to_have_text(code)
+    await cell.press("Shift+Enter")
+    output = lab.locator(".jp-OutputArea-output").first
+    await expect(output).to_contain_text(re.compile(r"LPU: lpu\d"), timeout=60_000)
+
+
 @pytest.mark.parametrize("language", ["ko", "en"])
 async def test_an_admin_deploys_on_the_lpu_and_opens_a_jupyter_lab(
     sandbox: SandboxRun, admin_api: httpx.Client, browser: Browser, language: Language
@@ -85,18 +100,7 @@ async def test_an_admin_deploys_on_the_lpu_and_opens_a_jupyter_lab(
     lab_origin = f"http://notebook--{project}.localhost:{urlsplit(url).port}"
     await expect(lab).to_have_url(re.compile(re.escape(f"{lab_origin}/labs/{project}/notebook/")))
     await expect(lab).to_have_title(re.compile("JupyterLab"), timeout=60_000)
-    # A notebook from the launcher; its kernel sees the LPU the lab's pod was given.
-    await lab.locator('.jp-LauncherCard[data-category="Notebook"]').first.click(timeout=60_000)
-    # Typed once the kernel is idle and the editor holds it: keys sent while JupyterLab still sets the
-    # notebook up are lost.
-    await expect(lab.get_by_text("Python 3 (ipykernel) | Idle")).to_be_visible(timeout=60_000)
-    cell = lab.locator(".jp-Notebook .jp-Cell .cm-content").first
-    code = 'import os; print("LPU:", os.environ["LPU_VISIBLE_DEVICES"])'
-    await cell.fill(code)
-    await expect(cell).to_have_text(code)
-    await cell.press("Shift+Enter")
-    output = lab.locator(".jp-OutputArea-output").first
-    await expect(output).to_contain_text(re.compile(r"LPU: lpu\d"), timeout=60_000)
+    await print_the_lpu_from_a_notebook(lab)
     await shot(lab, f"{language}-14-jupyterlab", full_page=False)
     await context.close()
 
