@@ -37,7 +37,7 @@ class BodyTooLarge(HTTPException):
     handler (`install_request_guard`)."""
 
     def __init__(self, limit: int) -> None:
-        super().__init__(_TOO_LARGE, detail=_too_large_detail(limit), headers={"Connection": "close"})
+        super().__init__(_TOO_LARGE, headers={"Connection": "close"})
         self.limit = limit
 
 
@@ -52,20 +52,12 @@ def install_request_guard(app: FastAPI, *, max_body_bytes: int) -> None:
     app.add_middleware(RequestGuardMiddleware, max_body_bytes=max_body_bytes)
 
 
-def _too_large_detail(limit: int) -> str:
-    return (
-        f"the request body is larger than {limit} bytes, the most NuFi accepts "
-        "(NUFI_MAX_REQUEST_BODY_BYTES); send a smaller one"
-    )
-
-
 def _too_large(limit: int, request_id: str | None) -> ProblemResponse:
     # The rest of the body is never read, so the connection cannot carry another request.
     return problem_response(
         status=_TOO_LARGE,
         type="content-too-large",
-        title="Content Too Large",
-        detail=_too_large_detail(limit),
+        code="request.too_large",
         request_id=request_id,
         headers={"Connection": "close"},
         extra={"limit_bytes": limit},

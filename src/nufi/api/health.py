@@ -50,8 +50,9 @@ async def readyz(
     return problem_response(
         status=503,
         type="not-ready",
+        code="health.not_ready",
+        params={"failing": failing},
         title="Not ready",
-        detail=f"NuFi is not ready. {failing}",
         request_id=request_id_of(request),
         extra={"dependencies": [d.model_dump() for d in report.dependencies]},
     )

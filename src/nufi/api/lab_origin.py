@@ -39,11 +39,6 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # a browser that ever renders one does so in an opaque origin, with no access to NuFi's.
 SANDBOXED_POLICY = "sandbox; frame-ancestors 'none'"
 _MAX_COOKIE_LENGTH = 4096
-_UNSET = (
-    "labs open in a browser only on an origin of their own, and none is configured: an administrator "
-    'must set NUFI_LAB_BASE_DOMAIN (see docs/install.md, "Lab base domain"); scripts may still '
-    "reach a lab here with 'Authorization: Bearer <access token>'"
-)
 
 
 @dataclass(frozen=True)
@@ -138,7 +133,7 @@ def has_dot_segment(raw_path: str) -> bool:
 
 def lab_origin_unset(request_id: str | None) -> Response:
     return problem_response(
-        status=403, type="lab-origin-unset", title="Forbidden", detail=_UNSET, request_id=request_id
+        status=403, type="lab-origin-unset", code="lab.origin_unset", title="Forbidden", request_id=request_id
     )
 
 
@@ -146,9 +141,8 @@ def lab_elsewhere(origin: str, request_id: str | None) -> Response:
     return problem_response(
         status=403,
         type="lab-on-its-own-origin",
+        code="lab.elsewhere",
         title="Forbidden",
-        detail=f"this lab is served to browsers at {origin} only: open it there (or from the dashboard), "
-        "or send 'Authorization: Bearer <access token>'",
         request_id=request_id,
         extra={"origin": origin},
     )
@@ -158,9 +152,8 @@ def origin_refused(origin: str, request_id: str | None) -> Response:
     return problem_response(
         status=403,
         type="origin-refused",
+        code="lab.origin_refused",
         title="Forbidden",
-        detail="a lab takes WebSockets, and changes signed in by its cookie, only from its own origin "
-        f"{origin}: open the lab there",
         request_id=request_id,
         extra={"origin": origin},
     )
@@ -170,8 +163,9 @@ def grant_refused(reason: SealBroken, request_id: str | None) -> Response:
     return problem_response(
         status=403,
         type="lab-grant-refused",
+        code="lab.grant_refused",
+        params={"reason": str(reason)},
         title="Forbidden",
-        detail=f"this lab sign-in link does not hold ({reason}): open the lab again from the dashboard",
         request_id=request_id,
     )
 
@@ -180,8 +174,8 @@ def not_on_this_host(path: str, request_id: str | None) -> Response:
     return problem_response(
         status=404,
         type="not-found",
-        title="Not found",
-        detail=f"nothing is served at {path!r} on this host: a lab's host serves that lab's own paths only",
+        code="lab.not_on_this_host",
+        params={"path": path},
         request_id=request_id,
     )
 
@@ -190,9 +184,9 @@ def dot_segments(path: str, request_id: str | None) -> Response:
     return problem_response(
         status=400,
         type="invalid-lab-path",
+        code="lab.dot_segments",
+        params={"path": path},
         title="Bad request",
-        detail=f"the lab path {path!r} has a '.' or '..' segment (perhaps percent-encoded): ask for the "
-        "path without it",
         request_id=request_id,
         extra={"field": "path"},
     )

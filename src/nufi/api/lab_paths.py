@@ -97,13 +97,7 @@ class RouteCache:
 
 
 def no_such_lab_path(path: str) -> Response:
-    return problem_response(
-        status=404,
-        type="not-found",
-        title="Not found",
-        detail=f"no lab serves at {path!r}: labs are at /labs/<project>/<name>/, where the project and "
-        "the lab name are lowercase DNS labels (letters, digits and '-')",
-    )
+    return problem_response(status=404, type="not-found", code="lab.no_such_path", params={"path": path})
 
 
 def lab_unreachable(route: LabRoute, exc: BaseException, request_id: str | None) -> Response:
@@ -112,11 +106,9 @@ def lab_unreachable(route: LabRoute, exc: BaseException, request_id: str | None)
     return problem_response(
         status=502,
         type="lab-unreachable",
+        code="lab.unreachable",
+        params={"reason": reason},
         title="Bad gateway",
-        detail=(
-            f"lab {route.service!r} of project {route.namespace!r} does not answer ({reason}); it may be "
-            f"stopped or still starting: see GET /api/v1/projects/{route.namespace}/labs/{route.service}"
-        ),
         request_id=request_id,
         extra={"project": route.namespace, "lab": route.service},
     )
@@ -129,9 +121,9 @@ def lab_refused_socket(route: LabRoute, status: int, request_id: str | None) -> 
     return problem_response(
         status=status if refused else 502,
         type="lab-refused-websocket",
+        code="lab.refused_websocket",
+        params={"lab_status": status},
         title="Forbidden" if status == 403 else ("Refused" if refused else "Bad gateway"),
-        detail=f"lab {route.service!r} of project {route.namespace!r} refused the WebSocket ({status}); "
-        "a browser's socket must come from the lab's own page",
         request_id=request_id,
         extra={"project": route.namespace, "lab": route.service},
     )

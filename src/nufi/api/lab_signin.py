@@ -146,9 +146,9 @@ def _bad_next(next_path: str, request_id: str | None) -> Response:
     return problem_response(
         status=400,
         type="invalid-lab-sign-in",
+        code="lab.bad_sign_in_next",
+        params={"next": next_path[:200]},
         title="Bad request",
-        detail=f"this lab sign-in cannot go on: {next_path[:200]!r} is not a path of this lab (or the "
-        "link is incomplete); open the lab again from the dashboard",
         request_id=request_id,
         extra={"field": "next"},
     )

@@ -15,7 +15,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nufi.api.metrics import HttpMetrics
-from nufi.api.problems import internal_error_response
+from nufi.api.problems import answer_language, internal_error_response, speaking
 from nufi.logging import get_logger
 
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -54,7 +54,8 @@ class RequestContextMiddleware:
             await send(message)
 
         began = perf_counter()
-        with structlog.contextvars.bound_contextvars(request_id=request_id):
+        language = answer_language(Headers(scope=scope).get("accept-language"))
+        with structlog.contextvars.bound_contextvars(request_id=request_id), speaking(language):
             try:
                 await self.app(scope, receive, send_with_id)
             except Exception:

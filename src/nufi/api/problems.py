@@ -1,13 +1,18 @@
 """RFC 9457 problem details: the body of every 4xx/5xx answer.
 
 `type` is a short slug (a relative URI reference), `title` is fixed per type, `detail` is written
-for the person reading it, and extra members (`field`, `dependency`, `errors`, `request_id`, ...)
-carry what a program needs.
+for the person reading it, `code` and `params` are the same sentence as data (`docs/messages.md`),
+and extra members (`field`, `dependency`, `errors`, `request_id`, ...) carry what a program needs.
+
+`title` and `detail` are in the caller's language: Korean when `Accept-Language` puts Korean first,
+English otherwise (`RequestContextMiddleware` reads the header once per request).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from http import HTTPStatus
 from typing import Any
 
@@ -22,10 +27,15 @@ from starlette.types import Scope
 from nufi.auth.errors import bearer_challenge
 from nufi.errors import DependencyUnavailable, NufiError, Unauthorized
 from nufi.logging import get_logger
+from nufi.messages import CATALOG, Language, preferred_language, render, title_of
+from nufi.messages.validation import validation_message
 
 PROBLEM_JSON = "application/problem+json"
 _CORE_MEMBERS = frozenset({"type", "title", "status", "detail"})
 _MAX_INPUT_REPR = 80
+# An API caller who names no language NuFi speaks reads English (the dashboard defaults to Korean).
+API_DEFAULT_LANGUAGE: Language = "en"
+_language: ContextVar[Language] = ContextVar("nufi_problem_language", default=API_DEFAULT_LANGUAGE)
 
 _log = get_logger("nufi.api")
 
@@ -34,18 +44,48 @@ class ProblemResponse(JSONResponse):
     media_type = PROBLEM_JSON
 
 
+def answer_language(accept_language: str | None) -> Language:
+    """The language problems are answered in for a caller's `Accept-Language`."""
+    return preferred_language(accept_language, default=API_DEFAULT_LANGUAGE)
+
+
+@contextmanager
+def speaking(language: Language) -> Iterator[None]:
+    """Answer the problems raised within in `language` (set per request by the middleware)."""
+    token = _language.set(language)
+    try:
+        yield
+    finally:
+        _language.reset(token)
+
+
+def current_language() -> Language:
+    return _language.get()
+
+
 def problem_response(
     *,
     status: int,
     type: str,
-    title: str,
-    detail: str,
+    code: str,
+    params: Mapping[str, object] | None = None,
+    title: str | None = None,
     request_id: str | None = None,
     headers: Mapping[str, str] | None = None,
     extra: Mapping[str, object] | None = None,
+    language: Language | None = None,
 ) -> ProblemResponse:
+    """A problem answer whose sentence is `code` from the catalogs, filled from `extra` and `params`.
+    `title` is the English headline for a type the catalog has none for."""
     body = problem_body(
-        status=status, type=type, title=title, detail=detail, request_id=request_id, extra=extra
+        status=status,
+        type=type,
+        code=code,
+        params=params,
+        title=title,
+        request_id=request_id,
+        extra=extra,
+        language=language,
     )
     return ProblemResponse(body, status_code=status, headers=dict(headers or {}))
 
@@ -54,12 +94,25 @@ def problem_body(
     *,
     status: int,
     type: str,
-    title: str,
-    detail: str,
+    code: str,
+    params: Mapping[str, object] | None = None,
+    title: str | None = None,
     request_id: str | None = None,
     extra: Mapping[str, object] | None = None,
+    language: Language | None = None,
 ) -> dict[str, Any]:
-    body: dict[str, Any] = {"type": type, "title": title, "status": status, "detail": detail}
+    language = language or current_language()
+    values = {key: value for key, value in {**(extra or {}), **(params or {})}.items() if value is not None}
+    if request_id is not None:
+        values.setdefault("request_id", request_id)
+    body: dict[str, Any] = {
+        "type": type,
+        "title": title_of(language, type, title or _phrase(status)),
+        "status": status,
+        "detail": render(language, code, values),
+        "code": code,
+        "params": jsonable_encoder(values),
+    }
     for key, value in (extra or {}).items():
         # Extra members describe the problem; they may not rewrite its core members.
         if key not in _CORE_MEMBERS and value is not None:
@@ -69,13 +122,33 @@ def problem_body(
     return body
 
 
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
 def error_body(error: NufiError, request_id: str | None = None) -> dict[str, Any]:
     """The problem body of a domain error, for answers that are not a response of their own (events)."""
+    if not error.code:
+        # An error raised with a sentence of its own, not yet a code: it keeps its sentence.
+        body: dict[str, Any] = {
+            "type": error.type,
+            "title": error.title,
+            "status": error.status,
+            "detail": error.detail,
+        }
+        body.update({k: jsonable_encoder(v) for k, v in error.extra.items() if k not in _CORE_MEMBERS})
+        if request_id is not None:
+            body["request_id"] = request_id
+        return body
     return problem_body(
         status=error.status,
         type=error.type,
+        code=error.code,
+        params=error.own_params,
         title=error.title,
-        detail=error.detail,
         request_id=request_id,
         extra=error.extra,
     )
@@ -93,13 +166,11 @@ def request_id_in(scope: Scope) -> str | None:
 
 
 def internal_error_response(request_id: str | None) -> ProblemResponse:
-    reference = f" (request id {request_id})" if request_id else ""
     return problem_response(
         status=500,
         type="internal-error",
-        title="Internal error",
-        detail=f"NuFi hit an unexpected error{reference}. It has been logged; "
-        "retry, and report the request id if it keeps happening.",
+        code="internal.unexpected",
+        params={"request_id": request_id or "-"},
         request_id=request_id,
     )
 
@@ -107,21 +178,13 @@ def internal_error_response(request_id: str | None) -> ProblemResponse:
 def nufi_error_response(exc: NufiError, request_id: str | None) -> ProblemResponse:
     """The problem a domain error is answered with, wherever it is caught (handler or middleware)."""
     if exc.status >= 500:
-        _log.warning("request failed", problem=exc.type, detail=exc.detail)
+        _log.warning("request failed", problem=exc.type, code=exc.code, detail=exc.detail)
     headers: dict[str, str] = {}
     if isinstance(exc, Unauthorized):
         headers["WWW-Authenticate"] = bearer_challenge(exc)
     if isinstance(exc, DependencyUnavailable):
         headers["Retry-After"] = str(exc.retry_after_seconds)
-    return problem_response(
-        status=exc.status,
-        type=exc.type,
-        title=exc.title,
-        detail=exc.detail,
-        request_id=request_id,
-        headers=headers,
-        extra=exc.extra,
-    )
+    return ProblemResponse(error_body(exc, request_id), status_code=exc.status, headers=headers)
 
 
 async def _nufi_error(request: Request, exc: Exception) -> Response:
@@ -131,64 +194,82 @@ async def _nufi_error(request: Request, exc: Exception) -> Response:
 
 async def _validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
-    errors = [_describe_validation_error(e) for e in exc.errors()]
+    language = current_language()
+    errors = [_describe_validation_error(e, language) for e in exc.errors()]
     if not errors:
-        errors = [{"field": "request", "location": "request", "message": "the request is invalid"}]
+        errors = [_described("request", "request", "request.other", {}, language)]
     first = errors[0]
-    detail = f"{first['location']} field {first['field']!r}: {first['message']}"
+    params: dict[str, object] = {
+        "location": _location(first["location"]),
+        "field": first["field"],
+        "reason": first["message"],
+    }
     if len(errors) > 1:
-        detail += f" (and {len(errors) - 1} more problem(s), listed in 'errors')"
+        params["more"] = len(errors) - 1
     return problem_response(
         status=422,
         type="validation-failed",
-        title="Validation failed",
-        detail=detail,
+        code="request.invalid_more" if len(errors) > 1 else "request.invalid",
+        params=params,
         request_id=request_id_of(request),
         extra={"field": first["field"], "errors": errors},
     )
 
 
-def _describe_validation_error(error: Mapping[str, Any]) -> dict[str, str]:
+def _describe_validation_error(error: Mapping[str, Any], language: Language) -> dict[str, Any]:
     loc: Sequence[object] = error.get("loc") or ()
     location = str(loc[0]) if loc else "request"
     field = ".".join(str(part) for part in loc[1:]) or location
-    message = str(error.get("msg") or "is invalid")
+    message = validation_message(error)
+    code, params = message.code, dict(message.params)
     if error.get("type") != "missing" and "input" in error:
         shown = repr(error["input"])
         if len(shown) > _MAX_INPUT_REPR:
             shown = shown[: _MAX_INPUT_REPR - 3] + "..."
-        message += f" (got {shown})"
-    return {"field": field, "location": location, "message": message}
+        params = {**params, "input": shown}
+    return _described(field, location, code, params, language)
+
+
+def _location(location: str) -> object:
+    """Where in the request a field is, as a message of its own when the catalogs name the place."""
+    code = f"request.location.{location}"
+    return {"code": code, "params": {}} if code in CATALOG[API_DEFAULT_LANGUAGE] else location
+
+
+def _described(
+    field: str, location: str, code: str, params: Mapping[str, object], language: Language
+) -> dict[str, Any]:
+    message = render(language, code, params)
+    if "input" in params:
+        message = render(language, "request.got", {"reason": message, "input": params["input"]})
+    return {"field": field, "location": location, "message": message, "code": code, "params": dict(params)}
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     status = exc.status_code
-    try:
-        phrase = HTTPStatus(status).phrase
-    except ValueError:
-        phrase = "Error"
+    phrase = _phrase(status)
     extra: dict[str, object] = {}
     headers = dict(exc.headers or {})
+    params: dict[str, object] = {"method": request.method, "path": request.url.path, "status": status}
     if status == 405:
         # Starlette names the methods of the first route on the path only; the path may be served
         # by several (GET in one router, PUT in another).
         headers["Allow"] = ", ".join(allowed_methods(request.app.router.routes, request.scope))
-    if isinstance(exc.detail, str) and exc.detail and exc.detail != phrase:
-        detail = exc.detail
-    elif status == 404:
-        detail = f"Nothing at {request.method} {request.url.path}; the API is described at /docs."
+    if status == 404:
+        code = "http.not_found"
     elif status == 405:
-        detail = f"{request.method} is not allowed on {request.url.path}; see the Allow header."
+        code = "http.method_not_allowed"
     else:
-        detail = phrase
+        code = "http.status"
         if exc.detail is not None and not isinstance(exc.detail, str):
             extra["errors"] = exc.detail
     return problem_response(
         status=status,
         type=phrase.lower().replace(" ", "-").replace("'", ""),
+        code=code,
+        params=params,
         title=phrase,
-        detail=detail,
         request_id=request_id_of(request),
         headers=headers,
         extra=extra,

@@ -34,16 +34,16 @@ async def _unknown(request: Request) -> Response:
         return problem_response(
             status=405,
             type="method-not-allowed",
-            title="Method Not Allowed",
-            detail=f"{request.method} is not allowed on {path}; see the Allow header.",
+            code="http.method_not_allowed",
+            params={"method": request.method, "path": path},
             request_id=request_id,
             headers={"Allow": ", ".join(allowed)},
         )
     return problem_response(
         status=404,
         type="not-found",
-        title="Not Found",
-        detail=f"Nothing at {request.method} {path}; the API is described at /docs.",
+        code="http.not_found",
+        params={"method": request.method, "path": path},
         request_id=request_id,
     )
 

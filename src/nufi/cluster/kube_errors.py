@@ -14,7 +14,14 @@ import math
 from collections.abc import Mapping
 
 from nufi.cluster.gateway import KUBERNETES
-from nufi.errors import Conflict, DependencyUnavailable, NotFound, NufiError, ValidationFailed
+from nufi.errors import (
+    DEFAULT_RETRY_AFTER_SECONDS,
+    Conflict,
+    DependencyUnavailable,
+    NotFound,
+    NufiError,
+    ValidationFailed,
+)
 
 TIMEOUT_SETTING = "NUFI_KUBE_TIMEOUT_SECONDS"
 # Longer waits are passed on to NuFi's caller rather than slept through.
@@ -64,13 +71,13 @@ def answer_error(
         return Gone(message)
     if 400 <= status < 500:
         return KubeRefused(status, reason, message)
-    extra: dict[str, int] = {}
+    wait_seconds = DEFAULT_RETRY_AFTER_SECONDS
     if "Retry-After" in headers:
-        extra["retry_after_seconds"] = math.ceil(retry_after(headers))
+        wait_seconds = math.ceil(retry_after(headers))
     return DependencyUnavailable(
         f"the Kubernetes API at {host} answered {what} with HTTP {status}: {message}",
         dependency=KUBERNETES,
-        **extra,
+        retry_after_seconds=wait_seconds,
     )
 
 

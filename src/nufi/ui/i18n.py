@@ -10,28 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal, get_args
 
+from nufi.messages import DEFAULT_LANGUAGE, LANGUAGES, Language, join_areas, preferred_language, render
 from nufi.ui.locales import en, ko
 
-Language = Literal["ko", "en"]
-LANGUAGES: tuple[Language, ...] = get_args(Language)
-DEFAULT_LANGUAGE: Language = "ko"
+__all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "Language", "join_areas", "preferred_language"]
 LANGUAGE_NAMES: dict[Language, str] = {"ko": "한국어", "en": "English"}
-
-
-def join_areas(areas: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
-    """One language's catalog from its areas' texts; ValueError for a key two areas define, since
-    the later one would silently replace the earlier."""
-    catalog: dict[str, str] = {}
-    defined_in: dict[str, str] = {}
-    for area, texts in areas.items():
-        for key, template in texts.items():
-            if key in defined_in:
-                raise ValueError(f"{key!r} is defined in both {defined_in[key]!r} and {area!r}")
-            defined_in[key] = area
-            catalog[key] = template
-    return catalog
 
 
 CATALOG: dict[Language, dict[str, str]] = {"ko": join_areas(ko.AREAS), "en": join_areas(en.AREAS)}
@@ -52,37 +36,10 @@ class Translator:
     def __call__(self, key: str, **fields: object) -> str:
         return text(self.language, key, **fields)
 
-
-def preferred_language(accept_language: str | None) -> Language:
-    """The first of the browser's languages (RFC 9110 `Accept-Language`, by weight) NuFi speaks;
-    Korean when it names none of them or cannot be read."""
-    ranked: list[tuple[float, int, str]] = []
-    for position, part in enumerate((accept_language or "").split(",")):
-        tag, _, params = part.strip().partition(";")
-        weight = 1.0
-        for param in params.split(";"):
-            name, _, value = param.strip().partition("=")
-            if name.strip().lower() == "q":
-                try:
-                    weight = float(value)
-                except ValueError:
-                    weight = 0.0
-        if tag:
-            ranked.append((-weight, position, tag.strip().lower()))
-    for weight, _, tag in sorted(ranked):
-        if weight >= 0:
-            continue
-        primary = tag.split("-", 1)[0]
-        if primary in LANGUAGES:
-            return _language(primary)
-    return DEFAULT_LANGUAGE
-
-
-def _language(value: str) -> Language:
-    for language in LANGUAGES:
-        if language == value:
-            return language
-    raise ValueError(value)
+    def message(self, code: str, params: Mapping[str, object] | None = None) -> str:
+        """What a service said (a check result, a reason, an error): its code from the message
+        catalogs of `nufi.messages`, in this language."""
+        return render(self.language, code, params)
 
 
 def missing_keys(languages: Iterable[Language] = LANGUAGES) -> dict[Language, set[str]]:

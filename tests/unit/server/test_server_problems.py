@@ -6,6 +6,7 @@ The app runs in memory (ASGI transport, nothing configured), with a few routes a
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
@@ -103,10 +104,10 @@ async def client(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[httpx.AsyncCl
         yield http
 
 
-def assert_problem(response: httpx.Response, status: int, type_: str) -> dict[str, object]:
+def assert_problem(response: httpx.Response, status: int, type_: str) -> dict[str, Any]:
     assert response.status_code == status
     assert response.headers["content-type"] == PROBLEM
-    body: dict[str, object] = response.json()
+    body: dict[str, Any] = response.json()
     assert body["status"] == status
     assert body["type"] == type_
     assert isinstance(body["title"], str) and body["title"]
@@ -162,9 +163,31 @@ async def test_query_validation_names_the_field_and_the_value(client: httpx.Asyn
         {
             "field": "limit",
             "location": "query",
-            "message": "Input should be a valid integer, unable to parse string as an integer (got 'lots')",
+            "message": "must be an integer (got 'lots')",
+            "code": "request.int_parsing",
+            "params": {"input": "'lots'"},
         }
     ]
+    assert body["code"] == "request.invalid"
+    assert body["params"]["field"] == "limit"
+
+
+async def test_query_validation_speaks_korean_when_asked(client: httpx.AsyncClient) -> None:
+    korean = {"Accept-Language": "ko, en;q=0.5"}
+    response = await client.get("/items", params={"limit": "lots"}, headers=korean)
+    body = assert_problem(response, 422, "validation-failed")
+    assert body["title"] == "입력 검증 실패"
+    assert body["detail"] == "쿼리의 limit 값이 올바르지 않습니다: 정수여야 합니다 (받은 값: 'lots')"
+    assert body["errors"][0]["message"] == "정수여야 합니다 (받은 값: 'lots')"
+    # The same sentence as data, for a client that words it itself.
+    assert body["code"] == "request.invalid"
+
+
+async def test_a_caller_naming_no_known_language_reads_english(client: httpx.AsyncClient) -> None:
+    response = await client.get("/items", params={"limit": "lots"}, headers={"Accept-Language": "fr"})
+    body = assert_problem(response, 422, "validation-failed")
+    assert body["title"] == "Validation failed"
+    assert body["detail"].startswith("query field 'limit': must be an integer")
 
 
 async def test_body_validation_lists_every_problem(client: httpx.AsyncClient) -> None:
@@ -198,9 +221,13 @@ async def test_allow_lists_the_methods_of_every_route_on_the_path(client: httpx.
         assert (await client.request(method, "/things/t1")).status_code in (200, 204)
 
 
-async def test_http_exception_keeps_its_detail(client: httpx.AsyncClient) -> None:
+async def test_an_http_exception_is_worded_from_the_catalog_not_its_detail(client: httpx.AsyncClient) -> None:
+    # A framework's sentence is English whatever the caller reads: the status is what is said.
     body = assert_problem(await client.get("/boom/teapot"), 418, "im-a-teapot")
-    assert body["detail"] == "short and stout"
+    assert (body["code"], body["params"]["status"]) == ("http.status", 418)
+    assert body["detail"] == "The request could not be served (HTTP 418)."
+    korean = await client.get("/boom/teapot", headers={"Accept-Language": "ko-KR"})
+    assert korean.json()["detail"] == "요청을 처리하지 못했습니다(HTTP 418)."
 
 
 async def test_unexpected_error_is_a_500_without_internals(client: httpx.AsyncClient) -> None:

@@ -1,8 +1,10 @@
 """The one place a failed action becomes what the person reads: a headline in their language, the
 service's own words, and the field each message names (so a form shows it beside that input).
 
-The services raise domain errors (`nufi.errors`); a request model a page builds raises pydantic's
-ValidationError; anything else is unexpected, logged with its stack and never shown. The workload
+The services raise domain errors (`nufi.errors`), each a message code and its params, worded here
+from the reader's catalog; a request model a page builds raises pydantic's ValidationError, worded
+the same way (`nufi.messages.validation`); anything else is unexpected, logged with its stack and
+never shown. The workload
 pages and the device list word their headlines each for their own readers (`Area`).
 """
 
@@ -15,6 +17,7 @@ from pydantic import ValidationError
 
 from nufi.errors import Conflict, DependencyUnavailable, Forbidden, NotFound, NufiError, ValidationFailed
 from nufi.logging import get_logger
+from nufi.messages.validation import validation_message
 from nufi.ui.i18n import Translator
 
 _log = get_logger("nufi.ui.errors")
@@ -27,7 +30,7 @@ class Told:
     """A failed action as the person is told of it."""
 
     headline: str
-    # The service's own words; empty for an unexpected error.
+    # What the service said, in the reader's language; empty for an unexpected error.
     detail: str = ""
     # Each message with the field it names (None: the form as a whole).
     fields: tuple[tuple[str | None, str], ...] = ()
@@ -53,10 +56,11 @@ def told(t: Translator, exc: Exception, area: Area = "workloads", *, form: bool 
     what was typed (elsewhere it is unexpected: the services raise ValidationFailed)."""
     if isinstance(exc, NufiError):
         headline = _device_headline(t, exc) if area == "devices" else _workload_headline(t, exc)
-        return Told(headline, exc.detail, ((field_of(exc), exc.detail),))
+        said = exc.text(t.language)
+        return Told(headline, said, ((field_of(exc), said),))
     if form and isinstance(exc, ValidationError):
         fields = tuple(
-            (_where(error.get("loc")), _message(str(error.get("msg") or ""))) for error in exc.errors()
+            (_where(error.get("loc")), validation_message(error).text(t.language)) for error in exc.errors()
         )
         return Told(_invalid(t, area), fields[0][1] if fields else "", fields)
     _log.exception("a dashboard action failed", error=str(exc))
@@ -66,11 +70,6 @@ def told(t: Translator, exc: Exception, area: Area = "workloads", *, form: bool 
 
 def _where(loc: object) -> str | None:
     return (".".join(str(part) for part in loc) or None) if isinstance(loc, tuple) else None
-
-
-def _message(msg: str) -> str:
-    # Pydantic prefixes what a validator raised; the person needs only the reason.
-    return msg.removeprefix("Value error, ")
 
 
 def _invalid(t: Translator, area: Area) -> str:

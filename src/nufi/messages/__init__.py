@@ -1,0 +1,34 @@
+"""What NuFi tells a person, as data: a stable `code` and its `params`, rendered from one catalog
+per language.
+
+Services never hand a sentence to a face. A domain error (`nufi.errors`) and every check result
+carry a code and the values it names; the API renders them in the language the caller asked for
+(`Accept-Language`), the dashboard in the reader's. The catalogs live in `nufi.messages.ko` and
+`nufi.messages.en`, one module per area; `docs/messages.md` lists every code.
+"""
+
+from nufi.messages.catalog import (
+    CATALOG,
+    DEFAULT_LANGUAGE,
+    LANGUAGES,
+    Language,
+    Message,
+    fields_of,
+    join_areas,
+    preferred_language,
+    render,
+    title_of,
+)
+
+__all__ = [
+    "CATALOG",
+    "DEFAULT_LANGUAGE",
+    "LANGUAGES",
+    "Language",
+    "Message",
+    "fields_of",
+    "join_areas",
+    "preferred_language",
+    "render",
+    "title_of",
+]
