@@ -1,8 +1,13 @@
 """Korean (한국어), NuFi's first language: what the services say, area by area."""
 
-from nufi.messages.ko import common, web
+from nufi.messages.ko import common, devices, monitoring, platform, thermal, web, workloads
 
 AREAS: dict[str, dict[str, str]] = {
     "common": common.TEXTS,
     "web": web.TEXTS,
+    "devices": devices.TEXTS,
+    "workloads": workloads.TEXTS,
+    "platform": platform.TEXTS,
+    "monitoring": monitoring.TEXTS,
+    "thermal": thermal.TEXTS,
 }

@@ -1,0 +1,3 @@
+"""English: what the devices services say."""
+
+TEXTS: dict[str, str] = {}

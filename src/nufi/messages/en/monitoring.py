@@ -1,0 +1,3 @@
+"""English: what the monitoring services say."""
+
+TEXTS: dict[str, str] = {}

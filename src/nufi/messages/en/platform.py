@@ -1,0 +1,3 @@
+"""English: what the platform services say."""
+
+TEXTS: dict[str, str] = {}

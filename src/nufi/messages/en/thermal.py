@@ -1,0 +1,3 @@
+"""English: what the thermal services say."""
+
+TEXTS: dict[str, str] = {}

@@ -1,0 +1,3 @@
+"""English: what the workloads services say."""
+
+TEXTS: dict[str, str] = {}

@@ -1,0 +1,3 @@
+"""Korean: what the devices services say."""
+
+TEXTS: dict[str, str] = {}

@@ -1,0 +1,3 @@
+"""Korean: what the monitoring services say."""
+
+TEXTS: dict[str, str] = {}

@@ -1,0 +1,3 @@
+"""Korean: what the platform services say."""
+
+TEXTS: dict[str, str] = {}

@@ -1,0 +1,3 @@
+"""Korean: what the thermal services say."""
+
+TEXTS: dict[str, str] = {}

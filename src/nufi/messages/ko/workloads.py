@@ -1,0 +1,3 @@
+"""Korean: what the workloads services say."""
+
+TEXTS: dict[str, str] = {}
