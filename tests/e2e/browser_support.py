@@ -11,6 +11,8 @@ from typing import TypeVar
 
 from playwright.async_api import Browser, Page, async_playwright, expect
 
+from support.languages import wrong_language
+
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "test-results" / "dashboard"
 LOCALES = {"ko": "ko-KR", "en": "en-US"}
@@ -58,3 +60,31 @@ async def sign_in(page: Page, username: str) -> None:
     await page.fill("#username", username)
     await page.fill("#password", username)
     await page.click("#kc-login")
+
+
+# Visible text nodes, but those inside code, typed-in values and other verbatim technical text.
+_READER_TEXT = """() => {
+  const skip = 'code, pre, script, style, textarea, input, select, [data-verbatim], .q-field__native';
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const lines = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || parent.closest(skip) || !node.textContent.trim()) continue;
+    if (!parent.getClientRects().length) continue;
+    lines.push(node.textContent.trim());
+  }
+  return lines.join('\\n');
+}"""
+
+
+async def reader_text(page: Page) -> str:
+    """What a person reads on the page: its visible text, without the verbatim technical fragments
+    (code, typed-in values) that stay as they are in every language."""
+    text: str = await bounded(page.evaluate(_READER_TEXT), f"reading the text of {page.url}")
+    return text
+
+
+async def speaks(page: Page, language: str, where: str) -> None:
+    """Fail with the offending lines when the page shows a sentence not in `language`."""
+    wrong = wrong_language(await reader_text(page), language)
+    assert wrong == [], f"{where} ({language}) shows text in another language: {wrong}"
