@@ -13,6 +13,7 @@ from nicegui import ui
 
 from nufi.auth import Principal
 from nufi.ui.i18n import LANGUAGE_NAMES, LANGUAGES, Language, Translator
+from nufi.ui.parts.moments import page_head
 
 if TYPE_CHECKING:
     from nufi.ui.skeleton import Page, Section
@@ -41,6 +42,7 @@ class Frame:
 def frame(principal: Principal, t: Translator, pages: Sequence[Page], *, current: str) -> Frame:
     """Header and sidebar for a page at path `current` (its query included)."""
     ui.page_title(t("app.title"))
+    page_head(t.language)
     links: dict[Language, ui.link] = {}
     with ui.header().classes("items-center justify-between bg-slate-800 text-white px-4"):
         with ui.row().classes("items-center gap-2"):

@@ -253,7 +253,9 @@ async def test_the_audit_page_lists_the_change_with_its_changed_field(live: User
     await row_becomes(live, CUSTOM, enabled_on=False)
 
     await live.open("/admin/audit")
-    await live.should_see("device_type.update")
+    # The action and the type by name, not their ids.
+    await live.should_see("Type changed")
+    assert "Act NPU" in shown(live, "audit-target").splitlines()
     await live.should_see("Changed fields:")
     changes = shown(live, "audit-change")
     assert "enabled: true → false" in changes and "revision: 1 → 2" in changes

@@ -13,9 +13,18 @@ from nicegui import ui
 from nufi.errors import NufiError
 from nufi.ui import context
 from nufi.ui.i18n import Translator
+from nufi.ui.parts.moments import moment
 from nufi.ui.skeleton import Visit
 
 PATH = "/admin/audit"
+# What the catalog and thermal control record (`nufi.devices.catalog`, `nufi.thermal.service`).
+AUDITED_ACTIONS = (
+    "device_type.create",
+    "device_type.update",
+    "device_type.delete",
+    "device_type.reset",
+    "thermal_policy.update",
+)
 AUDIT_ROWS = 100
 # How much of a changed value the audit page's summary shows; the JSON blocks below hold all of it.
 CHANGE_CHARS = 80
@@ -23,30 +32,43 @@ CHANGE_CHARS = 80
 
 async def build(visit: Visit) -> None:
     t = visit.t
+    catalog = context.services().catalog
     try:
-        page = await context.services().catalog.audit(visit.who.principal, limit=AUDIT_ROWS)
+        page = await catalog.audit(visit.who.principal, limit=AUDIT_ROWS)
+        names = {device.id: device.name for device in await catalog.list(visit.who.principal)}
     except NufiError as exc:
-        ui.label(exc.detail).classes("text-red-700")
+        ui.label(exc.text(t.language)).classes("text-red-700")
         return
     ui.label(t("audit.title")).classes("text-2xl font-semibold")
     if not page.items:
         ui.label(t("audit.empty"))
         return
     for record in page.items:
-        when = record.at.strftime("%Y-%m-%d %H:%M:%S UTC")
-        title = f"{when} · {record.actor} · {record.action} · {record.target_kind}/{record.target_id}"
         # What changed is readable without opening the record (the revision always changes).
         changed = [
             line for line in changed_fields(record.before, record.after) if not line.startswith("revision:")
         ]
         caption = "; ".join(changed)[:160] if record.before is not None and record.after is not None else ""
-        expansion = ui.expansion(title, caption=caption or None)
+        expansion = ui.expansion()
         expansion.classes("w-full border-b").props('dense data-testid="audit-record"')
+        with expansion.add_slot("header"), ui.column().classes("gap-0 py-1"):
+            with ui.row().classes("items-center gap-2"):
+                moment(record.at).classes("text-slate-600")
+                ui.label(record.actor).classes("font-medium")
+                ui.label(_action(t, record.action)).classes("rounded bg-slate-200 px-2 text-sm")
+                # The type's name where a person reads it; its id for one that no longer exists.
+                ui.label(names.get(record.target_id, record.target_id)).mark("audit-target")
+            if caption:
+                ui.label(caption).classes("text-xs text-slate-500")
         with expansion:
             _changes(t, record.before, record.after)
             with ui.row().classes("w-full gap-4"):
                 _json_block(record.before)
                 _json_block(record.after)
+
+
+def _action(t: Translator, action: str) -> str:
+    return t(f"audit.action.{action}") if action in AUDITED_ACTIONS else action
 
 
 def changed_fields(before: object, after: object) -> list[str]:
