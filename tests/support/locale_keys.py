@@ -180,16 +180,18 @@ def _names_translator(annotation: ast.expr | None) -> bool:
     return re.search(rf"\b{TRANSLATOR_CLASS}\b", text) is not None
 
 
-def scan(sources: Mapping[str, str], prefixes: set[str]) -> Uses:
+def scan(sources: Mapping[str, str], prefixes: set[str], not_keys: frozenset[str] = frozenset()) -> Uses:
     """The keys and templates the code in `sources` (path → text) uses; `prefixes` are the catalog's areas."""
     uses = Uses()
     for path, source in sources.items():
         tree = ast.parse(source, filename=path)
-        _scan_module(path, tree, prefixes, uses)
+        _scan_module(path, tree, prefixes, uses, not_keys)
     return uses
 
 
-def _scan_module(path: str, tree: ast.Module, prefixes: set[str], uses: Uses) -> None:
+def _scan_module(
+    path: str, tree: ast.Module, prefixes: set[str], uses: Uses, not_keys: frozenset[str]
+) -> None:
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     translators = translator_names(tree)
     key_positions = {
@@ -205,7 +207,8 @@ def _scan_module(path: str, tree: ast.Module, prefixes: set[str], uses: Uses) ->
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             if isinstance(parents.get(node), ast.JoinedStr):
                 continue  # the literal part of an f-string: the f-string is looked at as a whole
-            if in_key_position or (KEY_SHAPE.match(node.value) and node.value.split(".")[0] in prefixes):
+            looks_like_key = KEY_SHAPE.match(node.value) and node.value.split(".")[0] in prefixes
+            if in_key_position or (looks_like_key and node.value not in not_keys):
                 uses.keys.setdefault(node.value, []).append(site)
             if in_key_position:
                 uses.calls.append(Filled(node.value, False, site, key_positions[id(node)]))
@@ -229,13 +232,17 @@ def _filled_fields(call: ast.Call) -> frozenset[str] | None:
 
 
 def check(
-    sources: Mapping[str, str], catalog: Mapping[_Language, Mapping[str, str]], dynamic: Mapping[str, Source]
+    sources: Mapping[str, str],
+    catalog: Mapping[_Language, Mapping[str, str]],
+    dynamic: Mapping[str, Source],
+    not_keys: frozenset[str] = frozenset(),
 ) -> Findings:
     """Hold the code in `sources` against `catalog` (language → key → text), with `dynamic` declaring
-    the values of each template the code builds keys from."""
+    the values of each template the code builds keys from; `not_keys` are strings shaped like keys
+    that are something else (the services' message codes, worded by `nufi.messages`)."""
     every = set().union(*(set(texts) for texts in catalog.values()))
     prefixes = {key.split(".")[0] for key in every}
-    uses = scan(sources, prefixes)
+    uses = scan(sources, prefixes, not_keys)
     findings = Findings()
     used = {key: list(sites) for key, sites in uses.keys.items()}
     built: dict[tuple[str, Site], list[str]] = {}
