@@ -22,8 +22,10 @@ from nufi.api.schemas.thermal import (
     StatusView,
 )
 from nufi.api.services import get_services
+from nufi.messages import Message
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
 from nufi.thermal.service import OverrideEntry, PolicyEntry, ThermalService
+from nufi.thermal.status import ThermalStatus, message_data
 
 
 def get_thermal(request: Request) -> ThermalService:
@@ -57,7 +59,25 @@ async def list_policies(principal: CurrentPrincipal, thermal: Thermal) -> Policy
 
 @router.get("/status", summary="Per node: normal, hot or stale, and the pods whose traffic is affected")
 async def status(principal: CurrentPrincipal, thermal: Thermal) -> StatusView:
-    return StatusView.model_validate(dataclasses.asdict(await thermal.status(principal)))
+    return _status_view(await thermal.status(principal))
+
+
+def _status_view(status: ThermalStatus) -> StatusView:
+    """The status with each reason twice: in English (as the API always said it) and as a message."""
+    data = dataclasses.asdict(status)
+    for entry, kind in zip(data["types"], status.types, strict=True):
+        entry.update(_said("unusable", kind.unusable))
+        for node_data, node in zip(entry["nodes"], kind.nodes, strict=True):
+            node_data.update(_said("stale_reason", node.stale_reason))
+            for pod_data, pod in zip(node_data["pods"], node.pods, strict=True):
+                pod_data.update(_said("reason", pod.reason))
+    return StatusView.model_validate(data)
+
+
+def _said(name: str, message: Message | None) -> dict[str, object]:
+    if message is None:
+        return {name: None, f"{name}_message": None}
+    return {name: message.text("en"), f"{name}_message": message_data(message)}
 
 
 @router.get("/events", summary="The history of transitions, newest first")

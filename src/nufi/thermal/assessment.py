@@ -15,6 +15,7 @@ from collections.abc import Mapping, Set
 from dataclasses import dataclass
 
 from nufi.errors import ValidationFailed
+from nufi.messages import Message
 from nufi.thermal.hysteresis import Track, start, step
 from nufi.thermal.plan import DeploymentView, PodDecision, PodView, decide
 from nufi.thermal.policy import ThermalPolicy
@@ -48,12 +49,17 @@ class Decision:
     deployment: ServingDeployment
     pod: ServingPod
     traffic_on: bool
-    reason: str | None
+    reason: Message | None
     kept: bool
 
     @property
+    def reason_text(self) -> str | None:
+        """The reason in English: what the pod's annotations and the Kubernetes Events carry."""
+        return None if self.reason is None else self.reason.text("en")
+
+    @property
     def changes(self) -> bool:
-        kept_reason = self.reason if self.kept else None
+        kept_reason = self.reason_text if self.kept else None
         return self.traffic_on != self.pod.traffic_on or kept_reason != self.pod.kept_reason
 
 
@@ -175,7 +181,7 @@ class _Pass:
     def decide(
         self, device_type: str, policy: ThermalPolicy, temps: Temperatures, deployment: ServingDeployment
     ) -> list[Decision]:
-        def is_hot(view: PodView) -> tuple[bool, str | None]:
+        def is_hot(view: PodView) -> tuple[bool, Message | None]:
             if view.node is None:
                 return False, None
             if policy.scope == "device" and view.devices:
@@ -187,11 +193,13 @@ class _Pass:
                 if not hot:
                     return False, None
                 device, track = hot[0]
-                return True, _why(f"device {device} on {view.node}", track, policy)
+                return True, _why(
+                    Message("thermal.where.device", {"device": device, "node": view.node}), track, policy
+                )
             track = self._track(device_type, policy, view.node, None)
             if track is None or not track.hot:
                 return False, None
-            return True, _why(view.node, track, policy)
+            return True, _why(Message("thermal.where.node", {"node": view.node}), track, policy)
 
         pods = {pod.name: pod for pod in deployment.pods}
         view = DeploymentView(
@@ -284,17 +292,22 @@ class _Pass:
                         )
                         for d in here
                     ),
-                    stale_reason=(temps.unusable or "no usable temperature reading") if track.stale else None,
+                    stale_reason=(temps.unusable or Message("thermal.stale.no_reading"))
+                    if track.stale
+                    else None,
                 )
             )
         return DeviceTypeStatus(device_type, policy, tuple(nodes), temps.unusable)
 
 
-def _why(where: str, track: Track, policy: ThermalPolicy) -> str:
+def _why(where: Message, track: Track, policy: ThermalPolicy) -> Message:
     if track.stale:
-        return f"{where} is hot and its temperature cannot be read now; traffic stays off until it can"
-    reading = "" if track.temperature is None else f" at {track.temperature:g} °C"
-    return f"{where}{reading} (trip {policy.trip_celsius:g} °C, resume at {policy.resume_celsius:g} °C)"
+        return Message("thermal.reason.hot_stale", {"where": where})
+    limits = {"where": where, "trip": policy.trip_celsius, "resume": policy.resume_celsius}
+    if track.temperature is None:
+        return Message("thermal.reason.hot_no_reading", limits)
+    # A tenth of a degree: what a sensor resolves, and what the Thermal page shows.
+    return Message("thermal.reason.hot", {**limits, "temperature": round(track.temperature, 1)})
 
 
 def _decision(deployment: ServingDeployment, pod: ServingPod, decided: PodDecision) -> Decision:

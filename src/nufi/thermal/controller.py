@@ -10,11 +10,12 @@ stay off until a controller runs again (docs/thermal.md says how to turn them ba
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from nufi.auth import Principal
 from nufi.cluster import ClusterGateway
@@ -23,18 +24,20 @@ from nufi.cluster.traffic import node_taints, record_event, set_node_taint, set_
 from nufi.devices.catalog import DeviceCatalog
 from nufi.errors import NufiError
 from nufi.logging import get_logger
+from nufi.messages import Message
 from nufi.monitoring import MonitoringService
 from nufi.thermal.assessment import Assessment, Decision, TrackKey, Transition, assess
 from nufi.thermal.history import ThermalEvent, ThermalRecords
 from nufi.thermal.hysteresis import Track
 from nufi.thermal.policy import ThermalPolicy, default_policy
 from nufi.thermal.serving import ServingDeployment, read_serving
-from nufi.thermal.status import ThermalStatus
+from nufi.thermal.status import ThermalStatus, message_data
 from nufi.thermal.temperatures import Temperatures, temperatures
 from nufi.workloads.labels import (
     THERMAL_KEPT_REASON,
     THERMAL_OFF_REASON,
     THERMAL_OFF_SINCE,
+    THERMAL_REASON_MESSAGE,
     TRAFFIC,
     TRAFFIC_OFF,
     TRAFFIC_ON,
@@ -166,7 +169,7 @@ class ThermalController:
         try:
             snapshot = await self._monitoring.snapshot(SYSTEM, device_type)
         except NufiError as exc:
-            return Temperatures({}, {}, {}, unusable=exc.detail)
+            return Temperatures({}, {}, {}, unusable=Message(exc.code, exc.params))
         return temperatures(snapshot, max_age_seconds=self._settings.max_snapshot_age_seconds)
 
     async def _tainted(self) -> set[str]:
@@ -200,9 +203,8 @@ class ThermalController:
             )
         for decision in changed:
             if decision.kept:
-                await _event(
-                    self._cluster, self._identity, decision, "ThermalKept", decision.reason or "", "Warning"
-                )
+                why = decision.reason_text or ""
+                await _event(self._cluster, self._identity, decision, "ThermalKept", why, "Warning")
         await self._records.add(events)
 
 
@@ -224,12 +226,15 @@ async def _apply(cluster: ClusterGateway, decision: Decision, stamp: str) -> Non
     annotations: dict[str, str | None]
     if decision.traffic_on:
         annotations = {THERMAL_OFF_SINCE: None, THERMAL_OFF_REASON: None}
-        annotations[THERMAL_KEPT_REASON] = decision.reason if decision.kept else None
+        annotations[THERMAL_KEPT_REASON] = decision.reason_text if decision.kept else None
     else:
         since = stamp if pod.traffic_on or pod.off_since is None else None
-        annotations = {THERMAL_OFF_REASON: decision.reason, THERMAL_KEPT_REASON: None}
+        annotations = {THERMAL_OFF_REASON: decision.reason_text, THERMAL_KEPT_REASON: None}
         if since is not None:
             annotations[THERMAL_OFF_SINCE] = since
+    # The English reason stays for kubectl readers; the message lets each face word it in its language.
+    shown = decision.reason if (decision.kept or not decision.traffic_on) else None
+    annotations[THERMAL_REASON_MESSAGE] = None if shown is None else json.dumps(message_data(shown))
     await set_pod_traffic(
         cluster,
         pod.namespace,
@@ -273,12 +278,17 @@ def _history_event(transition: Transition, pods: list[Decision], now: float) -> 
         details={
             "pods_off": [_name(d) for d in pods if not d.traffic_on],
             "pods_on": [_name(d) for d in pods if d.traffic_on and not d.kept],
-            "pods_kept": [{"pod": _name(d), "reason": d.reason} for d in pods if d.kept],
+            "pods_kept": [_kept(d) for d in pods if d.kept],
             "policy": policy.model_dump(),
             "override_of": transition.override_of,
         },
         message=message,
     )
+
+
+def _kept(decision: Decision) -> dict[str, Any]:
+    message = None if decision.reason is None else message_data(decision.reason)
+    return {"pod": _name(decision), "reason": decision.reason_text, "reason_message": message}
 
 
 async def _events(

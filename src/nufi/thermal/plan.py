@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from nufi.messages import Message
 from nufi.thermal.policy import ThermalPolicy
 
 
@@ -32,11 +33,12 @@ class DeploymentView:
 class PodDecision:
     pod: PodView
     traffic_on: bool
-    reason: str | None = None
+    # Why traffic is off, or (kept) why a hot pod keeps it: a message, worded by whoever shows it.
+    reason: Message | None = None
     kept: bool = False
 
 
-HotCheck = Callable[[PodView], tuple[bool, str | None]]
+HotCheck = Callable[[PodView], tuple[bool, Message | None]]
 
 
 def decide(deployment: DeploymentView, is_hot: HotCheck) -> tuple[PodDecision, ...]:
@@ -49,9 +51,9 @@ def decide(deployment: DeploymentView, is_hot: HotCheck) -> tuple[PodDecision, .
     if not routable and hot_ready and not deployment.policy.allow_full_shutoff:
         # The one already serving first (no needless switch), then by name for a stable choice.
         pod, why = min(hot_ready, key=lambda item: (not item[0].traffic_on, item[0].name))
-        reason = (
-            f"kept as the last routable replica of {deployment.namespace}/{deployment.name} although "
-            f"{why}; the policy does not allow a full shutoff"
+        reason = Message(
+            "thermal.reason.kept_last_replica",
+            {"deployment": f"{deployment.namespace}/{deployment.name}", "why": why},
         )
         decisions[pod.name] = PodDecision(pod, True, reason, kept=True)
     return tuple(decisions[pod.name] for pod in deployment.pods)

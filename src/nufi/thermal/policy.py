@@ -9,6 +9,7 @@ from pydantic_core import PydanticCustomError
 
 from nufi.devices.spec import ThermalDefaults
 from nufi.errors import ValidationFailed
+from nufi.messages import Message
 
 Scope = Literal["node", "device"]
 MIN_TRIP, MAX_CELSIUS, MIN_RESUME = 30.0, 150.0, 0.0
@@ -18,13 +19,10 @@ Trip = Field(ge=MIN_TRIP, le=MAX_CELSIUS, description="Cut traffic at or above t
 Resume = Field(ge=MIN_RESUME, le=MAX_CELSIUS, description="Restore traffic at or below this (°C).")
 
 
-def _resume_below_trip(resume: float, trip: float) -> str | None:
+def _resume_below_trip(resume: float, trip: float) -> Message | None:
     if resume < trip:
         return None
-    return (
-        f"resume_celsius ({resume:g}) must be below trip_celsius ({trip:g}), e.g. 10 degrees lower, "
-        "so a device hovering at the trip temperature does not flap"
-    )
+    return Message("thermal_policy.resume_not_below_trip", {"resume": resume, "trip": trip})
 
 
 class ThermalPolicy(BaseModel):
@@ -48,8 +46,11 @@ class ThermalPolicy(BaseModel):
     def _hysteresis(self) -> ThermalPolicy:
         problem = _resume_below_trip(self.resume_celsius, self.trip_celsius)
         if problem is not None:
-            # The location pydantic gives a model validator's error is the model; the message names the field.
-            raise PydanticCustomError("resume_celsius", "{detail}", {"detail": problem})
+            # The location pydantic gives a model validator's error is the model; the message names the
+            # field. Its type is the catalog code, so the API and the dashboard word it from the catalog.
+            raise PydanticCustomError(
+                "thermal_policy.resume_not_below_trip", problem.text("en"), dict(problem.params)
+            )
         return self
 
 
@@ -83,16 +84,15 @@ class PolicyOverride(BaseModel):
         """
         if self.enabled is False and policy.enabled and not policy.overrides_may_disable:
             return ValidationFailed(
-                "the device type's thermal policy does not let a deployment switch thermal protection "
-                "off (overrides_may_disable is false): leave 'enabled' out, or ask an admin",
+                code="thermal_override.disable_not_allowed",
                 field="enabled",
                 bound="overrides_may_disable",
             )
         limit = policy.override_max_trip_celsius
         if self.trip_celsius is not None and limit is not None and self.trip_celsius > limit:
             return ValidationFailed(
-                f"trip_celsius {self.trip_celsius:g} is above {limit:g} °C, the highest the device type's "
-                "thermal policy lets an override set (override_max_trip_celsius): choose a lower one",
+                code="thermal_override.trip_above_limit",
+                params={"trip_celsius": self.trip_celsius},
                 field="trip_celsius",
                 bound="override_max_trip_celsius",
                 limit=limit,
@@ -102,7 +102,9 @@ class PolicyOverride(BaseModel):
         problem = _resume_below_trip(resume, trip)
         if problem is not None:
             field = "resume_celsius" if self.resume_celsius is not None else "trip_celsius"
-            return ValidationFailed(f"with the device type's policy, {problem}", field=field)
+            return ValidationFailed(
+                code="thermal_override.resume_not_below_trip", params={"problem": problem}, field=field
+            )
         return None
 
 

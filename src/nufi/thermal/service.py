@@ -119,7 +119,7 @@ class ThermalService:
         for entry in await self.policies(principal):
             if entry.device_type == device_type_id:
                 return entry
-        raise NotFound(f"no device type {device_type_id!r}; GET /api/v1/devices lists them")
+        raise NotFound(code="thermal.device_type_not_found", params={"device_type": device_type_id})
 
     async def put_policy(
         self, principal: Principal | None, device_type_id: str, policy: ThermalPolicy
@@ -183,7 +183,7 @@ class ThermalService:
     async def _deployment(self, project: str, name: str) -> dict[str, Any]:
         found = await get_deployment(self._cluster, project, name)
         if found is None or not _serving(found):
-            raise NotFound(f"no deployment {name!r} in project {project!r}")
+            raise NotFound(code="thermal.deployment_not_found", params={"name": name, "project": project})
         return found
 
     async def _entry(self, found: dict[str, Any], override: PolicyOverride | None) -> OverrideEntry:
@@ -292,7 +292,7 @@ def _masked_event(event: ThermalEvent, own: frozenset[str]) -> ThermalEvent:
     for key in ("pods_off", "pods_on"):
         details[key] = [pod if shown(pod) else HIDDEN for pod in details.get(key) or []]
     details["pods_kept"] = [
-        kept if shown(kept.get("pod")) else {"pod": HIDDEN, "reason": None}
+        kept if shown(kept.get("pod")) else {"pod": HIDDEN, "reason": None, "reason_message": None}
         for kept in details.get("pods_kept") or []
     ]
     message = event.message

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from nufi.messages import Message
 from nufi.thermal.hysteresis import ThermalState
 from nufi.thermal.policy import ThermalPolicy
 
@@ -14,8 +16,8 @@ class PodTraffic:
     name: str
     deployment: str
     traffic_on: bool
-    # Why its traffic is off, or why a hot pod keeps it (kept=True).
-    reason: str | None = None
+    # Why its traffic is off, or why a hot pod keeps it (kept=True); `.text(language)` words it.
+    reason: Message | None = None
     kept: bool = False
 
 
@@ -31,7 +33,7 @@ class NodeStatus:
     hot_devices: tuple[str, ...]
     deployments: tuple[str, ...]
     pods: tuple[PodTraffic, ...]
-    stale_reason: str | None = None
+    stale_reason: Message | None = None
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class DeviceTypeStatus:
     device_type: str
     policy: ThermalPolicy
     nodes: tuple[NodeStatus, ...]
-    unusable: str | None = None
+    unusable: Message | None = None
 
 
 @dataclass(frozen=True)
@@ -52,3 +54,13 @@ class ThermalStatus:
     types: tuple[DeviceTypeStatus, ...]
     # Deployments whose override annotation is unusable, with why.
     problems: tuple[str, ...] = ()
+
+
+def message_data(message: Message) -> dict[str, Any]:
+    """`message` as JSON data, `{"code", "params"}`, a message among its params as one too: what an
+    annotation, the history and the API carry so each reader words it in their language."""
+    params = {
+        key: message_data(value) if isinstance(value, Message) else value
+        for key, value in message.params.items()
+    }
+    return {"code": message.code, "params": params}

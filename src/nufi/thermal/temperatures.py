@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from nufi.messages import Message
 from nufi.monitoring.snapshot import Snapshot
 
 DeviceKey = tuple[str, str]
@@ -24,7 +25,7 @@ class Temperatures:
     # The devices monitoring attributes to each pod, by (namespace, pod).
     pod_devices: Mapping[PodKey, tuple[DeviceKey, ...]]
     # Why every reading is unusable, when one reason covers them all.
-    unusable: str | None = None
+    unusable: Message | None = None
 
     def node(self, node: str) -> float | None:
         return self.nodes.get(node)
@@ -35,7 +36,7 @@ class Temperatures:
 
 def temperatures(snapshot: Snapshot | None, *, max_age_seconds: float) -> Temperatures:
     if snapshot is None:
-        return Temperatures({}, {}, {}, unusable="no monitoring snapshot of the type yet")
+        return Temperatures({}, {}, {}, unusable=Message("thermal.stale.no_snapshot"))
     pod_devices: dict[PodKey, list[DeviceKey]] = {}
     devices: dict[DeviceKey, float | None] = {}
     nodes: dict[str, float | None] = {}
@@ -53,9 +54,13 @@ def temperatures(snapshot: Snapshot | None, *, max_age_seconds: float) -> Temper
     failed = [e for e in snapshot.errors if e.source == "prometheus" and e.metric in (None, "temperature")]
     unusable = None
     if snapshot.age_seconds > max_age_seconds:
-        unusable = f"the latest snapshot is {snapshot.age_seconds:.0f} s old (limit {max_age_seconds:g} s)"
+        unusable = Message(
+            "thermal.stale.snapshot_old",
+            {"age_seconds": snapshot.age_seconds, "limit_seconds": max_age_seconds},
+        )
     elif failed:
-        unusable = f"temperatures could not be read: {failed[0].message}"
+        # Prometheus' own words about the failure, shown verbatim inside the sentence.
+        unusable = Message("thermal.stale.unreadable", {"reason": failed[0].message})
     if unusable is not None:
         return Temperatures(dict.fromkeys(nodes), dict.fromkeys(devices), attributed, unusable=unusable)
     return Temperatures(nodes, devices, attributed)

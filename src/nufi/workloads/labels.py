@@ -21,6 +21,8 @@ TRAFFIC_OFF = "off"
 THERMAL_OFF_SINCE = "nufi.io/thermal-off-since"
 THERMAL_OFF_REASON = "nufi.io/thermal-off-reason"
 THERMAL_KEPT_REASON = "nufi.io/thermal-kept-reason"
+# The same reason as data ({"code", "params"} JSON), for a face to word in its reader's language.
+THERMAL_REASON_MESSAGE = "nufi.io/thermal-reason-message"
 # A project's members: a JSON list of usernames, sorted, on its namespace.
 MEMBERS_ANNOTATION = "nufi.io/members"
 

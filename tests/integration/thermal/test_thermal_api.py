@@ -70,9 +70,29 @@ async def test_a_bad_policy_is_a_422_naming_the_field_and_changes_nothing(
     assert [item["source"] for item in listed if item["device_type"] == "lpu"] == ["default"]
 
 
+async def test_a_policy_refused_is_told_in_korean(nufi: httpx.AsyncClient, world: World) -> None:
+    korean = {**world.admin, "Accept-Language": "ko"}
+    refused = await nufi.put(
+        "/api/v1/admin/thermal/policies/lpu", json={**POLICY, "resume_celsius": 95}, headers=korean
+    )
+    assert refused.status_code == 422, refused.text
+    body = refused.json()
+    assert body["title"] == "입력 검증 실패"
+    (error,) = body["errors"]
+    assert error["code"] == "thermal_policy.resume_not_below_trip"
+    assert {key: error["params"][key] for key in ("resume", "trip")} == {"resume": 95, "trip": 90}
+    assert "resume_celsius(95)는 trip_celsius(90)보다 낮아야 합니다" in body["detail"], body["detail"]
+    assert "must be below" not in body["detail"]
+
+
 async def test_an_unknown_device_type_is_a_404(nufi: httpx.AsyncClient, world: World) -> None:
     missing = await nufi.put("/api/v1/admin/thermal/policies/no-such", json=POLICY, headers=world.admin)
     assert missing.status_code == 404, missing.text
+    korean = {**world.admin, "Accept-Language": "ko"}
+    missing = await nufi.put("/api/v1/admin/thermal/policies/no-such", json=POLICY, headers=korean)
+    body = missing.json()
+    assert (body["code"], body["params"]) == ("thermal.device_type_not_found", {"device_type": "no-such"})
+    assert body["title"] == "찾을 수 없음" and body["detail"].startswith("장치 유형 'no-such'이(가) 없습니다")
 
 
 async def test_a_deployment_override_is_kept_on_the_deployment(

@@ -13,9 +13,10 @@ from nicegui import ui
 from nicegui.testing import User
 
 from nufi.auth import Principal
+from nufi.messages import Message
 from nufi.thermal.history import ThermalEvent
 from nufi.thermal.policy import ThermalPolicy
-from nufi.thermal.status import DeviceTypeStatus, NodeStatus, ThermalStatus
+from nufi.thermal.status import DeviceTypeStatus, NodeStatus, PodTraffic, ThermalStatus
 from support.polling import eventually, until
 
 from .people import PEOPLE
@@ -134,3 +135,44 @@ async def test_a_transition_shows_in_the_table_and_the_history(
         sees(offline, "thermal-history", "node-hot", "node-hot: 95 °C — at or above 85 °C for 10 s, hot"),
         within=WITHIN,
     )
+
+
+async def test_the_reasons_show_in_the_pages_language(offline: User, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Why a pod is off or kept and why a node is stale: worded from their codes, in Korean here."""
+    policy = ThermalPolicy()  # 85 / 75 °C
+    hot = Message(
+        "thermal.reason.hot",
+        {"where": Message("thermal.where.node", {"node": "node-hot"}), "temperature": 95.0, "trip": 85.0}
+        | {"resume": 75.0},
+    )
+    kept = Message("thermal.reason.kept_last_replica", {"deployment": "team/llm", "why": hot})
+    pods = (
+        PodTraffic("team", "llm-a", "llm", False, hot),
+        PodTraffic("team", "llm-b", "llm", True, kept, kept=True),
+    )
+    node = NodeStatus("node-hot", "hot", 95.0, time.time(), True, (), ("team/llm",), pods)
+    stale = NodeStatus(
+        "node-stale", "stale", None, time.time(), True, (), (), (), Message("thermal.stale.no_reading")
+    )
+
+    async def status(principal: Principal | None) -> ThermalStatus:
+        return ThermalStatus(
+            time.time(), "test", True, None, (DeviceTypeStatus(kind, policy, (node, stale)),)
+        )
+
+    kind = (await attached_services().thermal.policies(ADMIN))[0].device_type
+    monkeypatch.setattr(attached_services().thermal, "status", status)
+    await opened(offline, "ko")
+
+    await eventually(
+        sees(
+            offline,
+            "thermal-live",
+            "llm-a: node-hot: 95 °C(차단 85 °C, 복귀 75 °C)",
+            "llm-b: team/llm의 마지막 라우팅 가능한 복제본이라 트래픽을 유지합니다",
+            "쓸 수 있는 온도 값이 없습니다",
+        ),
+        within=WITHIN,
+    )
+    live = shown(offline, "thermal-live")
+    assert "trip" not in live and "kept as" not in live and "no usable" not in live, live

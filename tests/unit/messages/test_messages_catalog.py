@@ -54,8 +54,6 @@ NOT_YET_WORDED: frozenset[str] = frozenset(
         "src/nufi/monitoring/times.py",
         "src/nufi/prom/errors.py",
         "src/nufi/prom/gateway.py",
-        "src/nufi/thermal/policy.py",
-        "src/nufi/thermal/service.py",
         "src/nufi/workloads/accelerators.py",
         "src/nufi/workloads/deployments.py",
         "src/nufi/workloads/labs/service.py",

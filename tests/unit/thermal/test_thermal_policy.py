@@ -59,7 +59,9 @@ def test_resume_must_be_below_trip(trip: float, resume: float) -> None:
     with pytest.raises(ValidationError) as caught:
         ThermalPolicy(trip_celsius=trip, resume_celsius=resume)
     error = caught.value.errors()[0]
-    assert error["type"] == "resume_celsius" and "must be below trip_celsius" in error["msg"]
+    assert error["type"] == "thermal_policy.resume_not_below_trip"
+    assert "must be below trip_celsius" in error["msg"]
+    assert error["ctx"] == {"resume": resume, "trip": trip}
 
 
 def test_an_override_changes_only_what_it_names() -> None:

@@ -24,12 +24,23 @@ class PolicyList(BaseModel):
     items: list[PolicyView]
 
 
+class MessageView(BaseModel):
+    """What a service said, as data: the catalog `code` and its `params` (docs/messages.md); a param
+    may itself be a message. The English text beside it is kept for callers that read it."""
+
+    code: str
+    params: dict[str, Any]
+
+
 class PodTrafficView(BaseModel):
     namespace: str
     name: str
     deployment: str
     traffic_on: bool
+    # Why traffic is off (or, kept, why a hot pod keeps it), in English; `reason_message` is the same
+    # as code and params, to word in any language.
     reason: str | None = None
+    reason_message: MessageView | None = None
     kept: bool = False
 
 
@@ -43,6 +54,7 @@ class NodeStatusView(BaseModel):
     deployments: list[str]
     pods: list[PodTrafficView]
     stale_reason: str | None = None
+    stale_reason_message: MessageView | None = None
 
 
 class DeviceTypeStatusView(BaseModel):
@@ -50,6 +62,7 @@ class DeviceTypeStatusView(BaseModel):
     policy: ThermalPolicy
     nodes: list[NodeStatusView]
     unusable: str | None = None
+    unusable_message: MessageView | None = None
 
 
 class StatusView(BaseModel):

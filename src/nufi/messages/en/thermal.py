@@ -1,3 +1,40 @@
 """English: what the thermal services say."""
 
-TEXTS: dict[str, str] = {}
+TEXTS: dict[str, str] = {
+    # Where a reading was taken: a param of the reasons below.
+    "thermal.where.node": "{node}",
+    "thermal.where.device": "device {device} on {node}",
+    # Why a pod's traffic is off (or, kept, why it stays on although hot).
+    "thermal.reason.hot": "{where} at {temperature:g} °C (trip {trip:g} °C, resume at {resume:g} °C)",
+    "thermal.reason.hot_no_reading": "{where} (trip {trip:g} °C, resume at {resume:g} °C)",
+    "thermal.reason.hot_stale": (
+        "{where} is hot and its temperature cannot be read now; traffic stays off until it can"
+    ),
+    "thermal.reason.kept_last_replica": (
+        "kept as the last routable replica of {deployment} although {why}; the policy does not allow a "
+        "full shutoff"
+    ),
+    # Why a node's temperature is unusable (stale).
+    "thermal.stale.no_reading": "no usable temperature reading",
+    "thermal.stale.no_snapshot": "no monitoring snapshot of the type yet",
+    "thermal.stale.snapshot_old": (
+        "the latest snapshot is {age_seconds:.0f} s old (limit {limit_seconds:g} s)"
+    ),
+    "thermal.stale.unreadable": "temperatures could not be read: {reason}",
+    # Policies and overrides refused.
+    "thermal_policy.resume_not_below_trip": (
+        "resume_celsius ({resume:g}) must be below trip_celsius ({trip:g}), e.g. 10 degrees lower, "
+        "so a device hovering at the trip temperature does not flap"
+    ),
+    "thermal_override.resume_not_below_trip": "with the device type's policy, {problem}",
+    "thermal_override.disable_not_allowed": (
+        "the device type's thermal policy does not let a deployment switch thermal protection "
+        "off (overrides_may_disable is false): leave 'enabled' out, or ask an admin"
+    ),
+    "thermal_override.trip_above_limit": (
+        "trip_celsius {trip_celsius:g} is above {limit:g} °C, the highest the device type's "
+        "thermal policy lets an override set (override_max_trip_celsius): choose a lower one"
+    ),
+    "thermal.device_type_not_found": "no device type {device_type!r}; GET /api/v1/devices lists them",
+    "thermal.deployment_not_found": "no deployment {name!r} in project {project!r}",
+}

@@ -1,3 +1,40 @@
 """Korean: what the thermal services say."""
 
-TEXTS: dict[str, str] = {}
+TEXTS: dict[str, str] = {
+    # Where a reading was taken: a param of the reasons below.
+    "thermal.where.node": "{node}",
+    "thermal.where.device": "{node}의 장치 {device}",
+    # Why a pod's traffic is off (or, kept, why it stays on although hot).
+    "thermal.reason.hot": "{where}: {temperature:g} °C(차단 {trip:g} °C, 복귀 {resume:g} °C)",
+    "thermal.reason.hot_no_reading": "{where}: 과열(차단 {trip:g} °C, 복귀 {resume:g} °C)",
+    "thermal.reason.hot_stale": (
+        "{where}: 과열 상태에서 지금은 온도를 읽을 수 없습니다. 다시 읽을 수 있을 때까지 트래픽을 끊어 둡니다"
+    ),
+    "thermal.reason.kept_last_replica": (
+        "{deployment}의 마지막 라우팅 가능한 복제본이라 트래픽을 유지합니다({why}). "
+        "정책이 전체 차단을 허용하지 않습니다"
+    ),
+    # Why a node's temperature is unusable (stale).
+    "thermal.stale.no_reading": "쓸 수 있는 온도 값이 없습니다",
+    "thermal.stale.no_snapshot": "이 장치 유형의 모니터링 스냅숏이 아직 없습니다",
+    "thermal.stale.snapshot_old": "최근 스냅숏이 {age_seconds:.0f}초 전 것입니다(한도 {limit_seconds:g}초)",
+    "thermal.stale.unreadable": "온도를 읽지 못했습니다: {reason}",
+    # Policies and overrides refused.
+    "thermal_policy.resume_not_below_trip": (
+        "resume_celsius({resume:g})는 trip_celsius({trip:g})보다 낮아야 합니다. 차단 온도 부근을 오가는 "
+        "장치가 켜졌다 꺼졌다 하지 않도록 10도쯤 낮게 잡으세요"
+    ),
+    "thermal_override.resume_not_below_trip": "장치 유형의 정책과 함께 적용하면 {problem}",
+    "thermal_override.disable_not_allowed": (
+        "장치 유형의 온도 정책이 배포에서 온도 보호를 끄도록 허용하지 않습니다"
+        "(overrides_may_disable이 false). 'enabled'를 빼거나 관리자에게 요청하세요"
+    ),
+    "thermal_override.trip_above_limit": (
+        "trip_celsius {trip_celsius:g}는 장치 유형의 온도 정책이 배포별 설정에 허용하는 최고값 {limit:g} °C"
+        "(override_max_trip_celsius)보다 높습니다. 더 낮은 값을 고르세요"
+    ),
+    "thermal.device_type_not_found": (
+        "장치 유형 '{device_type}'이(가) 없습니다. GET /api/v1/devices에서 목록을 볼 수 있습니다"
+    ),
+    "thermal.deployment_not_found": "프로젝트 '{project}'에 배포 '{name}'이(가) 없습니다",
+}

@@ -17,9 +17,11 @@ from pydantic import ValidationError
 
 from nufi.auth import Principal
 from nufi.errors import NufiError
+from nufi.messages import Message
 from nufi.thermal.history import ThermalEvent
 from nufi.thermal.policy import ThermalPolicy
 from nufi.thermal.service import PolicyEntry
+from nufi.thermal.status import NodeStatus
 from nufi.ui import context
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.thermal_policy import PolicyCard
@@ -37,7 +39,7 @@ async def build(visit: Visit) -> None:
     try:
         entries = await context.services().thermal.policies(who.principal)
     except NufiError as exc:
-        ui.label(exc.detail).classes("text-red-700")
+        ui.label(exc.text(t.language)).classes("text-red-700")
         return
     ui.label(t("thermal.live")).classes("text-xl font-semibold mt-4")
     live = ui.table(columns=_live_columns(t), rows=[], row_key="key").classes("w-full").mark("thermal-live")
@@ -91,7 +93,7 @@ def _show_rows(table: ui.table, rows: list[dict[str, Any]]) -> None:
 
 
 def _live_columns(t: Translator) -> list[dict[str, Any]]:
-    names = ("device_type", "node", "state", "temperature", "since", "pods")
+    names = ("device_type", "node", "state", "temperature", "since", "pods", "reason")
     return [{"name": n, "label": t(f"thermal.column.{n}"), "field": n, "align": "left"} for n in names]
 
 
@@ -120,9 +122,21 @@ async def _live_rows(principal: Principal, t: Translator) -> list[dict[str, Any]
                     else f"{node.temperature_celsius:.1f} °C",
                     "since": _when(node.since),
                     "pods": ", ".join(pods) or "—",
+                    "reason": _reasons(node, t),
                 }
             )
     return rows
+
+
+def _reasons(node: NodeStatus, t: Translator) -> str:
+    """Why the node is stale and why each pod's traffic is off or kept, in the page's language."""
+    said = [] if node.stale_reason is None else [_said(node.stale_reason, t)]
+    said += [f"{pod.name}: {_said(pod.reason, t)}" for pod in node.pods if pod.reason is not None]
+    return " · ".join(said) or "—"
+
+
+def _said(message: Message, t: Translator) -> str:
+    return t.message(message.code, message.params)
 
 
 def _when(at: float) -> str:

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from nufi.auth import Principal
 from nufi.errors import NufiError
+from nufi.messages.validation import validation_message
 from nufi.thermal.policy import ThermalPolicy
 from nufi.thermal.service import DryRun, PolicyEntry
 from nufi.ui import context
@@ -144,7 +145,7 @@ class PolicyCard:
         try:
             return self._read()
         except (ValidationError, TypeError, ValueError) as exc:
-            self.error.text = first_error(exc)
+            self.error.text = first_error(exc, self.t)
             return None
 
     async def save(self) -> None:
@@ -154,7 +155,7 @@ class PolicyCard:
         try:
             saved = await context.services().thermal.put_policy(self.principal, self.device_type, policy)
         except NufiError as exc:
-            self.error.text = exc.detail
+            self.error.text = exc.text(self.t.language)
             return
         self.show(saved)
         self.note.text = ""
@@ -168,7 +169,7 @@ class PolicyCard:
         try:
             ran = await context.services().thermal.dry_run(self.principal, self.device_type, policy)
         except NufiError as exc:
-            self.error.text = exc.detail
+            self.error.text = exc.text(self.t.language)
             return
         with self.result:
             self._replayed(ran)
@@ -223,9 +224,12 @@ def _instant(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def first_error(exc: Exception) -> str:
+def first_error(exc: Exception, t: Translator) -> str:
+    """The first problem of the fields, worded from the catalog in the page's language."""
     if isinstance(exc, ValidationError):
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        return f"{where}: {first['msg']}" if where else str(first["msg"])
+        said = validation_message(first)
+        told = t.message(said.code, said.params)
+        return f"{where}: {told}" if where else told
     return str(exc)

@@ -23,6 +23,7 @@ TEXTS: dict[str, str] = {
     "thermal.column.state": "State",
     "thermal.column.temperature": "Temperature",
     "thermal.column.since": "Since",
+    "thermal.column.reason": "Why",
     "thermal.column.pods": "Pods",
     "thermal.column.at": "When",
     "thermal.column.message": "What happened",

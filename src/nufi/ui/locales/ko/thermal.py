@@ -21,6 +21,7 @@ TEXTS: dict[str, str] = {
     "thermal.column.state": "상태",
     "thermal.column.temperature": "온도",
     "thermal.column.since": "시작 시각",
+    "thermal.column.reason": "사유",
     "thermal.column.pods": "파드",
     "thermal.column.at": "시각",
     "thermal.column.message": "내용",
