@@ -21,7 +21,8 @@ from nufi.devices.capacity import Inventory
 from nufi.devices.catalog import DeviceCatalog
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.spec import DeviceType
-from nufi.errors import ValidationFailed
+from nufi.errors import NufiError, ValidationFailed
+from nufi.messages import Message
 
 # More devices than any node carries today, and small enough that a typo is caught.
 MAX_DEVICES_PER_POD = 128
@@ -94,62 +95,82 @@ class AcceleratorService:
         type_field = f"{field}.device_type"
         if device_type is None:
             raise ValidationFailed(
-                f"there is no device type {request.device_type!r}; choose one of "
-                f"GET /api/v1/projects/<project>/accelerators",
-                field=type_field,
+                code="accelerator.unknown_type", field=type_field, params={"device_type": request.device_type}
             )
         if not device_type.enabled:
             raise ValidationFailed(
-                f"device type {device_type.id!r} is disabled; an administrator can enable it, or choose "
-                "another one",
-                field=type_field,
+                code="accelerator.type_disabled", field=type_field, params={"device_type": device_type.id}
             )
         inventory = await self._inventory(device_type, type_field)
         offering = [node for node in inventory.nodes if node.allocatable > 0]
         if not offering:
             raise ValidationFailed(
-                f"no node of the cluster offers {device_type.resource_key} ({device_type.name}); "
-                "choose a device type the cluster has",
+                code="accelerator.not_offered",
                 field=type_field,
+                params={"resource_key": device_type.resource_key, "name": device_type.name},
             )
         most = max(node.allocatable for node in offering)
         if request.count > most:
-            figures = ", ".join(f"{node.node} has {node.allocatable}" for node in offering)
             raise ValidationFailed(
-                f"no node can ever give {request.count} {device_type.resource_key} to one pod: {figures}; "
-                f"ask for at most {most}",
+                code="accelerator.too_many",
                 field=f"{field}.count",
                 most=most,
+                params={
+                    "count": request.count,
+                    "resource_key": device_type.resource_key,
+                    "figures": _figures({node.node: node.allocatable for node in offering}),
+                },
             )
         return Placement(device_type.id, device_type.resource_key, request.count)
 
-    async def pending_reason(self, placement: Placement) -> str:
+    async def pending_reason(self, placement: Placement) -> Message:
         """Why a pod asking for `placement` is not scheduled, counted in devices:
-        "no node has 5 free hyperaccel.ai/lpu: lpu-node-1 has 4, lpu-node-2 has 2"."""
+        "no node has 5 free hyperaccel.ai/lpu: lpu-node-1 has 4; lpu-node-2 has 2"."""
         key = placement.resource_key
         device_type = await self._catalog.find(placement.device_type)
         if device_type is None:
-            return f"device type {placement.device_type!r} no longer exists"
+            return Message("workload.pending.device_type_gone", {"device_type": placement.device_type})
         inventory = await self._inventory(device_type, "accelerator.device_type")
         nodes = [node for node in inventory.nodes if node.capacity or node.allocatable]
         if not nodes:
-            return f"no node of the cluster has {key}"
+            return Message("workload.pending.no_node_has_key", {"resource_key": key})
         free = {node.node: max(node.allocatable - node.allocated, 0) for node in nodes}
-        figures = ", ".join(f"{node} has {count}" for node, count in free.items())
         fitting = [node for node, count in free.items() if count >= placement.count]
         if not fitting:
-            return f"no node has {placement.count} free {key}: {figures}"
-        return (
-            f"{', '.join(fitting)} {'has' if len(fitting) == 1 else 'have'} {placement.count} free {key}, "
-            "but the scheduler ruled them out for another reason (see the pod's events)"
+            return Message(
+                "workload.pending.no_free",
+                {"count": placement.count, "resource_key": key, "figures": _figures(free)},
+            )
+        return Message(
+            "workload.pending.ruled_out",
+            {
+                "nodes": ", ".join(fitting),
+                "fitting": len(fitting),
+                "count": placement.count,
+                "resource_key": key,
+            },
         )
 
     async def _inventory(self, device_type: DeviceType, field: str) -> Inventory:
         try:
             fetcher = self._fetchers.for_type(device_type)
         except UnknownFetcher as exc:
-            raise ValidationFailed(exc.detail, field=field) from None
+            raise ValidationFailed(
+                code="accelerator.uncountable",
+                field=field,
+                params={"device_type": device_type.id, "reason": said(exc)},
+            ) from None
         return fetcher.inventory(device_type, await self._reader.state())
+
+
+def said(exc: NufiError) -> object:
+    """What another domain error says, as a param of ours: its message, worded in the reader's
+    language, or its own sentence while its module still words itself."""
+    return Message(exc.code, exc.params) if exc.code else exc.detail
+
+
+def _figures(counts: dict[str, int]) -> list[Message]:
+    return [Message("accelerator.node_has", {"node": node, "count": count}) for node, count in counts.items()]
 
 
 def _offer(device_type: DeviceType, inventory: Inventory) -> AcceleratorOffer:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from nufi.cluster.resources import check_quantity
 from nufi.errors import ValidationFailed
@@ -87,7 +88,10 @@ class DeploymentCreate(_Strict):
     @classmethod
     def _image(cls, value: str) -> str:
         if any(ch.isspace() or not ch.isprintable() for ch in value):
-            raise ValueError("an image reference has no spaces or control characters (e.g. 'vllm/vllm:0.6')")
+            raise PydanticCustomError(
+                "deployment.image_invalid",
+                "an image reference has no spaces or control characters (e.g. 'vllm/vllm:0.6')",
+            )
         return value
 
     @field_validator("command", "args")
@@ -95,7 +99,11 @@ class DeploymentCreate(_Strict):
     def _strings(cls, value: list[str] | None) -> list[str] | None:
         for item in value or []:
             if len(item) > _MAX_TEXT:
-                raise ValueError(f"each item may be at most {_MAX_TEXT} characters long")
+                raise PydanticCustomError(
+                    "deployment.item_too_long",
+                    "each item may be at most {most} characters long",
+                    {"most": _MAX_TEXT},
+                )
         return value
 
     @field_validator("readiness_path")
@@ -104,7 +112,10 @@ class DeploymentCreate(_Strict):
         if value is None:
             return None
         if not value.startswith("/") or any(ch.isspace() or not ch.isprintable() for ch in value):
-            raise ValueError("a readiness path starts with '/' and has no spaces (e.g. '/health')")
+            raise PydanticCustomError(
+                "deployment.readiness_path_invalid",
+                "a readiness path starts with '/' and has no spaces (e.g. '/health')",
+            )
         return value
 
     @field_validator("env")
@@ -113,7 +124,11 @@ class DeploymentCreate(_Strict):
         seen: set[str] = set()
         for var in value:
             if var.name in seen:
-                raise ValueError(f"env names must be unique: {var.name!r} is given twice")
+                raise PydanticCustomError(
+                    "deployment.env_duplicate",
+                    f"env names must be unique: {var.name!r} is given twice",
+                    {"name": var.name},
+                )
             seen.add(var.name)
         return value
 
@@ -182,9 +197,10 @@ def service_manifest(project: str, request: DeploymentCreate, placement: Placeme
 
 
 def _as_value_error(check: Any, value: str, field: str) -> str:
-    # Inside a pydantic model the field's place is pydantic's to name: hand it a ValueError.
+    # Inside a pydantic model the field's place is pydantic's to name: hand it the check's code, so
+    # the API and the dashboard word it from the catalog like any other validation error.
     try:
         result: str = check(value, field=field)
     except ValidationFailed as exc:
-        raise ValueError(exc.detail) from None
+        raise PydanticCustomError(exc.code, exc.detail, dict(exc.params)) from None
     return result

@@ -13,6 +13,8 @@ pods that are not being deleted:
   Deployment reports ReplicaFailure=True or Progressing=False with ProgressDeadlineExceeded.
 - **Pending**: no live pod is Ready and a pod is unschedulable: its PodScheduled condition is False
   (the scheduler found no node; `reason` then says why in the accelerator's words).
+
+The reason is a message of the catalogs (`nufi.workloads.kube_reasons` reads Kubernetes' words).
 - **Starting**: anything else — pods are being created, scheduled, pulled or started, and none is
   known to be stuck.
 """
@@ -23,6 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from nufi.messages import Message
+from nufi.workloads.kube_reasons import container_failure, deployment_failure, pod_failure, scheduler_reason
 from nufi.workloads.labels import THERMAL_KEPT_REASON, THERMAL_OFF_REASON, TRAFFIC, TRAFFIC_OFF
 
 Status = Literal["Ready", "Starting", "Degraded", "Error", "Pending", "ScaledDown"]
@@ -46,10 +50,10 @@ class PodState:
     phase: str
     ready: bool
     terminating: bool
-    # Set when the pod is stuck: what keeps it from running, in Kubernetes' words.
-    failure: str | None
-    # Set when the scheduler could not place it (PodScheduled=False): its message.
-    unschedulable: str | None
+    # Set when the pod is stuck: what keeps it from running, read from Kubernetes' words.
+    failure: Message | None
+    # Set when the scheduler could not place it (PodScheduled=False): its message, read.
+    unschedulable: Message | None
     # What it holds of each extended resource, from its spec.
     accelerators: dict[str, int]
     # Whether its Service routes to it (thermal control turns it off on a hot node), and why not, or
@@ -67,7 +71,9 @@ def pod_state(pod: dict[str, Any]) -> PodState:
     scheduled = conditions.get("PodScheduled") or {}
     unschedulable = None
     if scheduled.get("status") == "False":
-        unschedulable = str(scheduled.get("message") or scheduled.get("reason") or "Unschedulable")
+        unschedulable = scheduler_reason(
+            str(scheduled.get("message") or scheduled.get("reason") or "Unschedulable")
+        )
     return PodState(
         name=str(metadata.get("name") or ""),
         node=spec.get("nodeName") or None,
@@ -84,7 +90,7 @@ def pod_state(pod: dict[str, Any]) -> PodState:
 
 def deployment_status(
     desired: int, pods: Sequence[PodState], conditions: Sequence[dict[str, Any]] = ()
-) -> tuple[Status, str | None]:
+) -> tuple[Status, Message | None]:
     """The status and, when something is stuck, what (a pod's failure, or the deployment's)."""
     if desired == 0:
         return "ScaledDown", None
@@ -107,25 +113,24 @@ def deployment_status(
     return "Starting", None
 
 
-def _failure(status: dict[str, Any]) -> str | None:
+def _failure(status: dict[str, Any]) -> Message | None:
     if status.get("phase") == "Failed":
-        return str(status.get("message") or status.get("reason") or "the pod failed")
+        return pod_failure(status)
     for container in status.get("containerStatuses") or []:
         waiting = (container.get("state") or {}).get("waiting") or {}
         reason = waiting.get("reason")
         if reason in STUCK_WAITING_REASONS:
-            message = waiting.get("message")
-            return f"{container.get('name')}: {reason}" + (f": {message}" if message else "")
+            return container_failure(str(container.get("name") or ""), str(reason), waiting.get("message"))
     return None
 
 
-def _deployment_failure(conditions: Sequence[dict[str, Any]]) -> str | None:
+def _deployment_failure(conditions: Sequence[dict[str, Any]]) -> Message | None:
     for condition in conditions:
         kind, state, reason = condition.get("type"), condition.get("status"), condition.get("reason")
         if (kind == "ReplicaFailure" and state == "True") or (
             kind == "Progressing" and state == "False" and reason == "ProgressDeadlineExceeded"
         ):
-            return str(condition.get("message") or reason or kind)
+            return deployment_failure(condition)
     return None
 
 

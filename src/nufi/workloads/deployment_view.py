@@ -16,6 +16,7 @@ from typing import Any
 from nufi.auth import Principal
 from nufi.cluster.kube_rest import Json
 from nufi.errors import NufiError
+from nufi.messages import Message
 from nufi.monitoring import MonitoringService
 from nufi.workloads.accelerators import AcceleratorService, Placement
 from nufi.workloads.deployment_reading import accelerator_of, first_container, port_of
@@ -23,6 +24,7 @@ from nufi.workloads.deployment_status import PodState, Status, deployment_status
 from nufi.workloads.labels import DEVICE_TYPE
 
 _ATTRIBUTION_WAIT_SECONDS = 1.0
+_SHORT_OF_DEVICES = frozenset({"workload.pending.no_free", "workload.pending.no_node_has_key"})
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,8 @@ class DeploymentView:
     ready_replicas: int
     port: int
     status: Status
-    reason: str | None
+    # Why it waits or what broke, as a message of the catalogs (Kubernetes' own words in its params).
+    reason: Message | None
     pods: tuple[PodView, ...]
     urls: DeploymentUrls
     created_at: str | None
@@ -135,14 +138,15 @@ class DeploymentViews:
                     held.setdefault((device.namespace, device.pod), []).append(device.device)
         return {pod: tuple(sorted(devices)) for pod, devices in held.items()}
 
-    async def _pending_reason(self, placement: Placement, scheduler: str | None) -> str:
+    async def _pending_reason(self, placement: Placement, scheduler: Message | None) -> Message:
         try:
             reason = await self._accelerators.pending_reason(placement)
         except NufiError:
-            return scheduler or "waiting for the scheduler"
-        if reason.startswith("no node") or scheduler is None:
+            return scheduler or Message("workload.pending.waiting")
+        # Short of devices, the accelerator's reading says it all; otherwise the scheduler's adds why.
+        if reason.code in _SHORT_OF_DEVICES or scheduler is None:
             return reason
-        return f"{reason}: {scheduler}"
+        return Message("workload.pending.with_scheduler", {"reason": reason, "scheduler": scheduler})
 
 
 def _retrieve(reading: asyncio.Future[Any]) -> None:

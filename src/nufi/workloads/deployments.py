@@ -118,9 +118,9 @@ class DeploymentService:
                 if isinstance(exc, KubeRefused):
                     if exc.status == 409:
                         raise Conflict(
-                            f"a Service named {request.name!r} already exists in project {project!r}; "
-                            "choose another deployment name",
+                            code="deployment.service_taken",
                             field="name",
+                            params={"project": project, "name": request.name},
                         ) from None
                     raise refusal_error(exc) from None
                 raise
@@ -151,7 +151,9 @@ class DeploymentService:
         await self._projects.require_access(principal, project)
         if not 0 <= replicas <= MAX_REPLICAS:
             raise ValidationFailed(
-                f"replicas must be between 0 and {MAX_REPLICAS}, got {replicas}", field="replicas"
+                code="deployment.replicas_range",
+                field="replicas",
+                params={"most": MAX_REPLICAS, "replicas": replicas},
             )
         actor = acting(principal)
         current = await self._ours(project, name)
@@ -256,13 +258,8 @@ class DeploymentService:
 
 
 def _exists(project: str, name: str) -> Conflict:
-    return Conflict(
-        f"a deployment named {name!r} already exists in project {project!r}; choose another name",
-        field="name",
-    )
+    return Conflict(code="deployment.name_taken", field="name", params={"project": project, "name": name})
 
 
 def _absent(project: str, name: str) -> NotFound:
-    return NotFound(
-        f"There is no deployment {name!r} in project {project!r}.", project=project, deployment=name
-    )
+    return NotFound(code="deployment.not_found", project=project, deployment=name)

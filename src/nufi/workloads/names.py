@@ -30,21 +30,15 @@ def check_name(value: str, *, field: str) -> str:
     """`value` when it is a DNS-1123 label (at most 63 lowercase letters, digits and '-', starting and
     ending with a letter or digit); otherwise ValidationFailed naming `field`."""
     if not isinstance(value, str) or not value:
-        raise ValidationFailed(
-            f"{field} is required: give a lowercase name such as 'llama-serve'", field=field
-        )
+        raise ValidationFailed(code="name.required", field=field)
     if len(value) > NAME_MAX_LENGTH:
         raise ValidationFailed(
-            f"{field} {value[:20]!r}... is {len(value)} characters long; "
-            f"at most {NAME_MAX_LENGTH} are allowed",
+            code="name.too_long",
             field=field,
+            params={"head": value[:20], "length": len(value), "most": NAME_MAX_LENGTH},
         )
     if _DNS1123_LABEL.fullmatch(value) is None:
-        raise ValidationFailed(
-            f"{field} {value!r} is not a DNS-1123 label: use only lowercase letters, digits and '-', "
-            "starting and ending with a letter or digit (e.g. 'llama-serve')",
-            field=field,
-        )
+        raise ValidationFailed(code="name.not_dns_label", field=field, params={"value": value})
     return value
 
 
@@ -58,44 +52,32 @@ def check_username(value: str, *, field: str) -> str:
     member list must not hold two names a person cannot tell apart.
     """
     if not isinstance(value, str) or not value:
-        raise ValidationFailed(f"{field} is required: give the person's username", field=field)
+        raise ValidationFailed(code="username.required", field=field)
     if len(value) > USERNAME_MAX_LENGTH:
         raise ValidationFailed(
-            f"{field} is {len(value)} characters long; at most {USERNAME_MAX_LENGTH} are allowed", field=field
+            code="username.too_long", field=field, params={"length": len(value), "most": USERNAME_MAX_LENGTH}
         )
     if _USERNAME.fullmatch(value) is not None:
         return value
     if value.isascii() and _USERNAME.fullmatch(value.lower()) is not None:
         raise ValidationFailed(
-            f"{field} {value!r} has capital letters; usernames are lower-case, as the identity provider "
-            f"stores them: use {value.lower()!r}",
-            field=field,
+            code="username.capitals", field=field, params={"value": value, "lower": value.lower()}
         )
-    raise ValidationFailed(
-        f"{field} {value!r} has characters a username may not have: use only lowercase ASCII letters, "
-        "digits, '.', '_', '-' and '@' (e.g. 'kim.jiwoo')",
-        field=field,
-    )
+    raise ValidationFailed(code="username.bad_characters", field=field, params={"value": value})
 
 
 def check_stored_username(value: str, *, field: str) -> str:
     """A username as a member list may already hold it: written before usernames were checked as
     strictly as check_username does, and still removable."""
     if not isinstance(value, str) or not value or len(value) > USERNAME_MAX_LENGTH:
-        raise ValidationFailed(f"{field} must be 1 to {USERNAME_MAX_LENGTH} characters long", field=field)
+        raise ValidationFailed(code="username.length", field=field, params={"most": USERNAME_MAX_LENGTH})
     return value
 
 
 def check_env_name(value: str, *, field: str) -> str:
     """An environment variable name: a letter or '_' then letters, digits and '_'."""
     if not isinstance(value, str) or not value or len(value) > ENV_NAME_MAX_LENGTH:
-        raise ValidationFailed(
-            f"{field} must be 1 to {ENV_NAME_MAX_LENGTH} characters long (e.g. 'MODEL_NAME')", field=field
-        )
+        raise ValidationFailed(code="env_name.length", field=field, params={"most": ENV_NAME_MAX_LENGTH})
     if _ENV_NAME.fullmatch(value) is None:
-        raise ValidationFailed(
-            f"{field} {value!r} is not an environment variable name: use letters, digits and '_', "
-            "not starting with a digit (e.g. 'MODEL_NAME')",
-            field=field,
-        )
+        raise ValidationFailed(code="env_name.invalid", field=field, params={"value": value})
     return value

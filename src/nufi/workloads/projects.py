@@ -109,13 +109,11 @@ class ProjectService:
         found = await self._find(project)
         if principal.is_admin:
             if found is None:
-                raise NotFound(f"There is no project {project!r}.", project=project)
+                raise NotFound(code="project.not_found", project=project)
             return found
         if found is None or principal.username not in found.members:
             raise Forbidden(
-                f"user {principal.username!r} is not a member of project {project!r}; "
-                "ask an administrator to add you",
-                project=project,
+                code="project.not_member", project=project, params={"username": principal.username}
             )
         return found
 
@@ -198,11 +196,14 @@ class ProjectService:
                 return
             if exc.status in (401, 403):
                 raise DependencyUnavailable(
-                    f"Kubernetes refused NuFi the RoleBinding that lets it manage workloads in project "
-                    f"{namespace!r} (HTTP {exc.status}: {exc.message}); grant its ServiceAccount "
-                    f"{account.namespace}/{account.name} the ClusterRole nufi-project-manager "
-                    f"(deploy/kustomize/base/rbac-projects.yaml), or set NUFI_PROJECT_ROLE empty",
+                    code="project.role_binding_refused",
                     dependency=KUBERNETES,
+                    params={
+                        "project": namespace,
+                        "status": exc.status,
+                        "kubernetes": exc.message,
+                        "account": f"{account.namespace}/{account.name}",
+                    },
                 ) from None
             raise refusal_error(exc) from None
 
@@ -213,7 +214,7 @@ class ProjectService:
         admin = require_admin(principal)
         project = await self._find(name)
         if project is None:
-            raise NotFound(f"There is no project {name!r}.", project=name)
+            raise NotFound(code="project.not_found", project=name)
         objects = await self._contents(name)
         if dry_run:
             return ProjectDeletion(project, True, objects)
@@ -278,15 +279,16 @@ class ProjectService:
             namespace = await get_namespace(self._cluster, name) if is_name(name) else None
             project = None if namespace is None else _project(namespace)
             if namespace is None or project is None:
-                raise NotFound(f"There is no project {name!r}.", project=name)
+                raise NotFound(code="project.not_found", project=name)
             members = set(project.members)
             if (username in members) == add:
                 return project
             members = members | {username} if add else members - {username}
             if len(members) > MAX_MEMBERS:
                 raise ValidationFailed(
-                    f"project {name!r} already has {MAX_MEMBERS} members, the most it may have",
+                    code="project.members_full",
                     field="username",
+                    params={"project": name, "most": MAX_MEMBERS},
                 )
             changed = Project(name, tuple(sorted(members)))
             metadata = namespace.setdefault("metadata", {})
@@ -314,13 +316,10 @@ class ProjectService:
                 if exc.status == 409:
                     continue  # someone changed it since we read it: read again and reapply
                 if exc.status == 404:
-                    raise NotFound(f"There is no project {name!r}.", project=name) from None
+                    raise NotFound(code="project.not_found", project=name) from None
                 raise refusal_error(exc, field="username") from None
             return changed
-        raise Conflict(
-            f"the members of project {name!r} kept changing while this change was applied; try again",
-            project=name,
-        )
+        raise Conflict(code="project.members_kept_changing", project=name)
 
     async def _settle(self, intent: Intent) -> Outcome:
         """What the cluster shows of a project change whose request ended before it was recorded."""
@@ -346,7 +345,7 @@ class ProjectService:
 def _checked_members(members: Iterable[str]) -> tuple[str, ...]:
     checked = {check_username(member, field=f"members.{i}") for i, member in enumerate(members)}
     if len(checked) > MAX_MEMBERS:
-        raise ValidationFailed(f"a project may have at most {MAX_MEMBERS} members", field="members")
+        raise ValidationFailed(code="project.too_many_members", field="members", params={"most": MAX_MEMBERS})
     return tuple(sorted(checked))
 
 
@@ -385,8 +384,4 @@ def _view(project: Project) -> dict[str, Any]:
 
 
 def _exists(name: str) -> Conflict:
-    return Conflict(
-        f"a namespace named {name!r} already exists in the cluster; choose another project name",
-        field="name",
-        project=name,
-    )
+    return Conflict(code="project.name_taken", field="name", project=name)

@@ -21,6 +21,7 @@ from nicegui.testing import User
 from nufi.errors import NotFound
 from nufi.workloads.deployment_spec import DeploymentCreate
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.languages import english_sentences
 from support.polling import eventually, holds
 
 from .people import PEOPLE
@@ -72,13 +73,18 @@ async def test_a_member_sees_the_projects_deployments_and_why_one_waits(person: 
     await deploy(project, "big", 5)
     # The page refreshes in place: the new deployment appears without a reload.
     row = await row_becomes(person, "big", status="Pending", status_text="Pending")
-    assert row["reason"] == f"no node has 5 free {LPU}: lpu-node-1 has 1, lpu-node-2 has 4"
+    assert row["reason"] == f"no node has 5 free {LPU}: lpu-node-1 has 1; lpu-node-2 has 4"
     assert (
         row["accelerator"] == "lpu \N{MULTIPLICATION SIGN} 5"
         and row["ready"] == "0 / 1"
         and row["nodes"] == "—"
     )
     assert row["status_color"] == "warning"
+    # In Korean the same reason is worded from its code, the figures in Korean too.
+    await open_page(person, "user", "ko", f"/deployments?project={project}")
+    row = await row_becomes(person, "big", status="Pending", status_text="대기 중")
+    assert row["reason"] == f"{LPU}이(가) 5개 남은 노드가 없습니다: lpu-node-1에 1개, lpu-node-2에 4개"
+    assert english_sentences(row["reason"]) == []
     # Only the chosen project's deployments; the other project is not even offered.
     assert set(table_rows(person)) == {"fill", "big"}
     with person:
@@ -165,7 +171,8 @@ async def test_bad_fields_are_named_beside_them_in_korean_and_english(person: Us
     person.find(marker="dep-name").type("Bad_Name")
     person.find(marker="dep-image").type("nufi-mock:inference")
     person.find(marker="dep-create").click()
-    await eventually(lambda: holds("DNS-1123" in shown(person, "dep-error-name")))
+    await eventually(lambda: holds("DNS-1123 레이블이 아닙니다" in shown(person, "dep-error-name")))
+    assert english_sentences(shown(person, "dep-error-name")) == []
     assert "입력값을 확인하세요." in shown(person, "dep-error")
     await person.should_not_see(marker="dep-error-image")
     assert await services().deployments.list(USER, project) == []

@@ -19,6 +19,7 @@ from nicegui.testing import User
 from nufi.errors import NotFound
 from nufi.workloads.labs import LabRequest
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from support.languages import english_sentences
 from support.polling import eventually, holds
 
 from .people import PEOPLE
@@ -100,11 +101,13 @@ async def test_a_waiting_lab_shows_why_and_a_bad_name_is_named_beside_it(person:
     await open_page(person, "user", "ko", f"/labs?project={project}", ready="lab-create")
     await row_becomes(person, "first", status="Ready", status_text="준비됨")
     row = await row_becomes(person, "second", status="Pending", status_text="대기 중")
-    assert row["reason"] == f"no node has 6 free {LPU}: lpu-node-1 has 0, lpu-node-2 has 4"
+    # The Korean page words the reason from its code: no English sentence from the service.
+    assert row["reason"] == f"{LPU}이(가) 6개 남은 노드가 없습니다: lpu-node-1에 0개, lpu-node-2에 4개"
 
     person.find(marker="lab-name").type("9lab")
     person.find(marker="lab-create").click()
-    await eventually(lambda: holds("must start with a letter" in shown(person, "lab-error-name")))
+    await eventually(lambda: holds("영문자로 시작해야 합니다" in shown(person, "lab-error-name")))
+    assert english_sentences(shown(person, "lab-error-name")) == []
     assert "입력값을 확인하세요." in shown(person, "lab-error")
 
 

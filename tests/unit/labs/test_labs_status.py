@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from nufi.messages import Message
 from nufi.workloads.labs.status import observe
 
 RUNNING_SET: dict[str, Any] = {"metadata": {}, "spec": {"replicas": 1}}
@@ -43,18 +44,28 @@ def test_pending_keeps_the_schedulers_words_for_the_caller_to_reword() -> None:
         },
     }
     observed = observe(RUNNING_SET, "statefulset", waiting)
-    assert (observed.status, observed.detail) == ("Pending", "0/3 nodes")
+    # Words the scheduler is not known to say are kept whole, to be quoted.
+    assert (observed.status, observed.detail) == (
+        "Pending",
+        Message("workload.pending.unschedulable", {"kubernetes": "0/3 nodes"}),
+    )
 
 
 def test_errors_that_will_not_fix_themselves() -> None:
     broken = pod(
         ready=False,
         containerStatuses=[
-            {"state": {"waiting": {"reason": "ImagePullBackOff", "message": "no such image"}}}
+            {"name": "lab", "state": {"waiting": {"reason": "ImagePullBackOff", "message": "no such image"}}}
         ],
     )
     observed = observe(RUNNING_SET, "statefulset", broken)
-    assert (observed.status, observed.detail) == ("Error", "ImagePullBackOff: no such image")
+    assert (observed.status, observed.detail) == (
+        "Error",
+        Message(
+            "workload.failure.image_pull",
+            {"container": "lab", "kind": "ImagePullBackOff", "kubernetes": "no such image"},
+        ),
+    )
     assert observe(RUNNING_SET, "statefulset", pod("Failed", ready=False)).status == "Error"
     creating = pod(ready=False, containerStatuses=[{"state": {"waiting": {"reason": "ContainerCreating"}}}])
     assert observe(RUNNING_SET, "statefulset", creating).status == "Starting"

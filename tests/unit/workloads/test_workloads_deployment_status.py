@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from nufi.messages import Message
 from nufi.workloads.deployment_status import deployment_status, pod_state
 
 
@@ -51,11 +52,19 @@ def test_ready_when_enough_live_pods_are_ready() -> None:
 
 def test_degraded_when_some_are_ready_and_another_is_stuck() -> None:
     status, reason = deployment_status(2, [_pod("a", ready=True), _pod("b", waiting="ImagePullBackOff")])
-    assert status == "Degraded" and reason is not None and "ImagePullBackOff" in reason
+    assert status == "Degraded" and reason is not None
+    assert (reason.code, reason.params["container"], reason.params["kind"]) == (
+        "workload.failure.image_pull",
+        "c",
+        "ImagePullBackOff",
+    )
     status, reason = deployment_status(
         2, [_pod("a", ready=True), _pod("b", node=None, unschedulable="no fit")]
     )
-    assert (status, reason) == ("Degraded", "no fit")
+    assert (status, reason) == (
+        "Degraded",
+        Message("workload.pending.unschedulable", {"kubernetes": "no fit"}),
+    )
 
 
 def test_error_when_none_is_ready_and_one_fails() -> None:
@@ -64,14 +73,17 @@ def test_error_when_none_is_ready_and_one_fails() -> None:
     conditions = [
         {"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded", "message": "slow"}
     ]
-    assert deployment_status(1, [_pod()], conditions) == ("Error", "slow")
+    assert deployment_status(1, [_pod()], conditions) == (
+        "Error",
+        Message("workload.failure.progress_deadline", {"kubernetes": "slow"}),
+    )
 
 
 def test_pending_when_none_is_ready_and_one_cannot_be_scheduled() -> None:
-    assert deployment_status(1, [_pod(node=None, phase="Pending", unschedulable="0/4 nodes")]) == (
-        "Pending",
-        "0/4 nodes",
-    )
+    message = "0/4 nodes are available: 4 Insufficient hyperaccel.ai/lpu."
+    status, reason = deployment_status(1, [_pod(node=None, phase="Pending", unschedulable=message)])
+    assert status == "Pending" and reason is not None
+    assert reason.code == "workload.pending.no_node" and reason.params["kubernetes"] == message
 
 
 def test_starting_otherwise() -> None:

@@ -7,6 +7,8 @@ from typing import Any
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 from pydantic.json_schema import SkipJsonSchema
 
+from nufi.api.schemas.workloads import ReasonMessage
+from nufi.workloads.kube_reasons import message_data
 from nufi.workloads.labs import Lab
 from nufi.workloads.labs.model import Backend, LabKind, LabStatus
 
@@ -29,7 +31,12 @@ class LabView(BaseModel):
     storage_gib: int
     status: LabStatus
     # Absent unless Pending (what the lab waits for, in the accelerator's words) or Error.
-    reason: str | SkipJsonSchema[None] = Field(default=None, description="why Pending, or what broke")
+    reason: str | SkipJsonSchema[None] = Field(
+        default=None, description="why Pending, or what broke (English)"
+    )
+    reason_message: ReasonMessage | SkipJsonSchema[None] = Field(
+        default=None, description="the reason as a message code and its params, to word in any language"
+    )
     url: str = Field(
         description=(
             "the path on NuFi's dashboard that opens the lab, e.g. /labs/<project>/<name>/: a browser "
@@ -70,7 +77,8 @@ class LabView(BaseModel):
             ),
             storage_gib=lab.storage_gib,
             status=lab.status,
-            reason=lab.reason,
+            reason=None if lab.reason is None else lab.reason.text("en"),
+            reason_message=None if lab.reason is None else ReasonMessage(**message_data(lab.reason)),
             url=lab.url,
             origin_url=lab.origin_url,
             created_at=lab.created_at,

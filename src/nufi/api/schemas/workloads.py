@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from nufi.workloads.accelerators import AcceleratorOffer
 from nufi.workloads.deployment_status import Status
 from nufi.workloads.deployment_view import DeploymentView
+from nufi.workloads.kube_reasons import message_data
 from nufi.workloads.projects import Project, ProjectDeletion
 
 
@@ -108,6 +111,15 @@ class PodView(BaseModel):
     )
 
 
+class ReasonMessage(BaseModel):
+    """A reason as a message of the catalogs (docs/messages.md): its code and the values it names.
+    A param may be a message itself (`{"code", "params"}`), a list may hold messages; `kubernetes`,
+    when present, is Kubernetes' own words the reason was read from."""
+
+    code: str
+    params: dict[str, Any]
+
+
 class DeploymentUrlsView(BaseModel):
     cluster: str = Field(description="the Service's DNS name, for clients inside the cluster")
     api_proxy: str = Field(
@@ -131,7 +143,10 @@ class DeploymentDetail(BaseModel):
     port: int
     status: Status = Field(description="see docs/workloads.md for what each status means")
     reason: str | None = Field(
-        description="why it is Pending (or Degraded/Error), in the accelerator's words"
+        description="why it is Pending (or Degraded/Error), in the accelerator's words (English)"
+    )
+    reason_message: ReasonMessage | None = Field(
+        default=None, description="the reason as a message code and its params, to word in any language"
     )
     pods: list[PodView]
     urls: DeploymentUrlsView
@@ -150,7 +165,8 @@ class DeploymentDetail(BaseModel):
             ready_replicas=view.ready_replicas,
             port=view.port,
             status=view.status,
-            reason=view.reason,
+            reason=None if view.reason is None else view.reason.text("en"),
+            reason_message=None if view.reason is None else ReasonMessage(**message_data(view.reason)),
             pods=[
                 PodView(
                     name=p.name,

@@ -27,6 +27,7 @@ from nufi.ui.parts.workload_forms import (
     confirm_delete,
     fill_table,
     problem_text,
+    reason_cells,
     shown_project,
     status_text,
     workload_table,
@@ -104,10 +105,10 @@ class DeploymentsPage:
 
     def _row(self, view: DeploymentView) -> dict[str, Any]:
         nodes = sorted({pod.node for pod in view.pods if pod.node})
-        reason = view.reason or ""
+        reason = reason_cells(self.t, view.reason)
         thermal = [f"{pod.name}: {pod.thermal_reason}" for pod in view.pods if pod.thermal_reason]
-        if not reason and thermal:
-            reason = self.t("deployments.thermal", reason="; ".join(thermal))
+        if not reason["reason"] and thermal:
+            reason["reason"] = self.t("deployments.thermal", reason="; ".join(thermal))
         return {
             "name": view.name,
             "status": view.status,
@@ -118,7 +119,7 @@ class DeploymentsPage:
             "accelerator": f"{view.device_type} {TIMES} {view.count}" if view.device_type else "—",
             "resource_key": view.resource_key,
             "nodes": ", ".join(nodes) or "—",
-            "reason": reason,
+            **reason,
             "age": age(view.created_at, self.t),
             "image": view.image,
         }

@@ -27,6 +27,7 @@ from nufi.ui.parts.workload_forms import (
     confirm_delete,
     fill_table,
     problem_text,
+    reason_cells,
     shown_project,
     status_text,
     workload_table,
@@ -94,7 +95,7 @@ class LabsPage:
             if accelerator.device_type
             else "—",
             "storage": f"{lab.storage_gib} GiB" if lab.storage_gib else "—",
-            "reason": lab.reason or "",
+            **reason_cells(self.t, lab.reason),
             "age": age(lab.created_at, self.t),
             "url": lab.url,
             "stopped": lab.status == "Stopped",

@@ -17,10 +17,12 @@ from nicegui import ui
 
 from nufi.auth import Principal
 from nufi.errors import NufiError
+from nufi.messages import Message
 from nufi.ui import context
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.errors import told
 from nufi.workloads.accelerators import AcceleratorOffer
+from nufi.workloads.kube_reasons import kubernetes_words
 from nufi.workloads.projects import Project
 
 TIMES = "\N{MULTIPLICATION SIGN}"
@@ -170,12 +172,21 @@ def status_slot(field: str = "status") -> str:
 
 
 def reason_slot() -> str:
-    """The Pending reason (or what broke) in full, wrapped rather than cut."""
+    """The Pending reason (or what broke) in full, wrapped rather than cut; Kubernetes' own words it
+    was read from in a tooltip, for whoever looks further (they are English)."""
     return """
 <q-td :props="props" style="white-space: normal; min-width: 16rem; max-width: 32rem">
-  <span :class="props.row.reason ? 'text-grey-9' : 'text-grey-5'">{{ props.row.reason || '—' }}</span>
+  <span :class="props.row.reason ? 'text-grey-9' : 'text-grey-5'"
+    :title="props.row.reason_source || null">{{ props.row.reason || '—' }}</span>
 </q-td>
 """
+
+
+def reason_cells(t: Translator, reason: Message | None) -> dict[str, str]:
+    """A row's reason in the reader's language, and Kubernetes' words behind it (for the tooltip)."""
+    if reason is None:
+        return {"reason": "", "reason_source": ""}
+    return {"reason": t.message(reason.code, reason.params), "reason_source": kubernetes_words(reason) or ""}
 
 
 class FieldErrors:

@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from nufi.messages import Message
 from nufi.workloads.accelerators import AcceleratorRequest
 
 LabKind = Literal["jupyter", "vscode"]
@@ -106,7 +107,8 @@ class Lab:
     url: str
     # Where the lab's pages are served: on its own origin, None when no lab base domain is set.
     origin_url: str | None = None
-    reason: str | None = None
+    # Why it waits or what broke, as a message of the catalogs (Kubernetes' words in its params).
+    reason: Message | None = None
     created_at: str | None = None
 
 

@@ -148,9 +148,7 @@ class LabService:
         name = _check_lab_name(request.name)
         placement = await self._accelerators.resolve(request.accelerator, field="accelerator")
         if await self._store.find(project, name) is not None:
-            raise Conflict(
-                f"project {project!r} already has a lab named {name!r}; choose another name", field="name"
-            )
+            raise Conflict(code="lab.name_taken", field="name", params={"project": project, "name": name})
         try:
             served = await self._objects.notebooks_served()
         except KubeRefused as exc:
@@ -213,7 +211,7 @@ class LabService:
         found = await self._store.find(project, name)
         parts = await self._store.parts(project, name)
         if found is None and not parts:
-            raise NotFound(f"project {project!r} has no lab named {name!r}", project=project, lab=name)
+            raise NotFound(code="lab.no_such_lab", project=project, lab=name)
         before = None if found is None else summary(found)
         target = f"{project}/{name}"
         async with self._recorder.change(actor, "lab.delete", _TARGET_KIND, target, before=before) as change:
@@ -316,13 +314,10 @@ def _check_lab_name(value: str) -> str:
     name = check_name(value, field="name")
     if len(name) > MAX_LAB_NAME_LENGTH:
         raise ValidationFailed(
-            f"name {name!r} is {len(name)} characters long; a lab's name may have at most "
-            f"{MAX_LAB_NAME_LENGTH} (its pods and revisions are named after it)",
+            code="lab.name_too_long",
             field="name",
+            params={"name": name, "length": len(name), "most": MAX_LAB_NAME_LENGTH},
         )
     if _STARTS_WITH_LETTER.match(name) is None:
-        raise ValidationFailed(
-            f"name {name!r} must start with a letter: it also names the lab's Service (e.g. 'lab-{name}')",
-            field="name",
-        )
+        raise ValidationFailed(code="lab.name_needs_letter", field="name", params={"name": name})
     return name

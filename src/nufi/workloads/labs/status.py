@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from nufi.messages import Message
+from nufi.workloads.kube_reasons import container_failure, pod_failure, scheduler_reason
 from nufi.workloads.labs.model import Backend, LabStatus
 
 Obj = dict[str, Any]
@@ -26,9 +28,9 @@ _STOPPED_ANNOTATION = "kubeflow-resource-stopped"
 @dataclass(frozen=True)
 class Observed:
     status: LabStatus
-    # Pending: the scheduler's own words, for the caller to replace with the accelerator's.
+    # Pending: the scheduler's words read, for the caller to replace with the accelerator's.
     # Error: what broke.
-    detail: str | None = None
+    detail: Message | None = None
 
     @property
     def unschedulable(self) -> bool:
@@ -54,15 +56,19 @@ def observe(top: Obj, backend: Backend, pod: Obj | None) -> Observed:
         and scheduled.get("status") == "False"
         and scheduled.get("reason") == "Unschedulable"
     ):
-        return Observed("Pending", str(scheduled.get("message") or "the pod cannot be scheduled"))
+        return Observed("Pending", scheduler_reason(str(scheduled.get("message") or "Unschedulable")))
     phase = status.get("phase")
     if phase in ("Failed", "Succeeded"):
-        return Observed("Error", f"the lab's pod has {str(phase).lower()}: {status.get('message') or phase}")
+        return Observed("Error", pod_failure(status))
     for container in status.get("containerStatuses") or []:
         waiting = (container.get("state") or {}).get("waiting") or {}
         if waiting.get("reason") in _BROKEN_WAITING:
-            message = waiting.get("message") or ""
-            return Observed("Error", f"{waiting['reason']}: {message}".rstrip(": "))
+            return Observed(
+                "Error",
+                container_failure(
+                    str(container.get("name") or ""), waiting["reason"], waiting.get("message")
+                ),
+            )
     ready = conditions.get("Ready")
     if phase == "Running" and ready is not None and ready.get("status") == "True":
         return Observed("Ready")

@@ -45,7 +45,7 @@ class LabStore:
     async def require(self, project: str, name: str) -> Found:
         found = await self.find(project, name)
         if found is None:
-            raise NotFound(f"project {project!r} has no lab named {name!r}", project=project, lab=name)
+            raise NotFound(code="lab.no_such_lab", project=project, lab=name)
         return found
 
     async def parts(self, project: str, name: str) -> list[tuple[Kind, str]]:
@@ -119,8 +119,5 @@ class LabStore:
 
 def _refusal(exc: KubeRefused, kind: Kind, name: str) -> NufiError:
     if exc.status == 409:
-        return Conflict(
-            f"a {kind.kind} named {name!r} already exists in the project; choose another name for the lab",
-            field="name",
-        )
+        return Conflict(code="lab.object_name_taken", field="name", params={"kind": kind.kind, "name": name})
     return refusal_error(exc)
