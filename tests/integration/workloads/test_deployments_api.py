@@ -9,6 +9,7 @@ import httpx
 from kubernetes_asyncio import client as kube
 
 from support.kube import api_client
+from support.languages import english_sentences
 from support.polling import until
 from support.world import LPU, LPU_NODES, World, deployment_body
 
@@ -144,6 +145,18 @@ async def test_more_than_any_node_has_free_is_pending_in_the_accelerators_words(
 
     pending = await until(pending_with_reason, within=20)
     assert pending is not None
+    # The same reason as data, for a client to word in its reader's language.
+    assert pending["reason_message"] == {
+        "code": "workload.pending.no_free",
+        "params": {
+            "count": 5,
+            "resource_key": LPU,
+            "figures": [
+                {"code": "accelerator.node_has", "params": {"node": "lpu-node-1", "count": 4}},
+                {"code": "accelerator.node_has", "params": {"node": "lpu-node-2", "count": 2}},
+            ],
+        },
+    }
     (pod,) = pending["pods"]
     assert pod["node"] is None and pod["phase"] == "Pending" and not pod["ready"]
     accelerators = await nufi.get(f"/api/v1/projects/{project}/accelerators", headers=world.user)
@@ -229,6 +242,43 @@ async def test_a_taken_name_is_a_conflict(nufi: httpx.AsyncClient, world: World,
     assert (await nufi.post(path, json=deployment_body(replicas=0), headers=world.user)).status_code == 201
     again = await nufi.post(path, json=deployment_body(replicas=0), headers=world.user)
     assert again.status_code == 409 and again.json()["field"] == "name"
+
+
+async def test_a_bad_name_and_a_taken_one_are_told_in_korean_with_their_codes(
+    nufi: httpx.AsyncClient, world: World, project: str
+) -> None:
+    path = f"/api/v1/projects/{project}/deployments"
+    korean = {**world.user, "Accept-Language": "ko-KR,ko;q=0.9,en;q=0.5"}
+    bad = await nufi.post(path, json=deployment_body(name="Bad_Name"), headers=korean)
+    assert bad.status_code == 422, bad.text
+    problem = bad.json()
+    assert problem["title"] == "입력 검증 실패"
+    assert problem["detail"].startswith(
+        "본문의 name 값이 올바르지 않습니다: name 값 'Bad_Name'은(는) DNS-1123 레이블이 아닙니다."
+    )
+    assert english_sentences(problem["detail"]) == []
+    assert (problem["code"], problem["field"]) == ("request.invalid", "name")
+    (error,) = problem["errors"]
+    assert error["code"] == "name.not_dns_label"
+    assert error["params"]["value"] == "Bad_Name" and error["params"]["field"] == "name"
+
+    assert (await nufi.post(path, json=deployment_body(replicas=0), headers=korean)).status_code == 201
+    taken = await nufi.post(path, json=deployment_body(replicas=0), headers=korean)
+    assert taken.status_code == 409
+    problem = taken.json()
+    assert problem["title"] == "충돌"
+    assert problem["detail"] == (
+        f"프로젝트 '{project}'에 이름이 'llm'인 배포가 이미 있습니다. 다른 이름을 고르세요."
+    )
+    assert problem["code"] == "deployment.name_taken"
+    assert {key: problem["params"][key] for key in ("field", "project", "name")} == {
+        "field": "name",
+        "project": project,
+        "name": "llm",
+    }
+    # Without a Korean reader, the same problem in English.
+    english = await nufi.post(path, json=deployment_body(replicas=0), headers=world.user)
+    assert english.json()["detail"].startswith("a deployment named 'llm' already exists")
 
 
 async def test_every_bad_field_is_refused_by_name(
