@@ -45,7 +45,6 @@ MAX_CONTINUE_CHARS = 256
 _SHOWN_CHARS = 64
 _TOKEN_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 _TOKEN_KEYS = frozenset({"t", "o", "f"})
-_START_AGAIN = "start again without `continue`"
 
 
 @dataclass(frozen=True)
@@ -103,7 +102,11 @@ def _sort_key(sort: str | None) -> SortKey:
     for key in SORT_KEYS:
         if sort == key:
             return key
-    raise ValidationFailed(f"sort `{_shown(sort)}` is not one of {', '.join(SORT_KEYS)}", field="sort")
+    raise ValidationFailed(
+        code="monitoring.sort_unknown",
+        field="sort",
+        params={"value": _shown(sort), "allowed": ", ".join(SORT_KEYS)},
+    )
 
 
 def _order(order: str | None, sort: SortKey) -> Order:
@@ -112,19 +115,23 @@ def _order(order: str | None, sort: SortKey) -> Order:
     for known in ORDERS:
         if order == known:
             return known
-    raise ValidationFailed(f"order `{_shown(order)}` is not one of {', '.join(ORDERS)}", field="order")
+    raise ValidationFailed(
+        code="monitoring.order_unknown",
+        field="order",
+        params={"value": _shown(order), "allowed": ", ".join(ORDERS)},
+    )
 
 
 def _limit(limit: str | None) -> int | None:
     if limit is None:
         return None
-    allowed = f"give a whole number of nodes per page from 1 to {MAX_PAGE_NODES}, or leave limit out"
+    said = {"value": _shown(limit), "max": MAX_PAGE_NODES}
     if not (limit.isascii() and limit.isdigit()):
-        raise ValidationFailed(f"limit `{_shown(limit)}` is not a whole number: {allowed}", field="limit")
+        raise ValidationFailed(code="monitoring.limit_not_number", field="limit", params=said)
     # Longer digit strings are out of range anyway; int() is not asked to read thousands of digits.
     value = int(limit) if len(limit) <= 20 else MAX_PAGE_NODES + 1
     if not 1 <= value <= MAX_PAGE_NODES:
-        raise ValidationFailed(f"limit `{_shown(limit)}` is out of range: {allowed}", field="limit")
+        raise ValidationFailed(code="monitoring.limit_out_of_range", field="limit", params=said)
     return value
 
 
@@ -134,9 +141,9 @@ def _node_filter(node: str | None) -> str | None:
     text = node.strip()
     if len(text) > MAX_NODE_FILTER_CHARS:
         raise ValidationFailed(
-            f"node filter is {len(text)} characters long; at most {MAX_NODE_FILTER_CHARS} are allowed "
-            "(no node name is longer)",
+            code="monitoring.node_filter_too_long",
             field="node",
+            params={"length": len(text), "max": MAX_NODE_FILTER_CHARS},
         )
     return text or None
 
@@ -168,17 +175,9 @@ def decode_continue(query: PageQuery) -> ContinueToken | None:
         return None
     token = _decoded(query.continue_token)
     if token is None:
-        raise ValidationFailed(
-            "the continue token is malformed: it is not one NuFi issued (tokens are opaque, pass them "
-            f"back unchanged); {_START_AGAIN}",
-            field="continue",
-        )
+        raise ValidationFailed(code="monitoring.continue_malformed", field="continue")
     if token.fingerprint != query_fingerprint(query):
-        raise ValidationFailed(
-            "the continue token was issued for different node, sort, order or limit values: repeat them "
-            f"as they were for the first page, or {_START_AGAIN}",
-            field="continue",
-        )
+        raise ValidationFailed(code="monitoring.continue_mismatch", field="continue")
     return token
 
 

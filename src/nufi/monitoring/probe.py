@@ -72,8 +72,7 @@ class ReducedQueries:
         except PrometheusQueryRejected as exc:
             # Name the expression the admin wrote, not the reduction around it.
             raise PrometheusQueryRejected(
-                f"Prometheus rejected the query for `{promql}` ({exc.error_type}): {exc.error}. "
-                "Fix the PromQL expression.",
+                code="prometheus.query_rejected",
                 query=promql,
                 error_type=exc.error_type,
                 error=exc.error,

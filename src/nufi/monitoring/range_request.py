@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from nufi.errors import ValidationFailed
+from nufi.messages import Message
 from nufi.monitoring.times import parse_duration, parse_instant, rfc3339
 
 RangeMetric = Literal["utilization", "memory", "temperature", "power"]
@@ -99,25 +100,37 @@ def parse_range_request(
     value allowed as `limit`: the earliest `start` (Unix seconds), the finest or coarsest `step`
     (seconds)."""
     if metric not in RANGE_METRICS:
-        raise ValidationFailed(f"metric `{metric}` is not one of {', '.join(RANGE_METRICS)}", field="metric")
+        raise ValidationFailed(
+            code="monitoring.metric_unknown",
+            field="metric",
+            params={"value": metric, "allowed": ", ".join(RANGE_METRICS)},
+        )
     grouping = "device" if by is None else by
     if grouping not in GROUPINGS:
-        raise ValidationFailed(f"by `{by}` is not one of {', '.join(GROUPINGS)}", field="by")
+        raise ValidationFailed(
+            code="monitoring.grouping_unknown",
+            field="by",
+            params={"value": by, "allowed": ", ".join(GROUPINGS)},
+        )
     end_at = now if end is None else parse_instant(end, field="end")
     start_at = end_at - DEFAULT_SPAN_SECONDS if start is None else parse_instant(start, field="start")
     if start_at >= end_at:
         raise ValidationFailed(
-            f"start ({_number(start_at)}) must be before end ({_number(end_at)}); swap them or widen "
-            "the range",
+            code="monitoring.range_reversed",
             field="start",
+            params={"start": _number(start_at), "end": _number(end_at)},
         )
     span = end_at - start_at
     if span > max_range_seconds:
         earliest = earliest_start(end_at, max_range_seconds)
         raise ValidationFailed(
-            f"the range from start to end is {_span(span)}, longer than the {_span(max_range_seconds)} "
-            f"allowed (NUFI_MONITORING_MAX_RANGE_SECONDS): start at {rfc3339(earliest)} "
-            f"({_number(earliest)}) or later, or move end",
+            code="monitoring.range_too_long",
+            params={
+                "span": _span(span),
+                "max_span": _span(max_range_seconds),
+                "earliest": rfc3339(earliest),
+                "earliest_seconds": _number(earliest),
+            },
             field="start",
             limit=earliest,
             max_range_seconds=max_range_seconds,
@@ -149,23 +162,29 @@ def _checked_step(step: str, span: float) -> float:
     step_seconds = parse_duration(step, field="step")
     if step_seconds > MAX_STEP_SECONDS:
         raise ValidationFailed(
-            f"step {step} is longer than the {MAX_STEP_SECONDS / 86400:g} days allowed; use a step of at "
-            f"most {_number(MAX_STEP_SECONDS)} s, or leave step out to get at most {MAX_POINTS} points",
+            code="monitoring.step_too_long",
+            params={
+                "step": step,
+                "max_days": f"{MAX_STEP_SECONDS / 86400:g}",
+                "max_seconds": _number(MAX_STEP_SECONDS),
+                "max_points": MAX_POINTS,
+            },
             field="step",
             limit=MAX_STEP_SECONDS,
         )
     if step_seconds < MIN_STEP_SECONDS or too_many_points(span, step_seconds):
         finest = finest_step(span)
+        said = {"step": step, "finest": _number(finest), "max_points": MAX_POINTS}
         if step_seconds < MIN_STEP_SECONDS:
-            why = f"is finer than the {MIN_STEP_SECONDS * 1000:g} ms Prometheus evaluates at"
-        else:
-            why = (
-                f"gives more than {PROMETHEUS_MAX_POINTS} points per series over this range of "
-                f"{_span(span)} (Prometheus' limit)"
+            raise ValidationFailed(
+                code="monitoring.step_too_fine",
+                params={**said, "min_ms": f"{MIN_STEP_SECONDS * 1000:g}"},
+                field="step",
+                limit=finest,
             )
         raise ValidationFailed(
-            f"step {step} {why}; use a step of at least {_number(finest)} s, or leave step out to get at "
-            f"most {MAX_POINTS} points",
+            code="monitoring.step_too_many_points",
+            params={**said, "prometheus_max": PROMETHEUS_MAX_POINTS, "span": _span(span)},
             field="step",
             limit=finest,
         )
@@ -177,22 +196,24 @@ def _number(seconds: float) -> str:
     return f"{seconds:.3f}".rstrip("0").rstrip(".")
 
 
-def _span(seconds: float) -> str:
+def _span(seconds: float) -> Message:
+    """A length of time in the largest unit it reaches, worded in the reader's language."""
     if seconds >= 86400:
-        return f"{_number(seconds / 86400)} days"
+        return Message("monitoring.span.days", {"count": round(seconds / 86400, 3)})
     if seconds >= 3600:
-        return f"{_number(seconds / 3600)} hours"
-    return f"{_number(seconds)} s"
+        return Message("monitoring.span.hours", {"count": round(seconds / 3600, 3)})
+    return Message("monitoring.span.seconds", {"count": round(seconds, 3)})
 
 
 def _label_value(value: str | None, field: str) -> str | None:
     if value is None:
         return None
     if not value:
-        raise ValidationFailed(f"{field} is empty: give the {field} name, or leave {field} out", field=field)
+        raise ValidationFailed(code="monitoring.label_empty", field=field)
     if len(value) > MAX_LABEL_VALUE_CHARS:
         raise ValidationFailed(
-            f"{field} is {len(value)} characters long; at most {MAX_LABEL_VALUE_CHARS} are accepted",
+            code="monitoring.label_too_long",
             field=field,
+            params={"length": len(value), "max": MAX_LABEL_VALUE_CHARS},
         )
     return value

@@ -190,7 +190,7 @@ class Refresher:
     def _current(self) -> Snapshot:
         if self._latest is None:
             if self._failure is None:
-                raise PrometheusUnavailable("monitoring has not evaluated this device type yet")
+                raise PrometheusUnavailable(code="monitoring.not_evaluated_yet")
             raise self._failure
         return self._served(self._latest)
 

@@ -142,11 +142,7 @@ class MonitoringService:
             return page_snapshot(await self._masked(principal, await refresher.read()), query)
         snapshot = refresher.retained(token.snapshot_time)
         if snapshot is None:
-            raise ContinueExpired(
-                "The snapshot this `continue` token pages through is no longer kept (a few refresh "
-                "intervals); start again without `continue`.",
-                field="continue",
-            )
+            raise ContinueExpired(code="monitoring.continue_expired", field="continue")
         return page_snapshot(await self._masked(principal, snapshot), query, offset=token.offset)
 
     async def stream(

@@ -38,13 +38,9 @@ def parse_instant(text: str, *, field: str) -> float:
     elif _RFC3339.fullmatch(value):
         seconds = _from_rfc3339(value, field)
     else:
-        raise ValidationFailed(
-            f"{field} `{text}` is not a time: give RFC 3339 with a time zone "
-            "(e.g. 2026-05-01T12:00:00Z) or Unix seconds (e.g. 1777636800)",
-            field=field,
-        )
+        raise ValidationFailed(code="monitoring.time_invalid", field=field, params={"value": text})
     if not math.isfinite(seconds) or abs(seconds) > _MAX_ABS_SECONDS:
-        raise ValidationFailed(f"{field} `{text}` is out of range", field=field)
+        raise ValidationFailed(code="monitoring.time_out_of_range", field=field, params={"value": text})
     return seconds
 
 
@@ -57,11 +53,7 @@ def parse_duration(text: str, *, field: str) -> float:
     elif value and _duration_parts_cover(value):
         seconds = sum(int(n) * _UNIT_SECONDS[unit] for n, unit in _DURATION_PART.findall(value))
     if seconds is None or not math.isfinite(seconds) or seconds <= 0:
-        raise ValidationFailed(
-            f"{field} `{text}` is not a positive duration: give seconds (e.g. 30) or units "
-            "(e.g. 30s, 5m, 1h)",
-            field=field,
-        )
+        raise ValidationFailed(code="monitoring.duration_invalid", field=field, params={"value": text})
     return seconds
 
 
@@ -80,6 +72,7 @@ def _from_rfc3339(value: str, field: str) -> float:
     try:
         return datetime.fromisoformat(f"{date}T{clock}{offset}").timestamp()
     except (ValueError, OverflowError) as exc:
+        # Python's own words for what is wrong with the date, shown verbatim inside the sentence.
         raise ValidationFailed(
-            f"{field} `{value}` is not a valid date and time: {exc}", field=field
+            code="monitoring.datetime_invalid", field=field, params={"value": value, "reason": str(exc)}
         ) from None

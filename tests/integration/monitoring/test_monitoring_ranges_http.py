@@ -211,3 +211,24 @@ async def test_a_range_past_its_bounds_is_422_with_the_limit(
     assert too_fine.status_code == 422, too_fine.text
     assert (too_fine.json()["field"], too_fine.json()["limit"]) == ("step", 244)
     assert "at least 244 s" in too_fine.json()["detail"]
+
+
+async def test_a_range_refused_is_told_in_korean_with_its_code_and_params(
+    nufi: httpx.AsyncClient, user: dict[str, str]
+) -> None:
+    end = 1_700_000_000.0
+    refused = await nufi.get(
+        "/api/v1/monitoring/lpu/range",
+        params={"metric": "utilization", "start": str(end - 32 * 86400), "end": str(end)},
+        headers={**user, "Accept-Language": "ko"},
+    )
+    assert refused.status_code == 422, refused.text
+    problem = refused.json()
+    assert problem["title"] == "입력 검증 실패"
+    assert problem["code"] == "monitoring.range_too_long"
+    assert problem["params"]["span"] == {"code": "monitoring.span.days", "params": {"count": 32.0}}
+    assert problem["params"]["earliest"] == "2023-10-14T22:13:20.000Z"
+    assert problem["detail"] == (
+        "start부터 end까지 32일로, 허용된 31일(NUFI_MONITORING_MAX_RANGE_SECONDS)보다 깁니다. "
+        "start를 2023-10-14T22:13:20.000Z(1697321600) 이후로 하거나 end를 옮기세요"
+    )

@@ -42,10 +42,6 @@ NOT_YET_WORDED: frozenset[str] = frozenset(
         "src/nufi/db/engine.py",
         "src/nufi/db/failures.py",
         "src/nufi/db/migrate.py",
-        "src/nufi/monitoring/paging.py",
-        "src/nufi/monitoring/range_request.py",
-        "src/nufi/monitoring/service.py",
-        "src/nufi/monitoring/times.py",
     }
 )
 

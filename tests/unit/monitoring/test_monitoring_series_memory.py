@@ -116,11 +116,12 @@ async def test_a_query_that_fails_is_recorded_and_answered_from_memory() -> None
 
 async def test_a_rejected_query_names_the_admins_expression() -> None:
     rejected = PrometheusQueryRejected(
-        "...", query="max by (node) (bad)", error_type="bad_data", error="oops"
+        code="prometheus.query_rejected", query="max by (node) (bad)", error_type="bad_data", error="oops"
     )
     probe = ReducedQueries(
         Scripted(rejected), memory=SeriesMemory(window_seconds=10), now=T, keep_labels=["node"]
     )
     with pytest.raises(PrometheusQueryRejected) as caught:
         await probe.query("bad")
-    assert caught.value.query == "bad" and "`bad`" in caught.value.detail
+    assert caught.value.query == "bad" and caught.value.params["query"] == "bad"
+    assert "max by" not in caught.value.detail and "(bad)" not in caught.value.detail

@@ -117,14 +117,14 @@ async def test_nothing_answered_is_prometheus_unavailable() -> None:
 
 async def test_a_rejected_expression_is_an_error_naming_the_admins_expression() -> None:
     rejected = PrometheusQueryRejected(
-        "...", query="x", error_type="execution", error="many-to-many matching"
+        code="prometheus.query_rejected", query="x", error_type="execution", error="many-to-many matching"
     )
     body = as_json(
         await service(Prometheus({"a_util": 5.0, "a_temp": rejected}), lpu("a", "a")).snapshot(ME, "a")
     )
     (error,) = [e for e in body["errors"] if e["source"] == "prometheus"]
     assert (error["metric"], error["query"]) == ("temperature", "a_temp")
-    assert "`a_temp`" in error["message"] and "many-to-many" in error["message"]
+    assert "'a_temp'" in error["message"] and "many-to-many" in error["message"]
 
 
 async def test_the_overview_keeps_the_types_that_answered() -> None:
