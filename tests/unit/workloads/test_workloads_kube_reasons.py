@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from nufi.messages import Message
+from nufi.ui.i18n import Translator
+from nufi.ui.parts.workload_forms import reason_cells
 from nufi.workloads.kube_reasons import (
     container_failure,
     deployment_failure,
@@ -151,3 +153,30 @@ def test_a_reason_travels_as_data_with_its_nested_messages() -> None:
         {"code": "workload.cause.insufficient", "params": {"nodes": 2, "resource": LPU}}
     ]
     assert kubernetes_words(reason) == SHORT_OF_LPU
+
+
+def test_a_row_shows_the_reason_in_its_readers_language_and_kubernetes_words_as_the_tooltip() -> None:
+    reason = Message(
+        "workload.pending.with_scheduler",
+        {
+            "reason": Message(
+                "workload.pending.ruled_out",
+                {"nodes": "lpu-node-1", "fitting": 1, "count": 2, "resource_key": LPU},
+            ),
+            "scheduler": scheduler_reason(
+                "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: lpu}, "
+                "2 Insufficient hyperaccel.ai/lpu."
+            ),
+        },
+    )
+    cells = reason_cells(Translator("ko"), reason)
+    assert cells["reason"] == (
+        f"노드 1개(lpu-node-1)에 {LPU}이(가) 2개 남아 있지만, 스케줄러가 다른 이유로 제외했습니다"
+        f"(파드의 이벤트를 확인하세요). 스케줄러: 노드 3개 중 파드를 받을 수 있는 노드가 없습니다: "
+        f"파드가 허용하지 않는 테인트 {{dedicated: lpu}}(노드 1개), {LPU} 부족(노드 2개)"
+    )
+    assert cells["reason_source"].startswith("0/3 nodes are available: 1 node(s) had untolerated taint")
+    assert reason_cells(Translator("en"), reason)["reason"].startswith(
+        f"lpu-node-1 has 2 free {LPU}, but the scheduler ruled them out"
+    )
+    assert reason_cells(Translator("ko"), None) == {"reason": "", "reason_source": ""}

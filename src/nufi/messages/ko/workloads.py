@@ -98,7 +98,7 @@ TEXTS: dict[str, str] = {
         "노드 {fitting}개({nodes})에 {resource_key}이(가) {count}개 남아 있지만, "
         "스케줄러가 다른 이유로 제외했습니다(파드의 이벤트를 확인하세요)."
     ),
-    "workload.pending.with_scheduler": "{reason}: {scheduler}",
+    "workload.pending.with_scheduler": "{reason} 스케줄러: {scheduler}",
     "workload.pending.waiting": "스케줄러를 기다리는 중입니다.",
     # ... and in the scheduler's, classified
     "workload.pending.no_node": "노드 {total}개 중 파드를 받을 수 있는 노드가 없습니다: {causes:list}",

@@ -301,8 +301,15 @@ class DeploymentsPage:
             return None
         try:
             arguments = shlex.split(str(form.args.value or ""))
-        except ValueError as exc:  # an unclosed quote
-            errors.at("args", self.t("deployments.args.bad", reason=str(exc)))
+        except ValueError as exc:
+            # shlex's own words are English: an unclosed quote, or a backslash with nothing after it.
+            unclosed = "quotation" in str(exc)
+            errors.at(
+                "args",
+                self.t("deployments.args.unclosed_quote")
+                if unclosed
+                else self.t("deployments.args.lone_backslash"),
+            )
             return None
         path = str(form.readiness.value or "").strip()
         return {

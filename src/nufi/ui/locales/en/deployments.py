@@ -23,7 +23,12 @@ TEXTS: dict[str, str] = {
     "deployments.create.title": "New deployment",
     "deployments.field.image": "Container image",
     "deployments.field.args": "Arguments (split as a shell would)",
-    "deployments.args.bad": "The arguments cannot be split: {reason}. Close the quote.",
+    "deployments.args.unclosed_quote": (
+        "The arguments cannot be split: a quote is not closed. Close the quote."
+    ),
+    "deployments.args.lone_backslash": (
+        "The arguments cannot be split: they end with a lone backslash. Remove it or write it twice."
+    ),
     "deployments.field.replicas": "Replicas",
     "deployments.field.port": "Port",
     "deployments.field.readiness": "Readiness path",

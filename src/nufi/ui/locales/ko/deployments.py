@@ -23,7 +23,12 @@ TEXTS: dict[str, str] = {
     "deployments.create.title": "새 배포",
     "deployments.field.image": "컨테이너 이미지",
     "deployments.field.args": "인자 (셸처럼 공백으로 구분)",
-    "deployments.args.bad": "인자를 나눌 수 없습니다: {reason}. 따옴표를 닫아 주세요.",
+    "deployments.args.unclosed_quote": (
+        "인자를 나눌 수 없습니다. 닫히지 않은 따옴표가 있습니다. 따옴표를 닫아 주세요."
+    ),
+    "deployments.args.lone_backslash": (
+        "인자를 나눌 수 없습니다. 마지막에 백슬래시가 하나만 있습니다. 지우거나 두 번 쓰세요."
+    ),
     "deployments.field.replicas": "레플리카 수",
     "deployments.field.port": "포트",
     "deployments.field.readiness": "준비 상태 확인 경로",
