@@ -50,6 +50,7 @@ from nufi.devices.stored import (
 from nufi.devices.usage import DeviceTypeUsage
 from nufi.errors import Conflict, DependencyUnavailable, NotFound, ValidationFailed
 from nufi.logging import get_logger
+from nufi.messages.validation import validation_message
 from nufi.prom import PrometheusGateway
 
 TARGET_KIND = "device_type"
@@ -148,7 +149,12 @@ class DeviceCatalog:
         require_admin(principal)
         result = await check_resource_key(resource_key, self._cluster)
         if not result.valid:
-            raise ValidationFailed(result.message, field="resource_key", problems=result.problems)
+            raise ValidationFailed(
+                code="resource_key.invalid",
+                params=result.params,
+                field="resource_key",
+                problems=result.problems,
+            )
         owner = registered_by(resource_key, await self.list(principal), editing=editing)
         return result.model_copy(update={"registered_by": owner})
 
@@ -173,17 +179,9 @@ class DeviceCatalog:
     ) -> SaveOutcome:
         principal = require_admin(principal)
         if payload.id in _RESERVED_IDS:
-            raise ValidationFailed(
-                f"{payload.id!r} is a word the API uses in its paths (/api/v1/monitoring/{payload.id}); "
-                "choose another id.",
-                field="id",
-            )
+            raise ValidationFailed(code="device_type.id_reserved", field="id", params={"id": payload.id})
         if official_preset(payload.id) is not None:
-            raise Conflict(
-                f"{payload.id!r} is the id of an official device type; choose another id.",
-                field="id",
-                device_type=payload.id,
-            )
+            raise Conflict(code="device_type.id_official", field="id", device_type=payload.id)
         self._refuse_official_key(payload.resource_key)
         device_type = _validated({**payload.model_dump(), "kind": "custom", "revision": 1})
         details = await checks_on_save(
@@ -255,16 +253,12 @@ class DeviceCatalog:
     ) -> None:
         principal = require_admin(principal)
         if official_preset(device_type_id) is not None:
-            raise Conflict(
-                f"{device_type_id!r} is an official device type and cannot be deleted; disable it instead "
-                '(PUT with "enabled": false), or reset it to the preset.',
-                device_type=device_type_id,
-            )
+            raise Conflict(code="device_type.official_undeletable", device_type=device_type_id)
         users = [] if self._usage is None else await self._usage.users_of(device_type_id)
         if users:
             raise Conflict(
-                f"Device type {device_type_id!r} is used by {len(users)} workload(s): "
-                f"{', '.join(users[:20])}; delete them (or move them to another type) first.",
+                code="device_type.in_use",
+                params={"count": len(users), "names": ", ".join(users[:20])},
                 device_type=device_type_id,
                 workloads=users,
             )
@@ -283,9 +277,7 @@ class DeviceCatalog:
         principal = require_admin(principal)
         preset = official_preset(device_type_id)
         if preset is None:
-            raise NotFound(
-                f"There is no official device type {device_type_id!r} to reset.", device_type=device_type_id
-            )
+            raise NotFound(code="device_type.no_official", device_type=device_type_id)
         async with self._db.transaction() as session:
             repo = DeviceTypeRepository(session)
             row = await repo.get(device_type_id)
@@ -338,8 +330,7 @@ class DeviceCatalog:
         for preset in official_presets():
             if preset.resource_key == resource_key:
                 raise Conflict(
-                    f"Resource key {resource_key!r} belongs to the official device type {preset.id!r}; "
-                    "edit that one instead of registering it again.",
+                    code="device_type.official_key",
                     field="resource_key",
                     resource_key=resource_key,
                     device_type=preset.id,
@@ -352,7 +343,10 @@ def _validated(data: dict[str, Any]) -> DeviceType:
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"])
-        raise ValidationFailed(f"{field}: {first['msg']}", field=field) from None
+        reason = validation_message(first).as_dict()
+        raise ValidationFailed(
+            code="device_type.invalid_field", field=field, params={"reason": reason}
+        ) from None
 
 
 def _readable_official(preset: DeviceType, row: DeviceTypeRow | None) -> DeviceType:
@@ -369,16 +363,15 @@ def _refuse_official_identity_change(current: DeviceType, wanted: dict[str, Any]
     for field in ("name", "vendor", "resource_key", "fetcher"):
         if wanted.get(field) != baseline[field]:
             raise ValidationFailed(
-                f"{field} of the official device type {current.id!r} cannot change; only "
-                f"{', '.join(_OFFICIAL_EDITABLE)} can be edited.",
+                code="device_type.official_identity",
                 field=field,
+                params={"device_type": current.id, "editable": ", ".join(_OFFICIAL_EDITABLE)},
             )
 
 
 def _stale(device_type_id: str, current: int, expected: int) -> Conflict:
     return Conflict(
-        f"Device type {device_type_id!r} was changed by someone else (revision {current}, you had revision "
-        f"{expected}); reload it and apply your change again.",
+        code="device_type.stale",
         device_type=device_type_id,
         current_revision=current,
         expected_revision=expected,

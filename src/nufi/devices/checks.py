@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.cluster.inventory import PAGE_SIZE, NodeResources
-from nufi.cluster.resources import is_extended_resource, resource_key_problems
+from nufi.cluster.resources import is_extended_resource, resource_key_violations
 from nufi.devices.metric_checks import MetricCheck, MetricsCheck, check_metrics, enforce_query_bounds
+from nufi.devices.resource_key_words import rule_message
+from nufi.devices.said import Said
 from nufi.devices.spec import GENERIC_FETCHER, DeviceType, LabelsDraft, MetricsDraft
+from nufi.messages import Message
 
 __all__ = [
     "MetricCheck",
@@ -28,12 +32,14 @@ __all__ = [
     "RegisteredType",
     "ResourceKeyCheck",
     "ResourceKeyCheckRequest",
+    "Said",
     "check_metrics",
     "check_resource_key",
     "enforce_query_bounds",
     "registered_by",
 ]
 
+# How a found key's message starts in English (`resource_key.found`).
 FOUND_MESSAGE = "✓ Resource detected in the cluster."
 
 
@@ -72,14 +78,29 @@ class RegisteredType(BaseModel):
 class ResourceKeyCheck(BaseModel):
     """`valid`: the key follows Kubernetes' rules (`problems` lists the broken ones); `found`: at least
     one node has some of it; `nodes`: every node that advertises it, with its counts;
-    `registered_by`: the device type that already uses the key, if one does."""
+    `registered_by`: the device type that already uses the key, if one does.
+
+    `message` and `problems` are in English; `code` and `params` are `message` as data, and
+    `problem_messages` holds each of `problems` as a `{code, params}`, in the same order."""
 
     valid: bool
     found: bool
     nodes: list[NodeCapacity] = Field(default_factory=list)
     message: str
+    code: str
+    params: dict[str, Any] = Field(default_factory=dict)
     problems: list[str] = Field(default_factory=list)
+    problem_messages: list[Said] = Field(default_factory=list)
     registered_by: RegisteredType | None = None
+
+    @property
+    def said(self) -> Said:
+        return Said(code=self.code, params=self.params)
+
+    @classmethod
+    def of(cls, message: Message, **fields: Any) -> ResourceKeyCheck:
+        said = Said.of(message)
+        return cls(message=said.text("en"), code=said.code, params=said.params, **fields)
 
 
 def registered_by(
@@ -99,13 +120,14 @@ async def check_resource_key(
 
     Raises DependencyUnavailable when the node list cannot be read.
     """
-    problems = resource_key_problems(key)
+    problems = [Said.of(rule_message(key, problem.rule)) for problem in resource_key_violations(key)]
     if problems:
-        return ResourceKeyCheck(
+        return ResourceKeyCheck.of(
+            Message("resource_key.invalid", {"key": key, "problems": [p.model_dump() for p in problems]}),
             valid=False,
             found=False,
-            message=f"`{key}` is not a valid resource key: " + "; ".join(problems) + ".",
-            problems=problems,
+            problems=[problem.text("en") for problem in problems],
+            problem_messages=problems,
         )
     # A reader serves them from the watch-fed cache while it can; a gateway alone lists them.
     reader = cluster if isinstance(cluster, ClusterReader) else ClusterReader(cluster)
@@ -119,35 +141,30 @@ async def check_resource_key(
     ]
     advertising.sort(key=lambda node: node.name)
     found = any(node.capacity > 0 for node in advertising)
-    return ResourceKeyCheck(
-        valid=True, found=found, nodes=advertising, message=_presence_message(key, advertising, nodes)
+    return ResourceKeyCheck.of(
+        _presence_message(key, advertising, nodes), valid=True, found=found, nodes=advertising
     )
 
 
-def _presence_message(key: str, advertising: list[NodeCapacity], nodes: list[NodeResources]) -> str:
+def _presence_message(key: str, advertising: list[NodeCapacity], nodes: list[NodeResources]) -> Message:
     if any(node.capacity > 0 for node in advertising):
         capacity = sum(node.capacity for node in advertising)
         allocatable = sum(node.allocatable for node in advertising)
         count = sum(1 for node in advertising if node.capacity > 0)
-        return (
-            f"{FOUND_MESSAGE} `{key}`: {capacity} on {count} node{'s' if count != 1 else ''} "
-            f"({allocatable} allocatable)."
+        return Message(
+            "resource_key.found",
+            {"key": key, "capacity": capacity, "count": count, "allocatable": allocatable},
         )
     if advertising:
-        return (
-            f"`{key}` is listed on {len(advertising)} node{'s' if len(advertising) != 1 else ''} but with "
-            "capacity 0: its device plugin is not reporting any device right now. Check that the plugin's "
-            "pods are running and healthy on those nodes."
-        )
-    message = (
-        f"No node advertises `{key}` among {len(nodes)} node{'s' if len(nodes) != 1 else ''}. Check that "
-        "the device plugin DaemonSet runs on the accelerator nodes and registers exactly this name "
-        "(`kubectl describe node` lists it under Capacity); resource keys are case-sensitive."
-    )
+        return Message("resource_key.zero_capacity", {"key": key, "count": len(advertising)})
     close = _similar_keys(key, nodes)
-    if close:
-        message += " Did you mean " + " or ".join(f"`{name}`" for name in close) + "?"
-    return message
+    if not close:
+        return Message("resource_key.not_found", {"key": key, "count": len(nodes)})
+    if len(close) == 1:
+        return Message(
+            "resource_key.not_found_similar", {"key": key, "count": len(nodes), "similar": close[0]}
+        )
+    return Message("resource_key.not_found_similar_many", {"key": key, "count": len(nodes), "similar": close})
 
 
 def _similar_keys(key: str, nodes: list[NodeResources]) -> list[str]:

@@ -87,5 +87,5 @@ class WizardDrafts:
 def _checked(data: Mapping[str, str]) -> dict[str, str]:
     values = {str(key): str(value) for key, value in data.items()}
     if len(json.dumps(values)) > MAX_DRAFT_CHARS:
-        raise ValidationFailed(f"The draft is larger than {MAX_DRAFT_CHARS} characters and was not kept.")
+        raise ValidationFailed(code="draft.too_large", params={"limit": MAX_DRAFT_CHARS})
     return values

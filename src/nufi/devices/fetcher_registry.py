@@ -109,9 +109,9 @@ class FetcherRegistry:
         fetcher = self._fetchers.get(name)
         if fetcher is None:
             raise UnknownFetcher(
-                f"fetcher `{name}` is not available: choose one of {', '.join(self.names())}, or install "
-                f"the package that provides it (entry point group `{ENTRY_POINT_GROUP}`)",
+                code="fetcher.unknown",
                 field="fetcher",
+                params={"fetcher": name, "available": ", ".join(self.names()), "group": ENTRY_POINT_GROUP},
             )
         return fetcher
 

@@ -17,24 +17,19 @@ from typing import Protocol
 from pydantic import BaseModel, Field
 
 from nufi.devices.fetcher import PrometheusQueries
-from nufi.devices.plausibility import (
-    MAX_TEMPERATURE_CELSIUS,
-    MAX_UTILIZATION_PERCENT,
-    MIN_TEMPERATURE_CELSIUS,
-    MIN_UTILIZATION_PERCENT,
-    implausible,
-)
 from nufi.devices.readings import ValueFilter, finite_value
+from nufi.devices.said import Said, said_of_error
+from nufi.devices.sample_warnings import CONVERTED_LABEL, conversion_warnings, plausibility_warnings
 from nufi.devices.spec import LabelsDraft, MetricKey, MetricsDraft
 from nufi.errors import ValidationFailed
+from nufi.messages import Message
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, Sample
 from nufi.prom.errors import PrometheusTimedOut
 from nufi.prom.gateway import AdminQueryLimits
 from nufi.prom.promql import ExpressionError, instant_vector_problem, label_name_problem, range_problem
 
 SAMPLE_SIZE = 3
-CONVERTED_LABEL = "nufi_converted"
-"""A label an expression sets on series whose value it converted, naming the conversion `from→to`."""
+__all__ = ["CONVERTED_LABEL", "MetricCheck", "MetricsCheck", "check_metrics", "enforce_query_bounds"]
 _SHOWN_LABELS = 12
 # Where each quantity's expression sits in a device type document.
 FIELD_OF: dict[MetricKey, str] = {
@@ -63,7 +58,10 @@ class SamplePoint(BaseModel):
 
 
 class MetricCheck(BaseModel):
-    """The verdict on one expression: `ok` is false exactly when `error` is set."""
+    """The verdict on one expression: `ok` is false exactly when `error` is set.
+
+    `error` and `warnings` are in English; `error_message` and `warning_messages` are the same as
+    `{code, params}` (one per warning, in the same order), for a face to word in its reader's language."""
 
     ok: bool
     query: str
@@ -71,15 +69,43 @@ class MetricCheck(BaseModel):
     sample: list[SamplePoint] = Field(default_factory=list)
     missing_labels: list[str] = Field(default_factory=list)
     error: str | None = None
+    error_message: Said | None = None
     warnings: list[str] = Field(default_factory=list)
+    warning_messages: list[Said] = Field(default_factory=list)
 
 
 class MetricsCheck(BaseModel):
-    """`ok` when no label name and no expression has an error; warnings do not count."""
+    """`ok` when no label name and no expression has an error; warnings do not count.
+    `label_errors` are in English, `label_error_messages` the same per label as `{code, params}`."""
 
     ok: bool
     results: dict[str, MetricCheck]
     label_errors: dict[str, str] = Field(default_factory=dict)
+    label_error_messages: dict[str, Said] = Field(default_factory=dict)
+
+
+def _checked(
+    query: str,
+    *,
+    error: Message | None = None,
+    warnings: Sequence[Message] = (),
+    series: int = 0,
+    sample: list[SamplePoint] | None = None,
+    missing: list[str] | None = None,
+) -> MetricCheck:
+    said_error = None if error is None else Said.of(error)
+    said_warnings = [Said.of(warning) for warning in warnings]
+    return MetricCheck(
+        ok=error is None,
+        query=query,
+        series=series,
+        sample=sample or [],
+        missing_labels=missing or [],
+        error=None if said_error is None else said_error.text("en"),
+        error_message=said_error,
+        warnings=[warning.text("en") for warning in said_warnings],
+        warning_messages=said_warnings,
+    )
 
 
 async def enforce_query_bounds(
@@ -101,7 +127,8 @@ async def enforce_query_bounds(
     for metric, (refusal, _) in shapes.items():
         if refusal is not None:
             raise ValidationFailed(
-                f"{FIELD_OF[metric]}: {refusal}",
+                code="query_bounds.range",
+                params={"problem": refusal.as_dict()},
                 field=FIELD_OF[metric],
                 bound="NUFI_PROMQL_MAX_RANGE_SECONDS, NUFI_PROMQL_MIN_SUBQUERY_STEP_SECONDS",
                 max_range_seconds=limits.max_range_seconds,
@@ -115,18 +142,16 @@ async def enforce_query_bounds(
         field, query = FIELD_OF[metric], queries[metric]
         if count == _TIMED_OUT:
             raise ValidationFailed(
-                f"{field}: counting the series of `{query}` took longer than "
-                f"{limits.series_check_timeout_seconds:g} s (NUFI_PROMQL_SERIES_CHECK_TIMEOUT_SECONDS), so "
-                "it is too costly to run for every snapshot; select fewer series or shorter ranges",
+                code="query_bounds.count_timed_out",
+                params={"query": query},
                 field=field,
                 bound="NUFI_PROMQL_SERIES_CHECK_TIMEOUT_SECONDS",
                 series_check_timeout_seconds=limits.series_check_timeout_seconds,
             )
         if count is not None and count > limits.max_series:
             raise ValidationFailed(
-                f"{field}: `{query}` selects {count} series, more than the {limits.max_series} NuFi "
-                "allows (NUFI_PROMQL_MAX_SERIES); narrow its selectors or aggregate, e.g. "
-                "`max by (node, device) (...)`",
+                code="query_bounds.too_many_series",
+                params={"query": query},
                 field=field,
                 bound="NUFI_PROMQL_MAX_SERIES",
                 max_series=limits.max_series,
@@ -139,10 +164,10 @@ _TIMED_OUT = -1
 
 def _range_refusals(
     queries: dict[MetricKey, str], limits: AdminQueryLimits
-) -> dict[MetricKey, tuple[str | None, bool]]:
+) -> dict[MetricKey, tuple[Message | None, bool]]:
     """Per quantity: why its ranges are too costly (or None), and whether it is worth counting (it
     parses to something that may be a vector). Runs in a worker thread: it parses."""
-    found: dict[MetricKey, tuple[str | None, bool]] = {}
+    found: dict[MetricKey, tuple[Message | None, bool]] = {}
     for metric, query in queries.items():
         try:
             refusal = range_problem(
@@ -197,21 +222,24 @@ async def check_metrics(
     )
     results: dict[str, MetricCheck] = dict(zip(queries, checked, strict=True))
     ok = not label_errors and all(result.ok for result in results.values())
-    return MetricsCheck(ok=ok, results=results, label_errors=label_errors)
+    said = {field: Said.of(problem) for field, problem in label_errors.items()}
+    return MetricsCheck(
+        ok=ok,
+        results=results,
+        label_errors={field: problem.text("en") for field, problem in said.items()},
+        label_error_messages=said,
+    )
 
 
-def _label_errors(labels: LabelsDraft) -> dict[str, str]:
-    errors: dict[str, str] = {}
+def _label_errors(labels: LabelsDraft) -> dict[str, Message]:
+    errors: dict[str, Message] = {}
     for field in ("node", "device", "pod", "namespace"):
         name: str | None = getattr(labels, field)
         problem = None if name is None else label_name_problem(name)
         if problem is not None:
             errors[field] = problem
     if "device" not in errors and labels.node == labels.device:
-        errors["device"] = (
-            f"the node and device labels are both `{labels.node}`: map the label that tells the devices "
-            "of one node apart (e.g. `device`, `gpu`)"
-        )
+        errors["device"] = Message("metric_check.labels_same", {"name": labels.node})
     return errors
 
 
@@ -219,7 +247,7 @@ async def _check_one(
     metric: MetricKey,
     query: str,
     labels: LabelsDraft,
-    label_errors: dict[str, str],
+    label_errors: dict[str, Message],
     prometheus: PrometheusQueries,
     usable: ValueFilter,
     raise_unavailable: bool,
@@ -227,34 +255,30 @@ async def _check_one(
     try:
         shape_problem = await asyncio.to_thread(instant_vector_problem, query)
     except ExpressionError as exc:
-        return _failed(query, f"{exc}. Fix the PromQL expression.")
+        return _checked(query, error=Message("metric_check.unparsable", {"problem": exc.problem.as_dict()}))
     if shape_problem is not None:
-        return _failed(query, shape_problem)
+        return _checked(query, error=shape_problem)
     try:
         result = await prometheus.query(query)
     except PrometheusQueryRejected as exc:
-        return _failed(query, f"Prometheus rejected `{query}` ({exc.error_type}): {exc.error}")
+        rejected = {"query": query, "error_type": exc.error_type, "error": exc.error}
+        return _checked(query, error=Message("metric_check.rejected", rejected))
     except PrometheusUnavailable as exc:
         if raise_unavailable:
             raise
-        return _failed(query, f"the expression could not be tried: {exc.detail}")
+        untried = {"reason": said_of_error(exc).as_dict()}
+        return _checked(query, error=Message("metric_check.untried", untried))
     if result.result_type != "vector":
-        return _failed(
-            query,
-            f"`{query}` returns a {result.result_type}, not one series per device; "
-            "select the per-device metric",
-        )
+        not_vector = {"query": query, "result_type": result.result_type}
+        return _checked(query, error=Message("metric_check.not_vector", not_vector))
     samples = result.samples
     node_label = labels.node if "node" not in label_errors else None
     device_label = labels.device if "device" not in label_errors else None
-    warnings = list(result.warnings)
+    # Prometheus' own warnings are its words: quoted inside a sentence of ours.
+    warnings = [Message("metric_check.prometheus_warning", {"warning": w}) for w in result.warnings]
     if not samples:
-        warnings.append(
-            f"no series yet: Prometheus has no data for `{query}` right now. If the exporter was just "
-            "deployed, wait for its first scrape; otherwise check the metric name and that Prometheus "
-            "scrapes the exporter."
-        )
-        return MetricCheck(ok=True, query=query, warnings=warnings)
+        warnings.append(Message("metric_check.no_series", {"query": query}))
+        return _checked(query, warnings=warnings)
     missing = [
         name
         for name in (node_label, device_label)
@@ -263,111 +287,60 @@ async def _check_one(
     error = _missing_labels_message(query, missing, samples, labels) if missing else None
     if not missing and node_label is not None and device_label is not None:
         warnings.extend(_duplicate_warning(query, samples, node_label, device_label))
-    warnings.extend(_plausibility_warnings(metric, samples, usable))
-    warnings.extend(_conversion_warnings(samples))
-    return MetricCheck(
-        ok=error is None,
-        query=query,
-        series=len(samples),
-        sample=_sample(samples, node_label, device_label, lambda value: usable(metric, value)),
-        missing_labels=missing,
+    warnings.extend(plausibility_warnings(metric, samples, usable))
+    warnings.extend(conversion_warnings(samples))
+    return _checked(
+        query,
         error=error,
         warnings=warnings,
+        series=len(samples),
+        sample=_sample(samples, node_label, device_label, lambda value: usable(metric, value)),
+        missing=missing,
     )
-
-
-def _failed(query: str, message: str) -> MetricCheck:
-    return MetricCheck(ok=False, query=query, error=message)
 
 
 def _missing_labels_message(
     query: str, missing: list[str], samples: Sequence[Sample], labels: LabelsDraft
-) -> str:
-    counts = [sum(1 for sample in samples if not sample.metric.get(name)) for name in missing]
-    which = " and ".join(
-        f"{count} of {len(samples)} series have no `{name}` label"
-        for name, count in zip(missing, counts, strict=True)
+) -> Message:
+    absent = [
+        Message(
+            "metric_check.label_absent",
+            {"count": sum(1 for s in samples if not s.metric.get(name)), "total": len(samples), "name": name},
+        ).as_dict()
+        for name in missing
+    ]
+    which = (
+        absent[0]
+        if len(absent) == 1
+        else Message("metric_check.both", {"first": absent[0], "second": absent[1]}).as_dict()
     )
     present = sorted({name for sample in samples for name in sample.metric if name != "__name__"})
-    shown = ", ".join(f"`{name}`" for name in present[:_SHOWN_LABELS]) or "none"
-    if len(present) > _SHOWN_LABELS:
-        shown += ", ..."
-    return (
-        f"{which}: NuFi needs both labels on every series to tell which node and device it describes. "
-        f"Map the labels the series carry (they have: {shown}), or aggregate keeping them, e.g. "
-        f"`max by ({labels.node}, {labels.device}) ({query})`."
+    shown: object = ", ".join(present[:_SHOWN_LABELS]) + (", ..." if len(present) > _SHOWN_LABELS else "")
+    if not present:
+        shown = Message("metric_check.no_labels").as_dict()
+    return Message(
+        "metric_check.missing_labels",
+        {"which": which, "present": shown, "node": labels.node, "device": labels.device, "query": query},
     )
 
 
 def _duplicate_warning(
     query: str, samples: Sequence[Sample], node_label: str, device_label: str
-) -> list[str]:
+) -> list[Message]:
     per_device = Counter((sample.metric[node_label], sample.metric[device_label]) for sample in samples)
     repeated = [key for key, count in per_device.items() if count > 1]
     if not repeated:
         return []
     node, device = sorted(repeated)[0]
-    return [
-        f"{len(repeated)} device(s) have more than one series (e.g. {node_label}={node}, "
-        f"{device_label}={device}); NuFi uses the highest value. To choose yourself, aggregate to one "
-        f"series per device, e.g. `max by ({node_label}, {device_label}) ({query})`."
-    ]
-
-
-def _plausibility_warnings(metric: MetricKey, samples: Sequence[Sample], usable: ValueFilter) -> list[str]:
-    warnings = []
-    odd = [sample for sample in samples if not math.isfinite(sample.value)]
-    if odd:
-        warnings.append(f"{len(odd)} of {len(samples)} values are not numbers (NaN or infinite)")
-    refused = [s for s in samples if math.isfinite(s.value) and not usable(metric, s.value)]
-    if refused:
-        example = refused[0].value
-        warnings.append(
-            f"{len(refused)} of {len(samples)} values are not measurements for this device type's "
-            f"fetcher (e.g. {example:g}, an exporter's marker for a value it could not read); "
-            "they are shown as not reported"
-        )
-    wrong = [s for s in samples if usable(metric, s.value) and implausible(metric, s.value) is not None]
-    if wrong:
-        example = max(wrong, key=lambda s: abs(s.value)).value
-        warnings.append(
-            f"{len(wrong)} of {len(samples)} values look implausible (e.g. {example:g}): {_HINTS[metric]}; "
-            "monitoring shows them as not reported"
-        )
-    return warnings
-
-
-def _conversion_warnings(samples: Sequence[Sample]) -> list[str]:
-    """What an expression converted: series it marked with `nufi_converted` (`from→to`, e.g. `m°C→°C`),
-    as presets do when they recognise an exporter's old unit by its range."""
-    conversions = Counter(
-        sample.metric[CONVERTED_LABEL] for sample in samples if sample.metric.get(CONVERTED_LABEL)
-    )
-    warnings = []
-    for conversion, count in sorted(conversions.items()):
-        source, arrow, target = conversion.partition("→")
-        how = f"from {source} to {target}" if arrow and source and target else f"({conversion})"
-        warnings.append(
-            f"{count} of {len(samples)} series were converted {how}: the exporter reports them in an older "
-            "unit, recognised by its range"
-        )
-    return warnings
-
-
-# What to do about an implausible value, per quantity; the ranges are the one rule in
-# `nufi.devices.plausibility`, which the monitoring snapshot applies too.
-_HINTS: dict[MetricKey, str] = {
-    "utilization": f"utilization is a percentage per device from {MIN_UTILIZATION_PERCENT:g} to "
-    f"{MAX_UTILIZATION_PERCENT:g} (an average over cores, not a sum; multiply a 0-1 ratio by 100)",
-    "memory_used": "memory cannot be negative; check the expression and its unit",
-    "memory_total": "memory cannot be negative; check the expression and its unit",
-    "memory_free": "memory cannot be negative; check the expression and its unit",
-    "temperature": f"temperature is expected in °C from {MIN_TEMPERATURE_CELSIUS:g} to "
-    f"{MAX_TEMPERATURE_CELSIUS:g}; huge values usually mean the exporter could not read the sensor, or "
-    "reports m°C",
-    "power": "power draw is in W and cannot be negative",
-    "health": "a health expression gives 1 for healthy and 0 for unhealthy (e.g. `x == bool 0`)",
-}
+    params = {
+        "count": len(repeated),
+        "node_label": node_label,
+        "node": node,
+        "device_label": device_label,
+        "device": device,
+        "query": query,
+    }
+    return [Message("metric_check.duplicates", params)]
 
 
 def _sample(

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from nufi.devices.readings import DeviceReading
 from nufi.devices.spec import MetricKey
+from nufi.messages import Message
 
 MIN_UTILIZATION_PERCENT = 0.0
 MAX_UTILIZATION_PERCENT = 100.0
@@ -46,43 +47,60 @@ class Implausible:
     node: str
     device: str
     value: float
-    # Why, naming the quantity, the value and the expected range.
-    reason: str
+    # Why, naming the quantity, the value and the expected range (a `plausibility.*` message).
+    why: Message
     fields: tuple[ReadingField, ...]
 
     @property
+    def reason(self) -> str:
+        return self.why.text("en")
+
+    @property
+    def said(self) -> Message:
+        """The whole finding as a message (`plausibility.reading`), for a face to word."""
+        return Message(
+            "plausibility.reading", {"device": self.device, "node": self.node, "reason": self.why.as_dict()}
+        )
+
+    @property
     def message(self) -> str:
-        return f"device {self.device} on node {self.node}: {self.reason}; it is shown as not reported"
+        return self.said.text("en")
 
 
-def implausible(metric: MetricKey, value: float) -> str | None:
+def implausible(metric: MetricKey, value: float) -> Message | None:
     """Why `value`, normalised, cannot be a real reading of `metric`; None when it can be."""
-    name = metric.replace("_", " ")
     if not math.isfinite(value):
-        return f"{name} {value} is not a finite number"
+        # JSON has no NaN or infinity: the value travels as its text.
+        return Message("plausibility.not_finite", {"metric": _metric_name(metric), "value": str(value)})
     if metric == "utilization" and not MIN_UTILIZATION_PERCENT <= value <= MAX_UTILIZATION_PERCENT:
-        return (
-            f"utilization {value:g} % is outside {MIN_UTILIZATION_PERCENT:g} to {MAX_UTILIZATION_PERCENT:g} %"
+        return Message(
+            "plausibility.utilization",
+            {"value": value, "min": MIN_UTILIZATION_PERCENT, "max": MAX_UTILIZATION_PERCENT},
         )
     if metric == "temperature" and not MIN_TEMPERATURE_CELSIUS <= value <= MAX_TEMPERATURE_CELSIUS:
-        return (
-            f"temperature {value:g} °C is outside {MIN_TEMPERATURE_CELSIUS:g} to "
-            f"{MAX_TEMPERATURE_CELSIUS:g} °C"
+        return Message(
+            "plausibility.temperature",
+            {"value": value, "min": MIN_TEMPERATURE_CELSIUS, "max": MAX_TEMPERATURE_CELSIUS},
         )
     if metric in ("memory_used", "memory_total", "memory_free") and value < MIN_MEMORY_BYTES:
-        return f"{name} {value:.0f} bytes is negative"
+        return Message("plausibility.memory_negative", {"metric": _metric_name(metric), "value": value})
     if metric == "power" and value < MIN_POWER_WATTS:
-        return f"power {value:g} W is negative"
+        return Message("plausibility.power_negative", {"value": value})
     if metric == "health" and value not in HEALTH_VALUES:
-        return f"health {value:g} is neither 1 (healthy) nor 0 (unhealthy)"
+        return Message("plausibility.health", {"value": value})
     return None
+
+
+def _metric_name(metric: MetricKey) -> dict[str, object]:
+    # Nested as plain data: check results travel as JSON.
+    return Message(f"metric.{metric}").as_dict()
 
 
 def plausible_reading(reading: DeviceReading) -> tuple[DeviceReading, tuple[Implausible, ...]]:
     """`reading` with every implausible value set to None, and what was implausible."""
     found: list[Implausible] = []
 
-    def flag(metric: MetricKey, value: float, reason: str, *fields: ReadingField) -> None:
+    def flag(metric: MetricKey, value: float, reason: Message, *fields: ReadingField) -> None:
         found.append(Implausible(metric, reading.node, reading.device, value, reason, fields))
 
     for metric, field in _FIELDS:
@@ -92,8 +110,8 @@ def plausible_reading(reading: DeviceReading) -> tuple[DeviceReading, tuple[Impl
             flag(metric, value, reason, field)
     used, total = reading.memory_used_bytes, reading.memory_total_bytes
     if used is not None and total is not None and used > total and not _found_memory(found):
-        reason = f"memory used {used:.0f} bytes is more than the total {total:.0f} bytes"
-        flag("memory_used", used, reason, "memory_used_bytes", "memory_total_bytes")
+        over = Message("plausibility.memory_over_total", {"used": used, "total": total})
+        flag("memory_used", used, over, "memory_used_bytes", "memory_total_bytes")
     if not found:
         return reading, ()
     emptied: dict[str, Any] = {field: None for item in found for field in item.fields}

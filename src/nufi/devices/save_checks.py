@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from nufi.cluster import ClusterReader
-from nufi.devices.checks import check_metrics, check_resource_key, enforce_query_bounds
+from nufi.devices.checks import MetricsCheck, check_metrics, check_resource_key, enforce_query_bounds
 from nufi.devices.fetcher import DeviceFetcher
+from nufi.devices.said import Said
 from nufi.devices.spec import DeviceType
 from nufi.errors import DependencyUnavailable, ValidationFailed
 from nufi.prom import PrometheusGateway
@@ -32,7 +33,8 @@ async def checks_on_save(
     if not presence.found:
         if not force:
             raise ValidationFailed(
-                f"{presence.message} Install its device plugin first, or save with ?force=true.",
+                code="save.resource_key_absent",
+                params={"check": presence.said.model_dump()},
                 field="resource_key",
                 resource_key=device_type.resource_key,
             )
@@ -53,19 +55,35 @@ async def checks_on_save(
             raise
         bypassed.append(f"metrics not checked: {exc}")
     else:
+        bypassed += _metric_problems(metrics, force=force)
         for name, result in metrics.results.items():
             warnings += [f"{name}: {w}" for w in result.warnings]
-            errors = ([result.error] if result.error else []) + [
-                f"series lack the label {label!r}" for label in result.missing_labels
-            ]
-            if errors and not force:
-                raise ValidationFailed(
-                    f"metrics.{name}: " + "; ".join(errors) + " (or save with ?force=true)",
-                    field=f"metrics.{name}",
-                )
-            bypassed += [f"{name}: {e}" for e in errors]
-        label_errors = [f"labels.{key}: {why}" for key, why in metrics.label_errors.items()]
-        if label_errors and not force:
-            raise ValidationFailed("; ".join(label_errors), field="labels")
-        bypassed += label_errors
     return {"force": force, "bypassed": bypassed, "warnings": warnings}
+
+
+def _metric_problems(metrics: MetricsCheck, *, force: bool) -> list[str]:
+    """What the metric check found wrong, in English for the audit record; without `force`, the first
+    expression (then the label mapping) with a problem is refused."""
+    bypassed: list[str] = []
+    for name, result in metrics.results.items():
+        errors = ([result.error_message] if result.error_message else []) + [
+            Said(code="save.label_lacking", params={"label": label}) for label in result.missing_labels
+        ]
+        if errors and not force:
+            raise ValidationFailed(
+                code="save.metric_failed",
+                params={"metric": name, "problems": [error.model_dump() for error in errors]},
+                field=f"metrics.{name}",
+            )
+        bypassed += [f"{name}: {error.text('en')}" for error in errors]
+    labels = [
+        Said(code="save.label_problem", params={"label": key, "problem": why.model_dump()})
+        for key, why in metrics.label_error_messages.items()
+    ]
+    if labels and not force:
+        raise ValidationFailed(
+            code="save.labels_invalid",
+            params={"problems": [label.model_dump() for label in labels]},
+            field="labels",
+        )
+    return bypassed + [label.text("en") for label in labels]

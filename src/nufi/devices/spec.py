@@ -34,8 +34,11 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from nufi.cluster.resources import NAME_MAX_LENGTH, PREFIX_MAX_LENGTH, resource_key_problems
+from nufi.cluster.resources import NAME_MAX_LENGTH, PREFIX_MAX_LENGTH, resource_key_violations
+from nufi.devices.resource_key_words import rule_message
+from nufi.devices.said import plain
 from nufi.devices.units import MemoryUnit
+from nufi.messages import Message
 
 # Importable from here too, where the dashboard's wizard takes it from.
 from nufi.prom.promql import (
@@ -91,9 +94,10 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
 
 
-def _invalid(kind: str, message: str) -> PydanticCustomError:
-    # A custom error keeps the message as written (a plain ValueError gets a "Value error, " prefix).
-    return PydanticCustomError(kind, "{detail}", {"detail": message})
+def _invalid(message: Message) -> PydanticCustomError:
+    # The error's type is the catalog code and its context the params, so every face words it from
+    # the catalog (`nufi.messages.validation`); the English rendering is pydantic's own `msg`.
+    return PydanticCustomError(message.code, message.text("en"), plain(message.params))
 
 
 # --- labels -------------------------------------------------------------------------------------------
@@ -121,17 +125,13 @@ class Labels(LabelsDraft):
             return None
         problem = label_name_problem(value)
         if problem is not None:
-            raise _invalid("label_name", problem)
+            raise _invalid(problem)
         return value
 
     @model_validator(mode="after")
     def _node_and_device_differ(self) -> Labels:
         if self.node == self.device:
-            raise _invalid(
-                "label_mapping",
-                f"labels.node and labels.device are both `{self.node}`: a series must say which node "
-                "and, separately, which device on that node it describes",
-            )
+            raise _invalid(Message("device_type.labels_same", {"name": self.node}))
         return self
 
 
@@ -157,17 +157,9 @@ class MemoryDraft(_Model):
     def _fields_of_mode(self) -> MemoryDraft:
         needed, other = ("total", "free") if self.mode == "used_total" else ("free", "total")
         if getattr(self, needed) is None:
-            raise _invalid(
-                "memory_mode",
-                f"metrics.memory.{needed} is required when mode is `{self.mode}`: give the expression "
-                f"for {needed} memory, or change the mode",
-            )
+            raise _invalid(Message(f"device_type.memory_{needed}_required", {"mode": self.mode}))
         if getattr(self, other) is not None:
-            raise _invalid(
-                "memory_mode",
-                f"metrics.memory.{other} is not used when mode is `{self.mode}`: remove it, or set mode "
-                f"to `used_{other}`",
-            )
+            raise _invalid(Message(f"device_type.memory_{other}_unused", {"mode": self.mode}))
         return self
 
     @property
@@ -221,7 +213,7 @@ def _bounded_expression(value: str | None) -> str | None:
         return None
     problem = expression_size_problem(value)
     if problem is not None:
-        raise _invalid("promql_bound", problem)
+        raise _invalid(problem)
     return value
 
 
@@ -231,11 +223,11 @@ def _checked_expression(value: str | None) -> str | None:
     try:
         problem = instant_vector_problem(value)
     except ExpressionTooLarge as exc:
-        raise _invalid("promql_bound", exc.message) from None
+        raise _invalid(exc.problem) from None
     except ExpressionError as exc:
-        raise _invalid("promql_syntax", f"{exc} (fix the PromQL expression)") from None
+        raise _invalid(Message("device_type.promql_unparsable", {"problem": exc.problem})) from None
     if problem is not None:
-        raise _invalid("promql_type", problem)
+        raise _invalid(problem)
     return value
 
 
@@ -280,9 +272,10 @@ class ThermalDefaults(_Model):
     def _hysteresis(self) -> ThermalDefaults:
         if self.recover_celsius >= self.threshold_celsius:
             raise _invalid(
-                "thermal_hysteresis",
-                f"thermal.recover_celsius ({self.recover_celsius:g}) must be below "
-                f"thermal.threshold_celsius ({self.threshold_celsius:g}), e.g. 10 degrees lower",
+                Message(
+                    "device_type.thermal_hysteresis",
+                    {"recover": self.recover_celsius, "threshold": self.threshold_celsius},
+                )
             )
         return self
 
@@ -306,19 +299,22 @@ class DeviceTypeFields(_Model):
     @classmethod
     def _display_text(cls, value: str, info: ValidationInfo) -> str:
         if not value:
-            raise _invalid("text_empty", f"{info.field_name} must not be empty")
+            raise _invalid(Message("device_type.text_empty", {"name": info.field_name}))
         if len(value) > _TEXT_MAX:
             raise _invalid(
-                "text_too_long", f"{info.field_name} must be at most {_TEXT_MAX} characters ({len(value)})"
+                Message(
+                    "device_type.text_too_long",
+                    {"name": info.field_name, "max": _TEXT_MAX, "length": len(value)},
+                )
             )
         return value
 
     @field_validator("resource_key")
     @classmethod
     def _extended_resource(cls, value: str) -> str:
-        problems = resource_key_problems(value)
+        problems = [rule_message(value, problem.rule) for problem in resource_key_violations(value)]
         if problems:
-            raise _invalid("resource_key", "; ".join(problems))
+            raise _invalid(Message("resource_key.problems", {"problems": problems}))
         return value
 
     @field_validator("fetcher")
@@ -326,9 +322,7 @@ class DeviceTypeFields(_Model):
     def _fetcher_name(cls, value: str) -> str:
         if not is_fetcher_name(value):
             raise _invalid(
-                "fetcher_name",
-                f"fetcher `{value}` is not a fetcher name: use lowercase letters, digits, `-`, `_` and "
-                f"`.` (e.g. `{GENERIC_FETCHER}`)",
+                Message("device_type.fetcher_name", {"fetcher": value, "example": GENERIC_FETCHER})
             )
         return value
 
@@ -339,11 +333,7 @@ def is_fetcher_name(name: str) -> bool:
 
 def _slug(value: str) -> str:
     if len(value) > _SLUG_MAX or _SLUG.fullmatch(value) is None:
-        raise _invalid(
-            "slug",
-            f"id `{value}` is not a valid id: use 1-63 lowercase letters, digits and `-`, starting and "
-            "ending with a letter or digit (e.g. `lpu`)",
-        )
+        raise _invalid(Message("device_type.id_syntax", {"id": value}))
     return value
 
 

@@ -14,6 +14,7 @@ from nufi.db import DeviceTypeChanges, DeviceTypeRow, NewDeviceType
 from nufi.devices.presets import official_preset
 from nufi.devices.spec import DeviceType
 from nufi.errors import Conflict, NotFound
+from nufi.messages.validation import validation_message
 
 
 class UnreadableDeviceType(Conflict):
@@ -77,7 +78,7 @@ def resolve(device_type_id: str, row: DeviceTypeRow | None) -> DeviceType:
     if preset is not None:
         return overlay(preset, row)
     if row is None:
-        raise NotFound(f"There is no device type {device_type_id!r}.", device_type=device_type_id)
+        raise NotFound(code="device_type.not_found", device_type=device_type_id)
     return custom_type(row)
 
 
@@ -104,9 +105,14 @@ def _validated(row: DeviceTypeRow, data: dict[str, Any]) -> DeviceType:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        fix = "reset it to its preset" if row.kind == "official" else "delete it and register it again"
+        reason = validation_message(first).as_dict()
+        if row.kind == "official":
+            raise UnreadableDeviceType(
+                code="device_type.unreadable_official",
+                params={"reason": reason},
+                device_type=row.id,
+                field=where,
+            ) from None
         raise UnreadableDeviceType(
-            f"The stored device type {row.id!r} is no longer valid ({where}: {first['msg']}); {fix}.",
-            device_type=row.id,
-            field=where,
+            code="device_type.unreadable_custom", params={"reason": reason}, device_type=row.id, field=where
         ) from None

@@ -15,8 +15,10 @@ from nufi.messages.catalog import CATALOG, DEFAULT_LANGUAGE, Message
 def validation_message(error: Mapping[str, Any]) -> Message:
     kind = str(error.get("type") or "")
     context = error.get("ctx") or {}
+    # Lists and mappings stay data: a validator's params may hold messages of their own (`{code, params}`).
     params: dict[str, object] = {
-        key: value if isinstance(value, int | float | str) else str(value) for key, value in context.items()
+        key: value if isinstance(value, int | float | str | list | dict) else str(value)
+        for key, value in context.items()
     }
     if kind == "value_error":
         # A validator that raised a plain ValueError: its own words, until it raises a code.

@@ -1,6 +1,14 @@
-"""Errors the Prometheus gateway raises, carrying Prometheus' own `errorType` and `error`."""
+"""Errors the Prometheus gateway raises, carrying Prometheus' own `errorType` and `error`.
+
+Each is a message code with its params (`nufi.messages`); Prometheus' own `error` text is a param,
+quoted inside NuFi's sentence, never the sentence itself. The positional sentence is still taken
+from callers not yet converted to codes.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from nufi.errors import DependencyUnavailable, NufiError
 
@@ -15,8 +23,19 @@ class PrometheusQueryRejected(NufiError):
     title = "Prometheus rejected the query"
     type = "prometheus-query-rejected"
 
-    def __init__(self, detail: str, *, query: str, error_type: str, error: str) -> None:
-        super().__init__(detail, query=query, error_type=error_type, error=error)
+    def __init__(
+        self,
+        legacy_detail: str | None = None,
+        *,
+        code: str = "",
+        query: str,
+        error_type: str,
+        error: str,
+        params: Mapping[str, object] | None = None,
+    ) -> None:
+        super().__init__(
+            legacy_detail, code=code, params=params, query=query, error_type=error_type, error=error
+        )
         self.query = query
         self.error_type = error_type
         self.error = error
@@ -28,8 +47,25 @@ class PrometheusUnavailable(DependencyUnavailable):
     type = "prometheus-unavailable"
     title = "Prometheus unavailable"
 
-    def __init__(self, detail: str, *, error_type: str | None = None, error: str | None = None) -> None:
-        super().__init__(detail, dependency=PROMETHEUS, error_type=error_type, error=error)
+    def __init__(
+        self,
+        legacy_detail: str | None = None,
+        *,
+        code: str = "",
+        error_type: str | None = None,
+        error: str | None = None,
+        params: Mapping[str, object] | None = None,
+        **extra: Any,
+    ) -> None:
+        super().__init__(
+            legacy_detail,
+            code=code,
+            params=params,
+            dependency=PROMETHEUS,
+            error_type=error_type,
+            error=error,
+            **extra,
+        )
         self.error_type = error_type
         self.error = error
 
@@ -44,8 +80,9 @@ class PrometheusAnswerTooLarge(PrometheusUnavailable):
     stopped reading it rather than hold it all in memory. Still a 503 `prometheus-unavailable`
     problem to a caller; `query` and `limit_bytes` say which query and what bound."""
 
-    def __init__(self, detail: str, *, query: str, limit_bytes: int) -> None:
-        super().__init__(detail)
-        self.extra = {**self.extra, "query": query, "limit_bytes": limit_bytes}
+    def __init__(self, *, query: str, limit_bytes: int, params: Mapping[str, object] | None = None) -> None:
+        super().__init__(
+            code="prometheus.answer_too_large", params=params, query=query, limit_bytes=limit_bytes
+        )
         self.query = query
         self.limit_bytes = limit_bytes

@@ -141,7 +141,7 @@ class PrometheusGateway:
         try:
             response = await self._client.get("/-/ready")
         except httpx.HTTPError as exc:
-            return self._status(False, self._transport_problem(exc), started)
+            return self._status(False, self._unreachable(exc).detail, started)
         if response.status_code == 200:
             return self._status(True, f"Prometheus at {self._base_url} is ready", started)
         if response.status_code == 503:
@@ -211,9 +211,11 @@ class PrometheusGateway:
             finally:
                 await response.aclose()
         except httpx.TimeoutException as exc:
-            raise PrometheusTimedOut(self._transport_problem(exc, waited)) from exc
+            raise PrometheusTimedOut(
+                code="prometheus.timed_out", params={"url": self._base_url, "seconds": waited}
+            ) from exc
         except httpx.HTTPError as exc:
-            raise PrometheusUnavailable(self._transport_problem(exc)) from exc
+            raise self._unreachable(exc) from exc
         envelope = self._envelope(body, response.status_code, path)
         if envelope.get("status") == "success":
             warnings = envelope.get("warnings") or []
@@ -222,17 +224,18 @@ class PrometheusGateway:
         error = str(envelope.get("error") or f"HTTP {response.status_code}")
         if error_type in _QUERY_FAULTS:
             raise PrometheusQueryRejected(
-                f"Prometheus rejected the query {promql!r} ({error_type}): {error}. "
-                "Fix the PromQL expression.",
+                code="prometheus.query_rejected",
                 query=promql,
                 error_type=error_type,
                 error=error,
             )
-        unavailable = PrometheusTimedOut if error_type == "timeout" else PrometheusUnavailable
-        raise unavailable(
-            f"Prometheus at {self._base_url} could not answer the query {promql!r} ({error_type}): {error}",
-            error_type=error_type,
-            error=error,
+        said = {"url": self._base_url, "query": promql}
+        if error_type == "timeout":
+            raise PrometheusTimedOut(
+                code="prometheus.query_failed", params=said, error_type=error_type, error=error
+            )
+        raise PrometheusUnavailable(
+            code="prometheus.query_failed", params=said, error_type=error_type, error=error
         )
 
     async def _read_bounded(self, response: httpx.Response, promql: str) -> bytes:
@@ -254,11 +257,7 @@ class PrometheusGateway:
     def _too_large(self, promql: str) -> PrometheusAnswerTooLarge:
         limit = self._max_response_bytes
         return PrometheusAnswerTooLarge(
-            f"Prometheus at {self._base_url} answered the query {promql!r} with more than "
-            f"{_format_bytes(limit)}, the most NuFi reads; narrow the expression (fewer series or labels) "
-            "or raise NUFI_PROMETHEUS_MAX_RESPONSE_BYTES",
-            query=promql,
-            limit_bytes=limit,
+            query=promql, limit_bytes=limit, params={"url": self._base_url, "limit": _format_bytes(limit)}
         )
 
     def _envelope(self, content: bytes, status_code: int, path: str) -> dict[str, Any]:
@@ -268,23 +267,30 @@ class PrometheusGateway:
             body = None
         if not isinstance(body, dict) or body.get("status") not in ("success", "error"):
             raise PrometheusUnavailable(
-                f"{self._base_url}{path} answered HTTP {status_code} without a Prometheus API "
-                "response; check that NUFI_PROMETHEUS_URL points at Prometheus itself"
+                code="prometheus.not_its_api",
+                params={"url": f"{self._base_url}{path}", "status": status_code},
             )
         return body
 
     def _require_client(self) -> httpx.AsyncClient:
         if self._client is None:
-            raise PrometheusUnavailable("Prometheus is " + _NOT_CONFIGURED)
+            raise PrometheusUnavailable(code="prometheus.not_configured")
         return self._client
 
-    def _transport_problem(self, exc: httpx.HTTPError, waited: float | None = None) -> str:
+    def _unreachable(self, exc: httpx.HTTPError) -> PrometheusUnavailable:
+        url = self._base_url
         if isinstance(exc, httpx.TimeoutException):
-            within = self._timeout if waited is None else waited
-            return f"Prometheus at {self._base_url} did not answer within {within:g} s"
+            return PrometheusTimedOut(
+                code="prometheus.timed_out", params={"url": url, "seconds": self._timeout}
+            )
         if isinstance(exc, httpx.ConnectError):
-            return f"cannot connect to Prometheus at {self._base_url}: {exc or type(exc).__name__}"
-        return f"request to Prometheus at {self._base_url} failed: {type(exc).__name__}: {exc}"
+            reason = str(exc) or type(exc).__name__
+            return PrometheusUnavailable(
+                code="prometheus.connect_failed", params={"url": url, "reason": reason}
+            )
+        return PrometheusUnavailable(
+            code="prometheus.request_failed", params={"url": url, "reason": f"{type(exc).__name__}: {exc}"}
+        )
 
     def _status(self, ok: bool, detail: str, started: float) -> DependencyStatus:
         return DependencyStatus(

@@ -20,6 +20,8 @@ from typing import Literal
 
 import promql_parser
 
+from nufi.messages import Message
+
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 _STRING_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -46,38 +48,34 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_:]*")
 
 
 class ExpressionError(ValueError):
-    """A PromQL expression promql-parser refused; `parser_message` is the parser's own words."""
+    """A PromQL expression promql-parser refused; `parser_message` is the parser's own words and
+    `problem` the message that says so (`promql.syntax` quoting them, or a code of NuFi's own)."""
 
-    def __init__(self, expression: str, parser_message: str) -> None:
-        super().__init__(f"cannot parse `{_shown(expression)}`: {parser_message}")
+    def __init__(self, expression: str, parser_message: str, problem: Message | None = None) -> None:
         self.expression = expression
         self.parser_message = parser_message
+        self.problem = problem or Message(
+            "promql.syntax", {"expression": _shown(expression), "reason": parser_message}
+        )
+        super().__init__(self.problem.text("en"))
 
 
 class ExpressionTooLarge(ExpressionError):
     """An expression longer or deeper than NuFi parses; `bound` is `length` or `depth`."""
 
-    def __init__(self, expression: str, bound: Literal["length", "depth"], message: str) -> None:
-        super().__init__(expression, message)
-        self.args = (message,)
+    def __init__(self, expression: str, bound: Literal["length", "depth"], problem: Message) -> None:
+        super().__init__(expression, problem.text("en"), problem)
         self.bound = bound
-        self.message = message
 
 
-def label_name_problem(name: str) -> str | None:
+def label_name_problem(name: str) -> Message | None:
     """Why `name` cannot be a Prometheus label name of a device type, or None when it can."""
     if not name:
-        return "the label name is empty: enter the label as it appears on the exporter's series"
+        return Message("promql.label.empty")
     if _LABEL_NAME.fullmatch(name) is None:
-        return (
-            f"`{name}` is not a Prometheus label name: use letters, digits and `_`, not starting "
-            "with a digit (e.g. `node`, `exported_pod`)"
-        )
+        return Message("promql.label.syntax", {"name": name})
     if name.startswith("__"):
-        return (
-            f"`{name}` starts with `__`, which Prometheus reserves for internal labels that never "
-            "reach stored series; use the label the exporter's series carry"
-        )
+        return Message("promql.label.reserved", {"name": name})
     return None
 
 
@@ -133,27 +131,29 @@ def nesting_depth(expression: str) -> int:
     return 1 + operators + deepest
 
 
-def expression_size_problem(expression: str) -> str | None:
+def expression_size_problem(expression: str) -> Message | None:
     """Why `expression` is too long or too deeply nested to parse, or None when it is within bounds."""
     refusal = _size_refusal(expression)
-    return None if refusal is None else refusal.message
+    return None if refusal is None else refusal.problem
 
 
 def parse_expression(expression: str) -> promql_parser.Expr:
     """The syntax tree of `expression`; raises ExpressionTooLarge beyond the bounds, and ExpressionError
     carrying the parser's message when it does not parse. Each distinct expression is parsed once."""
     if not expression.strip():
-        raise ExpressionError(expression, "the expression is empty")
+        raise ExpressionError(expression, "the expression is empty", Message("promql.empty"))
     refusal = _size_refusal(expression)
     if refusal is not None:
         raise refusal
     outcome = _parsed(expression)
+    if outcome is None:
+        raise ExpressionError(expression, "not text", Message("promql.not_text"))
     if isinstance(outcome, str):
         raise ExpressionError(expression, outcome)
     return outcome
 
 
-def range_problem(expression: str, *, max_range_seconds: float, min_step_seconds: float) -> str | None:
+def range_problem(expression: str, *, max_range_seconds: float, min_step_seconds: float) -> Message | None:
     """Why the ranges in `expression` would cost Prometheus too much, or None: a range selector or
     subquery over more than `max_range_seconds`, or a subquery step finer than `min_step_seconds`.
 
@@ -161,23 +161,25 @@ def range_problem(expression: str, *, max_range_seconds: float, min_step_seconds
     tree = parse_expression(expression)
     widest = timedelta(seconds=max_range_seconds)
     finest = timedelta(seconds=min_step_seconds)
-    found: list[str] = []
+    found: list[Message] = []
+    shown = _shown(expression)
 
     def visit(node: promql_parser.Expr) -> bool:
         if isinstance(node, promql_parser.MatrixSelector | promql_parser.SubqueryExpr):
-            what = "a range selector" if isinstance(node, promql_parser.MatrixSelector) else "a subquery"
             if node.range is not None and node.range > widest:
-                found.append(
-                    f"`{_shown(expression)}` has {what} over {_duration(node.range)}, longer than the "
-                    f"{_duration(widest)} NuFi allows (NUFI_PROMQL_MAX_RANGE_SECONDS); use a shorter range"
-                )
+                params = {"expression": shown, "range": _duration(node.range), "limit": _duration(widest)}
+                if isinstance(node, promql_parser.MatrixSelector):
+                    found.append(Message("promql.range_too_wide", params))
+                else:
+                    found.append(Message("promql.subquery_too_wide", params))
                 return False
             step = getattr(node, "step", None)
             if isinstance(step, timedelta) and step < finest:
                 found.append(
-                    f"`{_shown(expression)}` has a subquery step of {_duration(step)}, finer than the "
-                    f"{_duration(finest)} NuFi allows (NUFI_PROMQL_MIN_SUBQUERY_STEP_SECONDS); use a "
-                    "coarser step, or leave it out for the evaluation interval"
+                    Message(
+                        "promql.step_too_fine",
+                        {"expression": shown, "step": _duration(step), "limit": _duration(finest)},
+                    )
                 )
                 return False
         return True
@@ -186,7 +188,7 @@ def range_problem(expression: str, *, max_range_seconds: float, min_step_seconds
     return found[0] if found else None
 
 
-def instant_vector_problem(expression: str) -> str | None:
+def instant_vector_problem(expression: str) -> Message | None:
     """Why `expression` cannot give one value per device at an instant, or None when it can.
 
     Only the outermost node is judged: a scalar, a string or a range vector there is certainly
@@ -194,15 +196,9 @@ def instant_vector_problem(expression: str) -> str | None:
     """
     tree = parse_expression(expression)
     if isinstance(tree, promql_parser.NumberLiteral | promql_parser.StringLiteral):
-        return (
-            f"`{expression}` is a constant, not a per-device series; select the exporter's metric, "
-            "e.g. `lpu_utilization_percent`"
-        )
+        return Message("promql.constant", {"expression": expression})
     if isinstance(tree, promql_parser.MatrixSelector | promql_parser.SubqueryExpr):
-        return (
-            f"`{expression}` is a range vector; wrap it in a function that gives one value per series, "
-            f"e.g. `avg_over_time({expression})`"
-        )
+        return Message("promql.range_vector", {"expression": expression})
     return None
 
 
@@ -236,16 +232,12 @@ def _size_refusal(expression: str) -> ExpressionTooLarge | None:
         return ExpressionTooLarge(
             expression,
             "length",
-            f"the expression is {len(expression)} characters long, over the limit of "
-            f"{MAX_EXPRESSION_CHARS} characters; shorten it (e.g. aggregate or use a recording rule)",
+            Message("promql.too_long", {"length": len(expression), "limit": MAX_EXPRESSION_CHARS}),
         )
     depth = _depth(expression)
     if depth > MAX_EXPRESSION_DEPTH:
         return ExpressionTooLarge(
-            expression,
-            "depth",
-            f"the expression nests about {depth} levels deep (operators, brackets and function calls), "
-            f"over the limit of {MAX_EXPRESSION_DEPTH} levels; simplify it (e.g. use a recording rule)",
+            expression, "depth", Message("promql.too_deep", {"depth": depth, "limit": MAX_EXPRESSION_DEPTH})
         )
     return None
 
@@ -256,15 +248,16 @@ def _depth(expression: str) -> int:
 
 
 @lru_cache(maxsize=_PARSE_CACHE_SIZE)
-def _parsed(expression: str) -> promql_parser.Expr | str:
-    """The tree, or the parser's message; only ever called within the size bounds."""
+def _parsed(expression: str) -> promql_parser.Expr | str | None:
+    """The tree, the parser's message, or None for text that is not text; only ever called within
+    the size bounds."""
     try:
         return promql_parser.parse(expression)
     except ValueError as exc:
         return str(exc)
     except UnicodeError:
         # The parser takes UTF-8; a lone surrogate cannot be encoded, let alone sent to Prometheus.
-        return "the expression contains characters that are not text"
+        return None
 
 
 def _after_string(expression: str, start: int) -> int:
@@ -305,4 +298,5 @@ def _escape_char(char: str) -> str:
 def _require_label_syntax(name: str) -> None:
     # Unlike a device type's label mapping, a query may name internal labels such as `__name__`.
     if _LABEL_NAME.fullmatch(name) is None:
-        raise ValueError(label_name_problem(name) or f"`{name}` is not a Prometheus label name")
+        # A programming error (the names are NuFi's own), never shown to a person.
+        raise ValueError(f"`{name}` is not a Prometheus label name")

@@ -152,4 +152,5 @@ def _as_list(raw: object, what: str) -> list[object]:
 
 
 def _malformed(problem: str) -> PrometheusUnavailable:
-    return PrometheusUnavailable(f"Prometheus sent a malformed query result: {problem}")
+    # `problem` is a technical fragment (which member of the answer, as Prometheus' API names it).
+    return PrometheusUnavailable(code="prometheus.malformed", params={"problem": problem})

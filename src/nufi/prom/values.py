@@ -20,23 +20,17 @@ SPECIAL_VALUES = {"NaN": math.nan, "+Inf": math.inf, "Inf": math.inf, "-Inf": -m
 def parse_sample_value(text: object) -> float:
     """The float a Prometheus sample value string stands for (NaN and ±Inf included)."""
     if not isinstance(text, str):
-        raise PrometheusUnavailable(
-            f"Prometheus sent a sample value {text!r} that is not a string; "
-            "is the configured URL really a Prometheus server?"
-        )
+        raise PrometheusUnavailable(code="prometheus.value_not_string", params={"value": repr(text)})
     special = SPECIAL_VALUES.get(text)
     if special is not None:
         return special
     if DECIMAL_VALUE.fullmatch(text) is None:
-        raise PrometheusUnavailable(
-            f"Prometheus sent a sample value {text!r} that is not a number; "
-            "is the configured URL really a Prometheus server?"
-        )
+        raise PrometheusUnavailable(code="prometheus.value_not_number", params={"value": repr(text)})
     return float(text)
 
 
 def parse_timestamp(value: object) -> float:
     """A sample timestamp: Unix seconds as a JSON number."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise PrometheusUnavailable(f"Prometheus sent a sample timestamp {value!r} that is not Unix seconds")
+        raise PrometheusUnavailable(code="prometheus.timestamp_invalid", params={"value": repr(value)})
     return float(value)

@@ -42,7 +42,8 @@ def test_any_utilization_from_0_to_100_passes(value: float) -> None:
 @given(below(MIN_UTILIZATION_PERCENT) | above(MAX_UTILIZATION_PERCENT))
 def test_any_utilization_outside_0_to_100_is_flagged(value: float) -> None:
     reason = implausible("utilization", value)
-    assert reason is not None and reason.startswith("utilization ")
+    assert reason is not None and reason.code in ("plausibility.utilization", "plausibility.not_finite")
+    assert reason.text("en").startswith("utilization ") and reason.text("ko").startswith("사용률 ")
 
 
 @given(between(MIN_TEMPERATURE_CELSIUS, MAX_TEMPERATURE_CELSIUS))
@@ -53,7 +54,8 @@ def test_any_temperature_from_minus_40_to_150_passes(value: float) -> None:
 @given(below(MIN_TEMPERATURE_CELSIUS) | above(MAX_TEMPERATURE_CELSIUS))
 def test_any_temperature_outside_minus_40_to_150_is_flagged(value: float) -> None:
     reason = implausible("temperature", value)
-    assert reason is not None and reason.startswith("temperature ")
+    assert reason is not None and reason.code in ("plausibility.temperature", "plausibility.not_finite")
+    assert reason.text("en").startswith("temperature ") and reason.text("ko").startswith("온도 ")
 
 
 @given(st.sampled_from(MEMORY), between(MIN_MEMORY_BYTES, 1e300))

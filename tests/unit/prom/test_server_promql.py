@@ -11,6 +11,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from nufi.messages import Message
 from nufi.prom.promql import (
     MAX_EXPRESSION_CHARS,
     MAX_EXPRESSION_DEPTH,
@@ -30,6 +31,10 @@ from nufi.prom.promql import (
 label_names = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_]{0,20}", fullmatch=True).filter(
     lambda n: not n.startswith("__")
 )
+
+
+def english(problem: Message | None) -> str | None:
+    return None if problem is None else problem.text("en")
 
 
 def matcher_of(expression: str) -> promql_parser.Matcher:
@@ -58,7 +63,7 @@ def test_usual_label_names_are_valid(name: str) -> None:
     ],
 )
 def test_bad_label_names_are_refused_with_the_name(name: str, words: str) -> None:
-    problem = label_name_problem(name)
+    problem = english(label_name_problem(name))
     assert problem is not None and words in problem
     if name:
         assert f"`{name}`" in problem
@@ -98,7 +103,7 @@ def test_an_empty_expression_is_an_error(text: str) -> None:
     ],
 )
 def test_expressions_that_cannot_give_a_vector_are_named(expression: str, words: str) -> None:
-    problem = instant_vector_problem(expression)
+    problem = english(instant_vector_problem(expression))
     assert problem is not None and words in problem and expression in problem
 
 
@@ -191,7 +196,7 @@ def test_oversized_expressions_are_refused_quickly_without_the_parser(
         parse_expression(expression)
     assert time.perf_counter() - started < 0.5
     assert caught.value.bound == bound and words in str(caught.value)
-    assert expression_size_problem(expression) == str(caught.value)
+    assert english(expression_size_problem(expression)) == str(caught.value)
     with pytest.raises(ExpressionTooLarge):
         instant_vector_problem(expression)
     assert parser_calls == []
@@ -284,7 +289,7 @@ def test_each_expression_is_parsed_once(parser_calls: list[str]) -> None:
 
 
 def ranges(expression: str) -> str | None:
-    return range_problem(expression, max_range_seconds=3600, min_step_seconds=1)
+    return english(range_problem(expression, max_range_seconds=3600, min_step_seconds=1))
 
 
 @pytest.mark.parametrize(
