@@ -22,6 +22,7 @@ _FIT_ERROR = re.compile(r"(?P<available>\d+)/(?P<total>\d+) nodes are available:
 _NEXT_CAUSE = re.compile(r",\s+(?=\d+\s)")
 _COUNTED = re.compile(r"(?P<nodes>\d+)\s+(?P<what>.+)", re.S)
 _TAINT = re.compile(r"node\(s\) had (?:untolerated )?taints? (?P<taint>\{.*?\})")
+_DEVICES_UNAVAILABLE = re.compile(r"devices unavailable for (?P<resource>\S+?)\.?(?:\s|$)")
 _QUOTA = re.compile(r"exceeded quota: (?P<quota>[^,\s]+)")
 
 # A cause the scheduler words without a count (it concerns the pod, not the nodes).
@@ -97,8 +98,17 @@ def container_failure(container: str, reason: str, message: str | None) -> Messa
 def pod_failure(status: Mapping[str, Any]) -> Message:
     """A pod whose phase is Failed (or, for a lab that should keep running, Succeeded)."""
     said = str(status.get("message") or status.get("reason") or status.get("phase") or "")
+    reason = str(status.get("reason") or "")
     if status.get("phase") == "Succeeded":
         return Message("workload.failure.pod_exited", {"kubernetes": said})
+    # The kubelet turned the pod away at admission: its devices were not there when it started
+    # ("OutOf<resource>", or the device plugin's "Allocate failed ... devices unavailable for <key>").
+    short = _DEVICES_UNAVAILABLE.search(said)
+    if reason.startswith("OutOf") or short is not None:
+        resource = short["resource"] if short is not None else reason.removeprefix("OutOf")
+        return Message("workload.failure.node_short", {"resource": resource, "kubernetes": said})
+    if reason == "Evicted":
+        return Message("workload.failure.evicted", {"kubernetes": said})
     return Message("workload.failure.pod_failed", {"kubernetes": said})
 
 

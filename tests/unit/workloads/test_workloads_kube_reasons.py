@@ -124,9 +124,36 @@ def test_a_stuck_container_is_named_with_its_kubernetes_reason(waiting: str, cod
     assert kubernetes_words(reason) == said
 
 
+@pytest.mark.parametrize(
+    "status",
+    [
+        {
+            "phase": "Failed",
+            "reason": "UnexpectedAdmissionError",
+            "message": "Allocate failed due to requested number of devices unavailable for "
+            f"{LPU}. Requested: 2, Available: 0, which is unexpected",
+        },
+        {
+            "phase": "Failed",
+            "reason": f"OutOf{LPU}",
+            "message": f"Pod was rejected: Node didn't have enough resource: {LPU}, requested: 2, "
+            "used: 6, capacity: 6",
+        },
+    ],
+)
+def test_a_pod_the_kubelet_turned_away_for_want_of_devices_names_them(status: dict[str, str]) -> None:
+    reason = pod_failure(status)
+    assert reason == Message(
+        "workload.failure.node_short", {"resource": LPU, "kubernetes": status["message"]}
+    )
+    assert LPU in _korean(reason)
+
+
 def test_failed_pods_and_deployment_conditions() -> None:
     assert pod_failure({"phase": "Failed", "message": "OOMKilled"}).code == "workload.failure.pod_failed"
     assert pod_failure({"phase": "Succeeded"}).code == "workload.failure.pod_exited"
+    evicted = {"phase": "Failed", "reason": "Evicted", "message": "The node was low on resource: memory."}
+    assert pod_failure(evicted).code == "workload.failure.evicted"
     quota = deployment_failure(
         {
             "type": "ReplicaFailure",

@@ -131,6 +131,10 @@ TEXTS: dict[str, str] = {
     "workload.failure.create_container": "container {container!r} cannot be created or started ({kind})",
     "workload.failure.pod_failed": "the pod failed",
     "workload.failure.pod_exited": "the pod has exited",
+    "workload.failure.node_short": (
+        "the node turned the pod away: its {resource} were not available when the pod started"
+    ),
+    "workload.failure.evicted": "the pod was evicted from its node",
     "workload.failure.progress_deadline": (
         "the rollout made no progress within its deadline (ProgressDeadlineExceeded)"
     ),

@@ -125,6 +125,10 @@ TEXTS: dict[str, str] = {
     "workload.failure.create_container": "컨테이너 {container!r}을(를) 만들거나 시작할 수 없습니다({kind}).",
     "workload.failure.pod_failed": "파드가 실패했습니다.",
     "workload.failure.pod_exited": "파드가 종료되었습니다.",
+    "workload.failure.node_short": (
+        "노드가 파드를 거부했습니다. 파드가 시작될 때 {resource}을(를) 쓸 수 없었습니다."
+    ),
+    "workload.failure.evicted": "파드가 노드에서 축출되었습니다.",
     "workload.failure.progress_deadline": (
         "배포가 제한 시간 안에 진행되지 않았습니다(ProgressDeadlineExceeded)."
     ),
