@@ -107,6 +107,8 @@ def pod_failure(status: Mapping[str, Any]) -> Message:
     if reason.startswith("OutOf") or short is not None:
         resource = short["resource"] if short is not None else reason.removeprefix("OutOf")
         return Message("workload.failure.node_short", {"resource": resource, "kubernetes": said})
+    if reason == "UnexpectedAdmissionError":
+        return Message("workload.failure.device_allocation", {"kind": reason, "kubernetes": said})
     if reason == "Evicted":
         return Message("workload.failure.evicted", {"kubernetes": said})
     return Message("workload.failure.pod_failed", {"kubernetes": said})

@@ -152,6 +152,14 @@ def test_a_pod_the_kubelet_turned_away_for_want_of_devices_names_them(status: di
 def test_failed_pods_and_deployment_conditions() -> None:
     assert pod_failure({"phase": "Failed", "message": "OOMKilled"}).code == "workload.failure.pod_failed"
     assert pod_failure({"phase": "Succeeded"}).code == "workload.failure.pod_exited"
+    # What the sandbox's kubelet (and a real one) writes when the device plugin's Allocate fails.
+    plugin = {
+        "phase": "Failed",
+        "reason": "UnexpectedAdmissionError",
+        "message": "Pod was rejected: Allocate failed due to device is on fire, which is unexpected",
+    }
+    assert pod_failure(plugin).code == "workload.failure.device_allocation"
+    _korean(pod_failure(plugin))
     evicted = {"phase": "Failed", "reason": "Evicted", "message": "The node was low on resource: memory."}
     assert pod_failure(evicted).code == "workload.failure.evicted"
     quota = deployment_failure(

@@ -134,6 +134,9 @@ TEXTS: dict[str, str] = {
     "workload.failure.node_short": (
         "the node turned the pod away: its {resource} were not available when the pod started"
     ),
+    "workload.failure.device_allocation": (
+        "the node's device plugin could not hand the pod its devices ({kind})"
+    ),
     "workload.failure.evicted": "the pod was evicted from its node",
     "workload.failure.progress_deadline": (
         "the rollout made no progress within its deadline (ProgressDeadlineExceeded)"

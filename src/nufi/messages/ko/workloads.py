@@ -128,6 +128,7 @@ TEXTS: dict[str, str] = {
     "workload.failure.node_short": (
         "노드가 파드를 거부했습니다. 파드가 시작될 때 {resource}을(를) 쓸 수 없었습니다."
     ),
+    "workload.failure.device_allocation": "노드의 장치 플러그인이 파드에 장치를 할당하지 못했습니다({kind}).",
     "workload.failure.evicted": "파드가 노드에서 축출되었습니다.",
     "workload.failure.progress_deadline": (
         "배포가 제한 시간 안에 진행되지 않았습니다(ProgressDeadlineExceeded)."
