@@ -77,7 +77,7 @@ class ClusterGateway:
     async def api_client(self) -> Any:
         """The shared ApiClient; raises DependencyUnavailable when it cannot be built."""
         if self._source is None:
-            raise DependencyUnavailable("Kubernetes is " + _NOT_CONFIGURED, dependency=KUBERNETES)
+            raise DependencyUnavailable(code="kube.not_configured", dependency=KUBERNETES)
         if self._client is not None:
             return self._client
         async with self._lock:
@@ -85,9 +85,10 @@ class ClusterGateway:
                 try:
                     configuration = await load_configuration(self._source)
                 except Exception as exc:
+                    said = {"source": self._source.describe(), "error_type": type(exc).__name__}
                     raise DependencyUnavailable(
-                        f"cannot load Kubernetes credentials from {self._source.describe()}: "
-                        f"{type(exc).__name__}: {exc}",
+                        code="kube.credentials_unloadable",
+                        params={**said, "error": str(exc)},
                         dependency=KUBERNETES,
                     ) from exc
                 client = ApiClient(configuration=configuration)

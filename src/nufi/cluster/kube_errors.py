@@ -22,11 +22,11 @@ from nufi.errors import (
     NufiError,
     ValidationFailed,
 )
+from nufi.messages import Message
 
 TIMEOUT_SETTING = "NUFI_KUBE_TIMEOUT_SECONDS"
 # Longer waits are passed on to NuFi's caller rather than slept through.
 MAX_RETRY_AFTER_SECONDS = 300.0
-_GRANT = "grant NuFi's service account the rights deploy/ describes"
 
 
 class KubeRefused(Exception):
@@ -62,8 +62,8 @@ def answer_error(
     if status == 429:
         wait = retry_after(headers)
         return DependencyUnavailable(
-            f"the Kubernetes API at {host} is throttling NuFi ({what}: HTTP 429, retry after "
-            f"{wait:g} s): {message}",
+            code="kube.throttled",
+            params={"host": host, "what": what, "wait": wait, "message": message},
             dependency=KUBERNETES,
             retry_after_seconds=math.ceil(wait),
         )
@@ -75,7 +75,8 @@ def answer_error(
     if "Retry-After" in headers:
         wait_seconds = math.ceil(retry_after(headers))
     return DependencyUnavailable(
-        f"the Kubernetes API at {host} answered {what} with HTTP {status}: {message}",
+        code="kube.answered_status",
+        params={"host": host, "what": what, "status": status, "message": message},
         dependency=KUBERNETES,
         retry_after_seconds=wait_seconds,
     )
@@ -83,60 +84,71 @@ def answer_error(
 
 def timed_out(host: str, what: str, timeout: float) -> DependencyUnavailable:
     return DependencyUnavailable(
-        f"the Kubernetes API at {host} did not answer {what} within {timeout:g} s ({TIMEOUT_SETTING})",
-        dependency=KUBERNETES,
+        code="kube.timed_out", params={"host": host, "what": what, "timeout": timeout}, dependency=KUBERNETES
     )
 
 
 def failed(host: str, what: str, exc: Exception) -> DependencyUnavailable:
     return DependencyUnavailable(
-        f"{what} to the Kubernetes API at {host} failed: {type(exc).__name__}: {exc}",
+        code="kube.failed",
+        params={"host": host, "what": what, "error_type": type(exc).__name__, "error": str(exc)},
         dependency=KUBERNETES,
     )
 
 
 def not_a_list(host: str, what: str) -> DependencyUnavailable:
     return DependencyUnavailable(
-        f"the Kubernetes API at {host} answered {what} with something that is not a list",
-        dependency=KUBERNETES,
+        code="kube.not_a_list", params={"host": host, "what": what}, dependency=KUBERNETES
     )
 
 
 def refusal_error(exc: KubeRefused, *, field: str | None = None) -> NufiError:
     """The domain error a caller of NuFi can act on, for a refusal of what it asked NuFi to do."""
+    # Kubernetes' own words stay whole, as a param inside NuFi's sentence.
+    said = {"status": exc.status, "message": exc.message}
     if exc.status == 404:
-        return NotFound(f"Kubernetes: {exc.message}")
+        return NotFound(code="kube.not_found", params=said)
     if exc.status == 409:
-        return Conflict(f"Kubernetes: {exc.message}", field=field)
+        return Conflict(code="kube.conflict", params=said, field=field)
     if exc.status in (400, 422):
-        return ValidationFailed(f"Kubernetes refused the object: {exc.message}", field=field)
+        return ValidationFailed(code="kube.object_refused", params=said, field=field)
     if exc.status in (401, 403):
-        return DependencyUnavailable(
-            f"Kubernetes refused NuFi's credentials (HTTP {exc.status}): {exc.message}; {_GRANT}",
-            dependency=KUBERNETES,
-        )
-    return DependencyUnavailable(
-        f"Kubernetes answered HTTP {exc.status}: {exc.message}", dependency=KUBERNETES
-    )
+        return DependencyUnavailable(code="kube.credentials_refused", params=said, dependency=KUBERNETES)
+    return DependencyUnavailable(code="kube.refused_status", params=said, dependency=KUBERNETES)
 
 
 def unavailable(method: str, path: str, exc: KubeRefused) -> DependencyUnavailable:
     """A refusal that is the cluster's fault, not the caller's: a read NuFi needed was refused."""
-    detail = f"the Kubernetes API refused {method} {path} (HTTP {exc.status}): {exc.message}"
+    said = {"method": method, "path": path, "status": exc.status, "message": exc.message}
     if exc.status in (401, 403):
-        detail += f"; {_GRANT}"
-    return DependencyUnavailable(detail, dependency=KUBERNETES)
+        return DependencyUnavailable(code="kube.read_refused_rights", params=said, dependency=KUBERNETES)
+    return DependencyUnavailable(code="kube.read_refused", params=said, dependency=KUBERNETES)
 
 
 def list_refused(host: str, path: str, exc: KubeRefused) -> DependencyUnavailable:
     """A list NuFi needed was refused; for 401/403, the right to grant, where."""
     plural = path.rsplit("/", 1)[-1]
-    detail = f"the Kubernetes API at {host} refused to list {plural} (HTTP {exc.status})"
-    if exc.message:
-        detail += f": {exc.message}"
+    said: dict[str, object] = {
+        "host": host,
+        "plural": plural,
+        "status": exc.status,
+        "said": Message("kube.said", {"message": exc.message})
+        if exc.message
+        else Message("kube.said_nothing"),
+    }
     if exc.status in (401, 403):
-        scope = "cluster-wide" if plural in ("nodes", "namespaces") else "in all namespaces"
-        if "/namespaces/" in path:
-            scope = f"in namespace {path.split('/namespaces/', 1)[1].split('/')[0]}"
-        detail += f"; grant NuFi's service account `list` on `{plural}` {scope}"
-    return DependencyUnavailable(detail, dependency=KUBERNETES)
+        return DependencyUnavailable(
+            code="kube.list_refused_rights",
+            params={**said, "scope": _list_scope(path, plural)},
+            dependency=KUBERNETES,
+        )
+    return DependencyUnavailable(code="kube.list_refused", params=said, dependency=KUBERNETES)
+
+
+def _list_scope(path: str, plural: str) -> Message:
+    """Where NuFi's service account needs the right to list `plural`."""
+    if "/namespaces/" in path:
+        return Message("kube.scope.namespace", {"namespace": path.split("/namespaces/", 1)[1].split("/")[0]})
+    if plural in ("nodes", "namespaces"):
+        return Message("kube.scope.cluster")
+    return Message("kube.scope.all_namespaces")

@@ -257,8 +257,7 @@ async def list_collection(
                 return Listed([], None)
             raise list_refused(call.host(), path, exc) from None
     raise DependencyUnavailable(
-        f"listing {plural} kept failing: the Kubernetes API expired the list while it was being read",
-        dependency=KUBERNETES,
+        code="kube.list_kept_expiring", params={"plural": plural}, dependency=KUBERNETES
     )
 
 
@@ -350,7 +349,8 @@ def _event(call: _Call, line: bytes) -> Json:
         if status.get("code") == 410:
             raise Gone(str(status.get("message") or "expired"))
         raise DependencyUnavailable(
-            f"{call.what} answered an error (code {status.get('code')}): {status.get('message')}",
+            code="kube.watch_error",
+            params={"what": call.what, "code": status.get("code"), "message": status.get("message")},
             dependency=KUBERNETES,
         )
     return dict(event)

@@ -19,7 +19,6 @@ from nufi.cluster.inventory import (
     list_bound_pods,
     list_nodes,
 )
-from nufi.cluster.kube_errors import TIMEOUT_SETTING
 from nufi.errors import DependencyUnavailable
 
 
@@ -40,11 +39,14 @@ async def list_cluster_state(cluster: ClusterGateway, *, page_size: int = PAGE_S
             nodes = group.create_task(list_nodes(cluster, page_size=page_size))
             pods = group.create_task(list_bound_pods(cluster, page_size=page_size))
     except TimeoutError as exc:
-        where = f" at {cluster.api_url}" if cluster.api_url else ""
+        if cluster.api_url:
+            raise DependencyUnavailable(
+                code="kube.lists_timed_out_at",
+                params={"host": cluster.api_url, "timeout": timeout},
+                dependency=KUBERNETES,
+            ) from exc
         raise DependencyUnavailable(
-            f"the Kubernetes API{where} did not answer the lists of nodes and pods within {timeout:g} s "
-            f"({TIMEOUT_SETTING})",
-            dependency=KUBERNETES,
+            code="kube.lists_timed_out", params={"timeout": timeout}, dependency=KUBERNETES
         ) from exc
     except ExceptionGroup as failures:
         raise _first(failures) from None
