@@ -174,8 +174,19 @@ async def test_an_admin_creates_a_project_manages_members_and_deletes_it_after_t
 
 
 async def test_admin_projects_in_korean(person: User) -> None:
-    await new_project("user")
+    project = await new_project("user")
     await open_page(person, "admin", "ko", "/admin/projects", ready="project-create")
     await person.should_see("새 프로젝트")
     await person.should_see("멤버 추가")
     await person.should_see("user")
+
+    # Refusals are worded from their codes: a bad project name and a bad username, in Korean.
+    person.find(marker="project-name").type("Not_A_Name")
+    person.find(marker="project-create").click()
+    await eventually(lambda: holds("DNS-1123 레이블이 아닙니다" in shown(person, "project-error-name")))
+    assert english_sentences(shown(person, "project-error-name")) == []
+    person.find(marker=f"add-member-{project}").type("Bad User!")
+    person.find(marker=f"add-member-button-{project}").click()
+    error = f"member-{project}-error-username"
+    await eventually(lambda: holds("사용자 이름에 쓸 수 없는 문자가 있습니다" in shown(person, error)))
+    assert english_sentences(shown(person, error)) == []
