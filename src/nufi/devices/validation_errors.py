@@ -12,18 +12,25 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from nufi.messages import Message
+from nufi.messages.validation import validation_message
+
 
 @dataclass(frozen=True)
 class FieldError:
-    """One rejected input: `field` is a dotted path such as `metrics.memory.total`."""
+    """One rejected input: `field` is a dotted path such as `metrics.memory.total`; `message` is in
+    English, `said` the same as a catalog message for a face to word in its reader's language."""
 
     field: str
     message: str
+    said: Message
 
 
 def field_errors(error: ValidationError) -> list[FieldError]:
     """The errors of a rejected document, each with the dotted path of the field at fault."""
-    return [FieldError(_dotted(item["loc"]), _message(item)) for item in error.errors()]
+    return [
+        FieldError(_dotted(item["loc"]), _message(item), validation_message(item)) for item in error.errors()
+    ]
 
 
 def _dotted(loc: Sequence[int | str]) -> str:
@@ -42,4 +49,4 @@ def _message(item: Any) -> str:
         return "this field is required"
     if kind == "extra_forbidden":
         return "this field is not part of a device type; remove it (check its spelling)"
-    return str(item["msg"])
+    return validation_message(item).text("en")

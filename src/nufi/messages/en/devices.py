@@ -83,6 +83,9 @@ TEXTS: dict[str, str] = {
         "apart (e.g. `device`, `gpu`)"
     ),
     "metric_check.unparsable": "{problem}. Fix the PromQL expression.",
+    "metric_check.unparsable_quoted": (
+        "`{expression}` is not valid PromQL; fix the expression. The parser says:"
+    ),
     "metric_check.rejected": "Prometheus rejected `{query}` ({error_type}): {error}",
     "metric_check.untried": "the expression could not be tried: {reason}",
     "metric_check.not_vector": (

@@ -83,6 +83,9 @@ TEXTS: dict[str, str] = {
         "지정하세요(예: device, gpu)"
     ),
     "metric_check.unparsable": "{problem}. PromQL 식을 고치세요.",
+    "metric_check.unparsable_quoted": (
+        "{expression}은(는) 올바른 PromQL이 아닙니다. 식을 고치세요. 파서의 메시지:"
+    ),
     "metric_check.rejected": "Prometheus가 {query}을(를) 거부했습니다({error_type}: {error})",
     "metric_check.untried": "식을 시험하지 못했습니다: {reason}",
     "metric_check.not_vector": (

@@ -22,6 +22,7 @@ from collections.abc import Mapping, MutableMapping
 
 from pydantic import ValidationError
 
+from nufi.devices.said import said_of_error
 from nufi.devices.spec import (
     GENERIC_FETCHER,
     DeviceType,
@@ -35,6 +36,7 @@ from nufi.devices.spec import (
 from nufi.devices.units import MemoryUnit
 from nufi.devices.validation_errors import field_errors
 from nufi.errors import NufiError
+from nufi.messages import Message
 from nufi.ui.parts.errors import field_of
 
 Draft = MutableMapping[str, str]
@@ -178,17 +180,17 @@ def payload_document(draft: Mapping[str, str]) -> dict[str, object]:
 class DraftErrors(Exception):
     """The draft does not make the model: per slot (None: the top), what is wrong."""
 
-    def __init__(self, errors: dict[str | None, str]) -> None:
-        super().__init__("; ".join(errors.values()))
+    def __init__(self, errors: dict[str | None, Message]) -> None:
+        super().__init__("; ".join(message.text("en") for message in errors.values()))
         self.errors = errors
 
 
 def _errors_of(error: ValidationError, prefix: str) -> DraftErrors:
-    found: dict[str | None, str] = {}
+    found: dict[str | None, Message] = {}
     for item in field_errors(error):
         field = f"{prefix}.{item.field}" if prefix and item.field else prefix or item.field
         slot = slot_of(field)
-        found.setdefault(slot, item.message)
+        found.setdefault(slot, item.said)
     return DraftErrors(found)
 
 
@@ -214,7 +216,7 @@ def create_payload(draft: Mapping[str, str]) -> DeviceTypeCreate:
         raise _errors_of(exc, "") from None
 
 
-def payload_errors(draft: Mapping[str, str], slots: tuple[str, ...]) -> dict[str | None, str]:
+def payload_errors(draft: Mapping[str, str], slots: tuple[str, ...]) -> dict[str | None, Message]:
     """What the model's validation says about the given slots alone (for a step's Next)."""
     try:
         if is_edit(draft):
@@ -226,9 +228,9 @@ def payload_errors(draft: Mapping[str, str], slots: tuple[str, ...]) -> dict[str
     return {}
 
 
-def service_errors(error: NufiError) -> dict[str | None, str]:
+def service_errors(error: NufiError) -> dict[str | None, Message]:
     """Where an error the catalog raised is shown: next to the field it names, else at the top."""
-    return {slot_of(field_of(error)): error.detail}
+    return {slot_of(field_of(error)): said_of_error(error)}
 
 
 # -- editing a stored type -------------------------------------------------------------------------------

@@ -12,8 +12,10 @@ from urllib.parse import quote
 
 from nicegui import ui
 
+from nufi.devices.said import said_of_error
 from nufi.errors import NufiError
 from nufi.logging import get_logger
+from nufi.messages import Message
 from nufi.ui import context
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.gate import Visitor
@@ -90,9 +92,11 @@ class WizardForm:
         if self.top is not None:
             self.top.clear()
 
-    def show_errors(self, errors: Mapping[str | None, str]) -> None:
-        """Each message next to its slot; at the top when the page has no such slot."""
-        for slot, message in errors.items():
+    def show_errors(self, errors: Mapping[str | None, str | Message]) -> None:
+        """Each message next to its slot; at the top when the page has no such slot. A service's
+        message is worded here, in the reader's language."""
+        for slot, said in errors.items():
+            message = said if isinstance(said, str) else self.t.message(said.code, said.params)
             label = self.errors.get(slot) if slot is not None else None
             if label is not None:
                 label.set_text(message)
@@ -156,7 +160,7 @@ class WizardForm:
         try:
             await self.draft.flush()
         except NufiError as exc:
-            self.show_errors({None: exc.detail})
+            self.show_errors({None: said_of_error(exc)})
             return False
         except Exception:
             _log.exception("saving a wizard draft failed")
@@ -175,7 +179,7 @@ class WizardForm:
         try:
             await context.services().wizard_drafts.delete(self.visitor.principal, self.draft.id)
         except NufiError as exc:
-            self.show_errors({None: exc.detail})
+            self.show_errors({None: said_of_error(exc)})
             return
         ui.navigate.to(edit_url(editing) if editing is not None else step_url(1))
 

@@ -145,7 +145,9 @@ class MetricsStep(WizardForm):
             return
         for slot in slots:
             self.results[slot].clear()
-        self.show_errors({f"labels.{name}": why for name, why in check.label_errors.items()})
+        self.show_errors(
+            {f"labels.{name}": why.message() for name, why in check.label_error_messages.items()}
+        )
         shown = [key for key in keys if key in check.results]
         if not shown:
             with self.results[RESULT_SLOT[keys[0]]]:

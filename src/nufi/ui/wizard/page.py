@@ -75,7 +75,7 @@ async def build_new(visit: Visit) -> RedirectResponse | None:
             draft_id = draft
     except NufiError as exc:
         visit.frame.returns_to(step_url(number))
-        _unavailable(exc.detail)
+        _unavailable(exc.text(visit.t.language))
         return None
     _open(visit, values, draft_id, number, missing=draft_id != draft, url=step_url)
     return None
@@ -106,7 +106,7 @@ async def build_edit(visit: Visit) -> RedirectResponse | None:
         return None
     except NufiError as exc:
         visit.frame.returns_to(DEVICES_PATH)
-        _unavailable(exc.detail)
+        _unavailable(exc.text(visit.t.language))
         return None
     url = partial(edit_url, device_type_id)
     _open(visit, values, draft_id, number, missing=draft_id != draft, url=url)

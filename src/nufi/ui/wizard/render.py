@@ -3,11 +3,13 @@ and one metric expression's series, sample, missing labels and implausible value
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 from nicegui import ui
 
 from nufi.devices.checks import MetricCheck, RegisteredType, ResourceKeyCheck
+from nufi.devices.said import Said
 from nufi.ui.i18n import Translator
 
 ERROR_CLASSES = "text-red-700 text-sm whitespace-pre-line"
@@ -38,7 +40,7 @@ def key_found(t: Translator, check: ResourceKeyCheck) -> None:
         ).classes(NOTE_CLASSES)
     else:
         ui.label(t("wizard.key.not_found")).classes(ERROR_CLASSES).mark("key-not-found")
-        ui.label(check.message).classes(ERROR_CLASSES)
+        ui.label(t.message(check.code, check.params)).classes(ERROR_CLASSES).mark("key-presence")
     if check.nodes:
         columns = [
             {"name": name, "label": t(f"wizard.column.{name}"), "field": name, "align": "left"}
@@ -53,12 +55,14 @@ def key_found(t: Translator, check: ResourceKeyCheck) -> None:
         ).mark("key-nodes")
 
 
-def key_invalid(t: Translator, detail: str, problems: Sequence[str]) -> None:
+def key_invalid(t: Translator, detail: str, problems: Sequence[Said]) -> None:
+    """Each broken rule of a resource key, worded from the catalog; `detail` (already in the reader's
+    language) when the service named none."""
     ui.label(t("wizard.key.invalid")).classes(ERROR_CLASSES).mark("key-invalid")
     if not problems:
         ui.label(detail).classes(ERROR_CLASSES)
     for problem in problems:
-        ui.label(f"• {problem}").classes(ERROR_CLASSES)
+        ui.label(f"• {t.message(problem.code, problem.params)}").classes(ERROR_CLASSES).mark("key-problem")
 
 
 def key_unreadable(t: Translator, detail: str) -> None:
@@ -69,8 +73,8 @@ def key_unreadable(t: Translator, detail: str) -> None:
 def metric_result(t: Translator, result: MetricCheck) -> None:
     """One expression's verdict: its error, "no series yet" or ✓, the series count, missing labels,
     warnings (implausible values among them), and a few sample values."""
-    if result.error is not None:
-        ui.label(result.error).classes(ERROR_CLASSES).mark("metric-error")
+    if result.error_message is not None:
+        metric_error(t, result.error_message)
     elif result.series == 0:
         # It parses and Prometheus answers, but nothing proves it measures anything yet.
         ui.label(t("wizard.test.no_series")).classes(WARNING_CLASSES).mark("metric-no-series")
@@ -81,8 +85,10 @@ def metric_result(t: Translator, result: MetricCheck) -> None:
         ui.label(t("wizard.test.missing_labels", labels=", ".join(result.missing_labels))).classes(
             ERROR_CLASSES
         ).mark("metric-missing")
-    for warning in result.warnings:
-        ui.label(f"⚠ {warning}").classes(WARNING_CLASSES).mark("metric-warning")
+    for warning in result.warning_messages:
+        ui.label(f"⚠ {t.message(warning.code, warning.params)}").classes(WARNING_CLASSES).mark(
+            "metric-warning"
+        )
     if result.sample:
         columns = [
             {"name": name, "label": t(f"wizard.column.{name}"), "field": name, "align": "left"}
@@ -109,3 +115,29 @@ def sample_value(value: float) -> str:
     if abs(value) >= 1e6 and value == value and abs(value) != float("inf"):
         return f"{value:,.0f}"
     return f"{value:.6g}"
+
+
+def metric_error(t: Translator, error: Said) -> None:
+    """An expression's error in the reader's language; the PromQL parser's own words, when that is
+    what the error quotes, only as a technical fragment in a <code> element below it."""
+    quoted = _parser_words(error)
+    if quoted is None:
+        ui.label(t.message(error.code, error.params)).classes(ERROR_CLASSES).mark("metric-error")
+        return
+    expression, reason = quoted
+    said = t.message("metric_check.unparsable_quoted", {"expression": expression})
+    ui.label(said).classes(ERROR_CLASSES).mark("metric-error")
+    ui.html(f"<code>{html.escape(reason)}</code>").classes("text-xs text-slate-600 whitespace-pre-wrap").mark(
+        "metric-parser-words"
+    )
+
+
+def _parser_words(error: Said) -> tuple[str, str] | None:
+    """The expression and the parser's message of an error that quotes the PromQL parser."""
+    problem = error.params.get("problem")
+    if error.code != "metric_check.unparsable" or not isinstance(problem, dict):
+        return None
+    params = problem.get("params") or {}
+    if problem.get("code") != "promql.syntax" or not isinstance(params, dict):
+        return None
+    return str(params.get("expression", "")), str(params.get("reason", ""))

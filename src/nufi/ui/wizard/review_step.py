@@ -6,6 +6,7 @@ from __future__ import annotations
 from nicegui import ui
 
 from nufi.devices.catalog import SaveOutcome
+from nufi.devices.said import said_of_error
 from nufi.errors import Conflict, NufiError
 from nufi.logging import get_logger
 from nufi.ui import context
@@ -166,7 +167,7 @@ class ReviewStep(MetricsStep):
         try:
             stored = await context.services().catalog.get(self.visitor.principal, editing)
         except NufiError as exc:
-            self.show_errors({None: exc.detail})
+            self.show_errors({None: said_of_error(exc)})
             return
         fresh = draft_of(stored)
         for key in [key for key in self.draft if key not in fresh]:

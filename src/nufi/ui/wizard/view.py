@@ -10,6 +10,7 @@ from functools import partial
 from nicegui import background_tasks, ui
 
 from nufi.devices.checks import registered_by
+from nufi.devices.said import Said
 from nufi.errors import NufiError, ValidationFailed
 from nufi.ui import context
 from nufi.ui.wizard import render
@@ -124,11 +125,11 @@ class WizardView(ReviewStep):
         try:
             check = await catalog.check_resource_key(self.visitor.principal, key)
         except ValidationFailed as exc:
-            problems = exc.extra.get("problems")
-            listed = [str(p) for p in problems] if isinstance(problems, list) else []
-            show = partial(render.key_invalid, self.t, exc.detail, listed)
+            problems = exc.own_params.get("problems")
+            listed = [Said.model_validate(p) for p in problems] if isinstance(problems, list) else []
+            show = partial(render.key_invalid, self.t, exc.text(self.t.language), listed)
         except NufiError as exc:
-            show = partial(render.key_unreadable, self.t, exc.detail)
+            show = partial(render.key_unreadable, self.t, exc.text(self.t.language))
         else:
             show = partial(render.key_found, self.t, check)
         if sequence != self.key_sequence or area.is_deleted:

@@ -1,0 +1,196 @@
+"""The catalog's checks and refusals are codes with params, worded in Korean or English from the
+message catalogs: no English sentence of the service reaches a Korean reader."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from datetime import datetime
+
+import pytest
+from pydantic import ValidationError
+
+from nufi.devices.checks import check_resource_key
+from nufi.devices.drafts import MAX_DRAFT_CHARS, _checked
+from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
+from nufi.devices.metric_checks import MetricsCheck, check_metrics
+from nufi.devices.plausibility import plausible_reading
+from nufi.devices.readings import DeviceReading
+from nufi.devices.spec import DeviceTypeCreate, LabelsDraft, MetricsDraft
+from nufi.devices.stored import resolve
+from nufi.errors import NotFound, NufiError, ValidationFailed
+from nufi.messages.validation import validation_message
+from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult, Sample
+from nufi.prom.errors import PrometheusTimedOut
+from nufi.prom.gateway import PrometheusGateway
+
+pytestmark = pytest.mark.unit
+
+HANGUL = re.compile("[가-힣]")
+# Words of the English sentences that must never reach a Korean reader.
+ENGLISH = re.compile(r"\b(the|is|are|has|have|not|series|label|cannot|Prometheus has)\b")
+LABELS = LabelsDraft(node="node", device="device")
+
+
+def korean(text: str) -> str:
+    assert HANGUL.search(text), text
+    assert not ENGLISH.search(text.replace("PromQL", "")), text
+    return text
+
+
+class FakePrometheus:
+    """Answers every query from one table; an exception is raised."""
+
+    def __init__(self, answer: QueryResult | Exception) -> None:
+        self.answer = answer
+
+    async def query(self, promql: str, time: datetime | float | None = None) -> QueryResult:
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+def vector(*metrics: dict[str, str], value: float = 50.0) -> QueryResult:
+    return QueryResult("vector", samples=tuple(Sample(metric=m, timestamp=1.0, value=value) for m in metrics))
+
+
+def checked(expression: str, answer: QueryResult | Exception, labels: LabelsDraft = LABELS) -> MetricsCheck:
+    metrics = MetricsDraft(utilization=expression)
+    return asyncio.run(check_metrics(labels, metrics, FakePrometheus(answer)))
+
+
+def test_a_broken_resource_key_names_each_rule_as_a_code() -> None:
+    result = asyncio.run(check_resource_key("Example.com/a/b", cluster=None))  # type: ignore[arg-type]
+    assert (result.valid, result.code) == (False, "resource_key.invalid")
+    rules = {said.code: said.params for said in result.problem_messages}
+    assert rules["resource_key.rule.extra_slash"]["slashes"] == 2
+    assert rules["resource_key.rule.prefix_syntax"]["prefix"] == "Example.com"
+    # The English stays as it was, for API callers who read it.
+    assert "contains 2 `/`" in result.message and result.problems[0] in result.message
+    said = korean(result.said.text("ko"))
+    assert "/가 2개 있습니다" in said and "소문자 DNS 서브도메인" in said
+
+
+def test_no_series_yet_is_a_warning_worded_in_each_language() -> None:
+    result = checked("nufi_nothing", vector()).results["utilization"]
+    (warning,) = result.warning_messages
+    assert (warning.code, warning.params) == ("metric_check.no_series", {"query": "nufi_nothing"})
+    assert result.warnings[0].startswith("no series yet: Prometheus has no data for `nufi_nothing`")
+    said = warning.text("ko")
+    assert said.startswith("아직 시리즈 없음: 지금 Prometheus에 nufi_nothing의 데이터가 없습니다")
+    assert "no data" not in said
+
+
+def test_a_parse_error_quotes_the_parser_inside_a_sentence_of_our_own() -> None:
+    result = checked("sum(rate(x[5m]", vector()).results["utilization"]
+    assert result.error_message is not None and result.error_message.code == "metric_check.unparsable"
+    problem = result.error_message.params["problem"]
+    assert problem["code"] == "promql.syntax" and problem["params"]["expression"] == "sum(rate(x[5m]"
+    reason = problem["params"]["reason"]
+    assert result.error is not None and reason in result.error
+    assert result.error.endswith("Fix the PromQL expression.")
+    said = result.error_message.text("ko")
+    assert said.startswith("PromQL 식 sum(rate(x[5m]을(를) 해석할 수 없습니다") and "고치세요" in said
+
+
+def test_series_without_a_label_are_an_error_with_the_counts() -> None:
+    result = checked("up", vector({"device": "d0"}, {"node": "n1", "device": "d1"})).results["utilization"]
+    assert result.error_message is not None and result.error_message.code == "metric_check.missing_labels"
+    which = result.error_message.params["which"]
+    assert which == {"code": "metric_check.label_absent", "params": {"count": 1, "total": 2, "name": "node"}}
+    assert result.error is not None and result.error.startswith("1 of 2 series have no `node` label")
+    said = result.error_message.text("ko")
+    assert said.startswith("시리즈 2개 중 1개에 node 레이블이 없습니다") and "have no" not in said
+
+
+def test_duplicate_series_use_the_plural_rule_not_a_bracketed_s() -> None:
+    twice = vector({"node": "n", "device": "d"}, {"node": "n", "device": "d"})
+    (warning,) = checked("up", twice).results["utilization"].warnings
+    assert warning.startswith("1 device has more than one series (e.g. node=n, device=d)")
+
+
+def test_bad_label_names_are_codes_per_label() -> None:
+    labels = LabelsDraft(node="node", device="node", pod="__pod")
+    check = checked("up", vector({"node": "n"}), labels)
+    assert check.label_error_messages["pod"].code == "promql.label.reserved"
+    assert check.label_error_messages["device"].code == "metric_check.labels_same"
+    assert "starts with `__`" in check.label_errors["pod"]
+    assert korean(check.label_error_messages["pod"].text("ko")).startswith("__pod은(는) __로 시작합니다")
+
+
+def test_prometheus_refusing_or_missing_is_worded_from_its_code() -> None:
+    rejected = PrometheusQueryRejected(
+        code="prometheus.query_rejected", query="up", error_type="bad_data", error="parse error at char 3"
+    )
+    result = checked("up", rejected).results["utilization"]
+    assert result.error_message is not None and result.error_message.code == "metric_check.rejected"
+    assert result.error_message.params == {
+        "query": "up",
+        "error_type": "bad_data",
+        "error": "parse error at char 3",
+    }
+    timed_out = PrometheusTimedOut(code="prometheus.timed_out", params={"url": "http://p", "seconds": 2.5})
+    result = checked("up", timed_out).results["utilization"]
+    assert (
+        result.error
+        == "the expression could not be tried: Prometheus at http://p did not answer within 2.5 s"
+    )
+    assert result.error_message is not None
+    assert (
+        result.error_message.text("ko")
+        == "식을 시험하지 못했습니다: http://p의 Prometheus가 2.5초 안에 응답하지 않았습니다"
+    )
+
+
+def test_an_unconfigured_prometheus_says_so_in_korean() -> None:
+    with pytest.raises(PrometheusUnavailable) as caught:
+        asyncio.run(PrometheusGateway(None).query("up"))
+    assert caught.value.code == "prometheus.not_configured"
+    assert korean(caught.value.text("ko")).startswith("Prometheus가 설정되지 않았습니다")
+    assert caught.value.detail.startswith("Prometheus is not configured: set NUFI_PROMETHEUS_URL")
+
+
+def test_a_saved_document_refuses_broken_promql_with_a_catalog_code() -> None:
+    with pytest.raises(ValidationError) as caught:
+        DeviceTypeCreate.model_validate(
+            {
+                "id": "npu",
+                "name": "NPU",
+                "vendor": "Example",
+                "resource_key": "example.com/npu",
+                "labels": {"node": "node", "device": "device"},
+                "metrics": {"utilization": "sum(x"},
+            }
+        )
+    (error,) = caught.value.errors()
+    assert error["type"] == "device_type.promql_unparsable"
+    message = validation_message(error)
+    assert message.text("en").endswith("(fix the PromQL expression)")
+    assert message.text("ko").startswith("PromQL 식 sum(x을(를) 해석할 수 없습니다")
+
+
+@pytest.mark.parametrize(
+    ("raise_it", "code"),
+    [
+        (lambda: resolve("no-such", None), "device_type.not_found"),
+        (lambda: _checked({"x": "y" * (MAX_DRAFT_CHARS + 1)}), "draft.too_large"),
+        (lambda: FetcherRegistry({}).get("gpu-x"), "fetcher.unknown"),
+    ],
+)
+def test_refusals_carry_a_code_and_are_worded_in_korean(raise_it: object, code: str) -> None:
+    with pytest.raises(NufiError) as caught:
+        raise_it()  # type: ignore[operator]
+    assert caught.value.code == code
+    korean(caught.value.text("ko"))
+    assert isinstance(caught.value, NotFound | ValidationFailed | UnknownFetcher)
+
+
+def test_an_implausible_reading_is_a_message_with_its_device() -> None:
+    reading = DeviceReading(node="n1", device="d0", utilization_percent=250.0)
+    _, (found,) = plausible_reading(reading)
+    assert found.said.code == "plausibility.reading" and found.why.code == "plausibility.utilization"
+    assert (
+        found.message
+        == "device d0 on node n1: utilization 250 % is outside 0 to 100 %; it is shown as not reported"
+    )
+    assert found.said.text("ko").startswith("노드 n1의 디바이스 d0: 사용률 250%가 0~100% 범위를 벗어납니다")
