@@ -142,7 +142,12 @@ async def test_deployments_list_form_errors_and_dialogs(
     table = page.get_by_test_id("deployments-table")
     await expect(table).to_contain_text("llm-chat")
     await expect(table.locator('[data-status="Ready"]').first).to_be_visible(timeout=20000)
-    await expect(table).to_contain_text(f"no node has 5 free {LPU_RESOURCE_KEY}")
+    # The Pending reason is worded from its code in the page's language.
+    short = {
+        "ko": f"{LPU_RESOURCE_KEY}이(가) 5개 남은 노드가 없습니다",
+        "en": f"no node has 5 free {LPU_RESOURCE_KEY}",
+    }
+    await expect(table).to_contain_text(short[language])
     await expect(page.get_by_test_id("dep-accelerator")).to_contain_text("HyperAccel LPU")
     await shot(page, language, "deployments")
 
@@ -156,7 +161,8 @@ async def test_deployments_list_form_errors_and_dialogs(
     # Past the form's own checks, the service's refusal lands beside the field it names.
     await page.get_by_label(t(language, "workloads.field.name")).fill("too-many")
     await page.get_by_role("button", name=t(language, "deployments.action.create")).click()
-    await expect(page.get_by_text("ask for at most 6")).to_be_visible()
+    at_most = {"ko": "최대 6개까지 요청하세요", "en": "ask for at most 6"}
+    await expect(page.get_by_text(at_most[language])).to_be_visible()
     await shot(page, language, "deployments-error-count")
 
     await table.get_by_role("button", name=t(language, "deployments.action.scale")).first.click()
@@ -184,7 +190,8 @@ async def test_labs_list_and_form(world: World, browser: Browser, language: str)
 
     await page.get_by_label(t(language, "workloads.field.name")).fill("9lab")
     await page.get_by_role("button", name=t(language, "labs.action.create")).click()
-    await expect(page.get_by_text("must start with a letter")).to_be_visible()
+    letter = {"ko": "영문자로 시작해야 합니다", "en": "must start with a letter"}
+    await expect(page.get_by_text(letter[language])).to_be_visible()
     await shot(page, language, "labs-error")
     await page.context.close()
 
