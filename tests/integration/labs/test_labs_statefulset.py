@@ -269,6 +269,16 @@ async def test_a_lab_asking_more_than_is_free_is_pending_in_the_accelerators_wor
 
     lab = present(await until(pending, within=20))
     assert lab["reason"] == f"no node has 5 free {LPU}: lpu-node-1 has 0; lpu-node-2 has 4"
+    reason = lab["reason_message"]
+    assert (reason["code"], reason["params"]["count"], reason["params"]["resource_key"]) == (
+        "workload.pending.no_free",
+        5,
+        LPU,
+    )
+    assert [figure["params"] for figure in reason["params"]["figures"]] == [
+        {"node": "lpu-node-1", "count": 0},
+        {"node": "lpu-node-2", "count": 4},
+    ]
 
 
 async def test_a_device_type_a_lab_uses_cannot_be_deleted(
