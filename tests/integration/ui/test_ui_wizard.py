@@ -118,7 +118,9 @@ async def test_broken_promql_is_shown_under_its_expression(live: User) -> None:
     live.find(marker="labels.device").type("device")
     live.find(marker="metrics.utilization").type("sum(rate(x[5m]")
     live.find(marker="test-metrics.utilization").click()
-    await eventually(sees(live, "result-metrics.utilization", "Fix the PromQL expression"), within=15)
+    await eventually(
+        sees(live, "result-metrics.utilization", "is not valid PromQL; fix the expression"), within=15
+    )
     # Next holds the same rule: the step does not change.
     live.find(marker="wizard-forward").click()
     await eventually(sees(live, "error-metrics.utilization", "fix the PromQL expression"), within=5)
