@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nufi.messages import Message
+
 
 def token_audiences(claims: Mapping[str, Any]) -> list[str]:
     """The `aud` claim as a list, whether the token carries a string, a list or nothing."""
@@ -27,13 +29,13 @@ def audience_matches(claims: Mapping[str, Any], audience: str | None) -> bool:
     return audience in token_audiences(claims) or claims.get("azp") == audience
 
 
-def audience_mismatch_detail(claims: Mapping[str, Any], audience: str) -> str:
+def audience_mismatch(claims: Mapping[str, Any], audience: str) -> dict[str, object]:
+    """The params of `auth.audience_mismatch`: the audience wanted and what the token names instead."""
     aud = token_audiences(claims)
     azp = claims.get("azp")
-    shown_aud = ", ".join(repr(a) for a in aud) if aud else "none"
-    shown_azp = repr(azp) if isinstance(azp, str) else "none"
-    return (
-        f"token is not meant for NuFi: audience {audience!r} is neither in aud ({shown_aud}) "
-        f"nor the authorized party azp ({shown_azp}); request a token for that client, or add an "
-        "audience mapper in the identity provider"
-    )
+    none = Message("auth.none")
+    return {
+        "audience": audience,
+        "aud": ", ".join(repr(a) for a in aud) if aud else none,
+        "azp": repr(azp) if isinstance(azp, str) else none,
+    }

@@ -8,11 +8,10 @@ from nufi.auth.errors import AmbiguousCredentials, InvalidToken
 from nufi.auth.principal import Principal
 from nufi.auth.verifier import TokenVerifier
 from nufi.errors import Unauthorized
+from nufi.messages import render
 
-NOT_CONFIGURED = (
-    "authentication is not configured: set NUFI_OIDC_ISSUER to the OIDC issuer, e.g. "
-    "https://keycloak.example.com/realms/super-llm; until then no request can be authenticated"
-)
+# In English, for logs and start-up messages; a caller gets `auth.not_configured` in its language.
+NOT_CONFIGURED = render("en", "auth.not_configured")
 # Far above any real access token; refusing early keeps junk away from the JWT parser.
 MAX_TOKEN_LENGTH = 16 * 1024
 
@@ -24,20 +23,17 @@ def bearer_token(authorization: str | None) -> str:
     credentials are empty or not token-shaped.
     """
     if authorization is None or not authorization.strip():
-        raise Unauthorized("missing bearer token: send 'Authorization: Bearer <access token>'")
+        raise Unauthorized(code="auth.bearer_missing")
     scheme, _, credentials = authorization.strip().partition(" ")
     if scheme.lower() != "bearer":
-        raise Unauthorized(
-            f"the Authorization header uses the {scheme[:20]!r} scheme; NuFi expects "
-            "'Authorization: Bearer <access token>'"
-        )
+        raise Unauthorized(code="auth.scheme_wrong", params={"scheme": scheme[:20]})
     token = credentials.strip()
     if not token:
-        raise InvalidToken("the Authorization header says Bearer but carries no token")
+        raise InvalidToken(code="auth.bearer_empty")
     if len(token) > MAX_TOKEN_LENGTH:
-        raise InvalidToken(f"the bearer token is longer than {MAX_TOKEN_LENGTH} characters")
+        raise InvalidToken(code="auth.token_too_long", params={"max": MAX_TOKEN_LENGTH})
     if not _is_token68(token):
-        raise InvalidToken("the bearer token contains characters a JWT never has")
+        raise InvalidToken(code="auth.token_bad_characters")
     return token
 
 
@@ -54,10 +50,7 @@ def single_authorization(values: Sequence[str]) -> str | None:
     accepting whichever comes first would let a token hide behind another.
     """
     if len(values) > 1:
-        raise AmbiguousCredentials(
-            f"the request carries {len(values)} Authorization headers; send exactly one: "
-            "'Authorization: Bearer <access token>'"
-        )
+        raise AmbiguousCredentials(code="auth.headers_ambiguous", params={"count": len(values)})
     return values[0] if values else None
 
 
@@ -76,5 +69,5 @@ async def authenticate(
         else single_authorization(authorization)
     )
     if verifier is None:
-        raise Unauthorized(NOT_CONFIGURED)
+        raise Unauthorized(code="auth.not_configured")
     return await verifier.verify(bearer_token(header))

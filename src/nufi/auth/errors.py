@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from nufi.errors import DependencyUnavailable, NufiError, Unauthorized
 
 IDENTITY_PROVIDER = "identity-provider"
@@ -32,8 +34,8 @@ class IdentityProviderUnavailable(DependencyUnavailable):
     type = "identity-provider-unavailable"
     title = "Identity provider unavailable"
 
-    def __init__(self, detail: str) -> None:
-        super().__init__(detail, dependency=IDENTITY_PROVIDER)
+    def __init__(self, *, code: str, params: Mapping[str, object] | None = None) -> None:
+        super().__init__(code=code, params=params, dependency=IDENTITY_PROVIDER)
 
 
 def bearer_challenge(error: Unauthorized) -> str:

@@ -34,10 +34,7 @@ def signing_keys(jwks: Mapping[str, Any]) -> dict[str, RSAPublicKey]:
     """
     keys = jwks.get("keys")
     if not isinstance(keys, list):
-        raise IdentityProviderUnavailable(
-            "the identity provider's JWKS has no 'keys' list; check that NUFI_OIDC_ISSUER names an "
-            "OpenID Connect issuer"
-        )
+        raise IdentityProviderUnavailable(code="idp.jwks_no_keys")
     found: dict[str, RSAPublicKey] = {}
     for jwk in keys:
         if not isinstance(jwk, Mapping) or not _is_rs256_signing_key(jwk):
@@ -108,7 +105,7 @@ class JwksCache:
         if self._keys is None:
             if not self._may_refresh() and self._last_error is not None:
                 # Backing off: the last attempt failed a moment ago, so this one would too.
-                raise IdentityProviderUnavailable(self._last_error.detail)
+                raise self._last_error
             await self._refresh()
         elif self._clock() - self._fetched_at >= self._max_age and self._may_refresh():
             try:
@@ -138,7 +135,7 @@ class JwksCache:
                 # A fetch finished while this caller waited for the lock: share its outcome
                 # instead of queueing one more request behind an issuer that may be down.
                 if self._last_error is not None:
-                    raise IdentityProviderUnavailable(self._last_error.detail)
+                    raise self._last_error
                 return
             try:
                 keys = signing_keys(await self._fetch())

@@ -10,6 +10,7 @@ import httpx
 
 from nufi.auth.errors import IdentityProviderUnavailable
 from nufi.logging import get_logger
+from nufi.messages import Message
 
 DISCOVERY_PATH = "/.well-known/openid-configuration"
 
@@ -53,28 +54,23 @@ class OidcProvider:
         except TimeoutError:
             self._jwks_uri = None
             raise IdentityProviderUnavailable(
-                f"the identity provider at {self.issuer} did not answer within "
-                f"{self.timeout_seconds:g} s (NUFI_OIDC_TIMEOUT_SECONDS); check that it is running"
+                code="idp.timed_out", params={"issuer": self.issuer, "seconds": self.timeout_seconds}
             ) from None
 
     async def _fetch_jwks(self) -> Mapping[str, Any]:
         if self._jwks_uri is None:
             self._jwks_uri = await self._discover()
         try:
-            return await self._get_json(self._jwks_uri, "key set (JWKS)")
+            return await self._get_json(self._jwks_uri, Message("idp.what.jwks"))
         except IdentityProviderUnavailable:
             self._jwks_uri = None
             raise
 
     async def _discover(self) -> str:
-        document = await self._get_json(self.discovery_url, "discovery document")
+        document = await self._get_json(self.discovery_url, Message("idp.what.discovery"))
         jwks_uri = document.get("jwks_uri")
         if not isinstance(jwks_uri, str) or not jwks_uri:
-            raise IdentityProviderUnavailable(
-                f"the discovery document at {self.discovery_url} has no jwks_uri; check that "
-                "NUFI_OIDC_ISSUER names an OpenID Connect issuer such as "
-                "https://keycloak.example.com/realms/super-llm"
-            )
+            raise IdentityProviderUnavailable(code="idp.no_jwks_uri", params={"url": self.discovery_url})
         advertised = document.get("issuer")
         if advertised != self.issuer:
             # Tokens carry the issuer the provider believes it has; if that differs from the
@@ -87,26 +83,22 @@ class OidcProvider:
             )
         return jwks_uri
 
-    async def _get_json(self, url: str, what: str) -> dict[str, Any]:
+    async def _get_json(self, url: str, what: Message) -> dict[str, Any]:
         try:
             response = await self._client.get(url)
         except httpx.HTTPError as exc:
             reason = str(exc) or type(exc).__name__
             raise IdentityProviderUnavailable(
-                f"cannot fetch the identity provider's {what} from {url}: {reason}. "
-                "Check NUFI_OIDC_ISSUER and that the identity provider is running"
+                code="idp.fetch_failed", params={"what": what, "url": url, "reason": reason}
             ) from exc
         if response.status_code != 200:
             raise IdentityProviderUnavailable(
-                f"the identity provider answered HTTP {response.status_code} for its {what} at {url}; "
-                "check NUFI_OIDC_ISSUER (for Keycloak: https://<host>/realms/<realm>)"
+                code="idp.http_status", params={"status": response.status_code, "what": what, "url": url}
             )
         try:
             body = response.json()
         except ValueError:
             body = None
         if not isinstance(body, dict):
-            raise IdentityProviderUnavailable(
-                f"the identity provider's {what} at {url} is not a JSON object; check NUFI_OIDC_ISSUER"
-            )
+            raise IdentityProviderUnavailable(code="idp.not_json", params={"what": what, "url": url})
         return body

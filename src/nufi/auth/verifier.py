@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import jwt
 
-from nufi.auth.audience import audience_matches, audience_mismatch_detail
+from nufi.auth.audience import audience_matches, audience_mismatch
 from nufi.auth.errors import InvalidToken
 from nufi.auth.jwks import SIGNING_ALGORITHM, JwksCache
 from nufi.auth.principal import DEFAULT_ADMIN_ROLE, Principal, principal_from_claims
@@ -101,32 +101,27 @@ class TokenVerifier:
         alg = header.get("alg")
         if alg != SIGNING_ALGORITHM:
             raise InvalidToken(
-                f"token algorithm {alg!r} is not accepted; NuFi accepts {SIGNING_ALGORITHM}-signed "
-                "access tokens from its identity provider only"
+                code="auth.token_algorithm", params={"alg": alg, "accepted": SIGNING_ALGORITHM}
             )
         kid = header.get("kid")
         if not isinstance(kid, str) or not kid:
-            raise InvalidToken(
-                "token header names no signing key (kid); send an access token from the issuer"
-            )
+            raise InvalidToken(code="auth.token_no_kid")
         # Checked before the keys are looked at, so a foreign token gets the useful answer and
         # does not make NuFi refetch keys.
         issuer = unverified.get("iss")
         if issuer != self.issuer:
-            raise InvalidToken(f"issuer mismatch: expected {self.issuer!r}, got {issuer!r}")
+            raise InvalidToken(code="auth.issuer_mismatch", params={"expected": self.issuer, "got": issuer})
         key = await self.keys.key(kid)
         if key is None:
-            raise InvalidToken(
-                f"token signed by an unknown key (kid {kid!r}): {self.issuer} does not publish it"
-            )
+            raise InvalidToken(code="auth.token_unknown_key", params={"kid": kid, "issuer": self.issuer})
         claims = self._decode(token, key, unverified)
         self._check_type(claims)
         if not audience_matches(claims, self.audience):
             assert self.audience is not None
-            raise InvalidToken(audience_mismatch_detail(claims, self.audience))
+            raise InvalidToken(code="auth.audience_mismatch", params=audience_mismatch(claims, self.audience))
         principal = principal_from_claims(claims, admin_role=self.admin_role, role_client=self.role_client)
         if not principal.username:
-            raise InvalidToken("token names no user: it has neither 'sub' nor 'preferred_username'")
+            raise InvalidToken(code="auth.token_no_user")
         return principal
 
     def _decode(self, token: str, key: Any, unverified: Mapping[str, Any]) -> dict[str, Any]:
@@ -140,30 +135,30 @@ class TokenVerifier:
                 options={"require": ["exp", "iss"], "verify_aud": False},
             )
         except jwt.ExpiredSignatureError:
-            raise InvalidToken(f"token expired{_when(unverified.get('exp'))}; sign in again") from None
+            at = _when(unverified.get("exp"))
+            if at is None:
+                raise InvalidToken(code="auth.token_expired") from None
+            raise InvalidToken(code="auth.token_expired_at", params={"at": at}) from None
         except jwt.ImmatureSignatureError:
-            raise InvalidToken(
-                "token not yet valid (nbf or iat lies in the future); check the clocks of NuFi and "
-                "the identity provider"
-            ) from None
+            raise InvalidToken(code="auth.token_not_yet_valid") from None
         except jwt.InvalidSignatureError:
-            raise InvalidToken("token signature is invalid: the token was altered or forged") from None
+            raise InvalidToken(code="auth.token_signature_invalid") from None
         except jwt.MissingRequiredClaimError as exc:
-            raise InvalidToken(f"token lacks the required {exc.claim!r} claim") from None
+            raise InvalidToken(code="auth.token_claim_missing", params={"claim": exc.claim}) from None
         except jwt.InvalidIssuerError:
-            raise InvalidToken(f"issuer mismatch: expected {self.issuer!r}") from None
+            raise InvalidToken(
+                code="auth.issuer_mismatch_expected", params={"expected": self.issuer}
+            ) from None
         except jwt.PyJWTError as exc:
-            raise InvalidToken(f"token is invalid: {exc}") from None
+            # PyJWT's own words for the fault, shown verbatim inside the sentence.
+            raise InvalidToken(code="auth.token_invalid", params={"reason": str(exc)}) from None
         return claims
 
     @staticmethod
     def _check_type(claims: Mapping[str, Any]) -> None:
         typ = claims.get("typ")
         if typ is not None and (not isinstance(typ, str) or typ.lower() != _ACCESS_TOKEN_TYPE):
-            raise InvalidToken(
-                f"token type {typ!r} is not an access token; send the access_token, not an ID or "
-                "refresh token"
-            )
+            raise InvalidToken(code="auth.token_type", params={"typ": typ})
 
 
 def _peek(token: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -172,18 +167,16 @@ def _peek(token: str) -> tuple[dict[str, Any], dict[str, Any]]:
         header = jwt.get_unverified_header(token)
         claims = jwt.decode(token, options={"verify_signature": False})
     except (jwt.PyJWTError, ValueError, TypeError):
-        raise InvalidToken(
-            "token is malformed: expected a signed JWT (three base64url parts separated by dots)"
-        ) from None
+        raise InvalidToken(code="auth.token_malformed") from None
     if not isinstance(claims, dict):
-        raise InvalidToken("token is malformed: its payload is not a JSON object")
+        raise InvalidToken(code="auth.token_payload_not_object")
     return header, claims
 
 
-def _when(exp: object) -> str:
+def _when(exp: object) -> str | None:
     if isinstance(exp, int | float) and not isinstance(exp, bool):
         try:
-            return " at " + datetime.fromtimestamp(exp, tz=UTC).isoformat().replace("+00:00", "Z")
+            return datetime.fromtimestamp(exp, tz=UTC).isoformat().replace("+00:00", "Z")
         except (OverflowError, OSError, ValueError):
-            return ""
-    return ""
+            return None
+    return None

@@ -25,20 +25,22 @@ from nufi.auth.verifier import TokenVerifier
 from nufi.auth.web_login import PendingLogin
 from nufi.auth.web_tokens import TokenSet
 from nufi.errors import Unauthorized
+from nufi.messages import Message
 
 SCOPE = "openid profile email"
 # Endpoints rarely move; an hour bounds how long a moved one is missed. A failure forgets them.
 METADATA_MAX_AGE_SECONDS = 3600.0
 # An answer without expires_in: assume the short lifetime Keycloak gives by default.
 DEFAULT_EXPIRES_IN = 300
+_DISCOVERY = Message("idp.what.discovery")
 
 
 class IssuerRefused(Unauthorized):
     """The issuer answered, and said no: a code or refresh token it does not (any longer) accept,
     or a token NuFi cannot accept. The sign-in or session is over; signing in again is the fix."""
 
-    def __init__(self, detail: str, *, error: str = "") -> None:
-        super().__init__(detail)
+    def __init__(self, *, code: str, params: Mapping[str, object] | None = None, error: str = "") -> None:
+        super().__init__(code=code, params=params)
         self.error = error
 
 
@@ -107,16 +109,16 @@ class DashboardClient:
             }
         )
         if tokens.id_token is None:
-            raise IssuerRefused("the identity provider answered without an ID token (scope openid)")
+            raise IssuerRefused(code="issuer.no_id_token")
         identity = await self._check_id_token(tokens.id_token, nonce=login.nonce)
         principal = await self.principal(tokens)
         if identity.get("sub") != principal.subject:
-            raise IssuerRefused("the ID token and the access token name different users")
+            raise IssuerRefused(code="issuer.users_differ")
         return tokens, principal
 
     async def refresh(self, tokens: TokenSet) -> TokenSet:
         if tokens.refresh_token is None:
-            raise IssuerRefused("the session has no refresh token; sign in again")
+            raise IssuerRefused(code="issuer.no_refresh_token")
         fresh = await self._token_request(
             {"grant_type": "refresh_token", "refresh_token": tokens.refresh_token}
         )
@@ -151,10 +153,7 @@ class DashboardClient:
         authorization = document.get("authorization_endpoint")
         token = document.get("token_endpoint")
         if not isinstance(authorization, str) or not isinstance(token, str):
-            raise IdentityProviderUnavailable(
-                f"the discovery document of {self.issuer} names no authorization_endpoint or "
-                "token_endpoint; check NUFI_OIDC_ISSUER"
-            )
+            raise IdentityProviderUnavailable(code="idp.no_endpoints", params={"issuer": self.issuer})
         end_session = document.get("end_session_endpoint")
         self._metadata = ProviderMetadata(
             authorization, token, end_session if isinstance(end_session, str) else None
@@ -167,7 +166,7 @@ class DashboardClient:
         body = await self._bounded(self._post_token(metadata.token_endpoint, form))
         access = body.get("access_token")
         if not isinstance(access, str) or not access:
-            raise IssuerRefused("the identity provider's token answer carries no access_token")
+            raise IssuerRefused(code="issuer.no_access_token")
         expires_in = body.get("expires_in", DEFAULT_EXPIRES_IN)
         if not isinstance(expires_in, int | float) or isinstance(expires_in, bool):
             expires_in = DEFAULT_EXPIRES_IN
@@ -191,20 +190,23 @@ class DashboardClient:
         except httpx.HTTPError as exc:
             self._metadata = None
             raise IdentityProviderUnavailable(
-                f"cannot reach the identity provider's token endpoint {url}: {str(exc) or type(exc).__name__}"
+                code="idp.token_unreachable", params={"url": url, "reason": str(exc) or type(exc).__name__}
             ) from exc
         body = _json_object(response)
         if response.status_code >= 500 or body is None:
             self._metadata = None
             raise IdentityProviderUnavailable(
-                f"the identity provider's token endpoint {url} answered HTTP {response.status_code}"
+                code="idp.token_status", params={"url": url, "status": response.status_code}
             )
         if response.status_code != 200:
             error = str(body.get("error", ""))
             description = str(body.get("error_description", "")) or error or f"HTTP {response.status_code}"
+            # The issuer's own description of the refusal, shown verbatim inside the sentence.
             if error == "invalid_client":
-                description += "; check NUFI_OIDC_CLIENT_ID and NUFI_OIDC_CLIENT_SECRET"
-            raise IssuerRefused(f"the identity provider refused: {description}", error=error)
+                raise IssuerRefused(
+                    code="issuer.refused_client", params={"description": description}, error=error
+                )
+            raise IssuerRefused(code="issuer.refused", params={"description": description}, error=error)
         return body
 
     async def _get_json(self, url: str) -> dict[str, Any]:
@@ -212,14 +214,14 @@ class DashboardClient:
             response = await self._client.get(url)
         except httpx.HTTPError as exc:
             raise IdentityProviderUnavailable(
-                f"cannot fetch the identity provider's discovery document from {url}: "
-                f"{str(exc) or type(exc).__name__}. Check NUFI_OIDC_ISSUER and that it is running"
+                code="idp.fetch_failed",
+                params={"what": _DISCOVERY, "url": url, "reason": str(exc) or type(exc).__name__},
             ) from exc
         body = _json_object(response)
         if response.status_code != 200 or body is None:
             raise IdentityProviderUnavailable(
-                f"the identity provider answered HTTP {response.status_code} for its discovery "
-                f"document at {url}"
+                code="idp.http_status",
+                params={"status": response.status_code, "what": _DISCOVERY, "url": url},
             )
         return body
 
@@ -231,8 +233,7 @@ class DashboardClient:
         except TimeoutError:
             self._metadata = None
             raise IdentityProviderUnavailable(
-                f"the identity provider at {self.issuer} did not answer within {self.timeout_seconds:g} s "
-                "(NUFI_OIDC_TIMEOUT_SECONDS)"
+                code="idp.timed_out", params={"issuer": self.issuer, "seconds": self.timeout_seconds}
             ) from None
 
     async def _check_id_token(self, id_token: str, *, nonce: str) -> Mapping[str, Any]:
@@ -241,10 +242,10 @@ class DashboardClient:
         try:
             kid = jwt.get_unverified_header(id_token).get("kid")
         except jwt.PyJWTError:
-            raise IssuerRefused("the ID token is malformed") from None
+            raise IssuerRefused(code="issuer.id_token_malformed") from None
         key = await self.verifier.keys.key(kid) if isinstance(kid, str) else None
         if key is None:
-            raise IssuerRefused("the ID token is signed by a key the issuer does not publish")
+            raise IssuerRefused(code="issuer.id_token_unknown_key")
         try:
             claims: dict[str, Any] = jwt.decode(
                 id_token,
@@ -256,9 +257,9 @@ class DashboardClient:
                 options={"require": ["exp", "iss", "aud", "sub"]},
             )
         except jwt.PyJWTError as exc:
-            raise IssuerRefused(f"the ID token does not hold up: {exc}") from None
+            raise IssuerRefused(code="issuer.id_token_invalid", params={"reason": str(exc)}) from None
         if claims.get("nonce") != nonce:
-            raise IssuerRefused("the ID token belongs to another sign-in (nonce mismatch)")
+            raise IssuerRefused(code="issuer.nonce_mismatch")
         return claims
 
 

@@ -92,7 +92,7 @@ async def login(request: Request, next_path: Annotated[str | None, Query(alias="
     try:
         url, sealed = await sessions.begin(redirect_uri=base + CALLBACK_PATH, next_path=target)
     except IdentityProviderUnavailable as exc:
-        return _unreachable_page(language_of(request), exc.detail, next_path=target)
+        return _unreachable_page(language_of(request), exc.text(language_of(request)), next_path=target)
     response = RedirectResponse(url, status_code=302, headers=_NO_STORE)
     response.set_cookie(
         LOGIN_COOKIE,
@@ -118,7 +118,9 @@ async def callback(request: Request) -> Response:
     try:
         new = await sessions.finish(request.query_params["code"], pending)
     except IdentityProviderUnavailable as exc:
-        return _callback_page(request, _unreachable_page(language, exc.detail, next_path=pending.next_path))
+        return _callback_page(
+            request, _unreachable_page(language, exc.text(language), next_path=pending.next_path)
+        )
     except (IssuerRefused, InvalidToken) as exc:
         refused = _page(
             language,
@@ -126,7 +128,7 @@ async def callback(request: Request) -> Response:
             text(language, "signin.refused.message"),
             401,
             next_path=pending.next_path,
-            detail=exc.detail,
+            detail=exc.text(language),
         )
         return _callback_page(request, refused)
     response = RedirectResponse(pending.next_path, status_code=303, headers=_NO_STORE)

@@ -46,7 +46,7 @@ class KeyServer:
         self.calls += 1
         await asyncio.sleep(0.01)  # a network round trip: lets concurrent callers pile up
         if self.failure is not None:
-            raise IdentityProviderUnavailable(self.failure.detail)
+            raise IdentityProviderUnavailable(code=self.failure.code, params=self.failure.own_params)
         return {"keys": list(self.keys)}
 
 

@@ -103,10 +103,19 @@ async def test_admin_routes_are_403_for_users_and_open_to_admins(
         as_user = await client.get("/test/admin-only", headers=bearer(user_token))
         as_admin = await client.get("/test/admin-only", headers=bearer(tokens.sign()))
         anonymous = await client.get("/test/admin-only")
+        korean = await client.get("/test/admin-only", headers={**bearer(user_token), "Accept-Language": "ko"})
     assert as_user.status_code == 403
     assert as_user.headers["content-type"] == PROBLEM
     assert "www-authenticate" not in as_user.headers
     assert "requires role nufi-admin" in as_user.json()["detail"]
+    told = korean.json()
+    assert (told["title"], told["code"]) == ("권한 없음", "auth.role_required")
+    assert told["params"] | {"request_id": None} == {
+        "required_role": "nufi-admin",
+        "user": "uma",
+        "request_id": None,
+    }
+    assert told["detail"].startswith("nufi-admin 역할이 필요합니다. 사용자 'uma'에게는 이 역할이 없습니다")
     assert as_admin.status_code == 200
     assert as_admin.json() == {"admin": "ada"}
     assert anonymous.status_code == 401
@@ -115,13 +124,16 @@ async def test_admin_routes_are_403_for_users_and_open_to_admins(
 async def test_an_unreachable_identity_provider_is_a_503(
     verifier: TokenVerifier, tokens: TokenFactory, key_server: KeyServer
 ) -> None:
-    key_server.failure = IdentityProviderUnavailable("cannot fetch the identity provider's key set from x")
+    key_server.failure = IdentityProviderUnavailable(
+        code="idp.timed_out", params={"issuer": "https://idp", "seconds": 5}
+    )
     async with serving(verifier) as client:
         response = await client.get("/api/v1/me", headers=bearer(tokens.sign()))
     assert response.status_code == 503
     body = response.json()
     assert body["type"] == "identity-provider-unavailable"
     assert body["dependency"] == "identity-provider"
+    assert (body["code"], body["params"]["seconds"]) == ("idp.timed_out", 5)
     assert "www-authenticate" not in response.headers
 
 

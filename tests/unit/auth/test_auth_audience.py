@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from nufi.auth import audience_matches
-from nufi.auth.audience import audience_mismatch_detail
+from nufi.auth.audience import audience_mismatch
+from nufi.messages import render
 
 
 @pytest.mark.parametrize(
@@ -35,8 +36,12 @@ def test_without_a_configured_audience_every_token_passes(claims: dict[str, Any]
 
 
 def test_mismatch_detail_names_the_audience_and_what_the_token_carried() -> None:
-    detail = audience_mismatch_detail({"aud": ["account"], "azp": "nufi-cli"}, "nufi")
+    detail = render(
+        "en", "auth.audience_mismatch", audience_mismatch({"aud": ["account"], "azp": "nufi-cli"}, "nufi")
+    )
     assert "'nufi'" in detail
     assert "'account'" in detail
     assert "'nufi-cli'" in detail
-    assert "none" in audience_mismatch_detail({}, "nufi")
+    assert "aud (none)" in render("en", "auth.audience_mismatch", audience_mismatch({}, "nufi"))
+    korean = render("ko", "auth.audience_mismatch", audience_mismatch({}, "nufi"))
+    assert "aud(없음)" in korean and "azp(없음)" in korean and "none" not in korean

@@ -235,7 +235,9 @@ async def test_unknown_kids_while_the_issuer_is_down_are_401s_and_cost_one_fetch
     verifier: TokenVerifier, tokens: TokenFactory, key_server: KeyServer, clock: FakeClock
 ) -> None:
     await verifier.verify(tokens.sign())
-    key_server.failure = IdentityProviderUnavailable("the identity provider is down")
+    key_server.failure = IdentityProviderUnavailable(
+        code="idp.timed_out", params={"issuer": "https://idp", "seconds": 5}
+    )
     clock.advance(11)
     strangers = [tokens.sign(key=new_key(f"junk-{n}")) for n in range(50)]
     for _ in range(20):
@@ -260,7 +262,9 @@ async def test_concurrent_requests_share_one_fetch(
 async def test_an_unreachable_issuer_is_a_503_not_a_401(
     verifier: TokenVerifier, tokens: TokenFactory, key_server: KeyServer, clock: FakeClock
 ) -> None:
-    key_server.failure = IdentityProviderUnavailable("cannot fetch the identity provider's key set")
+    key_server.failure = IdentityProviderUnavailable(
+        code="idp.timed_out", params={"issuer": "https://idp", "seconds": 5}
+    )
     results = await asyncio.gather(
         *(verifier.verify(tokens.sign()) for _ in range(5)), return_exceptions=True
     )
@@ -277,7 +281,9 @@ async def test_old_keys_are_refreshed_and_kept_if_the_refresh_fails(
     verifier = TokenVerifier(issuer=ISSUER, keys=JwksCache(key_server, max_age=300, clock=clock))
     await verifier.verify(tokens.sign())
     clock.advance(301)
-    key_server.failure = IdentityProviderUnavailable("down for a restart")
+    key_server.failure = IdentityProviderUnavailable(
+        code="idp.timed_out", params={"issuer": "https://idp", "seconds": 5}
+    )
     assert (await verifier.verify(tokens.sign())).username == "ada"
     assert key_server.calls == 2
     # Once the issuer answers again, a key it withdrew stops being accepted.

@@ -81,9 +81,11 @@ class StandInIssuer(DashboardClient):
     async def refresh(self, tokens: TokenSet) -> TokenSet:
         await asyncio.sleep(0)  # lets concurrent callers pile up behind the lock
         if self.outage:
-            raise IdentityProviderUnavailable("down")
+            raise IdentityProviderUnavailable(code="idp.token_status", params={"url": "x", "status": 502})
         if self.refusal:
-            raise IssuerRefused("Session not active", error="invalid_grant")
+            raise IssuerRefused(
+                code="issuer.refused", params={"description": "Session not active"}, error="invalid_grant"
+            )
         self.refreshes += 1
         return tokens.refreshed(replace(self.tokens(), refresh_token=None, id_token=None))
 

@@ -28,11 +28,6 @@ NOT_YET_WORDED: frozenset[str] = frozenset(
     {
         "src/nufi/api/lab_proxy.py",
         "src/nufi/api/lab_signin.py",
-        "src/nufi/auth/bearer.py",
-        "src/nufi/auth/errors.py",
-        "src/nufi/auth/policy.py",
-        "src/nufi/auth/verifier.py",
-        "src/nufi/auth/web_oidc.py",
         "src/nufi/config.py",
         "src/nufi/db/device_types.py",
         "src/nufi/db/engine.py",
