@@ -41,7 +41,7 @@ class EnvVar(_Strict):
     @field_validator("name")
     @classmethod
     def _env_name(cls, value: str) -> str:
-        return _as_value_error(check_env_name, value, "name")
+        return _as_custom_error(check_env_name, value, "name")
 
 
 class ComputeResources(_Strict):
@@ -82,7 +82,7 @@ class DeploymentCreate(_Strict):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        return _as_value_error(check_name, value, "name")
+        return _as_custom_error(check_name, value, "name")
 
     @field_validator("image")
     @classmethod
@@ -196,7 +196,7 @@ def service_manifest(project: str, request: DeploymentCreate, placement: Placeme
     }
 
 
-def _as_value_error(check: Any, value: str, field: str) -> str:
+def _as_custom_error(check: Any, value: str, field: str) -> str:
     # Inside a pydantic model the field's place is pydantic's to name: hand it the check's code, so
     # the API and the dashboard word it from the catalog like any other validation error.
     try:
