@@ -98,6 +98,28 @@ async def test_a_member_sees_the_projects_deployments_and_why_one_waits(person: 
     )
 
 
+async def test_a_pod_the_scheduler_turns_away_for_another_reason_is_told_in_korean(person: User) -> None:
+    # One LPU is free on both nodes, but no node has 500 CPUs: the scheduler's words decide.
+    project = await new_project("user")
+    request = DeploymentCreate.model_validate(
+        {
+            "name": "greedy",
+            "image": "nufi-mock:inference",
+            "accelerator": {"device_type": "lpu", "count": 1},
+            "resources": {"cpu": "500"},
+        }
+    )
+    await services().deployments.create(USER, project, request)
+    await open_page(person, "user", "ko", f"/deployments?project={project}")
+    row = await row_becomes(person, "greedy", status="Pending", status_text="대기 중")
+    reason, source = row["reason"], row["reason_source"]
+    assert reason.startswith(f"노드 2개(lpu-node-1, lpu-node-2)에 {LPU}이(가) 1개 남아 있지만"), reason
+    assert "스케줄러: 노드 " in reason and "cpu 부족(노드 " in reason, reason
+    assert english_sentences(reason) == []
+    # Kubernetes' own words are kept for the tooltip, not shown in the sentence.
+    assert "nodes are available" in source and "Insufficient cpu" in source, source
+
+
 async def test_a_deployment_created_from_the_form_lands_with_the_chosen_accelerator(person: User) -> None:
     project = await new_project("user")
     await open_page(person, "user", "en", f"/deployments?project={project}")
