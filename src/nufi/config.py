@@ -314,9 +314,7 @@ def _settings_file_source(settings_cls: type[BaseSettings]) -> PydanticBaseSetti
     path = Path(raw)
     if not path.is_file():
         raise ValidationFailed(
-            f"The settings file {str(path)!r} named by {SETTINGS_FILE_ENV} does not exist or is not a file; "
-            f"fix the path or unset {SETTINGS_FILE_ENV}.",
-            field=SETTINGS_FILE_ENV,
+            code="config.settings_file_missing", field=SETTINGS_FILE_ENV, params={"path": str(path)}
         )
     suffix = path.suffix.lower()
     if suffix in (".yaml", ".yml"):
@@ -374,4 +372,5 @@ def _as_validation_failed(exc: ValidationError) -> ValidationFailed:
                 shown = _hide_url_password(shown)
             message += f" (got {shown!r})"
         problems.append(message)
-    return ValidationFailed("Invalid settings: " + "; ".join(problems), field=first_field)
+    # Settings are read at start-up, by an operator: each problem keeps pydantic's English words.
+    return ValidationFailed(code="config.invalid", field=first_field, params={"problems": problems})

@@ -159,8 +159,7 @@ class DeviceTypeRepository:
         if current is None:
             return _not_found(id)
         return Conflict(
-            f"Device type {id!r} was changed by someone else (revision {current}, you had revision "
-            f"{expected_revision}); reload it and apply your change again.",
+            code="device_type.stale",
             device_type=id,
             current_revision=current,
             expected_revision=expected_revision,
@@ -169,19 +168,17 @@ class DeviceTypeRepository:
     async def _clash(self, error: IntegrityError, *, id: str, resource_key: str | None) -> Conflict:
         columns = violated_unique_columns(error, _TABLE)
         if columns == ("id",):
-            return Conflict(
-                f"A device type with id {id!r} already exists; choose another id or edit that device type.",
-                field="id",
-                device_type=id,
-            )
+            return Conflict(code="db.device_type_id_taken", field="id", device_type=id)
         if columns == ("resource_key",) and resource_key is not None:
             holder = await self._session.scalar(
                 select(DeviceTypeRow.id).where(DeviceTypeRow.resource_key == resource_key)
             )
-            held_by = f" by device type {holder!r}" if holder is not None else ""
+            if holder is None:
+                return Conflict(
+                    code="db.resource_key_taken_unknown", field="resource_key", resource_key=resource_key
+                )
             return Conflict(
-                f"Resource key {resource_key!r} is already registered{held_by}; each resource key "
-                "belongs to one device type, so edit that one or use another key.",
+                code="db.resource_key_taken",
                 field="resource_key",
                 resource_key=resource_key,
                 device_type=holder,
@@ -190,4 +187,4 @@ class DeviceTypeRepository:
 
 
 def _not_found(id: str) -> NotFound:
-    return NotFound(f"There is no device type {id!r}.", device_type=id)
+    return NotFound(code="device_type.not_found", device_type=id)

@@ -27,14 +27,14 @@ def parse_database_url(url: str) -> URL:
         parsed = make_url(url)
     except ArgumentError:
         raise ValidationFailed(
-            f"{_URL_SETTING} is not a database URL; use one such as {_EXAMPLES}", field=_URL_SETTING
+            code="db.url_invalid", field=_URL_SETTING, params={"examples": _EXAMPLES}
         ) from None
     backend = parsed.get_backend_name()
     if backend not in _ASYNC_DRIVERS:
         raise ValidationFailed(
-            f"{_URL_SETTING} names the {backend!r} database; NuFi supports SQLite and PostgreSQL, "
-            f"e.g. {_EXAMPLES}",
+            code="db.backend_unsupported",
             field=_URL_SETTING,
+            params={"backend": backend, "examples": _EXAMPLES},
         )
     if "+" not in parsed.drivername:
         # Plain `postgresql://` DSNs are what most tooling hands out; pick the async driver we ship.
@@ -42,9 +42,9 @@ def parse_database_url(url: str) -> URL:
     if parsed.get_driver_name() not in _ASYNC_DRIVERS[backend]:
         choices = " or ".join(f"{backend}+{driver}" for driver in _ASYNC_DRIVERS[backend])
         raise ValidationFailed(
-            f"{_URL_SETTING} names the driver {parsed.drivername!r}, which is not an asyncio driver; "
-            f"use {choices}",
+            code="db.driver_not_async",
             field=_URL_SETTING,
+            params={"driver": parsed.drivername, "choices": choices},
         )
     return parsed
 

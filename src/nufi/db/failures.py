@@ -21,6 +21,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from nufi.errors import DependencyUnavailable
+from nufi.messages import Message
 
 DATABASE = "database"
 # Lock waits and restarts are over in seconds; a client should not hammer the database meanwhile.
@@ -40,7 +41,7 @@ def install_failure_translation(engine: Engine, where: str) -> None:
         try:
             return dialect.loaded_dbapi.connect(*cargs, **cparams)
         except Exception as exc:
-            raise unavailable(where, "cannot be reached", exc) from exc
+            raise unavailable(where, Message("db.cannot_be_reached"), exc) from exc
 
     @event.listens_for(engine, "handle_error")
     def _statement(context: ExceptionContext) -> None:
@@ -54,7 +55,7 @@ def install_failure_translation(engine: Engine, where: str) -> None:
         if context.is_pre_ping:
             return
         if is_transient(context.original_exception, disconnect=context.is_disconnect):
-            raise unavailable(where, "cannot serve right now", context.original_exception) from (
+            raise unavailable(where, Message("db.cannot_serve"), context.original_exception) from (
                 context.sqlalchemy_exception or context.original_exception
             )
 
@@ -70,11 +71,11 @@ def is_transient(error: BaseException, *, disconnect: bool = False) -> bool:
     return type(error).__name__ == "OperationalError" and any(part in message for part in _SQLITE_TRANSIENT)
 
 
-def unavailable(where: str, what: str, error: BaseException) -> DependencyUnavailable:
+def unavailable(where: str, what: Message, error: BaseException) -> DependencyUnavailable:
+    """`what` says what the database did: `db.cannot_be_reached` or `db.cannot_serve`."""
     return DependencyUnavailable(
-        f"The database at {where} {what}: {describe_database_error(error)}. Retry "
-        f"in {RETRY_AFTER_SECONDS} s. If it persists, check NUFI_DATABASE_URL and that the database "
-        "server is running (for SQLite: that no other program holds the file locked).",
+        code="db.unavailable",
+        params={"where": where, "what": what, "error": describe_database_error(error)},
         dependency=DATABASE,
         retry_after_seconds=RETRY_AFTER_SECONDS,
     )

@@ -80,13 +80,15 @@ async def upgrade_database(engine: AsyncEngine, revision: str = "head") -> None:
         async with lock, migration_lock(engine) as connection:
             await connection.run_sync(_upgrade, revision)
     except (DBAPIError, OSError, DependencyUnavailable) as exc:
-        raise _unavailable(engine, "migrate", exc) from exc
+        raise DependencyUnavailable(
+            code="db.migrate_failed", params=_failure(engine, exc), dependency=DATABASE
+        ) from exc
     except CommandError as exc:
         # Typically a revision this NuFi does not know: a wrong --revision, or a database that a
         # newer NuFi has already migrated.
         raise NufiError(
-            f"Cannot migrate the database at {display_url(engine.url)} to {revision!r}: {exc}. "
-            f"This NuFi knows revisions up to {head_revision()}.",
+            code="db.revision_unknown",
+            params={**_failure(engine, exc), "revision": revision, "head": head_revision()},
             dependency=DATABASE,
         ) from exc
 
@@ -97,7 +99,9 @@ async def current_revision(engine: AsyncEngine) -> str | None:
         async with engine.connect() as connection:
             return await connection.run_sync(_current)
     except (DBAPIError, OSError, DependencyUnavailable) as exc:
-        raise _unavailable(engine, "read the schema revision of", exc) from exc
+        raise DependencyUnavailable(
+            code="db.revision_unreadable", params=_failure(engine, exc), dependency=DATABASE
+        ) from exc
 
 
 def _upgrade(connection: Connection, revision: str) -> None:
@@ -111,9 +115,8 @@ def _current(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 
 
-def _unavailable(engine: AsyncEngine, doing: str, error: BaseException) -> DependencyUnavailable:
-    return DependencyUnavailable(
-        f"Cannot {doing} the database at {display_url(engine.url)}: {describe_database_error(error)}. "
-        "Check NUFI_DATABASE_URL and that the database server is running.",
-        dependency=DATABASE,
-    )
+def _failure(engine: AsyncEngine, error: BaseException) -> dict[str, object]:
+    """Which database (its password hidden) and what went wrong, as a failure's params."""
+    if isinstance(error, CommandError):
+        return {"url": display_url(engine.url), "error": str(error)}
+    return {"url": display_url(engine.url), "error": describe_database_error(error)}

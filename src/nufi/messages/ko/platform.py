@@ -156,12 +156,12 @@ TEXTS: dict[str, str] = {
         "{field}가 가리키는 드라이버 '{driver}'는 asyncio 드라이버가 아닙니다. {choices}를 쓰세요"
     ),
     "db.unavailable": (
-        "{where}의 데이터베이스: {what}: {error}. {retry_after_seconds}초 뒤에 다시 시도하세요. 계속되면 "
+        "{where}의 {what}: {error}. {retry_after_seconds}초 뒤에 다시 시도하세요. 계속되면 "
         "NUFI_DATABASE_URL과 데이터베이스 서버가 실행 중인지 확인하세요(SQLite라면 다른 프로그램이 파일을 "
         "잠그고 있지 않은지)."
     ),
-    "db.cannot_be_reached": "연결할 수 없습니다",
-    "db.cannot_serve": "지금은 요청을 처리할 수 없습니다",
+    "db.cannot_be_reached": "데이터베이스에 연결할 수 없습니다",
+    "db.cannot_serve": "데이터베이스가 지금은 요청을 처리할 수 없습니다",
     "db.migrate_failed": (
         "{url}의 데이터베이스를 마이그레이션하지 못했습니다: {error}. NUFI_DATABASE_URL과 데이터베이스 "
         "서버가 실행 중인지 확인하세요."
