@@ -22,9 +22,6 @@ from nufi.logging import get_logger
 from nufi.workloads.labs import LabRoute
 
 LOGIN_PATH = "/auth/login"  # the dashboard's sign-in (nufi.ui.signin.LOGIN_PATH)
-SIGN_IN_HINT = (
-    "sign in to open a lab: send 'Authorization: Bearer <access token>', or open it from the dashboard"
-)
 ROUTE_TEMPLATE = "/labs/{project}/{name}/{path}"
 LAB_PREFIXES = ("/labs/", "/notebook/")
 _LABEL = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"

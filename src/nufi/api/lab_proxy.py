@@ -35,7 +35,6 @@ from nufi.api.lab_paths import (
     LAB_PREFIXES,
     LOGIN_PATH,
     ROUTE_TEMPLATE,
-    SIGN_IN_HINT,
     LabPath,
     RouteCache,
     lab_refused_socket,
@@ -224,7 +223,7 @@ class _HttpExchange(Exchange):
                 location = self.access.sign_in_url("", next=self._here())
                 await lab_origin.lab_redirect(location, 302)(self.scope, self.receive, self.send)
                 return
-        raise Unauthorized(SIGN_IN_HINT)
+        raise Unauthorized(code="lab.sign_in")
 
     async def _to_lab_origin(self, prefix: str) -> None:
         here = prefix.rstrip("/") + self._raw_rest()
@@ -263,7 +262,7 @@ class _WebSocketExchange(Exchange):
         try:
             principal, by_cookie = await self.caller()
             if principal is None:
-                raise Unauthorized(SIGN_IN_HINT)
+                raise Unauthorized(code="lab.sign_in")
             # A browser always sends Origin with a handshake: one signed in by cookie must come from
             # the lab's own page, never another lab's or site's (cross-site WebSocket hijacking).
             refused = self.refusal(by_cookie, changes=True)

@@ -35,7 +35,7 @@ from nufi.api.lab_origin import (
     next_for,
     not_on_this_host,
 )
-from nufi.api.lab_paths import LOGIN_PATH, SIGN_IN_HINT, LabPath, match_lab_path
+from nufi.api.lab_paths import LOGIN_PATH, LabPath, match_lab_path
 from nufi.api.problems import nufi_error_response, problem_response, request_id_in
 from nufi.auth.lab_grants import LabPass
 from nufi.auth.web_login import safe_next
@@ -79,7 +79,7 @@ async def at_lab_host(
             try:
                 dashboard = grants.open_return(query.get("return", ""))
             except SealBroken:
-                await nufi_error_response(Unauthorized(SIGN_IN_HINT), request_id)(scope, receive, send)
+                await nufi_error_response(Unauthorized(code="lab.sign_in"), request_id)(scope, receive, send)
                 return
         state = secrets.token_urlsafe(24)
         location = f"{dashboard}{GRANT_PATH}?{urlencode({'next': next_path, 'state': state})}"
