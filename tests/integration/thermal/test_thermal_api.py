@@ -91,7 +91,7 @@ async def test_an_unknown_device_type_is_a_404(nufi: httpx.AsyncClient, world: W
     korean = {**world.admin, "Accept-Language": "ko"}
     missing = await nufi.put("/api/v1/admin/thermal/policies/no-such", json=POLICY, headers=korean)
     body = missing.json()
-    assert (body["code"], body["params"]) == ("thermal.device_type_not_found", {"device_type": "no-such"})
+    assert (body["code"], body["params"]["device_type"]) == ("thermal.device_type_not_found", "no-such")
     assert body["title"] == "찾을 수 없음" and body["detail"].startswith("장치 유형 'no-such'이(가) 없습니다")
 
 

@@ -89,7 +89,7 @@ async def test_other_projects_pods_in_the_history_are_another_project_to_users(
     assert node_1["pods_on"] == ["another project"]
     assert node_1["pods_kept"] == [
         {"pod": mine, "reason": "the last routable replica of llm"},
-        {"pod": "another project", "reason": None},
+        {"pod": "another project", "reason": None, "reason_message": None},
     ]
     node_2 = as_user["lpu-node-2"]
     assert node_2["details"]["override_of"] == "another project"
