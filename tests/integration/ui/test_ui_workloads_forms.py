@@ -1,4 +1,5 @@
-"""The workload forms' own parsing, no cluster needed: env lines, member lists and ages."""
+"""The workload forms' own parsing and wording, no cluster needed: env lines, member lists, ages, the
+Accelerator drop-down's per-node counts and the warning under the count field."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ from hypothesis import strategies as st
 from nufi.ui.i18n import Translator
 from nufi.ui.pages.deployments import parse_env
 from nufi.ui.pages.projects import split_members
-from nufi.ui.parts.workload_forms import age, as_int, chosen_project
+from nufi.ui.parts.workload_accelerators import accelerator_label, fit_warning
+from nufi.ui.parts.workload_forms import accelerator_text, age, age_cells, as_int, chosen_project
+from nufi.workloads.accelerators import AcceleratorOffer, NodeOffer
 from nufi.workloads.projects import Project
+from support.languages import english_sentences
 
 _NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,20}", fullmatch=True)
 _VALUES = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=30)
@@ -68,3 +72,57 @@ def test_the_url_project_is_kept_only_when_the_person_may_see_it() -> None:
     assert chosen_project(mine, "theirs") == "alpha"
     assert chosen_project(mine, "") == "alpha"
     assert chosen_project([], "alpha") is None
+
+
+def _lpu(*nodes: tuple[int, int]) -> AcceleratorOffer:
+    """The LPU offered on nodes of (allocatable, free) devices."""
+    offers = tuple(NodeOffer(f"lpu-node-{i}", alloc, alloc, free) for i, (alloc, free) in enumerate(nodes, 1))
+    return AcceleratorOffer(
+        device_type="lpu",
+        name="HyperAccel LPU",
+        vendor="HyperAccel",
+        resource_key="hyperaccel.ai/lpu",
+        capacity=sum(n.capacity for n in offers),
+        allocatable=sum(n.allocatable for n in offers),
+        free=sum(n.free for n in offers),
+        nodes=offers,
+    )
+
+
+def test_an_option_names_the_type_its_free_devices_and_the_most_one_node_has() -> None:
+    offer = _lpu((6, 1), (4, 4))
+    assert accelerator_label(EN, offer) == "HyperAccel LPU — 5 free (at most 4 on one node now)"
+    assert accelerator_label(KO, offer) == "HyperAccel LPU — 5개 사용 가능 (지금 한 노드에 최대 4개)"
+    assert accelerator_label(EN, _lpu((6, 0), (4, 0))) == "HyperAccel LPU — none free now"
+
+
+def test_a_count_that_fits_no_node_now_is_amber_and_one_that_fits_none_ever_is_red() -> None:
+    offer = _lpu((6, 1), (4, 4))
+    assert fit_warning(EN, offer, 4) is None and fit_warning(EN, offer, 1.0) is None
+    now = fit_warning(EN, offer, 5.0)
+    assert now is not None and now.level == "now"
+    assert now.text.startswith("No node has 5 HyperAccel LPU devices free right now (at most 4 on one node)")
+    never = fit_warning(EN, offer, 7)
+    assert never is not None and never.level == "never"
+    assert "No node has 7 HyperAccel LPU devices at all (at most 6 on one node)" in never.text
+    korean = fit_warning(KO, offer, 7)
+    assert korean is not None and korean.level == "never"
+    assert korean.text.startswith("HyperAccel LPU 7개를 가진 노드가 없습니다(한 노드에 최대 6개)")
+    assert english_sentences(korean.text) == []
+    # One device, none free anywhere: the singular, and the pod waits.
+    single = fit_warning(EN, _lpu((6, 0)), 1)
+    assert single is not None and single.level == "now" and "1 HyperAccel LPU device free" in single.text
+    # What is not a whole number from 1 is left for the form's validation.
+    assert fit_warning(EN, offer, 2.5) is None and fit_warning(EN, offer, None) is None
+    assert fit_warning(EN, offer, 0) is None and fit_warning(EN, None, 9) is None
+
+
+def test_a_row_names_the_type_and_keeps_the_instant_for_its_tooltip() -> None:
+    assert accelerator_text({"lpu": "HyperAccel LPU"}, "lpu", 2) == "HyperAccel LPU \N{MULTIPLICATION SIGN} 2"
+    assert accelerator_text({}, "gone", 1) == "gone \N{MULTIPLICATION SIGN} 1"
+    assert accelerator_text({}, None, None) == "—"
+    cells = age_cells(KO, "2026-01-02T03:04:05Z")
+    assert cells["created"] == "2026-01-02T03:04:05+00:00"
+    assert cells["created_utc"] == "2026-01-02 03:04:05 UTC"
+    assert cells["age"].endswith("일")
+    assert age_cells(EN, None) == {"age": "—", "created": "", "created_utc": ""}

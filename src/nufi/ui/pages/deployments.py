@@ -1,6 +1,9 @@
 """Workloads → Deployments: a project's inference deployments, their status (and why one waits), and
 a form that creates one on an accelerator the cluster has.
 
+The page reads the list and the accelerators again on one timer and changes the rows and the
+drop-down's counts in place: what the person types in the form, and an open dialog, stay as they are.
+
 Row buttons live in the table's Quasar slot and emit `scale` / `delete` with the row's name; scaling
 asks for the replica count in a dialog, deleting asks for a confirmation naming the deployment.
 """
@@ -16,20 +19,20 @@ from typing import Any, TypeVar
 from nicegui import events, ui
 
 from nufi.ui import context
+from nufi.ui.parts.workload_accelerators import AcceleratorPicker
 from nufi.ui.parts.workload_forms import (
     REFRESH_SECONDS,
-    STATUS_COLORS,
-    TIMES,
-    AcceleratorPicker,
     FieldErrors,
-    age,
+    accelerator_text,
+    age_cells,
     as_int,
     confirm_delete,
     fill_table,
     problem_text,
     reason_cells,
     shown_project,
-    status_text,
+    status_cells,
+    type_names,
     workload_table,
 )
 from nufi.ui.skeleton import Visit
@@ -69,6 +72,8 @@ class DeploymentsPage:
         self.t = visit.t
         self.project = ""
         self.shown: dict[str, DeploymentView] = {}
+        self.names: dict[str, str] = {}
+        self.accelerator: AcceleratorPicker | None = None
         self._dialog: ui.dialog | None = None
 
     async def build(self, asked: str) -> None:
@@ -86,9 +91,17 @@ class DeploymentsPage:
         )
         self.table.on("scale", self._on(self.ask_scale))
         self.table.on("delete", self._on(self.ask_delete))
+        self.names = await type_names(self.who.principal)
         await self.refresh()
-        ui.timer(REFRESH_SECONDS, self.refresh)
         await self._form()
+        ui.timer(REFRESH_SECONDS, self.tick)
+
+    async def tick(self) -> None:
+        """The page's one refresh: the drop-down's counts first, then the rows (named by them)."""
+        if self.accelerator is not None:
+            await self.accelerator.refresh()
+            self.names |= self.accelerator.names()
+        await self.refresh()
 
     # -- the list ------------------------------------------------------------------------------------
 
@@ -111,16 +124,14 @@ class DeploymentsPage:
             reason["reason"] = self.t("deployments.thermal", reason="; ".join(thermal))
         return {
             "name": view.name,
-            "status": view.status,
-            "status_text": status_text(self.t, view.status),
-            "status_color": STATUS_COLORS.get(view.status, "grey"),
+            **status_cells(self.t, view.status),
             "ready": f"{view.ready_replicas} / {view.replicas}",
             "replicas": view.replicas,
-            "accelerator": f"{view.device_type} {TIMES} {view.count}" if view.device_type else "—",
+            "accelerator": accelerator_text(self.names, view.device_type, view.count),
             "resource_key": view.resource_key,
             "nodes": ", ".join(nodes) or "—",
             **reason,
-            "age": age(view.created_at, self.t),
+            **age_cells(self.t, view.created_at),
             "image": view.image,
         }
 
@@ -267,11 +278,12 @@ class DeploymentsPage:
         with ui.column().classes("gap-1"):
             accelerator = AcceleratorPicker(self.who.principal, self.t, "dep-accelerator")
             await accelerator.refresh()
-            ui.timer(REFRESH_SECONDS, accelerator.refresh)
+            self.accelerator = accelerator
             errors.slot("accelerator.device_type")
         with ui.column().classes("gap-1"):
             count = ui.number(self.t("workloads.field.count"), value=1, min=1, step=1)
             cell(count, "dep-count", "accelerator.count")
+            accelerator.watch(count)
         with ui.column().classes("gap-1"):
             replicas = ui.number(
                 self.t("deployments.field.replicas"), value=1, min=0, max=MAX_REPLICAS, step=1

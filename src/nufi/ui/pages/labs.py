@@ -4,7 +4,8 @@ stop / start / delete per row, and a form that creates one on an accelerator the
 Open is a plain link to the lab's path on the dashboard's origin, in a new tab (`noopener`): the lab
 proxy checks the member there and sends the browser on to the lab's own origin with a grant for that
 lab alone (nufi.api.lab_origin), so the dashboard never renders a lab. The other row buttons emit
-`stop`, `start` or `delete` with the row's name.
+`stop`, `start` or `delete` with the row's name. One timer reads the list and the accelerators again
+and changes the rows and the drop-down's counts in place, leaving the form and an open dialog be.
 """
 
 from __future__ import annotations
@@ -16,20 +17,20 @@ from typing import Any
 from nicegui import events, ui
 
 from nufi.ui import context
+from nufi.ui.parts.workload_accelerators import AcceleratorPicker
 from nufi.ui.parts.workload_forms import (
     REFRESH_SECONDS,
-    STATUS_COLORS,
-    TIMES,
-    AcceleratorPicker,
     FieldErrors,
-    age,
+    accelerator_text,
+    age_cells,
     as_int,
     confirm_delete,
     fill_table,
     problem_text,
     reason_cells,
     shown_project,
-    status_text,
+    status_cells,
+    type_names,
     workload_table,
 )
 from nufi.ui.skeleton import Visit
@@ -52,6 +53,8 @@ class LabsPage:
         self.t = visit.t
         self.project = ""
         self.shown: dict[str, Lab] = {}
+        self.names: dict[str, str] = {}
+        self.accelerator: AcceleratorPicker | None = None
         self._dialog: ui.dialog | None = None
 
     async def build(self, asked: str) -> None:
@@ -66,9 +69,17 @@ class LabsPage:
         self.table.on("stop", self._on(self.stop))
         self.table.on("start", self._on(self.start))
         self.table.on("delete", self._on(self.ask_delete))
+        self.names = await type_names(self.who.principal)
         await self.refresh()
-        ui.timer(REFRESH_SECONDS, self.refresh)
         await self._form()
+        ui.timer(REFRESH_SECONDS, self.tick)
+
+    async def tick(self) -> None:
+        """The page's one refresh: the drop-down's counts first, then the rows (named by them)."""
+        if self.accelerator is not None:
+            await self.accelerator.refresh()
+            self.names |= self.accelerator.names()
+        await self.refresh()
 
     # -- the list ------------------------------------------------------------------------------------
 
@@ -88,15 +99,11 @@ class LabsPage:
         return {
             "name": lab.name,
             "kind": KIND_NAMES.get(lab.kind, lab.kind),
-            "status": lab.status,
-            "status_text": status_text(self.t, lab.status),
-            "status_color": STATUS_COLORS.get(lab.status, "grey"),
-            "accelerator": f"{accelerator.device_type} {TIMES} {accelerator.count}"
-            if accelerator.device_type
-            else "—",
+            **status_cells(self.t, lab.status),
+            "accelerator": accelerator_text(self.names, accelerator.device_type, accelerator.count),
             "storage": f"{lab.storage_gib} GiB" if lab.storage_gib else "—",
             **reason_cells(self.t, lab.reason),
-            "age": age(lab.created_at, self.t),
+            **age_cells(self.t, lab.created_at),
             "url": lab.url,
             "stopped": lab.status == "Stopped",
             "openable": lab.status == "Ready",
@@ -194,12 +201,13 @@ class LabsPage:
                 with ui.column().classes("gap-1"):
                     accelerator = AcceleratorPicker(self.who.principal, self.t, "lab-accelerator")
                     await accelerator.refresh()
-                    ui.timer(REFRESH_SECONDS, accelerator.refresh)
+                    self.accelerator = accelerator
                     errors.slot("accelerator.device_type")
                 with ui.column().classes("gap-1"):
                     count = ui.number(self.t("workloads.field.count"), value=1, min=1, step=1)
                     count.classes("w-full").props("outlined dense").mark("lab-count")
                     errors.slot("accelerator.count")
+                    accelerator.watch(count)
                 with ui.column().classes("gap-1"):
                     storage = ui.number(
                         self.t("labs.field.storage"), value=DEFAULT_STORAGE_GIB, min=1, max=MAX_STORAGE_GIB

@@ -1,5 +1,6 @@
 """What the Deployments and Labs pages share: the project selector (remembered in the URL), the
-Accelerator drop-down, errors shown beside the field they name, a status badge, and ages.
+errors shown beside the field they name, a status chip, ages with the exact time in their tooltip,
+and the accelerator a row asks for, named as a person knows it.
 
 The pages call the services with the signed-in principal, as the REST API does; the services read the
 watch-fed cluster cache, so re-reading a list every few seconds while a page is open is cheap.
@@ -8,7 +9,7 @@ watch-fed cluster cache, so re-reading a list every few seconds while a page is 
 from __future__ import annotations
 
 import html
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -21,7 +22,7 @@ from nufi.messages import Message
 from nufi.ui import context
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.errors import told
-from nufi.workloads.accelerators import AcceleratorOffer
+from nufi.ui.parts.moments import utc_text
 from nufi.workloads.kube_reasons import kubernetes_words
 from nufi.workloads.projects import Project
 
@@ -39,6 +40,17 @@ STATUS_COLORS: dict[str, str] = {
     "Error": "negative",
     "ScaledDown": "grey",
     "Stopped": "grey",
+}
+
+# An icon beside the word, so the status does not rest on colour alone.
+STATUS_ICONS: dict[str, str] = {
+    "Ready": "check_circle",
+    "Starting": "autorenew",
+    "Pending": "hourglass_empty",
+    "Degraded": "warning",
+    "Error": "error",
+    "ScaledDown": "pause_circle",
+    "Stopped": "stop_circle",
 }
 
 _Item = TypeVar("_Item")
@@ -90,67 +102,70 @@ def no_projects(t: Translator) -> None:
         ui.label(t("workloads.no_projects.body")).classes("text-slate-700")
 
 
-def accelerator_label(t: Translator, offer: AcceleratorOffer) -> str:
-    """ "Mock LPU (hyperaccel.ai/lpu) — 6 free"."""
-    return t(
-        "workloads.accelerator.option",
-        name=offer.name,
-        resource=offer.resource_key,
-        free=offer.free,
-    )
-
-
-def accelerator_options(t: Translator, offers: Iterable[AcceleratorOffer]) -> dict[str, str]:
-    return {offer.device_type: accelerator_label(t, offer) for offer in offers}
-
-
-class AcceleratorPicker:
-    """The Accelerator drop-down: the enabled types the cluster has, with their free devices, read
-    again by `refresh` (the page's timer) so the counts follow the cluster; the choice is kept while
-    its type is offered."""
-
-    def __init__(self, principal: Principal, t: Translator, marker: str) -> None:
-        self.principal = principal
-        self.t = t
-        self.select = ui.select({}, value=None, label=t("workloads.field.accelerator"))
-        self.select.classes("w-full").props(f'outlined dense data-testid="{marker}"').mark(marker)
-        self.note = ui.label("").classes("text-caption text-slate-600").mark(f"{marker}-note")
-        self.note.set_visibility(False)
-
-    @property
-    def value(self) -> str:
-        return str(self.select.value or "")
-
-    async def refresh(self) -> None:
-        try:
-            offers = await context.services().accelerators.available(self.principal)
-        except NufiError as exc:
-            options, note = {}, problem_text(self.t, exc)
-        else:
-            options = accelerator_options(self.t, offers)
-            note = "" if options else self.t("workloads.accelerator.none")
-        self.note.set_text(note)
-        self.note.set_visibility(bool(note))
-        keep = self.select.value if self.select.value in options else next(iter(options), None)
-        if options != self.select.options or keep != self.select.value:
-            self.select.set_options(options, value=keep)
-
-
-def age(created_at: str | None, t: Translator, now: datetime | None = None) -> str:
-    """How long ago `created_at` (RFC 3339, as Kubernetes writes it) was: "45s", "12m", "3h", "2d"."""
+def created(created_at: str | None) -> datetime | None:
+    """`created_at` (RFC 3339, as Kubernetes writes it) as an instant; None when absent or unreadable."""
     if not created_at:
-        return "—"
+        return None
     try:
         then = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
     except ValueError:
+        return None
+    return then if then.tzinfo is not None else then.replace(tzinfo=UTC)
+
+
+def age(created_at: str | None, t: Translator, now: datetime | None = None) -> str:
+    """How long ago `created_at` was: "45s", "12m", "3h", "2d" ("45초", "12분" in Korean)."""
+    then = created(created_at)
+    if then is None:
         return "—"
-    if then.tzinfo is None:
-        then = then.replace(tzinfo=UTC)
     seconds = max(int(((now or datetime.now(UTC)) - then).total_seconds()), 0)
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
             return t(f"workloads.age.{unit}", n=seconds // size)
     return t("workloads.age.s", n=seconds)
+
+
+def age_cells(t: Translator, created_at: str | None) -> dict[str, str]:
+    """A row's age, and the instant behind it for the tooltip (`created`, ISO; `created_utc`, its UTC
+    text until the page's script shows it on the reader's clock)."""
+    then = created(created_at)
+    return {
+        "age": age(created_at, t),
+        "created": then.isoformat() if then else "",
+        "created_utc": utc_text(then) if then else "",
+    }
+
+
+def age_slot() -> str:
+    """The age, with the exact time it counts from on the reader's clock in its tooltip: a `<time
+    data-local>` the page's script (`moments`) rewrites when the tooltip puts it on the page."""
+    return """
+<q-td :props="props">
+  <span :data-created="props.row.created">{{ props.row.age }}
+    <q-tooltip v-if="props.row.created">
+      <time data-local :datetime="props.row.created" :title="props.row.created_utc">{{
+        props.row.created_utc }}</time>
+    </q-tooltip>
+  </span>
+</q-td>
+"""
+
+
+def accelerator_text(names: dict[str, str], device_type: str | None, count: int | None) -> str:
+    """ "HyperAccel LPU x 2" (with a multiplication sign): the type's name where it is known, else its id."""
+    if not device_type:
+        return "—"
+    return f"{names.get(device_type, device_type)} {TIMES} {count}"
+
+
+async def type_names(principal: Principal) -> dict[str, str]:
+    """Every catalog type's name by id (a row may name a type no node offers any more); empty when the
+    catalog cannot be read, the rows then showing ids."""
+    try:
+        types = await context.services().catalog.list(principal)
+    except NufiError:
+        return {}
+    return {device_type.id: device_type.name for device_type in types}
 
 
 def status_text(t: Translator, status: str) -> str:
@@ -162,13 +177,23 @@ def status_text(t: Translator, status: str) -> str:
 
 
 def status_slot(field: str = "status") -> str:
-    """A table cell showing the row's status as a coloured badge (`status_color`, `status_text`)."""
+    """A table cell showing the row's status as a coloured chip with its word and an icon
+    (`status_color`, `status_text`, `status_icon`), the status itself in `data-status`."""
     return f"""
 <q-td :props="props">
-  <q-badge :color="props.row.status_color" :label="props.row.status_text"
-    :data-status="props.row.{field}" class="text-body2 q-px-sm q-py-xs" />
+  <q-chip dense square :color="props.row.status_color" text-color="white" :icon="props.row.status_icon"
+    :label="props.row.status_text" :data-status="props.row.{field}" class="q-ma-none" />
 </q-td>
 """
+
+
+def status_cells(t: Translator, status: str) -> dict[str, str]:
+    return {
+        "status": status,
+        "status_text": status_text(t, status),
+        "status_color": STATUS_COLORS.get(status, "grey"),
+        "status_icon": STATUS_ICONS.get(status, "help_outline"),
+    }
 
 
 def reason_slot() -> str:
@@ -313,13 +338,14 @@ def workload_table(
     columns: list[dict[str, Any]], *, marker: str, empty: str, actions: str
 ) -> tuple[ui.label, ui.table]:
     """A workload list: the line that says why it could not be read (hidden until then), and the
-    table with the status badge, the reason in full, the row's actions and its empty state."""
+    table with the status chip, the age with its time, the reason in full, the row's actions and its empty state."""
     error = ui.label("").classes("text-negative").mark(marker)
     error.set_visibility(False)
     table = ui.table(columns=columns, rows=[], row_key="name").classes("w-full")
     table.props(f'flat bordered data-testid="{marker.removesuffix("-error")}-table"')
     table.add_slot("body-cell-status", status_slot())
     table.add_slot("body-cell-reason", reason_slot())
+    table.add_slot("body-cell-age", age_slot())
     table.add_slot("body-cell-actions", actions)
     table.add_slot("no-data", f'<div class="text-grey-7">{html.escape(empty)}</div>')
     return error, table

@@ -9,7 +9,22 @@ TEXTS: dict[str, str] = {
     "workloads.no_projects.body": (
         "워크로드는 프로젝트 안에서 만들고 관리합니다. 관리자에게 프로젝트에 추가해 달라고 요청하세요."
     ),
-    "workloads.accelerator.option": "{name} ({resource}) — {free}개 사용 가능",
+    "workloads.accelerator.option": "{name} — {free}개 사용 가능 (지금 한 노드에 최대 {most}개)",
+    "workloads.accelerator.option_none_free": "{name} — 지금 사용 가능한 장치 없음",
+    "workloads.fit.not_now.one": (
+        "지금은 {name} {count}개가 남은 노드가 없습니다(한 노드에 남은 최대 개수 {most}개). "
+        "장치가 풀릴 때까지 파드가 대기 중 상태로 기다립니다."
+    ),
+    "workloads.fit.not_now.other": (
+        "지금은 {name} {count}개가 남은 노드가 없습니다(한 노드에 남은 최대 개수 {most}개). "
+        "장치가 풀릴 때까지 파드가 대기 중 상태로 기다립니다."
+    ),
+    "workloads.fit.never.one": (
+        "{name} {count}개를 가진 노드가 없습니다(한 노드에 최대 {most}개). 이 개수로는 만들 수 없습니다."
+    ),
+    "workloads.fit.never.other": (
+        "{name} {count}개를 가진 노드가 없습니다(한 노드에 최대 {most}개). 이 개수로는 만들 수 없습니다."
+    ),
     "workloads.accelerator.none": (
         "클러스터에 사용할 수 있는 가속기가 없습니다. 관리자가 관리 → 디바이스에서 유형을 활성화해야 합니다."
     ),

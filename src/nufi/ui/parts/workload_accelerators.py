@@ -1,0 +1,141 @@
+"""The Accelerator drop-down of the workload forms, and the warning under their count field.
+
+Each option names the type and its free devices, in total and on the best node: a pod takes all its
+devices from one node, so "5 free" on two nodes does not fit a pod asking for 5. As the person types a
+count the warning says, before they submit, whether it fits no node right now (amber: the service
+accepts it and the pod waits, Pending) or no node ever (red: more than any node's allocatable, which
+the service refuses).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from nicegui import ui
+
+from nufi.auth import Principal
+from nufi.errors import NufiError
+from nufi.ui import context
+from nufi.ui.i18n import Translator
+from nufi.ui.parts.errors import told
+from nufi.workloads.accelerators import AcceleratorOffer
+
+# Tailwind colours of the count warning: amber for "not now", red for "never".
+_WARNING_CLASSES = {"now": "text-amber-800", "never": "text-negative"}
+
+
+def most_free_on_one_node(offer: AcceleratorOffer) -> int:
+    return max((node.free for node in offer.nodes), default=0)
+
+
+def most_on_one_node(offer: AcceleratorOffer) -> int:
+    return max((node.allocatable for node in offer.nodes), default=0)
+
+
+def accelerator_label(t: Translator, offer: AcceleratorOffer) -> str:
+    """ "HyperAccel LPU — 5 free (at most 4 on one node now)"."""
+    if offer.free == 0:
+        return t("workloads.accelerator.option_none_free", name=offer.name)
+    return t(
+        "workloads.accelerator.option", name=offer.name, free=offer.free, most=most_free_on_one_node(offer)
+    )
+
+
+def accelerator_options(t: Translator, offers: Iterable[AcceleratorOffer]) -> dict[str, str]:
+    return {offer.device_type: accelerator_label(t, offer) for offer in offers}
+
+
+@dataclass(frozen=True)
+class FitWarning:
+    level: Literal["now", "never"]
+    text: str
+
+
+def fit_warning(t: Translator, offer: AcceleratorOffer | None, count: object) -> FitWarning | None:
+    """What a pod asking for `count` devices of `offer` meets: no node that can ever give them, no
+    node that has them free now, or (None) a node that has them now. A count that is not a whole
+    number from 1 is the form's validation's to name."""
+    if offer is None or not isinstance(count, int | float) or count != int(count) or count < 1:
+        return None
+    wanted = int(count)
+    most = most_on_one_node(offer)
+    name = offer.name
+    if wanted > most:
+        if wanted == 1:
+            return FitWarning("never", t("workloads.fit.never.one", count=wanted, name=name, most=most))
+        return FitWarning("never", t("workloads.fit.never.other", count=wanted, name=name, most=most))
+    free = most_free_on_one_node(offer)
+    if wanted > free:
+        if wanted == 1:
+            return FitWarning("now", t("workloads.fit.not_now.one", count=wanted, name=name, most=free))
+        return FitWarning("now", t("workloads.fit.not_now.other", count=wanted, name=name, most=free))
+    return None
+
+
+class AcceleratorPicker:
+    """The Accelerator drop-down: the enabled types the cluster has, with their free devices, read
+    again by `refresh` (the page's one timer) so the counts follow the cluster; the choice is kept
+    while its type is offered. `watch` puts the count warning under a count field."""
+
+    def __init__(self, principal: Principal, t: Translator, marker: str) -> None:
+        self.principal = principal
+        self.t = t
+        self.marker = marker
+        self.offers: dict[str, AcceleratorOffer] = {}
+        self.select = ui.select({}, value=None, label=t("workloads.field.accelerator"))
+        self.select.classes("w-full").props(f'outlined dense data-testid="{marker}"').mark(marker)
+        self.note = ui.label("").classes("text-caption text-slate-600").mark(f"{marker}-note")
+        self.note.set_visibility(False)
+        self._count: ui.number | None = None
+        self._warning: ui.label | None = None
+        self.select.on_value_change(lambda _: self.warn())
+
+    @property
+    def value(self) -> str:
+        return str(self.select.value or "")
+
+    def names(self) -> dict[str, str]:
+        """The offered types' names by id, for the rows that name a type."""
+        return {offer.device_type: offer.name for offer in self.offers.values()}
+
+    def watch(self, count: ui.number) -> None:
+        """Warn, here (right under `count`), when the count typed fits no node now or ever."""
+        self._count = count
+        warning = ui.label("").classes("text-caption -mt-1").mark(f"{self.marker}-fit")
+        warning.props('role="status" aria-live="polite"')
+        warning.set_visibility(False)
+        self._warning = warning
+        count.on_value_change(lambda _: self.warn())
+
+    def warn(self) -> None:
+        if self._warning is None or self._count is None:
+            return
+        warning = fit_warning(self.t, self.offers.get(self.value), self._count.value)
+        shown = self._warning
+        shown.classes(remove=" ".join(_WARNING_CLASSES.values()))
+        if warning is None:
+            shown.set_text("")
+            shown.set_visibility(False)
+            return
+        shown.classes(_WARNING_CLASSES[warning.level])
+        shown.props(f'data-level="{warning.level}"')
+        shown.set_text(warning.text)
+        shown.set_visibility(True)
+
+    async def refresh(self) -> None:
+        try:
+            offers = await context.services().accelerators.available(self.principal)
+        except NufiError as exc:
+            self.offers, options, note = {}, {}, told(self.t, exc).line
+        else:
+            self.offers = {offer.device_type: offer for offer in offers}
+            options = accelerator_options(self.t, offers)
+            note = "" if options else self.t("workloads.accelerator.none")
+        self.note.set_text(note)
+        self.note.set_visibility(bool(note))
+        keep = self.select.value if self.select.value in options else next(iter(options), None)
+        if options != self.select.options or keep != self.select.value:
+            self.select.set_options(options, value=keep)
+        self.warn()
