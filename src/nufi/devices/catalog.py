@@ -29,6 +29,7 @@ from nufi.devices.checks import (
 )
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.presets import official_preset, official_presets
+from nufi.devices.said import said_of_error
 from nufi.devices.save_checks import checks_on_save
 from nufi.devices.spec import (
     GENERIC_FETCHER,
@@ -50,6 +51,7 @@ from nufi.devices.stored import (
 from nufi.devices.usage import DeviceTypeUsage
 from nufi.errors import Conflict, DependencyUnavailable, NotFound, ValidationFailed
 from nufi.logging import get_logger
+from nufi.messages import Message
 from nufi.messages.validation import validation_message
 from nufi.prom import PrometheusGateway
 
@@ -64,12 +66,13 @@ _RESERVED_IDS = frozenset({"overview"})
 @dataclass(frozen=True)
 class CatalogEntry:
     """A device type with what the cluster holds of it; `inventory` is None, and `inventory_error`
-    says why, when the cluster cannot be read or the type's fetcher is not installed. The catalog
-    stays readable either way."""
+    says why (in English; `inventory_problem` is the same as a message for a face to word), when the
+    cluster cannot be read or the type's fetcher is not installed. The catalog stays readable either way."""
 
     device_type: DeviceType
     inventory: Inventory | None
     inventory_error: str | None = None
+    inventory_problem: Message | None = None
 
 
 @dataclass(frozen=True)
@@ -315,13 +318,13 @@ class DeviceCatalog:
         try:
             state = await self._cluster.state()
         except DependencyUnavailable as exc:
-            return [CatalogEntry(t, None, exc.detail) for t in types]
+            return [CatalogEntry(t, None, exc.detail, said_of_error(exc)) for t in types]
         entries = []
         for device_type in types:
             try:
                 fetcher = self._fetchers.for_type(device_type)
             except UnknownFetcher as exc:
-                entries.append(CatalogEntry(device_type, None, exc.detail))
+                entries.append(CatalogEntry(device_type, None, exc.detail, said_of_error(exc)))
                 continue
             entries.append(CatalogEntry(device_type, fetcher.inventory(device_type, state)))
         return entries

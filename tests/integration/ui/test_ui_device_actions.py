@@ -149,6 +149,16 @@ async def test_without_a_cluster_the_refusal_is_next_to_the_row_in_korean(offlin
     assert row["enabled_on"] is True and (await catalog().get(ADMIN, "nvidia-gpu")).enabled is True
 
 
+async def test_without_a_cluster_each_row_says_why_in_the_readers_language(offline: User) -> None:
+    for language, why, foreign in (
+        ("ko", "클러스터를 읽지 못했습니다: Kubernetes가 설정되지 않았습니다", "is not configured"),
+        ("en", "The cluster could not be read: Kubernetes is not configured", "설정되지"),
+    ):
+        await open_devices(offline, language)
+        capacity = rows(offline)["nvidia-gpu"]["capacity"]
+        assert capacity.startswith(why) and foreign not in capacity, capacity
+
+
 # -- delete --------------------------------------------------------------------------------------------
 
 

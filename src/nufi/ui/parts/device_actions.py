@@ -287,7 +287,9 @@ class DeviceList:
     def _row(self, entry: CatalogEntry) -> dict[str, Any]:
         device_type, inventory = entry.device_type, entry.inventory
         if inventory is None:
-            counts = self.t("devices.inventory_error", detail=entry.inventory_error or "")
+            problem = entry.inventory_problem
+            why = self.t.message(problem.code, problem.params) if problem else entry.inventory_error or ""
+            counts = self.t("devices.inventory_error", detail=why)
             nodes = "—"
         else:
             counts = f"{inventory.capacity} / {inventory.allocatable} / {inventory.allocated}"
