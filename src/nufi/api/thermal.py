@@ -23,9 +23,10 @@ from nufi.api.schemas.thermal import (
 )
 from nufi.api.services import get_services
 from nufi.messages import Message
+from nufi.monitoring.snapshot import message_data
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
 from nufi.thermal.service import OverrideEntry, PolicyEntry, ThermalService
-from nufi.thermal.status import ThermalStatus, message_data
+from nufi.thermal.status import ThermalStatus
 
 
 def get_thermal(request: Request) -> ThermalService:

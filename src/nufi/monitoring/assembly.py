@@ -95,6 +95,7 @@ def assemble_snapshot(
             query=queries.get(item.metric),
             node=item.node,
             device=item.device,
+            said=item.said,
         )
         for item in implausible
     ]

@@ -19,7 +19,7 @@ from nufi.monitoring.assembly import assemble_snapshot
 from nufi.monitoring.cluster_view import ClusterView, view_of
 from nufi.monitoring.freshness import SeriesMemory
 from nufi.monitoring.probe import InstantQueries, ReducedQueries, metrics_of
-from nufi.monitoring.snapshot import MonitoringError, Snapshot
+from nufi.monitoring.snapshot import MonitoringError, Snapshot, said_of
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,13 @@ async def evaluate(
     for failure in probe.failures:
         metrics: list[MetricKey | None] = [*metrics_of(failure.expression, queries)] or [None]
         errors += [
-            MonitoringError("prometheus", failure.error.detail, metric=metric, query=failure.expression)
+            MonitoringError(
+                "prometheus",
+                failure.error.detail,
+                metric=metric,
+                query=failure.expression,
+                said=said_of(failure.error),
+            )
             for metric in metrics
         ]
     if cluster_error is not None:
@@ -81,5 +87,5 @@ async def _cluster_view(
     try:
         state = await reader.state()
     except DependencyUnavailable as exc:
-        return None, MonitoringError("kubernetes", exc.detail)
+        return None, MonitoringError("kubernetes", exc.detail, said=said_of(exc))
     return view_of(device_type, fetcher, state), None

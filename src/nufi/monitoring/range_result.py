@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from nufi.devices.spec import DeviceType, MetricKey
 from nufi.devices.units import MemoryUnit, to_bytes
 from nufi.errors import NufiError
+from nufi.messages import Message
 from nufi.monitoring.range_request import RangeMetric, RangeRequest
 from nufi.monitoring.snapshot import MonitoringError
 from nufi.prom import QueryResult
@@ -63,14 +64,9 @@ def assemble_range(
             continue
         found, unplaced = _series_of(key, outcome, labels.node, labels.device, request, usable)
         if unplaced:
-            wanted = f"`{labels.node}`" + (f" or `{labels.device}`" if request.by == "device" else "")
+            said = _unplaced(unplaced, labels.node, labels.device if request.by == "device" else None)
             errors.append(
-                MonitoringError(
-                    "prometheus",
-                    f"{unplaced} series lack the label {wanted} and were left out",
-                    metric=key,
-                    query=expressions[key],
-                )
+                MonitoringError("prometheus", said.text("en"), metric=key, query=expressions[key], said=said)
             )
         if key.startswith("memory"):
             found = {k: [(t, to_bytes(v, unit)) for t, v in pts] for k, pts in found.items()}
@@ -122,3 +118,13 @@ def _added(left: Sequence[Point], right: Sequence[Point]) -> list[Point]:
     """Point-wise sum where both have a point at the same instant."""
     by_time = dict(left)
     return [(t, by_time[t] + v) for t, v in right if t in by_time]
+
+
+def _unplaced(count: int, node_label: str, device_label: str | None) -> Message:
+    """Series left out for want of the labels that place them (the device's only when grouped by it)."""
+    if device_label is None:
+        return Message("monitoring.series_unplaced", {"count": count, "node_label": node_label})
+    return Message(
+        "monitoring.series_unplaced_device",
+        {"count": count, "node_label": node_label, "device_label": device_label},
+    )

@@ -24,7 +24,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from nufi.logging import get_logger
-from nufi.monitoring.snapshot import MonitoringError, Snapshot
+from nufi.messages import Message
+from nufi.monitoring.snapshot import MonitoringError, Snapshot, said_of
 from nufi.monitoring.times import rfc3339
 from nufi.prom import PrometheusUnavailable
 
@@ -197,10 +198,15 @@ class Refresher:
     def _served(self, snapshot: Snapshot) -> Snapshot:
         errors = snapshot.errors
         if self._failure is not None and self._failed_at > snapshot.time:
+            cause = said_of(self._failure)
+            last_good = None
+            if cause is not None:
+                last_good = Message("monitoring.last_good", {"failure": cause, "at": rfc3339(snapshot.time)})
             failed = MonitoringError(
                 "prometheus",
                 f"{self._failure.detail}; showing the last good snapshot, evaluated at "
                 f"{rfc3339(snapshot.time)}",
+                said=last_good,
             )
             errors = (failed, *errors)
         age = max(self._clock() - snapshot.time, 0.0)

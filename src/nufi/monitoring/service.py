@@ -39,7 +39,7 @@ from nufi.monitoring.range_request import Grouping, parse_range_request
 from nufi.monitoring.range_result import RangeResult, RangeSeries, assemble_range
 from nufi.monitoring.refresher import Refresher, RefresherStats
 from nufi.monitoring.settings import MonitoringSettings
-from nufi.monitoring.snapshot import MonitoringError, Snapshot
+from nufi.monitoring.snapshot import MonitoringError, Snapshot, said_of
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult
 
 
@@ -186,7 +186,7 @@ class MonitoringService:
             try:
                 refreshers[device_type.id] = self._refresher_of(device_type)
             except UnknownFetcher as exc:
-                unusable[device_type.id] = MonitoringError("catalog", exc.detail)
+                unusable[device_type.id] = MonitoringError("catalog", exc.detail, said=said_of(exc))
         read = await asyncio.gather(*(_read_or_failure(r) for r in refreshers.values()))
         outcomes = dict(zip(refreshers, read, strict=True))
         failures = [o for o in outcomes.values() if isinstance(o, PrometheusUnavailable)]
@@ -198,7 +198,13 @@ class MonitoringService:
             if isinstance(outcome, Snapshot):
                 rows.append(OverviewRow(device_type, outcome))
             elif isinstance(outcome, PrometheusUnavailable):
-                rows.append(OverviewRow(device_type, None, (MonitoringError("prometheus", outcome.detail),)))
+                rows.append(
+                    OverviewRow(
+                        device_type,
+                        None,
+                        (MonitoringError("prometheus", outcome.detail, said=said_of(outcome)),),
+                    )
+                )
             else:
                 rows.append(OverviewRow(device_type, None, (unusable[device_type.id],)))
         return Overview(tuple(rows))

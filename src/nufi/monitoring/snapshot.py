@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from nufi.devices.spec import MetricKey
+from nufi.errors import NufiError
+from nufi.messages import Message
 from nufi.monitoring.attribution import PodHolding
 
 # `catalog`: the device type itself cannot be read (e.g. its fetcher is not installed);
@@ -101,7 +103,11 @@ class NotReporting:
 class MonitoringError:
     """Something that kept part of the data from the snapshot: a failed query, series that could not
     be placed, a value no device can have, or a cluster that could not be read. `metric` is None when
-    it concerns no one quantity."""
+    it concerns no one quantity.
+
+    `message` is the English sentence; `said` the same as a message of the catalogs (`code` and
+    `params`), for each face to word in its reader's language. It is None only where the problem
+    came without a code, and then `message` is all there is."""
 
     source: ErrorSource
     message: str
@@ -109,6 +115,29 @@ class MonitoringError:
     query: str | None = None
     node: str | None = None
     device: str | None = None
+    said: Message | None = None
+
+    @property
+    def code(self) -> str | None:
+        return None if self.said is None else self.said.code
+
+    @property
+    def params(self) -> dict[str, Any] | None:
+        return None if self.said is None else message_data(self.said)["params"]
+
+
+def said_of(error: NufiError) -> Message | None:
+    """The message a domain error carries, or None for one raised with a sentence of its own."""
+    return Message(error.code, error.params) if error.code else None
+
+
+def message_data(message: Message) -> dict[str, Any]:
+    """`message` as JSON data, `{"code", "params"}`, a message among its params as one too."""
+    params = {
+        key: message_data(value) if isinstance(value, Message) else value
+        for key, value in message.params.items()
+    }
+    return {"code": message.code, "params": params}
 
 
 @dataclass(frozen=True)

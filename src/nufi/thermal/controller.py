@@ -26,12 +26,13 @@ from nufi.errors import NufiError
 from nufi.logging import get_logger
 from nufi.messages import Message
 from nufi.monitoring import MonitoringService
+from nufi.monitoring.snapshot import message_data
 from nufi.thermal.assessment import Assessment, Decision, TrackKey, Transition, assess
 from nufi.thermal.history import ThermalEvent, ThermalRecords
 from nufi.thermal.hysteresis import Track
 from nufi.thermal.policy import ThermalPolicy, default_policy
 from nufi.thermal.serving import ServingDeployment, read_serving
-from nufi.thermal.status import ThermalStatus, message_data
+from nufi.thermal.status import ThermalStatus
 from nufi.thermal.temperatures import Temperatures, temperatures
 from nufi.workloads.labels import (
     THERMAL_KEPT_REASON,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from nufi.messages import Message
 from nufi.thermal.hysteresis import ThermalState
@@ -54,13 +53,3 @@ class ThermalStatus:
     types: tuple[DeviceTypeStatus, ...]
     # Deployments whose override annotation is unusable, with why.
     problems: tuple[str, ...] = ()
-
-
-def message_data(message: Message) -> dict[str, Any]:
-    """`message` as JSON data, `{"code", "params"}`, a message among its params as one too: what an
-    annotation, the history and the API carry so each reader words it in their language."""
-    params = {
-        key: message_data(value) if isinstance(value, Message) else value
-        for key, value in message.params.items()
-    }
-    return {"code": message.code, "params": params}

@@ -59,8 +59,9 @@ def temperatures(snapshot: Snapshot | None, *, max_age_seconds: float) -> Temper
             {"age_seconds": snapshot.age_seconds, "limit_seconds": max_age_seconds},
         )
     elif failed:
-        # Prometheus' own words about the failure, shown verbatim inside the sentence.
-        unusable = Message("thermal.stale.unreadable", {"reason": failed[0].message})
+        # The failure as monitoring words it: its message when it has one, else its English.
+        reason = failed[0].said or failed[0].message
+        unusable = Message("thermal.stale.unreadable", {"reason": reason})
     if unusable is not None:
         return Temperatures(dict.fromkeys(nodes), dict.fromkeys(devices), attributed, unusable=unusable)
     return Temperatures(nodes, devices, attributed)

@@ -1,6 +1,7 @@
 """The monitoring response bodies, compared byte for byte with the documented ones: the expected bodies
 below were first written by the old hand-made `to_dict()` on the same objects, and have grown only by
-the fields added since (a snapshot's age, its not-reporting nodes, a stale quantity's last value)."""
+the fields added since (a snapshot's age, its not-reporting nodes, a stale quantity's last value, a
+problem's message code and params)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pydantic import BaseModel
 from nufi.api.schemas.monitoring import OverviewView, SnapshotView
 from nufi.api.schemas.monitoring_range import RangeView
 from nufi.devices.official.nvidia import PRESET as NVIDIA
+from nufi.messages import Message
 from nufi.monitoring import (
     DeviceEntry,
     MonitoringError,
@@ -45,7 +47,9 @@ STALE = StaleMetric("temperature", "gpu-1", "1", NOW - 3.4567, 3.4567, 3.0, 64.0
 POWER_DOWN = MonitoringError(
     "prometheus", "did not answer", metric="power", query="DCGM_FI_DEV_POWER_USAGE", node="gpu-1", device="0"
 )
-NO_CLUSTER = MonitoringError("kubernetes", "Kubernetes is not configured")
+NO_CLUSTER = MonitoringError(
+    "kubernetes", "Kubernetes is not configured", said=Message("kube.not_configured")
+)
 SNAPSHOT = Snapshot(
     "nvidia-gpu",
     NOW + 0.1234,
@@ -165,6 +169,8 @@ SNAPSHOT_BODY = {
             "device": "0",
             "query": "DCGM_FI_DEV_POWER_USAGE",
             "message": "did not answer",
+            "code": None,
+            "params": None,
         },
         {
             "source": "kubernetes",
@@ -173,6 +179,8 @@ SNAPSHOT_BODY = {
             "device": None,
             "query": None,
             "message": "Kubernetes is not configured",
+            "code": "kube.not_configured",
+            "params": {},
         },
     ],
 }
@@ -225,6 +233,8 @@ OVERVIEW_BODY = {
                     "device": "0",
                     "query": "DCGM_FI_DEV_POWER_USAGE",
                     "message": "did not answer",
+                    "code": None,
+                    "params": None,
                 },
                 {
                     "source": "kubernetes",
@@ -233,6 +243,8 @@ OVERVIEW_BODY = {
                     "device": None,
                     "query": None,
                     "message": "Kubernetes is not configured",
+                    "code": "kube.not_configured",
+                    "params": {},
                 },
                 {
                     "source": "catalog",
@@ -241,6 +253,8 @@ OVERVIEW_BODY = {
                     "device": None,
                     "query": None,
                     "message": "extra",
+                    "code": None,
+                    "params": None,
                 },
             ],
         },
@@ -263,6 +277,8 @@ OVERVIEW_BODY = {
                     "device": "0",
                     "query": "DCGM_FI_DEV_POWER_USAGE",
                     "message": "did not answer",
+                    "code": None,
+                    "params": None,
                 }
             ],
         },
@@ -297,6 +313,8 @@ MEMORY_BODY = {
             "device": "0",
             "query": "DCGM_FI_DEV_POWER_USAGE",
             "message": "did not answer",
+            "code": None,
+            "params": None,
         }
     ],
 }
@@ -368,5 +386,7 @@ def test_a_plausibility_problem_names_its_device() -> None:
             "device": "0",
             "query": None,
             "message": "device 0 on node gpu-1: ...",
+            "code": None,
+            "params": None,
         }
     ]

@@ -183,6 +183,8 @@ def test_without_the_cluster_counts_and_pods_are_null() -> None:
             "device": None,
             "query": None,
             "message": "cannot list nodes",
+            "code": None,
+            "params": None,
         }
     ]
 
@@ -236,6 +238,8 @@ def test_reading_problems_become_errors_naming_the_metric() -> None:
             "device": None,
             "query": "lpu_temperature_celsius",
             "message": "Prometheus rejected the query",
+            "code": None,
+            "params": None,
         }
     ]
 

@@ -7,10 +7,14 @@ import re
 
 import pytest
 
+from nufi.cluster.kube_errors import KubeRefused, refusal_error
 from nufi.errors import NufiError, ValidationFailed
+from nufi.messages import Message
 from nufi.monitoring.paging import parse_page_query
 from nufi.monitoring.range_request import parse_range_request
+from nufi.monitoring.range_result import _unplaced as unplaced
 from nufi.monitoring.service import ContinueExpired
+from nufi.monitoring.snapshot import MonitoringError, said_of
 
 pytestmark = pytest.mark.unit
 
@@ -100,3 +104,27 @@ def test_a_time_that_is_not_one_names_the_field_and_the_value() -> None:
         "yesterday",
     )
     assert korean(error).startswith("start 'yesterday'은(는) 시각이 아닙니다")
+
+
+def test_a_snapshot_problem_carries_the_code_of_the_error_behind_it() -> None:
+    refused = refusal_error(KubeRefused(403, "Forbidden", "nodes is forbidden"))
+    error = MonitoringError("kubernetes", refused.detail, said=said_of(refused))
+    assert error.code == "kube.credentials_refused" and error.params is not None
+    assert (error.params["status"], error.params["message"]) == (403, "nodes is forbidden")
+    stale = Message("monitoring.last_good", {"failure": said_of(refused), "at": "2026-05-01T12:00:00.000Z"})
+    params = MonitoringError("prometheus", "x", said=stale).params
+    assert params is not None and params["failure"] == {"code": error.code, "params": error.params}
+    assert stale.text("ko") == (
+        "Kubernetes가 NuFi의 자격 증명을 거부했습니다(HTTP 403): nodes is forbidden. deploy/에 적힌 권한을 "
+        "NuFi 서비스 계정에 부여하세요. 2026-05-01T12:00:00.000Z에 평가한 마지막 정상 스냅숏을 보여 줍니다"
+    )
+
+
+def test_series_left_out_name_the_labels_they_lack() -> None:
+    error = unplaced(3, "host", "gpu")
+    assert (error.code, error.params) == (
+        "monitoring.series_unplaced_device",
+        {"count": 3, "node_label": "host", "device_label": "gpu"},
+    )
+    assert error.text("en") == "3 series lack the label `host` or `gpu` and were left out"
+    assert error.text("ko") == "시계열 3개에 host 또는 gpu 레이블이 없어 제외했습니다"

@@ -6,7 +6,7 @@ null.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, computed_field
 
@@ -97,7 +97,11 @@ class MonitoringErrorView(_FromDomain):
     node: str | None
     device: str | None
     query: str | None
+    # In English; `code` and `params` are the same as a message of the catalogs (docs/messages.md),
+    # null for a problem that came without a code.
     message: str
+    code: str | None = None
+    params: dict[str, Any] | None = None
 
 
 class SnapshotView(_FromDomain):

@@ -4,6 +4,11 @@ _START_AGAIN = "start again without `continue`"
 
 TEXTS: dict[str, str] = {
     "monitoring.not_evaluated_yet": "monitoring has not evaluated this device type yet",
+    "monitoring.series_unplaced": "{count} series lack the label `{node_label}` and were left out",
+    "monitoring.series_unplaced_device": (
+        "{count} series lack the label `{node_label}` or `{device_label}` and were left out"
+    ),
+    "monitoring.last_good": "{failure}; showing the last good snapshot, evaluated at {at}",
     # Paging a type's nodes.
     "monitoring.sort_unknown": "sort `{value}` is not one of {allowed}",
     "monitoring.order_unknown": "order `{value}` is not one of {allowed}",

@@ -2,6 +2,11 @@
 
 TEXTS: dict[str, str] = {
     "monitoring.not_evaluated_yet": "모니터링이 아직 이 장치 유형을 평가하지 않았습니다",
+    "monitoring.series_unplaced": "시계열 {count}개에 {node_label} 레이블이 없어 제외했습니다",
+    "monitoring.series_unplaced_device": (
+        "시계열 {count}개에 {node_label} 또는 {device_label} 레이블이 없어 제외했습니다"
+    ),
+    "monitoring.last_good": "{failure}. {at}에 평가한 마지막 정상 스냅숏을 보여 줍니다",
     # Paging a type's nodes.
     "monitoring.sort_unknown": "sort '{value}'은(는) {allowed} 중 하나여야 합니다",
     "monitoring.order_unknown": "order '{value}'은(는) {allowed} 중 하나여야 합니다",

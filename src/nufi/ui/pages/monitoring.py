@@ -56,7 +56,7 @@ class MonitoringView:
             self.overview = await context.services().monitoring.overview(self.visitor.principal)
             self.overview_error = None
         except NufiError as exc:
-            self.overview, self.overview_error = None, exc.detail
+            self.overview, self.overview_error = None, exc.text(self.t.language)
         if self.selected not in self.types():
             self.selected = self.types()[0] if self.types() else None
 
@@ -100,7 +100,7 @@ class MonitoringView:
                 self.visitor.principal, self.selected, query
             )
         except NufiError as exc:
-            ui.label(t("monitoring.unavailable", detail=exc.detail)).classes("text-red-700")
+            ui.label(t("monitoring.unavailable", detail=exc.text(t.language))).classes("text-red-700")
             return
         snapshot = page.snapshot
         self._shown_time = snapshot.time
@@ -133,7 +133,10 @@ class MonitoringView:
         if snapshot.errors:
             with ui.expansion(t("monitoring.errors"), icon="warning").classes("w-full text-amber-800"):
                 for error in snapshot.errors[:20]:
-                    ui.label(f"{error.source}: {error.message}").classes("text-sm")
+                    said = (
+                        error.message if error.said is None else t.message(error.said.code, error.said.params)
+                    )
+                    ui.label(f"{error.source}: {said}").classes("text-sm")
         Charts(self.visitor.principal, t, self.selected).build()
 
     async def filter(self, value: str | None) -> None:
