@@ -17,9 +17,11 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from nufi.devices.said import said_of_error
 from nufi.devices.spec import LabelsDraft, MetricKey, MetricsDraft
 from nufi.devices.units import MemoryUnit, to_bytes
 from nufi.errors import NufiError
+from nufi.messages import Message
 from nufi.prom import QueryResult, Sample
 
 LabelReader = Callable[[Mapping[str, str], str], str | None]
@@ -52,11 +54,17 @@ class DeviceReading:
 
 @dataclass(frozen=True)
 class MetricProblem:
-    """Why a quantity is missing or partial: the query failed, or series could not be attributed."""
+    """Why a quantity is missing or partial: the query failed, or series could not be attributed.
+    `said` is the catalog message (code and params) a face words; `message` its English. A plain
+    sentence is still taken from callers not yet converted to codes, and quoted as it is."""
 
     metric: MetricKey
     query: str
-    message: str
+    said: Message | str
+
+    @property
+    def message(self) -> str:
+        return self.said if isinstance(self.said, str) else self.said.text("en")
 
 
 @dataclass(frozen=True)
@@ -106,18 +114,17 @@ def assemble_readings(
     for metric, query in queries.items():
         outcome = outcomes.get(metric)
         if outcome is None:
-            problems.append(MetricProblem(metric, query, "the query was not run"))
+            problems.append(MetricProblem(metric, query, Message("readings.not_run")))
             continue
         if isinstance(outcome, NufiError):
-            problems.append(MetricProblem(metric, query, outcome.detail))
+            problems.append(MetricProblem(metric, query, said_of_error(outcome)))
             continue
         if outcome.result_type != "vector":
             problems.append(
                 MetricProblem(
                     metric,
                     query,
-                    f"`{query}` returns a {outcome.result_type}, not one series per device; "
-                    "select the exporter's per-device metric",
+                    Message("readings.not_vector", {"query": query, "result_type": outcome.result_type}),
                 )
             )
             continue
@@ -217,9 +224,8 @@ def _reading(
     )
 
 
-def _unattributed_message(query: str, count: int, labels: LabelsDraft) -> str:
-    return (
-        f"{count} series of `{query}` lack the node label `{labels.node}` or the device label "
-        f"`{labels.device}` and were left out; keep both labels in the expression, e.g. "
-        f"`max by ({labels.node}, {labels.device}) ({query})`"
+def _unattributed_message(query: str, count: int, labels: LabelsDraft) -> Message:
+    return Message(
+        "readings.unattributed",
+        {"count": count, "query": query, "node": labels.node, "device": labels.device},
     )

@@ -15,10 +15,11 @@ from nufi.devices.drafts import MAX_DRAFT_CHARS, _checked
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.metric_checks import MetricsCheck, check_metrics
 from nufi.devices.plausibility import plausible_reading
-from nufi.devices.readings import DeviceReading
+from nufi.devices.readings import DeviceReading, assemble_readings
 from nufi.devices.spec import DeviceTypeCreate, LabelsDraft, MetricsDraft
 from nufi.devices.stored import resolve
 from nufi.errors import NotFound, NufiError, ValidationFailed
+from nufi.messages import Message
 from nufi.messages.validation import validation_message
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult, Sample
 from nufi.prom.errors import PrometheusTimedOut
@@ -194,3 +195,17 @@ def test_an_implausible_reading_is_a_message_with_its_device() -> None:
         == "device d0 on node n1: utilization 250 % is outside 0 to 100 %; it is shown as not reported"
     )
     assert found.said.text("ko").startswith("노드 n1의 디바이스 d0: 사용률 250%가 0~100% 범위를 벗어납니다")
+
+
+def test_readings_name_their_problems_as_messages() -> None:
+    metrics = MetricsDraft(utilization="up", temperature="t")
+    down = PrometheusUnavailable(code="prometheus.not_configured")
+    outcomes = {"utilization": QueryResult("scalar", samples=(Sample({}, 1.0, 1.0),)), "temperature": down}
+    readings = assemble_readings(LABELS, metrics, outcomes)  # type: ignore[arg-type]
+    said = {problem.metric: problem.said for problem in readings.problems}
+    assert isinstance(said["utilization"], Message) and said["utilization"].code == "readings.not_vector"
+    assert (
+        isinstance(said["temperature"], Message) and said["temperature"].code == "prometheus.not_configured"
+    )
+    korean(said["utilization"].text("ko"))
+    assert readings.problems[0].message.startswith("`up` returns a scalar, not one series per device")

@@ -151,6 +151,17 @@ TEXTS: dict[str, str] = {
         "{field}: `{query}` selects {series} series, more than the {max_series} NuFi allows "
         "(NUFI_PROMQL_MAX_SERIES); narrow its selectors or aggregate, e.g. `max by (node, device) (...)`"
     ),
+    # --- Readings a device type's expressions gave ---
+    "readings.not_run": "the query was not run",
+    "readings.not_vector": (
+        "`{query}` returns a {result_type}, not one series per device; select the exporter's per-device "
+        "metric"
+    ),
+    "readings.unattributed": (
+        "{count} series of `{query}` lack the node label `{node}` or the device label `{device}` and "
+        "were left "
+        "out; keep both labels in the expression, e.g. `max by ({node}, {device}) ({query})`"
+    ),
     # --- Plausible readings ---
     "plausibility.reading": "device {device} on node {node}: {reason}; it is shown as not reported",
     "plausibility.not_finite": "{metric} {value} is not a finite number",

@@ -148,6 +148,17 @@ TEXTS: dict[str, str] = {
         "{field}: {query}이(가) 시리즈 {series}개를 선택해 NuFi가 허용하는 {max_series}개를 넘습니다"
         "(NUFI_PROMQL_MAX_SERIES). 선택자를 좁히거나 집계하세요(예: max by (node, device) (...))"
     ),
+    # --- 디바이스 유형의 식이 준 측정값 ---
+    "readings.not_run": "쿼리를 실행하지 않았습니다",
+    "readings.not_vector": (
+        "{query}의 결과가 {result_type}이며 디바이스별 시리즈가 아닙니다. 익스포터의 디바이스별 지표를 "
+        "선택하세요"
+    ),
+    "readings.unattributed": (
+        "{query}의 시리즈 {count}개에 노드 레이블 {node}이나 디바이스 레이블 {device}이(가) 없어 "
+        "제외했습니다. "
+        "식에서 두 레이블을 유지하세요(예: max by ({node}, {device}) ({query}))"
+    ),
     # --- 있을 수 있는 측정값 ---
     "plausibility.reading": "노드 {node}의 디바이스 {device}: {reason}. 보고되지 않은 값으로 표시합니다",
     "plausibility.not_finite": "{metric} {value}은(는) 유한한 숫자가 아닙니다",
