@@ -21,13 +21,20 @@ The reason is a message of the catalogs (`nufi.workloads.kube_reasons` reads Kub
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from nufi.messages import Message
+from nufi.messages import CATALOG, Message
 from nufi.workloads.kube_reasons import container_failure, deployment_failure, pod_failure, scheduler_reason
-from nufi.workloads.labels import THERMAL_KEPT_REASON, THERMAL_OFF_REASON, TRAFFIC, TRAFFIC_OFF
+from nufi.workloads.labels import (
+    THERMAL_KEPT_REASON,
+    THERMAL_OFF_REASON,
+    THERMAL_REASON_MESSAGE,
+    TRAFFIC,
+    TRAFFIC_OFF,
+)
 
 Status = Literal["Ready", "Starting", "Degraded", "Error", "Pending", "ScaledDown"]
 STUCK_WAITING_REASONS = frozenset(
@@ -60,6 +67,9 @@ class PodState:
     # why a hot pod was kept routable.
     traffic_on: bool = True
     thermal_reason: str | None = None
+    # The same reason as a message of the catalogs, for each reader's language (None from a NuFi
+    # that wrote the English reason only).
+    thermal_message: Message | None = None
 
 
 def pod_state(pod: dict[str, Any]) -> PodState:
@@ -85,7 +95,23 @@ def pod_state(pod: dict[str, Any]) -> PodState:
         accelerators=_extended_limits(spec),
         traffic_on=(metadata.get("labels") or {}).get(TRAFFIC) != TRAFFIC_OFF,
         thermal_reason=annotations.get(THERMAL_OFF_REASON) or annotations.get(THERMAL_KEPT_REASON),
+        thermal_message=_thermal_message(annotations.get(THERMAL_REASON_MESSAGE)),
     )
+
+
+def _thermal_message(text: object) -> Message | None:
+    """The reason thermal control wrote as `{"code", "params"}` JSON; None when absent, unreadable or
+    naming a code this NuFi's catalogs do not word."""
+    if not isinstance(text, str):
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("params"), dict):
+        return None
+    code = data.get("code")
+    return Message(code, data["params"]) if isinstance(code, str) and code in CATALOG["en"] else None
 
 
 def deployment_status(

@@ -42,6 +42,7 @@ class PodView:
     # pod kept as the last routable replica says so too.
     traffic_on: bool = True
     thermal_reason: str | None = None
+    thermal_message: Message | None = None
 
 
 @dataclass(frozen=True)
@@ -166,4 +167,5 @@ def _pod_view(state: PodState, devices: tuple[str, ...]) -> PodView:
         devices=devices,
         traffic_on=state.traffic_on,
         thermal_reason=state.thermal_reason,
+        thermal_message=state.thermal_message,
     )

@@ -109,6 +109,9 @@ class PodView(BaseModel):
     thermal_reason: str | None = Field(
         default=None, description="why its traffic is off, or why a hot pod was kept routable"
     )
+    thermal_reason_message: ReasonMessage | None = Field(
+        default=None, description="the same reason as a message of the catalogs, to word in any language"
+    )
 
 
 class ReasonMessage(BaseModel):
@@ -177,6 +180,9 @@ class DeploymentDetail(BaseModel):
                     devices=list(p.devices),
                     traffic_on=p.traffic_on,
                     thermal_reason=p.thermal_reason,
+                    thermal_reason_message=None
+                    if p.thermal_message is None
+                    else ReasonMessage(**message_data(p.thermal_message)),
                 )
                 for p in view.pods
             ],

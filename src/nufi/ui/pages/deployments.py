@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from nicegui import events, ui
 
 from nufi.ui import context
+from nufi.ui.i18n import Translator
 from nufi.ui.parts.workload_accelerators import AcceleratorPicker
 from nufi.ui.parts.workload_forms import (
     REFRESH_SECONDS,
@@ -42,7 +43,7 @@ from nufi.workloads.deployment_spec import (
     MAX_REPLICAS,
     DeploymentCreate,
 )
-from nufi.workloads.deployment_view import DeploymentView
+from nufi.workloads.deployment_view import DeploymentView, PodView
 
 PATH = "/deployments"
 COLUMNS = ("name", "status", "ready", "accelerator", "nodes", "reason", "age")
@@ -119,7 +120,7 @@ class DeploymentsPage:
     def _row(self, view: DeploymentView) -> dict[str, Any]:
         nodes = sorted({pod.node for pod in view.pods if pod.node})
         reason = reason_cells(self.t, view.reason)
-        thermal = [f"{pod.name}: {pod.thermal_reason}" for pod in view.pods if pod.thermal_reason]
+        thermal = [f"{pod.name}: {_thermal(self.t, pod)}" for pod in view.pods if pod.thermal_reason]
         if not reason["reason"] and thermal:
             reason["reason"] = self.t("deployments.thermal", reason="; ".join(thermal))
         return {
@@ -351,3 +352,11 @@ class _Form:
     port: ui.number
     readiness: ui.input
     env: ui.textarea
+
+
+def _thermal(t: Translator, pod: PodView) -> str | None:
+    """Why thermal control keeps traffic off a pod (or on, kept), in the reader's language when thermal
+    control wrote it as a message; its English words from an older NuFi otherwise."""
+    if pod.thermal_message is None:
+        return pod.thermal_reason
+    return t.message(pod.thermal_message.code, pod.thermal_message.params)
