@@ -60,7 +60,7 @@ async def test_a_lab_is_created_stopped_started_and_deleted_from_the_page(person
     person.find(marker="lab-create").click()
     row = await row_becomes(person, "notes", status="Ready", openable=True)
     assert row["kind"] == "VS Code" and row["storage"] == "3 GiB"
-    assert row["accelerator"] == "lpu \N{MULTIPLICATION SIGN} 2"
+    assert row["accelerator"] == "HyperAccel LPU \N{MULTIPLICATION SIGN} 2"
     lab = await services().labs.get(USER, project, "notes")
     assert (lab.kind, lab.accelerator.resource_key, lab.accelerator.count, lab.storage_gib) == (
         "vscode",

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from nicegui import ui
+from nicegui import ElementFilter, ui
 from nicegui.elements.mixins.value_element import ValueElement
 from nicegui.testing import User
 
@@ -99,3 +99,24 @@ def set_value(user: User, marker: str, value: object) -> None:
 def send(user: User, event: str, name: str) -> None:
     """What a row's button (in the table's Quasar slot, which the simulated user cannot click) emits."""
     user.find(kind=ui.table).trigger(event, name)
+
+
+def fit_warning(user: User, marker: str) -> tuple[str, str] | None:
+    """The warning under a form's count field (`<accelerator marker>-fit`): its level ("now" amber,
+    "never" red, read from its class as well as its data attribute) and text; None while hidden."""
+    with user:
+        # Hidden elements too: the simulated user's own `find` sees only visible ones.
+        (label,) = ElementFilter(kind=ui.label, marker=f"{marker}-fit")
+    if not label.visible:
+        return None
+    level = str(label.props.get("data-level"))
+    colour = {"now": "text-amber-800", "never": "text-negative"}[level]
+    assert colour in label.classes, (level, label.classes)
+    return level, label.text
+
+
+def options(user: User, marker: str) -> dict[str, str]:
+    with user:
+        (select,) = user.find(marker=marker).elements
+    assert isinstance(select, ui.select)
+    return dict(select.options)
