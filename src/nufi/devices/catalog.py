@@ -8,6 +8,7 @@ and their audit records share one transaction: both are stored, or neither.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -77,8 +78,11 @@ class CatalogEntry:
 
 @dataclass(frozen=True)
 class SaveOutcome:
+    """A saved type and the check warnings its save passed over, in English and as `{code, params}`."""
+
     device_type: DeviceType
     warnings: list[str]
+    warning_messages: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
 class DeviceCatalog:
@@ -202,7 +206,7 @@ class DeviceCatalog:
                 after=_audit_view(device_type),
                 details=details,
             )
-        return SaveOutcome(device_type, details["warnings"])
+        return SaveOutcome(device_type, details["warnings"], details["warning_messages"])
 
     async def update(
         self,
@@ -249,7 +253,7 @@ class DeviceCatalog:
                 after=_audit_view(updated),
                 details=details,
             )
-        return SaveOutcome(updated, details["warnings"])
+        return SaveOutcome(updated, details["warnings"], details["warning_messages"])
 
     async def delete(
         self, principal: Principal | None, device_type_id: str, *, revision: int | None = None

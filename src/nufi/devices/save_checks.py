@@ -28,7 +28,7 @@ async def checks_on_save(
     the save goes ahead and the audit record says the metrics were not checked. The bounds on
     what an expression may cost Prometheus hold even with `force`."""
     bypassed: list[str] = []
-    warnings: list[str] = []
+    warnings: list[Said] = []
     presence = await check_resource_key(device_type.resource_key, cluster)
     if not presence.found:
         if not force:
@@ -57,8 +57,17 @@ async def checks_on_save(
     else:
         bypassed += _metric_problems(metrics, force=force)
         for name, result in metrics.results.items():
-            warnings += [f"{name}: {w}" for w in result.warnings]
-    return {"force": force, "bypassed": bypassed, "warnings": warnings}
+            warnings += [
+                Said(code="save.metric_warning", params={"metric": name, "warning": w.model_dump()})
+                for w in result.warning_messages
+            ]
+    return {
+        "force": force,
+        "bypassed": bypassed,
+        "warnings": [warning.text("en") for warning in warnings],
+        # The same warnings as messages (`{code, params}`), for a face to word in its reader's language.
+        "warning_messages": [warning.model_dump() for warning in warnings],
+    }
 
 
 def _metric_problems(metrics: MetricsCheck, *, force: bool) -> list[str]:

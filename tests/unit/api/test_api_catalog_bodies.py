@@ -138,8 +138,11 @@ def test_a_type_without_inventory_and_without_error_has_no_error_key() -> None:
 
 
 def test_a_saved_type_is_its_own_json_then_its_warnings() -> None:
-    saved = SavedDeviceType.of(SaveOutcome(LPU, ["no series for `temperature`"]))
-    assert saved.model_dump_json() == as_before({**own(LPU), "warnings": ["no series for `temperature`"]})
+    said = {"code": "save.metric_warning", "params": {"metric": "temperature", "warning": "x"}}
+    saved = SavedDeviceType.of(SaveOutcome(LPU, ["no series for `temperature`"], [said]))
+    # The warnings as messages come after everything that was there before.
+    expected = {**own(LPU), "warnings": ["no series for `temperature`"], "warning_messages": [said]}
+    assert saved.model_dump_json() == as_before(expected)
 
 
 @pytest.mark.parametrize("device_type", TYPES, ids=lambda t: t.id)

@@ -125,10 +125,14 @@ class DeviceTypeList(BaseModel):
 
 
 class SavedDeviceType(_DeviceTypeBody):
-    """The device type as stored, with the check warnings its save passed over."""
+    """The device type as stored, with the check warnings its save passed over: in English
+    (`warnings`) and as messages (`warning_messages`, each a `{code, params}`, in the same order)."""
 
     warnings: list[str]
+    warning_messages: list[dict[str, Any]] = Field(default_factory=list)
 
     @classmethod
     def of(cls, outcome: SaveOutcome) -> SavedDeviceType:
-        return cls(**dict(outcome.device_type), warnings=outcome.warnings)
+        return cls(
+            **dict(outcome.device_type), warnings=outcome.warnings, warning_messages=outcome.warning_messages
+        )

@@ -250,6 +250,7 @@ TEXTS: dict[str, str] = {
     "save.metric_failed": "metrics.{metric}: {problems:list} (or save with ?force=true)",
     "save.label_problem": "labels.{label}: {problem}",
     "save.labels_invalid": "{problems:list}",
+    "save.metric_warning": "{metric}: {warning}",
     # --- PromQL expressions (nufi.prom.promql) ---
     "promql.empty": "the expression is empty",
     "promql.not_text": "the expression contains characters that are not text",

@@ -246,6 +246,7 @@ TEXTS: dict[str, str] = {
     "save.metric_failed": "metrics.{metric}: {problems:list} (또는 ?force=true로 저장하세요)",
     "save.label_problem": "labels.{label}: {problem}",
     "save.labels_invalid": "{problems:list}",
+    "save.metric_warning": "{metric}: {warning}",
     # --- PromQL 식 (nufi.prom.promql) ---
     "promql.empty": "식이 비어 있습니다",
     "promql.not_text": "식에 텍스트가 아닌 문자가 들어 있습니다",
