@@ -10,6 +10,7 @@ the signed-in person is named in a request header (sign-in has its own browser t
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -124,8 +125,8 @@ async def open_as(browser: Browser, who: str, language: str, url: str) -> Page:
     return page
 
 
-async def shot(page: Page, language: str, name: str) -> None:
-    await browser_shot(page, f"workloads-{language}-{name}")
+async def shot(page: Page, language: str, name: str, *, full: bool = True) -> None:
+    await browser_shot(page, f"workloads-{language}-{name}", full_page=full)
 
 
 def t(language: str, key: str, **fields: object) -> str:
@@ -172,6 +173,51 @@ async def test_deployments_list_form_errors_and_dialogs(
     await table.get_by_role("button", name=t(language, "workloads.action.delete")).first.click()
     await expect(page.get_by_text(t(language, "deployments.delete.title", name="llm-big"))).to_be_visible()
     await shot(page, language, "deployments-delete")
+    await page.context.close()
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+async def test_deployments_accelerator_counts_and_count_warnings(
+    world: World, browser: Browser, language: str
+) -> None:
+    """The drop-down open with its per-node counts, the amber and the red warning under the count, a
+    status chip and the age's tooltip with the time on the browser's clock."""
+    page = await open_as(browser, "user", language, f"{world.url}/deployments?project={PROJECT}")
+    table = page.get_by_test_id("deployments-table")
+    await expect(table.locator('[data-status="Pending"]').first).to_be_visible(timeout=20000)
+    await expect(table).to_contain_text("HyperAccel LPU")
+    await expect(table).not_to_contain_text("lpu \N{MULTIPLICATION SIGN}")
+    created = table.locator("[data-created]").first
+    await created.hover()
+    tooltip = page.locator(".q-tooltip time[data-local]")
+    await expect(tooltip).to_be_visible()
+    # The page's script has put the instant on the browser's clock: no longer the UTC text.
+    await expect(tooltip).not_to_contain_text("UTC")
+    await shot(page, language, "deployments-age-tooltip")
+    await page.mouse.move(0, 0)
+
+    await page.get_by_test_id("dep-accelerator").click()
+    most_now = {"ko": "지금 한 노드에 최대", "en": "on one node now"}
+    option = page.get_by_role("option").filter(has_text="HyperAccel LPU")
+    await expect(option).to_contain_text(most_now[language])
+    await option.click()
+    await page.get_by_test_id("dep-accelerator").click()
+    await expect(option).to_be_visible()
+    await shot(page, language, "deployments-accelerator-options", full=False)
+    await page.keyboard.press("Escape")
+
+    count = page.get_by_label(t(language, "workloads.field.count"))
+    fit = page.get_by_test_id("dep-accelerator-fit")
+    await count.fill("5")
+    await expect(fit).to_have_attribute("data-level", "now")
+    await expect(fit).to_have_class(re.compile("text-amber-800"))
+    await shot(page, language, "deployments-count-not-now")
+    await count.fill("7")
+    await expect(fit).to_have_attribute("data-level", "never")
+    await expect(fit).to_have_class(re.compile("text-negative"))
+    await shot(page, language, "deployments-count-never")
+    await count.fill("1")
+    await expect(fit).to_be_hidden()
     await page.context.close()
 
 

@@ -85,6 +85,7 @@ class DeploymentsPage:
             return
         self.project = chosen
         self.list_error, self.table = workload_table(
+            self.t,
             self._columns(),
             marker="deployments-error",
             empty=self.t("deployments.empty"),

@@ -64,7 +64,11 @@ class LabsPage:
             return
         self.project = chosen
         self.list_error, self.table = workload_table(
-            self._columns(), marker="labs-error", empty=self.t("labs.empty"), actions=self._actions_slot()
+            self.t,
+            self._columns(),
+            marker="labs-error",
+            empty=self.t("labs.empty"),
+            actions=self._actions_slot(),
         )
         self.table.on("stop", self._on(self.stop))
         self.table.on("start", self._on(self.start))

@@ -104,7 +104,7 @@ class AcceleratorPicker:
         """Warn, here (right under `count`), when the count typed fits no node now or ever."""
         self._count = count
         warning = ui.label("").classes("text-caption -mt-1").mark(f"{self.marker}-fit")
-        warning.props('role="status" aria-live="polite"')
+        warning.props(f'role="status" aria-live="polite" data-testid="{self.marker}-fit"')
         warning.set_visibility(False)
         self._warning = warning
         count.on_value_change(lambda _: self.warn())

@@ -136,19 +136,23 @@ def age_cells(t: Translator, created_at: str | None) -> dict[str, str]:
     }
 
 
-def age_slot() -> str:
+def age_slot(t: Translator) -> str:
     """The age, with the exact time it counts from on the reader's clock in its tooltip: a `<time
     data-local>` the page's script (`moments`) rewrites when the tooltip puts it on the page."""
-    return """
+    created_label = html.escape(t("workloads.created"))
+    return (
+        """
 <q-td :props="props">
   <span :data-created="props.row.created">{{ props.row.age }}
-    <q-tooltip v-if="props.row.created">
-      <time data-local :datetime="props.row.created" :title="props.row.created_utc">{{
+    <q-tooltip v-if="props.row.created" class="text-body2">"""
+        + created_label
+        + """ <time data-local :datetime="props.row.created" :title="props.row.created_utc">{{
         props.row.created_utc }}</time>
     </q-tooltip>
   </span>
 </q-td>
 """
+    )
 
 
 def accelerator_text(names: dict[str, str], device_type: str | None, count: int | None) -> str:
@@ -335,17 +339,18 @@ async def shown_project(
 
 
 def workload_table(
-    columns: list[dict[str, Any]], *, marker: str, empty: str, actions: str
+    t: Translator, columns: list[dict[str, Any]], *, marker: str, empty: str, actions: str
 ) -> tuple[ui.label, ui.table]:
     """A workload list: the line that says why it could not be read (hidden until then), and the
-    table with the status chip, the age with its time, the reason in full, the row's actions and its empty state."""
+    table with the status chip, the age with its time, the reason in full, the row's actions and its
+    empty state."""
     error = ui.label("").classes("text-negative").mark(marker)
     error.set_visibility(False)
     table = ui.table(columns=columns, rows=[], row_key="name").classes("w-full")
     table.props(f'flat bordered data-testid="{marker.removesuffix("-error")}-table"')
     table.add_slot("body-cell-status", status_slot())
     table.add_slot("body-cell-reason", reason_slot())
-    table.add_slot("body-cell-age", age_slot())
+    table.add_slot("body-cell-age", age_slot(t))
     table.add_slot("body-cell-actions", actions)
     table.add_slot("no-data", f'<div class="text-grey-7">{html.escape(empty)}</div>')
     return error, table

@@ -33,6 +33,7 @@ TEXTS: dict[str, str] = {
     "workloads.field.count": "Accelerators per pod",
     "workloads.action.delete": "Delete",
     "workloads.action.cancel": "Cancel",
+    "workloads.created": "Created",
     "workloads.age.s": "{n}s",
     "workloads.age.m": "{n}m",
     "workloads.age.h": "{n}h",

@@ -33,6 +33,7 @@ TEXTS: dict[str, str] = {
     "workloads.field.count": "가속기 개수 (파드당)",
     "workloads.action.delete": "삭제",
     "workloads.action.cancel": "취소",
+    "workloads.created": "만든 시각",
     "workloads.age.s": "{n}초",
     "workloads.age.m": "{n}분",
     "workloads.age.h": "{n}시간",
