@@ -125,7 +125,7 @@ async def test_a_series_without_the_device_label_is_an_error_suggesting_an_aggre
     assert verdict.error is not None
     assert "2 of 2 series have no `device` label" in verdict.error
     assert "`max by (node, device) (sum by (node) (lpu_utilization_percent))`" in verdict.error
-    assert "`node`" in verdict.error  # the labels the series do carry
+    assert "(they have: node)" in verdict.error  # the labels the series do carry
     assert result.results["temperature"].ok
 
 
@@ -282,7 +282,7 @@ async def test_several_series_per_device_warn(counted: tuple[PrometheusGateway, 
     doubled = 'lpu_utilization_percent or label_replace(lpu_utilization_percent, "copy", "1", "", "")'
     verdict = (await check(gateway, utilization=doubled)).results["utilization"]
     assert verdict.ok and verdict.series == 6
-    assert "3 device(s) have more than one series (e.g. node=lpu-a, device=lpu0)" in verdict.warnings[0]
+    assert "3 devices have more than one series (e.g. node=lpu-a, device=lpu0)" in verdict.warnings[0]
 
 
 async def test_an_unreachable_prometheus_is_reported_per_metric_and_raised_by_readings() -> None:
