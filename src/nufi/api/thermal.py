@@ -4,7 +4,7 @@ the live status and the history (everyone signed in), a dry run over history (ad
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 
@@ -45,7 +45,7 @@ def _override_view(entry: OverrideEntry) -> OverrideView:
         device_type=entry.device_type,
         override=entry.override,
         effective=entry.effective,
-        not_honoured=entry.not_honoured,
+        **_said("not_honoured", entry.not_honoured),
     )
 
 
@@ -66,6 +66,8 @@ async def status(principal: CurrentPrincipal, thermal: Thermal) -> StatusView:
 def _status_view(status: ThermalStatus) -> StatusView:
     """The status with each reason twice: in English (as the API always said it) and as a message."""
     data = dataclasses.asdict(status)
+    data["problems"] = [problem.text("en") for problem in status.problems]
+    data["problem_messages"] = [message_data(problem) for problem in status.problems]
     for entry, kind in zip(data["types"], status.types, strict=True):
         entry.update(_said("unusable", kind.unusable))
         for node_data, node in zip(entry["nodes"], kind.nodes, strict=True):
@@ -75,7 +77,7 @@ def _status_view(status: ThermalStatus) -> StatusView:
     return StatusView.model_validate(data)
 
 
-def _said(name: str, message: Message | None) -> dict[str, object]:
+def _said(name: str, message: Message | None) -> dict[str, Any]:
     if message is None:
         return {name: None, f"{name}_message": None}
     return {name: message.text("en"), f"{name}_message": message_data(message)}

@@ -31,7 +31,7 @@ from nufi.thermal.assessment import Assessment, Decision, TrackKey, Transition, 
 from nufi.thermal.history import ThermalEvent, ThermalRecords
 from nufi.thermal.hysteresis import Track
 from nufi.thermal.policy import ThermalPolicy, default_policy
-from nufi.thermal.serving import ServingDeployment, read_serving
+from nufi.thermal.serving import OVERRIDE_ANNOTATION, ServingDeployment, read_serving
 from nufi.thermal.status import ThermalStatus
 from nufi.thermal.temperatures import Temperatures, temperatures
 from nufi.workloads.labels import (
@@ -148,7 +148,13 @@ class ThermalController:
             holder=None if self._elector is None else self._elector.holder,
             types=result.types,
             problems=tuple(
-                f"{d.namespace}/{d.name}: {d.override_problem}" for d in serving if d.override_problem
+                Message(
+                    "thermal.override_unusable",
+                    {"deployment": f"{d.namespace}/{d.name}", "annotation": OVERRIDE_ANNOTATION}
+                    | {"reason": d.override_problem},
+                )
+                for d in serving
+                if d.override_problem
             ),
         )
         return result

@@ -19,6 +19,7 @@ from nufi.db.thermal import ThermalPolicyRepository
 from nufi.db.types import utc_now
 from nufi.devices.catalog import DeviceCatalog
 from nufi.errors import NotFound
+from nufi.messages import Message
 from nufi.monitoring import MonitoringService
 from nufi.monitoring.times import parse_instant
 from nufi.thermal.controller import SYSTEM, ThermalController
@@ -53,7 +54,7 @@ class OverrideEntry:
     # The type's policy with the override applied: what thermal control uses for the deployment.
     effective: ThermalPolicy
     # Why the override is not honoured (the type's policy applies instead); None when it is.
-    not_honoured: str | None = None
+    not_honoured: Message | None = None
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,8 @@ class ThermalService:
         base = (await self.policy(SYSTEM, device_type)).policy
         refused = None if override is None else override.refusal(base)
         if override is None or refused is not None:
-            return OverrideEntry(device_type, override, base, None if refused is None else refused.detail)
+            why = None if refused is None else Message(refused.code, refused.params)
+            return OverrideEntry(device_type, override, base, why)
         return OverrideEntry(device_type, override, override.applied_to(base))
 
     async def status(self, principal: Principal | None) -> ThermalStatus:
@@ -207,7 +209,9 @@ class ThermalService:
         return replace(
             status,
             types=tuple(replace(t, nodes=tuple(_masked(n, hidden) for n in t.nodes)) for t in status.types),
-            problems=tuple(p for p in status.problems if p.split("/", 1)[0] not in hidden),
+            problems=tuple(
+                p for p in status.problems if str(p.params.get("deployment")).split("/", 1)[0] not in hidden
+            ),
         )
 
     def marked_nodes(self, device_type: str) -> dict[str, str]:

@@ -116,7 +116,8 @@ def _override(text: str | None) -> tuple[PolicyOverride | None, str | None]:
     try:
         return PolicyOverride.model_validate(json.loads(text)), None
     except (ValueError, ValidationError) as exc:
-        return None, f"the annotation {OVERRIDE_ANNOTATION} is not a valid override ({exc}); it is ignored"
+        # Why, in the parser's own words: the controller quotes them in `thermal.override_unusable`.
+        return None, str(exc)
 
 
 def _instant(text: str | None) -> float | None:

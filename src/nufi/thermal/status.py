@@ -51,5 +51,5 @@ class ThermalStatus:
     leader: bool
     holder: str | None
     types: tuple[DeviceTypeStatus, ...]
-    # Deployments whose override annotation is unusable, with why.
-    problems: tuple[str, ...] = ()
+    # Deployments whose override annotation is unusable, with why (`thermal.override_unusable`).
+    problems: tuple[Message, ...] = ()

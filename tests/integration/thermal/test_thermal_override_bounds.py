@@ -51,6 +51,9 @@ async def test_a_member_cannot_switch_protection_off_or_raise_the_trip_beyond_th
     assert kept["override"]["trip_celsius"] == 90
     assert kept["effective"]["trip_celsius"] == 85
     assert "override_max_trip_celsius" in kept["not_honoured"]
+    why = kept["not_honoured_message"]
+    assert why["code"] == "thermal_override.trip_above_limit"
+    assert (why["params"]["trip_celsius"], why["params"]["limit"]) == (90, 87)
 
     # Once the admin lets overrides switch protection off, a member may.
     await _put_policy(nufi, world, overrides_may_disable=True)

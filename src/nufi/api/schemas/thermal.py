@@ -71,7 +71,10 @@ class StatusView(BaseModel):
     leader: bool
     holder: str | None
     types: list[DeviceTypeStatusView]
+    # Deployments whose override annotation is unusable, in English; `problem_messages` the same as
+    # messages of the catalogs.
     problems: list[str]
+    problem_messages: list[MessageView] = []
 
 
 class EventView(BaseModel):
@@ -147,3 +150,4 @@ class OverrideView(BaseModel):
     # Set when the override goes beyond its type's policy's bounds (or no longer makes a valid policy
     # with it): why, and then `effective` is the type's own policy.
     not_honoured: str | None = None
+    not_honoured_message: MessageView | None = None

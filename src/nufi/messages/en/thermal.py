@@ -21,6 +21,9 @@ TEXTS: dict[str, str] = {
         "the latest snapshot is {age_seconds:.0f} s old (limit {limit_seconds:g} s)"
     ),
     "thermal.stale.unreadable": "temperatures could not be read: {reason}",
+    "thermal.override_unusable": (
+        "{deployment}: the annotation {annotation} is not a valid override ({reason}); it is ignored"
+    ),
     # Policies and overrides refused.
     "thermal_policy.resume_not_below_trip": (
         "resume_celsius ({resume:g}) must be below trip_celsius ({trip:g}), e.g. 10 degrees lower, "

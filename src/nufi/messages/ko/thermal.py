@@ -19,6 +19,9 @@ TEXTS: dict[str, str] = {
     "thermal.stale.no_snapshot": "이 장치 유형의 모니터링 스냅숏이 아직 없습니다",
     "thermal.stale.snapshot_old": "최근 스냅숏이 {age_seconds:.0f}초 전 것입니다(한도 {limit_seconds:g}초)",
     "thermal.stale.unreadable": "온도를 읽지 못했습니다: {reason}",
+    "thermal.override_unusable": (
+        "{deployment}: {annotation} 어노테이션이 올바른 배포별 설정이 아니어서 무시합니다({reason})"
+    ),
     # Policies and overrides refused.
     "thermal_policy.resume_not_below_trip": (
         "resume_celsius({resume:g})는 trip_celsius({trip:g})보다 낮아야 합니다. 차단 온도 부근을 오가는 "
