@@ -28,6 +28,7 @@ from .people import PEOPLE
 from .wizard_world import as_, input_of, shown
 from .workload_pages_world import (
     LPU,
+    fit_warning,
     new_project,
     open_page,
     options,
@@ -213,6 +214,11 @@ async def test_bad_fields_are_named_beside_them_in_korean_and_english(person: Us
     person.find(marker="dep-create").click()
     await eventually(lambda: holds("ask for at most 6" in shown(person, "dep-error-accelerator.count")))
     assert "Check the fields below." in shown(person, "dep-error")
+    # The refusal says it: the red warning under the count does not repeat it, until the count changes.
+    assert fit_warning(person, "dep-accelerator") is None
+    set_value(person, "dep-count", 8)
+    await person.should_not_see(marker="dep-error-accelerator.count")
+    assert (fit_warning(person, "dep-accelerator") or ("",))[0] == "never"
 
     # An env line that is not KEY=VALUE is named beside the env field.
     person.find(marker="dep-env").type("JUSTAWORD")

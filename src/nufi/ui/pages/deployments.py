@@ -243,6 +243,7 @@ class DeploymentsPage:
                 )
             except Exception as exc:
                 errors.show(exc)
+                form.accelerator.warn()  # a refusal of the count takes the red warning's place
                 return
             finally:
                 create.enable()
@@ -285,7 +286,7 @@ class DeploymentsPage:
         with ui.column().classes("gap-1"):
             count = ui.number(self.t("workloads.field.count"), value=1, min=1, step=1)
             cell(count, "dep-count", "accelerator.count")
-            accelerator.watch(count)
+            accelerator.watch(count, errors.fields["accelerator.count"])
         with ui.column().classes("gap-1"):
             replicas = ui.number(
                 self.t("deployments.field.replicas"), value=1, min=0, max=MAX_REPLICAS, step=1

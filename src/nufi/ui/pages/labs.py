@@ -211,7 +211,7 @@ class LabsPage:
                     count = ui.number(self.t("workloads.field.count"), value=1, min=1, step=1)
                     count.classes("w-full").props("outlined dense").mark("lab-count")
                     errors.slot("accelerator.count")
-                    accelerator.watch(count)
+                    accelerator.watch(count, errors.fields["accelerator.count"])
                 with ui.column().classes("gap-1"):
                     storage = ui.number(
                         self.t("labs.field.storage"), value=DEFAULT_STORAGE_GIB, min=1, max=MAX_STORAGE_GIB
@@ -239,6 +239,7 @@ class LabsPage:
                 created = await context.services().labs.create(self.who.principal, self.project, request)
             except Exception as exc:
                 errors.show(exc)
+                accelerator.warn()  # a refusal of the count takes the red warning's place
                 return
             finally:
                 create.enable()

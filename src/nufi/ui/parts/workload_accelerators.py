@@ -90,6 +90,7 @@ class AcceleratorPicker:
         self.note.set_visibility(False)
         self._count: ui.number | None = None
         self._warning: ui.label | None = None
+        self._refused: ui.label | None = None
         self.select.on_value_change(lambda _: self.warn())
 
     @property
@@ -100,19 +101,31 @@ class AcceleratorPicker:
         """The offered types' names by id, for the rows that name a type."""
         return {offer.device_type: offer.name for offer in self.offers.values()}
 
-    def watch(self, count: ui.number) -> None:
-        """Warn, here (right under `count`), when the count typed fits no node now or ever."""
+    def watch(self, count: ui.number, refused: ui.label | None = None) -> None:
+        """Warn, here (right under `count`), when the count typed fits no node now or ever.
+
+        `refused` is where the service's refusal of the count is shown: it spoke of the count sent,
+        so a new count hides it, and while it is shown the red warning would only repeat it."""
         self._count = count
+        self._refused = refused
         warning = ui.label("").classes("text-caption -mt-1").mark(f"{self.marker}-fit")
         warning.props(f'role="status" aria-live="polite" data-testid="{self.marker}-fit"')
         warning.set_visibility(False)
         self._warning = warning
-        count.on_value_change(lambda _: self.warn())
+        count.on_value_change(lambda _: self._count_changed())
+
+    def _count_changed(self) -> None:
+        if self._refused is not None and self._refused.visible:
+            self._refused.set_text("")
+            self._refused.set_visibility(False)
+        self.warn()
 
     def warn(self) -> None:
         if self._warning is None or self._count is None:
             return
         warning = fit_warning(self.t, self.offers.get(self.value), self._count.value)
+        if warning is not None and warning.level == "never" and self._refused and self._refused.visible:
+            warning = None
         shown = self._warning
         shown.classes(remove=" ".join(_WARNING_CLASSES.values()))
         if warning is None:
