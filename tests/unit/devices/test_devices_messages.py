@@ -10,12 +10,15 @@ from datetime import datetime
 import pytest
 from pydantic import ValidationError
 
-from nufi.devices.checks import check_resource_key
+from nufi.devices import catalog as catalog_module
+from nufi.devices.checks import check_resource_key, enforce_query_bounds
 from nufi.devices.drafts import MAX_DRAFT_CHARS, _checked
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.metric_checks import MetricsCheck, check_metrics
 from nufi.devices.plausibility import plausible_reading
+from nufi.devices.presets import official_preset
 from nufi.devices.readings import DeviceReading, assemble_readings
+from nufi.devices.save_checks import _metric_problems
 from nufi.devices.spec import DeviceTypeCreate, LabelsDraft, MetricsDraft
 from nufi.devices.stored import resolve
 from nufi.errors import NotFound, NufiError, ValidationFailed
@@ -23,7 +26,7 @@ from nufi.messages import Message
 from nufi.messages.validation import validation_message
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult, Sample
 from nufi.prom.errors import PrometheusTimedOut
-from nufi.prom.gateway import PrometheusGateway
+from nufi.prom.gateway import AdminQueryLimits, PrometheusGateway
 
 pytestmark = pytest.mark.unit
 
@@ -31,6 +34,18 @@ HANGUL = re.compile("[가-힣]")
 # Words of the English sentences that must never reach a Korean reader.
 ENGLISH = re.compile(r"\b(the|is|are|has|have|not|series|label|cannot|Prometheus has)\b")
 LABELS = LabelsDraft(node="node", device="device")
+
+
+LIMITS = AdminQueryLimits(
+    max_range_seconds=3600, min_subquery_step_seconds=1, max_series=100, series_check_timeout_seconds=2
+)
+
+
+class FakeCounter:
+    """Counts every expression's series as one."""
+
+    async def count_series(self, expression: str, *, timeout_seconds: float) -> int:
+        return 1
 
 
 def korean(text: str) -> str:
@@ -209,3 +224,51 @@ def test_readings_name_their_problems_as_messages() -> None:
     )
     korean(said["utilization"].text("ko"))
     assert readings.problems[0].message.startswith("`up` returns a scalar, not one series per device")
+
+
+def test_the_catalogs_own_refusals_carry_codes_and_read_in_korean() -> None:
+    stale = catalog_module._stale("lpu", 3, 2)
+    assert (stale.code, stale.params["current_revision"], stale.params["expected_revision"]) == (
+        "device_type.stale",
+        3,
+        2,
+    )
+    assert "리비전 3" in korean(stale.text("ko"))
+    preset = official_preset("nvidia-gpu")
+    assert preset is not None
+    with pytest.raises(ValidationFailed) as caught:
+        catalog_module._refuse_official_identity_change(preset, {**preset.model_dump(), "name": "Other"})
+    assert (caught.value.code, caught.value.field) == ("device_type.official_identity", "name")
+    korean(caught.value.text("ko"))
+    with pytest.raises(ValidationFailed) as caught:
+        catalog_module._validated({**preset.model_dump(mode="json"), "resource_key": "kubernetes.io/x"})
+    assert (caught.value.code, caught.value.field) == ("device_type.invalid_field", "resource_key")
+    reason = caught.value.params["reason"]
+    assert isinstance(reason, dict) and reason["code"] == "resource_key.problems"
+    assert "kubernetes.io/ 도메인은 Kubernetes 전용입니다" in korean(caught.value.text("ko"))
+
+
+async def test_a_costly_range_is_refused_with_its_bound_as_a_nested_message() -> None:
+    counter = FakeCounter()
+    draft = MetricsDraft(utilization="max_over_time(u[30d:1m])")
+    with pytest.raises(ValidationFailed) as caught:
+        await enforce_query_bounds(draft, counter, LIMITS)
+    assert caught.value.code == "query_bounds.range" and caught.value.field == "metrics.utilization"
+    problem = caught.value.params["problem"]
+    assert isinstance(problem, dict) and problem["code"] == "promql.subquery_too_wide"
+    said = korean(caught.value.text("ko"))
+    assert said.startswith("metrics.utilization: max_over_time(u[30d:1m])의 서브쿼리 범위가 30d로")
+
+
+def test_a_save_refuses_a_failing_expression_naming_each_problem() -> None:
+    check = checked("up", vector({"device": "d0"}))
+    with pytest.raises(ValidationFailed) as caught:
+        _metric_problems(check, force=False)
+    assert (caught.value.code, caught.value.field) == ("save.metric_failed", "metrics.utilization")
+    problems = caught.value.params["problems"]
+    assert isinstance(problems, list)
+    codes = [problem["code"] for problem in problems]
+    assert codes == ["metric_check.missing_labels", "save.label_lacking"]
+    assert caught.value.detail.endswith("series lack the label 'node' (or save with ?force=true)")
+    assert korean(caught.value.text("ko")).endswith("(또는 ?force=true로 저장하세요)")
+    assert _metric_problems(check, force=True)[1] == "utilization: series lack the label 'node'"
