@@ -63,8 +63,8 @@ TEXTS: dict[str, str] = {
     ),
     "auth.sign_in_first": "먼저 로그인하세요. 이 작업은 인증된 사용자만 할 수 있습니다",
     "auth.role_required": (
-        "{required_role} 역할이 필요합니다. 사용자 '{user}'에게는 이 역할이 없습니다. 관리자에게 인증 "
-        "서버에서 역할을 부여해 달라고 요청하세요"
+        "{required_role} 역할이 필요합니다. 사용자 '{user}'에게는 이 역할이 없습니다. 관리자에게 ID "
+        "공급자에서 역할을 부여해 달라고 요청하세요"
     ),
     "auth.bearer_missing": f"Bearer 토큰이 없습니다. {_BEARER} 헤더를 보내세요",
     "auth.scheme_wrong": f"Authorization 헤더가 '{{scheme}}' 방식입니다. NuFi는 {_BEARER}를 받습니다",
@@ -73,7 +73,7 @@ TEXTS: dict[str, str] = {
     "auth.token_bad_characters": "Bearer 토큰에 JWT에는 없는 문자가 들어 있습니다",
     "auth.headers_ambiguous": f"요청에 Authorization 헤더가 {{count}}개 있습니다. {_BEARER} 하나만 보내세요",
     "auth.token_algorithm": (
-        "토큰 알고리즘 '{alg}'은(는) 받지 않습니다. NuFi는 인증 서버가 {accepted}로 서명한 액세스 토큰만 "
+        "토큰 알고리즘 '{alg}'은(는) 받지 않습니다. NuFi는 ID 공급자가 {accepted}로 서명한 액세스 토큰만 "
         "받습니다"
     ),
     "auth.token_no_kid": "토큰 헤더에 서명 키(kid)가 없습니다. 발급자의 액세스 토큰을 보내세요",
@@ -86,7 +86,7 @@ TEXTS: dict[str, str] = {
     "auth.token_expired": "토큰이 만료되었습니다. 다시 로그인하세요",
     "auth.token_expired_at": "토큰이 {at}에 만료되었습니다. 다시 로그인하세요",
     "auth.token_not_yet_valid": (
-        "토큰이 아직 유효하지 않습니다(nbf나 iat가 미래입니다). NuFi와 인증 서버의 시계를 확인하세요"
+        "토큰이 아직 유효하지 않습니다(nbf나 iat가 미래입니다). NuFi와 ID 공급자의 시계를 확인하세요"
     ),
     "auth.token_signature_invalid": "토큰 서명이 올바르지 않습니다. 토큰이 변조되었거나 위조되었습니다",
     "auth.token_claim_missing": "토큰에 필수 클레임 '{claim}'이(가) 없습니다",
@@ -101,46 +101,46 @@ TEXTS: dict[str, str] = {
     "auth.token_payload_not_object": "토큰 형식이 잘못되었습니다. 페이로드가 JSON 객체가 아닙니다",
     "auth.audience_mismatch": (
         "NuFi용 토큰이 아닙니다. 대상 '{audience}'이(가) aud({aud})에도, 인가된 당사자 azp({azp})에도 "
-        "없습니다. 그 클라이언트용 토큰을 요청하거나 인증 서버에 audience 매퍼를 추가하세요"
+        "없습니다. 그 클라이언트용 토큰을 요청하거나 ID 공급자에 audience 매퍼를 추가하세요"
     ),
     "auth.none": "없음",
     # The identity provider cannot be asked.
     "idp.timed_out": (
-        "{issuer}의 인증 서버가 {seconds:g}초 안에 응답하지 않았습니다(NUFI_OIDC_TIMEOUT_SECONDS). "
-        "인증 서버가 실행 중인지 확인하세요"
+        "{issuer}의 ID 공급자가 {seconds:g}초 안에 응답하지 않았습니다(NUFI_OIDC_TIMEOUT_SECONDS). "
+        "ID 공급자가 실행 중인지 확인하세요"
     ),
     "idp.no_jwks_uri": (
         "{url}의 discovery 문서에 jwks_uri가 없습니다. NUFI_OIDC_ISSUER가 "
         "https://keycloak.example.com/realms/super-llm 같은 OpenID Connect 발급자인지 확인하세요"
     ),
     "idp.fetch_failed": (
-        "인증 서버의 {what}을(를) {url}에서 가져오지 못했습니다: {reason}. NUFI_OIDC_ISSUER와 인증 서버가 "
+        "ID 공급자의 {what}을(를) {url}에서 가져오지 못했습니다: {reason}. NUFI_OIDC_ISSUER와 ID 공급자가 "
         "실행 중인지 확인하세요"
     ),
     "idp.http_status": (
-        "인증 서버가 {url}의 {what} 요청에 HTTP {status}로 응답했습니다. NUFI_OIDC_ISSUER를 확인하세요"
+        "ID 공급자가 {url}의 {what} 요청에 HTTP {status}로 응답했습니다. NUFI_OIDC_ISSUER를 확인하세요"
         "(Keycloak: https://<host>/realms/<realm>)"
     ),
-    "idp.not_json": "{url}의 인증 서버 {what}이(가) JSON 객체가 아닙니다. NUFI_OIDC_ISSUER를 확인하세요",
+    "idp.not_json": "{url}의 ID 공급자 {what}이(가) JSON 객체가 아닙니다. NUFI_OIDC_ISSUER를 확인하세요",
     "idp.what.discovery": "discovery 문서",
     "idp.what.jwks": "키 세트(JWKS)",
     "idp.jwks_no_keys": (
-        "인증 서버의 JWKS에 'keys' 목록이 없습니다. NUFI_OIDC_ISSUER가 OpenID Connect 발급자인지 확인하세요"
+        "ID 공급자의 JWKS에 'keys' 목록이 없습니다. NUFI_OIDC_ISSUER가 OpenID Connect 발급자인지 확인하세요"
     ),
     "idp.no_endpoints": (
         "{issuer}의 discovery 문서에 authorization_endpoint나 token_endpoint가 없습니다. "
         "NUFI_OIDC_ISSUER를 확인하세요"
     ),
-    "idp.token_unreachable": "인증 서버의 토큰 엔드포인트 {url}에 연결하지 못했습니다: {reason}",
-    "idp.token_status": "인증 서버의 토큰 엔드포인트 {url}이(가) HTTP {status}로 응답했습니다",
+    "idp.token_unreachable": "ID 공급자의 토큰 엔드포인트 {url}에 연결하지 못했습니다: {reason}",
+    "idp.token_status": "ID 공급자의 토큰 엔드포인트 {url}이(가) HTTP {status}로 응답했습니다",
     # The identity provider answered, and said no.
-    "issuer.no_id_token": "인증 서버가 ID 토큰 없이 응답했습니다(scope openid)",
+    "issuer.no_id_token": "ID 공급자가 ID 토큰 없이 응답했습니다(scope openid)",
     "issuer.users_differ": "ID 토큰과 액세스 토큰의 사용자가 다릅니다",
     "issuer.no_refresh_token": "세션에 리프레시 토큰이 없습니다. 다시 로그인하세요",
-    "issuer.no_access_token": "인증 서버의 토큰 응답에 access_token이 없습니다",
-    "issuer.refused": "인증 서버가 거부했습니다: {description}",
+    "issuer.no_access_token": "ID 공급자의 토큰 응답에 access_token이 없습니다",
+    "issuer.refused": "ID 공급자가 거부했습니다: {description}",
     "issuer.refused_client": (
-        "인증 서버가 거부했습니다: {description}. NUFI_OIDC_CLIENT_ID와 NUFI_OIDC_CLIENT_SECRET을 확인하세요"
+        "ID 공급자가 거부했습니다: {description}. NUFI_OIDC_CLIENT_ID와 NUFI_OIDC_CLIENT_SECRET을 확인하세요"
     ),
     "issuer.id_token_malformed": "ID 토큰 형식이 잘못되었습니다",
     "issuer.id_token_unknown_key": "ID 토큰이 발급자가 공개하지 않은 키로 서명되었습니다",
