@@ -200,9 +200,7 @@ async def test_deployments_accelerator_counts_and_count_warnings(
     most_now = {"ko": "지금 한 노드에 최대", "en": "on one node now"}
     option = page.get_by_role("option").filter(has_text="HyperAccel LPU")
     await expect(option).to_contain_text(most_now[language])
-    await option.click()
-    await page.get_by_test_id("dep-accelerator").click()
-    await expect(option).to_be_visible()
+    await expect(page.locator(".q-menu")).to_be_visible()
     await shot(page, language, "deployments-accelerator-options", full=False)
     await page.keyboard.press("Escape")
 
