@@ -254,7 +254,8 @@ class DeploymentsPage:
         create.on_click(submit)
 
     async def _fields(self, errors: FieldErrors) -> _Form:
-        """The inputs of the create form, each with the slot its errors show in."""
+        """The inputs of the create form, each with the slot its errors show in; the count beside the
+        Accelerator drop-down, its warning under it."""
         settings = context.services().settings
 
         def cell(entry: _Input, marker: str, slot: str) -> _Input:
@@ -272,13 +273,6 @@ class DeploymentsPage:
             )
             cell(image.props('data-testid="dep-image"'), "dep-image", "image")
         with ui.column().classes("gap-1"):
-            args = ui.input(
-                self.t("deployments.field.args"),
-                value=shlex.join(settings.deployment_default_args),
-                placeholder="--model tiny --max-batch 8",
-            )
-            cell(args.props('data-testid="dep-args"'), "dep-args", "args")
-        with ui.column().classes("gap-1"):
             accelerator = AcceleratorPicker(self.who.principal, self.t, "dep-accelerator")
             await accelerator.refresh()
             self.accelerator = accelerator
@@ -287,6 +281,13 @@ class DeploymentsPage:
             count = ui.number(self.t("workloads.field.count"), value=1, min=1, step=1)
             cell(count, "dep-count", "accelerator.count")
             accelerator.watch(count, errors.fields["accelerator.count"])
+        with ui.column().classes("gap-1"):
+            args = ui.input(
+                self.t("deployments.field.args"),
+                value=shlex.join(settings.deployment_default_args),
+                placeholder="--model tiny --max-batch 8",
+            )
+            cell(args.props('data-testid="dep-args"'), "dep-args", "args")
         with ui.column().classes("gap-1"):
             replicas = ui.number(
                 self.t("deployments.field.replicas"), value=1, min=0, max=MAX_REPLICAS, step=1

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from nicegui import events, ui
@@ -193,45 +194,18 @@ class LabsPage:
             ui.label(self.t("labs.create.title")).classes("text-lg font-semibold")
             errors = FieldErrors(self.t, "lab")
             with ui.grid(columns=2).classes("w-full gap-x-4 gap-y-1"):
-                with ui.column().classes("gap-1"):
-                    name = ui.input(self.t("workloads.field.name"), placeholder="my-notebook")
-                    name.classes("w-full").props("outlined dense").mark("lab-name")
-                    errors.slot("name")
-                with ui.column().classes("gap-1"):
-                    with ui.row().classes("items-center gap-3 h-10"):
-                        ui.label(self.t("labs.field.kind")).classes("text-slate-700")
-                        kind = ui.toggle(dict(KIND_NAMES), value="jupyter").props("no-caps").mark("lab-kind")
-                    errors.slot("kind")
-                with ui.column().classes("gap-1"):
-                    accelerator = AcceleratorPicker(self.who.principal, self.t, "lab-accelerator")
-                    await accelerator.refresh()
-                    self.accelerator = accelerator
-                    errors.slot("accelerator.device_type")
-                with ui.column().classes("gap-1"):
-                    count = ui.number(self.t("workloads.field.count"), value=1, min=1, step=1)
-                    count.classes("w-full").props("outlined dense").mark("lab-count")
-                    errors.slot("accelerator.count")
-                    accelerator.watch(count, errors.fields["accelerator.count"])
-                with ui.column().classes("gap-1"):
-                    storage = ui.number(
-                        self.t("labs.field.storage"), value=DEFAULT_STORAGE_GIB, min=1, max=MAX_STORAGE_GIB
-                    )
-                    storage.classes("w-full").props("outlined dense").mark("lab-storage")
-                    errors.slot("storage_gib")
+                form = await self._fields(errors)
             with ui.row().classes("w-full justify-end"):
-                create = (
-                    ui.button(self.t("labs.action.create"), icon="science")
-                    .props("no-caps")
-                    .mark("lab-create")
-                )
+                create = ui.button(self.t("labs.action.create"), icon="science")
+                create.props("no-caps").mark("lab-create")
 
         async def submit() -> None:
             errors.clear()
             body = {
-                "name": str(name.value or "").strip(),
-                "kind": kind.value,
-                "accelerator": {"device_type": accelerator.value, "count": as_int(count.value)},
-                "storage_gib": as_int(storage.value),
+                "name": str(form.name.value or "").strip(),
+                "kind": form.kind.value,
+                "accelerator": {"device_type": form.accelerator.value, "count": as_int(form.count.value)},
+                "storage_gib": as_int(form.storage.value),
             }
             create.disable()
             try:
@@ -239,12 +213,51 @@ class LabsPage:
                 created = await context.services().labs.create(self.who.principal, self.project, request)
             except Exception as exc:
                 errors.show(exc)
-                accelerator.warn()  # a refusal of the count takes the red warning's place
+                form.accelerator.warn()  # a refusal of the count takes the red warning's place
                 return
             finally:
                 create.enable()
             ui.notify(self.t("labs.done.created", name=created.name), type="positive")
-            name.set_value("")
+            form.name.set_value("")
             await self.refresh()
 
         create.on_click(submit)
+
+    async def _fields(self, errors: FieldErrors) -> _LabForm:
+        """The inputs of the create form, each with the slot its errors show in; the count beside the
+        Accelerator drop-down, its warning under it."""
+        with ui.column().classes("gap-1"):
+            name = ui.input(self.t("workloads.field.name"), placeholder="my-notebook")
+            name.classes("w-full").props("outlined dense").mark("lab-name")
+            errors.slot("name")
+        with ui.column().classes("gap-1"):
+            with ui.row().classes("items-center gap-3 h-10"):
+                ui.label(self.t("labs.field.kind")).classes("text-slate-700")
+                kind = ui.toggle(dict(KIND_NAMES), value="jupyter").props("no-caps").mark("lab-kind")
+            errors.slot("kind")
+        with ui.column().classes("gap-1"):
+            accelerator = AcceleratorPicker(self.who.principal, self.t, "lab-accelerator")
+            await accelerator.refresh()
+            self.accelerator = accelerator
+            errors.slot("accelerator.device_type")
+        with ui.column().classes("gap-1"):
+            count = ui.number(self.t("workloads.field.count"), value=1, min=1, step=1)
+            count.classes("w-full").props("outlined dense").mark("lab-count")
+            errors.slot("accelerator.count")
+            accelerator.watch(count, errors.fields["accelerator.count"])
+        with ui.column().classes("gap-1"):
+            storage = ui.number(
+                self.t("labs.field.storage"), value=DEFAULT_STORAGE_GIB, min=1, max=MAX_STORAGE_GIB
+            )
+            storage.classes("w-full").props("outlined dense").mark("lab-storage")
+            errors.slot("storage_gib")
+        return _LabForm(name, kind, accelerator, count, storage)
+
+
+@dataclass(frozen=True)
+class _LabForm:
+    name: ui.input
+    kind: ui.toggle
+    accelerator: AcceleratorPicker
+    count: ui.number
+    storage: ui.number
