@@ -176,3 +176,14 @@ async def test_the_reasons_show_in_the_pages_language(offline: User, monkeypatch
     )
     live = shown(offline, "thermal-live")
     assert "trip" not in live and "kept as" not in live and "no usable" not in live, live
+
+
+async def test_a_policy_the_card_refuses_is_told_in_korean(offline: User) -> None:
+    kind, policy = await opened(offline, "ko")
+    offline.find(marker=f"thermal-trip-{kind}").clear().type("40")
+    offline.find(marker=f"thermal-save-{kind}").click()
+
+    told = f"resume_celsius({policy.resume_celsius:g})는 trip_celsius(40)보다 낮아야 합니다"
+    await eventually(sees(offline, f"thermal-error-{kind}", told), within=WITHIN)
+    assert "must be below" not in shown(offline, f"thermal-error-{kind}")
+    assert (await attached_services().thermal.policy(ADMIN, kind)).source == "default"

@@ -37,7 +37,10 @@ class PolicyCard:
             self.note = ui.label("").classes("text-amber-700").mark(f"thermal-note-{entry.device_type}")
             self._fields(entry.policy)
             self.error = (
-                ui.label("").classes("text-red-700").props(f'data-testid="thermal-error-{entry.device_type}"')
+                ui.label("")
+                .classes("text-red-700")
+                .props(f'data-testid="thermal-error-{entry.device_type}"')
+                .mark(f"thermal-error-{entry.device_type}")
             )
             self.result = ui.column().classes("w-full")
             with ui.row().classes("gap-2"):
