@@ -22,6 +22,10 @@ from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from typing import Any
 
+from pydantic_core import PydanticCustomError
+
+from nufi.messages import Message
+
 # Kubernetes keeps resource names under this domain (and its subdomains) for itself.
 RESERVED_DOMAIN = "kubernetes.io/"
 # The longest quantity a caller may write (NuFi's bound, not Kubernetes').
@@ -75,15 +79,21 @@ def is_extended_resource(name: str) -> bool:
 
 
 def check_quantity(value: str) -> None:
-    """A positive Kubernetes quantity such as "500m", "2", "2Gi"; ValueError otherwise."""
+    """A positive Kubernetes quantity such as "500m", "2", "2Gi"; for a model's validator, a
+    PydanticCustomError whose type is the catalog code (`quantity.*`) otherwise."""
     if len(value) > MAX_QUANTITY_LENGTH:
-        raise ValueError(f"a quantity is at most {MAX_QUANTITY_LENGTH} characters long")
+        raise _refused(Message("quantity.too_long", {"max": MAX_QUANTITY_LENGTH}))
     try:
         amount = parse_quantity(value)
     except ValueError:
-        raise ValueError(f"{value!r} is not a Kubernetes quantity (e.g. 500m, 2, 2Gi)") from None
+        raise _refused(Message("quantity.invalid", {"value": value})) from None
     if value != value.strip() or value.startswith(("+", "-")) or amount <= 0:
-        raise ValueError(f"{value!r} must be a positive quantity without a sign (e.g. 500m, 2, 2Gi)")
+        raise _refused(Message("quantity.not_positive", {"value": value}))
+
+
+def _refused(said: Message) -> PydanticCustomError:
+    # The English sentence as pydantic's own message; the faces word the code from the catalogs.
+    return PydanticCustomError(said.code, said.text("en"), dict(said.params))
 
 
 def effective_requests(pod_spec: Mapping[str, Any]) -> dict[str, int]:

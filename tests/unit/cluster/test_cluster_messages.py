@@ -6,9 +6,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from pydantic_core import PydanticCustomError
 
 from nufi.cluster.kube_errors import KubeRefused, answer_error, list_refused, refusal_error, timed_out
+from nufi.cluster.resources import check_quantity
 from nufi.errors import Conflict, DependencyUnavailable, NotFound, NufiError, ValidationFailed
+from nufi.messages import render
 
 pytestmark = pytest.mark.unit
 
@@ -63,3 +66,18 @@ def test_throttling_and_timeouts_say_how_long_in_seconds() -> None:
     late = timed_out("https://k8s", "GET /api/v1/pods", 2.5)
     assert (late.code, late.params["timeout"]) == ("kube.timed_out", 2.5)
     assert "2.5초 안에 응답하지 않았습니다" in korean(late)
+
+
+@pytest.mark.parametrize(
+    ("value", "code", "korean_text"),
+    [
+        ("lots", "quantity.invalid", "'lots'은(는) Kubernetes 수량이 아닙니다(예: 500m, 2, 2Gi)"),
+        ("-2", "quantity.not_positive", "'-2'은(는) 부호 없는 양수 수량이어야 합니다(예: 500m, 2, 2Gi)"),
+    ],
+)
+def test_a_quantity_refused_is_a_code_a_form_words_in_korean(value: str, code: str, korean_text: str) -> None:
+    with pytest.raises(PydanticCustomError) as caught:
+        check_quantity(value)
+    assert (caught.value.type, caught.value.context) == (code, {"value": value})
+    assert render("ko", code, caught.value.context) == korean_text
+    assert caught.value.message() == render("en", code, caught.value.context)

@@ -56,6 +56,9 @@ TEXTS: dict[str, str] = {
         "listing {plural} kept failing: the Kubernetes API expired the list while it was being read"
     ),
     "kube.watch_error": "{what} answered an error (code {code}): {message}",
+    "quantity.too_long": "a quantity is at most {max} characters long",
+    "quantity.invalid": "{value!r} is not a Kubernetes quantity (e.g. 500m, 2, 2Gi)",
+    "quantity.not_positive": "{value!r} must be a positive quantity without a sign (e.g. 500m, 2, 2Gi)",
     # --- Sign-in and tokens ---
     "auth.not_configured": (
         "authentication is not configured: set NUFI_OIDC_ISSUER to the OIDC issuer, e.g. "

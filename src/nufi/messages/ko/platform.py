@@ -56,6 +56,9 @@ TEXTS: dict[str, str] = {
         "{plural} 목록 조회가 계속 실패했습니다. 읽는 도중에 Kubernetes API가 목록을 만료시켰습니다"
     ),
     "kube.watch_error": "{what}이(가) 오류로 응답했습니다(코드 {code}): {message}",
+    "quantity.too_long": "수량은 최대 {max}자까지 쓸 수 있습니다",
+    "quantity.invalid": "'{value}'은(는) Kubernetes 수량이 아닙니다(예: 500m, 2, 2Gi)",
+    "quantity.not_positive": "'{value}'은(는) 부호 없는 양수 수량이어야 합니다(예: 500m, 2, 2Gi)",
     # --- Sign-in and tokens ---
     "auth.not_configured": (
         "인증이 설정되지 않았습니다. NUFI_OIDC_ISSUER를 OIDC 발급자로 설정하세요"
