@@ -72,7 +72,7 @@ class Charts:
                 by="node",
             )
         except NufiError as exc:
-            result = exc.detail
+            result = exc.text(self.t.language)
         if self.area.is_deleted:
             return  # the page was left (or redrawn) while the range was read
         self.area.clear()
