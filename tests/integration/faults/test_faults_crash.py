@@ -5,7 +5,7 @@ namespace, Deployment and lab has the audit record of its creation, no intent is
 part of a lab or deployment is left that a member cannot delete (delete answers 204, never 404, and
 the same name can be made again).
 
-`NUFI_CRASH_ROUNDS` (default 2 on SQLite, half as many on PostgreSQL) and `NUFI_CRASH_SEED` change
+`NUFI_CRASH_ROUNDS` (default 1 on each database) and `NUFI_CRASH_SEED` change
 the run; `make crash` runs many more rounds."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from support.world import World, deployment_body, register_lpu
 
 NUFI = Path(sys.executable).parent / "nufi"
 LISTENING = "NuFi listening on "
-ROUNDS = int(os.environ.get("NUFI_CRASH_ROUNDS", "2"))
+ROUNDS = int(os.environ.get("NUFI_CRASH_ROUNDS", "1"))
 SEED = int(os.environ.get("NUFI_CRASH_SEED", "23"))
 # Short, so a restarted server settles what the killed one left within the test; still longer than
 # any request here takes, so no request of the new server is settled under its feet.

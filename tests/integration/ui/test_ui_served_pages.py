@@ -17,9 +17,10 @@ from support.polling import eventually
 
 from .served_dashboard import Served, served_dashboard, sign_in
 
-GETS = 1000
+GETS = 400
 CONCURRENCY = 8
-# Generous: a thousand pages kept took NuFi from 222 MB to 918 MB; a bounded few are far below this.
+# Generous: a thousand pages kept took NuFi from 222 MB to 918 MB (about 0.7 MB each), so keeping these
+# four hundred would pass it twice over; a bounded few are far below it.
 RSS_GROWTH_LIMIT_KIB = 150 * 1024
 SOCKET = "/_nicegui_ws/socket.io/"
 

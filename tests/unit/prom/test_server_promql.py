@@ -8,7 +8,7 @@ import uuid
 
 import promql_parser
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from nufi.messages import Message
@@ -256,6 +256,7 @@ def _nest(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     )
 
 
+@settings(max_examples=40)
 @given(st.recursive(_LEAVES, _nest, max_leaves=40))
 def test_the_depth_scan_never_under_counts_the_parsers_tree(expression: str) -> None:
     try:
