@@ -59,6 +59,10 @@ async def test_a_parse_error_is_a_korean_sentence_with_the_parsers_words_only_qu
     assert parser_says not in shown(offline, "metric-error")
     assert "cannot parse" not in shown(offline, "result-metrics.utilization")
     assert _code_of(offline, "metric-parser-words") == f"<code>{parser_says}</code>"
+    # Next holds the same rule, told beside the expression in Korean; the parser's words only quoted.
+    offline.find(marker="wizard-forward").click()
+    await eventually(sees(offline, "error-metrics.utilization", "해석할 수 없습니다", "PromQL 식을 고치세요"))
+    assert f"(파서 메시지: “{parser_says}”)" in shown(offline, "error-metrics.utilization")
 
     await open_wizard(offline, "en", 2)
     offline.find(marker="test-metrics.utilization").click()

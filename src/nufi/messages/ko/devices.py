@@ -250,7 +250,7 @@ TEXTS: dict[str, str] = {
     # --- PromQL 식 (nufi.prom.promql) ---
     "promql.empty": "식이 비어 있습니다",
     "promql.not_text": "식에 텍스트가 아닌 문자가 들어 있습니다",
-    "promql.syntax": "PromQL 식 {expression}을(를) 해석할 수 없습니다(파서 메시지: {reason})",
+    "promql.syntax": "PromQL 식 {expression}을(를) 해석할 수 없습니다(파서 메시지: “{reason}”)",
     "promql.too_long": (
         "식이 {length}자로 한도 {limit}자를 넘습니다. 식을 줄이세요(예: 집계하거나 recording rule 사용)"
     ),
