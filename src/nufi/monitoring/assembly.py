@@ -14,6 +14,7 @@ from nufi.devices.capacity import NodeInventory
 from nufi.devices.plausibility import Implausible, plausible_reading
 from nufi.devices.readings import DeviceReading, Readings
 from nufi.devices.spec import DeviceType, MetricKey
+from nufi.messages import Message
 from nufi.monitoring.attribution import attribute_node
 from nufi.monitoring.cluster_view import ClusterView
 from nufi.monitoring.snapshot import (
@@ -83,7 +84,13 @@ def assemble_snapshot(
         for name in sorted(_node_names(by_node, cluster))
     )
     problems = [
-        MonitoringError("prometheus", problem.message, metric=problem.metric, query=problem.query)
+        MonitoringError(
+            "prometheus",
+            problem.message,
+            metric=problem.metric,
+            query=problem.query,
+            said=problem.said if isinstance(problem.said, Message) else None,
+        )
         for problem in readings.problems
     ]
     queries = device_type.metrics.queries()

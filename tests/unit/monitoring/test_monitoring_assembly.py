@@ -8,6 +8,7 @@ from nufi.devices.capacity import Inventory, NodeInventory
 from nufi.devices.official.nvidia import PRESET as NVIDIA
 from nufi.devices.readings import DeviceReading, MetricProblem, Readings
 from nufi.devices.spec import DeviceType, MetricKey
+from nufi.messages import Message
 from nufi.monitoring.assembly import assemble_snapshot
 from nufi.monitoring.attribution import PodHolding
 from nufi.monitoring.cluster_view import ClusterView
@@ -337,3 +338,12 @@ def test_a_stale_value_is_reported_stale_not_implausible() -> None:
     )
     assert [s["metric"] for s in body["stale"]] == ["temperature"]
     assert body["errors"] == []
+
+
+def test_a_reading_problem_with_a_message_keeps_its_code() -> None:
+    said = Message("monitoring.series_unplaced", {"count": 2, "node_label": "host"})
+    problem = MetricProblem("temperature", "lpu_temperature_celsius", said)
+    readings = Readings((reading("n1", "lpu0"),), problems=(problem,))
+    (error,) = assemble_snapshot(LPU, readings, time=NOW, stale_after_seconds=3.0, cluster=None).errors
+    assert (error.code, error.params) == ("monitoring.series_unplaced", {"count": 2, "node_label": "host"})
+    assert error.message == "2 series lack the label `host` and were left out"
