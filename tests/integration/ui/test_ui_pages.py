@@ -4,6 +4,7 @@ the Admin menu, what a non-admin gets on an admin URL, the sign-in redirect, bot
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import AsyncIterator
 
 import pytest
@@ -80,6 +81,19 @@ async def test_the_language_follows_the_browser_then_the_choice(person: User) ->
 async def test_without_prometheus_the_monitoring_page_says_so(person: User) -> None:
     await as_(person, "user", "en").open("/")
     await person.should_see("Prometheus cannot be reached")
+
+
+async def test_without_prometheus_the_korean_monitoring_page_says_why_in_korean(person: User) -> None:
+    await as_(person, "user", "ko").open("/")
+    await person.should_see("Prometheus에 연결할 수 없습니다")
+    (said,) = [
+        label.text
+        for label in person.find(ui.label).elements
+        if isinstance(label, ui.label) and label.text.startswith("Prometheus에 연결할 수 없습니다")
+    ]
+    why = said.removeprefix("Prometheus에 연결할 수 없습니다: ")
+    # The service's reason, worded from its code in Korean: no English sentence of its own.
+    assert re.search("[가-힣]", why) and not re.search(r"\b(is|the|not|cannot)\b", why), said
 
 
 async def test_an_open_page_whose_session_ends_sends_the_person_to_sign_in_and_back(
