@@ -102,6 +102,45 @@ async def test_a_key_no_node_offers_says_so_and_how_to_fix_it(live: User) -> Non
     assert f"Did you mean `{WIZARD_KEY}`?" in text
 
 
+async def test_next_with_a_key_no_node_offers_asks_first_and_back_stays_on_step_one(live: User) -> None:
+    await open_wizard(live, "ko", 1)
+    await fill_identity(live, key="example.com/wi")
+    await eventually(sees(live, "key-result", "이 리소스를 제공하는 노드가 없습니다."), within=15)
+    live.find(marker="wizard-forward").click()
+    await eventually(
+        sees(
+            live,
+            "key-confirm",
+            "example.com/wi 리소스를 알리는 노드가 없습니다",
+            "모니터링에 이 유형이 아무것도 표시되지 않고",
+            "워크로드를 배치할 수 없습니다",
+        ),
+        within=15,
+    )
+    assert "그래도 계속" in shown_buttons(live, "key-confirm") and "돌아가기" in shown_buttons(
+        live, "key-confirm"
+    )
+    live.find(marker="key-confirm-back").click()
+    await live.should_not_see(marker="key-confirm")
+    await at_step(live, 1)
+    assert input_of(live, "resource_key").value == "example.com/wi"
+
+    live.find(marker="wizard-forward").click()  # asked again, and this time going on
+    await eventually(sees(live, "key-confirm", "example.com/wi"), within=15)
+    live.find(marker="key-confirm-go-on").click()
+    await at_step(live, 2)
+
+
+def shown_buttons(user: User, marker: str) -> str:
+    with user:
+        return " ".join(
+            part.text
+            for found in user.find(marker=marker).elements
+            for part in found.descendants()
+            if isinstance(part, ui.button)
+        )
+
+
 async def test_next_refuses_an_empty_name_next_to_it(offline: User) -> None:
     await open_wizard(offline, "en", 1)
     offline.find(marker="wizard-forward").click()
@@ -232,7 +271,7 @@ async def test_save_registers_the_type_and_the_device_list_shows_it_as_custom(li
     await fill_identity(live)
     await eventually(sees(live, "key-result", "✓ Detected in the cluster."), within=15)
     live.find(marker="wizard-forward").click()
-    await at_step(live, 2)
+    await at_step(live, 2)  # a key the cluster offers goes on unasked: no question waits for an answer
     live.find(marker="labels.node").type("node")
     live.find(marker="labels.device").type("device")
     live.find(marker="metrics.utilization").type(LABELLED.format(value=42))
@@ -266,6 +305,8 @@ async def test_a_key_no_node_offers_is_saved_only_when_the_admin_says_save_anywa
     await fill_identity(live, key="example.com/not-installed")
     await eventually(sees(live, "key-result", "No node"), within=15)
     live.find(marker="wizard-forward").click()
+    await eventually(sees(live, "key-confirm", "No node advertises example.com/not-installed"), within=15)
+    live.find(marker="key-confirm-go-on").click()
     await at_step(live, 2)
     live.find(marker="labels.node").type("node")
     live.find(marker="labels.device").type("device")

@@ -190,4 +190,9 @@ class WizardForm:
         if errors:
             self.show_errors(errors)
             return
-        await self.go_to(step)
+        if await self.may_leave(step):
+            await self.go_to(step)
+
+    async def may_leave(self, step: int) -> bool:
+        """Whether the person, asked when this step's values are valid but doubtful, still moves on."""
+        return True

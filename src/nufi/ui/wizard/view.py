@@ -94,6 +94,42 @@ class WizardView(ReviewStep):
                 self.id_input.set_value(slug)
         await super().go_on(step)
 
+    async def may_leave(self, step: int) -> bool:
+        """Step 1 asks before going on with a valid key no node advertises: the type could be saved,
+        but would show and place nothing. An official type's key cannot change here, so it is not asked
+        about; nor is a key the cluster cannot be read for (the live check already says so)."""
+        if self.step != 1 or step < self.step or self.locked("resource_key"):
+            return True
+        key = self.draft.get("resource_key", "").strip()
+        try:
+            check = await context.services().catalog.check_resource_key(self.visitor.principal, key)
+        except NufiError:
+            return True
+        if check.found:
+            return True
+        dialog = self.key_confirmation(key)
+        try:
+            return await dialog is True
+        finally:
+            dialog.delete()
+
+    def key_confirmation(self, key: str) -> ui.dialog:
+        """The opened question whether to go on with `key`; answers True (go on) or False (back)."""
+        with ui.dialog() as dialog, ui.card().classes("max-w-lg gap-3").mark("key-confirm"):
+            ui.label(self.t("wizard.key.confirm.title", resource_key=key)).classes(
+                "text-lg font-semibold break-all"
+            ).mark("key-confirm-title")
+            ui.label(self.t("wizard.key.confirm.body"))
+            with ui.row().classes("w-full justify-end gap-2"):
+                ui.button(self.t("wizard.key.confirm.back"), on_click=lambda: dialog.submit(False)).props(
+                    "flat no-caps"
+                ).mark("key-confirm-back")
+                ui.button(self.t("wizard.key.confirm.go_on"), on_click=lambda: dialog.submit(True)).props(
+                    "no-caps color=warning"
+                ).mark("key-confirm-go-on")
+        dialog.open()
+        return dialog
+
     def schedule_key_check(self, delay: float = KEY_CHECK_DELAY_SECONDS) -> None:
         """Check the key once typing pauses for `delay`; a newer key cancels the check of an older one."""
         if self.key_task is not None:

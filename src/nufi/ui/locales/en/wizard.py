@@ -20,8 +20,16 @@ TEXTS: dict[str, str] = {
     ),
     "wizard.key.checking": "Checking the cluster…",
     "wizard.key.found": "✓ Detected in the cluster.",
-    "wizard.key.totals": "{capacity} in all on {nodes} node(s) ({allocatable} allocatable)",
+    "wizard.key.totals.one": "{capacity} in all on {nodes} node ({allocatable} allocatable)",
+    "wizard.key.totals.other": "{capacity} in all on {nodes} nodes ({allocatable} allocatable)",
     "wizard.key.not_found": "No node offers this resource.",
+    "wizard.key.confirm.title": "No node advertises {resource_key}",
+    "wizard.key.confirm.body": (
+        "Until a device plugin advertises this resource on a node, monitoring shows nothing for this "
+        "type and workloads that ask for it cannot be placed."
+    ),
+    "wizard.key.confirm.go_on": "Go on anyway",
+    "wizard.key.confirm.back": "Back",
     "wizard.key.invalid": "The resource key is not valid. Fix the following:",
     "wizard.key.unavailable": "The cluster could not be read, so the resource key cannot be checked.",
     "wizard.key.registered": "⚠ Already registered by {name} ({id}).",

@@ -17,8 +17,16 @@ TEXTS: dict[str, str] = {
     "wizard.hint.resource_key": ("디바이스 플러그인이 노드에 알리는 이름 (예: hyperaccel.ai/lpu)"),
     "wizard.key.checking": "클러스터에서 확인하는 중…",
     "wizard.key.found": "✓ 클러스터에서 감지된 리소스입니다.",
-    "wizard.key.totals": "노드 {nodes}개에 모두 {capacity}개 (할당 가능 {allocatable}개)",
+    "wizard.key.totals.one": "노드 {nodes}개에 모두 {capacity}개 (할당 가능 {allocatable}개)",
+    "wizard.key.totals.other": "노드 {nodes}개에 모두 {capacity}개 (할당 가능 {allocatable}개)",
     "wizard.key.not_found": "이 리소스를 제공하는 노드가 없습니다.",
+    "wizard.key.confirm.title": "{resource_key} 리소스를 알리는 노드가 없습니다",
+    "wizard.key.confirm.body": (
+        "디바이스 플러그인이 노드에 이 리소스를 알리기 전까지는 모니터링에 이 유형이 아무것도 "
+        "표시되지 않고, 이 리소스를 요청하는 워크로드를 배치할 수 없습니다."
+    ),
+    "wizard.key.confirm.go_on": "그래도 계속",
+    "wizard.key.confirm.back": "돌아가기",
     "wizard.key.invalid": "리소스 키 형식이 올바르지 않습니다. 다음을 고치세요:",
     "wizard.key.unavailable": ("클러스터를 읽지 못해 리소스 키를 확인할 수 없습니다."),
     "wizard.key.registered": "⚠ 이미 {name}({id}) 유형으로 등록된 키입니다.",
