@@ -33,16 +33,8 @@ class NufiError(Exception):
     title: ClassVar[str] = "Internal error"
     type: ClassVar[str] = "internal-error"
 
-    def __init__(
-        self,
-        legacy_detail: str | None = None,
-        *,
-        code: str = "",
-        params: Mapping[str, object] | None = None,
-        **extra: object,
-    ) -> None:
+    def __init__(self, *, code: str, params: Mapping[str, object] | None = None, **extra: object) -> None:
         self.code = code
-        self._legacy_detail = legacy_detail
         self.extra: Mapping[str, object] = {key: value for key, value in extra.items() if value is not None}
         self.own_params: Mapping[str, object] = {
             key: value for key, value in (params or {}).items() if value is not None
@@ -55,8 +47,6 @@ class NufiError(Exception):
         return {**self.extra, **self.own_params}
 
     def text(self, language: Language) -> str:
-        if self._legacy_detail is not None:
-            return self._legacy_detail
         try:
             return render(language, self.code, self.params)
         except (KeyError, ValueError, IndexError):
@@ -99,15 +89,14 @@ class ValidationFailed(NufiError):
 
     def __init__(
         self,
-        legacy_detail: str | None = None,
         *,
-        code: str = "",
+        code: str,
         field: str | None = None,
         params: Mapping[str, object] | None = None,
         **extra: object,
     ) -> None:
         self.field = field
-        super().__init__(legacy_detail, code=code, params=params, field=field, **extra)
+        super().__init__(code=code, params=params, field=field, **extra)
 
 
 class Unauthorized(NufiError):
@@ -136,9 +125,8 @@ class DependencyUnavailable(NufiError):
 
     def __init__(
         self,
-        legacy_detail: str | None = None,
         *,
-        code: str = "",
+        code: str,
         dependency: str,
         retry_after_seconds: int = DEFAULT_RETRY_AFTER_SECONDS,
         params: Mapping[str, object] | None = None,
@@ -149,7 +137,6 @@ class DependencyUnavailable(NufiError):
         self.dependency = dependency
         self.retry_after_seconds = retry_after_seconds
         super().__init__(
-            legacy_detail,
             code=code,
             params=params,
             dependency=dependency,

@@ -103,8 +103,6 @@ def problem_body(
 ) -> dict[str, Any]:
     language = language or current_language()
     values = {key: value for key, value in {**(extra or {}), **(params or {})}.items() if value is not None}
-    if request_id is not None:
-        values.setdefault("request_id", request_id)
     body: dict[str, Any] = {
         "type": type,
         "title": title_of(language, type, title or _phrase(status)),
@@ -131,18 +129,6 @@ def _phrase(status: int) -> str:
 
 def error_body(error: NufiError, request_id: str | None = None) -> dict[str, Any]:
     """The problem body of a domain error, for answers that are not a response of their own (events)."""
-    if not error.code:
-        # An error raised with a sentence of its own, not yet a code: it keeps its sentence.
-        body: dict[str, Any] = {
-            "type": error.type,
-            "title": error.title,
-            "status": error.status,
-            "detail": error.detail,
-        }
-        body.update({k: jsonable_encoder(v) for k, v in error.extra.items() if k not in _CORE_MEMBERS})
-        if request_id is not None:
-            body["request_id"] = request_id
-        return body
     return problem_body(
         status=error.status,
         type=error.type,

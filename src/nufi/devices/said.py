@@ -49,8 +49,5 @@ def _plain_value(value: object) -> object:
 
 
 def said_of_error(exc: NufiError) -> Message:
-    """What a domain error says, as a message; an error still worded by a sentence of its own
-    (not yet a code) is quoted as its English detail."""
-    if exc.code:
-        return Message(exc.code, plain(exc.params))
-    return Message("devices.quoted", {"text": exc.detail})
+    """What a domain error says, as a message."""
+    return Message(exc.code, plain(exc.params))

@@ -1,7 +1,8 @@
 """A pydantic validation error as a message: the same code whether the API or a dashboard form met it.
 
 Our own validators raise `PydanticCustomError` with a catalog code as its type; pydantic's own
-error types are `request.<type>` in the catalogs; a type the catalogs do not word is `request.other`.
+error types are `request.<type>` in the catalogs; a type the catalogs do not word (a validator that
+raised a plain ValueError, which none of ours does) is `request.other`.
 """
 
 from __future__ import annotations
@@ -20,15 +21,7 @@ def validation_message(error: Mapping[str, Any]) -> Message:
         key: value if isinstance(value, int | float | str | list | dict) else str(value)
         for key, value in context.items()
     }
-    if kind == "value_error":
-        # A validator that raised a plain ValueError: its own words, until it raises a code.
-        return Message(
-            "request.value_error", {"reason": str(error.get("msg") or "").removeprefix("Value error, ")}
-        )
     for code in (kind, f"request.{kind}"):
         if code in CATALOG[DEFAULT_LANGUAGE]:
             return Message(code, params)
-    if "detail" in context:
-        # A custom error that still words itself: its own words, until it raises a code.
-        return Message("request.value_error", {"reason": str(error.get("msg") or "")})
     return Message("request.other", params)

@@ -25,17 +25,14 @@ class PrometheusQueryRejected(NufiError):
 
     def __init__(
         self,
-        legacy_detail: str | None = None,
         *,
-        code: str = "",
+        code: str,
         query: str,
         error_type: str,
         error: str,
         params: Mapping[str, object] | None = None,
     ) -> None:
-        super().__init__(
-            legacy_detail, code=code, params=params, query=query, error_type=error_type, error=error
-        )
+        super().__init__(code=code, params=params, query=query, error_type=error_type, error=error)
         self.query = query
         self.error_type = error_type
         self.error = error
@@ -49,16 +46,14 @@ class PrometheusUnavailable(DependencyUnavailable):
 
     def __init__(
         self,
-        legacy_detail: str | None = None,
         *,
-        code: str = "",
+        code: str,
         error_type: str | None = None,
         error: str | None = None,
         params: Mapping[str, object] | None = None,
         **extra: Any,
     ) -> None:
         super().__init__(
-            legacy_detail,
             code=code,
             params=params,
             dependency=PROMETHEUS,

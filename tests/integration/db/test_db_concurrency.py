@@ -34,7 +34,9 @@ async def register(
             # is locked" on SQLite, and the unique constraint must still catch what the read missed.
             holder = next((row for row in await repo.list() if row.resource_key == resource_key), None)
             if holder is not None:
-                raise Conflict(f"{resource_key} is taken", field="resource_key", device_type=holder.id)
+                raise Conflict(
+                    code="http.status", params={"status": 409}, field="resource_key", device_type=holder.id
+                )
             await asyncio.sleep(0)
         row = await repo.insert(device_type(id, resource_key), actor="admin")
         # Give the other writers every chance to interleave between the two statements.

@@ -46,7 +46,7 @@ class FakeMonitoring:
 
     async def snapshot(self, principal: Principal | None, device_type_id: str) -> Snapshot:
         if device_type_id != "nvidia-gpu":
-            raise NotFound(f"device type `{device_type_id}` does not exist")
+            raise NotFound(code="device_type.not_found", params={"device_type": device_type_id})
         return self.current
 
     async def snapshot_page(

@@ -91,7 +91,7 @@ class StandInIssuer(DashboardClient):
 
     async def principal(self, tokens: TokenSet) -> Principal:
         if tokens.access_expires_at < self.clock[0]:
-            raise InvalidToken("token expired")
+            raise InvalidToken(code="auth.token_expired")
         return ALICE
 
 

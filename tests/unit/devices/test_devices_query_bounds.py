@@ -78,7 +78,13 @@ async def test_too_many_series_are_refused_naming_the_limit() -> None:
 
 
 async def test_a_count_that_times_out_is_refused() -> None:
-    counter = FakeCounter({"power_total": PrometheusTimedOut("query timed out", error_type="timeout")})
+    counter = FakeCounter(
+        {
+            "power_total": PrometheusTimedOut(
+                code="prometheus.timed_out", params={"url": "http://p", "seconds": 2}, error_type="timeout"
+            )
+        }
+    )
     error = await refusal(metrics(power="power_total"), counter)
     assert error.field == "metrics.power"
     assert "longer than 2 s" in error.detail and "NUFI_PROMQL_SERIES_CHECK_TIMEOUT_SECONDS" in error.detail
@@ -94,7 +100,9 @@ async def test_expressions_within_the_bounds_pass_and_each_is_counted_with_the_s
 
 
 async def test_broken_expressions_are_left_to_the_metric_check() -> None:
-    rejected = PrometheusQueryRejected("no", query="lpu_power_watts", error_type="execution", error="no")
+    rejected = PrometheusQueryRejected(
+        code="prometheus.query_rejected", query="lpu_power_watts", error_type="execution", error="no"
+    )
     counter = FakeCounter({"lpu_power_watts": rejected})
     draft = metrics(utilization="sum(x", temperature="x[5m]", power="lpu_power_watts")
     await enforce_query_bounds(draft, counter, LIMITS)
@@ -102,7 +110,9 @@ async def test_broken_expressions_are_left_to_the_metric_check() -> None:
 
 
 async def test_an_unreachable_prometheus_skips_the_count_or_raises_for_a_save() -> None:
-    down = PrometheusUnavailable("cannot connect to Prometheus at http://127.0.0.1:1")
+    down = PrometheusUnavailable(
+        code="prometheus.connect_failed", params={"url": "http://127.0.0.1:1", "reason": "connection refused"}
+    )
     counter = FakeCounter({"lpu_utilization_percent": down})
     await enforce_query_bounds(metrics(), counter, LIMITS)
     with pytest.raises(PrometheusUnavailable) as caught:

@@ -98,7 +98,9 @@ def test_series_without_node_or_device_are_left_out_and_reported() -> None:
 
 
 def test_a_failed_query_spoils_only_its_quantity() -> None:
-    rejected = PrometheusQueryRejected("bad", query="temp", error_type="bad_data", error="parse error")
+    rejected = PrometheusQueryRejected(
+        code="prometheus.query_rejected", query="temp", error_type="bad_data", error="parse error"
+    )
     outcomes: dict[MetricKey, QueryResult | NufiError] = {
         "utilization": vector((at("n", "d"), 1.0)),
         "memory_used": vector((at("n", "d"), 1.0)),

@@ -145,7 +145,9 @@ def test_a_failed_family_is_an_error_and_the_rest_still_comes() -> None:
     expressions = range_expressions(LPU, request)
     outcomes: dict[MetricKey, QueryResult | NufiError] = {
         "memory_used": matrix(({"node": "a", "device": "x"}, [(1.0, 5.0)])),
-        "memory_total": PrometheusUnavailable("Prometheus at http://p did not answer within 10 s"),
+        "memory_total": PrometheusUnavailable(
+            code="prometheus.timed_out", params={"url": "http://p", "seconds": 10}
+        ),
     }
     result = as_json(assemble_range(LPU, request, outcomes, expressions, usable=finite_value))
     assert result["series"] == [{"node": "a", "device": "x", "used": [[1.0, 5]], "total": []}]

@@ -22,7 +22,9 @@ async def becomes(condition: Callable[[], bool]) -> None:
 
 
 T = 1_700_000_000.0
-DOWN = PrometheusUnavailable("cannot connect to Prometheus at http://127.0.0.1:1")
+DOWN = PrometheusUnavailable(
+    code="prometheus.connect_failed", params={"url": "http://127.0.0.1:1", "reason": "connection refused"}
+)
 
 
 class Clock:

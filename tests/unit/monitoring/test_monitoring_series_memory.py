@@ -105,7 +105,7 @@ async def test_the_probe_asks_the_plain_reduced_expression_and_nothing_else() ->
 
 async def test_a_query_that_fails_is_recorded_and_answered_from_memory() -> None:
     memory = SeriesMemory(window_seconds=10)
-    down = PrometheusUnavailable("Prometheus at http://p did not answer within 10 s")
+    down = PrometheusUnavailable(code="prometheus.timed_out", params={"url": "http://p", "seconds": 10})
     await ReducedQueries(Scripted(vector(T, a=1)), memory=memory, now=T).query("q")
     probe = ReducedQueries(Scripted(down), memory=memory, now=T + 1)
     assert by_device(await probe.query("q")) == {"a": (1, T)}

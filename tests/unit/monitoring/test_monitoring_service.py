@@ -44,7 +44,7 @@ class Types:
 
     async def get(self, principal: Principal | None, device_type_id: str) -> DeviceType:
         if device_type_id not in self.types:
-            raise NotFound(f"There is no device type {device_type_id!r}.")
+            raise NotFound(code="device_type.not_found", params={"device_type": device_type_id})
         return self.types[device_type_id]
 
 
@@ -68,7 +68,10 @@ class Prometheus:
     async def query_range(
         self, promql: str, start: datetime | float, end: datetime | float, step_seconds: float
     ) -> QueryResult:
-        raise PrometheusUnavailable("cannot connect to Prometheus at http://127.0.0.1:1")
+        raise PrometheusUnavailable(
+            code="prometheus.connect_failed",
+            params={"url": "http://127.0.0.1:1", "reason": "connection refused"},
+        )
 
 
 def over(types: Types, prometheus: Prometheus) -> MonitoringService:
@@ -95,7 +98,7 @@ def service(prometheus: Prometheus, *types: DeviceType) -> MonitoringService:
     )
 
 
-DOWN = PrometheusUnavailable("Prometheus at http://p did not answer within 10 s")
+DOWN = PrometheusUnavailable(code="prometheus.timed_out", params={"url": "http://p", "seconds": 10})
 
 
 async def test_a_query_prometheus_cannot_answer_is_an_error_of_its_metric() -> None:

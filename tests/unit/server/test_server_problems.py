@@ -31,32 +31,34 @@ def add_raising_routes(app: FastAPI) -> None:
     @app.get("/boom/validation")
     async def validation() -> None:
         raise ValidationFailed(
-            "resource key 'nvidia com/gpu' has a space; use vendor.com/name", field="resource_key"
+            code="resource_key.rule.missing_prefix", field="resource_key", params={"key": "gpu"}
         )
 
     @app.get("/boom/not-found")
     async def not_found() -> None:
-        raise NotFound("no device type 'rngd-x'", resource="device-type")
+        raise NotFound(code="device_type.not_found", params={"device_type": "rngd-x"}, resource="device-type")
 
     @app.get("/boom/conflict")
     async def conflict() -> None:
-        raise Conflict("device type 'rngd' already exists")
+        raise Conflict(code="device_type.id_official", params={"device_type": "rngd"})
 
     @app.get("/boom/unauthorized")
     async def unauthorized() -> None:
-        raise Unauthorized("the bearer token expired; sign in again")
+        raise Unauthorized(code="auth.token_expired")
 
     @app.get("/boom/forbidden")
     async def forbidden() -> None:
-        raise Forbidden("only nufi-admin may change presets")
+        raise Forbidden(code="auth.role_required", params={"required_role": "nufi-admin", "user": "u"})
 
     @app.get("/boom/dependency")
     async def dependency() -> None:
-        raise DependencyUnavailable("Prometheus timed out", dependency="prometheus")
+        raise DependencyUnavailable(
+            code="prometheus.timed_out", dependency="prometheus", params={"url": "http://p", "seconds": 10}
+        )
 
     @app.get("/boom/overreach")
     async def overreach() -> None:
-        raise NotFound("gone", status=200, title="fine")
+        raise NotFound(code="device_type.not_found", params={"device_type": "x"}, status=200, title="fine")
 
     @app.get("/boom/teapot")
     async def teapot() -> None:
@@ -119,7 +121,11 @@ def assert_problem(response: httpx.Response, status: int, type_: str) -> dict[st
 async def test_validation_failed_gives_422_with_field(client: httpx.AsyncClient) -> None:
     body = assert_problem(await client.get("/boom/validation"), 422, "validation-failed")
     assert body["field"] == "resource_key"
-    assert body["detail"] == "resource key 'nvidia com/gpu' has a space; use vendor.com/name"
+    assert body["detail"].startswith("`gpu` must contain a domain prefix such as `example.com/`")
+    assert (body["code"], body["params"]) == (
+        "resource_key.rule.missing_prefix",
+        {"key": "gpu", "field": "resource_key"},
+    )
 
 
 @pytest.mark.parametrize(

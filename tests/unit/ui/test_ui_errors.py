@@ -19,16 +19,32 @@ class _Form(BaseModel):
 @pytest.mark.parametrize(
     ("error", "workloads", "devices"),
     [
-        (ValidationFailed("bad", field="name"), "workloads.error.invalid", "devices.error.invalid"),
-        (Conflict("taken"), "workloads.error.conflict", "devices.error.conflict"),
-        (NotFound("gone"), "workloads.error.not_found", "devices.error.not_found"),
-        (Forbidden("no"), "workloads.error.forbidden", "devices.error.forbidden"),
         (
-            DependencyUnavailable("down", dependency="prometheus"),
+            ValidationFailed(code="name.required", field="name"),
+            "workloads.error.invalid",
+            "devices.error.invalid",
+        ),
+        (
+            Conflict(code="deployment.name_taken", params={"name": "a", "project": "p"}),
+            "workloads.error.conflict",
+            "devices.error.conflict",
+        ),
+        (
+            NotFound(code="device_type.not_found", params={"device_type": "x"}),
+            "workloads.error.not_found",
+            "devices.error.not_found",
+        ),
+        (Forbidden(code="auth.sign_in_first"), "workloads.error.forbidden", "devices.error.forbidden"),
+        (
+            DependencyUnavailable(code="kube.not_configured", dependency="kubernetes"),
             "workloads.error.failed",
             "devices.error.unavailable",
         ),
-        (NufiError("odd"), "workloads.error.failed", "devices.error.unexpected"),
+        (
+            NufiError(code="http.status", params={"status": 418}),
+            "workloads.error.failed",
+            "devices.error.unexpected",
+        ),
     ],
 )
 def test_a_domain_error_is_a_headline_per_area_with_the_services_words(
@@ -43,11 +59,12 @@ def test_a_domain_error_is_a_headline_per_area_with_the_services_words(
 
 
 def test_the_field_an_error_names_travels_with_its_words() -> None:
-    assert told(EN, ValidationFailed("too long", field="accelerator.count")).fields == (
-        ("accelerator.count", "too long"),
-    )
-    assert field_of(Conflict("taken", field="name")) == "name"
-    assert field_of(NotFound("gone")) is None
+    too_many = ValidationFailed(code="name.required", field="accelerator.count")
+    assert told(EN, too_many).fields == (("accelerator.count", too_many.detail),)
+    # In the reader's language: the same field, the Korean sentence.
+    assert told(Translator("ko"), too_many).fields == (("accelerator.count", too_many.text("ko")),)
+    assert field_of(Conflict(code="auth.sign_in_first", field="name")) == "name"
+    assert field_of(NotFound(code="auth.sign_in_first")) is None
 
 
 def test_a_forms_own_model_names_each_field_it_refuses() -> None:

@@ -60,5 +60,4 @@ TEXTS: dict[str, str] = {
     "request.location.header": "header",
     "request.location.cookie": "cookie",
     "request.location.request": "request",
-    "request.value_error": "{reason}",
 }

@@ -9,7 +9,6 @@ TEXTS: dict[str, str] = {
     "metric.temperature": "temperature",
     "metric.power": "power",
     "metric.health": "health",
-    "devices.quoted": "{text}",
     # --- Resource keys: the wizard's first check ---
     "resource_key.invalid": "`{key}` is not a valid resource key: {problems:list}.",
     "resource_key.problems": "{problems:list}",

@@ -59,5 +59,4 @@ TEXTS: dict[str, str] = {
     "request.location.header": "헤더",
     "request.location.cookie": "쿠키",
     "request.location.request": "요청",
-    "request.value_error": "{reason}",
 }

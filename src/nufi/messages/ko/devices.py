@@ -9,7 +9,6 @@ TEXTS: dict[str, str] = {
     "metric.temperature": "온도",
     "metric.power": "전력",
     "metric.health": "상태",
-    "devices.quoted": "{text}",
     # --- 리소스 키: 마법사의 첫 번째 검사 ---
     "resource_key.invalid": "{key}은(는) 올바른 리소스 키가 아닙니다: {problems:list}.",
     "resource_key.problems": "{problems:list}",
