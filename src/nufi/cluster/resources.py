@@ -164,7 +164,7 @@ def resource_key_violations(key: str) -> list[ResourceKeyProblem]:
             _problem(
                 ResourceKeyRule.EMPTY,
                 "the resource key is empty: enter the name the device plugin advertises, "
-                "e.g. `hyperaccel.ai/lpu`",
+                "e.g. 'hyperaccel.ai/lpu'",
             )
         ]
     problems: list[ResourceKeyProblem] = []
@@ -172,15 +172,15 @@ def resource_key_violations(key: str) -> list[ResourceKeyProblem]:
         problems.append(
             _problem(
                 ResourceKeyRule.RESERVED_DOMAIN,
-                f"`{key}`: the `{RESERVED_DOMAIN}` domain is reserved for Kubernetes; "
-                "use the domain of the device's vendor, e.g. `example.com/npu`",
+                f"'{key}': the '{RESERVED_DOMAIN}' domain is reserved for Kubernetes; "
+                "use the domain of the device's vendor, e.g. 'example.com/npu'",
             )
         )
     if key.startswith(_QUOTA_PREFIX):
         problems.append(
             _problem(
                 ResourceKeyRule.QUOTA_PREFIX,
-                f"`{key}` must not start with `requests.`: Kubernetes uses that prefix for resource "
+                f"'{key}' must not start with 'requests.': Kubernetes uses that prefix for resource "
                 "quotas; drop it",
             )
         )
@@ -189,8 +189,8 @@ def resource_key_violations(key: str) -> list[ResourceKeyProblem]:
         problems.append(
             _problem(
                 ResourceKeyRule.MISSING_PREFIX,
-                f"`{key}` must contain a domain prefix such as `example.com/`: names without one are "
-                f"Kubernetes' own resources (e.g. write `example.com/{key}`)",
+                f"'{key}' must contain a domain prefix such as 'example.com/': names without one are "
+                f"Kubernetes' own resources (e.g. write 'example.com/{key}')",
             )
         )
     else:
@@ -198,8 +198,8 @@ def resource_key_violations(key: str) -> list[ResourceKeyProblem]:
             problems.append(
                 _problem(
                     ResourceKeyRule.EXTRA_SLASH,
-                    f"`{key}` contains {len(parts) - 1} `/`; it must contain exactly one, between the "
-                    "domain prefix and the name (e.g. `example.com/npu`)",
+                    f"'{key}' contains {len(parts) - 1} '/'; it must contain exactly one, between the "
+                    "domain prefix and the name (e.g. 'example.com/npu')",
                 )
             )
         problems.extend(_prefix_problems(parts[0]))
@@ -221,8 +221,8 @@ def _prefix_problems(prefix: str) -> list[ResourceKeyProblem]:
         return [
             _problem(
                 ResourceKeyRule.PREFIX_EMPTY,
-                "the domain prefix before `/` is empty: write the vendor's domain there, "
-                "e.g. `example.com/npu`",
+                "the domain prefix before '/' is empty: write the vendor's domain there, "
+                "e.g. 'example.com/npu'",
             )
         ]
     problems = []
@@ -231,16 +231,16 @@ def _prefix_problems(prefix: str) -> list[ResourceKeyProblem]:
             _problem(
                 ResourceKeyRule.PREFIX_TOO_LONG,
                 f"the prefix must be at most {PREFIX_MAX_LENGTH} characters (it has {len(prefix)}): "
-                "Kubernetes adds `requests.` to it for quotas and allows 253 in all",
+                "Kubernetes adds 'requests.' to it for quotas and allows 253 in all",
             )
         )
     if _DNS_SUBDOMAIN.fullmatch(prefix) is None:
         problems.append(
             _problem(
                 ResourceKeyRule.PREFIX_SYNTAX,
-                f"the prefix `{prefix}` must be a lowercase DNS subdomain: lowercase letters, digits, "
-                "`-` and `.`, each dot-separated part starting and ending with a letter or digit "
-                "(e.g. `hyperaccel.ai`)",
+                f"the prefix '{prefix}' must be a lowercase DNS subdomain: lowercase letters, digits, "
+                "'-' and '.', each dot-separated part starting and ending with a letter or digit "
+                "(e.g. 'hyperaccel.ai')",
             )
         )
     return problems
@@ -251,7 +251,7 @@ def _name_problems(name: str) -> list[ResourceKeyProblem]:
         return [
             _problem(
                 ResourceKeyRule.NAME_EMPTY,
-                "the name part after `/` is empty: write the resource's name there, e.g. `example.com/npu`",
+                "the name part after '/' is empty: write the resource's name there, e.g. 'example.com/npu'",
             )
         ]
     problems = []
@@ -259,15 +259,15 @@ def _name_problems(name: str) -> list[ResourceKeyProblem]:
         problems.append(
             _problem(
                 ResourceKeyRule.NAME_TOO_LONG,
-                f"the name part must be at most {NAME_MAX_LENGTH} characters (`{name}` has {len(name)})",
+                f"the name part must be at most {NAME_MAX_LENGTH} characters ('{name}' has {len(name)})",
             )
         )
     if _NAME_PART.fullmatch(name) is None:
         problems.append(
             _problem(
                 ResourceKeyRule.NAME_SYNTAX,
-                f"the name part `{name}` must consist of letters, digits, `-`, `_` and `.`, and start "
-                "and end with a letter or digit (e.g. `lpu`, `ATOM`, `mig-1g.5gb`)",
+                f"the name part '{name}' must consist of letters, digits, '-', '_' and '.', and start "
+                "and end with a letter or digit (e.g. 'lpu', 'ATOM', 'mig-1g.5gb')",
             )
         )
     return problems

@@ -35,11 +35,11 @@ async def test_a_broken_resource_key_is_refused_in_korean_with_its_rules_as_code
     assert problem["detail"].startswith("Example.com/a/b은(는) 올바른 리소스 키가 아닙니다")
     assert "/가 2개 있습니다" in problem["detail"] and "contains" not in problem["detail"]
     # The English list of problems stays a member of the body, as before.
-    assert any("contains 2 `/`" in text for text in problem["problems"])
+    assert any("contains 2 '/'" in text for text in problem["problems"])
 
     english = await nufi.post("/api/v1/admin/devices/check-resource-key", json=body, headers=_in(world, "en"))
     assert english.json()["title"] == "Validation failed"
-    assert english.json()["detail"].startswith("`Example.com/a/b` is not a valid resource key: ")
+    assert english.json()["detail"].startswith("'Example.com/a/b' is not a valid resource key: ")
 
 
 async def test_a_broken_expression_is_refused_in_korean_on_save(

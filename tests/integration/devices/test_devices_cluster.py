@@ -112,7 +112,7 @@ async def test_a_smaller_page_size_takes_more_pages_and_finds_the_same(
 async def test_a_key_no_node_advertises_is_named(gateway: ClusterGateway) -> None:
     result = await check_resource_key("acme.com/npu", gateway)
     assert result.valid and not result.found and result.nodes == []
-    assert "No node advertises `acme.com/npu`" in result.message
+    assert "No node advertises 'acme.com/npu'" in result.message
     assert "1203 nodes" in result.message
 
 
@@ -120,20 +120,20 @@ async def test_a_key_listed_only_with_capacity_zero_is_not_found(gateway: Cluste
     result = await check_resource_key("example.com/idle", gateway)
     assert result.valid and not result.found
     assert [(n.name, n.capacity) for n in result.nodes] == [("lpu-a", 0), ("lpu-b", 0), ("lpu-zero", 0)]
-    assert "`example.com/idle` is listed on 3 nodes but with capacity 0" in result.message
+    assert "'example.com/idle' is listed on 3 nodes but with capacity 0" in result.message
 
 
 async def test_a_near_miss_is_suggested(gateway: ClusterGateway) -> None:
     result = await check_resource_key("hyperaccel.ai/LPU", gateway)
     assert not result.found
-    assert "Did you mean `hyperaccel.ai/lpu`?" in result.message
+    assert "Did you mean 'hyperaccel.ai/lpu'?" in result.message
 
 
 async def test_an_invalid_key_is_refused_without_asking_the_cluster(calls: ListCalls) -> None:
     unconfigured = ClusterGateway(None)  # any cluster call would raise DependencyUnavailable
     result = await check_resource_key("kubernetes.io/lpu", unconfigured)
     assert not result.valid and not result.found
-    assert "reserved for Kubernetes" in result.message and "`kubernetes.io/lpu`" in result.message
+    assert "reserved for Kubernetes" in result.message and "'kubernetes.io/lpu'" in result.message
     assert result.problems and calls.nodes == []
 
 

@@ -123,8 +123,8 @@ async def test_a_series_without_the_device_label_is_an_error_suggesting_an_aggre
     assert not result.ok and not verdict.ok
     assert verdict.missing_labels == ["device"]
     assert verdict.error is not None
-    assert "2 of 2 series have no `device` label" in verdict.error
-    assert "`max by (node, device) (sum by (node) (lpu_utilization_percent))`" in verdict.error
+    assert "2 of 2 series have no 'device' label" in verdict.error
+    assert "'max by (node, device) (sum by (node) (lpu_utilization_percent))'" in verdict.error
     assert "(they have: node)" in verdict.error  # the labels the series do carry
     assert result.results["temperature"].ok
 
@@ -166,7 +166,7 @@ async def test_syntax_errors_carry_the_parsers_message_and_send_no_query(
     result = await check(gateway, temperature="max by (node (lpu_temperature_celsius)")
     verdict = result.results["temperature"]
     assert not result.ok and verdict.error is not None
-    assert "cannot parse `max by (node (lpu_temperature_celsius)`" in verdict.error
+    assert "cannot parse 'max by (node (lpu_temperature_celsius)'" in verdict.error
     assert "max by (node (lpu_temperature_celsius)" not in transport.queries
     assert len(transport.queries) == 3
 
@@ -187,7 +187,7 @@ async def test_bad_label_names_are_reported(counted: tuple[PrometheusGateway, Co
     result = await check(gateway, labels={"node": "node-name", "device": "device", "pod": "__pod"})
     assert not result.ok
     assert set(result.label_errors) == {"node", "pod"}
-    assert "`node-name`" in result.label_errors["node"]
+    assert "'node-name'" in result.label_errors["node"]
 
 
 async def test_dcgm_preset_passes_with_a_warning_for_the_unreadable_sensor(

@@ -59,7 +59,7 @@ async def test_a_key_that_breaks_kubernetes_rules_is_explained_next_to_the_key(o
     offline.find(marker="resource_key").type("Example.com/a/b")
     await eventually(sees(offline, "key-result", "The resource key is not valid"), within=10)
     text = shown(offline, "key-result")
-    assert "contains 2 `/`" in text  # each broken rule, in the service's words
+    assert "contains 2 '/'" in text  # each broken rule, in the service's words
     assert "lowercase DNS subdomain" in text
 
 
@@ -76,8 +76,8 @@ async def test_typing_checks_once_the_typing_pauses(offline: User) -> None:
     key.type("bad")
     key.type("/")  # "bad/": an empty name part, superseded before its check runs
     key.type("x/y")
-    await eventually(sees(offline, "key-result", "contains 2 `/`"), within=10)
-    assert "name part after `/` is empty" not in shown(offline, "key-result")
+    await eventually(sees(offline, "key-result", "contains 2 '/'"), within=10)
+    assert "name part after '/' is empty" not in shown(offline, "key-result")
 
 
 async def test_a_key_the_cluster_offers_gets_a_tick_and_the_capacity_of_each_node(live: User) -> None:
@@ -98,8 +98,8 @@ async def test_a_key_no_node_offers_says_so_and_how_to_fix_it(live: User) -> Non
     live.find(marker="resource_key").type("example.com/wi")
     await eventually(sees(live, "key-result", "No node offers this resource."), within=15)
     text = shown(live, "key-result")
-    assert "No node advertises `example.com/wi` among 3 nodes" in text
-    assert f"Did you mean `{WIZARD_KEY}`?" in text
+    assert "No node advertises 'example.com/wi' among 3 nodes" in text
+    assert f"Did you mean '{WIZARD_KEY}'?" in text
 
 
 async def test_next_with_a_key_no_node_offers_asks_first_and_back_stays_on_step_one(live: User) -> None:
@@ -175,8 +175,8 @@ async def test_series_without_the_labels_and_implausible_values_are_named(live: 
     live.find(marker="metrics.temperature").type(LABELLED.format(value=900))
     live.find(marker="test-metrics.utilization").click()
     await eventually(sees(live, "result-metrics.utilization", "1 series", "node, device"), within=15)
-    assert "1 of 1 series have no `node` label" in shown(live, "result-metrics.utilization")
-    await eventually(sees(live, "error-labels.pod", "starts with `__`"), within=5)
+    assert "1 of 1 series have no 'node' label" in shown(live, "result-metrics.utilization")
+    await eventually(sees(live, "error-labels.pod", "starts with '__'"), within=5)
 
     live.find(marker="test-metrics.temperature").click()
     await eventually(sees(live, "result-metrics.temperature", "✓ The expression works.", "look implausible"))

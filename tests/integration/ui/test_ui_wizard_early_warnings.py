@@ -65,7 +65,7 @@ async def test_an_expression_with_no_series_is_amber_no_series_yet_never_a_tick(
     live.find(marker="metrics.utilization").type(NO_SERIES)
     # The service's own warning under the amber label is worded in the reader's language too.
     for language, expected, warning, foreign in (
-        ("en", "No series yet", f"no series yet: Prometheus has no data for `{NO_SERIES}`", "아직"),
+        ("en", "No series yet", f"no series yet: Prometheus has no data for '{NO_SERIES}'", "아직"),
         ("ko", "아직 시리즈 없음", f"지금 Prometheus에 {NO_SERIES}의 데이터가 없습니다", "has no data"),
     ):
         await open_wizard(live, language, 2)  # the same draft, read in each language

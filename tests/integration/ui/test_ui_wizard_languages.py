@@ -44,7 +44,7 @@ async def test_each_rule_a_key_breaks_is_told_in_the_readers_language(offline: U
     assert "contains" not in shown(offline, "key-result")
     assert "lowercase" not in shown(offline, "key-result")
     await open_wizard(offline, "en", 1)  # the same draft, read in English
-    await eventually(sees(offline, "key-problem", "contains 2 `/`", "lowercase DNS subdomain"), within=10)
+    await eventually(sees(offline, "key-problem", "contains 2 '/'", "lowercase DNS subdomain"), within=10)
     assert "소문자" not in shown(offline, "key-result")
 
 
@@ -66,7 +66,7 @@ async def test_a_parse_error_is_a_korean_sentence_with_the_parsers_words_only_qu
 
     await open_wizard(offline, "en", 2)
     offline.find(marker="test-metrics.utilization").click()
-    await eventually(sees(offline, "metric-error", f"`{BROKEN}` is not valid PromQL; fix the expression"))
+    await eventually(sees(offline, "metric-error", f"'{BROKEN}' is not valid PromQL; fix the expression"))
     assert "올바른" not in shown(offline, "result-metrics.utilization")
 
 

@@ -53,7 +53,7 @@ def test_a_list_refused_for_rights_names_the_scope_in_the_readers_language() -> 
         "https://k8s:6443", "/api/v1/namespaces/team/pods", KubeRefused(403, "Forbidden", "no")
     )
     assert error.code == "kube.list_refused_rights"
-    assert error.detail.endswith("grant NuFi's service account `list` on `pods` in namespace team")
+    assert error.detail.endswith("grant NuFi's service account 'list' on 'pods' in namespace team")
     assert "네임스페이스 team의 pods에 대한 list 권한을 부여하세요" in korean(error)
     bare = list_refused("https://k8s:6443", "/api/v1/nodes", KubeRefused(500, "", ""))
     assert bare.detail == "the Kubernetes API at https://k8s:6443 refused to list nodes (HTTP 500)"

@@ -220,7 +220,7 @@ async def test_server_errors_and_refused_reads_are_kubernetes_unavailable() -> N
     assert "HTTP 503: etcd down" in raised.value.detail and raised.value.extra["retry_after_seconds"] == 5
 
     forbidden = FakeApi(lambda r: Answer(403, {"message": "forbidden"}))
-    with pytest.raises(DependencyUnavailable, match="grant NuFi's service account `list` on `pods`"):
+    with pytest.raises(DependencyUnavailable, match="grant NuFi's service account 'list' on 'pods'"):
         await list_items(gateway(forbidden), "/api/v1/pods")
     with pytest.raises(DependencyUnavailable, match="refused GET"):
         await get_or_none(gateway(forbidden), "/api/v1/namespaces/a")

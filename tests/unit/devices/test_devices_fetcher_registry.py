@@ -157,4 +157,4 @@ def test_an_unknown_fetcher_is_a_validation_error_listing_the_choices() -> None:
     with pytest.raises(UnknownFetcher) as caught:
         registry_with().get("acme-npu")
     assert caught.value.status == 422 and caught.value.field == "fetcher"
-    assert "`acme-npu`" in caught.value.detail and "generic, nvidia-dcgm" in caught.value.detail
+    assert "'acme-npu'" in caught.value.detail and "generic, nvidia-dcgm" in caught.value.detail

@@ -82,7 +82,7 @@ def test_a_broken_resource_key_names_each_rule_as_a_code() -> None:
     assert rules["resource_key.rule.extra_slash"]["slashes"] == 2
     assert rules["resource_key.rule.prefix_syntax"]["prefix"] == "Example.com"
     # The English stays as it was, for API callers who read it.
-    assert "contains 2 `/`" in result.message and result.problems[0] in result.message
+    assert "contains 2 '/'" in result.message and result.problems[0] in result.message
     said = korean(result.said.text("ko"))
     assert "/가 2개 있습니다" in said and "소문자 DNS 서브도메인" in said
 
@@ -91,7 +91,7 @@ def test_no_series_yet_is_a_warning_worded_in_each_language() -> None:
     result = checked("nufi_nothing", vector()).results["utilization"]
     (warning,) = result.warning_messages
     assert (warning.code, warning.params) == ("metric_check.no_series", {"query": "nufi_nothing"})
-    assert result.warnings[0].startswith("no series yet: Prometheus has no data for `nufi_nothing`")
+    assert result.warnings[0].startswith("no series yet: Prometheus has no data for 'nufi_nothing'")
     said = warning.text("ko")
     assert said.startswith("아직 시리즈 없음: 지금 Prometheus에 nufi_nothing의 데이터가 없습니다")
     assert "no data" not in said
@@ -114,7 +114,7 @@ def test_series_without_a_label_are_an_error_with_the_counts() -> None:
     assert result.error_message is not None and result.error_message.code == "metric_check.missing_labels"
     which = result.error_message.params["which"]
     assert which == {"code": "metric_check.label_absent", "params": {"count": 1, "total": 2, "name": "node"}}
-    assert result.error is not None and result.error.startswith("1 of 2 series have no `node` label")
+    assert result.error is not None and result.error.startswith("1 of 2 series have no 'node' label")
     said = result.error_message.text("ko")
     assert said.startswith("시리즈 2개 중 1개에 node 레이블이 없습니다") and "have no" not in said
 
@@ -130,7 +130,7 @@ def test_bad_label_names_are_codes_per_label() -> None:
     check = checked("up", vector({"node": "n"}), labels)
     assert check.label_error_messages["pod"].code == "promql.label.reserved"
     assert check.label_error_messages["device"].code == "metric_check.labels_same"
-    assert "starts with `__`" in check.label_errors["pod"]
+    assert "starts with '__'" in check.label_errors["pod"]
     assert korean(check.label_error_messages["pod"].text("ko")).startswith("__pod은(는) __로 시작합니다")
 
 
@@ -223,7 +223,7 @@ def test_readings_name_their_problems_as_messages() -> None:
         isinstance(said["temperature"], Message) and said["temperature"].code == "prometheus.not_configured"
     )
     korean(said["utilization"].text("ko"))
-    assert readings.problems[0].message.startswith("`up` returns a scalar, not one series per device")
+    assert readings.problems[0].message.startswith("'up' returns a scalar, not one series per device")
 
 
 def test_the_catalogs_own_refusals_carry_codes_and_read_in_korean() -> None:

@@ -108,7 +108,7 @@ def test_kubernetes_io_domain_is_reserved(sub: str, name: str) -> None:
     key = f"{sub}kubernetes.io/{name}"
     assert ResourceKeyRule.RESERVED_DOMAIN in rules(key)
     assert any(
-        "the `kubernetes.io/` domain is reserved for Kubernetes" in m for m in resource_key_problems(key)
+        "the 'kubernetes.io/' domain is reserved for Kubernetes" in m for m in resource_key_problems(key)
     )
 
 
@@ -116,14 +116,14 @@ def test_kubernetes_io_domain_is_reserved(sub: str, name: str) -> None:
 def test_a_key_without_domain_is_refused(name: str) -> None:
     assert rules(name) >= {ResourceKeyRule.MISSING_PREFIX}
     message = resource_key_problems(name)[-1]
-    assert "must contain a domain prefix such as `example.com/`" in message
-    assert f"`example.com/{name}`" in message
+    assert "must contain a domain prefix such as 'example.com/'" in message
+    assert f"'example.com/{name}'" in message
 
 
 @given(valid_keys)
 def test_requests_prefix_is_refused(key: str) -> None:
     assert rules("requests." + key) == {ResourceKeyRule.QUOTA_PREFIX}
-    assert "must not start with `requests.`" in resource_key_problems("requests." + key)[0]
+    assert "must not start with 'requests.'" in resource_key_problems("requests." + key)[0]
 
 
 @given(valid_keys, name_parts)
@@ -144,7 +144,7 @@ def test_a_prefix_that_is_no_lowercase_dns_subdomain_is_refused(
     prefix = domain[:at] + bad + domain[at:]
     found = resource_key_violations(f"{prefix}/{name}")
     assert [p.rule for p in found] == [ResourceKeyRule.PREFIX_SYNTAX]
-    assert f"the prefix `{prefix}` must be a lowercase DNS subdomain" in found[0].message
+    assert f"the prefix '{prefix}' must be a lowercase DNS subdomain" in found[0].message
 
 
 @given(domains, name_parts, st.sampled_from(["-", "."]))

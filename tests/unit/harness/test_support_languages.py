@@ -30,7 +30,7 @@ def test_names_and_technical_tokens_on_a_korean_page_pass(line: str) -> None:
     ("line", "sentence"),
     [
         ("경고: no series yet: the expression matches nothing", "no series yet"),
-        ("`bad key!` is not a valid resource key", "is not a valid resource key"),
+        ("'bad key!' is not a valid resource key", "is not a valid resource key"),
         ("0/3 nodes are available: 3 Insufficient hyperaccel.ai/lpu", "nodes are available"),
         ("must start with a letter", "must start with a letter"),
     ],

@@ -346,4 +346,4 @@ def test_a_reading_problem_with_a_message_keeps_its_code() -> None:
     readings = Readings((reading("n1", "lpu0"),), problems=(problem,))
     (error,) = assemble_snapshot(LPU, readings, time=NOW, stale_after_seconds=3.0, cluster=None).errors
     assert (error.code, error.params) == ("monitoring.series_unplaced", {"count": 2, "node_label": "host"})
-    assert error.message == "2 series lack the label `host` and were left out"
+    assert error.message == "2 series lack the label 'host' and were left out"

@@ -47,7 +47,7 @@ def test_an_unknown_sort_names_the_value_and_the_keys() -> None:
     error = refused(sort="hotness")
     assert (error.code, error.field) == ("monitoring.sort_unknown", "sort")
     assert error.params["value"] == "hotness" and "temperature" in str(error.params["allowed"])
-    assert error.detail.startswith("sort `hotness` is not one of node, ")
+    assert error.detail.startswith("sort 'hotness' is not one of node, ")
     assert korean(error).startswith("sort 'hotness'은(는) node, ")
 
 
@@ -126,5 +126,5 @@ def test_series_left_out_name_the_labels_they_lack() -> None:
         "monitoring.series_unplaced_device",
         {"count": 3, "node_label": "host", "device_label": "gpu"},
     )
-    assert error.text("en") == "3 series lack the label `host` or `gpu` and were left out"
+    assert error.text("en") == "3 series lack the label 'host' or 'gpu' and were left out"
     assert error.text("ko") == "시계열 3개에 host 또는 gpu 레이블이 없어 제외했습니다"

@@ -78,7 +78,7 @@ def test_a_token_is_refused_with_other_values(changed: dict[str, str | None]) ->
         parse_page_query(continue_token=token, **{**first, **changed})
     assert refused.value.field == "continue"
     assert "different node, sort, order or limit" in refused.value.detail
-    assert "start again without `continue`" in refused.value.detail
+    assert "start again without 'continue'" in refused.value.detail
 
 
 def raw_token(body: object) -> str:
@@ -115,7 +115,7 @@ def test_a_malformed_token_is_refused_naming_continue(token: str) -> None:
     with pytest.raises(ValidationFailed) as refused:
         parse_page_query(node=None, limit=None, continue_token=token, sort=None, order=None)
     assert refused.value.field == "continue"
-    assert "malformed" in refused.value.detail and "start again without `continue`" in refused.value.detail
+    assert "malformed" in refused.value.detail and "start again without 'continue'" in refused.value.detail
 
 
 def test_a_well_formed_token_is_taken() -> None:

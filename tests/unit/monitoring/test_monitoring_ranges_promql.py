@@ -137,7 +137,7 @@ def test_per_node_series_have_no_device() -> None:
         ("b", None, [[1.0, 5.0]]),
     ]
     (error,) = result["errors"]
-    assert error["metric"] == "utilization" and "1 series lack the label `node`" in error["message"]
+    assert error["metric"] == "utilization" and "1 series lack the label 'node'" in error["message"]
 
 
 def test_a_failed_family_is_an_error_and_the_rest_still_comes() -> None:

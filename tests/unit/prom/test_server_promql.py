@@ -66,7 +66,7 @@ def test_bad_label_names_are_refused_with_the_name(name: str, words: str) -> Non
     problem = english(label_name_problem(name))
     assert problem is not None and words in problem
     if name:
-        assert f"`{name}`" in problem
+        assert f"'{name}'" in problem
 
 
 @given(label_names)
@@ -84,7 +84,7 @@ def test_parse_errors_carry_the_parsers_message() -> None:
         parser_says = str(exc)
     assert caught.value.parser_message == parser_says
     assert parser_says in str(caught.value)
-    assert "`sum(lpu_utilization_percent`" in str(caught.value)
+    assert "'sum(lpu_utilization_percent'" in str(caught.value)
 
 
 @pytest.mark.parametrize("text", ["", "   "])
@@ -306,7 +306,7 @@ def ranges(expression: str) -> str | None:
 )
 def test_costly_ranges_are_named_with_the_bound(expression: str, words: str) -> None:
     problem = ranges(expression)
-    assert problem is not None and words in problem and f"`{expression}`" in problem
+    assert problem is not None and words in problem and f"'{expression}'" in problem
     assert "NUFI_PROMQL_" in problem
 
 

@@ -10,103 +10,103 @@ TEXTS: dict[str, str] = {
     "metric.power": "power",
     "metric.health": "health",
     # --- Resource keys: the wizard's first check ---
-    "resource_key.invalid": "`{key}` is not a valid resource key: {problems:list}.",
+    "resource_key.invalid": "'{key}' is not a valid resource key: {problems:list}.",
     "resource_key.problems": "{problems:list}",
     "resource_key.found": (
-        "✓ Resource detected in the cluster. `{key}`: {capacity} on {count} {count:plural:node|nodes} "
+        "✓ Resource detected in the cluster. '{key}': {capacity} on {count} {count:plural:node|nodes} "
         "({allocatable} allocatable)."
     ),
     "resource_key.zero_capacity": (
-        "`{key}` is listed on {count} {count:plural:node|nodes} but with capacity 0: its device plugin "
+        "'{key}' is listed on {count} {count:plural:node|nodes} but with capacity 0: its device plugin "
         "is not "
         "reporting any device right now. Check that the plugin's pods are running and healthy on those nodes."
     ),
     "resource_key.not_found": (
-        "No node advertises `{key}` among {count} {count:plural:node|nodes}. Check that the device plugin "
-        "DaemonSet runs on the accelerator nodes and registers exactly this name (`kubectl describe node` "
+        "No node advertises '{key}' among {count} {count:plural:node|nodes}. Check that the device plugin "
+        "DaemonSet runs on the accelerator nodes and registers exactly this name ('kubectl describe node' "
         "lists it under Capacity); resource keys are case-sensitive."
     ),
     "resource_key.not_found_similar": (
-        "No node advertises `{key}` among {count} {count:plural:node|nodes}. Check that the device plugin "
-        "DaemonSet runs on the accelerator nodes and registers exactly this name (`kubectl describe node` "
-        "lists it under Capacity); resource keys are case-sensitive. Did you mean `{similar}`?"
+        "No node advertises '{key}' among {count} {count:plural:node|nodes}. Check that the device plugin "
+        "DaemonSet runs on the accelerator nodes and registers exactly this name ('kubectl describe node' "
+        "lists it under Capacity); resource keys are case-sensitive. Did you mean '{similar}'?"
     ),
     "resource_key.not_found_similar_many": (
-        "No node advertises `{key}` among {count} {count:plural:node|nodes}. Check that the device plugin "
-        "DaemonSet runs on the accelerator nodes and registers exactly this name (`kubectl describe node` "
+        "No node advertises '{key}' among {count} {count:plural:node|nodes}. Check that the device plugin "
+        "DaemonSet runs on the accelerator nodes and registers exactly this name ('kubectl describe node' "
         "lists it under Capacity); resource keys are case-sensitive. Did you mean one of: {similar:list}?"
     ),
     "resource_key.rule.empty": (
-        "the resource key is empty: enter the name the device plugin advertises, e.g. `hyperaccel.ai/lpu`"
+        "the resource key is empty: enter the name the device plugin advertises, e.g. 'hyperaccel.ai/lpu'"
     ),
     "resource_key.rule.reserved_domain": (
-        "`{key}`: the `kubernetes.io/` domain is reserved for Kubernetes; use the domain of the device's "
-        "vendor, e.g. `example.com/npu`"
+        "'{key}': the 'kubernetes.io/' domain is reserved for Kubernetes; use the domain of the device's "
+        "vendor, e.g. 'example.com/npu'"
     ),
     "resource_key.rule.requests_prefix": (
-        "`{key}` must not start with `requests.`: Kubernetes uses that prefix for resource quotas; drop it"
+        "'{key}' must not start with 'requests.': Kubernetes uses that prefix for resource quotas; drop it"
     ),
     "resource_key.rule.missing_prefix": (
-        "`{key}` must contain a domain prefix such as `example.com/`: names without one are Kubernetes' own "
-        "resources (e.g. write `example.com/{key}`)"
+        "'{key}' must contain a domain prefix such as 'example.com/': names without one are Kubernetes' own "
+        "resources (e.g. write 'example.com/{key}')"
     ),
     "resource_key.rule.extra_slash": (
-        "`{key}` contains {slashes} `/`; it must contain exactly one, between the domain prefix and the name "
-        "(e.g. `example.com/npu`)"
+        "'{key}' contains {slashes} '/'; it must contain exactly one, between the domain prefix and the name "
+        "(e.g. 'example.com/npu')"
     ),
     "resource_key.rule.prefix_empty": (
-        "the domain prefix before `/` is empty: write the vendor's domain there, e.g. `example.com/npu`"
+        "the domain prefix before '/' is empty: write the vendor's domain there, e.g. 'example.com/npu'"
     ),
     "resource_key.rule.prefix_too_long": (
-        "the prefix must be at most {max} characters (it has {length}): Kubernetes adds `requests.` to it "
+        "the prefix must be at most {max} characters (it has {length}): Kubernetes adds 'requests.' to it "
         "for quotas and allows 253 in all"
     ),
     "resource_key.rule.prefix_syntax": (
-        "the prefix `{prefix}` must be a lowercase DNS subdomain: lowercase letters, digits, `-` and "
-        "`.`, each "
-        "dot-separated part starting and ending with a letter or digit (e.g. `hyperaccel.ai`)"
+        "the prefix '{prefix}' must be a lowercase DNS subdomain: lowercase letters, digits, '-' and "
+        "'.', each "
+        "dot-separated part starting and ending with a letter or digit (e.g. 'hyperaccel.ai')"
     ),
     "resource_key.rule.name_empty": (
-        "the name part after `/` is empty: write the resource's name there, e.g. `example.com/npu`"
+        "the name part after '/' is empty: write the resource's name there, e.g. 'example.com/npu'"
     ),
     "resource_key.rule.name_too_long": (
-        "the name part must be at most {max} characters (`{name}` has {length})"
+        "the name part must be at most {max} characters ('{name}' has {length})"
     ),
     "resource_key.rule.name_syntax": (
-        "the name part `{name}` must consist of letters, digits, `-`, `_` and `.`, and start and end with a "
-        "letter or digit (e.g. `lpu`, `ATOM`, `mig-1g.5gb`)"
+        "the name part '{name}' must consist of letters, digits, '-', '_' and '.', and start and end with a "
+        "letter or digit (e.g. 'lpu', 'ATOM', 'mig-1g.5gb')"
     ),
     # --- Metric expressions: the wizard's second check ---
     "metric_check.labels_same": (
-        "the node and device labels are both `{name}`: map the label that tells the devices of one node "
-        "apart (e.g. `device`, `gpu`)"
+        "the node and device labels are both '{name}': map the label that tells the devices of one node "
+        "apart (e.g. 'device', 'gpu')"
     ),
     "metric_check.unparsable": "{problem}. Fix the PromQL expression.",
     "metric_check.unparsable_quoted": (
-        "`{expression}` is not valid PromQL; fix the expression. The parser says:"
+        "'{expression}' is not valid PromQL; fix the expression. The parser says:"
     ),
-    "metric_check.rejected": "Prometheus rejected `{query}` ({error_type}): {error}",
+    "metric_check.rejected": "Prometheus rejected '{query}' ({error_type}): {error}",
     "metric_check.untried": "the expression could not be tried: {reason}",
     "metric_check.not_vector": (
-        "`{query}` returns a {result_type}, not one series per device; select the per-device metric"
+        "'{query}' returns a {result_type}, not one series per device; select the per-device metric"
     ),
     "metric_check.prometheus_warning": "{warning}",
     "metric_check.no_series": (
-        "no series yet: Prometheus has no data for `{query}` right now. If the exporter was just deployed, "
+        "no series yet: Prometheus has no data for '{query}' right now. If the exporter was just deployed, "
         "wait for its first scrape; otherwise check the metric name and that Prometheus scrapes the exporter."
     ),
-    "metric_check.label_absent": "{count} of {total} series have no `{name}` label",
+    "metric_check.label_absent": "{count} of {total} series have no '{name}' label",
     "metric_check.both": "{first} and {second}",
     "metric_check.no_labels": "none",
     "metric_check.missing_labels": (
         "{which}: NuFi needs both labels on every series to tell which node and device it describes. Map the "
         "labels the series carry (they have: {present}), or aggregate keeping them, e.g. "
-        "`max by ({node}, {device}) ({query})`."
+        "'max by ({node}, {device}) ({query})'."
     ),
     "metric_check.duplicates": (
         "{count} {count:plural:device has|devices have} more than one series (e.g. {node_label}={node}, "
         "{device_label}={device}); NuFi uses the highest value. To choose yourself, aggregate to one series "
-        "per device, e.g. `max by ({node_label}, {device_label}) ({query})`."
+        "per device, e.g. 'max by ({node_label}, {device_label}) ({query})'."
     ),
     "metric_check.not_numbers": "{count} of {total} values are not numbers (NaN or infinite)",
     "metric_check.refused_values": (
@@ -137,29 +137,29 @@ TEXTS: dict[str, str] = {
     ),
     "metric_check.hint.power": "power draw is in W and cannot be negative",
     "metric_check.hint.health": (
-        "a health expression gives 1 for healthy and 0 for unhealthy (e.g. `x == bool 0`)"
+        "a health expression gives 1 for healthy and 0 for unhealthy (e.g. 'x == bool 0')"
     ),
     # --- What an admin's expression may cost Prometheus ---
     "query_bounds.range": "{field}: {problem}",
     "query_bounds.count_timed_out": (
-        "{field}: counting the series of `{query}` took longer than {series_check_timeout_seconds:g} s "
+        "{field}: counting the series of '{query}' took longer than {series_check_timeout_seconds:g} s "
         "(NUFI_PROMQL_SERIES_CHECK_TIMEOUT_SECONDS), so it is too costly to run for every snapshot; select "
         "fewer series or shorter ranges"
     ),
     "query_bounds.too_many_series": (
-        "{field}: `{query}` selects {series} series, more than the {max_series} NuFi allows "
-        "(NUFI_PROMQL_MAX_SERIES); narrow its selectors or aggregate, e.g. `max by (node, device) (...)`"
+        "{field}: '{query}' selects {series} series, more than the {max_series} NuFi allows "
+        "(NUFI_PROMQL_MAX_SERIES); narrow its selectors or aggregate, e.g. 'max by (node, device) (...)'"
     ),
     # --- Readings a device type's expressions gave ---
     "readings.not_run": "the query was not run",
     "readings.not_vector": (
-        "`{query}` returns a {result_type}, not one series per device; select the exporter's per-device "
+        "'{query}' returns a {result_type}, not one series per device; select the exporter's per-device "
         "metric"
     ),
     "readings.unattributed": (
-        "{count} series of `{query}` lack the node label `{node}` or the device label `{device}` and "
+        "{count} series of '{query}' lack the node label '{node}' or the device label '{device}' and "
         "were left "
-        "out; keep both labels in the expression, e.g. `max by ({node}, {device}) ({query})`"
+        "out; keep both labels in the expression, e.g. 'max by ({node}, {device}) ({query})'"
     ),
     # --- Plausible readings ---
     "plausibility.reading": "device {device} on node {node}: {reason}; it is shown as not reported",
@@ -206,22 +206,22 @@ TEXTS: dict[str, str] = {
         "register it again."
     ),
     "device_type.labels_same": (
-        "labels.node and labels.device are both `{name}`: a series must say which node and, separately, "
+        "labels.node and labels.device are both '{name}': a series must say which node and, separately, "
         "which device on that node it describes"
     ),
     "device_type.memory_total_required": (
-        "metrics.memory.total is required when mode is `{mode}`: give the expression for total memory, or "
+        "metrics.memory.total is required when mode is '{mode}': give the expression for total memory, or "
         "change the mode"
     ),
     "device_type.memory_free_required": (
-        "metrics.memory.free is required when mode is `{mode}`: give the expression for free memory, or "
+        "metrics.memory.free is required when mode is '{mode}': give the expression for free memory, or "
         "change the mode"
     ),
     "device_type.memory_total_unused": (
-        "metrics.memory.total is not used when mode is `{mode}`: remove it, or set mode to `used_total`"
+        "metrics.memory.total is not used when mode is '{mode}': remove it, or set mode to 'used_total'"
     ),
     "device_type.memory_free_unused": (
-        "metrics.memory.free is not used when mode is `{mode}`: remove it, or set mode to `used_free`"
+        "metrics.memory.free is not used when mode is '{mode}': remove it, or set mode to 'used_free'"
     ),
     "device_type.promql_unparsable": "{problem} (fix the PromQL expression)",
     "device_type.thermal_hysteresis": (
@@ -231,17 +231,17 @@ TEXTS: dict[str, str] = {
     "device_type.text_empty": "{name} must not be empty",
     "device_type.text_too_long": "{name} must be at most {max} characters ({length})",
     "device_type.fetcher_name": (
-        "fetcher `{fetcher}` is not a fetcher name: use lowercase letters, digits, `-`, `_` and `.` "
-        "(e.g. `{example}`)"
+        "fetcher '{fetcher}' is not a fetcher name: use lowercase letters, digits, '-', '_' and '.' "
+        "(e.g. '{example}')"
     ),
     "device_type.id_syntax": (
-        "id `{id}` is not a valid id: use 1-63 lowercase letters, digits and `-`, starting and ending with a "
-        "letter or digit (e.g. `lpu`)"
+        "id '{id}' is not a valid id: use 1-63 lowercase letters, digits and '-', starting and ending with a "
+        "letter or digit (e.g. 'lpu')"
     ),
     "draft.too_large": "The draft is larger than {limit} characters and was not kept.",
     "fetcher.unknown": (
-        "fetcher `{fetcher}` is not available: choose one of {available}, or install the package that "
-        "provides it (entry point group `{group}`)"
+        "fetcher '{fetcher}' is not available: choose one of {available}, or install the package that "
+        "provides it (entry point group '{group}')"
     ),
     # --- Saving a device type: the wizard's checks again ---
     "save.resource_key_absent": "{check} Install its device plugin first, or save with ?force=true.",
@@ -253,7 +253,7 @@ TEXTS: dict[str, str] = {
     # --- PromQL expressions (nufi.prom.promql) ---
     "promql.empty": "the expression is empty",
     "promql.not_text": "the expression contains characters that are not text",
-    "promql.syntax": "cannot parse `{expression}`: {reason}",
+    "promql.syntax": "cannot parse '{expression}': {reason}",
     "promql.too_long": (
         "the expression is {length} characters long, over the limit of {limit} characters; shorten it "
         "(e.g. aggregate or use a recording rule)"
@@ -263,33 +263,33 @@ TEXTS: dict[str, str] = {
         "limit of {limit} levels; simplify it (e.g. use a recording rule)"
     ),
     "promql.constant": (
-        "`{expression}` is a constant, not a per-device series; select the exporter's metric, "
-        "e.g. `lpu_utilization_percent`"
+        "'{expression}' is a constant, not a per-device series; select the exporter's metric, "
+        "e.g. 'lpu_utilization_percent'"
     ),
     "promql.range_vector": (
-        "`{expression}` is a range vector; wrap it in a function that gives one value per series, "
-        "e.g. `avg_over_time({expression})`"
+        "'{expression}' is a range vector; wrap it in a function that gives one value per series, "
+        "e.g. 'avg_over_time({expression})'"
     ),
     "promql.range_too_wide": (
-        "`{expression}` has a range selector over {range}, longer than the {limit} NuFi allows "
+        "'{expression}' has a range selector over {range}, longer than the {limit} NuFi allows "
         "(NUFI_PROMQL_MAX_RANGE_SECONDS); use a shorter range"
     ),
     "promql.subquery_too_wide": (
-        "`{expression}` has a subquery over {range}, longer than the {limit} NuFi allows "
+        "'{expression}' has a subquery over {range}, longer than the {limit} NuFi allows "
         "(NUFI_PROMQL_MAX_RANGE_SECONDS); use a shorter range"
     ),
     "promql.step_too_fine": (
-        "`{expression}` has a subquery step of {step}, finer than the {limit} NuFi allows "
+        "'{expression}' has a subquery step of {step}, finer than the {limit} NuFi allows "
         "(NUFI_PROMQL_MIN_SUBQUERY_STEP_SECONDS); use a coarser step, or leave it out for the evaluation "
         "interval"
     ),
     "promql.label.empty": "the label name is empty: enter the label as it appears on the exporter's series",
     "promql.label.syntax": (
-        "`{name}` is not a Prometheus label name: use letters, digits and `_`, not starting with a digit "
-        "(e.g. `node`, `exported_pod`)"
+        "'{name}' is not a Prometheus label name: use letters, digits and '_', not starting with a digit "
+        "(e.g. 'node', 'exported_pod')"
     ),
     "promql.label.reserved": (
-        "`{name}` starts with `__`, which Prometheus reserves for internal labels that never reach stored "
+        "'{name}' starts with '__', which Prometheus reserves for internal labels that never reach stored "
         "series; use the label the exporter's series carry"
     ),
     # --- Prometheus itself (nufi.prom) ---

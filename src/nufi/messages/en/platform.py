@@ -45,7 +45,7 @@ TEXTS: dict[str, str] = {
     "kube.list_refused": "the Kubernetes API at {host} refused to list {plural} (HTTP {status}){said}",
     "kube.list_refused_rights": (
         "the Kubernetes API at {host} refused to list {plural} (HTTP {status}){said}; grant NuFi's "
-        "service account `list` on `{plural}` {scope}"
+        "service account 'list' on '{plural}' {scope}"
     ),
     "kube.said": ": {message}",
     "kube.said_nothing": "",
