@@ -27,7 +27,7 @@ from starlette.types import Scope
 from nufi.auth.errors import bearer_challenge
 from nufi.errors import DependencyUnavailable, NufiError, Unauthorized
 from nufi.logging import get_logger
-from nufi.messages import CATALOG, Language, preferred_language, render, title_of
+from nufi.messages import CATALOG, Language, fields_of, preferred_language, render, title_of
 from nufi.messages.validation import validation_message
 
 PROBLEM_JSON = "application/problem+json"
@@ -103,13 +103,19 @@ def problem_body(
 ) -> dict[str, Any]:
     language = language or current_language()
     values = {key: value for key, value in {**(extra or {}), **(params or {})}.items() if value is not None}
+    template = CATALOG[language][code]
+    # `params` holds what the sentence names and the caller's own params; the other extra members
+    # stand in the body on their own.
+    named = {
+        key: value for key, value in values.items() if key in (params or {}) or key in fields_of(template)
+    }
     body: dict[str, Any] = {
         "type": type,
         "title": title_of(language, type, title or _phrase(status)),
         "status": status,
         "detail": render(language, code, values),
         "code": code,
-        "params": jsonable_encoder(values),
+        "params": jsonable_encoder(named),
     }
     for key, value in (extra or {}).items():
         # Extra members describe the problem; they may not rewrite its core members.
@@ -188,7 +194,8 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
     params: dict[str, object] = {
         "location": _location(first["location"]),
         "field": first["field"],
-        "reason": first["message"],
+        # As a message, not its words: params are the same data in every language.
+        "reason": _reason(first["code"], first["params"]),
     }
     if len(errors) > 1:
         params["more"] = len(errors) - 1
@@ -214,6 +221,14 @@ def _describe_validation_error(error: Mapping[str, Any], language: Language) -> 
             shown = shown[: _MAX_INPUT_REPR - 3] + "..."
         params = {**params, "input": shown}
     return _described(field, location, code, params, language)
+
+
+def _reason(code: str, params: Mapping[str, object]) -> dict[str, object]:
+    own = {key: value for key, value in params.items() if key != "input"}
+    reason: dict[str, object] = {"code": code, "params": own}
+    if "input" in params:
+        return {"code": "request.got", "params": {"reason": reason, "input": params["input"]}}
+    return reason
 
 
 def _location(location: str) -> object:
