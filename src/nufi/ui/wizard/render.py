@@ -72,20 +72,23 @@ def key_unreadable(t: Translator, detail: str) -> None:
 
 def metric_result(t: Translator, result: MetricCheck) -> None:
     """One expression's verdict: its error, "no series yet" or ✓, the series count, missing labels,
-    warnings (implausible values among them), and a few sample values."""
+    warnings (implausible values among them), and a few sample values. Each is said once: the error
+    already names the labels it misses, and the service's own "no series yet" is the amber verdict."""
+    warnings = list(result.warning_messages)
     if result.error_message is not None:
         metric_error(t, result.error_message)
     elif result.series == 0:
         # It parses and Prometheus answers, but nothing proves it measures anything yet.
-        ui.label(t("wizard.test.no_series")).classes(WARNING_CLASSES).mark("metric-no-series")
+        ui.label(_no_series(t, warnings)).classes(WARNING_CLASSES).mark("metric-no-series")
     else:
         ui.label(t("wizard.test.ok")).classes(OK_CLASSES).mark("metric-ok")
-    ui.label(t("wizard.test.series", count=result.series)).classes(NOTE_CLASSES).mark("metric-series")
-    if result.missing_labels:
+    if result.series:
+        ui.label(t("wizard.test.series", count=result.series)).classes(NOTE_CLASSES).mark("metric-series")
+    if result.missing_labels and result.error_message is None:
         ui.label(t("wizard.test.missing_labels", labels=", ".join(result.missing_labels))).classes(
             ERROR_CLASSES
         ).mark("metric-missing")
-    for warning in result.warning_messages:
+    for warning in warnings:
         ui.label(f"⚠ {t.message(warning.code, warning.params)}").classes(WARNING_CLASSES).mark(
             "metric-warning"
         )
@@ -107,6 +110,17 @@ def metric_result(t: Translator, result: MetricCheck) -> None:
         ui.table(columns=columns, rows=rows, row_key="key").props("dense flat bordered").classes(
             "w-full max-w-xl"
         ).mark("metric-sample")
+
+
+def _no_series(t: Translator, warnings: list[Said]) -> str:
+    """The service's "no series yet" (taken out of `warnings`, naming the expression and what to do),
+    as a sentence of its own; the wizard's general one when the service gave none."""
+    said = next((warning for warning in warnings if warning.code == "metric_check.no_series"), None)
+    if said is None:
+        return t("wizard.test.no_series")
+    warnings.remove(said)
+    worded = t.message(said.code, said.params)
+    return worded[:1].upper() + worded[1:]
 
 
 def sample_value(value: float) -> str:
