@@ -70,6 +70,8 @@ _READER_TEXT = """() => {
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const parent = node.parentElement;
     if (!parent || parent.closest(skip) || !node.textContent.trim()) continue;
+    // Hidden from the reader: NiceGUI's own reconnect popups stay in the page, invisible, until needed.
+    if (parent.closest('[aria-hidden="true"]') || getComputedStyle(parent).visibility === 'hidden') continue;
     if (!parent.getClientRects().length) continue;
     lines.push(node.textContent.trim());
   }

@@ -56,7 +56,8 @@ def frame(principal: Principal, t: Translator, pages: Sequence[Page], *, current
             ):
                 for option in LANGUAGES:
                     link = ui.link(LANGUAGE_NAMES[option], language_url(option, current))
-                    link.classes("text-white no-underline px-1")
+                    # Each language's own name, in that language on every page: not the page's text.
+                    link.classes("text-white no-underline px-1").props(f'lang="{option}" data-verbatim')
                     if option == t.language:
                         link.classes("font-bold underline")
                     links[option] = link

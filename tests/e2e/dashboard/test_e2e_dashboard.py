@@ -10,9 +10,10 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, expect
 
-from e2e.browser_support import LOCALES, bounded, sign_in
+from e2e.browser_support import LOCALES, bounded, sign_in, speaks
 from e2e.browser_support import shot as browser_shot
 from e2e.e2e_sandbox_support import SandboxRun
+from nufi.messages import render
 from nufi.ui.i18n import Language, text
 from support.lpu_type import LPU_METRICS, LPU_RESOURCE_KEY
 
@@ -201,3 +202,65 @@ async def test_the_seed_an_admin_registers_the_lpu_in_the_wizard_and_monitoring_
         await expect(page.get_by_test_id("chart")).to_be_visible()
         await shot(page, language, "10-lpu-monitoring")
     await bounded(context.close(), "closing the Korean context")
+
+
+async def wizard_state(page: Page, language: Language, state: str) -> None:
+    """The wizard in `state`, read as its reader would (in the reader's language) and photographed."""
+    await browser_shot(page, f"{language}-11-wizard-{state}")  # first: a failing check has its picture
+    await speaks(page, language, f"the wizard, {state}")
+
+
+async def tried(page: Page, language: Language, expression: str) -> None:
+    """`expression` as the utilization, tried on Prometheus with its Test."""
+    await page.get_by_label(text(language, "wizard.metric.utilization")).fill(expression)
+    await page.get_by_role("button", name=text(language, "wizard.test"), exact=True).first.click()
+    await expect(page.get_by_text(text(language, "wizard.test.running"))).to_have_count(0, timeout=15_000)
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+async def test_the_wizard_says_what_is_wrong_in_the_readers_language(
+    sandbox: SandboxRun, browser: Browser, language: Language
+) -> None:
+    url = sandbox.state["nufi_url"]
+    context, page = await signed_in_admin(browser, language, url)
+    await page.get_by_role("button", name=text(language, "devices.add")).click()
+    await page.get_by_label(text(language, "wizard.field.name")).fill("Broken NPU")
+    await page.get_by_label(text(language, "wizard.field.vendor")).fill("Example")
+    key = page.get_by_label(text(language, "wizard.field.resource_key"))
+
+    await key.fill("Bad Key!")
+    await expect(page.get_by_text(text(language, "wizard.key.invalid"))).to_be_visible(timeout=15_000)
+    await wizard_state(page, language, "bad-key")
+
+    # A valid key no node advertises: the live check says so, and Next asks before going on.
+    await key.fill("example.com/not-installed")
+    await expect(page.get_by_text(text(language, "wizard.key.not_found"))).to_be_visible(timeout=15_000)
+    await wizard_state(page, language, "key-not-found")
+    await page.get_by_role("button", name=text(language, "wizard.next")).click()
+    title = text(language, "wizard.key.confirm.title", resource_key="example.com/not-installed")
+    await expect(page.locator(".q-dialog")).to_contain_text(title)
+    await expect(page.locator(".q-dialog")).to_contain_text(text(language, "wizard.key.confirm.body"))
+    await wizard_state(page, language, "key-confirm")
+    await page.get_by_role("button", name=text(language, "wizard.key.confirm.go_on")).click()
+    await expect(page.get_by_label(text(language, "wizard.label.node"))).to_be_visible()
+
+    await page.get_by_label(text(language, "wizard.label.node")).fill("node")
+    await page.get_by_label(text(language, "wizard.label.device")).fill("device")
+    parse_error = render(language, "metric_check.unparsable_quoted", {"expression": "sum("})
+    await tried(page, language, "sum(")
+    await expect(page.get_by_text(parse_error)).to_be_visible()
+    await wizard_state(page, language, "parse-error")
+
+    await tried(page, language, "nufi_no_such_metric")
+    no_series = render(language, "metric_check.no_series", {"query": "nufi_no_such_metric"})
+    await expect(page.get_by_text(no_series[:1].upper() + no_series[1:])).to_be_visible()
+    await wizard_state(page, language, "no-series")
+
+    # `up` has series (Prometheus' own targets), none with a node or device label.
+    await tried(page, language, "up")
+    missing = render(language, "metric_check.label_absent", {"count": 5, "total": 5, "name": "device"})
+    await expect(page.get_by_text(re.compile(re.escape(missing).replace("5", r"\d+")))).to_be_visible()
+    await wizard_state(page, language, "missing-labels")
+    await page.get_by_role("button", name=text(language, "wizard.restart")).click()
+    await expect(page.get_by_label(text(language, "wizard.field.name"))).to_have_value("")
+    await bounded(context.close(), "closing the context")
