@@ -8,6 +8,7 @@ module run in order and share one sandbox, one project and one deployment.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Iterator
 from functools import partial
@@ -15,15 +16,22 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.async_api import expect
+from playwright.async_api import Page, expect
 
-from e2e.browser_support import LOCALES, chromium, shot, sign_in
-from e2e.e2e_sandbox_support import SandboxRun
+from e2e.browser_support import LOCALES, chromium, shot, sign_in, speaks
+from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun
 from support.polling import poll, stays_true_blocking
 
 from .thermal_support import COOL_NODE, HOT_NODE, POLICY, PROJECT, World, force, thermal_world
 
-HOT_MARK = {"ko": "과열: 트래픽 차단", "en": "hot: traffic cut"}
+HOT_MARK = {"ko": "과열: 트래픽 차단", "en": "Hot: traffic cut"}
+KEPT_MARK = {"ko": "마지막 복제본이라 유지", "en": "kept as the last replica"}
+# What the Deployments page says of the pod: its traffic cut for the heat, or kept as the last replica.
+DEPLOYMENT_SAYS = {
+    "cut": {"ko": "온도 제어: llm-", "en": "Thermal control: llm-"},
+    "kept": {"ko": "마지막 라우팅 가능한 복제본", "en": "last routable replica"},
+}
+TYPE_NAME = LPU_REGISTRATION["name"]
 
 
 @pytest.fixture(scope="module")
@@ -94,14 +102,23 @@ async def _thermal_pages(base: str) -> None:
             live = page.get_by_test_id("thermal-live")
             await expect(live).to_contain_text(HOT_NODE, timeout=30_000)
             await expect(live).to_contain_text("95.0 °C")
+            # The type by its name; the node hot and its traffic cut, red chips with their words.
+            await expect(live).to_contain_text(TYPE_NAME)
+            await expect(live.locator('[data-state="hot"]').first).to_be_visible()
+            await expect(live.locator('[data-state="cut"]').first).to_be_visible()
             await expect(page.get_by_test_id("thermal-history")).to_contain_text(HOT_NODE)
-            await expect(page.get_by_test_id("thermal-policy-lpu")).to_be_visible()
-            await shot(page, f"{language}-15-thermal-hot")
+            await expect(page.get_by_test_id("thermal-policy-lpu")).to_contain_text(TYPE_NAME)
+            await _local_times(page)
+            await speaks(page, language, "the Thermal page, a node cut")
+            await shot(page, f"thermal-{language}-cut")
             # The monitoring tab marks the node whose traffic is cut.
             await page.goto(base + "/?type=lpu")
             table = page.get_by_test_id("devices-table")
             await expect(table).to_contain_text(HOT_MARK[language], timeout=30_000)
-            await shot(page, f"{language}-16-monitoring-hot")
+            await expect(table.locator('[data-state="hot"]').first).to_be_visible()
+            await speaks(page, language, "Monitoring, a node cut")
+            await shot(page, f"thermal-{language}-monitoring-cut")
+            await _deployment_says(page, base, language, "cut")
             await context.close()
         context = await browser.new_context(locale=LOCALES["en"], viewport={"width": 1400, "height": 1000})
         page = await context.new_page()
@@ -110,6 +127,40 @@ async def _thermal_pages(base: str) -> None:
         await expect(page.get_by_test_id("forbidden")).to_be_visible()
         await expect(page.get_by_test_id("thermal-live")).to_have_count(0)
         await context.close()
+
+
+async def _local_times(page: Page) -> None:
+    """The times are on the browser's clock, UTC in their tooltip."""
+    since = page.get_by_test_id("thermal-live").locator("time[data-local]").first
+    await expect(since).to_have_attribute("title", re.compile(r" UTC$"))
+    await expect(since).not_to_contain_text("UTC")
+
+
+async def _deployment_says(page: Page, base: str, language: str, state: str) -> None:
+    """The project's Deployments page says why thermal control cut (or kept) the pod, in `language`."""
+    await page.goto(f"{base}/deployments?project={PROJECT}")
+    table = page.get_by_test_id("deployments-table")
+    await expect(table).to_contain_text(DEPLOYMENT_SAYS[state][language], timeout=30_000)
+    await speaks(page, language, f"Deployments, a pod {state}")
+    await shot(page, f"thermal-{language}-deployment-{state}")
+
+
+async def _kept_pages(base: str) -> None:
+    async with chromium() as browser:
+        for language in LOCALES:
+            context = await browser.new_context(
+                locale=LOCALES[language], viewport={"width": 1400, "height": 1000}
+            )
+            page = await context.new_page()
+            await page.goto(base + "/admin/thermal")
+            await sign_in(page, "admin")
+            live = page.get_by_test_id("thermal-live")
+            await expect(live.locator('[data-state="kept"]').first).to_be_visible(timeout=30_000)
+            await expect(live).to_contain_text(KEPT_MARK[language])
+            await speaks(page, language, "the Thermal page, the last replica kept")
+            await shot(page, f"thermal-{language}-kept")
+            await _deployment_says(page, base, language, "kept")
+            await context.close()
 
 
 def test_once_it_cools_it_receives_requests_again(world: World) -> None:
@@ -187,6 +238,7 @@ def test_the_last_replica_on_a_hot_node_keeps_serving_and_says_why_unless_full_s
     assert shown["traffic_on"] and "last routable replica" in shown["thermal_reason"], shown
     annotated = world.kube.get(f"/api/v1/namespaces/{PROJECT}/pods/{pod['name']}").json()
     assert "last routable replica" in annotated["metadata"]["annotations"]["nufi.io/thermal-kept-reason"]
+    asyncio.run(_kept_pages(world.sandbox.state["nufi_url"]))
 
     allowed = world.nufi.put(
         "/api/v1/admin/thermal/policies/lpu", json={**POLICY, "allow_full_shutoff": True}

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from nicegui import ui
@@ -37,6 +38,20 @@ async def opened(user: User, language: str) -> tuple[str, ThermalPolicy]:
     return first.device_type, first.policy
 
 
+async def named(kind: str) -> str:
+    """The catalog name of type `kind`: what the page calls it."""
+    (device_type,) = [d for d in await attached_services().catalog.list(ADMIN) if d.id == kind]
+    assert device_type.name != kind, "the test needs a name other than the id to tell them apart"
+    return device_type.name
+
+
+def table_rows(user: User, marker: str) -> list[dict[str, Any]]:
+    with user:
+        (table,) = user.find(marker=marker).elements
+        assert isinstance(table, ui.table), table
+        return list(table.rows)
+
+
 def trip_field(user: User, kind: str) -> ui.number:
     (found,) = user.find(marker=f"thermal-trip-{kind}").elements
     assert isinstance(found, ui.number), found
@@ -58,23 +73,25 @@ def no_text(user: User, marker: str) -> None:
 
 async def test_a_policy_saved_on_the_page_shows_as_the_admins(offline: User) -> None:
     kind, policy = await opened(offline, "ko")
-    assert shown(offline, f"thermal-source-{kind}") == f"{kind} · 기본값"
+    name = await named(kind)
+    assert shown(offline, f"thermal-source-{kind}") == f"{name} · 기본값"
     offline.find(marker=f"thermal-trip-{kind}").clear().type(f"{policy.trip_celsius + 1:g}")
     offline.find(marker=f"thermal-save-{kind}").click()
 
-    await eventually(sees(offline, f"thermal-source-{kind}", f"{kind} · 관리자 설정"), within=WITHIN)
+    await eventually(sees(offline, f"thermal-source-{kind}", f"{name} · 관리자 설정"), within=WITHIN)
     stored = await attached_services().thermal.policy(ADMIN, kind)
     assert stored.source == "admin" and stored.policy.trip_celsius == policy.trip_celsius + 1
 
 
 async def test_a_policy_saved_by_another_admin_shows_in_place(offline: User) -> None:
     kind, policy = await opened(offline, "en")
-    assert shown(offline, f"thermal-source-{kind}") == f"{kind} · default"
+    name = await named(kind)
+    assert shown(offline, f"thermal-source-{kind}") == f"{name} · default"
     raised = policy.model_copy(update={"trip_celsius": policy.trip_celsius + 2})
     await attached_services().thermal.put_policy(ADMIN, kind, raised)
 
     def updated() -> None:
-        assert shown(offline, f"thermal-source-{kind}") == f"{kind} · set by an admin"
+        assert shown(offline, f"thermal-source-{kind}") == f"{name} · set by an admin"
         assert trip_field(offline, kind).value == raised.trip_celsius
 
     await eventually(updated, within=WITHIN)
@@ -82,13 +99,14 @@ async def test_a_policy_saved_by_another_admin_shows_in_place(offline: User) -> 
 
 async def test_an_unsaved_edit_stays_while_the_page_refreshes(offline: User) -> None:
     kind, policy = await opened(offline, "ko")
+    name = await named(kind)
     typed = policy.trip_celsius + 5
     offline.find(marker=f"thermal-trip-{kind}").clear().type(f"{typed:g}")
     elsewhere = policy.model_copy(update={"trip_celsius": policy.trip_celsius + 2})
     await attached_services().thermal.put_policy(ADMIN, kind, elsewhere)
 
     # The source can only read 관리자 설정 once a refresh has brought the policy saved elsewhere.
-    await eventually(sees(offline, f"thermal-source-{kind}", f"{kind} · 관리자 설정"), within=WITHIN)
+    await eventually(sees(offline, f"thermal-source-{kind}", f"{name} · 관리자 설정"), within=WITHIN)
     assert trip_field(offline, kind).value == typed
     assert "그 사이 admin 님이 이 정책을 저장했습니다" in shown(offline, f"thermal-note-{kind}")
 
@@ -132,9 +150,23 @@ async def test_a_transition_shows_in_the_table_and_the_history(
 
     await eventually(sees(offline, "thermal-live", "node-hot", "Hot · traffic cut", "95.0 °C"), within=WITHIN)
     await eventually(
-        sees(offline, "thermal-history", "node-hot", "node-hot: 95 °C — at or above 85 °C for 10 s, hot"),
+        sees(offline, "thermal-history", "node-hot", "node-hot: 95.0 °C — at or above 85 °C for 10 s, hot"),
         within=WITHIN,
     )
+    # The type by its name, the state as red chips with their words, the times as instants for the
+    # reader's clock with UTC beside them.
+    name = await named(kind)
+    (live,) = table_rows(offline, "thermal-live")
+    assert live["device_type"] == name
+    assert [(c["kind"], c["label"], c["color"]) for c in live["state_chips"]] == [
+        ("hot", "Hot", "red-7"),
+        ("cut", "traffic cut", "red-7"),
+    ]
+    assert datetime.fromisoformat(live["since"]).tzinfo is not None and live["since_utc"].endswith(" UTC")
+    (history,) = table_rows(offline, "thermal-history")
+    assert history["device_type"] == name and history["at_utc"].endswith(" UTC")
+    assert abs(datetime.fromisoformat(history["at"]) - event.at) < timedelta(seconds=1)
+    assert [c["kind"] for c in history["state_chips"]] == ["hot"]
 
 
 async def test_the_reasons_show_in_the_pages_language(offline: User, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -174,6 +206,16 @@ async def test_the_reasons_show_in_the_pages_language(offline: User, monkeypatch
         ),
         within=WITHIN,
     )
+    hot_row, stale_row = table_rows(offline, "thermal-live")
+    # Cut red, kept amber, each pod's chip in Korean; the unreadable node amber.
+    assert [(c["kind"], c["color"], c["label"]) for c in hot_row["pod_chips"]] == [
+        ("cut", "red-7", "team/llm-a · 차단됨"),
+        ("kept", "amber-9", "team/llm-b · 마지막 복제본이라 유지"),
+    ]
+    assert [(c["kind"], c["color"]) for c in stale_row["state_chips"]] == [
+        ("stale", "amber-9"),
+        ("cut", "red-7"),
+    ]
     live = shown(offline, "thermal-live")
     assert "trip" not in live and "kept as" not in live and "no usable" not in live, live
 

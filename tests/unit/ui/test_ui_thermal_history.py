@@ -29,8 +29,8 @@ def row(to_state: str, **details: Any) -> ThermalEvent:
 
 def test_a_trip_and_a_resume_read_in_korean_and_english() -> None:
     ko, en = Translator("ko"), Translator("en")
-    assert _message(row("hot"), ko) == "lpu-node-1: 95 °C — 85 °C 이상이 10초 지속되어 과열"
-    assert _message(row("hot"), en) == "lpu-node-1: 95 °C — at or above 85 °C for 10 s, hot"
+    assert _message(row("hot"), ko) == "lpu-node-1: 95.0 °C — 85 °C 이상이 10초 지속되어 과열"
+    assert _message(row("hot"), en) == "lpu-node-1: 95.0 °C — at or above 85 °C for 10 s, hot"
     resumed = row("normal", temperature=70.5)
     assert _message(resumed, ko) == "lpu-node-1: 70.5 °C — 75 °C 이하가 30초 지속되어 정상 복귀"
     assert _message(resumed, en) == "lpu-node-1: 70.5 °C — at or below 75 °C for 30 s, back to normal"

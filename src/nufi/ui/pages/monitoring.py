@@ -21,6 +21,7 @@ from nufi.ui.format import celsius, memory, percent, watts
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.charts import Charts
 from nufi.ui.parts.gate import Visitor
+from nufi.ui.parts.thermal_chips import chip, chip_words, chips_slot
 from nufi.ui.rebuilt import Rebuilt
 from nufi.ui.skeleton import Visit
 
@@ -116,6 +117,7 @@ class MonitoringView:
             columns=_columns(t), rows=_rows(snapshot, t, _thermal(snapshot)), row_key="key"
         )
         self._table.classes("w-full").props('dense flat bordered data-testid="devices-table"')
+        self._table.add_slot("body-cell-state", chips_slot("state_chips"))
         first = (len(self.tokens) - 1) * NODES_PER_PAGE + 1
         last = first + len(snapshot.nodes) - 1
         with ui.row().classes("items-center gap-2"):
@@ -235,7 +237,7 @@ def _rows(snapshot: Snapshot, t: Translator, thermal: Mapping[str, str]) -> list
                     "key": node.node,
                     "node": node.node,
                     "device": "—",
-                    "state": t("monitoring.state.not_reporting"),
+                    **_state(t, "not_reporting", thermal.get(node.node)),
                 }
             )
             continue
@@ -253,15 +255,18 @@ def _rows(snapshot: Snapshot, t: Translator, thermal: Mapping[str, str]) -> list
                     "power": watts(device.power_watts) or missing,
                     "pod": device.pod or "",
                     "namespace": device.namespace or "",
-                    "state": _state(t, state, thermal.get(node.node)),
+                    **_state(t, state, thermal.get(node.node)),
                 }
             )
     return rows
 
 
-def _state(t: Translator, state: str, thermal: str | None) -> str:
-    shown = t(f"monitoring.state.{state}")
-    return shown if thermal is None else f"{shown} · {t(f'monitoring.thermal.{thermal}')}"
+def _state(t: Translator, state: str, thermal: str | None) -> dict[str, Any]:
+    """The row's state as chips (the device's, then thermal control's mark on its node) and in words."""
+    chips = [chip("normal" if state == "ok" else state, t(f"monitoring.state.{state}"))]
+    if thermal is not None:
+        chips.append(chip(thermal, t(f"monitoring.thermal.{thermal}")))
+    return {"state": chip_words(chips), "state_chips": chips}
 
 
 async def build(visit: Visit) -> None:

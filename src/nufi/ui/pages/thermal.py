@@ -21,10 +21,14 @@ from nufi.messages import Message
 from nufi.thermal.history import ThermalEvent
 from nufi.thermal.policy import ThermalPolicy
 from nufi.thermal.service import PolicyEntry
-from nufi.thermal.status import NodeStatus
+from nufi.thermal.status import NodeStatus, PodTraffic
 from nufi.ui import context
+from nufi.ui.format import celsius
 from nufi.ui.i18n import Translator
+from nufi.ui.parts.moments import moment_cell_slot, utc_text
+from nufi.ui.parts.thermal_chips import chip, chip_words, chips_slot, state_chips
 from nufi.ui.parts.thermal_policy import PolicyCard
+from nufi.ui.parts.workload_forms import type_names
 from nufi.ui.skeleton import Visit
 
 PATH = "/admin/thermal"
@@ -41,23 +45,22 @@ async def build(visit: Visit) -> None:
     except NufiError as exc:
         ui.label(exc.text(t.language)).classes("text-red-700")
         return
+    names = await type_names(who.principal)
     ui.label(t("thermal.live")).classes("text-xl font-semibold mt-4")
-    live = ui.table(columns=_live_columns(t), rows=[], row_key="key").classes("w-full").mark("thermal-live")
-    live.props(
-        'dense flat bordered data-testid="thermal-live" no-data-label="' + t("thermal.live.empty") + '"'
-    )
+    live = _live_table(t)
     ui.label(t("thermal.policies")).classes("text-xl font-semibold mt-4")
-    policies = _Policies(who.principal, t, entries)
+    policies = _Policies(who.principal, t, entries, names)
     ui.label(t("thermal.history")).classes("text-xl font-semibold mt-4")
     history = _history_table(t)
 
     async def refresh() -> None:
         # One pass for the whole page: the controller's state, the stored policies (saved here or by
-        # another admin) and the transitions recorded since.
+        # another admin) and the transitions recorded since. A type added since is shown by its id
+        # until the page is opened again.
         services = context.services().thermal
-        _show_rows(live, await _live_rows(who.principal, t))
+        _show_rows(live, await _live_rows(who.principal, t, names))
         policies.show(await services.policies(who.principal))
-        _show_rows(history, await _history_rows(who.principal, t))
+        _show_rows(history, await _history_rows(who.principal, t, names))
 
     await refresh()
     ui.timer(LIVE_SECONDS, refresh)
@@ -66,8 +69,10 @@ async def build(visit: Visit) -> None:
 class _Policies:
     """The policy cards, one per device type in the catalog's order, kept as the catalog changes."""
 
-    def __init__(self, principal: Principal, t: Translator, entries: list[PolicyEntry]) -> None:
-        self.principal, self.t = principal, t
+    def __init__(
+        self, principal: Principal, t: Translator, entries: list[PolicyEntry], names: dict[str, str]
+    ) -> None:
+        self.principal, self.t, self.names = principal, t, names
         self.column = ui.column().classes("w-full")
         self.cards: dict[str, PolicyCard] = {}
         self.show(entries)
@@ -80,7 +85,9 @@ class _Policies:
             card = self.cards.get(entry.device_type)
             if card is None:
                 with self.column:
-                    self.cards[entry.device_type] = PolicyCard(self.principal, self.t, entry)
+                    self.cards[entry.device_type] = PolicyCard(
+                        self.principal, self.t, entry, self.names.get(entry.device_type, entry.device_type)
+                    )
             else:
                 card.show(entry)
 
@@ -92,40 +99,50 @@ def _show_rows(table: ui.table, rows: list[dict[str, Any]]) -> None:
         table.update()
 
 
-def _live_columns(t: Translator) -> list[dict[str, Any]]:
+def _live_table(t: Translator) -> ui.table:
     names = ("device_type", "node", "state", "temperature", "since", "pods", "reason")
-    return [{"name": n, "label": t(f"thermal.column.{n}"), "field": n, "align": "left"} for n in names]
+    columns = [{"name": n, "label": t(f"thermal.column.{n}"), "field": n, "align": "left"} for n in names]
+    table = ui.table(columns=columns, rows=[], row_key="key").classes("w-full").mark("thermal-live")
+    table.props('dense flat bordered wrap-cells data-testid="thermal-live"')
+    table.props(f'no-data-label="{t("thermal.live.empty")}"')
+    table.add_slot("body-cell-state", chips_slot("state_chips"))
+    table.add_slot("body-cell-pods", chips_slot("pod_chips"))
+    table.add_slot("body-cell-since", moment_cell_slot("since"))
+    return table
 
 
-async def _live_rows(principal: Principal, t: Translator) -> list[dict[str, Any]]:
+async def _live_rows(principal: Principal, t: Translator, names: dict[str, str]) -> list[dict[str, Any]]:
     status = await context.services().thermal.status(principal)
     rows = []
     for entry in status.types:
         for node in entry.nodes:
-            pods = []
-            for pod in node.pods:
-                mark = (
-                    t("thermal.pod.off")
-                    if not pod.traffic_on
-                    else (t("thermal.pod.kept") if pod.kept else "")
-                )
-                pods.append(f"{pod.namespace}/{pod.name}{' · ' + mark if mark else ''}")
+            states = state_chips(t, node.state, node.hot)
+            pods = [_pod_chip(pod, t) for pod in node.pods]
             rows.append(
                 {
                     "key": f"{entry.device_type}/{node.node}",
-                    "device_type": entry.device_type,
+                    "device_type": names.get(entry.device_type, entry.device_type),
                     "node": node.node,
-                    "state": t(f"thermal.state.{node.state}")
-                    + (f" · {t('thermal.cut')}" if node.hot else ""),
-                    "temperature": "—"
-                    if node.temperature_celsius is None
-                    else f"{node.temperature_celsius:.1f} °C",
-                    "since": _when(node.since),
-                    "pods": ", ".join(pods) or "—",
+                    "state": chip_words(states),
+                    "state_chips": states,
+                    "temperature": celsius(node.temperature_celsius) or "—",
+                    "since": datetime.fromtimestamp(node.since, UTC).isoformat(),
+                    "since_utc": utc_text(datetime.fromtimestamp(node.since, UTC)),
+                    "pods": chip_words(pods) or "—",
+                    "pod_chips": pods,
                     "reason": _reasons(node, t),
                 }
             )
     return rows
+
+
+def _pod_chip(pod: PodTraffic, t: Translator) -> dict[str, str]:
+    where = f"{pod.namespace}/{pod.name}"
+    if not pod.traffic_on:
+        return chip("cut", f"{where} · {t('thermal.pod.off')}")
+    if pod.kept:
+        return chip("kept", f"{where} · {t('thermal.pod.kept')}")
+    return chip("on", where)
 
 
 def _reasons(node: NodeStatus, t: Translator) -> str:
@@ -139,22 +156,23 @@ def _said(message: Message, t: Translator) -> str:
     return t.message(message.code, message.params)
 
 
-def _when(at: float) -> str:
-    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-async def _history_rows(principal: Principal, t: Translator) -> list[dict[str, Any]]:
-    return [
-        {
-            "id": row.id,
-            "at": row.at.strftime("%Y-%m-%d %H:%M:%S UTC"),
-            "device_type": row.device_type_id,
-            "node": row.node if row.device is None else f"{row.node}/{row.device}",
-            "state": t(f"thermal.state.{row.to_state}"),
-            "message": _message(row, t),
-        }
-        for row in await context.services().thermal.events(principal, limit=HISTORY_ROWS)
-    ]
+async def _history_rows(principal: Principal, t: Translator, names: dict[str, str]) -> list[dict[str, Any]]:
+    rows = []
+    for row in await context.services().thermal.events(principal, limit=HISTORY_ROWS):
+        states = [chip(row.to_state, t(f"thermal.state.{row.to_state}"))]
+        rows.append(
+            {
+                "id": row.id,
+                "at": row.at.astimezone(UTC).isoformat(),
+                "at_utc": utc_text(row.at),
+                "device_type": names.get(row.device_type_id, row.device_type_id),
+                "node": row.node if row.device is None else f"{row.node}/{row.device}",
+                "state": chip_words(states),
+                "state_chips": states,
+                "message": _message(row, t),
+            }
+        )
+    return rows
 
 
 def _history_table(t: Translator) -> ui.table:
@@ -164,8 +182,11 @@ def _history_table(t: Translator) -> ui.table:
     ]
     table = ui.table(columns=columns, rows=[], row_key="id").classes("w-full").mark("thermal-history")
     table.props(
-        f'dense flat bordered no-data-label="{t("thermal.history.empty")}" data-testid="thermal-history"'
+        f'dense flat bordered wrap-cells no-data-label="{t("thermal.history.empty")}" '
+        'data-testid="thermal-history"'
     )
+    table.add_slot("body-cell-at", moment_cell_slot("at"))
+    table.add_slot("body-cell-state", chips_slot("state_chips"))
     return table
 
 
@@ -181,7 +202,7 @@ def _message(row: ThermalEvent, t: Translator) -> str:
     reading = (
         t("thermal.history.no_reading")
         if row.temperature_celsius is None
-        else f"{row.temperature_celsius:g} °C"
+        else f"{row.temperature_celsius:.1f} °C"
     )
     hot = row.to_state == "hot"
     limit = checked.trip_celsius if hot else checked.resume_celsius

@@ -15,16 +15,18 @@ from nufi.thermal.policy import ThermalPolicy
 from nufi.thermal.service import DryRun, PolicyEntry
 from nufi.ui import context
 from nufi.ui.i18n import Translator
+from nufi.ui.parts.moments import moment_cell_slot, utc_text
 
 
 class PolicyCard:
     """The card of one type's policy; what it proposes is read from its fields when asked. `show`
     brings it up to date with the stored policy, leaving fields the admin has changed and not saved."""
 
-    def __init__(self, principal: Principal, t: Translator, entry: PolicyEntry) -> None:
+    def __init__(self, principal: Principal, t: Translator, entry: PolicyEntry, name: str) -> None:
         self.principal = principal
         self.t = t
         self.device_type = entry.device_type
+        self.name = name
         self.shown = entry
         self.root = ui.card().classes("w-full").props(f'data-testid="thermal-policy-{entry.device_type}"')
         with self.root:
@@ -53,6 +55,7 @@ class PolicyCard:
 
     def _fields(self, policy: ThermalPolicy) -> None:
         t = self.t
+        seconds = t("thermal.unit.seconds")
         with ui.row().classes("items-end gap-4 flex-wrap"):
             self.enabled = ui.switch(t("thermal.field.enabled"), value=policy.enabled)
             self.trip = ui.number(
@@ -62,10 +65,14 @@ class PolicyCard:
                 t("thermal.field.resume_celsius"), value=policy.resume_celsius, suffix="°C"
             )
             self.trip_hold = ui.number(
-                t("thermal.field.trip_hold_seconds"), value=policy.trip_hold_seconds, suffix="s"
+                t("thermal.field.trip_hold_seconds"),
+                value=policy.trip_hold_seconds,
+                suffix=seconds,
             )
             self.resume_hold = ui.number(
-                t("thermal.field.resume_hold_seconds"), value=policy.resume_hold_seconds, suffix="s"
+                t("thermal.field.resume_hold_seconds"),
+                value=policy.resume_hold_seconds,
+                suffix=seconds,
             )
             self.scope = ui.select(
                 {"node": t("thermal.scope.node"), "device": t("thermal.scope.device")},
@@ -91,7 +98,7 @@ class PolicyCard:
             )
 
     def _heading(self, entry: PolicyEntry) -> str:
-        return f"{entry.device_type} · {self.t(f'thermal.source.{entry.source}')}"
+        return f"{self.name} · {self.t(f'thermal.source.{entry.source}')}"
 
     def show(self, entry: PolicyEntry) -> None:
         """Show the stored policy `entry`: its source always, its values unless the admin is editing
@@ -162,7 +169,7 @@ class PolicyCard:
             return
         self.show(saved)
         self.note.text = ""
-        ui.notify(self.t("thermal.saved", device_type=self.device_type), type="positive")
+        ui.notify(self.t("thermal.saved", device_type=self.name), type="positive")
 
     async def dry_run(self) -> None:
         policy = self.proposed()
@@ -179,13 +186,13 @@ class PolicyCard:
 
     def _replayed(self, ran: DryRun) -> None:
         t = self.t
-        ui.label(t("thermal.dry_run.title")).classes("font-medium")
+        ui.label(t("thermal.dry_run.title", device_type=self.name)).classes("font-medium")
         rows = [
             {
                 "key": node.key,
                 "trips": sum(1 for tr in node.transitions if tr.to == "hot"),
                 "cut": f"{node.cut_seconds / 60:.1f}",
-                "max": "—" if node.max_temperature is None else f"{node.max_temperature:g} °C",
+                "max": "—" if node.max_temperature is None else f"{node.max_temperature:.1f} °C",
             }
             for node in ran.nodes
         ]
@@ -205,8 +212,8 @@ class PolicyCard:
             {
                 "id": f"{e.node}/{e.device}/{e.start}",
                 "where": e.node if e.device is None else f"{e.node}/{e.device}",
-                "start": _instant(e.start),
-                "end": t("thermal.dry_run.ongoing") if e.end is None else _instant(e.end),
+                **_instant("start", e.start),
+                **_instant("end", e.end, t("thermal.dry_run.ongoing")),
                 "peak": f"{e.peak_celsius:.1f} °C",
             }
             for e in ran.episodes
@@ -221,10 +228,25 @@ class PolicyCard:
         table = ui.table(columns=columns, rows=rows, row_key="id").classes("w-full")
         empty = t("thermal.dry_run.no_episodes")
         table.props(f'dense flat no-data-label="{empty}" data-testid="thermal-dry-run-episodes"')
+        table.add_slot("body-cell-start", moment_cell_slot("start"))
+        table.add_slot("body-cell-end", _end_slot())
 
 
-def _instant(at: float) -> str:
-    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+def _instant(column: str, at: float | None, ongoing: str = "") -> dict[str, str]:
+    """A row's cells for `moment_cell_slot(column)`; an episode still going says so instead."""
+    if at is None:
+        return {column: "", f"{column}_utc": ongoing}
+    instant = datetime.fromtimestamp(at, UTC)
+    return {column: instant.isoformat(), f"{column}_utc": utc_text(instant)}
+
+
+def _end_slot() -> str:
+    # An episode still going has no end instant: its words, not a time, fill the cell.
+    return (
+        '<q-td key="end" :props="props">'
+        '<time v-if="props.value" data-local :datetime="props.value" :title="props.row.end_utc">'
+        "{{ props.row.end_utc }}</time><span v-else>{{ props.row.end_utc }}</span></q-td>"
+    )
 
 
 def first_error(exc: Exception, t: Translator) -> str:
