@@ -66,9 +66,11 @@ class ReviewStep(MetricsStep):
                     )
                     with ui.column().classes("gap-0 grow"):
                         if not group:
-                            ui.label(value.strip() or none).classes("font-mono text-sm break-all").mark(
-                                f"review-{slot}"
-                            )
+                            # What was typed is shown as typed; the wizard's own words (the memory
+                            # mode, "none") are a sentence's, not code.
+                            typed = bool(value.strip()) and slot != "metrics.memory.mode"
+                            look = "font-mono break-all" if typed else "text-slate-600"
+                            ui.label(value.strip() or none).classes(f"text-sm {look}").mark(f"review-{slot}")
                         if slot in SLOTS:
                             self.error_slot(slot)
         with ui.row().classes("gap-4"):
