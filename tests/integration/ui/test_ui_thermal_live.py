@@ -200,7 +200,7 @@ async def test_the_reasons_show_in_the_pages_language(offline: User, monkeypatch
         sees(
             offline,
             "thermal-live",
-            "llm-a: node-hot: 95 °C(차단 85 °C, 복귀 75 °C)",
+            "llm-a: node-hot: 95.0 °C(차단 85 °C, 복귀 75 °C)",
             "llm-b: team/llm의 마지막 라우팅 가능한 복제본이라 트래픽을 유지합니다",
             "쓸 수 있는 온도 값이 없습니다",
         ),

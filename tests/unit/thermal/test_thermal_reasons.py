@@ -63,7 +63,7 @@ def test_the_last_replica_is_kept_and_says_why_in_korean() -> None:
     assert kept.reason.code == "thermal.reason.kept_last_replica"
     assert kept.reason.params["deployment"] == "team/llm"
     assert kept.reason.text("ko").startswith("team/llm의 마지막 라우팅 가능한 복제본이라 트래픽을 유지합니다")
-    assert "kept as the last routable replica of team/llm although n1 at 95 °C" in (kept.reason_text or "")
+    assert "kept as the last routable replica of team/llm although n1 at 95.0 °C" in (kept.reason_text or "")
 
 
 def test_a_stale_node_says_why_it_cannot_be_read() -> None:

@@ -5,7 +5,7 @@ TEXTS: dict[str, str] = {
     "thermal.where.node": "{node}",
     "thermal.where.device": "device {device} on {node}",
     # Why a pod's traffic is off (or, kept, why it stays on although hot).
-    "thermal.reason.hot": "{where} at {temperature:g} °C (trip {trip:g} °C, resume at {resume:g} °C)",
+    "thermal.reason.hot": "{where} at {temperature:.1f} °C (trip {trip:g} °C, resume at {resume:g} °C)",
     "thermal.reason.hot_no_reading": "{where} (trip {trip:g} °C, resume at {resume:g} °C)",
     "thermal.reason.hot_stale": (
         "{where} is hot and its temperature cannot be read now; traffic stays off until it can"

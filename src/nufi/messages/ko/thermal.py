@@ -5,7 +5,7 @@ TEXTS: dict[str, str] = {
     "thermal.where.node": "{node}",
     "thermal.where.device": "{node}의 장치 {device}",
     # Why a pod's traffic is off (or, kept, why it stays on although hot).
-    "thermal.reason.hot": "{where}: {temperature:g} °C(차단 {trip:g} °C, 복귀 {resume:g} °C)",
+    "thermal.reason.hot": "{where}: {temperature:.1f} °C(차단 {trip:g} °C, 복귀 {resume:g} °C)",
     "thermal.reason.hot_no_reading": "{where}: 과열(차단 {trip:g} °C, 복귀 {resume:g} °C)",
     "thermal.reason.hot_stale": (
         "{where}: 과열 상태에서 지금은 온도를 읽을 수 없습니다. 다시 읽을 수 있을 때까지 트래픽을 끊어 둡니다"
