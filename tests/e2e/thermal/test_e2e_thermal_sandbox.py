@@ -157,6 +157,9 @@ async def _kept_pages(base: str) -> None:
             live = page.get_by_test_id("thermal-live")
             await expect(live.locator('[data-state="kept"]').first).to_be_visible(timeout=30_000)
             await expect(live).to_contain_text(KEPT_MARK[language])
+            # Its node is hot, but its traffic is kept, not cut: no red "cut" chip anywhere.
+            await expect(live.locator('[data-state="hot"]').first).to_be_visible()
+            await expect(live.locator('[data-state="cut"]')).to_have_count(0)
             await speaks(page, language, "the Thermal page, the last replica kept")
             await shot(page, f"thermal-{language}-kept")
             await _deployment_says(page, base, language, "kept")

@@ -99,14 +99,28 @@ def _show_rows(table: ui.table, rows: list[dict[str, Any]]) -> None:
         table.update()
 
 
+# Short values a line break would only garble (a node name split at its hyphen, a date from its time).
+_NO_WRAP = {"node", "state", "temperature", "since", "at"}
+
+
+def _kept_whole(column: dict[str, Any]) -> dict[str, Any]:
+    if column["name"] in _NO_WRAP:
+        return column | {"classes": "text-no-wrap", "headerClasses": "text-no-wrap"}
+    return column
+
+
 def _live_table(t: Translator) -> ui.table:
     names = ("device_type", "node", "state", "temperature", "since", "pods", "reason")
-    columns = [{"name": n, "label": t(f"thermal.column.{n}"), "field": n, "align": "left"} for n in names]
-    table = ui.table(columns=columns, rows=[], row_key="key").classes("w-full").mark("thermal-live")
+    columns = [
+        _kept_whole({"name": n, "label": t(f"thermal.column.{n}"), "field": n, "align": "left"})
+        for n in names
+    ]
+    table = ui.table(columns=columns, rows=[], row_key="key")
+    table.classes("w-full").mark("thermal-live")
     table.props('dense flat bordered wrap-cells data-testid="thermal-live"')
     table.props(f'no-data-label="{t("thermal.live.empty")}"')
     table.add_slot("body-cell-state", chips_slot("state_chips"))
-    table.add_slot("body-cell-pods", chips_slot("pod_chips"))
+    table.add_slot("body-cell-pods", chips_slot("pod_chips", wrap=True))
     table.add_slot("body-cell-since", moment_cell_slot("since"))
     return table
 
@@ -116,7 +130,7 @@ async def _live_rows(principal: Principal, t: Translator, names: dict[str, str])
     rows = []
     for entry in status.types:
         for node in entry.nodes:
-            states = state_chips(t, node.state, node.hot)
+            states = state_chips(t, node.state, node.hot, [pod.traffic_on for pod in node.pods])
             pods = [_pod_chip(pod, t) for pod in node.pods]
             rows.append(
                 {
@@ -177,7 +191,7 @@ async def _history_rows(principal: Principal, t: Translator, names: dict[str, st
 
 def _history_table(t: Translator) -> ui.table:
     columns = [
-        {"name": n, "label": t(f"thermal.column.{n}"), "field": n, "align": "left"}
+        _kept_whole({"name": n, "label": t(f"thermal.column.{n}"), "field": n, "align": "left"})
         for n in ("at", "device_type", "node", "state", "message")
     ]
     table = ui.table(columns=columns, rows=[], row_key="id").classes("w-full").mark("thermal-history")

@@ -7,6 +7,7 @@ normal green.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from nufi.ui.i18n import Translator
@@ -30,23 +31,29 @@ def chip(kind: str, label: str, title: str = "") -> dict[str, str]:
     return {"kind": kind, "label": label, "color": COLORS.get(kind, "grey-7"), "title": title}
 
 
-def state_chips(t: Translator, state: str, hot: bool) -> list[dict[str, str]]:
-    """A watched node's state, and that its traffic is cut while it is hot (or stale after hot)."""
+def state_chips(t: Translator, state: str, hot: bool, serving: Sequence[bool] = ()) -> list[dict[str, str]]:
+    """A watched node's state, and what became of its traffic while it is hot (or stale after hot):
+    cut, or kept when every pod on it still serves (the last replica of its deployment). `serving`
+    says of each pod on the node whether its traffic is on."""
     chips = [chip(state, t(f"thermal.state.{state}"))]
-    if hot:
+    if hot and serving and all(serving):
+        chips.append(chip("kept", t("thermal.kept")))
+    elif hot:
         chips.append(chip("cut", t("thermal.cut")))
     return chips
 
 
-def chips_slot(column: str) -> str:
-    """A table's body-cell slot showing the list of chips in the row's `column` (see `chip`); each
-    chip's kind in `data-state`, so a test reads what the colour means."""
+def chips_slot(column: str, *, wrap: bool = False) -> str:
+    """A table's body-cell slot showing the list of chips in the row's `column` (see `chip`), on one
+    line unless `wrap`; each chip's kind in `data-state`, so a test reads what the colour means."""
+    lines = "" if wrap else " no-wrap"
     return (
         f'<q-td key="{column}" :props="props">'
-        '<div class="row items-center" style="gap: 4px">'
+        f'<div class="row{lines} items-center" style="gap: 4px">'
         f'<q-chip v-for="(c, i) in props.row.{column}" :key="i" dense square :color="c.color" '
         'text-color="white" :label="c.label" :title="c.title || null" :data-state="c.kind" '
         'class="q-ma-none" />'
+        f'<span v-if="!props.row.{column}.length" class="text-grey-6">—</span>'
         "</div></q-td>"
     )
 

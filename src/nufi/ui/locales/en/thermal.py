@@ -31,6 +31,7 @@ TEXTS: dict[str, str] = {
     "thermal.state.hot": "Hot",
     "thermal.state.stale": "Not readable",
     "thermal.cut": "traffic cut",
+    "thermal.kept": "traffic kept",
     "thermal.pod.off": "cut",
     "thermal.pod.kept": "kept as the last replica",
     "thermal.source.default": "default",

@@ -29,6 +29,7 @@ TEXTS: dict[str, str] = {
     "thermal.state.hot": "과열",
     "thermal.state.stale": "측정 불가",
     "thermal.cut": "트래픽 차단",
+    "thermal.kept": "트래픽 유지",
     "thermal.pod.off": "차단됨",
     "thermal.pod.kept": "마지막 복제본이라 유지",
     "thermal.source.default": "기본값",
