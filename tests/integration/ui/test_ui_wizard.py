@@ -96,7 +96,7 @@ async def test_a_key_the_cluster_offers_gets_a_tick_and_the_capacity_of_each_nod
 async def test_a_key_no_node_offers_says_so_and_how_to_fix_it(live: User) -> None:
     await open_wizard(live, "en", 1)
     live.find(marker="resource_key").type("example.com/wi")
-    await eventually(sees(live, "key-result", "No node offers this resource."), within=15)
+    await eventually(sees(live, "key-result", "⚠ Not detected in the cluster."), within=15)
     text = shown(live, "key-result")
     assert "No node advertises 'example.com/wi' among 3 nodes" in text
     assert f"Did you mean '{WIZARD_KEY}'?" in text
@@ -105,7 +105,7 @@ async def test_a_key_no_node_offers_says_so_and_how_to_fix_it(live: User) -> Non
 async def test_next_with_a_key_no_node_offers_asks_first_and_back_stays_on_step_one(live: User) -> None:
     await open_wizard(live, "ko", 1)
     await fill_identity(live, key="example.com/wi")
-    await eventually(sees(live, "key-result", "이 리소스를 제공하는 노드가 없습니다."), within=15)
+    await eventually(sees(live, "key-result", "⚠ 클러스터에서 감지되지 않은 리소스입니다."), within=15)
     live.find(marker="wizard-forward").click()
     await eventually(
         sees(

@@ -39,8 +39,9 @@ def key_found(t: Translator, check: ResourceKeyCheck) -> None:
             )
         ).classes(NOTE_CLASSES)
     else:
-        ui.label(t("wizard.key.not_found")).classes(ERROR_CLASSES).mark("key-not-found")
-        ui.label(t.message(check.code, check.params)).classes(ERROR_CLASSES).mark("key-presence")
+        # Amber, not red: a valid key may be saved before its device plugin is installed (Next asks).
+        ui.label(t("wizard.key.not_found")).classes(WARNING_CLASSES).mark("key-not-found")
+        ui.label(t.message(check.code, check.params)).classes(WARNING_CLASSES).mark("key-presence")
     if check.nodes:
         columns = [
             {"name": name, "label": t(f"wizard.column.{name}"), "field": name, "align": "left"}

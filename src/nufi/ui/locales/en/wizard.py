@@ -22,7 +22,7 @@ TEXTS: dict[str, str] = {
     "wizard.key.found": "✓ Detected in the cluster.",
     "wizard.key.totals.one": "{capacity} in all on {nodes} node ({allocatable} allocatable)",
     "wizard.key.totals.other": "{capacity} in all on {nodes} nodes ({allocatable} allocatable)",
-    "wizard.key.not_found": "No node offers this resource.",
+    "wizard.key.not_found": "⚠ Not detected in the cluster.",
     "wizard.key.confirm.title": "No node advertises {resource_key}",
     "wizard.key.confirm.body": (
         "Until a device plugin advertises this resource on a node, monitoring shows nothing for this "

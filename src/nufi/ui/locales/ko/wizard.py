@@ -19,7 +19,7 @@ TEXTS: dict[str, str] = {
     "wizard.key.found": "✓ 클러스터에서 감지된 리소스입니다.",
     "wizard.key.totals.one": "노드 {nodes}개에 모두 {capacity}개 (할당 가능 {allocatable}개)",
     "wizard.key.totals.other": "노드 {nodes}개에 모두 {capacity}개 (할당 가능 {allocatable}개)",
-    "wizard.key.not_found": "이 리소스를 제공하는 노드가 없습니다.",
+    "wizard.key.not_found": "⚠ 클러스터에서 감지되지 않은 리소스입니다.",
     "wizard.key.confirm.title": "{resource_key} 리소스를 알리는 노드가 없습니다",
     "wizard.key.confirm.body": (
         "디바이스 플러그인이 노드에 이 리소스를 알리기 전까지는 모니터링에 이 유형이 아무것도 "
