@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from playwright.async_api import Browser, Page, async_playwright, expect
 
-from support.languages import wrong_language
+from support.languages import korean_in, wrong_language
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "test-results" / "dashboard"
@@ -88,5 +88,8 @@ async def reader_text(page: Page) -> str:
 
 async def speaks(page: Page, language: str, where: str) -> None:
     """Fail with the offending lines when the page shows a sentence not in `language`."""
-    wrong = wrong_language(await reader_text(page), language)
+    text = await reader_text(page)
+    # Read at all: a page whose text could not be read would pass any language.
+    assert (korean_in(text) if language == "ko" else text.strip()), f"{where} ({language}): no text read"
+    wrong = wrong_language(text, language)
     assert wrong == [], f"{where} ({language}) shows text in another language: {wrong}"

@@ -19,7 +19,7 @@ from playwright.async_api import Browser, Page, expect
 from pydantic import SecretStr
 from starlette.requests import Request
 
-from e2e.browser_support import LOCALES
+from e2e.browser_support import LOCALES, speaks
 from e2e.browser_support import shot as browser_shot
 from nufi.auth import Principal
 from nufi.cli import _Faces, build_server
@@ -126,6 +126,8 @@ async def open_as(browser: Browser, who: str, language: str, url: str) -> Page:
 
 
 async def shot(page: Page, language: str, name: str, *, full: bool = True) -> None:
+    """Every state photographed is also read: it must speak the page's language only."""
+    await speaks(page, language, f"workloads {name}")
     await browser_shot(page, f"workloads-{language}-{name}", full_page=full)
 
 
