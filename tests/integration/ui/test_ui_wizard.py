@@ -21,6 +21,7 @@ from support.polling import eventually
 from .people import PEOPLE
 from .wizard_steps import WIZARD, at_step, draft_id, drafts, fill_identity, open_wizard, sees
 from .wizard_world import (
+    OFFICIAL_KEY,
     WIZARD_KEY,
     as_,
     attached_services,
@@ -90,7 +91,9 @@ async def test_a_key_the_cluster_offers_gets_a_tick_and_the_capacity_of_each_nod
     assert "wiz-plain" not in text
 
     await open_wizard(live, "en", 1)  # the draft kept the key: checked at once
-    await eventually(sees(live, "key-result", "✓ Detected in the cluster."), within=15)
+    await eventually(sees(live, "key-result", "✓ Detected in the cluster.", "6 in all on 2 nodes"), within=15)
+    input_of(live, "resource_key").set_value(OFFICIAL_KEY)  # one GPU, on one node: the singular
+    await eventually(sees(live, "key-result", "1 in all on 1 node (1 allocatable)"), within=15)
 
 
 async def test_a_key_no_node_offers_says_so_and_how_to_fix_it(live: User) -> None:
