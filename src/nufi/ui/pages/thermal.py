@@ -99,8 +99,9 @@ def _show_rows(table: ui.table, rows: list[dict[str, Any]]) -> None:
         table.update()
 
 
-# Short values a line break would only garble (a node name split at its hyphen, a date from its time).
-_NO_WRAP = {"node", "state", "temperature", "since", "at"}
+# Short values a line break would only garble (a node name split at its hyphen, a date from its time,
+# a Korean header or type name broken between its letters).
+_NO_WRAP = {"device_type", "node", "state", "temperature", "since", "at"}
 
 
 def _kept_whole(column: dict[str, Any]) -> dict[str, Any]:
