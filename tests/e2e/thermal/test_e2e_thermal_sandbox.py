@@ -20,6 +20,7 @@ from playwright.async_api import Page, expect
 
 from e2e.browser_support import LOCALES, chromium, shot, sign_in, speaks
 from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun
+from nufi.ui.i18n import Language, text
 from support.polling import poll, stays_true_blocking
 
 from .thermal_support import COOL_NODE, HOT_NODE, POLICY, PROJECT, World, force, thermal_world
@@ -111,6 +112,7 @@ async def _thermal_pages(base: str) -> None:
             await _local_times(page)
             await speaks(page, language, "the Thermal page, a node cut")
             await shot(page, f"thermal-{language}-cut")
+            await _dry_run(page, language)
             # The monitoring tab marks the node whose traffic is cut.
             await page.goto(base + "/?type=lpu")
             table = page.get_by_test_id("devices-table")
@@ -134,6 +136,23 @@ async def _local_times(page: Page) -> None:
     since = page.get_by_test_id("thermal-live").locator("time[data-local]").first
     await expect(since).to_have_attribute("title", re.compile(r" UTC$"))
     await expect(since).not_to_contain_text("UTC")
+
+
+async def _dry_run(page: Page, language: str) -> None:
+    """The LPU policy tried on the last day: the trip forced a moment ago is a would-be trip, named by
+    the type's name, its start on the browser's clock with UTC in the tooltip."""
+    reader: Language = "ko" if language == "ko" else "en"
+    card = page.get_by_test_id("thermal-policy-lpu")
+    await card.get_by_role("button", name=text(reader, "thermal.dry_run")).click()
+    await expect(card).to_contain_text(text(reader, "thermal.dry_run.title", device_type=TYPE_NAME))
+    episodes = card.get_by_test_id("thermal-dry-run-episodes")
+    await expect(episodes).to_contain_text(HOT_NODE, timeout=30_000)
+    start = episodes.locator("time[data-local]").first
+    await expect(start).to_have_attribute("title", re.compile(r" UTC$"))
+    await expect(start).not_to_contain_text("UTC")
+    await speaks(page, language, "the Thermal page's dry run")
+    await card.scroll_into_view_if_needed()
+    await shot(page, f"thermal-{language}-dry-run")
 
 
 async def _deployment_says(page: Page, base: str, language: str, state: str) -> None:
