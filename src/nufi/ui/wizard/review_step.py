@@ -60,16 +60,18 @@ class ReviewStep(MetricsStep):
         with ui.column().classes("w-full gap-1").mark("review"):
             for slot, label_key, value in rows:
                 group = slot in ("labels", "metrics")
-                with ui.row().classes("w-full items-baseline gap-4 no-wrap border-b py-1"):
+                with ui.row().classes("w-full items-baseline gap-4 no-wrap border-b border-slate-200 py-1"):
                     ui.label(self.t(label_key)).classes(
                         "w-48 shrink-0 " + ("font-semibold" if group else "text-slate-600")
                     )
                     with ui.column().classes("gap-0 grow"):
                         if not group:
-                            # What was typed is shown as typed; the wizard's own words (the memory
-                            # mode, "none") are a sentence's, not code.
-                            typed = bool(value.strip()) and slot != "metrics.memory.mode"
-                            look = "font-mono break-all" if typed else "text-slate-600"
+                            # Identifiers and expressions as code; names, the memory mode and
+                            # "none" are words.
+                            technical = slot not in ("name", "vendor", "metrics.memory.mode")
+                            typed = bool(value.strip())
+                            look = "font-mono break-all" if typed and technical else "break-words"
+                            look += "" if typed else " text-slate-600"
                             ui.label(value.strip() or none).classes(f"text-sm {look}").mark(f"review-{slot}")
                         if slot in SLOTS:
                             self.error_slot(slot)
