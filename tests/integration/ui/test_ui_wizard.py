@@ -110,6 +110,7 @@ async def test_next_with_a_key_no_node_offers_asks_first_and_back_stays_on_step_
     await fill_identity(live, key="example.com/wi")
     await eventually(sees(live, "key-result", "⚠ 클러스터에서 감지되지 않은 리소스입니다."), within=15)
     live.find(marker="wizard-forward").click()
+    live.find(marker="wizard-forward").click()  # an impatient second click asks nothing more
     await eventually(
         sees(
             live,
@@ -120,6 +121,7 @@ async def test_next_with_a_key_no_node_offers_asks_first_and_back_stays_on_step_
         ),
         within=15,
     )
+    assert len(live.find(marker="key-confirm").elements) == 1
     assert "그래도 계속" in shown_buttons(live, "key-confirm") and "돌아가기" in shown_buttons(
         live, "key-confirm"
     )

@@ -66,6 +66,8 @@ class WizardForm:
         self.key_sequence = 0
         self.id_input: ui.input | None = None
         self.second_input: ui.input | None = None
+        # A question before leaving the step is open: another click on Next waits for its answer.
+        self.asking = False
         # Step 3's "save even if the checks fail".
         self.force: ui.checkbox | None = None
 

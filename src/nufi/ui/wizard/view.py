@@ -100,7 +100,16 @@ class WizardView(ReviewStep):
         about; nor is a key the cluster cannot be read for (the live check already says so)."""
         if self.step != 1 or step < self.step or self.locked("resource_key"):
             return True
-        key = self.draft.get("resource_key", "").strip()
+        if self.asking:
+            return False
+        self.asking = True
+        try:
+            return await self.key_confirmed(self.draft.get("resource_key", "").strip())
+        finally:
+            self.asking = False
+
+    async def key_confirmed(self, key: str) -> bool:
+        """Whether the cluster offers `key`, or the person, asked, goes on without it."""
         try:
             check = await context.services().catalog.check_resource_key(self.visitor.principal, key)
         except NufiError:
