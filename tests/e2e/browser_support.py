@@ -90,6 +90,6 @@ async def speaks(page: Page, language: str, where: str) -> None:
     """Fail with the offending lines when the page shows a sentence not in `language`."""
     text = await reader_text(page)
     # Read at all: a page whose text could not be read would pass any language.
-    assert (korean_in(text) if language == "ko" else text.strip()), f"{where} ({language}): no text read"
+    assert korean_in(text) if language == "ko" else text.strip(), f"{where} ({language}): no text read"
     wrong = wrong_language(text, language)
     assert wrong == [], f"{where} ({language}) shows text in another language: {wrong}"
