@@ -83,6 +83,24 @@ def assemble_snapshot(
         )
         for name in sorted(_node_names(by_node, cluster))
     )
+    problems = _problems(device_type, readings, implausible)
+    return Snapshot(
+        device_type=device_type.id,
+        time=time,
+        summary=Summary.of(nodes),
+        nodes=nodes,
+        stale=tuple(stale),
+        errors=(*problems, *errors),
+        not_reporting=tuple(
+            NotReporting(node.node, node.capacity) for node in nodes if node.capacity and not node.devices
+        ),
+    )
+
+
+def _problems(
+    device_type: DeviceType, readings: Readings, implausible: Sequence[Implausible]
+) -> list[MonitoringError]:
+    """What Prometheus could not answer, then each value that cannot be right."""
     problems = [
         MonitoringError(
             "prometheus",
@@ -106,17 +124,7 @@ def assemble_snapshot(
         )
         for item in implausible
     ]
-    return Snapshot(
-        device_type=device_type.id,
-        time=time,
-        summary=Summary.of(nodes),
-        nodes=nodes,
-        stale=tuple(stale),
-        errors=(*problems, *errors),
-        not_reporting=tuple(
-            NotReporting(node.node, node.capacity) for node in nodes if node.capacity and not node.devices
-        ),
-    )
+    return problems
 
 
 def _silent_metrics(reading: DeviceReading, now: float, limit: float) -> list[StaleMetric]:

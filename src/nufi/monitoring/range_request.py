@@ -112,6 +112,24 @@ def parse_range_request(
             field="by",
             params={"value": by, "allowed": ", ".join(GROUPINGS)},
         )
+    start_at, end_at = _checked_span(start, end, now=now, max_range_seconds=max_range_seconds)
+    span = end_at - start_at
+    step_seconds = choose_step(span, finest_step_seconds) if step is None else _checked_step(step, span)
+    return RangeRequest(
+        metric=metric,
+        start=start_at,
+        end=end_at,
+        step_seconds=step_seconds,
+        by=grouping,
+        node=_label_value(node, "node"),
+        device=_label_value(device, "device"),
+    )
+
+
+def _checked_span(
+    start: str | None, end: str | None, *, now: float, max_range_seconds: float
+) -> tuple[float, float]:
+    """`start` and `end` as Unix seconds, in order and no further apart than `max_range_seconds`."""
     end_at = now if end is None else parse_instant(end, field="end")
     start_at = end_at - DEFAULT_SPAN_SECONDS if start is None else parse_instant(start, field="start")
     if start_at >= end_at:
@@ -135,16 +153,7 @@ def parse_range_request(
             limit=earliest,
             max_range_seconds=max_range_seconds,
         )
-    step_seconds = choose_step(span, finest_step_seconds) if step is None else _checked_step(step, span)
-    return RangeRequest(
-        metric=metric,
-        start=start_at,
-        end=end_at,
-        step_seconds=step_seconds,
-        by=grouping,
-        node=_label_value(node, "node"),
-        device=_label_value(device, "device"),
-    )
+    return start_at, end_at
 
 
 def earliest_start(end: float, max_range_seconds: float) -> float:
