@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Browser, BrowserContext, Page, expect
 
 from e2e.browser_support import LOCALES, chromium, shot, sign_in, speaks
 from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun
@@ -91,15 +91,19 @@ def test_admin_thermal_shows_the_hot_node_and_its_history_in_both_languages(worl
     asyncio.run(_thermal_pages(world.sandbox.state["nufi_url"]))
 
 
+async def _thermal_page(browser: Browser, base: str, language: str) -> tuple[BrowserContext, Page]:
+    """Admin → Thermal in `language`, signed in as the admin."""
+    context = await browser.new_context(locale=LOCALES[language], viewport={"width": 1400, "height": 1000})
+    page = await context.new_page()
+    await page.goto(base + "/admin/thermal")
+    await sign_in(page, "admin")
+    return context, page
+
+
 async def _thermal_pages(base: str) -> None:
     async with chromium() as browser:
         for language in LOCALES:
-            context = await browser.new_context(
-                locale=LOCALES[language], viewport={"width": 1400, "height": 1000}
-            )
-            page = await context.new_page()
-            await page.goto(base + "/admin/thermal")
-            await sign_in(page, "admin")
+            context, page = await _thermal_page(browser, base, language)
             live = page.get_by_test_id("thermal-live")
             await expect(live).to_contain_text(HOT_NODE, timeout=30_000)
             await expect(live).to_contain_text("95.0 °C")
@@ -167,12 +171,7 @@ async def _deployment_says(page: Page, base: str, language: str, state: str) -> 
 async def _kept_pages(base: str) -> None:
     async with chromium() as browser:
         for language in LOCALES:
-            context = await browser.new_context(
-                locale=LOCALES[language], viewport={"width": 1400, "height": 1000}
-            )
-            page = await context.new_page()
-            await page.goto(base + "/admin/thermal")
-            await sign_in(page, "admin")
+            context, page = await _thermal_page(browser, base, language)
             live = page.get_by_test_id("thermal-live")
             await expect(live.locator('[data-state="kept"]').first).to_be_visible(timeout=30_000)
             await expect(live).to_contain_text(KEPT_MARK[language])
