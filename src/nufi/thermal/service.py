@@ -27,7 +27,7 @@ from nufi.thermal.history import ThermalEvent, ThermalRecords
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy, default_policy
 from nufi.thermal.replay import Episode, NodeReplay, ReplayKey, replay, replay_step, with_gaps
 from nufi.thermal.serving import OVERRIDE_ANNOTATION
-from nufi.thermal.status import NodeStatus, PodTraffic, ThermalStatus
+from nufi.thermal.status import NodeStatus, PodTraffic, ThermalStatus, node_marks
 from nufi.workloads.intents import acting
 from nufi.workloads.labels import DEVICE_TYPE, MANAGED_BY, MANAGED_BY_NUFI, WORKLOAD_KIND
 from nufi.workloads.projects import ProjectService
@@ -215,16 +215,8 @@ class ThermalService:
         )
 
     def marked_nodes(self, device_type: str) -> dict[str, str]:
-        """Nodes of a type whose traffic thermal control has cut (`hot`) or whose temperature it cannot
-        read (`stale`), from the controller's last pass: no query, so every open page may ask."""
-        status = self._controller.status if self._controller is not None else None
-        marked: dict[str, str] = {}
-        for entry in status.types if status is not None else ():
-            if entry.device_type == device_type and entry.policy.enabled:
-                for node in entry.nodes:
-                    if node.state == "stale" or node.hot:
-                        marked[node.node] = "stale" if node.state == "stale" else "hot"
-        return marked
+        """`node_marks` of the controller's last pass: no query, so every open page may ask."""
+        return node_marks(self._controller.status if self._controller is not None else None, device_type)
 
     async def events(
         self,

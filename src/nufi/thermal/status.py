@@ -53,3 +53,18 @@ class ThermalStatus:
     types: tuple[DeviceTypeStatus, ...]
     # Deployments whose override annotation is unusable, with why (`thermal.override_unusable`).
     problems: tuple[Message, ...] = ()
+
+
+def node_marks(status: ThermalStatus | None, device_type: str) -> dict[str, str]:
+    """The nodes of `device_type` thermal control marks: `hot` (traffic cut), `kept` (hot, but every
+    pod on it still serves: the last replica of its deployment) or `stale` (no usable temperature)."""
+    marks: dict[str, str] = {}
+    for entry in status.types if status is not None else ():
+        if entry.device_type == device_type and entry.policy.enabled:
+            for node in entry.nodes:
+                if node.state == "stale":
+                    marks[node.node] = "stale"
+                elif node.hot:
+                    kept = bool(node.pods) and all(pod.traffic_on for pod in node.pods)
+                    marks[node.node] = "kept" if kept else "hot"
+    return marks

@@ -38,8 +38,8 @@ DYNAMIC: dict[str, Source] = {
     "labs.done.{}": IN_CODE,
     "monitoring.column.{}": IN_CODE,
     "monitoring.state.{}": IN_CODE,
-    # ThermalService.marked_nodes: the nodes thermal control has cut or cannot read.
-    "monitoring.thermal.{}": Values("hot", "stale"),
+    # ThermalService.marked_nodes: the nodes thermal control has cut, kept serving or cannot read.
+    "monitoring.thermal.{}": Values("hot", "kept", "stale"),
     "thermal.column.{}": IN_CODE,
     "thermal.dry_run.{}": IN_CODE,
     # PolicyEntry.source: the type's thermal defaults, or a policy an administrator stored.

@@ -24,6 +24,7 @@ TEXTS: dict[str, str] = {
     "monitoring.not_reported": "not reported",
     "monitoring.state.ok": "OK",
     "monitoring.thermal.hot": "Hot: traffic cut",
+    "monitoring.thermal.kept": "Hot: traffic kept",
     "monitoring.thermal.stale": "Temperature not readable",
     "monitoring.state.stale": "Stale",
     "monitoring.state.not_reporting": "Not reporting",

@@ -26,6 +26,7 @@ TEXTS: dict[str, str] = {
     "monitoring.not_reported": "미보고",
     "monitoring.state.ok": "정상",
     "monitoring.thermal.hot": "과열: 트래픽 차단",
+    "monitoring.thermal.kept": "과열: 트래픽 유지",
     "monitoring.thermal.stale": "온도 측정 불가",
     "monitoring.state.stale": "오래됨",
     "monitoring.state.not_reporting": "응답 없음",
