@@ -16,7 +16,7 @@ import pytest
 from playwright.async_api import Browser, Page, expect
 
 from e2e.browser_support import LOCALES, shot, sign_in
-from e2e.e2e_sandbox_support import LPU, LPU_REGISTRATION, SandboxRun, bearer, token
+from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
 from nufi.ui.i18n import Language, text
 
 READY_MS = 120_000
@@ -33,10 +33,11 @@ def admin_api(sandbox: SandboxRun) -> Iterator[httpx.Client]:
 
 
 async def choose_the_lpu(page: Page, select: str) -> None:
-    """Open the Accelerator drop-down and pick the LPU, by what the option says."""
+    """Open the Accelerator drop-down and pick the LPU, by the type's name its option starts with."""
+    name = LPU_REGISTRATION["name"]
     await page.get_by_test_id(select).click()
-    await page.get_by_role("option").filter(has_text=f"({LPU})").click()
-    await expect(page.get_by_test_id(select)).to_contain_text(LPU)
+    await page.get_by_role("option").filter(has_text=re.compile(rf"^{re.escape(name)} — ")).click()
+    await expect(page.get_by_test_id(select)).to_contain_text(f"{name} — ")
 
 
 async def print_the_lpu_from_a_notebook(lab: Page) -> None:
