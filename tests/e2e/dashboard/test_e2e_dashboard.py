@@ -5,6 +5,7 @@ screenshot of every step in Korean and in English under test-results/dashboard/.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -17,6 +18,8 @@ from nufi.messages import render
 from nufi.ui.i18n import Language, text
 from support.lpu_type import LPU_METRICS, LPU_RESOURCE_KEY
 
+# Where the admin's browser is: times are shown on its clock.
+TIME_ZONES = {"ko": "Asia/Seoul", "en": "Europe/Berlin"}
 TEXTS = {
     "ko": {
         "devices": "디바이스",
@@ -107,7 +110,11 @@ async def test_a_user_has_no_admin_menu_and_admin_urls_are_refused(
 
 async def signed_in_admin(browser: Browser, language: str, url: str) -> tuple[BrowserContext, Page]:
     context = await bounded(
-        browser.new_context(locale=LOCALES[language], viewport={"width": 1400, "height": 900}),
+        browser.new_context(
+            locale=LOCALES[language],
+            timezone_id=TIME_ZONES[language],
+            viewport={"width": 1400, "height": 900},
+        ),
         "a new context",
     )
     page = await bounded(context.new_page(), "a new page")
@@ -192,6 +199,11 @@ async def test_the_seed_an_admin_registers_the_lpu_in_the_wizard_and_monitoring_
     await expect(records.filter(has_text=text("ko", "audit.action.device_type.update"))).to_have_count(2)
     await expect(records.filter(has_text=text("ko", "audit.action.device_type.create"))).to_have_count(1)
     await shot(page, "ko", "09-audit")
+    # Each time on the browser's clock (Seoul, UTC+9 all year), UTC in its tooltip.
+    when = records.first.locator("time")
+    instant = datetime.fromisoformat(str(await when.get_attribute("datetime")))
+    await expect(when).to_contain_text((instant + timedelta(hours=9)).strftime("%H:%M:%S"))
+    await expect(when).to_have_attribute("title", instant.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"))
 
     # Every user sees it in monitoring at once: a tab with both nodes' 8 devices and a chart.
     for language in ("ko", "en"):
