@@ -35,7 +35,7 @@ def total(pages: dict[str, int]) -> int:
     return sum(pages.values())
 
 
-async def test_a_thousand_signed_in_gets_leave_no_pages_behind(served: Served) -> None:
+async def test_hundreds_of_signed_in_gets_leave_no_pages_behind(served: Served) -> None:
     session_id = sign_in(served, "admin", "admin")
     baseline = total(served.pages())
     rss_before = served.rss_kib()
