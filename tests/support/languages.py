@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from nufi.errors import NufiError
+
 # Function words no name or identifier is made of, but every English sentence has.
 FUNCTION_WORDS = frozenset(
     [
@@ -67,7 +69,7 @@ FUNCTION_WORDS = frozenset(
     ]
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*")
-_HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
 _RUN = 3
 
 
@@ -97,8 +99,22 @@ def _sentence(run: list[str]) -> list[str]:
 
 def korean_in(text: str) -> list[str]:
     """Each line with Hangul in it, for an English page."""
-    return [line for line in text.splitlines() if _HANGUL.search(line)]
+    return [line for line in text.splitlines() if HANGUL.search(line)]
 
 
 def wrong_language(text: str, language: str) -> list[str]:
     return english_sentences(text) if language == "ko" else korean_in(text)
+
+
+def korean_sentence(text: str) -> str:
+    """`text`, failing unless it is Korean: Hangul in it and no English sentence."""
+    assert HANGUL.search(text), text
+    assert english_sentences(text) == [], text
+    return text
+
+
+def korean_of(error: NufiError) -> str:
+    """What `error` tells a Korean reader, failing unless it is Korean and worded apart from the English."""
+    text = korean_sentence(error.text("ko"))
+    assert text != error.detail, text
+    return text

@@ -106,9 +106,8 @@ def problem_body(
     template = CATALOG[language][code]
     # `params` holds what the sentence names and the caller's own params; the other extra members
     # stand in the body on their own.
-    named = {
-        key: value for key, value in values.items() if key in (params or {}) or key in fields_of(template)
-    }
+    wanted = fields_of(template) | set(params or {})
+    named = {key: value for key, value in values.items() if key in wanted}
     body: dict[str, Any] = {
         "type": type,
         "title": title_of(language, type, title or _phrase(status)),

@@ -4,7 +4,6 @@ to match. NuFi in memory, the real dev identity provider, the browser played by 
 
 from __future__ import annotations
 
-import re
 import string
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from nufi.ui import signin
 from nufi.ui.context import LANGUAGE_COOKIE
 from nufi.ui.i18n import CATALOG, Language
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
+from support.languages import HANGUL
 
 from .test_auth_web_sessions import (
     browsing,
@@ -32,7 +32,6 @@ from .test_auth_web_sessions import (
 
 __all__ = ["web_idp"]
 
-HANGUL = re.compile("[\uac00-\ud7a3]")
 PAGE_KEYS = ("signin.", "signout.")
 
 

@@ -4,16 +4,13 @@ keeps its English fields and carries each sentence as a `{code, params}` beside 
 
 from __future__ import annotations
 
-import re
-
 import httpx
 
 from nufi.messages import render
+from support.languages import HANGUL
 from support.lpu_type import LPU_LABELS, LPU_METRICS, lpu_type
 from support.nufi_app import bearer
 from support.world import World
-
-HANGUL = re.compile("[가-힣]")
 
 
 def _in(world: World, language: str) -> dict[str, str]:

@@ -1,7 +1,8 @@
 """The ui area's own cluster: the wizard's nodes (`wizard_world.WIZARD_NODES`), which only read what
 nodes offer (the workload pages use the run's `cluster`, the world's nodes, and leave it as they found
-it); and the wizard's dashboards: `live` over that cluster and the run's Prometheus, `offline` with
-neither."""
+it); the wizard's dashboards: `live` over that cluster and the run's Prometheus, `offline` with
+neither; and `person`, the workload pages' dashboard over the run's cluster (the page tests that need
+no cluster declare a `person` of their own)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from nufi_sandbox.prometheus import PrometheusServer
 from support.dev_cluster import dev_cluster
 
 from .wizard_world import WIZARD_NODES, dashboard, dashboard_env, node_layout
+from .workload_pages_world import workload_dashboard
 
 
 @pytest.fixture(scope="package")
@@ -39,4 +41,10 @@ async def live(
     """The dashboard over the wizard cluster and the run's Prometheus, its database under `tmp_path`."""
     env = dashboard_env(tmp_path, prometheus_url=prometheus.url, kubeconfig=wizard_cluster.kubeconfig)
     async with dashboard(env) as user:
+        yield user
+
+
+@pytest.fixture
+async def person(cluster: DevClusterProcess, tmp_path: Path) -> AsyncIterator[User]:
+    async with workload_dashboard(cluster, tmp_path) as user:
         yield user

@@ -9,7 +9,6 @@ the events those buttons emit (`scale`, `delete`, with the row's name).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +44,6 @@ USER = PEOPLE["user"]
 # The world's GPU node: the preset type, its eight GPUs untouched by these tests.
 GPU_OPTION = "NVIDIA GPU — 8 free (at most 8 on one node now)"
 TIMES = "\N{MULTIPLICATION SIGN}"
-
-
-@pytest.fixture
-async def person(cluster: DevClusterProcess, tmp_path: Path) -> AsyncIterator[User]:
-    async with workload_dashboard(cluster, tmp_path) as user:
-        yield user
 
 
 async def deploy(project: str, name: str, count: int, replicas: int = 1) -> None:

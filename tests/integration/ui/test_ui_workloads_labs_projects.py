@@ -9,16 +9,12 @@ The lab rows' buttons live in the table's Quasar slot: the tests send the events
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 from nicegui import ui
 from nicegui.testing import User
 
 from nufi.errors import NotFound
 from nufi.workloads.labs import LabRequest
-from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.languages import english_sentences
 from support.polling import eventually, holds
 
@@ -34,16 +30,9 @@ from .workload_pages_world import (
     send,
     services,
     set_value,
-    workload_dashboard,
 )
 
 USER = PEOPLE["user"]
-
-
-@pytest.fixture
-async def person(cluster: DevClusterProcess, tmp_path: Path) -> AsyncIterator[User]:
-    async with workload_dashboard(cluster, tmp_path) as user:
-        yield user
 
 
 # -- labs ------------------------------------------------------------------------------------------

@@ -8,15 +8,10 @@ no node has free now and red for one no node can ever give, in Korean and Englis
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
 from nicegui.testing import User
 
 from nufi.workloads.deployment_spec import DeploymentCreate
 from nufi.workloads.labs import LabRequest
-from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.languages import english_sentences
 from support.polling import eventually, holds
 
@@ -32,16 +27,9 @@ from .workload_pages_world import (
     send,
     services,
     set_value,
-    workload_dashboard,
 )
 
 USER = PEOPLE["user"]
-
-
-@pytest.fixture
-async def person(cluster: DevClusterProcess, tmp_path: Path) -> AsyncIterator[User]:
-    async with workload_dashboard(cluster, tmp_path) as user:
-        yield user
 
 
 async def deploy(project: str, name: str, count: int) -> None:

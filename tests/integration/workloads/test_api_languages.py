@@ -14,11 +14,10 @@ from typing import Any
 import httpx
 import pytest
 
-from support.languages import english_sentences, korean_in
+from support.languages import HANGUL, english_sentences, korean_in
 from support.lpu_type import LPU_METRICS, lpu_type
 from support.world import World, deployment_body
 
-HANGUL = re.compile("[가-힣]")
 # Values and technical fragments are quoted in both languages: the parser's or Kubernetes' own words,
 # a name as typed. They stay as they are, so they are not held to the reader's language.
 QUOTED = re.compile(r"“[^”]*”|'[^']*'|\"[^\"]*\"|`[^`]*`")

@@ -3,8 +3,6 @@ NuFi's sentence, which each reader gets in Korean or English."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from pydantic_core import PydanticCustomError
 
@@ -12,16 +10,9 @@ from nufi.cluster.kube_errors import KubeRefused, answer_error, list_refused, re
 from nufi.cluster.resources import check_quantity
 from nufi.errors import Conflict, DependencyUnavailable, NotFound, NufiError, ValidationFailed
 from nufi.messages import render
+from support.languages import korean_of
 
 pytestmark = pytest.mark.unit
-
-HANGUL = re.compile("[가-힣]")
-
-
-def korean(error: NufiError) -> str:
-    text = error.text("ko")
-    assert HANGUL.search(text) and text != error.detail, text
-    return text
 
 
 @pytest.mark.parametrize(
@@ -44,7 +35,7 @@ def test_a_refusal_keeps_kubernetes_words_inside_a_sentence_of_its_own(
     error = refusal_error(KubeRefused(status, "Reason", 'pods "x" is forbidden'), field="name")
     assert isinstance(error, kind) and error.code == code
     assert error.params["message"] == 'pods "x" is forbidden' and error.params["status"] == status
-    text = korean(error)
+    text = korean_of(error)
     assert text.startswith(said) and 'pods "x" is forbidden' in text
 
 
@@ -54,7 +45,7 @@ def test_a_list_refused_for_rights_names_the_scope_in_the_readers_language() -> 
     )
     assert error.code == "kube.list_refused_rights"
     assert error.detail.endswith("grant NuFi's service account 'list' on 'pods' in namespace team")
-    assert "네임스페이스 team의 pods에 대한 list 권한을 부여하세요" in korean(error)
+    assert "네임스페이스 team의 pods에 대한 list 권한을 부여하세요" in korean_of(error)
     bare = list_refused("https://k8s:6443", "/api/v1/nodes", KubeRefused(500, "", ""))
     assert bare.detail == "the Kubernetes API at https://k8s:6443 refused to list nodes (HTTP 500)"
 
@@ -62,10 +53,10 @@ def test_a_list_refused_for_rights_names_the_scope_in_the_readers_language() -> 
 def test_throttling_and_timeouts_say_how_long_in_seconds() -> None:
     throttled = answer_error("https://k8s", "GET /api/v1/pods", 429, {"Retry-After": "7"}, "slow down", "")
     assert isinstance(throttled, DependencyUnavailable) and throttled.code == "kube.throttled"
-    assert throttled.retry_after_seconds == 7 and "7초 뒤 재시도" in korean(throttled)
+    assert throttled.retry_after_seconds == 7 and "7초 뒤 재시도" in korean_of(throttled)
     late = timed_out("https://k8s", "GET /api/v1/pods", 2.5)
     assert (late.code, late.params["timeout"]) == ("kube.timed_out", 2.5)
-    assert "2.5초 안에 응답하지 않았습니다" in korean(late)
+    assert "2.5초 안에 응답하지 않았습니다" in korean_of(late)
 
 
 @pytest.mark.parametrize(

@@ -3,8 +3,6 @@ words stay a param inside NuFi's sentence."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from nufi.config import load_settings
@@ -12,10 +10,9 @@ from nufi.db.engine import parse_database_url
 from nufi.db.failures import unavailable
 from nufi.errors import ValidationFailed
 from nufi.messages import Message
+from support.languages import HANGUL
 
 pytestmark = pytest.mark.unit
-
-HANGUL = re.compile("[가-힣]")
 
 
 def test_an_unsupported_database_names_the_backend_and_the_examples() -> None:

@@ -27,10 +27,10 @@ from nufi.messages.validation import validation_message
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult, Sample
 from nufi.prom.errors import PrometheusTimedOut
 from nufi.prom.gateway import AdminQueryLimits, PrometheusGateway
+from support.languages import HANGUL
 
 pytestmark = pytest.mark.unit
 
-HANGUL = re.compile("[가-힣]")
 # Words of the English sentences that must never reach a Korean reader.
 ENGLISH = re.compile(r"\b(the|is|are|has|have|not|series|label|cannot|Prometheus has)\b")
 LABELS = LabelsDraft(node="node", device="device")

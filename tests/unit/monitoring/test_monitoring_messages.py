@@ -3,23 +3,21 @@ English from the catalogs, never from a sentence of the service's own."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from nufi.cluster.kube_errors import KubeRefused, refusal_error
-from nufi.errors import NufiError, ValidationFailed
+from nufi.errors import ValidationFailed
 from nufi.messages import Message
 from nufi.monitoring.paging import parse_page_query
 from nufi.monitoring.range_request import parse_range_request
 from nufi.monitoring.range_result import _unplaced as unplaced
 from nufi.monitoring.service import ContinueExpired
 from nufi.monitoring.snapshot import MonitoringError, said_of
+from support.languages import korean_of
 
 pytestmark = pytest.mark.unit
 
 NOW = 1_777_636_800.0
-HANGUL = re.compile("[가-힣]")
 
 
 def refused(**given: str | None) -> ValidationFailed:
@@ -35,65 +33,57 @@ def refused_range(**given: str) -> ValidationFailed:
     return caught.value
 
 
-def korean(error: NufiError) -> str:
-    text = error.text("ko")
-    # Korean sentences: Hangul, and none of the English sentence's words.
-    assert HANGUL.search(text) and error.detail != text, text
-    assert not re.search(r"\b(is|the|give|must|or)\b", text), text
-    return text
-
-
 def test_an_unknown_sort_names_the_value_and_the_keys() -> None:
     error = refused(sort="hotness")
     assert (error.code, error.field) == ("monitoring.sort_unknown", "sort")
     assert error.params["value"] == "hotness" and "temperature" in str(error.params["allowed"])
     assert error.detail.startswith("sort 'hotness' is not one of node, ")
-    assert korean(error).startswith("sort 'hotness'은(는) node, ")
+    assert korean_of(error).startswith("sort 'hotness'은(는) node, ")
 
 
 @pytest.mark.parametrize(("limit", "code"), [("ten", "limit_not_number"), ("0", "limit_out_of_range")])
 def test_a_bad_limit_says_the_range(limit: str, code: str) -> None:
     error = refused(limit=limit)
     assert error.code == f"monitoring.{code}" and error.params["value"] == limit
-    assert f"1부터 {error.params['max']} 사이의 정수" in korean(error)
+    assert f"1부터 {error.params['max']} 사이의 정수" in korean_of(error)
 
 
 def test_a_malformed_continue_token_is_told_to_start_again() -> None:
     error = refused(continue_token="not-a-token")
     assert (error.code, error.field) == ("monitoring.continue_malformed", "continue")
-    assert "continue 없이 처음부터 다시 요청하세요" in korean(error)
+    assert "continue 없이 처음부터 다시 요청하세요" in korean_of(error)
 
 
 def test_an_expired_continue_token_is_a_410_worded_in_korean() -> None:
     error = ContinueExpired(code="monitoring.continue_expired", field="continue")
     assert error.status == 410 and "no longer kept" in error.detail
-    assert "더 이상 보관하지 않습니다" in korean(error)
+    assert "더 이상 보관하지 않습니다" in korean_of(error)
 
 
 def test_a_reversed_range_names_both_ends() -> None:
     error = refused_range(start=str(NOW), end=str(NOW - 60))
     assert error.code == "monitoring.range_reversed"
     assert error.params["start"] == "1777636800" and error.params["end"] == "1777636740"
-    assert korean(error).startswith("start(1777636800)는 end(1777636740)보다 앞서야 합니다")
+    assert korean_of(error).startswith("start(1777636800)는 end(1777636740)보다 앞서야 합니다")
 
 
 def test_a_range_too_long_words_its_spans_in_the_readers_units() -> None:
     error = refused_range(start=str(NOW - 40 * 86400), end=str(NOW))
     assert error.code == "monitoring.range_too_long" and error.extra["limit"] == NOW - 31 * 86400
     assert "is 40 days, longer than the 31 days allowed" in error.detail
-    assert "start부터 end까지 40일로, 허용된 31일" in korean(error)
+    assert "start부터 end까지 40일로, 허용된 31일" in korean_of(error)
 
 
 def test_a_step_finer_than_prometheus_evaluates_is_refused_in_milliseconds() -> None:
     error = refused_range(start=str(NOW - 60), end=str(NOW), step="0.0001")
     assert error.code == "monitoring.step_too_fine" and error.field == "step"
-    assert "밀리초보다 짧습니다" in korean(error)
+    assert "밀리초보다 짧습니다" in korean_of(error)
 
 
 def test_a_step_giving_too_many_points_names_the_span() -> None:
     error = refused_range(start=str(NOW - 86400), end=str(NOW), step="1")
     assert error.code == "monitoring.step_too_many_points"
-    assert "이 범위(1일)에서" in korean(error) and "range of 1 day (" in error.detail
+    assert "이 범위(1일)에서" in korean_of(error) and "range of 1 day (" in error.detail
 
 
 def test_a_time_that_is_not_one_names_the_field_and_the_value() -> None:
@@ -103,7 +93,7 @@ def test_a_time_that_is_not_one_names_the_field_and_the_value() -> None:
         "start",
         "yesterday",
     )
-    assert korean(error).startswith("start 'yesterday'은(는) 시각이 아닙니다")
+    assert korean_of(error).startswith("start 'yesterday'은(는) 시각이 아닙니다")
 
 
 def test_a_snapshot_problem_carries_the_code_of_the_error_behind_it() -> None:

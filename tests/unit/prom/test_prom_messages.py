@@ -3,8 +3,6 @@ in Korean or English; Prometheus' and the parser's own words are params quoted i
 
 from __future__ import annotations
 
-import re
-
 import httpx
 import pytest
 
@@ -22,10 +20,9 @@ from nufi.prom.promql import (
 )
 from nufi.prom.results import parse_query_data
 from nufi.prom.values import parse_sample_value, parse_timestamp
+from support.languages import HANGUL
 
 pytestmark = pytest.mark.unit
-
-HANGUL = re.compile("[가-힣]")
 
 
 def gateway(handler: httpx.MockTransport, max_response_bytes: int = 1 << 20) -> PrometheusGateway:
