@@ -127,6 +127,9 @@ class Settings(BaseSettings):
     oidc_role_client: str | None = None
     # Every call to the issuer (discovery, keys) gives up after this long.
     oidc_timeout_seconds: float = Field(default=3.0, gt=0, le=60)
+    # How many verified access tokens each replica remembers (until their exp) so that their
+    # signature is not checked on every request; 0 checks every request in full.
+    auth_token_cache_size: int = Field(default=10_000, ge=0, le=1_000_000)
     # Request bodies above this many bytes are refused with 413 before they are read.
     max_request_body_bytes: int = Field(default=1024 * 1024, ge=1024, le=1024 * 1024 * 1024)
     # Slow or idle connections: a request's line and headers must arrive within this long of the

@@ -97,6 +97,14 @@ class JwksCache:
         """How many times keys were loaded successfully (for tests and diagnostics)."""
         return self._loads
 
+    def current(self, kid: str) -> bool:
+        """Whether `kid` is among keys young enough to be used without asking the issuer: False when
+        there are none yet, they are due for refetch (older than `max_age`) or `kid` is not one of them.
+        Never fetches; `key` is the call that does."""
+        if self._keys is None or self._clock() - self._fetched_at >= self._max_age:
+            return False
+        return kid in self._keys
+
     async def key(self, kid: str) -> RSAPublicKey | None:
         """The signing key named `kid`, or None when the issuer does not publish it.
 

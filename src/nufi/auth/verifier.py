@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -14,6 +15,7 @@ from nufi.auth.errors import InvalidToken
 from nufi.auth.jwks import SIGNING_ALGORITHM, JwksCache
 from nufi.auth.principal import DEFAULT_ADMIN_ROLE, Principal, principal_from_claims
 from nufi.auth.provider import OidcProvider
+from nufi.auth.verified_tokens import DEFAULT_MAX_ENTRIES, VerifiedTokens
 from nufi.config import Settings
 
 DEFAULT_LEEWAY_SECONDS = 30.0
@@ -29,6 +31,10 @@ class TokenVerifier:
     or equal to `azp`) when one is configured, and Keycloak's `typ` when present.
     Roles are the realm roles and those of `role_client` only (see `principal_from_claims`).
     Raises IdentityProviderUnavailable when the issuer's keys cannot be fetched.
+
+    A token that passed is remembered (`verified`, at most `cache_size` tokens, until its `exp`) and
+    not checked again, as long as the issuer still publishes its key. `clock` (epoch seconds) is
+    the one both the expiry checks and that cache go by.
     """
 
     def __init__(
@@ -41,6 +47,8 @@ class TokenVerifier:
         admin_role: str = DEFAULT_ADMIN_ROLE,
         leeway_seconds: float = DEFAULT_LEEWAY_SECONDS,
         on_close: Callable[[], Awaitable[None]] | None = None,
+        cache_size: int = DEFAULT_MAX_ENTRIES,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.issuer = issuer
         self.audience = audience
@@ -48,6 +56,8 @@ class TokenVerifier:
         self.admin_role = admin_role
         self.leeway_seconds = leeway_seconds
         self.keys = keys
+        self.verified = VerifiedTokens(cache_size, clock=clock)
+        self._clock = clock
         self._on_close = on_close
 
     @classmethod
@@ -62,6 +72,7 @@ class TokenVerifier:
         min_refresh_interval: float = 10.0,
         timeout_seconds: float = 3.0,
         transport: httpx.AsyncBaseTransport | None = None,
+        cache_size: int = DEFAULT_MAX_ENTRIES,
     ) -> TokenVerifier:
         """A verifier that finds the issuer's keys through OIDC discovery. Close it when done."""
         provider = OidcProvider(issuer, timeout_seconds=timeout_seconds, transport=transport)
@@ -73,6 +84,7 @@ class TokenVerifier:
             admin_role=admin_role,
             leeway_seconds=leeway_seconds,
             on_close=provider.close,
+            cache_size=cache_size,
         )
 
     @classmethod
@@ -90,6 +102,7 @@ class TokenVerifier:
             role_client=settings.oidc_role_client or settings.oidc_audience,
             admin_role=settings.admin_role,
             timeout_seconds=settings.oidc_timeout_seconds,
+            cache_size=settings.auth_token_cache_size,
         )
 
     async def close(self) -> None:
@@ -97,6 +110,36 @@ class TokenVerifier:
             await self._on_close()
 
     async def verify(self, token: str) -> Principal:
+        """The principal of `token`, from the cache when it was verified before and its key is still
+        published (asking the issuer again when the keys are old or the kid unknown), else verified
+        in full and remembered."""
+        entry = self.verified.get(token)
+        if entry is not None:
+            if await self.keys.key(entry.kid) is None:
+                self.verified.revoke(token)
+                raise InvalidToken(
+                    code="auth.token_unknown_key", params={"kid": entry.kid, "issuer": self.issuer}
+                )
+            return entry.principal
+        principal, claims, kid = await self._verify_fully(token)
+        self.verified.put(token, principal, exp=claims.get("exp"), kid=kid)
+        return principal
+
+    def cached(self, token: str) -> Principal | None:
+        """The principal of `token` without I/O: only when it was verified, has not expired, and its
+        key is among the issuer's current keys (fetched less than their max age ago). None means
+        "ask `verify`", which refreshes the keys; it does not mean the token is bad."""
+        entry = self.verified.get(token)
+        if entry is None or not self.keys.current(entry.kid):
+            return None
+        return entry.principal
+
+    def revoke(self, token: str) -> None:
+        """Forget that `token` was verified: its next use is verified in full. For tokens the issuer
+        ended before their `exp` (a sign-out, a refused refresh)."""
+        self.verified.revoke(token)
+
+    async def _verify_fully(self, token: str) -> tuple[Principal, dict[str, Any], str]:
         header, unverified = _peek(token)
         alg = header.get("alg")
         if alg != SIGNING_ALGORITHM:
@@ -122,7 +165,7 @@ class TokenVerifier:
         principal = principal_from_claims(claims, admin_role=self.admin_role, role_client=self.role_client)
         if not principal.username:
             raise InvalidToken(code="auth.token_no_user")
-        return principal
+        return principal, claims, kid
 
     def _decode(self, token: str, key: Any, unverified: Mapping[str, Any]) -> dict[str, Any]:
         try:
@@ -131,9 +174,16 @@ class TokenVerifier:
                 key,
                 algorithms=[SIGNING_ALGORITHM],
                 issuer=self.issuer,
-                leeway=self.leeway_seconds,
-                options={"require": ["exp", "iss"], "verify_aud": False},
+                # Times are checked below on the verifier's clock, which the cache also goes by.
+                options={
+                    "require": ["exp", "iss"],
+                    "verify_aud": False,
+                    "verify_exp": False,
+                    "verify_nbf": False,
+                    "verify_iat": False,
+                },
             )
+            _check_times(claims, now=self._clock(), leeway=self.leeway_seconds)
         except jwt.ExpiredSignatureError:
             at = _when(unverified.get("exp"))
             if at is None:
@@ -171,6 +221,24 @@ def _peek(token: str) -> tuple[dict[str, Any], dict[str, Any]]:
     if not isinstance(claims, dict):
         raise InvalidToken(code="auth.token_payload_not_object")
     return header, claims
+
+
+def _check_times(claims: Mapping[str, Any], *, now: float, leeway: float) -> None:
+    """PyJWT's `iat`, `nbf` and `exp` checks, with its errors, but at `now` instead of the wall clock
+    PyJWT would read."""
+    if "iat" in claims and _whole_seconds(claims["iat"], "Issued At claim (iat)") > now + leeway:
+        raise jwt.ImmatureSignatureError("The token is not yet valid (iat)")
+    if "nbf" in claims and _whole_seconds(claims["nbf"], "Not Before claim (nbf)") > now + leeway:
+        raise jwt.ImmatureSignatureError("The token is not yet valid (nbf)")
+    if "exp" in claims and _whole_seconds(claims["exp"], "Expiration Time claim (exp)") <= now - leeway:
+        raise jwt.ExpiredSignatureError("Signature has expired")
+
+
+def _whole_seconds(value: Any, claim: str) -> int:
+    try:
+        return int(value)
+    except (ValueError, TypeError, OverflowError):
+        raise jwt.DecodeError(f"{claim} must be an integer.") from None
 
 
 def _when(exp: object) -> str | None:

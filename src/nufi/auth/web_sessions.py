@@ -207,9 +207,14 @@ class WebSessions:
         if row is None:
             return None
         try:
-            id_token = self._cipher.open(row.tokens, session=id_hash).id_token
+            tokens: TokenSet | None = self._cipher.open(row.tokens, session=id_hash)
         except SealBroken:
-            id_token = None
+            tokens = None
+        id_token = None
+        if tokens is not None:
+            id_token = tokens.id_token
+            # Signed out: the access token must stop working here now, not at its exp.
+            self.client.verifier.revoke(tokens.access_token)
         await self._store.delete(id_hash)
         _log.info("dashboard sign-out", username=row.username)
         return await self.client.end_session_url(
@@ -247,6 +252,8 @@ class WebSessions:
                 fresh = await self.client.refresh(tokens)
             except IssuerRefused as exc:
                 _log.info("dashboard session ended: the issuer refused to refresh it", reason=exc.detail)
+                # The issuer ended the session, so its access token is over too, whatever its exp.
+                self.client.verifier.revoke(tokens.access_token)
                 await self._store.delete(id_hash)
                 return None
             except IdentityProviderUnavailable as exc:
