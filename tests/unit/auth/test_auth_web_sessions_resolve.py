@@ -4,6 +4,7 @@ kept, or ended."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -93,6 +94,15 @@ class StandInIssuer(DashboardClient):
         if tokens.access_expires_at < self.clock[0]:
             raise InvalidToken(code="auth.token_expired")
         return ALICE
+
+    async def end_session_url(
+        self, *, id_token_hint: str | None, post_logout_redirect_uri: str
+    ) -> str | None:
+        return None
+
+    def remember(self, access_token: str) -> None:
+        """As a bearer verification of `access_token` would, so that forgetting it shows."""
+        assert self.verifier.verified.put(access_token, ALICE, exp=time.time() + 3600, kid="k")
 
 
 @pytest.fixture
@@ -238,3 +248,29 @@ async def test_only_a_hash_resolves_by_hash(
     for not_a_hash in (session, session_hash(session).upper(), session_hash(session)[:-1], ""):
         assert await web.resolve_by_hash(not_a_hash) is None
     assert await web.resolve(session) == ALICE
+
+
+async def test_signing_out_forgets_the_sessions_access_token_as_verified(
+    issuer: StandInIssuer, store: MemoryStore, clock: list[float]
+) -> None:
+    web = sessions(issuer, store, clock)
+    session = await signed_in(web)
+    issuer.remember("access-0")
+    issuer.remember("another-callers-token")
+    assert await web.end(session, post_logout_redirect_uri="http://127.0.0.1/") is None
+    assert issuer.verifier.verified.get("access-0") is None
+    assert issuer.verifier.verified.get("another-callers-token") is not None
+
+
+async def test_a_refused_refresh_forgets_the_sessions_access_token_as_verified(
+    issuer: StandInIssuer, store: MemoryStore, clock: list[float]
+) -> None:
+    web = sessions(issuer, store, clock)
+    session = await signed_in(web)
+    issuer.remember("access-0")
+    issuer.remember("another-callers-token")
+    issuer.refusal = True
+    clock[0] += 250
+    assert await web.resolve(session) is None
+    assert issuer.verifier.verified.get("access-0") is None
+    assert issuer.verifier.verified.get("another-callers-token") is not None
