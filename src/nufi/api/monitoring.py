@@ -238,7 +238,20 @@ async def history(
     node: Annotated[str | None, Query(description="only this node (exact name)")] = None,
     device: Annotated[str | None, Query(description="only this device (exact name)")] = None,
     by: Annotated[str | None, Query(description="device (default) or node")] = None,
+    points: Annotated[
+        int | None,
+        Query(description="at most this many points per series (2-500) when step is not given"),
+    ] = None,
+    series: Annotated[
+        int | None, Query(description="at most this many series (1-1000), the highest by `top`; default all")
+    ] = None,
+    top: Annotated[
+        str | None,
+        Query(description="with `series`: latest (default, the value at the end) or peak (the highest)"),
+    ] = None,
 ) -> RangeView:
+    """The window is aligned to the step (its end rounded down to a multiple of it), so every reader
+    of a range shares one Prometheus query per series family until the next step boundary."""
     result = await monitoring.history(
         principal,
         device_type_id,
@@ -249,5 +262,8 @@ async def history(
         by=by,
         node=node,
         device=device,
+        points=points,
+        series=series,
+        top=top,
     )
     return RangeView.of(result)

@@ -18,8 +18,11 @@ from nufi.monitoring.times import parse_duration, parse_instant, rfc3339
 
 RangeMetric = Literal["utilization", "memory", "temperature", "power"]
 Grouping = Literal["device", "node"]
+# Which series a limited range keeps: the highest at the range's end, or over the whole range.
+Top = Literal["latest", "peak"]
 RANGE_METRICS: tuple[RangeMetric, ...] = ("utilization", "memory", "temperature", "power")
 GROUPINGS: tuple[Grouping, ...] = ("device", "node")
+TOPS: tuple[Top, ...] = ("latest", "peak")
 
 MAX_POINTS = 500
 # Prometheus refuses ranges of more points per series than this.
@@ -31,6 +34,10 @@ MAX_STEP_SECONDS = 366 * 86400.0
 MIN_STEP_SECONDS = 0.001
 DEFAULT_MAX_RANGE_SECONDS = 31 * 86400.0
 MAX_LABEL_VALUE_CHARS = 1024
+# Fewer than two points per series draws no line.
+MIN_POINTS = 2
+# More lines than this are no chart: a caller wanting every series omits the limit.
+MAX_SERIES_LIMIT = 1000
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,9 @@ class RangeRequest:
     by: Grouping = "device"
     node: str | None = None
     device: str | None = None
+    # At most this many series, the highest by `top`; None: every series.
+    series: int | None = None
+    top: Top = "latest"
 
     @property
     def points(self) -> int:
@@ -74,11 +84,11 @@ def _round_up(seconds: float) -> float:
     return math.ceil(seconds * 1000) / 1000
 
 
-def choose_step(span_seconds: float, finest_seconds: float) -> float:
-    """The finest step that keeps a span within MAX_POINTS points, but no finer than `finest_seconds`
+def choose_step(span_seconds: float, finest_seconds: float, max_points: int = MAX_POINTS) -> float:
+    """The finest step that keeps a span within `max_points` points, but no finer than `finest_seconds`
     (the scrape interval: finer steps would only repeat samples), rounded up to whole seconds (whole
     milliseconds below one second)."""
-    return _round_up(max(span_seconds / (MAX_POINTS - 1), finest_seconds))
+    return _round_up(max(span_seconds / (max_points - 1), finest_seconds))
 
 
 def parse_range_request(
@@ -90,6 +100,9 @@ def parse_range_request(
     by: str | None = None,
     node: str | None = None,
     device: str | None = None,
+    points: int | None = None,
+    series: int | None = None,
+    top: str | None = None,
     now: float,
     finest_step_seconds: float,
     max_range_seconds: float = DEFAULT_MAX_RANGE_SECONDS,
@@ -98,7 +111,8 @@ def parse_range_request(
 
     `end` defaults to `now` and `start` to an hour before `end`. A bound refused carries the nearest
     value allowed as `limit`: the earliest `start` (Unix seconds), the finest or coarsest `step`
-    (seconds)."""
+    (seconds). `points` (what a chart can draw) lowers the default step's MAX_POINTS; a step given
+    wins over it. `series` keeps only the highest series by `top` (default `latest`)."""
     if metric not in RANGE_METRICS:
         raise ValidationFailed(
             code="monitoring.metric_unknown",
@@ -112,9 +126,20 @@ def parse_range_request(
             field="by",
             params={"value": by, "allowed": ", ".join(GROUPINGS)},
         )
+    most_points = _within("points", points, MIN_POINTS, MAX_POINTS)
+    limit = _within("series", series, 1, MAX_SERIES_LIMIT)
+    if top is not None and top not in TOPS:
+        raise ValidationFailed(
+            code="monitoring.top_unknown", field="top", params={"value": top, "allowed": ", ".join(TOPS)}
+        )
     start_at, end_at = _checked_span(start, end, now=now, max_range_seconds=max_range_seconds)
     span = end_at - start_at
-    step_seconds = choose_step(span, finest_step_seconds) if step is None else _checked_step(step, span)
+    if step is None:
+        step_seconds = choose_step(
+            span, finest_step_seconds, MAX_POINTS if most_points is None else most_points
+        )
+    else:
+        step_seconds = _checked_step(step, span)
     return RangeRequest(
         metric=metric,
         start=start_at,
@@ -123,6 +148,19 @@ def parse_range_request(
         by=grouping,
         node=_label_value(node, "node"),
         device=_label_value(device, "device"),
+        series=limit,
+        top="peak" if top == "peak" else "latest",
+    )
+
+
+def _within(field: str, value: int | None, least: int, most: int) -> int | None:
+    if value is None or least <= value <= most:
+        return value
+    raise ValidationFailed(
+        code="monitoring.count_out_of_range",
+        field=field,
+        params={"field": field, "value": value, "min": least, "max": most},
+        limit=least if value < least else most,
     )
 
 

@@ -33,9 +33,10 @@ from nufi.monitoring.freshness import SeriesMemory
 from nufi.monitoring.masking import Hidden, NamespaceVisibility, hide_all, mask_snapshot
 from nufi.monitoring.overview import Overview, OverviewRow
 from nufi.monitoring.paging import PageQuery, SnapshotPage, decode_continue, page_snapshot
+from nufi.monitoring.range_cache import RangeCache, Window, align
 from nufi.monitoring.range_chunks import chunks
 from nufi.monitoring.range_queries import peak_expression, range_expressions
-from nufi.monitoring.range_request import Grouping, parse_range_request
+from nufi.monitoring.range_request import Grouping, RangeRequest, parse_range_request
 from nufi.monitoring.range_result import RangeResult, RangeSeries, assemble_range
 from nufi.monitoring.refresher import Refresher, RefresherStats
 from nufi.monitoring.settings import MonitoringSettings
@@ -120,6 +121,7 @@ class MonitoringService:
         self._listings: SingleFlight[str, list[DeviceType]] = SingleFlight()
         self._closing: set[asyncio.Future[None]] = set()
         self._open_streams: dict[str, int] = {}
+        self._ranges = RangeCache(prometheus.query_range, clock=clock)
 
     @property
     def settings(self) -> MonitoringSettings:
@@ -238,29 +240,38 @@ class MonitoringService:
         by: str | None = None,
         node: str | None = None,
         device: str | None = None,
+        points: int | None = None,
+        series: int | None = None,
+        top: str | None = None,
     ) -> RangeResult:
-        """A time range of one metric of one type, per device or per node."""
+        """A time range of one metric of one type, per device or per node, its window aligned to its
+        step so that every reader of the same range shares one query per expression
+        (`nufi.monitoring.range_cache`). `points` caps the points per series of the default step,
+        `series` the series, the highest by `top` (`latest` or `peak`)."""
         require_user(principal)
-        request = parse_range_request(
-            metric=metric,
-            start=start,
-            end=end,
-            step=step,
-            by=by,
-            node=node,
-            device=device,
-            now=self._clock(),
-            finest_step_seconds=self._settings.scrape_interval_seconds,
-            max_range_seconds=self._settings.max_range_seconds,
+        request = _aligned(
+            parse_range_request(
+                metric=metric,
+                start=start,
+                end=end,
+                step=step,
+                by=by,
+                node=node,
+                device=device,
+                points=points,
+                series=series,
+                top=top,
+                now=self._clock(),
+                finest_step_seconds=self._settings.scrape_interval_seconds,
+                max_range_seconds=self._settings.max_range_seconds,
+            )
         )
         device_type = await self._catalog.get(principal, device_type_id)
         fetcher = self._fetchers.for_type(device_type)
         expressions = range_expressions(device_type, request)
+        window = Window(request.start, request.end, request.step_seconds)
         results = await asyncio.gather(
-            *(
-                self._range(expression, request.start, request.end, request.step_seconds)
-                for expression in expressions.values()
-            )
+            *(self._range(device_type.id, expression, window) for expression in expressions.values())
         )
         outcomes: dict[MetricKey, QueryResult | NufiError] = dict(zip(expressions, results, strict=True))
         unreachable = [o for o in results if isinstance(o, PrometheusUnavailable)]
@@ -291,7 +302,7 @@ class MonitoringService:
             finest_step_seconds=self._settings.scrape_interval_seconds,
             max_range_seconds=self._settings.max_range_seconds,
         )
-        request = replace(request, step_seconds=step_seconds)
+        request = _aligned(replace(request, step_seconds=step_seconds))
         device_type = await self._catalog.get(principal, device_type_id)
         usable = self._fetchers.for_type(device_type).usable
         family = device_type.metrics.queries().get("temperature")
@@ -302,7 +313,9 @@ class MonitoringService:
             family, device_type.labels, by=by, window_seconds=step_seconds, resolution_seconds=resolution
         )
         parts = chunks(request.start, request.end, step_seconds)
-        results = await asyncio.gather(*(self._range(expression, a, b, step_seconds) for a, b in parts))
+        results = await asyncio.gather(
+            *(self._range(device_type.id, expression, Window(a, b, step_seconds)) for a, b in parts)
+        )
         unreachable = [o for o in results if isinstance(o, PrometheusUnavailable)]
         if unreachable and len(unreachable) == len(results):
             raise unreachable[0]
@@ -379,11 +392,16 @@ class MonitoringService:
             self._closing.add(closing)
             closing.add_done_callback(self._closing.discard)
 
-    async def _range(self, expression: str, start: float, end: float, step: float) -> QueryResult | NufiError:
+    async def _range(self, device_type_id: str, expression: str, window: Window) -> QueryResult | NufiError:
         try:
-            return await self._prometheus.query_range(expression, start, end, step)
+            return await self._ranges.read(device_type_id, expression, window)
         except (PrometheusQueryRejected, PrometheusUnavailable) as exc:
             return exc
+
+
+def _aligned(request: RangeRequest) -> RangeRequest:
+    window = align(request.start, request.end, request.step_seconds)
+    return replace(request, start=window.start, end=window.end)
 
 
 async def _read_or_failure(refresher: Refresher) -> Snapshot | PrometheusUnavailable:
