@@ -1,0 +1,159 @@
+"""Ranges through the service: readers share one query per family and window, whoever they are; a
+chart's budget of points and series reaches Prometheus as a coarser step and a `topk`."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+
+import pytest
+
+from nufi.auth import Principal
+from nufi.cluster import ClusterGateway, ClusterReader
+from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
+from nufi.devices.spec import DeviceType
+from nufi.errors import ValidationFailed
+from nufi.monitoring import MonitoringService, MonitoringSettings
+from nufi.monitoring.range_queries import range_expressions
+from nufi.monitoring.range_result import RangeSeries
+from nufi.prom import QueryResult, Series
+from nufi.prom.promql import parse_expression
+
+from .range_helpers import LPU, parse
+
+# A multiple of the 15 s step of an hour's range at a 15 s scrape interval.
+NOW = 1_700_000_100.0
+ALICE = Principal(subject="a", username="alice", roles=frozenset())
+ADMIN = Principal(subject="r", username="root", roles=frozenset({"admin"}))
+
+
+class Types:
+    async def list(self, principal: Principal | None, *, enabled_only: bool = False) -> list[DeviceType]:
+        return [LPU]
+
+    async def get(self, principal: Principal | None, device_type_id: str) -> DeviceType:
+        return LPU
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = NOW
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Prometheus:
+    """Answers every range with one series per node, and remembers what it was asked."""
+
+    def __init__(self) -> None:
+        self.ranges: list[tuple[str, float, float, float]] = []
+
+    async def query(self, promql: str, time: datetime | float | None = None) -> QueryResult:
+        return QueryResult("vector")
+
+    async def query_range(
+        self, promql: str, start: datetime | float, end: datetime | float, step_seconds: float
+    ) -> QueryResult:
+        assert isinstance(start, float) and isinstance(end, float)
+        self.ranges.append((promql, start, end, step_seconds))
+        points = ((start, 50.0), (end, 60.0))
+        labels = [{"node": "n1", "device": "lpu0", "pod": "secret"}, {"node": "n2", "device": "lpu0"}]
+        return QueryResult("matrix", series=tuple(Series(metric=m, points=points) for m in labels))
+
+
+def service(prometheus: Prometheus, clock: Clock) -> MonitoringService:
+    return MonitoringService(
+        Types(),
+        FetcherRegistry(builtin_fetchers()),
+        ClusterReader(ClusterGateway(None)),
+        prometheus,
+        MonitoringSettings(scrape_interval_seconds=15),
+        clock=clock,
+        background=False,
+    )
+
+
+async def test_readers_within_one_step_share_one_query_per_family_and_the_next_step_asks_again() -> None:
+    prometheus, clock = Prometheus(), Clock()
+    monitoring = service(prometheus, clock)
+    first = await monitoring.history(ALICE, "lpu", metric="memory")
+    clock.now = NOW + 14
+    again = await monitoring.history(ADMIN, "lpu", metric="memory")
+    assert len(prometheus.ranges) == 2  # used and total, once each
+    assert again == first
+    assert (first.request.start, first.request.end) == (NOW - 3600, NOW)
+    clock.now = NOW + 15
+    later = await monitoring.history(ALICE, "lpu", metric="memory")
+    assert len(prometheus.ranges) == 4
+    assert later.request.end == NOW + 15
+
+
+async def test_an_explicit_range_is_aligned_too_so_identical_asks_share() -> None:
+    prometheus, clock = Prometheus(), Clock()
+    monitoring = service(prometheus, clock)
+    for shift in (0.0, 3.0, 14.9):
+        await monitoring.history(
+            ALICE, "lpu", metric="utilization", start=str(NOW - 7200 + shift), end=str(NOW - 3600 + shift)
+        )
+    assert len(prometheus.ranges) == 1
+    assert prometheus.ranges[0][1:] == (NOW - 7200, NOW - 3600, 15.0)
+
+
+async def test_filters_and_groupings_are_asked_apart() -> None:
+    prometheus, clock = Prometheus(), Clock()
+    monitoring = service(prometheus, clock)
+    await monitoring.history(ALICE, "lpu", metric="utilization")
+    await monitoring.history(ALICE, "lpu", metric="utilization", node="n1")
+    await monitoring.history(ALICE, "lpu", metric="utilization", by="node")
+    await monitoring.history(ALICE, "lpu", metric="utilization", series=1)
+    assert len({asked[0] for asked in prometheus.ranges}) == 4
+
+
+def test_range_series_carry_no_pod_or_namespace_to_hide() -> None:
+    # One answer may serve every viewer only because nothing in it is anyone's to hide.
+    assert {f.name for f in dataclasses.fields(RangeSeries)} == {"node", "device", "values", "total"}
+
+
+def test_a_points_budget_coarsens_the_default_step_and_an_explicit_step_wins() -> None:
+    day = {"start": str(1_700_000_000 - 86400), "end": "1700000000"}
+    assert parse(**day).step_seconds == 174.0
+    assert parse(**day, points=300).step_seconds == 289.0
+    assert parse(**day, points=300, step="60").step_seconds == 60.0
+
+
+@pytest.mark.parametrize(
+    ("asked", "field", "code"),
+    [
+        ({"points": 1}, "points", "monitoring.count_out_of_range"),
+        ({"points": 501}, "points", "monitoring.count_out_of_range"),
+        ({"series": 0}, "series", "monitoring.count_out_of_range"),
+        ({"top": "first"}, "top", "monitoring.top_unknown"),
+    ],
+)
+def test_budgets_out_of_bounds_are_refused_naming_the_parameter(
+    asked: dict[str, object], field: str, code: str
+) -> None:
+    with pytest.raises(ValidationFailed) as refused:
+        parse(**asked)
+    assert (refused.value.field, refused.value.code) == (field, code)
+
+
+def test_a_series_limit_keeps_the_highest_at_the_end_ranked_once_for_the_whole_range() -> None:
+    (latest,) = range_expressions(LPU, parse(metric="utilization", by="node", series=20)).values()
+    node = "avg by (node) (((max by (node, device) (lpu_utilization_percent)) < +Inf) > -Inf)"
+    assert latest == f"({node}) and on (node) topk(20, last_over_time(({node})[15000ms:15000ms] @ end()))"
+    (peak,) = range_expressions(LPU, parse(metric="temperature", series=3, top="peak")).values()
+    assert peak.endswith(
+        "and on (node, device) topk(3, max_over_time((max by (node, device) "
+        "(lpu_temperature_celsius))[3600000ms:15000ms] @ end()))"
+    )
+    parse_expression(latest)
+    parse_expression(peak)
+
+
+def test_memory_families_are_ranked_by_the_memory_in_use_so_they_name_the_same_devices() -> None:
+    memory = range_expressions(LPU, parse(metric="memory", series=5))
+    rankings = {expression.split(" and on ")[-1] for expression in memory.values()}
+    assert len(rankings) == 1
+    assert "lpu_memory_used_bytes" in rankings.pop()
