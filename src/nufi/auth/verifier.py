@@ -32,9 +32,9 @@ class TokenVerifier:
     Roles are the realm roles and those of `role_client` only (see `principal_from_claims`).
     Raises IdentityProviderUnavailable when the issuer's keys cannot be fetched.
 
-    A token that passed is remembered (`verified`, at most `cache_size` tokens, until its `exp`) and
-    not checked again, as long as the issuer still publishes its key. `clock` (epoch seconds) is
-    the one both the expiry checks and that cache go by.
+    A token that passed is remembered (`verified_tokens`, at most `cache_size` tokens, until its
+    `exp`) and not checked again, as long as the issuer still publishes its key. `clock` (epoch
+    seconds) is the one both the expiry checks and that cache go by.
     """
 
     def __init__(
@@ -56,7 +56,7 @@ class TokenVerifier:
         self.admin_role = admin_role
         self.leeway_seconds = leeway_seconds
         self.keys = keys
-        self.verified = VerifiedTokens(cache_size, clock=clock)
+        self.verified_tokens = VerifiedTokens(cache_size, clock=clock)
         self._clock = clock
         self._on_close = on_close
 
@@ -113,23 +113,23 @@ class TokenVerifier:
         """The principal of `token`, from the cache when it was verified before and its key is still
         published (asking the issuer again when the keys are old or the kid unknown), else verified
         in full and remembered."""
-        entry = self.verified.get(token)
+        entry = self.verified_tokens.get(token)
         if entry is not None:
             if await self.keys.key(entry.kid) is None:
-                self.verified.revoke(token)
+                self.verified_tokens.revoke(token)
                 raise InvalidToken(
                     code="auth.token_unknown_key", params={"kid": entry.kid, "issuer": self.issuer}
                 )
             return entry.principal
         principal, claims, kid = await self._verify_fully(token)
-        self.verified.put(token, principal, exp=claims.get("exp"), kid=kid)
+        self.verified_tokens.put(token, principal, exp=claims.get("exp"), kid=kid)
         return principal
 
     def cached(self, token: str) -> Principal | None:
         """The principal of `token` without I/O: only when it was verified, has not expired, and its
         key is among the issuer's current keys (fetched less than their max age ago). None means
         "ask `verify`", which refreshes the keys; it does not mean the token is bad."""
-        entry = self.verified.get(token)
+        entry = self.verified_tokens.get(token)
         if entry is None or not self.keys.current(entry.kid):
             return None
         return entry.principal
@@ -137,7 +137,7 @@ class TokenVerifier:
     def revoke(self, token: str) -> None:
         """Forget that `token` was verified: its next use is verified in full. For tokens the issuer
         ended before their `exp` (a sign-out, a refused refresh)."""
-        self.verified.revoke(token)
+        self.verified_tokens.revoke(token)
 
     async def _verify_fully(self, token: str) -> tuple[Principal, dict[str, Any], str]:
         header, unverified = _peek(token)

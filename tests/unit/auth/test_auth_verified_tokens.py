@@ -88,7 +88,7 @@ async def test_a_cached_token_expires_with_the_token_not_with_the_leeway(
     with pytest.raises(InvalidToken) as refused:
         await verifier.verify(token)
     assert refused.value.code == "auth.token_expired_at"
-    assert len(verifier.verified) == 0
+    assert len(verifier.verified_tokens) == 0
 
 
 async def test_a_cached_token_is_refused_once_its_key_leaves_the_jwks_after_max_age(
@@ -111,7 +111,7 @@ async def test_a_cached_token_is_refused_once_its_key_leaves_the_jwks_after_max_
     assert refused.value.params == {"kid": "sig-1", "issuer": ISSUER}
     assert key_server.calls == 2
     assert verifier.cached(token) is None
-    assert len(verifier.verified) == 0
+    assert len(verifier.verified_tokens) == 0
     assert len(signature_checks) == 1  # refused from the cache entry, not by a signature
 
 
@@ -191,8 +191,8 @@ async def test_the_cache_holds_digests_of_tokens_never_their_text(
     sent = [tokens.sign(exp=int(wall.now) + 300) for _ in range(3)]
     for token in sent:
         await verifier.verify(token)
-    assert set(verifier.verified.digests()) == {hashlib.sha256(t.encode()).digest() for t in sent}
-    held = repr(vars(verifier.verified))
+    assert set(verifier.verified_tokens.digests()) == {hashlib.sha256(t.encode()).digest() for t in sent}
+    held = repr(vars(verifier.verified_tokens))
     for token in sent:
         assert all(part not in held for part in token.split("."))
 
@@ -254,7 +254,7 @@ async def test_a_refused_token_is_never_kept(
             await verifier.verify(token)
         assert refused.value.code == "auth.audience_mismatch"
     assert len(signature_checks) == 2
-    assert len(verifier.verified) == 0
+    assert len(verifier.verified_tokens) == 0
     assert verifier.cached(token) is None
 
 
@@ -278,7 +278,7 @@ async def test_the_cache_size_setting_reaches_the_verifier(monkeypatch: pytest.M
     verifier = TokenVerifier.from_settings(load_settings(oidc_issuer=ISSUER))
     assert verifier is not None
     try:
-        assert verifier.verified.max_entries == 25
+        assert verifier.verified_tokens.max_entries == 25
     finally:
         await verifier.close()
     clear_nufi_env(monkeypatch)

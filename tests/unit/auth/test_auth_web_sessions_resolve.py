@@ -102,7 +102,7 @@ class StandInIssuer(DashboardClient):
 
     def remember(self, access_token: str) -> None:
         """As a bearer verification of `access_token` would, so that forgetting it shows."""
-        assert self.verifier.verified.put(access_token, ALICE, exp=time.time() + 3600, kid="k")
+        assert self.verifier.verified_tokens.put(access_token, ALICE, exp=time.time() + 3600, kid="k")
 
 
 @pytest.fixture
@@ -258,8 +258,8 @@ async def test_signing_out_forgets_the_sessions_access_token_as_verified(
     issuer.remember("access-0")
     issuer.remember("another-callers-token")
     assert await web.end(session, post_logout_redirect_uri="http://127.0.0.1/") is None
-    assert issuer.verifier.verified.get("access-0") is None
-    assert issuer.verifier.verified.get("another-callers-token") is not None
+    assert issuer.verifier.verified_tokens.get("access-0") is None
+    assert issuer.verifier.verified_tokens.get("another-callers-token") is not None
 
 
 async def test_a_refused_refresh_forgets_the_sessions_access_token_as_verified(
@@ -272,5 +272,5 @@ async def test_a_refused_refresh_forgets_the_sessions_access_token_as_verified(
     issuer.refusal = True
     clock[0] += 250
     assert await web.resolve(session) is None
-    assert issuer.verifier.verified.get("access-0") is None
-    assert issuer.verifier.verified.get("another-callers-token") is not None
+    assert issuer.verifier.verified_tokens.get("access-0") is None
+    assert issuer.verifier.verified_tokens.get("another-callers-token") is not None
