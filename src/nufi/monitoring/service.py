@@ -266,7 +266,10 @@ class MonitoringService:
                 max_range_seconds=self._settings.max_range_seconds,
             )
         )
-        device_type = await self._catalog.get(principal, device_type_id)
+        # Concurrent charts of a type share one catalog read as they share the range queries.
+        device_type = await self._lookups.run(
+            device_type_id, lambda: self._catalog.get(principal, device_type_id)
+        )
         fetcher = self._fetchers.for_type(device_type)
         expressions = range_expressions(device_type, request)
         window = Window(request.start, request.end, request.step_seconds)

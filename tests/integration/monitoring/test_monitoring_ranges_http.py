@@ -1,9 +1,12 @@
 """Time ranges over HTTP against the real Prometheus: per device and per node, filters with hostile label
-values, parameter errors naming the parameter, and one query_range per series family."""
+values, parameter errors naming the parameter, and one query_range per series family, shared by every
+reader of the same window (counted by Prometheus itself)."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import math
 import time
 from typing import Any
 
@@ -46,8 +49,20 @@ def last_values(body: dict[str, Any], field: str = "values") -> dict[tuple[str, 
     }
 
 
+async def two_points_each(nufi: httpx.AsyncClient, user: dict[str, str], **params: Any) -> dict[str, Any]:
+    """A range of the lpu type once its series have two points: a window ends on the last whole step,
+    which may hold only the first sample of a world scraped a moment ago."""
+    deadline = time.monotonic() + 15
+    while True:
+        body = await history(nufi, user, "lpu", **params)
+        ours = [s for s in body["series"] if mine(s["node"])]
+        if (ours and all(len(s["values"]) >= 2 for s in ours)) or time.monotonic() > deadline:
+            return body
+        await asyncio.sleep(0.2)
+
+
 async def test_utilization_per_device(nufi: httpx.AsyncClient, user: dict[str, str]) -> None:
-    body = await history(nufi, user, "lpu", metric="utilization")
+    body = await two_points_each(nufi, user, metric="utilization")
     assert (body["metric"], body["unit"], body["by"], body["reported"]) == (
         "utilization",
         "percent",
@@ -139,18 +154,50 @@ async def test_one_query_range_per_series_family(
     by: str,
     families: int,
 ) -> None:
+    # A span no other test asks, so that no window of theirs is shared with this one.
+    end = time.time()
     before = await prometheus_request_count(scraped.prometheus.url, QUERY_RANGE)
-    body = await history(nufi, user, type_id, metric=metric, by=by)
+    body = await history(nufi, user, type_id, metric=metric, by=by, start=str(end - 23.7), end=str(end))
     after = await prometheus_request_count(scraped.prometheus.url, QUERY_RANGE)
     assert len(body["series"]) >= 2
     assert after - before == families
 
 
+async def test_fifty_concurrent_chart_reads_of_a_type_ask_prometheus_once_per_family(
+    nufi: httpx.AsyncClient, user: dict[str, str], scraped: World
+) -> None:
+    # What the dashboard's chart asks (memory has two families), over a window no other test asks:
+    # one ending at the next minute, so that its answer is kept a whole step from when it lands and
+    # the reads that come after it are served from it, however slowly they come.
+    end = (math.floor(time.time() / 60) + 1) * 60
+    asked = {"metric": "memory", "by": "node", "series": 20, "step": "60", "start": str(end - 660)}
+    before = await prometheus_request_count(scraped.prometheus.url, QUERY_RANGE)
+    bodies = await asyncio.gather(*(history(nufi, user, "lpu", **asked, end=str(end)) for _ in range(50)))
+    after = await prometheus_request_count(scraped.prometheus.url, QUERY_RANGE)
+    assert after - before == 2
+    assert all(body == bodies[0] for body in bodies)
+    assert len(bodies[0]["series"]) >= 2
+
+
+async def test_a_series_limit_keeps_the_busiest_nodes_and_every_point_of_theirs(
+    nufi: httpx.AsyncClient, user: dict[str, str]
+) -> None:
+    window = {"start": str(time.time() - 20), "end": str(time.time())}
+    every = await history(nufi, user, "lpu", metric="utilization", by="node", **window)
+    top = await history(nufi, user, "lpu", metric="utilization", by="node", series=1, **window)
+    latest = {s["node"]: s["values"][-1][1] for s in every["series"] if s["values"]}
+    assert len(top["series"]) == 1
+    (kept,) = top["series"]
+    assert latest[kept["node"]] == max(latest.values())
+    assert kept == next(s for s in every["series"] if s["node"] == kept["node"])
+
+
 async def test_without_a_step_a_day_has_at_most_500_points(
     nufi: httpx.AsyncClient, user: dict[str, str]
 ) -> None:
-    # A day and a bit, so that the last of the 500 steps falls on `end`, where the data is.
-    end = time.time()
+    # A day and a bit ending on the next multiple of the step, so that the window's end (aligned down
+    # to its step) is not before the data, which is minutes old.
+    end = (math.floor(time.time() / 174) + 1) * 174
     body = await history(nufi, user, "lpu", metric="temperature", start=str(end - 499 * 174), end=str(end))
     assert body["step_seconds"] == 174.0
     assert body["series"] and all(len(s["values"]) <= 500 for s in body["series"])
