@@ -25,8 +25,10 @@ writers, which the API is designed to refuse, so it is counted apart and is no e
 bodies, stream events and dashboard updates received, the NuFi process' VmRSS before the load, at its
 peak and at the end, and the queries Prometheus answered during the run (its own
 `prometheus_http_requests_total`, read from its /metrics) beside what the refreshers are meant to
-issue: one evaluation per type being read per refresh interval, whatever the number of readers. It
-exits 1 when there was an error, never on time.
+issue: one evaluation per type being read per refresh interval, whatever the number of readers, and
+the range queries per distinct chart (metric, grouping and the window the server answered, aligned to
+its step): one per series family, however many range readers drew it. It exits 1 when there was an
+error, never on time.
 
 Usage: .venv/bin/python -m bench.load [--seconds 60] [--readers 200] [--dashboard-sessions 20]
 [--writers 5] [...]; the sandbox and the sign-ins take 20 s to 2 min before the clock starts,

@@ -68,7 +68,7 @@ async def range_reader(
             tally.error(route, None, time.perf_counter() - started, f"{type(exc).__name__}: {exc}")
         else:
             if answered(tally, route, response, time.perf_counter() - started, (200,)):
-                tally.ranges[params["metric"]] += 1
+                tally.charted(response.json())
         await pause_until(began + plan.range_poll_seconds, deadline)
 
 

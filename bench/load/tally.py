@@ -40,6 +40,9 @@ class Tally:
         self.longest_gaps: list[float] = []
         # Range requests answered, by metric, and the device type saves that went through.
         self.ranges: Counter[str] = Counter()
+        # The distinct charts those ranges drew: (metric, grouping, window start, end and step) as the
+        # server answered them, its window aligned to the step so that readers of one chart share it.
+        self.range_windows: set[tuple[str, str, str, str, float]] = set()
         self.saves = 0
         # Snapshots read (REST bodies and stream events), and those carrying errors, by their source:
         # the refresher serves the last good snapshot with the failure first in `errors`.
@@ -55,6 +58,13 @@ class Tally:
             self.degraded += 1
             for error in errors:
                 self.degraded_sources[str(error.get("source", "?")) if isinstance(error, dict) else "?"] += 1
+
+    def charted(self, body: Any) -> None:
+        """Count a range answered, and the chart (metric, grouping and window) it belongs to."""
+        if isinstance(body, dict):
+            self.ranges[str(body.get("metric"))] += 1
+            window = (str(body.get("start")), str(body.get("end")), float(body.get("step_seconds") or 0))
+            self.range_windows.add((str(body.get("metric")), str(body.get("by")), *window))
 
     def route(self, name: str) -> RouteStats:
         return self.routes.setdefault(name, RouteStats())

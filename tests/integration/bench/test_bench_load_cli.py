@@ -78,6 +78,7 @@ def test_a_short_run_reports_every_figure_and_no_error() -> None:
         assert route in out, route
     assert re.search(r"stream events: [1-9][\d,]* snapshots over \d+ streams", out), out
     assert re.search(r"before the load \(no dashboard session open\) +\d+\.\d MiB", out), out
+    assert re.search(r"range queries per distinct chart: \d+\.\d\d measured, \d+\.\d\d meant", out), out
     assert re.search(r"at the end of the run +\d+\.\d MiB", out), out
     instant = re.search(r"instant \(/api/v1/query\) +([\d,]+)", out)
     assert instant is not None and int(instant[1].replace(",", "")) > 0, out
