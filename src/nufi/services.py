@@ -231,6 +231,7 @@ def _domains(
         MonitoringSettings.from_settings(settings),
         visibility=projects,
     )
+    catalog.on_change(monitoring.type_changed)
     accelerators = AcceleratorService(catalog, fetchers, reader)
     # Before the gateways close: no refresher outlives the clients it evaluates with.
     owned.push_async_callback(monitoring.close)

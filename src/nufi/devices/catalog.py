@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,6 +101,16 @@ class DeviceCatalog:
         self._fetchers = fetchers
         # Consulted before a delete: a type that workloads hold cannot go from under them.
         self._usage = usage
+        self._listeners: list[Callable[[str], None]] = []
+
+    def on_change(self, listener: Callable[[str], None]) -> None:
+        """Call `listener(device_type_id)` after every create, edit, reset or delete this replica
+        commits, before the change is answered: readers that remember types forget that one."""
+        self._listeners.append(listener)
+
+    def _changed(self, device_type_id: str) -> None:
+        for listener in self._listeners:
+            listener(device_type_id)
 
     # -- reads ---------------------------------------------------------------------------------------
 
@@ -206,6 +216,7 @@ class DeviceCatalog:
                 after=_audit_view(device_type),
                 details=details,
             )
+        self._changed(device_type.id)
         return SaveOutcome(device_type, details["warnings"], details["warning_messages"])
 
     async def update(
@@ -253,6 +264,7 @@ class DeviceCatalog:
                 after=_audit_view(updated),
                 details=details,
             )
+        self._changed(current.id)
         return SaveOutcome(updated, details["warnings"], details["warning_messages"])
 
     async def delete(
@@ -278,6 +290,7 @@ class DeviceCatalog:
                 device_type_id,
                 before=_audit_before(row, None),
             )
+        self._changed(device_type_id)
 
     async def reset(self, principal: Principal | None, device_type_id: str) -> DeviceType:
         """Drop an admin's overrides of an official type, back to the built-in preset."""
@@ -298,6 +311,7 @@ class DeviceCatalog:
                     before=_audit_before(row, preset),
                     after=_audit_view(preset),
                 )
+        self._changed(device_type_id)
         return preset
 
     async def audit(

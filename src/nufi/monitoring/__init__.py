@@ -1,9 +1,10 @@
 """Monitoring: snapshots and time ranges per device type, unit normalisation, pod attribution."""
 
+from nufi.monitoring.contracts import DeviceTypes, MonitoringPrometheus
 from nufi.monitoring.overview import Overview, OverviewRow
 from nufi.monitoring.range_request import RANGE_METRICS, RangeRequest, parse_range_request
 from nufi.monitoring.range_result import RangeResult, RangeSeries
-from nufi.monitoring.service import DeviceTypes, MonitoringPrometheus, MonitoringService
+from nufi.monitoring.service import MonitoringService
 from nufi.monitoring.settings import MonitoringSettings
 from nufi.monitoring.snapshot import (
     DeviceEntry,

@@ -101,6 +101,20 @@ class Refresher:
             await asyncio.shield(self._waking)
         return self._current()
 
+    @property
+    def version(self) -> int:
+        """Changes with every evaluation: two reads with the same version are served the same snapshot
+        and errors (only the age differs)."""
+        return self._attempts
+
+    def peek(self) -> int | None:
+        """Counts as a read and gives the version a read would serve right now, when it would serve
+        it without waiting; None when a read would wait or wake the refresher (then `read`)."""
+        if self._loop is None or self._waking is not None or not self._has_result():
+            return None
+        self._touch()
+        return self._attempts
+
     def retained(self, snapshot_time: float) -> Snapshot | None:
         """A recent snapshot by its `time`, as a read would serve it; None once it has been dropped."""
         for snapshot in self._retained:

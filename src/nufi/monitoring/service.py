@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Hashable
 from dataclasses import dataclass, replace
-from datetime import datetime
-from typing import Protocol
 
 from nufi.auth import Principal, require_user
 from nufi.cluster import ClusterReader
@@ -27,10 +25,20 @@ from nufi.devices.fetcher import DeviceFetcher
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.spec import DeviceType, MetricKey
 from nufi.errors import NotFound, NufiError
+from nufi.monitoring.audience import Audience, Audiences
+from nufi.monitoring.contracts import (
+    ContinueExpired,
+    DeviceTypes,
+    MonitoringPrometheus,
+    PageRead,
+    StreamItem,
+    TypeStats,
+)
 from nufi.monitoring.evaluation import Sources, evaluate
 from nufi.monitoring.flight import SingleFlight
 from nufi.monitoring.freshness import SeriesMemory
-from nufi.monitoring.masking import Hidden, NamespaceVisibility, hide_all, mask_snapshot
+from nufi.monitoring.lookups import RecentLookups
+from nufi.monitoring.masking import NamespaceVisibility
 from nufi.monitoring.overview import Overview, OverviewRow
 from nufi.monitoring.paging import PageQuery, SnapshotPage, decode_continue, page_snapshot
 from nufi.monitoring.range_cache import RangeCache, Window, align
@@ -38,48 +46,10 @@ from nufi.monitoring.range_chunks import chunks
 from nufi.monitoring.range_queries import peak_expression, range_expressions
 from nufi.monitoring.range_request import Grouping, RangeRequest, parse_range_request
 from nufi.monitoring.range_result import RangeResult, RangeSeries, assemble_range
-from nufi.monitoring.refresher import Refresher, RefresherStats
+from nufi.monitoring.refresher import Refresher
 from nufi.monitoring.settings import MonitoringSettings
 from nufi.monitoring.snapshot import MonitoringError, Snapshot, said_of
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult
-
-
-class ContinueExpired(NufiError):
-    """A `continue` token names a snapshot this replica no longer keeps."""
-
-    status = 410
-    title = "Continue token expired"
-    type = "continue-expired"
-
-
-class DeviceTypes(Protocol):
-    """The part of the device catalog monitoring uses (`DeviceCatalog` in the server)."""
-
-    async def list(self, principal: Principal | None, *, enabled_only: bool = False) -> list[DeviceType]: ...
-
-    async def get(self, principal: Principal | None, device_type_id: str) -> DeviceType: ...
-
-
-class MonitoringPrometheus(Protocol):
-    """The part of the Prometheus gateway monitoring uses."""
-
-    async def query(self, promql: str, time: datetime | float | None = None) -> QueryResult: ...
-
-    async def query_range(
-        self, promql: str, start: datetime | float, end: datetime | float, step_seconds: float
-    ) -> QueryResult: ...
-
-
-@dataclass(frozen=True)
-class TypeStats:
-    """What one type's refresher has done, for NuFi's own metrics."""
-
-    device_type: str
-    stats: RefresherStats
-    refreshing: bool
-    open_streams: int
-    stale_series: int
-    remembered_series: int
 
 
 @dataclass
@@ -88,10 +58,6 @@ class _Watched:
     fetcher: DeviceFetcher
     memory: SeriesMemory
     refresher: Refresher
-
-
-# A stream item: a snapshot, the failure when there is no good snapshot, or None for a heartbeat.
-StreamItem = Snapshot | PrometheusUnavailable | None
 
 
 class MonitoringService:
@@ -108,8 +74,8 @@ class MonitoringService:
         visibility: NamespaceVisibility | None = None,
     ) -> None:
         self._catalog = catalog
-        # Who may see which pod and namespace names; None: everyone sees every name.
-        self._visibility = visibility
+        # Who may see which pod and namespace names.
+        self._audiences = Audiences(visibility)
         self._fetchers = fetchers
         self._sources = Sources(prometheus, reader)
         self._prometheus = prometheus
@@ -118,6 +84,7 @@ class MonitoringService:
         self._background = background
         self._watched: dict[str, _Watched] = {}
         self._lookups: SingleFlight[str, DeviceType] = SingleFlight()
+        self._recent = RecentLookups()
         self._listings: SingleFlight[str, list[DeviceType]] = SingleFlight()
         self._closing: set[asyncio.Future[None]] = set()
         self._open_streams: dict[str, int] = {}
@@ -130,22 +97,52 @@ class MonitoringService:
     async def snapshot(self, principal: Principal | None, device_type_id: str) -> Snapshot:
         """Every node and device of one type, as of the type's latest evaluation."""
         require_user(principal)
-        return await self._masked(principal, await (await self._refresher(principal, device_type_id)).read())
+        audience = await self._audiences.of(principal)
+        snapshot = await (await self._refresher(principal, device_type_id)).read()
+        return self._audiences.masked(snapshot, audience)
 
     async def snapshot_page(
         self, principal: Principal | None, device_type_id: str, query: PageQuery
     ) -> SnapshotPage:
         """One page of a type's nodes, filtered and sorted; the summary covers the whole type. Every
         page after the first comes from the snapshot the first was cut from."""
+        return (await self.read_page(principal, device_type_id, query)).page
+
+    async def read_page(self, principal: Principal | None, device_type_id: str, query: PageQuery) -> PageRead:
+        """`snapshot_page` with what it was cut from: the refresher's version and the reader's audience."""
         require_user(principal)
         token = decode_continue(query)
+        audience = await self._audiences.of(principal)
         refresher = await self._refresher(principal, device_type_id)
-        if token is None:
-            return page_snapshot(await self._masked(principal, await refresher.read()), query)
-        snapshot = refresher.retained(token.snapshot_time)
+        snapshot = await refresher.read() if token is None else refresher.retained(token.snapshot_time)
         if snapshot is None:
             raise ContinueExpired(code="monitoring.continue_expired", field="continue")
-        return page_snapshot(await self._masked(principal, snapshot), query, offset=token.offset)
+        # Taken with no await since the read, so it is the version of this very snapshot.
+        version = (refresher, refresher.version)
+        offset = 0 if token is None else token.offset
+        return PageRead(
+            page_snapshot(self._audiences.masked(snapshot, audience), query, offset=offset), version, audience
+        )
+
+    async def audience(self, principal: Principal | None) -> Audience:
+        """The group of readers who see what `principal` sees (`PageRead.audience`)."""
+        return await self._audiences.of(principal)
+
+    def current_version(self, principal: Principal, device_type_id: str) -> Hashable | None:
+        """The version a read of the type would be served right now without waiting for anything (the
+        catalog, an evaluation), counted as a read; None when a read has to wait (then `read_page`).
+        The caller has authenticated the reader: every user may read every type."""
+        refresher = self._recent.current(device_type_id, lambda: self._refresher(principal, device_type_id))
+        version = None if refresher is None else refresher.peek()
+        return None if version is None else (refresher, version)
+
+    def age_of(self, snapshot_time: float) -> float:
+        """How old a snapshot evaluated at `snapshot_time` is now, as reads report it."""
+        return max(self._clock() - snapshot_time, 0.0)
+
+    def type_changed(self, device_type_id: str) -> None:
+        """A type was created, edited or deleted: the next read looks it up in the catalog."""
+        self._recent.changed(device_type_id)
 
     async def stream(
         self, principal: Principal | None, device_type_id: str, *, heartbeat_seconds: float
@@ -167,7 +164,10 @@ class MonitoringService:
                     yield None
                     continue
                 seen, item = landed
-                yield await self._masked(principal, item) if isinstance(item, Snapshot) else item
+                if isinstance(item, Snapshot):
+                    yield self._audiences.masked(item, await self._audiences.of(principal))
+                else:
+                    yield item
         finally:
             left = self._open_streams.pop(device_type_id) - 1
             if left:
@@ -226,6 +226,7 @@ class MonitoringService:
 
     async def close(self) -> None:
         watched, self._watched = list(self._watched.values()), {}
+        self._recent.close()
         await asyncio.gather(*(w.refresher.close() for w in watched), *self._closing)
 
     async def history(
@@ -336,32 +337,19 @@ class MonitoringService:
 
     # -- internals -----------------------------------------------------------------------------------
 
-    async def _masked(self, principal: Principal | None, snapshot: Snapshot) -> Snapshot:
-        """The snapshot as `principal` may see it: others' pod and namespace names hidden."""
-        if self._visibility is None:
-            return snapshot
-        hidden: Hidden
-        try:
-            namespaces = await self._visibility.hidden_namespaces(principal)
-        except NufiError:
-            # Not knowing whose projects are whose (the cluster cannot be read) hides every name
-            # rather than the whole snapshot.
-            hidden = hide_all
-        else:
-            if not namespaces:
-                return snapshot
-            hidden = namespaces.__contains__
-        return mask_snapshot(snapshot, hidden)
-
     async def _refresher(self, principal: Principal | None, device_type_id: str) -> Refresher:
+        began = self._recent.began()
         try:
             device_type = await self._lookups.run(
                 device_type_id, lambda: self._catalog.get(principal, device_type_id)
             )
         except NotFound:
             self._forget(device_type_id)
+            self._recent.forget(device_type_id)
             raise
-        return self._refresher_of(device_type)
+        refresher = self._refresher_of(device_type)
+        self._recent.found(device_type_id, began, refresher)
+        return refresher
 
     def _refresher_of(self, device_type: DeviceType) -> Refresher:
         """The type's refresher; a new one when the type (or its fetcher) changed since the last read."""
@@ -388,6 +376,7 @@ class MonitoringService:
         return refresher
 
     def _forget(self, device_type_id: str) -> None:
+        self._recent.forget(device_type_id)
         watched = self._watched.pop(device_type_id, None)
         if watched is not None:
             # Nobody reads the old refresher any more; it must not keep evaluating the old expressions.
