@@ -21,6 +21,7 @@ from nufi.api import (
     thermal,
     version,
 )
+from nufi.api.cached_reads import CachedReadsMiddleware
 from nufi.api.guard import install_request_guard
 from nufi.api.lab_proxy import LabProxyMiddleware
 from nufi.api.metrics import HttpMetrics
@@ -28,6 +29,7 @@ from nufi.api.middleware import RequestContextMiddleware
 from nufi.api.openapi import install_openapi
 from nufi.api.problems import install_problem_handlers
 from nufi.api.security_headers import SecurityHeadersMiddleware
+from nufi.api.snapshot_pages import RenderedPages
 from nufi.cluster import ClusterGateway
 from nufi.config import Settings, load_settings
 from nufi.health import DependencyCheck
@@ -82,6 +84,8 @@ def create_app(
     )
     app.state.settings = resolved
     app.state.http_metrics = HttpMetrics()
+    app.state.snapshot_pages = RenderedPages()
+    app.state.http_metrics.watch_pages(app.state.snapshot_pages)
     install_problem_handlers(app)
     install_openapi(app)
     _install_middleware(app, resolved)
@@ -96,6 +100,8 @@ def _install_middleware(app: FastAPI, settings: Settings) -> None:
     # The lab proxy answers /labs/... and /notebook/... itself, outside the guard: a lab's uploads are
     # the lab's to limit. Both faces have it, so a lab opens wherever the dashboard does.
     app.add_middleware(LabProxyMiddleware)
+    # Snapshot reads NuFi has the answer to already skip routing; inside the request id and access log.
+    app.add_middleware(CachedReadsMiddleware)
     app.add_middleware(RequestContextMiddleware, metrics=app.state.http_metrics)
     app.add_middleware(
         SecurityHeadersMiddleware, issuer=settings.oidc_issuer, docs_paths=(app.docs_url, app.redoc_url)

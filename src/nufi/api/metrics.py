@@ -22,6 +22,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Summa
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
+from nufi.api.snapshot_pages import RenderedPages
 from nufi.monitoring import MonitoringService
 from nufi.thermal.controller import ThermalController
 
@@ -60,10 +61,16 @@ class HttpMetrics:
         self.registry.register(self._monitoring)
         self._thermal = _ThermalCollector()
         self.registry.register(self._thermal)
+        self._pages = _PagesCollector()
+        self.registry.register(self._pages)
 
     def watch(self, monitoring: MonitoringService | None) -> None:
         """Report the refreshers of `monitoring` (None: stop reporting them)."""
         self._monitoring.service = monitoring
+
+    def watch_pages(self, pages: RenderedPages) -> None:
+        """Report how `pages` renders and reuses snapshot pages."""
+        self._pages.pages = pages
 
     def watch_thermal(self, controller: ThermalController | None) -> None:
         """Report the thermal controller's node states (None: stop reporting them)."""
@@ -111,6 +118,35 @@ class _ThermalCollector(Collector):
         yield states
         yield cut
         yield leader
+
+
+class _PagesCollector(Collector):
+    """Rendered snapshot pages: how often a page is rendered, and how often one is answered again."""
+
+    def __init__(self) -> None:
+        self.pages: RenderedPages | None = None
+
+    def collect(self) -> Iterator[Metric]:
+        pages = self.pages
+        if pages is None:
+            return
+        yield CounterMetricFamily(
+            "nufi_snapshot_pages_rendered", "Snapshot pages rendered to JSON.", value=pages.rendered
+        )
+        yield CounterMetricFamily(
+            "nufi_snapshot_pages_reused",
+            "Snapshot reads answered with a page rendered before for the same snapshot, query and audience.",
+            value=pages.reused,
+        )
+        yield CounterMetricFamily(
+            "nufi_snapshot_pages_direct",
+            "Of those, reads answered without routing: token and page were at hand.",
+            value=pages.direct,
+        )
+        yield GaugeMetricFamily("nufi_snapshot_pages_kept", "Rendered snapshot pages kept.", value=len(pages))
+        yield GaugeMetricFamily(
+            "nufi_snapshot_pages_kept_bytes", "Bytes of the rendered snapshot pages kept.", value=pages.bytes
+        )
 
 
 class _MonitoringCollector(Collector):

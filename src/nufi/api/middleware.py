@@ -6,6 +6,7 @@ contextvars bound here are visible to the endpoint.
 
 from __future__ import annotations
 
+import logging
 import re
 import uuid
 from time import perf_counter
@@ -21,11 +22,15 @@ from nufi.logging import get_logger
 REQUEST_ID_HEADER = "X-Request-ID"
 # A caller-supplied id is kept only when it cannot smuggle anything into logs or headers.
 _SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
-# Probes and scrapes arrive every few seconds; logging each at INFO would bury everything else.
+# Probes and scrapes arrive every few seconds, and so do the reads of every open monitoring page:
+# logging each answered one at INFO would bury everything else (they are logged at DEBUG; failures are not).
 _QUIET_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+_POLLED_ROUTES = frozenset({"/api/v1/monitoring/overview", "/api/v1/monitoring/{device_type_id}"})
 UNMATCHED_ROUTE = "unmatched"
 
 _access = get_logger("nufi.access")
+# The standard logger behind it: asked first, so a quiet request costs nothing when DEBUG is off.
+_access_debug = logging.getLogger("nufi.access")
 _errors = get_logger("nufi.api")
 
 
@@ -68,16 +73,18 @@ class RequestContextMiddleware:
                 seconds = perf_counter() - began
                 route = _route_template(scope)
                 self.metrics.observe(scope["method"], route, status, seconds)
-                log = _access.debug if scope["path"] in _QUIET_PATHS and status < 400 else _access.info
-                log(
-                    "request",
-                    method=scope["method"],
-                    path=scope["path"],
-                    route=route,
-                    status=status,
-                    duration_ms=round(seconds * 1000, 2),
-                    client=_client(scope),
-                )
+                quiet = status < 400 and (scope["path"] in _QUIET_PATHS or route in _POLLED_ROUTES)
+                if not quiet or _access_debug.isEnabledFor(logging.DEBUG):
+                    log = _access.debug if quiet else _access.info
+                    log(
+                        "request",
+                        method=scope["method"],
+                        path=scope["path"],
+                        route=route,
+                        status=status,
+                        duration_ms=round(seconds * 1000, 2),
+                        client=_client(scope),
+                    )
 
 
 def _route_template(scope: Scope) -> str:

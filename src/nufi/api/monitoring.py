@@ -8,30 +8,29 @@ heartbeats between.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
-import re
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel
 
 from nufi.api.auth import AUTH_RESPONSES, CurrentPrincipal
+from nufi.api.conditional import CACHE_CONTROL, conditional
 from nufi.api.problems import error_body, request_id_of
 from nufi.api.schemas.monitoring import OverviewView, SnapshotPageView
 from nufi.api.schemas.monitoring_range import RangeView
 from nufi.api.schemas.problem import NOT_FOUND, ResponseDocs, problem
-from nufi.api.services import get_monitoring
+from nufi.api.services import get_monitoring, get_snapshot_pages
+from nufi.api.snapshot_pages import RenderedPages
 from nufi.errors import NufiError
 from nufi.monitoring import MonitoringService
+from nufi.monitoring.contracts import StreamItem
 from nufi.monitoring.paging import MAX_PAGE_NODES, PageQuery, page_snapshot, parse_page_query
-from nufi.monitoring.service import StreamItem
 
 router = APIRouter(prefix="/api/v1/monitoring", tags=["monitoring"], responses=AUTH_RESPONSES)
 Monitoring = Annotated[MonitoringService, Depends(get_monitoring)]
+Pages = Annotated[RenderedPages, Depends(get_snapshot_pages)]
 
 _UNAVAILABLE: ResponseDocs = {
     503: problem(
@@ -41,9 +40,6 @@ _UNAVAILABLE: ResponseDocs = {
 }
 _RESPONSES: ResponseDocs = {404: NOT_FOUND, **_UNAVAILABLE}
 
-# Browsers may keep a body, and must ask again (with If-None-Match) before showing it.
-CACHE_CONTROL = "private, no-cache"
-_ENTITY_TAG = re.compile(r'(?:W/)?("[^"]*")')
 _HEADERS: dict[str, Any] = {
     "ETag": {
         "description": "a weak tag hashing the body's bytes without `age_seconds`; send it back as "
@@ -103,6 +99,7 @@ async def snapshot(
     request: Request,
     principal: CurrentPrincipal,
     monitoring: Monitoring,
+    pages: Pages,
     node: NodeFilter = None,
     limit: Limit = None,
     continue_: Annotated[
@@ -112,8 +109,10 @@ async def snapshot(
     order: Order = None,
 ) -> Response:
     query = parse_page_query(node=node, limit=limit, continue_token=continue_, sort=sort, order=order)
-    page = await monitoring.snapshot_page(principal, device_type_id, query)
-    return conditional(request, SnapshotPageView.of_page(page), ageing={"age_seconds"})
+    read = await monitoring.read_page(principal, device_type_id, query)
+    # Keyed by the query string as sent, which is what a cached read (nufi.api.cached_reads) sees.
+    rendered = pages.of((device_type_id, request.scope["query_string"], read.audience), read)
+    return rendered.response(request.headers.getlist("if-none-match"), read.page.snapshot.age_seconds)
 
 
 _EVENTS = (
@@ -185,37 +184,6 @@ def _event(item: StreamItem, query: PageQuery, request_id: str | None) -> str:
 def _sse(event: str, data: str) -> str:
     # JSON has no raw newlines, so one `data:` line carries the whole body.
     return f"event: {event}\ndata: {data}\n\n"
-
-
-def conditional(request: Request, view: BaseModel, *, ageing: Any) -> Response:
-    """`view` as JSON with its ETag, or a 304 without a body when `If-None-Match` names that ETag.
-
-    The tag is weak, over the body without its `ageing` fields (a pydantic `exclude`): a shared
-    snapshot read a second later is the same snapshot, only older, and must still match."""
-    body = view.model_dump_json().encode()
-    tag = "W/" + entity_tag(view.model_dump_json(exclude=ageing).encode())
-    headers = {"ETag": tag, "Cache-Control": CACHE_CONTROL}
-    if none_match(request.headers.getlist("if-none-match"), tag):
-        return Response(status_code=304, headers=headers)
-    return Response(content=body, media_type="application/json", headers=headers)
-
-
-def entity_tag(body: bytes) -> str:
-    """An entity tag for `body`: its SHA-256, base64url, quoted."""
-    digest = base64.urlsafe_b64encode(hashlib.sha256(body).digest()).rstrip(b"=").decode()
-    return f'"{digest}"'
-
-
-def none_match(values: list[str], tag: str) -> bool:
-    """Whether If-None-Match (every header line of it) matches `tag`: `*`, or a listed tag equal to it
-    by the weak comparison RFC 9110 prescribes for If-None-Match (`W/` ignored)."""
-    opaque = tag.removeprefix("W/")
-    for value in values:
-        if value.strip() == "*":
-            return True
-        if opaque in _ENTITY_TAG.findall(value):
-            return True
-    return False
 
 
 @router.get(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import Request
 
+from nufi.api.snapshot_pages import RenderedPages
 from nufi.config import Settings
 from nufi.devices.catalog import DeviceCatalog
 from nufi.monitoring import MonitoringService
@@ -29,3 +30,8 @@ def get_catalog(request: Request) -> DeviceCatalog:
 
 def get_monitoring(request: Request) -> MonitoringService:
     return get_services(request).monitoring
+
+
+def get_snapshot_pages(request: Request) -> RenderedPages:
+    pages: RenderedPages = request.app.state.snapshot_pages
+    return pages

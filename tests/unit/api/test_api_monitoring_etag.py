@@ -15,14 +15,15 @@ from pydantic import SecretStr
 
 from nufi.api import create_app
 from nufi.api.auth import current_principal
-from nufi.api.monitoring import CACHE_CONTROL, entity_tag, none_match
+from nufi.api.conditional import CACHE_CONTROL, entity_tag, none_match
 from nufi.api.services import get_monitoring
 from nufi.auth.principal import Principal
 from nufi.config import Settings
 from nufi.devices.official.nvidia import PRESET as NVIDIA
 from nufi.errors import NotFound
 from nufi.monitoring import DeviceEntry, NodeEntry, Overview, OverviewRow, Snapshot, Summary
-from nufi.monitoring.paging import PageQuery, SnapshotPage, page_snapshot
+from nufi.monitoring.contracts import PageRead
+from nufi.monitoring.paging import PageQuery, page_snapshot
 from support.asgi import serving
 from support.etag import weak_tag
 from support.nufi_app import MEMORY_DATABASE
@@ -49,10 +50,10 @@ class FakeMonitoring:
             raise NotFound(code="device_type.not_found", params={"device_type": device_type_id})
         return self.current
 
-    async def snapshot_page(
-        self, principal: Principal | None, device_type_id: str, query: PageQuery
-    ) -> SnapshotPage:
-        return page_snapshot(await self.snapshot(principal, device_type_id), query)
+    async def read_page(self, principal: Principal | None, device_type_id: str, query: PageQuery) -> PageRead:
+        snapshot = await self.snapshot(principal, device_type_id)
+        # The snapshot itself versions the page: a test that sets another sets a new version.
+        return PageRead(page_snapshot(snapshot, query), id(snapshot), "all")
 
     async def overview(self, principal: Principal | None) -> Overview:
         return Overview((OverviewRow(NVIDIA, self.current),))
