@@ -47,12 +47,16 @@ class Window:
 def align(start: float, end: float, step: float) -> Window:
     """The window at `step` whose end is `end` rounded down to a multiple of `step` and whose start is
     the whole steps the span `end - start` needs before it: it is at least as long as the span, starts
-    no later than `start` and ends no later than `end`, less than one step before it. Exact arithmetic,
-    so asks within one step name bit-for-bit the same window."""
+    no later than `start` (both to the millisecond, Prometheus' resolution) and ends no later than
+    `end`, less than one step before it. Exact arithmetic, so asks within one step name bit-for-bit
+    the same window."""
     # The step as written (15, 0.001), not the binary float nearest it, which is a hair off.
     exact_step = Fraction(repr(step))
     steps_to_end = math.floor(Fraction(end) / exact_step)
-    steps_in_span = math.ceil((Fraction(end) - Fraction(start)) / exact_step)
+    # In whole milliseconds: `now - 3600` and back is 3600 give or take a rounding, which must not
+    # add a step to some asks of the last hour and not to others.
+    span = Fraction(round((end - start) * 1000), 1000)
+    steps_in_span = math.ceil(span / exact_step)
     aligned_end = steps_to_end * exact_step
     # float() of a Fraction rounds to nearest and is monotonic: the bounds stay on the same side.
     return Window(float(aligned_end - steps_in_span * exact_step), float(aligned_end), step)

@@ -27,10 +27,11 @@ def test_an_aligned_window_covers_the_span_asked_and_ends_within_a_step_before_i
 ) -> None:
     start = end - span
     window = align(start, end, step)
-    assert window.start <= start
+    # To the millisecond, Prometheus' resolution.
+    assert window.start <= start + 0.0005
     assert window.end <= end
     assert end - window.end < step
-    assert window.end - window.start >= end - start
+    assert window.end - window.start >= end - start - 0.0005
     assert window.step == step
 
 
@@ -49,6 +50,18 @@ def test_asks_within_one_step_name_the_same_window(
 def test_the_default_hour_at_fifteen_seconds_ends_on_a_boundary() -> None:
     window = align(NOW - 3600 + 7.5, NOW + 7.5, 15.0)
     assert window == Window(NOW - 3600, NOW, 15.0)
+
+
+@given(
+    now=st.floats(min_value=1e9, max_value=4e9, allow_nan=False),
+    later=st.floats(min_value=0, max_value=0.0004),
+)
+def test_an_hour_whose_end_is_read_a_moment_after_its_start_is_still_240_steps(
+    now: float, later: float
+) -> None:
+    # A chart computes its start from its clock, the service its end from its own a moment later.
+    window = align(now - 3600, now + later, 15.0)
+    assert window.end - window.start == 3600
 
 
 def test_an_answer_lives_until_the_next_boundary_or_one_step_when_its_window_is_not_current() -> None:

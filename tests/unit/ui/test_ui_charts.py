@@ -1,10 +1,15 @@
-"""Chart options built from a time range: a line per node, memory in GiB, the legend capped."""
+"""Chart options built from a time range: a line per node, memory in GiB, the legend capped; and the
+range the chart asks for, no more than it draws."""
 
 from __future__ import annotations
 
-from nufi.monitoring import RangeRequest, RangeResult, RangeSeries
+import time
+from typing import Any, cast
+
+from nufi.auth import Principal
+from nufi.monitoring import MonitoringService, RangeRequest, RangeResult, RangeSeries
 from nufi.ui.i18n import Translator
-from nufi.ui.parts.charts import MAX_SERIES, chart_options
+from nufi.ui.parts.charts import CHART_POINTS, MAX_SERIES, chart_options, read_chart
 
 T = 1_700_000_000.0
 
@@ -33,3 +38,28 @@ def test_memory_is_drawn_in_gib() -> None:
 
 def test_a_thousand_nodes_draw_at_most_the_cap() -> None:
     assert len(chart_options(result("power", 1000), Translator("en"))["series"]) == MAX_SERIES
+
+
+class Monitoring:
+    """Records what the chart asks."""
+
+    def __init__(self) -> None:
+        self.asked: dict[str, Any] = {}
+
+    async def history(self, principal: Principal, device_type_id: str, **asked: Any) -> RangeResult:
+        self.asked = {"device_type_id": device_type_id, **asked}
+        return result(asked["metric"], 1)
+
+
+async def test_the_chart_asks_only_for_what_it_draws() -> None:
+    monitoring = Monitoring()
+    me = Principal(subject="u", username="u", roles=frozenset())
+    await read_chart(cast(MonitoringService, monitoring), me, "lpu", "power", 86400)
+    asked = monitoring.asked
+    assert (asked["by"], asked["series"], asked["points"], asked["top"]) == (
+        "node",
+        MAX_SERIES,
+        CHART_POINTS,
+        "latest",
+    )
+    assert abs(time.time() - 86400 - float(asked["start"])) < 60

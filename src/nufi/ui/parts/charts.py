@@ -16,7 +16,7 @@ from nicegui import ui
 
 from nufi.auth import Principal
 from nufi.errors import NufiError
-from nufi.monitoring import RangeResult
+from nufi.monitoring import MonitoringService, RangeResult
 from nufi.ui import context
 from nufi.ui.i18n import Translator
 
@@ -64,18 +64,10 @@ class Charts:
         await self.load()
 
     async def load(self) -> None:
-        end = time.time()
+        monitoring = context.services().monitoring
         try:
-            result: RangeResult | str = await context.services().monitoring.history(
-                self.principal,
-                self.device_type_id,
-                metric=self.metric,
-                start=str(end - RANGES[self.range]),
-                end=str(end),
-                by="node",
-                points=CHART_POINTS,
-                series=MAX_SERIES,
-                top="latest",
+            result: RangeResult | str = await read_chart(
+                monitoring, self.principal, self.device_type_id, self.metric, RANGES[self.range]
             )
         except NufiError as exc:
             result = exc.text(self.t.language)
@@ -90,6 +82,23 @@ class Charts:
             else:
                 options = chart_options(result, self.t)
                 ui.echart(options).classes("w-full h-80").props('data-testid="chart"')
+
+
+async def read_chart(
+    monitoring: MonitoringService, principal: Principal, device_type_id: str, metric: str, span_seconds: int
+) -> RangeResult:
+    """The last `span_seconds` of `metric`, as much as the chart draws: per node, the busiest nodes at
+    the range's end, `CHART_POINTS` points a line."""
+    return await monitoring.history(
+        principal,
+        device_type_id,
+        metric=metric,
+        start=str(time.time() - span_seconds),
+        by="node",
+        points=CHART_POINTS,
+        series=MAX_SERIES,
+        top="latest",
+    )
 
 
 def chart_options(result: RangeResult, t: Translator) -> dict[str, Any]:
