@@ -156,3 +156,15 @@ def test_if_none_match_is_compared_weakly_as_rfc_9110_says() -> None:
 def test_equal_bodies_and_only_they_share_a_tag(one: bytes, other: bytes) -> None:
     assert (entity_tag(one) == entity_tag(other)) == (one == other)
     assert none_match([entity_tag(one)], entity_tag(one))
+
+
+async def test_answered_polls_are_logged_at_debug_and_failures_at_info(
+    client: httpx.AsyncClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert (await client.get(SNAPSHOT)).status_code == 200
+    assert (await client.get(OVERVIEW)).status_code == 200
+    assert (await client.get("/api/v1/monitoring/unknown")).status_code == 404
+    logged = [line for line in capsys.readouterr().out.splitlines() if " request " in line]
+    # Dashboards poll both every few seconds per open page (DEBUG is off); the failure is worth a line.
+    assert len(logged) == 1 and "path=/api/v1/monitoring/unknown" in logged[0] and "status=404" in logged[0]
