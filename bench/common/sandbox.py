@@ -10,6 +10,6 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
-from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun
+from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, running_sandbox, token
 
-__all__ = ["LPU_REGISTRATION", "SandboxRun"]
+__all__ = ["LPU_REGISTRATION", "SandboxRun", "running_sandbox", "token"]
