@@ -44,7 +44,8 @@ class RequestContextMiddleware:
             await self.app(scope, receive, send)
             return
 
-        incoming = Headers(scope=scope).get(REQUEST_ID_HEADER)
+        headers = Headers(scope=scope)
+        incoming = headers.get(REQUEST_ID_HEADER)
         request_id = incoming if incoming and _SAFE_REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
         scope.setdefault("state", {})["request_id"] = request_id
         status = 500
@@ -59,7 +60,7 @@ class RequestContextMiddleware:
             await send(message)
 
         began = perf_counter()
-        language = answer_language(Headers(scope=scope).get("accept-language"))
+        language = answer_language(headers.get("accept-language"))
         with structlog.contextvars.bound_contextvars(request_id=request_id), speaking(language):
             try:
                 await self.app(scope, receive, send_with_id)

@@ -34,7 +34,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nufi.api.lab_proxy import match_lab_path
@@ -45,6 +44,7 @@ REFERRER_POLICY = "same-origin"
 NO_FRAMING = "frame-ancestors 'none'"
 LAB_POLICY = "frame-ancestors 'self'"
 NOT_A_PAGE_POLICY = f"default-src 'none'; {NO_FRAMING}"
+_ALWAYS = ((b"x-content-type-options", NOSNIFF.encode()), (b"referrer-policy", REFERRER_POLICY.encode()))
 # Where FastAPI's get_swagger_ui_html and get_redoc_html load their scripts, styles, fonts and icon.
 _DOCS_SOURCES = {
     "script-src": ("https://cdn.jsdelivr.net",),
@@ -108,18 +108,34 @@ class SecurityHeadersMiddleware:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message.setdefault("headers", [])
-                headers = MutableHeaders(scope=message)
-                headers.setdefault("X-Content-Type-Options", NOSNIFF)
-                headers.setdefault("Referrer-Policy", REFERRER_POLICY)
-                headers.setdefault("Content-Security-Policy", self._policy(path, from_lab, headers))
+                message["headers"] = self._with_headers(message.get("headers", ()), path, from_lab)
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
 
-    def _policy(self, path: str, from_lab: bool, headers: MutableHeaders) -> str:
+    def _with_headers(
+        self, raw: Iterable[tuple[bytes, bytes]], path: str, from_lab: bool
+    ) -> list[tuple[bytes, bytes]]:
+        # One pass over the answer's own headers: every answer goes through here.
+        headers = list(raw)
+        present: set[bytes] = set()
+        content_type = b""
+        for name, value in headers:
+            lowered = name.lower()
+            present.add(lowered)
+            if lowered == b"content-type":
+                content_type = value
+        for name, value in _ALWAYS:
+            if name not in present:
+                headers.append((name, value))
+        if b"content-security-policy" not in present:
+            policy = self._policy(path, from_lab, content_type.decode("latin-1"))
+            headers.append((b"content-security-policy", policy.encode("latin-1")))
+        return headers
+
+    def _policy(self, path: str, from_lab: bool, content_type: str) -> str:
         if from_lab:
             return LAB_POLICY
-        if not headers.get("content-type", "").lower().startswith("text/html"):
+        if not content_type.lower().startswith("text/html"):
             return NOT_A_PAGE_POLICY
         return self.docs_policy if path in self.docs_paths else self.page_policy
