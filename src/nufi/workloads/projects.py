@@ -39,6 +39,7 @@ from nufi.cluster.service_account import ServiceAccountRef
 from nufi.db import Database
 from nufi.db.intents import Intent, IntentStore
 from nufi.errors import Conflict, DependencyUnavailable, Forbidden, NotFound, ValidationFailed
+from nufi.monitoring.flight import SingleFlight
 from nufi.workloads.intents import Outcome, Recorder
 from nufi.workloads.labels import MANAGED_BY, MANAGED_BY_NUFI, MEMBERS_ANNOTATION, PROJECT
 from nufi.workloads.names import check_name, check_stored_username, check_username, is_name
@@ -98,6 +99,7 @@ class ProjectService:
         self._service_account = service_account
         # Monitoring asks on every snapshot a non-admin reads; a list this fresh answers them all.
         self._listed: tuple[float, list[Project]] | None = None
+        self._listings: SingleFlight[str, list[Project]] = SingleFlight()
 
     # -- reads ---------------------------------------------------------------------------------------
 
@@ -253,11 +255,18 @@ class ProjectService:
         return sorted(projects, key=lambda p: p.name)
 
     async def _recent(self) -> list[Project]:
-        """Every project, listed at most `_LISTING_TTL_SECONDS` ago."""
+        """Every project, listed at most `_LISTING_TTL_SECONDS` ago; callers that find the listing out
+        of date together share one new listing (each monitoring read of a non-admin asks)."""
         now = time.monotonic()
         if self._listed is None or now - self._listed[0] > _LISTING_TTL_SECONDS:
-            self._listed = (now, await self._all())
+            return await self._listings.run("all", self._relist)
         return self._listed[1]
+
+    async def _relist(self) -> list[Project]:
+        at = time.monotonic()
+        projects = await self._all()
+        self._listed = (at, projects)
+        return projects
 
     async def _contents(self, namespace: str) -> tuple[ProjectObject, ...]:
         found: list[ProjectObject] = []
