@@ -7,21 +7,26 @@ inside the request id, access log, metrics and security headers, answers those r
 routing, dependency injection or a model — and steps aside, to the route, at the first thing it does
 not already know: no principal cached for the token (`TokenVerifier.cached`), a type not looked up
 within the catalog recheck time or whose refresher would have to evaluate
-(`MonitoringService.current_version`), no page kept for that version (`RenderedPages`), a body, two
-`Authorization` headers, or dependency overrides (tests). The route answers exactly the same bytes,
-so whichever answers, the reader cannot tell.
+(`MonitoringService.current_version`), a query the route has not answered for that audience
+(`RenderedPages`), a body, two `Authorization` headers, or dependency overrides (tests). When the
+type was evaluated again since its page was kept, the first reader cuts and renders it again here,
+without awaiting anything, so the readers in flight never all take the route at once. The route
+answers exactly the same bytes, so whichever answers, the reader cannot tell.
 """
 
 from __future__ import annotations
+
+from urllib.parse import parse_qsl
 
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from nufi.api import monitoring
-from nufi.api.snapshot_pages import RenderedPages
+from nufi.api.snapshot_pages import PageKey, RenderedPages
 from nufi.auth import bearer_token
 from nufi.errors import NufiError
+from nufi.monitoring.paging import PageQuery, parse_page_query
 from nufi.services import Services
 
 SNAPSHOT_PREFIX = "/api/v1/monitoring/"
@@ -68,16 +73,41 @@ class CachedReadsMiddleware:
         principal = services.verifier.cached(token)
         if principal is None:
             return None
-        version = services.monitoring.current_version(principal, type_id)
+        monitoring = services.monitoring
+        audience = await monitoring.audience(principal)
+        # Nothing is awaited from here on: the version stays the one the page is cut from.
+        version = monitoring.current_version(principal, type_id)
         if version is None:
             return None
-        audience = await services.monitoring.audience(principal)
-        page = pages.get((type_id, scope["query_string"], audience), version)
+        key: PageKey = (type_id, scope["query_string"], audience)
+        page = pages.get(key, version)
         if page is None:
-            return None
+            # A new evaluation: the first reader renders the page again, here, so the readers in
+            # flight do not all go through the route at once. Only a query the route has answered
+            # (a page is kept for it) is cut here, parsed as the route parses it.
+            query = _page_query(scope["query_string"]) if key in pages else None
+            read = None if query is None else monitoring.read_page_now(version, query, audience)
+            if read is None:
+                return None
+            page = pages.of(key, read)
         pages.direct += 1
         scope["route"] = SNAPSHOT_ROUTE
         return page.response(if_none_match, services.monitoring.age_of(page.snapshot_time))
+
+
+def _page_query(query_string: bytes) -> PageQuery | None:
+    # The last of repeated parameters counts, as in the route's own parsing (Starlette's QueryParams).
+    values = dict(parse_qsl(query_string.decode("latin-1"), keep_blank_values=True))
+    try:
+        return parse_page_query(
+            node=values.get("node"),
+            limit=values.get("limit"),
+            continue_token=values.get("continue"),
+            sort=values.get("sort"),
+            order=values.get("order"),
+        )
+    except NufiError:
+        return None
 
 
 def _headers(scope: Scope) -> tuple[str, list[str]] | None:

@@ -107,6 +107,10 @@ class RenderedPages:
     def __len__(self) -> int:
         return len(self._pages)
 
+    def __contains__(self, key: PageKey) -> bool:
+        """Whether a page is kept for `key`, of whatever version."""
+        return key in self._pages
+
     @property
     def bytes(self) -> int:
         return self._bytes

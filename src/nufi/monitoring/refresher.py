@@ -101,6 +101,13 @@ class Refresher:
             await asyncio.shield(self._waking)
         return self._current()
 
+    async def outcome(self) -> Snapshot | PrometheusUnavailable:
+        """`read`, with the failure returned rather than raised (for reading many types at once)."""
+        try:
+            return await self.read()
+        except PrometheusUnavailable as exc:
+            return exc
+
     @property
     def version(self) -> int:
         """Changes with every evaluation: two reads with the same version are served the same snapshot
@@ -114,6 +121,12 @@ class Refresher:
             return None
         self._touch()
         return self._attempts
+
+    def served(self) -> Snapshot | None:
+        """What `read` would serve right now without waiting (after `peek` said so), else None."""
+        if self._latest is None:
+            return None
+        return self._served(self._latest)
 
     def retained(self, snapshot_time: float) -> Snapshot | None:
         """A recent snapshot by its `time`, as a read would serve it; None once it has been dropped."""

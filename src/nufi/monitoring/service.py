@@ -39,7 +39,7 @@ from nufi.monitoring.flight import SingleFlight
 from nufi.monitoring.freshness import SeriesMemory
 from nufi.monitoring.lookups import RecentLookups
 from nufi.monitoring.masking import NamespaceVisibility
-from nufi.monitoring.overview import Overview, OverviewRow
+from nufi.monitoring.overview import Overview
 from nufi.monitoring.paging import PageQuery, SnapshotPage, decode_continue, page_snapshot
 from nufi.monitoring.range_cache import RangeCache, Window, align
 from nufi.monitoring.range_chunks import chunks
@@ -136,6 +136,20 @@ class MonitoringService:
         version = None if refresher is None else refresher.peek()
         return None if version is None else (refresher, version)
 
+    def read_page_now(self, version: Hashable, query: PageQuery, audience: Audience) -> PageRead | None:
+        """`read_page` for a reader of `audience` at the `version` `current_version` just gave, with
+        nothing awaited, so no other read runs in between; None when that page cannot be cut now."""
+        refresher = version[0] if isinstance(version, tuple) else None
+        if not isinstance(refresher, Refresher) or (refresher, refresher.version) != version:
+            return None
+        token = decode_continue(query)
+        snapshot = refresher.served() if token is None else refresher.retained(token.snapshot_time)
+        if snapshot is None:
+            return None
+        offset = 0 if token is None else token.offset
+        page = page_snapshot(self._audiences.masked(snapshot, audience), query, offset=offset)
+        return PageRead(page, version, audience)
+
     def age_of(self, snapshot_time: float) -> float:
         """How old a snapshot evaluated at `snapshot_time` is now, as reads report it."""
         return max(self._clock() - snapshot_time, 0.0)
@@ -189,27 +203,12 @@ class MonitoringService:
                 refreshers[device_type.id] = self._refresher_of(device_type)
             except UnknownFetcher as exc:
                 unusable[device_type.id] = MonitoringError("catalog", exc.detail, said=said_of(exc))
-        read = await asyncio.gather(*(_read_or_failure(r) for r in refreshers.values()))
+        read = await asyncio.gather(*(r.outcome() for r in refreshers.values()))
         outcomes = dict(zip(refreshers, read, strict=True))
         failures = [o for o in outcomes.values() if isinstance(o, PrometheusUnavailable)]
         if failures and len(failures) == len(outcomes):
             raise failures[0]
-        rows = []
-        for device_type in types:
-            outcome = outcomes.get(device_type.id)
-            if isinstance(outcome, Snapshot):
-                rows.append(OverviewRow(device_type, outcome))
-            elif isinstance(outcome, PrometheusUnavailable):
-                rows.append(
-                    OverviewRow(
-                        device_type,
-                        None,
-                        (MonitoringError("prometheus", outcome.detail, said=said_of(outcome)),),
-                    )
-                )
-            else:
-                rows.append(OverviewRow(device_type, None, (unusable[device_type.id],)))
-        return Overview(tuple(rows))
+        return Overview.of(types, outcomes, unusable)
 
     def stats(self) -> list[TypeStats]:
         return [
@@ -394,10 +393,3 @@ class MonitoringService:
 def _aligned(request: RangeRequest) -> RangeRequest:
     window = align(request.start, request.end, request.step_seconds)
     return replace(request, start=window.start, end=window.end)
-
-
-async def _read_or_failure(refresher: Refresher) -> Snapshot | PrometheusUnavailable:
-    try:
-        return await refresher.read()
-    except PrometheusUnavailable as exc:
-        return exc

@@ -3,6 +3,7 @@ snapshot, query and audience, and never from another reader's token or another v
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -109,3 +110,24 @@ async def test_an_edit_is_served_at_once_though_the_old_page_was_kept(
     assert {d["temperature_celsius"] for n in after.json()["nodes"] for d in n["devices"]} == {21.25, 5.5}
     assert (await nufi.delete("/api/v1/admin/devices/kept-lpu", headers=admin)).status_code == 204
     assert (await nufi.get(path, headers=user)).status_code == 404
+
+
+async def test_steady_readers_follow_new_evaluations_without_taking_the_route(
+    nufi: httpx.AsyncClient, user: dict[str, str]
+) -> None:
+    query = {"limit": "2", "sort": "temperature"}
+    assert (await nufi.get(PAGE, params=query, headers=user)).status_code == 200
+    before = await counters(nufi)
+    times: set[str] = set()
+    # Two seconds of steady reads span evaluations of the type (refreshed every second here).
+    for _ in range(40):
+        response = await nufi.get(PAGE, params=query, headers=user)
+        assert response.status_code == 200
+        times.add(response.json()["time"])
+        await asyncio.sleep(0.05)
+    after = await counters(nufi)
+    direct = after["nufi_snapshot_pages_direct_total"] - before["nufi_snapshot_pages_direct_total"]
+    assert len(times) >= 2, "no new evaluation was read"
+    # Every read was answered without routing, the first of each new snapshot included: its page
+    # was cut and rendered there (steady reads keep the catalog lookup current in the background).
+    assert direct == 40

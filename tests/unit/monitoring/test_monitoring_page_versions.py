@@ -160,3 +160,14 @@ async def test_readers_share_an_audience_only_when_they_may_see_the_same_names()
     assert await service.audience(ALICE) == SEES_NONE
     assert (await service.read_page(ALICE, "a", PageQuery())).audience == SEES_NONE
     await service.close()
+
+
+async def test_a_page_is_cut_now_only_at_the_version_just_given(monitoring: MonitoringService) -> None:
+    read = await monitoring.read_page(ME, "a", PageQuery(limit=1))
+    version = monitoring.current_version(ME, "a")
+    now = monitoring.read_page_now(version, PageQuery(limit=1), "all")
+    assert now is not None and now.version == read.version
+    assert now.page.snapshot.time == read.page.snapshot.time and now.page.matched_nodes == 1
+    refresher = version[0]  # type: ignore[index]
+    assert monitoring.read_page_now((refresher, refresher.version + 1), PageQuery(), "all") is None
+    assert monitoring.read_page_now("not a version", PageQuery(), "all") is None
