@@ -14,7 +14,6 @@ import httpx
 
 from bench.common.gpu_world import gpu_world
 from bench.common.sandbox import LPU_REGISTRATION, running_sandbox, token
-from bench.dashboard_page.server import World as DashboardWorld
 from bench.dashboard_server import settings_env
 from bench.http_reads.compare import Target
 from nufi_sandbox.idp.realm import DEFAULT_USERS_FILE
@@ -66,7 +65,8 @@ def lpu_page() -> Iterator[Page]:
 def gpu_page(work: Path) -> Iterator[Page]:
     with gpu_world(work, users_file=DEFAULT_USERS_FILE) as world:
         port = free_port()
-        env = settings_env(DashboardWorld(world).settings)
+        # API reads with the CLI client's tokens: no audience asked of them (the dashboard's is not in them).
+        env = settings_env(world.settings())
         argv = [
             str(Path(sys.executable).with_name("nufi")),
             "serve",
