@@ -10,12 +10,7 @@ Each family (utilization, temperature, power; memory used, and total or free) be
   for equality, never as a regex; it passes through label_replace's template, where `$` is written
   `$$`, and then becomes a double-quoted PromQL string (interop-facts §6.3);
 - per node, Prometheus aggregates the per-device series over their finite values: the average for
-  utilization and temperature, the sum for memory and power;
-- limited to the N highest series (`series`), kept by Prometheus itself so that only they travel:
-  `(E') and on (<labels>) topk(N, R)`, where R ranks every series of `E'` once for the whole range,
-  evaluated at the range's end (`@ end()`): its value there (`latest`, a one-step subquery) or its
-  highest over the range (`peak`, a subquery at the range's step). For memory every family is ranked
-  by the memory in use, so used and total name the same devices.
+  utilization and temperature, the sum for memory and power.
 """
 
 from __future__ import annotations
@@ -47,25 +42,10 @@ def families(device_type: DeviceType, metric: RangeMetric) -> dict[MetricKey, st
 
 def range_expressions(device_type: DeviceType, request: RangeRequest) -> dict[MetricKey, str]:
     """One PromQL expression per series family of the requested metric."""
-    found = families(device_type, request.metric)
-    expressions = {key: range_expression(e, device_type.labels, request) for key, e in found.items()}
-    if request.series is None or not expressions:
-        return expressions
-    ranked = expressions.get("memory_used", next(iter(expressions.values())))
-    kept = top_series(ranked, device_type.labels, request)
-    return {key: f"({expression}) and on ({kept[0]}) {kept[1]}" for key, expression in expressions.items()}
-
-
-def top_series(expression: str, labels: LabelsDraft, request: RangeRequest) -> tuple[str, str]:
-    """The labels naming a series, and the `request.series` highest series of `expression` by
-    `request.top`, one ranking for the whole range (evaluated at its end)."""
-    names = labels.node if request.by == "node" else f"{labels.node}, {labels.device}"
-    step = _duration(request.step_seconds)
-    if request.top == "peak":
-        ranking = f"max_over_time(({expression})[{_duration(request.end - request.start)}:{step}] @ end())"
-    else:
-        ranking = f"last_over_time(({expression})[{step}:{step}] @ end())"
-    return names, f"topk({request.series}, {ranking})"
+    return {
+        key: range_expression(expression, device_type.labels, request)
+        for key, expression in families(device_type, request.metric).items()
+    }
 
 
 def range_expression(expression: str, labels: LabelsDraft, request: RangeRequest) -> str:

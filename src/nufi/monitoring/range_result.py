@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from nufi.devices.spec import DeviceType, MetricKey
 from nufi.devices.units import MemoryUnit, to_bytes
@@ -128,3 +129,24 @@ def _unplaced(count: int, node_label: str, device_label: str | None) -> Message:
         "monitoring.series_unplaced_device",
         {"count": count, "node_label": node_label, "device_label": device_label},
     )
+
+
+def limit_series(result: RangeResult) -> RangeResult:
+    """At most `request.series` series of `result`, the highest by `request.top`: the last value in the
+    window (`latest`) or the highest (`peak`), memory by the memory in use; kept in their order. Chosen
+    here, after the one query every reader of the window shares, so readers asking for any number of
+    series still share it, and only the series kept are sent."""
+    limit = result.request.series
+    if limit is None or len(result.series) <= limit:
+        return result
+    rank = _peak if result.request.top == "peak" else _latest
+    kept = set(sorted(range(len(result.series)), key=lambda i: rank(result.series[i]), reverse=True)[:limit])
+    return replace(result, series=tuple(s for i, s in enumerate(result.series) if i in kept))
+
+
+def _latest(series: RangeSeries) -> float:
+    return series.values[-1][1] if series.values else -math.inf
+
+
+def _peak(series: RangeSeries) -> float:
+    return max((value for _, value in series.values), default=-math.inf)

@@ -45,7 +45,7 @@ from nufi.monitoring.range_cache import RangeCache, Window, align
 from nufi.monitoring.range_chunks import chunks
 from nufi.monitoring.range_queries import peak_expression, range_expressions
 from nufi.monitoring.range_request import Grouping, RangeRequest, parse_range_request
-from nufi.monitoring.range_result import RangeResult, RangeSeries, assemble_range
+from nufi.monitoring.range_result import RangeResult, RangeSeries, assemble_range, limit_series
 from nufi.monitoring.refresher import Refresher
 from nufi.monitoring.settings import MonitoringSettings
 from nufi.monitoring.snapshot import MonitoringError, Snapshot, said_of
@@ -247,7 +247,8 @@ class MonitoringService:
         """A time range of one metric of one type, per device or per node, its window aligned to its
         step so that every reader of the same range shares one query per expression
         (`nufi.monitoring.range_cache`). `points` caps the points per series of the default step,
-        `series` the series, the highest by `top` (`latest` or `peak`)."""
+        `series` the series sent, the highest by `top` (`latest` or `peak`), chosen after the shared
+        query."""
         require_user(principal)
         request = _aligned(
             parse_range_request(
@@ -280,7 +281,9 @@ class MonitoringService:
         unreachable = [o for o in results if isinstance(o, PrometheusUnavailable)]
         if unreachable and len(unreachable) == len(results):
             raise unreachable[0]
-        return assemble_range(device_type, request, outcomes, expressions, usable=fetcher.usable)
+        return limit_series(
+            assemble_range(device_type, request, outcomes, expressions, usable=fetcher.usable)
+        )
 
     async def peak_history(
         self,

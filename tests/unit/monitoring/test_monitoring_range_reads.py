@@ -1,5 +1,5 @@
-"""Ranges through the service: readers share one query per family and window, whoever they are; a
-chart's budget of points and series reaches Prometheus as a coarser step and a `topk`."""
+"""Ranges through the service: readers share one query per family and window, whoever they are and
+however many series they keep; a chart's budget of points reaches Prometheus as a coarser step."""
 
 from __future__ import annotations
 
@@ -14,10 +14,8 @@ from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.devices.spec import DeviceType
 from nufi.errors import ValidationFailed
 from nufi.monitoring import MonitoringService, MonitoringSettings
-from nufi.monitoring.range_queries import range_expressions
 from nufi.monitoring.range_result import RangeSeries
 from nufi.prom import QueryResult, Series
-from nufi.prom.promql import parse_expression
 
 from .range_helpers import LPU, parse
 
@@ -57,9 +55,17 @@ class Prometheus:
     ) -> QueryResult:
         assert isinstance(start, float) and isinstance(end, float)
         self.ranges.append((promql, start, end, step_seconds))
-        points = ((start, 50.0), (end, 60.0))
-        labels = [{"node": "n1", "device": "lpu0", "pod": "secret"}, {"node": "n2", "device": "lpu0"}]
-        return QueryResult("matrix", series=tuple(Series(metric=m, points=points) for m in labels))
+        # n1: 50 then 60; n2: 90 then 10 (memory: in use, and a size the same for both).
+        total = "total" in promql
+        n1 = ((start, 50.0), (end, 60.0)) if not total else ((start, 100.0), (end, 100.0))
+        n2 = ((start, 90.0), (end, 10.0)) if not total else ((start, 100.0), (end, 100.0))
+        return QueryResult(
+            "matrix",
+            series=(
+                Series(metric={"node": "n1", "device": "lpu0", "pod": "secret"}, points=n1),
+                Series(metric={"node": "n2", "device": "lpu0"}, points=n2),
+            ),
+        )
 
 
 def service(prometheus: Prometheus, clock: Clock) -> MonitoringService:
@@ -106,8 +112,9 @@ async def test_filters_and_groupings_are_asked_apart() -> None:
     await monitoring.history(ALICE, "lpu", metric="utilization")
     await monitoring.history(ALICE, "lpu", metric="utilization", node="n1")
     await monitoring.history(ALICE, "lpu", metric="utilization", by="node")
-    await monitoring.history(ALICE, "lpu", metric="utilization", series=1)
-    assert len({asked[0] for asked in prometheus.ranges}) == 4
+    await monitoring.history(ALICE, "lpu", metric="utilization", step="30")
+    assert len({asked[0] for asked in prometheus.ranges}) == 3
+    assert len(prometheus.ranges) == 4
 
 
 def test_range_series_carry_no_pod_or_namespace_to_hide() -> None:
@@ -139,21 +146,22 @@ def test_budgets_out_of_bounds_are_refused_naming_the_parameter(
     assert (refused.value.field, refused.value.code) == (field, code)
 
 
-def test_a_series_limit_keeps_the_highest_at_the_end_ranked_once_for_the_whole_range() -> None:
-    (latest,) = range_expressions(LPU, parse(metric="utilization", by="node", series=20)).values()
-    node = "avg by (node) (((max by (node, device) (lpu_utilization_percent)) < +Inf) > -Inf)"
-    assert latest == f"({node}) and on (node) topk(20, last_over_time(({node})[15000ms:15000ms] @ end()))"
-    (peak,) = range_expressions(LPU, parse(metric="temperature", series=3, top="peak")).values()
-    assert peak.endswith(
-        "and on (node, device) topk(3, max_over_time((max by (node, device) "
-        "(lpu_temperature_celsius))[3600000ms:15000ms] @ end()))"
-    )
-    parse_expression(latest)
-    parse_expression(peak)
+async def test_a_series_limit_keeps_the_highest_after_the_one_shared_query() -> None:
+    prometheus, clock = Prometheus(), Clock()
+    monitoring = service(prometheus, clock)
+    every = await monitoring.history(ALICE, "lpu", metric="utilization", by="node")
+    latest = await monitoring.history(ALICE, "lpu", metric="utilization", by="node", series=1)
+    peak = await monitoring.history(ALICE, "lpu", metric="utilization", by="node", series=1, top="peak")
+    assert len(prometheus.ranges) == 1
+    assert [s.node for s in every.series] == ["n1", "n2"]
+    # n1 ends at 60 and peaked at 60, n2 ends at 10 but peaked at 90.
+    assert [s.node for s in latest.series] == ["n1"]
+    assert [s.node for s in peak.series] == ["n2"]
+    assert peak.series[0] == every.series[1]
 
 
-def test_memory_families_are_ranked_by_the_memory_in_use_so_they_name_the_same_devices() -> None:
-    memory = range_expressions(LPU, parse(metric="memory", series=5))
-    rankings = {expression.split(" and on ")[-1] for expression in memory.values()}
-    assert len(rankings) == 1
-    assert "lpu_memory_used_bytes" in rankings.pop()
+async def test_memory_is_ranked_by_the_memory_in_use() -> None:
+    prometheus, clock = Prometheus(), Clock()
+    monitoring = service(prometheus, clock)
+    (kept,) = (await monitoring.history(ALICE, "lpu", metric="memory", by="node", series=1)).series
+    assert kept.node == "n1" and kept.total is not None
