@@ -27,6 +27,7 @@ from nufi.errors import NufiError
 from nufi.monitoring import MonitoringService
 from nufi.monitoring.contracts import StreamItem
 from nufi.monitoring.paging import MAX_PAGE_NODES, PageQuery, page_snapshot, parse_page_query
+from nufi.monitoring.range_request import MAX_POINTS, MAX_SERIES_LIMIT, MIN_POINTS
 
 router = APIRouter(prefix="/api/v1/monitoring", tags=["monitoring"], responses=AUTH_RESPONSES)
 Monitoring = Annotated[MonitoringService, Depends(get_monitoring)]
@@ -208,10 +209,15 @@ async def history(
     by: Annotated[str | None, Query(description="device (default) or node")] = None,
     points: Annotated[
         int | None,
-        Query(description="at most this many points per series (2-500) when step is not given"),
+        Query(
+            ge=MIN_POINTS,
+            le=MAX_POINTS,
+            description="at most this many points per series when step is not given: what a chart draws",
+        ),
     ] = None,
     series: Annotated[
-        int | None, Query(description="at most this many series (1-1000), the highest by `top`; default all")
+        int | None,
+        Query(ge=1, le=MAX_SERIES_LIMIT, description="at most this many series, the highest by `top`"),
     ] = None,
     top: Annotated[
         str | None,
