@@ -1,7 +1,8 @@
 """Response body of a monitoring time range, built from a `nufi.monitoring.RangeResult`.
 
 A point is `[unix seconds, value]`. Memory series carry `used` and `total` in whole bytes; the other
-metrics carry `values` in their unit.
+metrics carry `values` in their unit. `start` and `end` are the window answered: the one asked, aligned
+to the step so that readers of the same range share one query (`nufi.monitoring.range_cache`).
 """
 
 from __future__ import annotations
@@ -40,8 +41,10 @@ class RangeView(_View):
     by: Grouping
     node: str | None
     device: str | None
-    start: Instant
-    end: Instant
+    start: Instant = Field(description="the window's first point: start asked, aligned to the step")
+    end: Instant = Field(
+        description="the window's last point: end asked, rounded down to a multiple of the step"
+    )
     step_seconds: float
     series: list[SeriesView | MemorySeriesView]
     errors: list[MonitoringErrorView]
