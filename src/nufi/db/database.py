@@ -41,11 +41,11 @@ class Database:
 
     @property
     def single_connection(self) -> bool:
-        """True for an in-memory SQLite database: one connection shared by every session, so two
-        sessions open at once (a background loop beside a request) trip over each other."""
+        """True for an in-memory SQLite database: one connection shared by every session, which
+        therefore take turns (`nufi.db.session`); background loops are not started beside requests."""
         return isinstance(self.engine.pool, StaticPool)
 
-    def session(self) -> AsyncSession:
+    def session(self) -> AbstractAsyncContextManager[AsyncSession]:
         """A session for reading (use it as `async with`); it writes nothing unless you commit."""
         return self.sessions()
 
