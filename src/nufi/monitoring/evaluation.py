@@ -71,7 +71,9 @@ async def evaluate(
         ]
     if cluster_error is not None:
         errors.append(cluster_error)
-    return assemble_snapshot(
+    # Joining thousands of devices takes a while: in a worker thread, reads go on being answered.
+    return await asyncio.to_thread(
+        assemble_snapshot,
         device_type,
         readings,
         time=at,
@@ -88,4 +90,4 @@ async def _cluster_view(
         state = await reader.state()
     except DependencyUnavailable as exc:
         return None, MonitoringError("kubernetes", exc.detail, said=said_of(exc))
-    return view_of(device_type, fetcher, state), None
+    return await asyncio.to_thread(view_of, device_type, fetcher, state), None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from collections.abc import Generator
@@ -39,6 +40,8 @@ _QUERY_TIMEOUT_SHARE = 0.9
 _COUNT_HTTP_MARGIN_SECONDS = 1.0
 # The largest answer read from Prometheus without a setting (NUFI_PROMETHEUS_MAX_RESPONSE_BYTES).
 _DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+# Answers larger than this are decoded in a worker thread (a 1,000-node type's answers are megabytes).
+_DECODED_ASIDE_BYTES = 256 * 1024
 
 Instant = datetime | float
 
@@ -216,10 +219,14 @@ class PrometheusGateway:
             ) from exc
         except httpx.HTTPError as exc:
             raise self._unreachable(exc) from exc
-        envelope = self._envelope(body, response.status_code, path)
-        if envelope.get("status") == "success":
-            warnings = envelope.get("warnings") or []
-            return parse_query_data(envelope.get("data"), warnings if isinstance(warnings, list) else [])
+        if len(body) > _DECODED_ASIDE_BYTES:
+            # Decoding a large answer takes tens of milliseconds: in a thread, the event loop goes on
+            # answering requests meanwhile instead of stalling all of them.
+            envelope, result = await asyncio.to_thread(self._decoded, body, response.status_code, path)
+        else:
+            envelope, result = self._decoded(body, response.status_code, path)
+        if result is not None:
+            return result
         error_type = str(envelope.get("errorType") or "unknown")
         error = str(envelope.get("error") or f"HTTP {response.status_code}")
         if error_type in _QUERY_FAULTS:
@@ -259,6 +266,17 @@ class PrometheusGateway:
         return PrometheusAnswerTooLarge(
             query=promql, limit_bytes=limit, params={"url": self._base_url, "limit": _format_bytes(limit)}
         )
+
+    def _decoded(
+        self, content: bytes, status_code: int, path: str
+    ) -> tuple[dict[str, Any], QueryResult | None]:
+        """The envelope of an answer, and its result when it is a success."""
+        envelope = self._envelope(content, status_code, path)
+        if envelope.get("status") != "success":
+            return envelope, None
+        warnings = envelope.get("warnings") or []
+        result = parse_query_data(envelope.get("data"), warnings if isinstance(warnings, list) else [])
+        return envelope, result
 
     def _envelope(self, content: bytes, status_code: int, path: str) -> dict[str, Any]:
         try:
