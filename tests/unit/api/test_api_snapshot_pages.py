@@ -10,12 +10,17 @@ from hypothesis import strategies as st
 
 from nufi.api.conditional import entity_tag
 from nufi.api.schemas.monitoring import SnapshotPageView
-from nufi.api.snapshot_pages import RenderedPages, render
+from nufi.api.snapshot_pages import PageKey, RenderedPages, render
 from nufi.monitoring import DeviceEntry, NodeEntry, Snapshot, Summary
+from nufi.monitoring.audience import SEES_ALL
 from nufi.monitoring.contracts import PageRead
 from nufi.monitoring.paging import PageQuery, page_snapshot
 
 NOW = 1_700_000_000.0
+
+
+def page_key(type_id: str, query: bytes = b"") -> PageKey:
+    return (type_id, query, SEES_ALL)
 
 
 def read(utilization: float, *, version: object = 1, nodes: int = 1, age: float = 0.0) -> PageRead:
@@ -47,12 +52,12 @@ def test_the_etag_ignores_the_age_and_follows_the_data() -> None:
 
 def test_a_page_is_rendered_once_per_key_and_version() -> None:
     pages = RenderedPages()
-    key = ("lpu", b"limit=1", "all")
+    key = page_key("lpu", b"limit=1")
     first = pages.of(key, read(40.0))
     assert pages.of(key, read(40.0)) is first
     assert pages.get(key, 1) is first
     assert pages.get(key, 2) is None
-    assert pages.get(("lpu", b"limit=2", "all"), 1) is None
+    assert pages.get(page_key("lpu", b"limit=2"), 1) is None
     assert pages.get(("lpu", b"limit=1", frozenset({"team-b"})), 1) is None
     newer = pages.of(key, read(50.0, version=2))
     assert newer is not first and pages.get(key, 2) is newer and len(pages) == 1
@@ -63,12 +68,12 @@ def test_kept_pages_stay_within_their_count_and_bytes_least_recently_used_first_
     size = render(read(40.0, nodes=5)).size
     pages = RenderedPages(max_pages=3, max_bytes=size * 2 + size // 2)
     for name in ("a", "b", "c"):
-        pages.of((name, b"", "all"), read(40.0, nodes=5))
+        pages.of(page_key(name), read(40.0, nodes=5))
     assert len(pages) == 2 and pages.bytes <= size * 2 + size // 2
-    assert pages.get(("a", b"", "all"), 1) is None  # the oldest went first
-    pages.get(("b", b"", "all"), 1)  # b is used again: c goes next
-    pages.of(("d", b"", "all"), read(40.0, nodes=5))
-    assert pages.get(("b", b"", "all"), 1) is not None and pages.get(("c", b"", "all"), 1) is None
+    assert pages.get(page_key("a"), 1) is None  # the oldest went first
+    pages.get(page_key("b"), 1)  # b is used again: c goes next
+    pages.of(page_key("d"), read(40.0, nodes=5))
+    assert pages.get(page_key("b"), 1) is not None and pages.get(page_key("c"), 1) is None
     # A page larger than the whole budget is answered but not kept.
     tiny = RenderedPages(max_bytes=10)
-    assert tiny.of(("x", b"", "all"), read(40.0)).size > 10 and len(tiny) == 0 and tiny.bytes == 0
+    assert tiny.of(page_key("x"), read(40.0)).size > 10 and len(tiny) == 0 and tiny.bytes == 0
