@@ -73,10 +73,10 @@ class CachedReadsMiddleware:
         principal = services.verifier.cached(token)
         if principal is None:
             return None
-        monitoring = services.monitoring
-        audience = await monitoring.audience(principal)
+        service = services.monitoring
+        audience = await service.audience(principal)
         # Nothing is awaited from here on: the version stays the one the page is cut from.
-        version = monitoring.current_version(principal, type_id)
+        version = service.current_version(principal, type_id)
         if version is None:
             return None
         key: PageKey = (type_id, scope["query_string"], audience)
@@ -86,13 +86,13 @@ class CachedReadsMiddleware:
             # flight do not all go through the route at once. Only a query the route has answered
             # (a page is kept for it) is cut here, parsed as the route parses it.
             query = _page_query(scope["query_string"]) if key in pages else None
-            read = None if query is None else monitoring.read_page_now(version, query, audience)
+            read = None if query is None else service.read_page_now(version, query, audience)
             if read is None:
                 return None
             page = pages.of(key, read)
         pages.direct += 1
         scope["route"] = SNAPSHOT_ROUTE
-        return page.response(if_none_match, services.monitoring.age_of(page.snapshot_time))
+        return page.response(if_none_match, service.age_of(page.snapshot_time))
 
 
 def _page_query(query_string: bytes) -> PageQuery | None:
