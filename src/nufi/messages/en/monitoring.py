@@ -39,7 +39,9 @@ TEXTS: dict[str, str] = {
     "monitoring.metric_unknown": "metric '{value}' is not one of {allowed}",
     "monitoring.grouping_unknown": "by '{value}' is not one of {allowed}",
     "monitoring.top_unknown": "top '{value}' is not one of {allowed}",
-    "monitoring.count_out_of_range": "{field} {value} is not between {min} and {max}; omit it for the default",
+    "monitoring.count_out_of_range": (
+        "{field} {value} is not between {min} and {max}; omit it for the default"
+    ),
     "monitoring.range_reversed": "start ({start}) must be before end ({end}); swap them or widen the range",
     "monitoring.range_too_long": (
         "the range from start to end is {span}, longer than the {max_span} allowed "

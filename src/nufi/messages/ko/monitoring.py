@@ -37,7 +37,9 @@ TEXTS: dict[str, str] = {
     "monitoring.metric_unknown": "metric '{value}'은(는) {allowed} 중 하나여야 합니다",
     "monitoring.grouping_unknown": "by '{value}'은(는) {allowed} 중 하나여야 합니다",
     "monitoring.top_unknown": "top '{value}'은(는) {allowed} 중 하나여야 합니다",
-    "monitoring.count_out_of_range": "{field} {value}은(는) {min}에서 {max} 사이여야 합니다. 기본값을 쓰려면 빼세요",
+    "monitoring.count_out_of_range": (
+        "{field} {value}은(는) {min}에서 {max} 사이여야 합니다. 기본값을 쓰려면 빼세요"
+    ),
     "monitoring.range_reversed": (
         "start({start})는 end({end})보다 앞서야 합니다. 두 값을 바꾸거나 범위를 넓히세요"
     ),
