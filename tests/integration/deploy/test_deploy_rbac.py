@@ -34,6 +34,7 @@ WORKLOADS = [
     ("", "pods", ("patch",)),
     ("discovery.k8s.io", "endpointslices", READ),
     ("kubeflow.org", "notebooks", MANAGE),
+    ("", "resourcequotas", MANAGE),
 ]
 LEADER_ELECTION = [("coordination.k8s.io", "leases", ("get", "create", "update"))]
 
