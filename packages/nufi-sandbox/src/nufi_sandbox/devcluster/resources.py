@@ -124,6 +124,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         "PersistentVolumeClaim", "persistentvolumeclaims", True, short_names=("pvc",), subresources=_STATUS
     ),
     _core("ServiceAccount", "serviceaccounts", True, short_names=("sa",)),
+    _core("ResourceQuota", "resourcequotas", True, short_names=("quota",), subresources=_STATUS),
     _core("Endpoints", "endpoints", True, short_names=("ep",)),
     ResourceType(
         "apps",

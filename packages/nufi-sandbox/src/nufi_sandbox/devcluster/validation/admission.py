@@ -15,6 +15,7 @@ from nufi_sandbox.devcluster import errors
 from nufi_sandbox.devcluster.resources import ResourceType
 from nufi_sandbox.devcluster.selectors import label_selector_from_object
 from nufi_sandbox.devcluster.validation.objects import format_invalid_message, validate_object
+from nufi_sandbox.devcluster.validation.quota_spec import canonical_resource_list
 
 if TYPE_CHECKING:
     from nufi_sandbox.devcluster.storage.store import Store
@@ -69,6 +70,8 @@ class Admission:
         elif "status" in rt.subresources and kind not in ("Node", "CustomResourceDefinition"):
             obj.pop("status", None)
         self._validate(rt, obj)
+        if kind == "ResourceQuota":
+            _canonical_hard(obj)
 
     def on_update(self, rt: ResourceType, old: Obj, new: Obj, subresource: str) -> None:
         if rt.kind == "Pod" and subresource == "":
@@ -94,6 +97,8 @@ class Admission:
             _fold_string_data(new)
         if subresource == "":
             self._validate(rt, new)
+            if rt.kind == "ResourceQuota":
+                _canonical_hard(new)
 
     def _validate(self, rt: ResourceType, obj: Obj) -> None:
         causes = [dict(c) for c in validate_object(rt.kind, obj, rt.namespaced)]
@@ -122,6 +127,12 @@ class Admission:
             port.setdefault("protocol", "TCP")
             port.setdefault("targetPort", port.get("port"))
         obj["status"] = copy.deepcopy(old["status"]) if old and "status" in old else {"loadBalancer": {}}
+
+
+def _canonical_hard(quota: Obj) -> None:
+    spec = quota.get("spec")
+    if isinstance(spec, dict) and isinstance(spec.get("hard"), dict):
+        spec["hard"] = canonical_resource_list(spec["hard"])
 
 
 def _default_workload(kind: str, obj: Obj) -> None:

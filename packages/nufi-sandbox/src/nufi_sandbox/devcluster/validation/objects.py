@@ -30,6 +30,7 @@ from nufi_sandbox.devcluster.validation.names import (
     qualified_name_errors,
 )
 from nufi_sandbox.devcluster.validation.pod_spec import PORT_RANGE, pod_spec_causes
+from nufi_sandbox.devcluster.validation.quota_spec import resource_quota_causes
 
 __all__ = ["Cause", "format_invalid_message", "validate_object"]
 
@@ -184,6 +185,8 @@ def validate_object(kind: str, obj: Mapping[str, Any], namespaced: bool) -> list
         causes += pod_spec_causes(spec, "spec")
     elif kind == "Service":
         causes += _service(spec)
+    elif kind == "ResourceQuota":
+        causes += resource_quota_causes(obj)
     elif kind in _TEMPLATES:
         causes += _template(kind, obj)
     return causes

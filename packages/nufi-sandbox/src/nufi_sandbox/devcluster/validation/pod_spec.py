@@ -46,19 +46,19 @@ _STANDARD_RESOURCES = _CONTAINER_RESOURCES | {
 }
 
 
-def _is_native(name: str) -> bool:
+def is_native_resource(name: str) -> bool:
     return "/" not in name or "kubernetes.io/" in name
 
 
-def _is_extended(name: str) -> bool:
+def is_extended_resource(name: str) -> bool:
     """`IsExtendedResourceName`: not native, not quota-prefixed, and a qualified quota name."""
-    if _is_native(name) or name.startswith("requests."):
+    if is_native_resource(name) or name.startswith("requests."):
         return False
     return not qualified_name_errors("requests." + name)
 
 
 def _overcommit_allowed(name: str) -> bool:
-    return _is_native(name) and not name.startswith("hugepages-")
+    return is_native_resource(name) and not name.startswith("hugepages-")
 
 
 def _resource_name(name: str, path: str) -> list[Cause]:
@@ -73,7 +73,7 @@ def _resource_name(name: str, path: str) -> list[Cause]:
         if name not in _CONTAINER_RESOURCES and not hugepages:
             causes.append(invalid(path, name, "must be a standard resource for containers"))
         return causes
-    if not _is_native(name) and not _is_extended(name):
+    if not is_native_resource(name) and not is_extended_resource(name):
         return [invalid(path, name, "doesn't follow extended resource name standard")]
     return []
 
@@ -93,7 +93,7 @@ def _resource_entry(name: str, raw: object, path: str, causes: list[Cause]) -> t
     shown = format_quantity(value, fmt)
     if value < 0:
         causes.append(invalid(path, shown, "must be greater than or equal to 0"))
-    if _is_extended(name) and not is_integer_quantity(value):
+    if is_extended_resource(name) and not is_integer_quantity(value):
         causes.append(invalid(path, shown, "must be an integer"))
     return value, shown
 
