@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
@@ -171,6 +171,15 @@ class Settings(BaseSettings):
     # (unset: read from the pod's token; with a kubeconfig there is none, and nothing is bound).
     project_role: str = Field(default="nufi-workload-manager", max_length=253)
     project_service_account: str | None = Field(default=None, pattern=r"^[a-z0-9.-]+/[a-z0-9.-]+$")
+    # The quota every new project starts with (docs/workloads.md, "Quotas"): devices per device type
+    # id as JSON (`{"lpu": 4}`), storage as a quantity (`100Gi`), pods; unset: no limit of that kind.
+    project_default_quota_devices: dict[str, Annotated[int, Field(ge=0, le=1_000_000)]] = Field(
+        default_factory=dict
+    )
+    project_default_quota_storage: str | None = Field(
+        default=None, pattern=r"^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$"
+    )
+    project_default_quota_pods: int | None = Field(default=None, ge=0, le=1_000_000)
     # Workload changes interrupted by a crash (docs/workloads.md, "What survives a crash"): an intent
     # older than NUFI_INTENT_SETTLE_AFTER_SECONDS is no request's any more and is settled from what the
     # cluster shows; every replica looks every NUFI_INTENT_RECONCILE_INTERVAL_SECONDS, and at start.

@@ -40,6 +40,8 @@ from nufi.workloads.accelerators import AcceleratorService
 from nufi.workloads.deployments import DeploymentService
 from nufi.workloads.labs import LabService, LabSettings
 from nufi.workloads.projects import ProjectService
+from nufi.workloads.quota_room import QuotaSpec
+from nufi.workloads.quotas import QuotaService
 from nufi.workloads.reconcile import Reconciler
 from nufi.workloads.usage import WorkloadDeviceUsage
 
@@ -65,6 +67,8 @@ class Services:
     # Projects (namespaces with members) and the accelerators their workloads may ask for.
     projects: ProjectService
     accelerators: AcceleratorService
+    # Accelerator, storage and pod quotas per project (one ResourceQuota each).
+    quotas: QuotaService
     # Inference deployments (a Deployment and a Service each) in projects.
     deployments: DeploymentService
     # Jupyter / VS Code labs, and the client the lab proxy reaches their Services with (NUFI_LAB_ROUTE).
@@ -126,6 +130,7 @@ async def build_services(
             wizard_drafts=WizardDrafts(WizardDraftStore(gateways.database.sessions)),
             projects=domains.projects,
             accelerators=domains.accelerators,
+            quotas=domains.quotas,
             deployments=domains.deployments,
             labs=domains.labs,
             lab_upstreams=domains.lab_upstreams,
@@ -202,6 +207,7 @@ class _Domains:
     projects: ProjectService
     monitoring: MonitoringService
     accelerators: AcceleratorService
+    quotas: QuotaService
     lab_upstreams: ServiceClient
     deployments: DeploymentService
     labs: LabService
@@ -232,14 +238,28 @@ def _domains(
         visibility=projects,
     )
     catalog.on_change(monitoring.type_changed)
-    accelerators = AcceleratorService(catalog, fetchers, reader)
+    quotas = QuotaService(cluster, projects, catalog, defaults=_default_quota(settings))
+    # A type's key edit or deletion is followed in every project's quota.
+    catalog.on_change(quotas.type_changed)
+    owned.push_async_callback(quotas.wait_following)
+    accelerators = AcceleratorService(catalog, fetchers, reader, quotas=quotas)
     # Before the gateways close: no refresher outlives the clients it evaluates with.
     owned.push_async_callback(monitoring.close)
     lab_upstreams = ServiceClient.from_settings(settings, cluster)
     owned.push_async_callback(lab_upstreams.close)
     deployments = DeploymentService(projects, accelerators, cluster, monitoring=monitoring)
     labs = LabService(projects, accelerators, LabObjects(cluster), LabSettings.from_settings(settings))
-    return _Domains(fetchers, catalog, projects, monitoring, accelerators, lab_upstreams, deployments, labs)
+    return _Domains(
+        fetchers, catalog, projects, monitoring, accelerators, quotas, lab_upstreams, deployments, labs
+    )
+
+
+def _default_quota(settings: Settings) -> QuotaSpec:
+    return QuotaSpec(
+        devices=dict(settings.project_default_quota_devices),
+        storage=settings.project_default_quota_storage,
+        pods=settings.project_default_quota_pods,
+    )
 
 
 def _start_reconciler(

@@ -18,6 +18,7 @@ from nufi.api import (
     metrics,
     monitoring,
     projects,
+    quotas,
     thermal,
     version,
 )
@@ -120,6 +121,8 @@ def _include_routers(app: FastAPI, *, api: bool) -> None:
     app.include_router(monitoring.router)
     app.include_router(projects.admin_router)
     app.include_router(projects.router)
+    app.include_router(quotas.admin_router)
+    app.include_router(quotas.router)
     app.include_router(deployments.router)
     app.include_router(labs.router)
     app.include_router(thermal.router)

@@ -105,9 +105,12 @@ async def get_project(found: Annotated[Project, ProjectAccess]) -> ProjectView:
 
 @router.get(
     "/{project}/accelerators",
-    summary="Enabled device types present in the cluster, with free counts per node",
+    summary="Enabled device types present in the cluster, with free counts per node and the project's quota",
     responses=PROJECT_RESPONSES,
     dependencies=[ProjectAccess],
 )
-async def list_accelerators(principal: CurrentPrincipal, accelerators: Accelerators) -> AcceleratorList:
-    return AcceleratorList(items=[AcceleratorView.of(o) for o in await accelerators.available(principal)])
+async def list_accelerators(
+    project: str, principal: CurrentPrincipal, accelerators: Accelerators
+) -> AcceleratorList:
+    offers = await accelerators.available(principal, project)
+    return AcceleratorList(items=[AcceleratorView.of(o) for o in offers])

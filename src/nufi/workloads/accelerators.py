@@ -10,7 +10,7 @@ in the accelerator's words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,6 +23,8 @@ from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.spec import DeviceType
 from nufi.errors import NufiError, ValidationFailed
 from nufi.messages import Message
+from nufi.workloads.quota_room import device_resource, tightest
+from nufi.workloads.quotas import QuotaService
 
 # More devices than any node carries today, and small enough that a typo is caught.
 MAX_DEVICES_PER_POD = 128
@@ -65,21 +67,37 @@ class AcceleratorOffer:
     allocatable: int
     free: int
     nodes: tuple[NodeOffer, ...]
+    # The project's quota of the type's devices (the tightest ResourceQuota of its namespace) and what
+    # that quota counts in use; None when no quota limits them.
+    quota: int | None = None
+    in_use: int | None = None
 
 
 class AcceleratorService:
-    def __init__(self, catalog: DeviceCatalog, fetchers: FetcherRegistry, reader: ClusterReader) -> None:
+    def __init__(
+        self,
+        catalog: DeviceCatalog,
+        fetchers: FetcherRegistry,
+        reader: ClusterReader,
+        *,
+        quotas: QuotaService | None = None,
+    ) -> None:
         self._catalog = catalog
+        self._quotas = quotas
         self._fetchers = fetchers
         # Nodes and pods: the watch-fed cache's while it serves, else listed.
         self._reader = reader
 
-    async def available(self, principal: Principal | None) -> list[AcceleratorOffer]:
+    async def available(
+        self, principal: Principal | None, project: str | None = None
+    ) -> list[AcceleratorOffer]:
         """Every enabled type some node advertises, with free counts (allocatable minus what bound,
-        unfinished pods hold), from one read of the cluster."""
+        unfinished pods hold), from one read of the cluster; with `project`, each with the project's
+        quota and what it has in use."""
         require_user(principal)
         types = await self._catalog.list(principal, enabled_only=True)
         state = await self._reader.state()
+        quotas = await self._quotas.namespace_quotas(project) if project and self._quotas else []
         offers = []
         for device_type in types:
             try:
@@ -87,8 +105,20 @@ class AcceleratorService:
             except UnknownFetcher:
                 continue
             if inventory.nodes_with_devices:
-                offers.append(_offer(device_type, inventory))
+                limit = tightest(quotas, device_resource(device_type.resource_key))
+                offer = _offer(device_type, inventory)
+                if limit is not None:
+                    offer = replace(offer, quota=int(limit.hard), in_use=int(limit.used))
+                offers.append(offer)
         return offers
+
+    async def check_quota(
+        self, project: str, resource_key: str, devices: int, *, field: str = "accelerator.count"
+    ) -> None:
+        """Refuse (422 naming `field`) `devices` more of `resource_key` that a quota of the project has
+        no room for, as quota admission would refuse their pods."""
+        if self._quotas is not None:
+            await self._quotas.check_room(project, resource_key, devices, field=field)
 
     async def resolve(self, request: AcceleratorRequest, *, field: str = "accelerator") -> Placement:
         device_type = await self._catalog.find(request.device_type)

@@ -12,7 +12,9 @@ pods that are not being deleted:
   InvalidImageName, CreateContainerConfigError, CreateContainerError, RunContainerError) — or the
   Deployment reports ReplicaFailure=True or Progressing=False with ProgressDeadlineExceeded.
 - **Pending**: no live pod is Ready and a pod is unschedulable: its PodScheduled condition is False
-  (the scheduler found no node; `reason` then says why in the accelerator's words).
+  (the scheduler found no node; `reason` then says why in the accelerator's words), or the
+  Deployment reports ReplicaFailure because a ResourceQuota refused its pods (`reason`: the quota's
+  limit and use, `workload.quota_exceeded`).
 
 The reason is a message of the catalogs (`nufi.workloads.kube_reasons` reads Kubernetes' words).
 - **Starting**: anything else — pods are being created, scheduled, pulled or started, and none is
@@ -36,6 +38,7 @@ from nufi.workloads.labels import (
     TRAFFIC_OFF,
 )
 
+QUOTA_EXCEEDED = "workload.quota_exceeded"
 Status = Literal["Ready", "Starting", "Degraded", "Error", "Pending", "ScaledDown"]
 STUCK_WAITING_REASONS = frozenset(
     {
@@ -132,6 +135,9 @@ def deployment_status(
         if failing or unschedulable:
             return "Degraded", failing or unschedulable
         return "Starting", None
+    if failing and failing.code == QUOTA_EXCEEDED:
+        # Not broken: its pods wait for the project's quota to have room (lowered, or used by others).
+        return "Pending", failing
     if failing:
         return "Error", failing
     if unschedulable:

@@ -37,7 +37,9 @@ from nufi.logging import get_logger
 from nufi.monitoring import MonitoringService
 from nufi.workloads.accelerators import AcceleratorService
 from nufi.workloads.deployment_reading import (
+    accelerator_of,
     annotation_outcome,
+    first_container,
     is_ours,
     object_name,
     summary,
@@ -90,6 +92,9 @@ class DeploymentService:
         await self._projects.require_access(principal, project)
         actor = acting(principal)
         placement = await self._accelerators.resolve(request.accelerator)
+        await self._accelerators.check_quota(
+            project, placement.resource_key, request.replicas * placement.count
+        )
         if await get_deployment(self._cluster, project, request.name) is not None:
             raise _exists(project, request.name)
         # A Service of ours whose Deployment is gone (left by an older NuFi, without an owner) would
@@ -158,6 +163,7 @@ class DeploymentService:
         actor = acting(principal)
         current = await self._ours(project, name)
         before = {"replicas": int((current.get("spec") or {}).get("replicas", 1) or 0)}
+        await self._check_scale_quota(project, current, replicas - before["replicas"])
         async with self._recorder.change(
             actor,
             "deployment.scale",
@@ -224,6 +230,14 @@ class DeploymentService:
                 return Outcome.complete(intent.after)
             return Outcome.nothing()
         return annotation_outcome(intent, deployment)
+
+    async def _check_scale_quota(self, project: str, deployment: Json, more_pods: int) -> None:
+        # Only the pods added are counted: those it has are in the quotas' `used` already.
+        resource_key, count = accelerator_of(
+            (first_container(deployment.get("spec") or {}).get("resources") or {}).get("limits") or {}
+        )
+        if resource_key and more_pods > 0:
+            await self._accelerators.check_quota(project, resource_key, more_pods * count, field="replicas")
 
     async def _remove_service(self, project: str, name: str) -> None:
         # The garbage collector removes it with its Deployment; a Service of an older NuFi (no owner),

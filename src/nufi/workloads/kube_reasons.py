@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from nufi.cluster.resources import parse_quantity
 from nufi.messages import Message
 
 # "0/3 nodes are available: <causes>." then, since Kubernetes 1.24, ". preemption: <the same again>"
@@ -24,6 +25,12 @@ _COUNTED = re.compile(r"(?P<nodes>\d+)\s+(?P<what>.+)", re.S)
 _TAINT = re.compile(r"node\(s\) had (?:untolerated )?taints? (?P<taint>\{.*?\})")
 _DEVICES_UNAVAILABLE = re.compile(r"devices unavailable for (?P<resource>\S+?)\.?(?:\s|$)")
 _QUOTA = re.compile(r"exceeded quota: (?P<quota>[^,\s]+)")
+# kube-apiserver's quota admission: "exceeded quota: <name>, requested: <k>=<v>,<k>=<v>, used: ...,
+# limited: ..." (the figures of every resource the quota limits and the pod asks for).
+_QUOTA_FIGURES = re.compile(
+    r"exceeded quota: (?P<quota>[^,\s]+), requested: (?P<requested>\S+), used: (?P<used>\S+), "
+    r"limited: (?P<limited>[^\s,]+(?:,[^\s,]+)*)"
+)
 
 # A cause the scheduler words without a count (it concerns the pod, not the nodes).
 _POD_CAUSES: dict[str, str] = {
@@ -119,10 +126,48 @@ def deployment_failure(condition: Mapping[str, Any]) -> Message:
     said = str(condition.get("message") or condition.get("reason") or condition.get("type") or "")
     if condition.get("reason") == "ProgressDeadlineExceeded":
         return Message("workload.failure.progress_deadline", {"kubernetes": said})
+    figures = _QUOTA_FIGURES.search(said)
+    if figures is not None:
+        return quota_exceeded(figures, said)
     quota = _QUOTA.search(said)
     if quota is not None:
         return Message("workload.failure.quota_exceeded", {"quota": quota["quota"], "kubernetes": said})
     return Message("workload.failure.replicas", {"kubernetes": said})
+
+
+def quota_exceeded(figures: re.Match[str], said: str) -> Message:
+    """The pods a quota refused, in accelerator words: the resource it has no room for (an
+    accelerator first), how much the quota allows and how much is in use."""
+    requested, used, limited = (_figures(figures[part]) for part in ("requested", "used", "limited"))
+    over = [key for key in limited if used.get(key, 0.0) + requested.get(key, 0.0) > limited[key]]
+    over = over or list(limited)
+    resource = next((key for key in over if "/" in key), over[0])
+    return Message(
+        "workload.quota_exceeded",
+        {
+            "quota": figures["quota"],
+            "resource": resource.removeprefix("requests."),
+            "limit": _said_figure(figures["limited"], resource),
+            "used": _said_figure(figures["used"], resource),
+            "kubernetes": said,
+        },
+    )
+
+
+def _figures(text: str) -> dict[str, float]:
+    found: dict[str, float] = {}
+    for pair in text.strip(",").split(","):
+        key, _, value = pair.partition("=")
+        try:
+            found[key] = float(parse_quantity(value))
+        except ValueError:
+            found[key] = 0.0
+    return found
+
+
+def _said_figure(text: str, resource: str) -> str:
+    # As Kubernetes wrote it ("4", "100Gi"): a quantity reads best in its own units.
+    return next((v for k, _, v in (p.partition("=") for p in text.split(",")) if k == resource), "0")
 
 
 def kubernetes_words(message: Message | None) -> str | None:

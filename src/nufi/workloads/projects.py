@@ -18,7 +18,7 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +45,7 @@ from nufi.workloads.labels import MANAGED_BY, MANAGED_BY_NUFI, MEMBERS_ANNOTATIO
 from nufi.workloads.names import check_name, check_stored_username, check_username, is_name
 
 TARGET_KIND = "project"
+CreatedHook = Callable[[Principal, str], Awaitable[None]]
 MAX_MEMBERS = 1000
 _CONFLICT_RETRIES = 10
 _LISTING_TTL_SECONDS = 2.0
@@ -100,6 +101,11 @@ class ProjectService:
         # Monitoring asks on every snapshot a non-admin reads; a list this fresh answers them all.
         self._listed: tuple[float, list[Project]] | None = None
         self._listings: SingleFlight[str, list[Project]] = SingleFlight()
+        self._created_hooks: list[CreatedHook] = []
+
+    def on_created(self, hook: CreatedHook) -> None:
+        """`hook(admin, project)` runs in each new project before it is answered; failing, it undoes it."""
+        self._created_hooks.append(hook)
 
     # -- reads ---------------------------------------------------------------------------------------
 
@@ -169,6 +175,8 @@ class ProjectService:
                         raise _exists(name) from None
                     raise refusal_error(exc, field="name") from None
                 await self._grant_workload_role(name)
+                for hook in self._created_hooks:
+                    await hook(admin, name)
             except BaseException:
                 # All or nothing: a namespace NuFi cannot work in is no project.
                 if created is not None:

@@ -171,8 +171,12 @@ def test_failed_pods_and_deployment_conditions() -> None:
             f"{LPU}=4, used: {LPU}=8, limited: {LPU}=8",
         }
     )
-    assert (quota.code, quota.params["quota"]) == ("workload.failure.quota_exceeded", "team-a-lpu")
-    assert _korean(quota) == "프로젝트의 쿼터 'team-a-lpu'에 파드를 만들 여유가 없습니다."
+    assert (quota.code, quota.params["quota"]) == ("workload.quota_exceeded", "team-a-lpu")
+    assert quota.text("en") == f"project quota: 8 {LPU}, 8 in use"
+    assert _korean(quota) == f"프로젝트 쿼터: {LPU} 8, 8 사용 중"
+    # Without the figures (an older or other wording) the quota is still named.
+    bare = deployment_failure({"type": "ReplicaFailure", "status": "True", "message": "exceeded quota: q1"})
+    assert bare.code == "workload.failure.quota_exceeded"
     other = deployment_failure({"type": "ReplicaFailure", "status": "True", "message": "something"})
     assert other == Message("workload.failure.replicas", {"kubernetes": "something"})
 

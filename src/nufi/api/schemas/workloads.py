@@ -71,6 +71,11 @@ class AcceleratorView(BaseModel):
     allocatable: int
     free: int = Field(description="allocatable minus what bound, unfinished pods hold")
     nodes: list[NodeOfferView]
+    quota: int | None = Field(
+        None,
+        description="the most devices of the type the project may request (its tightest quota); null: none",
+    )
+    in_use: int | None = Field(None, description="what that quota counts in use by the project")
 
     @classmethod
     def of(cls, offer: AcceleratorOffer) -> AcceleratorView:
@@ -82,6 +87,8 @@ class AcceleratorView(BaseModel):
             capacity=offer.capacity,
             allocatable=offer.allocatable,
             free=offer.free,
+            quota=offer.quota,
+            in_use=offer.in_use,
             nodes=[
                 NodeOfferView(node=n.node, capacity=n.capacity, allocatable=n.allocatable, free=n.free)
                 for n in offer.nodes

@@ -141,6 +141,23 @@ TEXTS: dict[str, str] = {
     "workload.failure.progress_deadline": (
         "the rollout made no progress within its deadline (ProgressDeadlineExceeded)"
     ),
+    # Quotas
+    "quota.exceeded": (
+        "project {project!r} has no room for {requested} more {resource_key}: quota {quota!r} allows "
+        "{hard} and {used} are in use, so at most {room} more fit; ask for fewer, or ask an admin to "
+        "raise the quota"
+    ),
+    "quota.unknown_type": (
+        "there is no device type {device_type!r}: name a type of GET /api/v1/devices by its id"
+    ),
+    "quota.shared_key": (
+        "device types {device_type!r} and {other!r} both use {resource_key}, which a quota limits as one: "
+        "give a count for only one of them"
+    ),
+    "quota.kept_changing": (
+        "the quota of project {project!r} kept changing while this change was applied; try again"
+    ),
+    "workload.quota_exceeded": "project quota: {limit} {resource}, {used} in use",
     "workload.failure.quota_exceeded": "the project's quota {quota!r} leaves no room for the pods",
     "workload.failure.replicas": "Kubernetes cannot create the pods (ReplicaFailure)",
     "workload.failure.other": 'Kubernetes reports: "{kubernetes}"',

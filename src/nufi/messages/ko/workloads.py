@@ -133,6 +133,23 @@ TEXTS: dict[str, str] = {
     "workload.failure.progress_deadline": (
         "배포가 제한 시간 안에 진행되지 않았습니다(ProgressDeadlineExceeded)."
     ),
+    # Quotas
+    "quota.exceeded": (
+        "프로젝트 {project!r}에는 {resource_key} {requested}개를 더 쓸 여유가 없습니다: 쿼터 {quota!r}는 "
+        "{hard}개까지 허용하며 {used}개가 사용 중이므로 최대 {room}개만 더 쓸 수 있습니다. 더 적게 "
+        "요청하거나 관리자에게 쿼터를 늘려 달라고 하세요."
+    ),
+    "quota.unknown_type": (
+        "장치 유형 {device_type!r}이(가) 없습니다. GET /api/v1/devices에 나오는 유형의 id를 쓰세요."
+    ),
+    "quota.shared_key": (
+        "장치 유형 {device_type!r}와(과) {other!r}는 같은 {resource_key}를 쓰며, 쿼터는 이를 하나로 "
+        "제한합니다. 둘 중 하나에만 개수를 주세요."
+    ),
+    "quota.kept_changing": (
+        "변경을 적용하는 동안 프로젝트 {project!r}의 쿼터가 계속 바뀌었습니다. 다시 시도하세요."
+    ),
+    "workload.quota_exceeded": "프로젝트 쿼터: {resource} {limit}, {used} 사용 중",
     "workload.failure.quota_exceeded": "프로젝트의 쿼터 {quota!r}에 파드를 만들 여유가 없습니다.",
     "workload.failure.replicas": "Kubernetes가 파드를 만들지 못했습니다(ReplicaFailure).",
     "workload.failure.other": 'Kubernetes 메시지: "{kubernetes}"',

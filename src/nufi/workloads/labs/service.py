@@ -147,6 +147,7 @@ class LabService:
         actor = acting(principal)
         name = _check_lab_name(request.name)
         placement = await self._accelerators.resolve(request.accelerator, field="accelerator")
+        await self._accelerators.check_quota(project, placement.resource_key, placement.count)
         if await self._store.find(project, name) is not None:
             raise Conflict(code="lab.name_taken", field="name", params={"project": project, "name": name})
         try:

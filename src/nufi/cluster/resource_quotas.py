@@ -1,0 +1,35 @@
+"""ResourceQuotas: every quota of a namespace, one by name, and NuFi's own written or replaced."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from nufi.cluster.gateway import ClusterGateway
+from nufi.cluster.kube_rest import Json, api_path, delete_or_absent, get_or_none, list_items, request_json
+
+
+async def list_resource_quotas(cluster: ClusterGateway, namespace: str) -> list[Json]:
+    """Every ResourceQuota of the namespace, whoever wrote it (admission counts them all)."""
+    return await list_items(cluster, api_path("v1", "resourcequotas", namespace))
+
+
+async def get_resource_quota(cluster: ClusterGateway, namespace: str, name: str) -> Json | None:
+    return await get_or_none(cluster, api_path("v1", "resourcequotas", namespace, name))
+
+
+async def create_resource_quota(cluster: ClusterGateway, namespace: str, body: Mapping[str, Any]) -> Json:
+    """Raises KubeRefused 409 when a quota of that name exists."""
+    return await request_json(cluster, "POST", api_path("v1", "resourcequotas", namespace), body=body)
+
+
+async def replace_resource_quota(
+    cluster: ClusterGateway, namespace: str, name: str, body: Mapping[str, Any]
+) -> Json:
+    """PUT the whole object; its metadata.resourceVersion makes a concurrent change a KubeRefused 409."""
+    return await request_json(cluster, "PUT", api_path("v1", "resourcequotas", namespace, name), body=body)
+
+
+async def delete_resource_quota(cluster: ClusterGateway, namespace: str, name: str) -> bool:
+    """False when it was not there."""
+    return await delete_or_absent(cluster, api_path("v1", "resourcequotas", namespace, name))

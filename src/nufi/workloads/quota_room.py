@@ -1,0 +1,144 @@
+"""Quota arithmetic (pure, no I/O): NuFi's ResourceQuota as it is written, and what room a namespace's
+quotas leave.
+
+Kubernetes' quota admission refuses a pod when, for ANY ResourceQuota of its namespace that limits a
+resource the pod requests, `used + requested > hard`. NuFi's up-front check counts the same way, over
+every quota of the namespace (its own `nufi-accelerators` and whatever others wrote). Extended
+resources (accelerators) can only be limited in the `requests.` form (`requests.hyperaccel.ai/lpu`),
+so that is the only form NuFi writes and reads for a device type.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from nufi.cluster.kube_rest import Json
+from nufi.cluster.resources import parse_quantity
+from nufi.workloads.labels import MANAGED_BY, MANAGED_BY_NUFI, PROJECT
+
+QUOTA_NAME = "nufi-accelerators"
+# Which device type each `requests.<key>` entry of NuFi's quota is for (type id -> resource key, JSON):
+# how a key edit or a type deletion finds the entries to follow.
+DEVICE_TYPES_ANNOTATION = "nufi.io/quota-device-types"
+STORAGE = "requests.storage"
+PODS = "pods"
+
+
+def device_resource(resource_key: str) -> str:
+    """The quota's name for a device type's devices: extended resources take only the requests. form."""
+    return f"requests.{resource_key}"
+
+
+@dataclass(frozen=True)
+class QuotaSpec:
+    """What an admin asks of a project: devices per type id, storage (a quantity), pods; None: no limit."""
+
+    devices: Mapping[str, int] = field(default_factory=dict)
+    storage: str | None = None
+    pods: int | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.devices and self.storage is None and self.pods is None
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One quota's figures for one resource: what it allows (`hard`) and what is counted (`used`)."""
+
+    quota: str
+    resource: str
+    hard: Decimal
+    used: Decimal
+
+    @property
+    def room(self) -> Decimal:
+        return max(self.hard - self.used, Decimal(0))
+
+
+def quota_manifest(project: str, spec: QuotaSpec, keys: Mapping[str, str]) -> Json:
+    """NuFi's ResourceQuota for `spec`; `keys` gives each device type id its resource key."""
+    hard: dict[str, str] = {device_resource(keys[type_id]): str(n) for type_id, n in spec.devices.items()}
+    if spec.storage is not None:
+        hard[STORAGE] = spec.storage
+    if spec.pods is not None:
+        hard[PODS] = str(spec.pods)
+    return {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {
+            "name": QUOTA_NAME,
+            "namespace": project,
+            "labels": {MANAGED_BY: MANAGED_BY_NUFI, PROJECT: project},
+            "annotations": {
+                DEVICE_TYPES_ANNOTATION: json.dumps({t: keys[t] for t in sorted(spec.devices)}),
+            },
+        },
+        "spec": {"hard": hard},
+    }
+
+
+def written_types(quota: Json) -> dict[str, str]:
+    """The device types NuFi's quota names (type id -> resource key), from its annotation; an
+    annotation edited into something else names none."""
+    text = ((quota.get("metadata") or {}).get("annotations") or {}).get(DEVICE_TYPES_ANNOTATION)
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return {}
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): str(v) for k, v in value.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def spec_of(quota: Json) -> QuotaSpec:
+    """What NuFi's quota holds, read back as the spec an admin would write."""
+    hard = (quota.get("spec") or {}).get("hard") or {}
+    devices = {
+        type_id: int(parse_quantity(str(hard[device_resource(key)])))
+        for type_id, key in written_types(quota).items()
+        if device_resource(key) in hard
+    }
+    pods = hard.get(PODS)
+    storage = hard.get(STORAGE)
+    return QuotaSpec(
+        devices=devices,
+        storage=None if storage is None else str(storage),
+        pods=None if pods is None else int(parse_quantity(str(pods))),
+    )
+
+
+def limits(quotas: Sequence[Json], resource: str) -> list[Limit]:
+    """Every quota's figures for `resource` (`requests.hyperaccel.ai/lpu`), in the order given. A quota
+    whose used figure the controller has not written yet counts as nothing used."""
+    found = []
+    for quota in quotas:
+        hard = ((quota.get("spec") or {}).get("hard") or {}).get(resource)
+        if hard is None:
+            continue
+        used = ((quota.get("status") or {}).get("used") or {}).get(resource, "0")
+        try:
+            found.append(Limit(_name(quota), resource, parse_quantity(str(hard)), parse_quantity(str(used))))
+        except ValueError:
+            continue  # not a quantity: the API server would not have stored it
+    return found
+
+
+def tightest(quotas: Sequence[Json], resource: str) -> Limit | None:
+    """The quota that leaves the least room for `resource`, or None when no quota limits it."""
+    found = limits(quotas, resource)
+    return min(found, key=lambda limit: (limit.room, limit.hard)) if found else None
+
+
+def exceeded(quotas: Sequence[Json], resource: str, more: int) -> Limit | None:
+    """The first quota that `more` of `resource` would exceed (as admission counts), or None."""
+    if more <= 0:
+        return None
+    return next((limit for limit in limits(quotas, resource) if limit.used + more > limit.hard), None)
+
+
+def _name(quota: Json) -> str:
+    return str((quota.get("metadata") or {}).get("name") or "")

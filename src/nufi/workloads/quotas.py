@@ -1,0 +1,315 @@
+"""Accelerator quotas per project: one Kubernetes ResourceQuota, `nufi-accelerators`, per project.
+
+The cluster enforces it (quota admission refuses a pod that would exceed it, whoever creates the pod,
+kubectl users too); NuFi writes it, reads its `status.used` back, and refuses up front what admission
+would refuse (`check_room`, counting every ResourceQuota of the namespace). The quota holds, per
+device type, `requests.<resource key>` (the only form Kubernetes allows for extended resources),
+and optionally `requests.storage` and `pods`. Which entry is which type is kept in an annotation, so
+a type's key edit moves its entry and a type's deletion removes it (`type_changed`).
+
+Admins write (`replace`), members and admins read. Every write is an intent turned into an audit
+record (`project.quota.set`, target kind `project-quota`); one ResourceQuota write is all-or-nothing,
+so a failure leaves the cluster as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from nufi.auth import DEFAULT_ADMIN_ROLE, Principal, require_admin
+from nufi.cluster import ClusterGateway
+from nufi.cluster.kube_errors import refusal_error
+from nufi.cluster.kube_rest import Json, KubeRefused
+from nufi.cluster.resource_quotas import (
+    create_resource_quota,
+    delete_resource_quota,
+    get_resource_quota,
+    list_resource_quotas,
+    replace_resource_quota,
+)
+from nufi.cluster.resources import quantity_to_int
+from nufi.db.intents import Intent
+from nufi.devices.catalog import DeviceCatalog
+from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
+from nufi.logging import get_logger
+from nufi.workloads.intents import Outcome
+from nufi.workloads.projects import ProjectService
+from nufi.workloads.quota_room import (
+    PODS,
+    QUOTA_NAME,
+    STORAGE,
+    QuotaSpec,
+    device_resource,
+    exceeded,
+    quota_manifest,
+    spec_of,
+    written_types,
+)
+
+TARGET_KIND = "project-quota"
+_log = get_logger("nufi.workloads.quotas")
+# Given NuFi's quota as read (or None): the spec to write and each type's key; None: nothing to do.
+_Plan = Callable[[Json | None], "tuple[QuotaSpec, dict[str, str]] | None"]
+_CONFLICT_RETRIES = 5
+# Who a quota change follows a device type's edit as: the catalog tells which type, not who edited it.
+SYSTEM = Principal(subject="nufi", username="nufi", roles=frozenset({DEFAULT_ADMIN_ROLE}))
+
+
+@dataclass(frozen=True)
+class DeviceQuota:
+    device_type: str
+    resource_key: str
+    hard: int
+    used: int
+
+
+@dataclass(frozen=True)
+class Figure:
+    hard: str
+    used: str
+
+
+@dataclass(frozen=True)
+class ProjectQuota:
+    """NuFi's quota of a project as the cluster holds it; no entries when it has none."""
+
+    project: str
+    devices: tuple[DeviceQuota, ...]
+    storage: Figure | None
+    pods: Figure | None
+
+
+class QuotaService:
+    def __init__(
+        self,
+        cluster: ClusterGateway,
+        projects: ProjectService,
+        catalog: DeviceCatalog,
+        *,
+        defaults: QuotaSpec | None = None,
+    ) -> None:
+        self._cluster = cluster
+        self._projects = projects
+        self._catalog = catalog
+        self._defaults = defaults or QuotaSpec()
+        self._recorder = projects.recorder
+        self._recorder.register(TARGET_KIND, self._settle)
+        projects.on_created(self._apply_defaults)
+        self._following: set[asyncio.Task[None]] = set()
+
+    async def read(self, principal: Principal | None, project: str) -> ProjectQuota:
+        await self._projects.require_access(principal, project)
+        return _view(project, await get_resource_quota(self._cluster, project, QUOTA_NAME))
+
+    async def replace(self, principal: Principal | None, project: str, spec: QuotaSpec) -> ProjectQuota:
+        """Make NuFi's quota of the project exactly `spec` (an empty spec deletes it); idempotent."""
+        admin = require_admin(principal)
+        await self._projects.require_access(admin, project)
+        keys = await self._keys(spec)
+        return await self._write(admin, project, lambda _current: (spec, keys), "project.quota.set")
+
+    async def check_room(self, project: str, resource_key: str, more: int, *, field: str) -> None:
+        """Refuse (422 naming `field`) `more` devices of `resource_key` that some ResourceQuota of the
+        namespace has no room for, as admission would refuse their pods."""
+        if more <= 0:
+            return
+        quotas = await self.namespace_quotas(project)
+        limit = exceeded(quotas, device_resource(resource_key), more)
+        if limit is None:
+            return
+        raise ValidationFailed(
+            code="quota.exceeded",
+            field=field,
+            quota=limit.quota,
+            params={
+                "project": project,
+                "quota": limit.quota,
+                "resource_key": resource_key,
+                "hard": int(limit.hard),
+                "used": int(limit.used),
+                "requested": more,
+                "room": int(limit.room),
+            },
+        )
+
+    async def namespace_quotas(self, project: str) -> list[Json]:
+        """Every ResourceQuota of the project's namespace, NuFi's and anyone else's."""
+        try:
+            return await list_resource_quotas(self._cluster, project)
+        except KubeRefused as exc:
+            raise refusal_error(exc) from None
+
+    # -- device type edits ---------------------------------------------------------------------------
+
+    def type_changed(self, device_type_id: str) -> None:
+        """The catalog's listener: follow an edit or a deletion of the type in every project's quota,
+        after the catalog's change is answered (it cannot wait for every namespace)."""
+        try:
+            task = asyncio.get_running_loop().create_task(self.follow_type(device_type_id))
+        except RuntimeError:
+            return  # no loop: nothing serves, nothing to follow
+        self._following.add(task)
+        task.add_done_callback(self._following.discard)
+
+    async def follow_type(self, device_type_id: str) -> None:
+        """Move the type's entry to its current resource key in every NuFi quota that has it, or
+        remove it when the type is gone. A project that cannot be rewritten now is logged and keeps
+        its entry (the next edit of the type, or an admin's PUT, rewrites it)."""
+        device_type = await self._catalog.find(device_type_id)
+        key = None if device_type is None else device_type.resource_key
+        for project in await self._projects.visible_projects(SYSTEM):
+            try:
+                await self._write(
+                    SYSTEM,
+                    project.name,
+                    lambda current: _followed(current, device_type_id, key),
+                    "project.quota.follow_type",
+                )
+            except NufiError as exc:
+                _log.warning("quota not rewritten", project=project.name, type=device_type_id, error=str(exc))
+
+    async def wait_following(self) -> None:
+        """Until every type edit under way is followed (tests, shutdown)."""
+        while self._following:
+            await asyncio.gather(*self._following, return_exceptions=True)
+
+    # -- internals -----------------------------------------------------------------------------------
+
+    async def _apply_defaults(self, admin: Principal, project: str) -> None:
+        """Write the configured defaults into a new project; types not (yet) in the catalog are left
+        out and logged, so a default naming a type registered later never blocks creating projects."""
+        if self._defaults.empty:
+            return
+        keys: dict[str, str] = {}
+        for type_id in self._defaults.devices:
+            found = await self._catalog.find(type_id)
+            if found is None:
+                _log.warning("default quota names an unknown device type", type=type_id, project=project)
+                continue
+            keys[type_id] = found.resource_key
+        spec = QuotaSpec(
+            devices={t: n for t, n in self._defaults.devices.items() if t in keys},
+            storage=self._defaults.storage,
+            pods=self._defaults.pods,
+        )
+        await self._write(admin, project, lambda _current: (spec, keys), "project.quota.set")
+
+    async def _keys(self, spec: QuotaSpec) -> dict[str, str]:
+        keys: dict[str, str] = {}
+        for type_id in sorted(spec.devices):
+            found = await self._catalog.find(type_id)
+            if found is None:
+                raise ValidationFailed(
+                    code="quota.unknown_type", field=f"devices.{type_id}", params={"device_type": type_id}
+                )
+            shared = next((other for other, key in keys.items() if key == found.resource_key), None)
+            if shared is not None:
+                raise ValidationFailed(
+                    code="quota.shared_key",
+                    field=f"devices.{type_id}",
+                    params={"device_type": type_id, "other": shared, "resource_key": found.resource_key},
+                )
+            keys[type_id] = found.resource_key
+        return keys
+
+    async def _write(self, admin: Principal, project: str, plan: _Plan, action: str) -> ProjectQuota:
+        """Read NuFi's quota, plan the new one from it, write it with the read's resourceVersion (a
+        concurrent change is a 409, read again and planned again), audited."""
+        for _ in range(_CONFLICT_RETRIES):
+            current = await get_resource_quota(self._cluster, project, QUOTA_NAME)
+            planned = plan(current)
+            if planned is None:
+                return _view(project, current)
+            spec, keys = planned
+            before = None if current is None else _spec_data(spec_of(current))
+            after = _spec_data(spec)
+            if before == after or (current is None and spec.empty):
+                return _view(project, current)
+            try:
+                async with self._recorder.change(
+                    admin, action, TARGET_KIND, project, before=before, after=after
+                ) as change:
+                    change.touched = True
+                    try:
+                        written = await self._put(project, current, spec, keys)
+                    except KubeRefused:
+                        change.touched = False  # refused by the API server: the quota is as it was
+                        raise
+            except KubeRefused as exc:
+                if exc.status == 409:
+                    continue
+                if exc.status == 404:
+                    raise NotFound(code="project.not_found", project=project) from None
+                raise refusal_error(exc, field="devices") from None
+            return _view(project, written)
+        raise Conflict(code="quota.kept_changing", params={"project": project})
+
+    async def _put(
+        self, project: str, current: Json | None, spec: QuotaSpec, keys: dict[str, str]
+    ) -> Json | None:
+        if spec.empty:
+            await delete_resource_quota(self._cluster, project, QUOTA_NAME)
+            return None
+        body = quota_manifest(project, spec, keys)
+        if current is None:
+            return await create_resource_quota(self._cluster, project, body)
+        body["metadata"]["resourceVersion"] = (current.get("metadata") or {}).get("resourceVersion")
+        return await replace_resource_quota(self._cluster, project, QUOTA_NAME, body)
+
+    async def _settle(self, intent: Intent) -> Outcome:
+        """A quota change whose request ended before it was recorded: done when the cluster holds it."""
+        current = await get_resource_quota(self._cluster, intent.target_id, QUOTA_NAME)
+        held = _spec_data(spec_of(current)) if current is not None else _spec_data(QuotaSpec())
+        return Outcome.complete(intent.after) if held == intent.after else Outcome.nothing()
+
+
+def _followed(
+    current: Json | None, device_type_id: str, key: str | None
+) -> tuple[QuotaSpec, dict[str, str]] | None:
+    if current is None:
+        return None
+    keys = written_types(current)
+    if device_type_id not in keys or keys[device_type_id] == key:
+        return None
+    spec = spec_of(current)
+    devices = dict(spec.devices)
+    if key is None:
+        devices.pop(device_type_id, None)
+        del keys[device_type_id]
+    else:
+        keys[device_type_id] = key
+    return QuotaSpec(devices=devices, storage=spec.storage, pods=spec.pods), keys
+
+
+def _spec_data(spec: QuotaSpec) -> dict[str, Any]:
+    return {"devices": dict(sorted(spec.devices.items())), "storage": spec.storage, "pods": spec.pods}
+
+
+def _view(project: str, quota: Json | None) -> ProjectQuota:
+    if quota is None:
+        return ProjectQuota(project, (), None, None)
+    hard = (quota.get("spec") or {}).get("hard") or {}
+    used = (quota.get("status") or {}).get("used") or {}
+    spec = spec_of(quota)
+    keys = written_types(quota)
+    devices = tuple(
+        DeviceQuota(t, keys[t], n, _count(used.get(device_resource(keys[t]))))
+        for t, n in sorted(spec.devices.items())
+    )
+    return ProjectQuota(project, devices, _figure(hard, used, STORAGE), _figure(hard, used, PODS))
+
+
+def _figure(hard: dict[str, Any], used: dict[str, Any], resource: str) -> Figure | None:
+    if resource not in hard:
+        return None
+    return Figure(hard=str(hard[resource]), used=str(used.get(resource, "0")))
+
+
+def _count(text: object) -> int:
+    try:
+        return quantity_to_int(str(text)) if text is not None else 0
+    except ValueError:
+        return 0
