@@ -72,6 +72,12 @@ def invalid(rt: ResourceType, name: str, message: str, causes: list[dict[str, An
     return ApiError(422, "Invalid", message, details=_details(rt, name, kind=rt.kind, causes=causes))
 
 
+def forbidden(rt: ResourceType, name: str, reason: str) -> ApiError:
+    """An admission plugin's refusal (`admission.NewForbidden`): `pods "x" is forbidden: <reason>`."""
+    head = f'{_qualified(rt)} "{name}"' if name else _qualified(rt)
+    return ApiError(403, "Forbidden", f"{head} is forbidden: {reason}", details=_details(rt, name))
+
+
 def bad_request(message: str) -> ApiError:
     return ApiError(400, "BadRequest", message)
 

@@ -257,11 +257,14 @@ class DeploymentController(WorkloadController):
         availability = _AVAILABLE if minimum else _UNAVAILABLE
         stamp = now()
 
+        failure = _replica_failure(owned, new_rs)
+
         def apply(obj: Obj) -> None:
             generation = obj["metadata"].get("generation", 1)
             obj["status"] = _status(
                 obj.get("status") or {}, generation, counts, availability, progress, stamp
             )
+            _set_replica_failure(obj["status"]["conditions"], failure)
 
         self.store.mutate(
             self._rt, namespace_of(deployment), name_of(deployment), apply, subresource="status"
@@ -307,3 +310,31 @@ def _progress(
     if created:
         return "True", "NewReplicaSetCreated", f'Created new replica set "{rs_name}"'
     return "True", "ReplicaSetUpdated", f'ReplicaSet "{rs_name}" is progressing.'
+
+
+def _replica_failure(owned: list[Obj], new_rs: Obj | None) -> Obj | None:
+    """`getReplicaFailures`: the new ReplicaSet's ReplicaFailure first, else any other's, as a
+    Deployment condition (its update time is the ReplicaSet condition's transition time)."""
+    ranked = sorted(owned, key=lambda rs: new_rs is None or uid_of(rs) != uid_of(new_rs))
+    for rs in ranked:
+        for cond in (rs.get("status") or {}).get("conditions") or []:
+            if cond.get("type") == "ReplicaFailure":
+                return {**cond, "lastUpdateTime": cond.get("lastTransitionTime")}
+    return None
+
+
+def _set_replica_failure(conditions: list[Obj], failure: Obj | None) -> None:
+    """`SetDeploymentCondition`/`RemoveDeploymentCondition`: same status and reason change nothing;
+    otherwise the condition goes to the end, keeping its transition time if the status held."""
+    current = next((c for c in conditions if c.get("type") == "ReplicaFailure"), None)
+    if failure is None:
+        if current is not None:
+            conditions.remove(current)
+        return
+    if current is not None:
+        if (current.get("status"), current.get("reason")) == (failure.get("status"), failure.get("reason")):
+            return
+        if current.get("status") == failure.get("status"):
+            failure = {**failure, "lastTransitionTime": current.get("lastTransitionTime")}
+        conditions.remove(current)
+    conditions.append(failure)

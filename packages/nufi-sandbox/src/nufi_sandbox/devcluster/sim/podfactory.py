@@ -12,10 +12,14 @@ from nufi_sandbox.devcluster.storage.store import Store
 
 
 class PodFactory:
-    def __init__(self, store: Store, events: EventRecorder, component: str) -> None:
+    def __init__(
+        self, store: Store, events: EventRecorder, component: str, *, stateful: bool = False
+    ) -> None:
         self._store = store
         self._events = events
         self._component = component
+        # The statefulset-controller words its pod events its own way (StatefulPodControl.recordPodEvent).
+        self._stateful = stateful
         self._pods = store.rt("", "v1", "pods")
 
     def pod_from_template(
@@ -37,8 +41,8 @@ class PodFactory:
             metadata["name"] = name
         return {"metadata": metadata, "spec": copy.deepcopy(template.get("spec") or {})}
 
-    def create(self, owner: Obj, pod: Obj) -> Obj | None:
-        """Create the pod; on refusal record FailedCreate and return None (the caller retries later)."""
+    def create(self, owner: Obj, pod: Obj) -> Obj | errors.ApiError:
+        """Create the pod; on refusal record FailedCreate and return the refusal (the caller retries)."""
         namespace = namespace_of(owner)
         meta = pod["metadata"]
         try:
@@ -47,14 +51,19 @@ class PodFactory:
             else:
                 created = self._create_generated(namespace, pod)
         except errors.ApiError as exc:
-            self._events.record(
-                owner, "Warning", "FailedCreate", f"Error creating: {exc.message}", component=self._component
-            )
-            return None
-        self._events.record(
-            owner, "Normal", "SuccessfulCreate", f"Created pod: {name_of(created)}", component=self._component
-        )
+            self._record(owner, "Warning", "FailedCreate", meta.get("name", ""), exc.message)
+            return exc
+        self._record(owner, "Normal", "SuccessfulCreate", name_of(created), None)
         return created
+
+    def _record(self, owner: Obj, kind: str, reason: str, pod: str, error: str | None) -> None:
+        """The event of one create, worded as the owner's real controller words it."""
+        if self._stateful:
+            outcome = "successful" if error is None else f"failed error: {error}"
+            message = f"create Pod {pod} in StatefulSet {name_of(owner)} {outcome}"
+        else:
+            message = f"Created pod: {pod}" if error is None else f"Error creating: {error}"
+        self._events.record(owner, kind, reason, message, component=self._component)
 
     def _create_generated(self, namespace: str, pod: Obj) -> Obj:
         prefix = pod["metadata"]["generateName"]
@@ -73,6 +82,8 @@ class PodFactory:
             self._store.delete(self._pods, namespace_of(pod), name_of(pod))
         except errors.ApiError:
             return
-        self._events.record(
-            owner, "Normal", "SuccessfulDelete", f"Deleted pod: {name_of(pod)}", component=self._component
-        )
+        if self._stateful:
+            message = f"delete Pod {name_of(pod)} in StatefulSet {name_of(owner)} successful"
+        else:
+            message = f"Deleted pod: {name_of(pod)}"
+        self._events.record(owner, "Normal", "SuccessfulDelete", message, component=self._component)

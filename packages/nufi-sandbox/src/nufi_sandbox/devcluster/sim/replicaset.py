@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from nufi_sandbox.devcluster import errors
 from nufi_sandbox.devcluster.selectors import label_selector_from_object
+from nufi_sandbox.devcluster.sim.conditions import find_condition
 from nufi_sandbox.devcluster.sim.controller import ObjectKey
 from nufi_sandbox.devcluster.sim.events import EventRecorder
 from nufi_sandbox.devcluster.sim.meta import (
@@ -11,6 +13,7 @@ from nufi_sandbox.devcluster.sim.meta import (
     labels_of,
     name_of,
     namespace_of,
+    now,
     uid_of,
 )
 from nufi_sandbox.devcluster.sim.podfactory import PodFactory
@@ -35,20 +38,46 @@ class ReplicaSetController(WorkloadController):
     def __init__(self, store: Store, events: EventRecorder) -> None:
         super().__init__(store)
         self._factory = PodFactory(store, events, COMPONENT)
+        self._failures: dict[ObjectKey, int] = {}
 
     async def reconcile(self, key: ObjectKey) -> None:
         rs = self.live_workload(key)
         if rs is None:
+            self._failures.pop(key, None)
             return
         pods = self._active_pods(rs)
         wanted = int(rs.get("spec", {}).get("replicas", 1))
+        refusal: str | None = None
         if len(pods) < wanted:
-            for _ in range(wanted - len(pods)):
-                self._factory.create(rs, self._factory.pod_from_template(rs))
+            refusal = self._create_in_batches(rs, wanted - len(pods))
         elif len(pods) > wanted:
             for pod in sorted(pods, key=_deletion_rank)[: len(pods) - wanted]:
                 self._factory.delete(rs, pod)
-        self._write_status(rs)
+        if refusal is None:
+            self._failures.pop(key, None)
+        else:
+            # The work queue's per-item backoff (5 ms doubling); the resync bounds it at 5 s here.
+            failures = self._failures[key] = self._failures.get(key, 0) + 1
+            self.queue.add_after(key, min(0.005 * 2**failures, self.resync_seconds))
+        self._write_status(rs, refusal)
+
+    def _create_in_batches(self, rs: Obj, missing: int) -> str | None:
+        """`slowStartBatch`: 1, 2, 4... creates, stopping after the first batch with a refusal."""
+        batch = 1
+        while missing > 0:
+            size = min(batch, missing)
+            refusals = [
+                result
+                for result in (
+                    self._factory.create(rs, self._factory.pod_from_template(rs)) for _ in range(size)
+                )
+                if isinstance(result, errors.ApiError)
+            ]
+            if refusals:
+                return refusals[0].message
+            missing -= size
+            batch *= 2
+        return None
 
     def _active_pods(self, rs: Obj) -> list[Obj]:
         uid = uid_of(rs)
@@ -58,7 +87,7 @@ class ReplicaSetController(WorkloadController):
             if namespace_of(pod) == namespace_of(rs) and controlled_by(pod, uid) and is_active(pod)
         ]
 
-    def _write_status(self, rs: Obj) -> None:
+    def _write_status(self, rs: Obj, refusal: str | None) -> None:
         pods = self._active_pods(rs)
         selector = label_selector_from_object(rs.get("spec", {}).get("selector") or {})
         template_labels = (rs.get("spec", {}).get("template", {}).get("metadata") or {}).get("labels") or {}
@@ -82,7 +111,23 @@ class ReplicaSetController(WorkloadController):
             self.queue.add_after((namespace_of(rs), name_of(rs)), 1.0)
 
         def apply(obj: Obj) -> None:
-            conditions = (obj.get("status") or {}).get("conditions")
+            conditions = _replica_failure(
+                (obj.get("status") or {}).get("conditions") or [], refusal, pods, rs
+            )
             obj["status"] = dict(status, **({"conditions": conditions} if conditions else {}))
 
         self.store.mutate(self._rt, namespace_of(rs), name_of(rs), apply, subresource="status")
+
+
+def _replica_failure(conditions: list[Obj], refusal: str | None, pods: list[Obj], rs: Obj) -> list[Obj]:
+    """`calculateStatus`: ReplicaFailure is set on the first failure (later ones leave it as it is)
+    and removed by the first sync that manages its replicas without an error."""
+    current = find_condition(conditions, "ReplicaFailure")
+    if refusal is None:
+        return [c for c in conditions if c is not current]
+    if current is not None:
+        return conditions
+    wanted = int(rs.get("spec", {}).get("replicas", 1))
+    reason = "FailedCreate" if len(pods) < wanted else "FailedDelete"
+    failure = {"type": "ReplicaFailure", "status": "True", "lastTransitionTime": now(), "reason": reason}
+    return [*conditions, {**failure, "message": refusal}]

@@ -40,7 +40,8 @@ class StatefulSetController(WorkloadController):
     def __init__(self, store: Store, events: EventRecorder) -> None:
         super().__init__(store)
         self._claims = store.rt("", "v1", "persistentvolumeclaims")
-        self._factory = PodFactory(store, events, COMPONENT)
+        self._factory = PodFactory(store, events, COMPONENT, stateful=True)
+        self._events = events
 
     def _pods(self, sts: Obj) -> dict[int, Obj]:
         pattern = re.compile(rf"^{re.escape(name_of(sts))}-(\d+)$")
@@ -154,7 +155,14 @@ class StatefulSetController(WorkloadController):
         body.pop("status", None)
         try:
             self.store.create(self._claims, namespace, body)
-        except errors.ApiError:
+        except errors.ApiError as exc:
+            pod, set_name = claim.removeprefix(f"{template['metadata']['name']}-"), name_of(sts)
+            for message in (
+                f"create Claim {claim} for Pod {pod} in StatefulSet {set_name} failed error: {exc.message}",
+                f"create Pod {pod} in StatefulSet {set_name} failed error: "
+                f"failed to create PVC {claim}: {exc.message}",
+            ):
+                self._events.record(sts, "Warning", "FailedCreate", message, component=COMPONENT)
             return None
         claim_spec = body.get("spec", {})
 

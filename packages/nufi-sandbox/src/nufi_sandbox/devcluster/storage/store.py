@@ -354,6 +354,7 @@ class Store:
         self._history.append(event)
         for sub in list(self._subscriptions):
             sub.queue.put_nowait(event)
+        self.admission.quota.observe(event)
 
     def _on_crd_change(self, crd: Obj) -> None:
         if crd["metadata"].get("deletionTimestamp"):

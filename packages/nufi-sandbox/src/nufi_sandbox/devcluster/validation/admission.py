@@ -12,6 +12,7 @@ import ipaddress
 from typing import TYPE_CHECKING, Any
 
 from nufi_sandbox.devcluster import errors
+from nufi_sandbox.devcluster.quota import ResourceQuotas
 from nufi_sandbox.devcluster.resources import ResourceType
 from nufi_sandbox.devcluster.selectors import label_selector_from_object
 from nufi_sandbox.devcluster.validation.objects import format_invalid_message, validate_object
@@ -50,6 +51,7 @@ class Admission:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._next_ip = int(_SERVICE_CIDR.network_address) + 10
+        self.quota = ResourceQuotas(store)
 
     def on_create(self, rt: ResourceType, obj: Obj) -> None:
         kind = rt.kind
@@ -72,6 +74,8 @@ class Admission:
         self._validate(rt, obj)
         if kind == "ResourceQuota":
             _canonical_hard(obj)
+        # Validating admission runs last, on the defaulted and validated object.
+        self.quota.admit(rt, obj)
 
     def on_update(self, rt: ResourceType, old: Obj, new: Obj, subresource: str) -> None:
         if rt.kind == "Pod" and subresource == "":
@@ -99,6 +103,7 @@ class Admission:
             self._validate(rt, new)
             if rt.kind == "ResourceQuota":
                 _canonical_hard(new)
+            self.quota.admit(rt, new, old)
 
     def _validate(self, rt: ResourceType, obj: Obj) -> None:
         causes = [dict(c) for c in validate_object(rt.kind, obj, rt.namespaced)]

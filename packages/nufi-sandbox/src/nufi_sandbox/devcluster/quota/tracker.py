@@ -1,0 +1,133 @@
+"""The ResourceQuota admission plugin and the resource quota controller, over the dev cluster's store.
+
+Admission (on create, and on update for claims) charges the object against every quota of its namespace
+whose `status.hard` names something it uses, in name order, and refuses with kube-apiserver's 403:
+`pods "web-x" is forbidden: exceeded quota: team, requested: ..., used: ..., limited: ...`.
+
+The controller's work (`status.hard` copied from `spec.hard`, `status.used` recounted) runs with every
+write in a namespace that has quotas, in the same step: the real controller gets there within moments,
+and nothing a client can observe depends on that delay except that usage is never stale here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from nufi_sandbox.devcluster import errors
+from nufi_sandbox.devcluster.quota import amounts
+from nufi_sandbox.devcluster.quota.amounts import ZERO, ResourceList
+from nufi_sandbox.devcluster.quota.evaluators import Evaluator, evaluator_for, evaluators_for, utc_now
+from nufi_sandbox.devcluster.resources import ResourceType
+
+if TYPE_CHECKING:
+    from nufi_sandbox.devcluster.storage.store import Store
+    from nufi_sandbox.devcluster.storage.watch_events import WatchEvent
+
+Obj = dict[str, Any]
+QUOTAS = ("", "resourcequotas")
+
+
+class ResourceQuotas:
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._by_namespace: dict[str, set[str]] = {}
+        self._syncing = False
+
+    # -- admission -----------------------------------------------------------------------------------
+
+    def admit(self, rt: ResourceType, obj: Obj, old: Obj | None = None) -> None:
+        """Raise the 403 the ResourceQuota admission plugin would; `old` is set for updates."""
+        namespace = (obj.get("metadata") or {}).get("namespace") or ""
+        evaluator = evaluator_for(rt.key)
+        if not rt.namespaced or evaluator is None or not self._by_namespace.get(namespace):
+            return
+        if old is not None and not evaluator.handles_update():
+            return
+        name = obj["metadata"].get("name", "")
+        interesting = self._interesting(rt, name, evaluator, obj, namespace)
+        delta = evaluator.usage(obj, utc_now())
+        if old is not None:
+            delta = amounts.subtract_non_negative(delta, evaluator.usage(old, utc_now()))
+        delta = amounts.without_zeros(delta)
+        for quota in interesting:
+            status = quota.get("status") or {}
+            hard, used = amounts.parse_list(status.get("hard")), amounts.parse_list(status.get("used"))
+            requested = amounts.without_zeros(amounts.mask(delta, hard))
+            if not requested:
+                continue
+            new_usage = amounts.mask(amounts.add(used, requested), requested)
+            over = amounts.exceeded(new_usage, hard)
+            if over:
+                raise errors.forbidden(
+                    rt,
+                    name,
+                    f"exceeded quota: {quota['metadata']['name']}, "
+                    f"requested: {amounts.pretty(amounts.mask(requested, over))}, "
+                    f"used: {amounts.pretty(amounts.mask(used, over))}, "
+                    f"limited: {amounts.pretty(amounts.mask(hard, over))}",
+                )
+
+    def _interesting(self, rt: ResourceType, name: str, evaluator: Evaluator, obj: Obj, ns: str) -> list[Obj]:
+        """The quotas that track something of this object, each first checked for its constraints."""
+        found = []
+        for quota in self._quotas(ns):
+            tracked = evaluator.matching((quota.get("status") or {}).get("hard") or {})
+            if not tracked:
+                continue
+            problem = evaluator.constraints(tracked, obj)
+            if problem:
+                raise errors.forbidden(rt, name, f"failed quota: {quota['metadata']['name']}: {problem}")
+            found.append(quota)
+        return found
+
+    # -- controller ----------------------------------------------------------------------------------
+
+    def observe(self, event: WatchEvent) -> None:
+        """After every committed write: keep the index of quotas, and their status, current."""
+        if event.rt_key == QUOTAS:
+            names = self._by_namespace.setdefault(event.namespace, set())
+            name = event.object["metadata"]["name"]
+            if event.type == "DELETED":
+                names.discard(name)
+            else:
+                names.add(name)
+        if self._syncing or event.rt_key == ("", "events") or not self._by_namespace.get(event.namespace):
+            return
+        self._syncing = True
+        try:
+            for quota in self._quotas(event.namespace):
+                self._sync(quota)
+        finally:
+            self._syncing = False
+
+    def _quotas(self, namespace: str) -> list[Obj]:
+        rt = self._store.rt("", "v1", "resourcequotas")
+        found = (
+            self._store.find(rt, namespace, name) for name in sorted(self._by_namespace.get(namespace, ()))
+        )
+        return [quota for quota in found if quota is not None]
+
+    def _sync(self, quota: Obj) -> None:
+        hard = amounts.parse_list((quota.get("spec") or {}).get("hard"))
+        namespace = quota["metadata"]["namespace"]
+        used = self.usage(namespace, hard)
+        status = {"hard": amounts.as_text(hard), "used": amounts.as_text(used)}
+        if quota.get("status") == status:
+            return
+        quota["status"] = status
+        rt = self._store.rt("", "v1", "resourcequotas")
+        self._store.update(rt, namespace, quota["metadata"]["name"], quota, subresource="status")
+
+    def usage(self, namespace: str, names: Iterable[str]) -> ResourceList:
+        """What a namespace uses of each named resource some evaluator counts; zero where nothing does."""
+        names = list(names)
+        now = utc_now()
+        total: ResourceList = {}
+        for evaluator in evaluators_for(names):
+            tracked = evaluator.matching(names)
+            total.update(dict.fromkeys(tracked, ZERO))
+            for obj in self._store.all_of(*evaluator.group_resource):
+                if (obj.get("metadata") or {}).get("namespace") == namespace:
+                    total = amounts.add(total, amounts.mask(evaluator.usage(obj, now), tracked))
+        return total
