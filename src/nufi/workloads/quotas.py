@@ -224,8 +224,8 @@ class QuotaService:
             if planned is None:
                 return _view(project, current)
             spec, keys = planned
-            before = None if current is None else _spec_data(spec_of(current))
-            after = _spec_data(spec)
+            before = None if current is None else _spec_data(spec_of(current), written_types(current))
+            after = _spec_data(spec, keys)
             if before == after or (current is None and spec.empty):
                 return _view(project, current)
             try:
@@ -262,7 +262,9 @@ class QuotaService:
     async def _settle(self, intent: Intent) -> Outcome:
         """A quota change whose request ended before it was recorded: done when the cluster holds it."""
         current = await get_resource_quota(self._cluster, intent.target_id, QUOTA_NAME)
-        held = _spec_data(spec_of(current)) if current is not None else _spec_data(QuotaSpec())
+        held = (
+            _spec_data(spec_of(current), written_types(current)) if current else _spec_data(QuotaSpec(), {})
+        )
         return Outcome.complete(intent.after) if held == intent.after else Outcome.nothing()
 
 
@@ -284,8 +286,14 @@ def _followed(
     return QuotaSpec(devices=devices, storage=spec.storage, pods=spec.pods), keys
 
 
-def _spec_data(spec: QuotaSpec) -> dict[str, Any]:
-    return {"devices": dict(sorted(spec.devices.items())), "storage": spec.storage, "pods": spec.pods}
+def _spec_data(spec: QuotaSpec, keys: dict[str, str]) -> dict[str, Any]:
+    """A quota as its audit record shows it: devices per type id, and each type's key then."""
+    return {
+        "devices": dict(sorted(spec.devices.items())),
+        "resource_keys": {t: keys[t] for t in sorted(spec.devices)},
+        "storage": spec.storage,
+        "pods": spec.pods,
+    }
 
 
 def _view(project: str, quota: Json | None) -> ProjectQuota:

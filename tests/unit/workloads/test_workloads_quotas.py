@@ -1,0 +1,264 @@
+"""The quota service over a fake cluster (ResourceQuotas and namespaces in a dict, resourceVersions
+checked as the API server checks them) and a real in-memory database for intents and audit records."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import pytest
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from nufi.auth import DEFAULT_ADMIN_ROLE, Principal
+from nufi.cluster import ClusterGateway
+from nufi.cluster.kube_rest import KubeRefused
+from nufi.db import Database
+from nufi.db.audit import AuditRepository
+from nufi.devices.catalog import DeviceCatalog
+from nufi.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
+from nufi.workloads import projects as projects_module
+from nufi.workloads import quotas as quotas_module
+from nufi.workloads.labels import MEMBERS_ANNOTATION, PROJECT
+from nufi.workloads.projects import ProjectService
+from nufi.workloads.quota_room import QUOTA_NAME, QuotaSpec
+from nufi.workloads.quotas import QuotaService
+from support.nufi_app import MEMORY_DATABASE
+
+ADMIN = Principal(subject="root", username="root", roles=frozenset({DEFAULT_ADMIN_ROLE}))
+ALICE = Principal(subject="alice", username="alice", roles=frozenset())
+LPU = "requests.hyperaccel.ai/lpu"
+
+
+@dataclass
+class FakeType:
+    id: str
+    resource_key: str
+
+
+@dataclass
+class FakeCatalog:
+    types: dict[str, str] = field(
+        default_factory=lambda: {"lpu": "hyperaccel.ai/lpu", "gpu": "nvidia.com/gpu"}
+    )
+
+    async def find(self, device_type_id: str) -> FakeType | None:
+        key = self.types.get(device_type_id)
+        return None if key is None else FakeType(device_type_id, key)
+
+
+@dataclass
+class FakeCluster:
+    """ResourceQuotas by (namespace, name), with resourceVersions; `refuse` answers the next write."""
+
+    quotas: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    version: int = 0
+    refuse: list[KubeRefused] = field(default_factory=list)
+    writes: int = 0
+
+    def put(self, namespace: str, body: dict[str, Any]) -> dict[str, Any]:
+        self.version += 1
+        stored = copy.deepcopy(body)
+        stored["metadata"]["resourceVersion"] = str(self.version)
+        self.quotas[(namespace, stored["metadata"]["name"])] = stored
+        return copy.deepcopy(stored)
+
+    def write(self) -> None:
+        self.writes += 1
+        if self.refuse:
+            raise self.refuse.pop(0)
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        async def get(_c: ClusterGateway, namespace: str, name: str) -> dict[str, Any] | None:
+            found = self.quotas.get((namespace, name))
+            return copy.deepcopy(found) if found is not None else None
+
+        async def listed(_c: ClusterGateway, namespace: str) -> list[dict[str, Any]]:
+            return [copy.deepcopy(q) for (ns, _), q in sorted(self.quotas.items()) if ns == namespace]
+
+        async def create(_c: ClusterGateway, namespace: str, body: dict[str, Any]) -> dict[str, Any]:
+            self.write()
+            if (namespace, body["metadata"]["name"]) in self.quotas:
+                raise KubeRefused(409, "AlreadyExists", "exists")
+            return self.put(namespace, body)
+
+        async def replace(
+            _c: ClusterGateway, namespace: str, name: str, body: dict[str, Any]
+        ) -> dict[str, Any]:
+            self.write()
+            held = self.quotas[(namespace, name)]["metadata"]["resourceVersion"]
+            if body["metadata"].get("resourceVersion") != held:
+                raise KubeRefused(409, "Conflict", "the object has been modified")
+            return self.put(namespace, body)
+
+        async def delete(_c: ClusterGateway, namespace: str, name: str) -> bool:
+            self.write()
+            return self.quotas.pop((namespace, name), None) is not None
+
+        for name, fake in (
+            ("get_resource_quota", get),
+            ("list_resource_quotas", listed),
+            ("create_resource_quota", create),
+            ("replace_resource_quota", replace),
+            ("delete_resource_quota", delete),
+        ):
+            monkeypatch.setattr(quotas_module, name, fake)
+
+        async def namespace(_c: ClusterGateway, name: str) -> dict[str, Any] | None:
+            if name not in ("team-a", "team-b"):
+                return None
+            return {
+                "metadata": {
+                    "name": name,
+                    "labels": {PROJECT: name},
+                    "annotations": {MEMBERS_ANNOTATION: '["alice"]'},
+                }
+            }
+
+        async def namespaces(_c: ClusterGateway, *, label_selector: str) -> list[dict[str, Any]]:
+            return [ns for ns in [await namespace(_c, "team-a"), await namespace(_c, "team-b")] if ns]
+
+        monkeypatch.setattr(projects_module, "get_namespace", namespace)
+        monkeypatch.setattr(projects_module, "list_namespaces", namespaces)
+
+
+@dataclass
+class World:
+    service: QuotaService
+    cluster: FakeCluster
+    catalog: FakeCatalog
+    database: Database
+
+    async def audit(self) -> list[tuple[str, str, Any, Any]]:
+        async with self.database.session() as session:
+            rows = await AuditRepository(session).list(target_kind="project-quota")
+        return [(r.action, r.target_id, r.before, r.after) for r in reversed(rows)]
+
+
+@pytest.fixture
+async def world(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[World]:
+    cluster = FakeCluster()
+    cluster.install(monkeypatch)
+    engine = create_async_engine(MEMORY_DATABASE)
+    database = Database(engine)
+    await database.upgrade()
+    projects = ProjectService(ClusterGateway(None), database)
+    catalog = FakeCatalog()
+    service = QuotaService(ClusterGateway(None), projects, cast(DeviceCatalog, catalog))
+    yield World(service, cluster, catalog, database)
+    await engine.dispose()
+
+
+async def test_an_admin_writes_one_quota_read_back_by_members_and_audited_once(world: World) -> None:
+    spec = QuotaSpec(devices={"lpu": 4}, storage="100Gi", pods=20)
+    written = await world.service.replace(ADMIN, "team-a", spec)
+    stored = world.cluster.quotas[("team-a", QUOTA_NAME)]
+    assert stored["spec"]["hard"] == {LPU: "4", "requests.storage": "100Gi", "pods": "20"}
+    assert [(d.device_type, d.resource_key, d.hard, d.used) for d in written.devices] == [
+        ("lpu", "hyperaccel.ai/lpu", 4, 0)
+    ]
+    # The quota controller counts; a member reads its figures back.
+    stored["status"] = {"used": {LPU: "2", "pods": "2", "requests.storage": "10Gi"}}
+    read = await world.service.read(ALICE, "team-a")
+    assert read.devices[0].used == 2 and read.pods is not None and read.pods.used == "2"
+    assert read.storage is not None and (read.storage.hard, read.storage.used) == ("100Gi", "10Gi")
+    # The same quota again changes nothing and records nothing.
+    await world.service.replace(ADMIN, "team-a", spec)
+    lowered = QuotaSpec(devices={"lpu": 2})
+    await world.service.replace(ADMIN, "team-a", lowered)
+    keys = {"lpu": "hyperaccel.ai/lpu"}
+    after_first = {"devices": {"lpu": 4}, "resource_keys": keys, "storage": "100Gi", "pods": 20}
+    after_second = {"devices": {"lpu": 2}, "resource_keys": keys, "storage": None, "pods": None}
+    assert await world.audit() == [
+        ("project.quota.set", "team-a", None, after_first),
+        ("project.quota.set", "team-a", after_first, after_second),
+    ]
+    # An empty quota removes the object.
+    await world.service.replace(ADMIN, "team-a", QuotaSpec())
+    assert ("team-a", QUOTA_NAME) not in world.cluster.quotas
+
+
+async def test_only_admins_write_and_only_members_read(world: World) -> None:
+    with pytest.raises(Forbidden):
+        await world.service.replace(ALICE, "team-a", QuotaSpec(pods=1))
+    with pytest.raises(Unauthorized):
+        await world.service.replace(None, "team-a", QuotaSpec(pods=1))
+    with pytest.raises(Unauthorized):
+        await world.service.read(None, "team-a")
+    with pytest.raises(NotFound):
+        await world.service.replace(ADMIN, "absent", QuotaSpec(pods=1))
+    assert world.cluster.writes == 0 and await world.audit() == []
+
+
+async def test_an_unknown_type_is_refused_naming_its_entry_before_anything_is_written(world: World) -> None:
+    with pytest.raises(ValidationFailed) as refused:
+        await world.service.replace(ADMIN, "team-a", QuotaSpec(devices={"lpu": 1, "tpu": 2}))
+    assert (refused.value.code, refused.value.field) == ("quota.unknown_type", "devices.tpu")
+    assert world.cluster.writes == 0
+
+
+async def test_a_refused_write_leaves_the_quota_as_it_was_and_unaudited(world: World) -> None:
+    await world.service.replace(ADMIN, "team-a", QuotaSpec(devices={"lpu": 4}))
+    world.cluster.refuse.append(KubeRefused(422, "Invalid", "spec.hard: Invalid value"))
+    with pytest.raises(ValidationFailed):
+        await world.service.replace(ADMIN, "team-a", QuotaSpec(devices={"lpu": 8}))
+    assert world.cluster.quotas[("team-a", QUOTA_NAME)]["spec"]["hard"] == {LPU: "4"}
+    assert len(await world.audit()) == 1
+
+
+async def test_a_concurrent_change_is_read_again_and_the_write_lands(world: World) -> None:
+    await world.service.replace(ADMIN, "team-a", QuotaSpec(devices={"lpu": 4}))
+    world.cluster.refuse.append(KubeRefused(409, "Conflict", "the object has been modified"))
+    await world.service.replace(ADMIN, "team-a", QuotaSpec(devices={"lpu": 6}))
+    assert world.cluster.quotas[("team-a", QUOTA_NAME)]["spec"]["hard"] == {LPU: "6"}
+
+
+async def test_room_counts_every_quota_of_the_namespace(world: World) -> None:
+    await world.service.replace(ADMIN, "team-a", QuotaSpec(devices={"lpu": 4}))
+    world.cluster.quotas[("team-a", QUOTA_NAME)]["status"] = {"used": {LPU: "3"}}
+    await world.service.check_room("team-a", "hyperaccel.ai/lpu", 1, field="accelerator.count")
+    with pytest.raises(ValidationFailed) as refused:
+        await world.service.check_room("team-a", "hyperaccel.ai/lpu", 2, field="accelerator.count")
+    assert refused.value.field == "accelerator.count"
+    assert refused.value.own_params == {
+        "project": "team-a",
+        "quota": QUOTA_NAME,
+        "resource_key": "hyperaccel.ai/lpu",
+        "hard": 4,
+        "used": 3,
+        "requested": 2,
+        "room": 1,
+    }
+    # Someone else's quota counts as admission counts it.
+    world.cluster.put("team-a", {"metadata": {"name": "ops-cap"}, "spec": {"hard": {LPU: "3"}}})
+    world.cluster.quotas[("team-a", "ops-cap")]["status"] = {"used": {LPU: "3"}}
+    with pytest.raises(ValidationFailed) as refused:
+        await world.service.check_room("team-a", "hyperaccel.ai/lpu", 1, field="accelerator.count")
+    assert refused.value.params["quota"] == "ops-cap"
+
+
+async def test_a_key_edit_moves_the_entry_and_a_deletion_removes_it(world: World) -> None:
+    await world.service.replace(ADMIN, "team-a", QuotaSpec(devices={"lpu": 4, "gpu": 1}, pods=9))
+    await world.service.replace(ADMIN, "team-b", QuotaSpec(devices={"gpu": 2}))
+    world.catalog.types["lpu"] = "hyperaccel.ai/lpu-v2"
+    await world.service.follow_type("lpu")
+    assert world.cluster.quotas[("team-a", QUOTA_NAME)]["spec"]["hard"] == {
+        "requests.hyperaccel.ai/lpu-v2": "4",
+        "requests.nvidia.com/gpu": "1",
+        "pods": "9",
+    }
+    assert world.cluster.quotas[("team-b", QUOTA_NAME)]["spec"]["hard"] == {"requests.nvidia.com/gpu": "2"}
+    del world.catalog.types["gpu"]
+    await world.service.follow_type("gpu")
+    assert world.cluster.quotas[("team-a", QUOTA_NAME)]["spec"]["hard"] == {
+        "requests.hyperaccel.ai/lpu-v2": "4",
+        "pods": "9",
+    }
+    assert ("team-b", QUOTA_NAME) not in world.cluster.quotas
+    actions = [(action, target) for action, target, _, _ in await world.audit()]
+    assert actions[2:] == [
+        ("project.quota.follow_type", "team-a"),
+        ("project.quota.follow_type", "team-a"),
+        ("project.quota.follow_type", "team-b"),
+    ]
