@@ -30,6 +30,7 @@ KINDS = {
     "DaemonSet": ("apps", "v1", "daemonsets"),
     "EndpointSlice": ("discovery.k8s.io", "v1", "endpointslices"),
     "PersistentVolumeClaim": ("", "v1", "persistentvolumeclaims"),
+    "ResourceQuota": ("", "v1", "resourcequotas"),
 }
 
 

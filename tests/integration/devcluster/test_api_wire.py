@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -385,3 +386,31 @@ async def test_deployment_selector_must_match_template(api: client.ApiClient, na
 def test_kubeconfig_is_written(cluster: DevClusterProcess) -> None:
     text = Path(cluster.kubeconfig).read_text()
     assert cluster.url in text
+
+
+async def test_resource_quota_refuses_a_pod_over_it_with_a_forbidden_status(
+    api: client.ApiClient, namespace: str
+) -> None:
+    v1 = client.CoreV1Api(api)
+    lpu = "hyperaccel.ai/lpu"
+    quota = {"metadata": {"name": "team"}, "spec": {"hard": {f"requests.{lpu}": "1"}}}
+    await v1.create_namespaced_resource_quota(namespace, quota)
+    status = (await v1.read_namespaced_resource_quota_status("team", namespace)).status
+    assert (status.hard, status.used) == ({f"requests.{lpu}": "1"}, {f"requests.{lpu}": "0"})
+
+    def pod(name: str) -> dict[str, object]:
+        container = {"name": "c", "image": "busybox:1", "resources": {"limits": {lpu: "1"}}}
+        return {"metadata": {"name": name}, "spec": {"containers": [container]}}
+
+    await v1.create_namespaced_pod(namespace, pod("first"))
+    with pytest.raises(ApiException) as exc:
+        await v1.create_namespaced_pod(namespace, pod("second"))
+    assert exc.value.status == 403
+    refusal = json.loads(body_of(exc))
+    assert (refusal["reason"], refusal["details"]) == ("Forbidden", {"name": "second", "kind": "pods"})
+    assert refusal["message"] == (
+        f'pods "second" is forbidden: exceeded quota: team, requested: requests.{lpu}=1, '
+        f"used: requests.{lpu}=1, limited: requests.{lpu}=1"
+    )
+    listed = await v1.list_namespaced_resource_quota(namespace)
+    assert [q.status.used for q in listed.items] == [{f"requests.{lpu}": "1"}]

@@ -38,12 +38,11 @@ class ReplicaSetController(WorkloadController):
     def __init__(self, store: Store, events: EventRecorder) -> None:
         super().__init__(store)
         self._factory = PodFactory(store, events, COMPONENT)
-        self._failures: dict[ObjectKey, int] = {}
 
     async def reconcile(self, key: ObjectKey) -> None:
         rs = self.live_workload(key)
         if rs is None:
-            self._failures.pop(key, None)
+            self.back_off(key, False)
             return
         pods = self._active_pods(rs)
         wanted = int(rs.get("spec", {}).get("replicas", 1))
@@ -53,12 +52,7 @@ class ReplicaSetController(WorkloadController):
         elif len(pods) > wanted:
             for pod in sorted(pods, key=_deletion_rank)[: len(pods) - wanted]:
                 self._factory.delete(rs, pod)
-        if refusal is None:
-            self._failures.pop(key, None)
-        else:
-            # The work queue's per-item backoff (5 ms doubling); the resync bounds it at 5 s here.
-            failures = self._failures[key] = self._failures.get(key, 0) + 1
-            self.queue.add_after(key, min(0.005 * 2**failures, self.resync_seconds))
+        self.back_off(key, refusal is not None)
         self._write_status(rs, refusal)
 
     def _create_in_batches(self, rs: Obj, missing: int) -> str | None:

@@ -42,6 +42,8 @@ class StatefulSetController(WorkloadController):
         self._claims = store.rt("", "v1", "persistentvolumeclaims")
         self._factory = PodFactory(store, events, COMPONENT, stateful=True)
         self._events = events
+        # Set by `_create` when the API server refuses a claim or pod during the current reconcile.
+        self._refused = False
 
     def _pods(self, sts: Obj) -> dict[int, Obj]:
         pattern = re.compile(rf"^{re.escape(name_of(sts))}-(\d+)$")
@@ -67,11 +69,13 @@ class StatefulSetController(WorkloadController):
         for pod in pods.values():
             if is_terminal(pod) and not is_deleting(pod):
                 self._factory.delete(sts, pod)  # failed or finished pods are replaced
+        self._refused = False
         steady = self._scale_up(sts, pods, replicas, revision, ordered)
         if steady:
             steady = self._scale_down(sts, pods, replicas, ordered)
         if steady:
             self._roll(sts, pods, replicas, revision)
+        self.back_off(key, self._refused)
         self._write_status(sts, revision)
 
     def _scale_up(self, sts: Obj, pods: dict[int, Obj], replicas: int, revision: str, ordered: bool) -> bool:
@@ -139,11 +143,13 @@ class StatefulSetController(WorkloadController):
             volume = template["metadata"]["name"]
             claim = self._ensure_claim(sts, template, f"{volume}-{pod_name}")
             if claim is None:
+                self._refused = True
                 return
             volumes = [v for v in spec.get("volumes") or [] if v.get("name") != volume]
             volumes.append({"name": volume, "persistentVolumeClaim": {"claimName": claim}})
             spec["volumes"] = volumes
-        self._factory.create(sts, pod)
+        if isinstance(self._factory.create(sts, pod), errors.ApiError):
+            self._refused = True
 
     def _ensure_claim(self, sts: Obj, template: Obj, claim: str) -> str | None:
         namespace = namespace_of(sts)

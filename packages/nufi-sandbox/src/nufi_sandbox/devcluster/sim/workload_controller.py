@@ -25,6 +25,16 @@ class WorkloadController(Controller[ObjectKey]):
     def __init__(self, store: Store) -> None:
         super().__init__(store)
         self._rt = store.rt(self.group, "v1", self.plural)
+        self._failures: dict[ObjectKey, int] = {}
+
+    def back_off(self, key: ObjectKey, failed: bool) -> None:
+        """A failed sync comes back after the work queue's per-item backoff (5 ms, doubling); the
+        resync bounds it at `resync_seconds` here, where the real limit is 1000 s."""
+        if not failed:
+            self._failures.pop(key, None)
+            return
+        failures = self._failures[key] = self._failures.get(key, 0) + 1
+        self.queue.add_after(key, min(0.005 * 2**failures, self.resync_seconds))
 
     def keys_for(self, event: WatchEvent) -> Iterable[ObjectKey]:
         if event.rt_key == (self.group, self.plural):
