@@ -64,6 +64,9 @@ async def test_the_quota_holds_through_nufi_and_a_refused_pod_is_said_in_acceler
     )
     assert third.status_code == 422, third.text
     assert (third.json()["code"], third.json()["field"]) == ("quota.exceeded", "accelerator.count")
+    lab = {"name": "lab", "kind": "jupyter", "accelerator": {"device_type": "lpu", "count": 1}}
+    refused_lab = await nufi.post(f"{base}/labs", json=lab, headers=world.user)
+    assert (refused_lab.status_code, refused_lab.json()["field"]) == (422, "accelerator.count")
     scaled = await nufi.patch(f"{base}/deployments/llm", json={"replicas": 3}, headers=world.user)
     assert (scaled.status_code, scaled.json()["field"]) == (422, "replicas")
 

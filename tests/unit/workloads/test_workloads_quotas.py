@@ -262,3 +262,15 @@ async def test_a_key_edit_moves_the_entry_and_a_deletion_removes_it(world: World
         ("project.quota.follow_type", "team-a"),
         ("project.quota.follow_type", "team-b"),
     ]
+
+
+async def test_the_catalogs_change_notice_is_followed_after_it_returns(world: World) -> None:
+    await world.service.replace(ADMIN, "team-a", QuotaSpec(devices={"lpu": 4}))
+    world.catalog.types["lpu"] = "hyperaccel.ai/lpu-v2"
+    # The catalog calls its listeners synchronously, before answering the edit.
+    world.service.type_changed("lpu")
+    assert world.cluster.quotas[("team-a", QUOTA_NAME)]["spec"]["hard"] == {LPU: "4"}
+    await world.service.wait_following()
+    assert world.cluster.quotas[("team-a", QUOTA_NAME)]["spec"]["hard"] == {
+        "requests.hyperaccel.ai/lpu-v2": "4"
+    }
