@@ -97,7 +97,8 @@ class ResourceQuotas:
         self._syncing = True
         try:
             for quota in self._quotas(event.namespace):
-                self._sync(quota)
+                if event.rt_key == QUOTAS or _counts(quota, event.rt_key):
+                    self._sync(quota)
         finally:
             self._syncing = False
 
@@ -131,3 +132,9 @@ class ResourceQuotas:
                 if (obj.get("metadata") or {}).get("namespace") == namespace:
                     total = amounts.add(total, amounts.mask(evaluator.usage(obj, now), tracked))
         return total
+
+
+def _counts(quota: Obj, group_resource: tuple[str, str]) -> bool:
+    """Whether objects of this type count in the quota (a pod write never moves `count/secrets`)."""
+    hard = (quota.get("spec") or {}).get("hard") or {}
+    return any(e.group_resource == group_resource for e in evaluators_for(hard))
