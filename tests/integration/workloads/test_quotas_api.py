@@ -113,3 +113,22 @@ async def test_new_projects_start_with_the_default_quota(world: World, tmp_path:
             assert body["pods"]["hard"] == "10" and body["storage"] is None
         finally:
             await nufi.delete(f"/api/v1/admin/projects/{name}", headers=world.admin)
+
+
+async def test_starting_a_stopped_lab_past_the_quota_is_refused(
+    nufi: httpx.AsyncClient, world: World, project: str
+) -> None:
+    assert (await _put(nufi, world, project, {"devices": {"lpu": 1}})).status_code == 200
+    base = f"/api/v1/projects/{project}"
+    lab = {"name": "lab", "kind": "jupyter", "accelerator": {"device_type": "lpu", "count": 1}}
+    assert (await nufi.post(f"{base}/labs", json=lab, headers=world.user)).status_code == 201
+    assert (await nufi.post(f"{base}/labs/lab/stop", headers=world.user)).status_code == 200
+
+    async def deployed() -> bool:
+        # The stopped lab's pod leaves the quota's count once it is gone.
+        body = deployment_body(replicas=1)
+        return (await nufi.post(f"{base}/deployments", json=body, headers=world.user)).status_code == 201
+
+    assert await until(deployed, within=10)
+    started = await nufi.post(f"{base}/labs/lab/start", headers=world.user)
+    assert (started.status_code, started.json()["code"]) == (422, "quota.exceeded")

@@ -21,6 +21,7 @@ from nufi.auth import Principal
 from nufi.cluster.kube_errors import refusal_error
 from nufi.cluster.kube_rest import Json, KubeRefused
 from nufi.cluster.labs import CLAIM, NOTEBOOK, POD, SERVICE, STATEFULSET, Kind, LabObjects
+from nufi.cluster.resources import quantity_to_int
 from nufi.config import Settings
 from nufi.db.intents import Intent
 from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
@@ -252,6 +253,8 @@ class LabService:
         await self._projects.require_access(principal, project)
         actor = acting(principal)
         found = await self._store.require(project, name)
+        if running and not is_running(found):
+            await self._check_quota(project, found)
         action = "lab.start" if running else "lab.stop"
         target = f"{project}/{name}"
         async with self._recorder.change(
@@ -265,6 +268,13 @@ class LabService:
             change.touched = True
             top = await self._store.switch(project, name, found, running=running)
         return await self._view(project, Found(found.backend, top))
+
+    async def _check_quota(self, project: str, found: Found) -> None:
+        # Starting a stopped lab asks for its devices again: refused up front past the project's quota.
+        limits = (first_container(found.top, found.backend).get("resources") or {}).get("limits") or {}
+        resource_key, count = next(iter(limits.items()), ("", "0"))
+        if resource_key:
+            await self._accelerators.check_quota(project, resource_key, quantity_to_int(str(count)))
 
     async def _view(self, project: str, found: Found) -> Lab:
         top = found.top
