@@ -112,3 +112,24 @@ def test_kubectl_apply_get_label_and_patch(cluster: DevClusterProcess, tmp_path:
 def test_kubectl_reports_invalid_objects(cluster: DevClusterProcess) -> None:
     out = kubectl(cluster, "create", "configmap", "Not_Valid", check=False)
     assert "is invalid" in out and "metadata.name" in out
+
+
+def test_kubectl_creates_and_lists_a_quota_and_shows_its_refusal(cluster: DevClusterProcess) -> None:
+    lpu = "hyperaccel.ai/lpu"
+    kubectl(cluster, "create", "quota", "team", f"--hard=requests.{lpu}=1,limits.cpu=2")
+    table = kubectl(cluster, "get", "quota", "team").splitlines()
+    assert table[0].split() == ["NAME", "AGE", "REQUEST", "LIMIT"]
+    assert table[1].split()[0] == "team" and table[1].split()[2:] == [
+        f"requests.{lpu}:",
+        "0/1",
+        "limits.cpu:",
+        "0/2",
+    ]
+    container = {"name": "c", "image": "busybox:1", "resources": {"limits": {lpu: "2", "cpu": "1"}}}
+    overrides = json.dumps({"spec": {"containers": [container]}})
+    out = kubectl(cluster, "run", "big", "--image=busybox:1", f"--overrides={overrides}", check=False)
+    assert out.strip() == (
+        f'Error from server (Forbidden): pods "big" is forbidden: exceeded quota: team, '
+        f"requested: requests.{lpu}=2, used: requests.{lpu}=0, limited: requests.{lpu}=1"
+    )
+    kubectl(cluster, "delete", "quota", "team")

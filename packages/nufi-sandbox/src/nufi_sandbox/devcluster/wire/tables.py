@@ -68,7 +68,27 @@ def _node_cells(obj: Obj) -> list[Any]:
     ]
 
 
+def _quota_cells(obj: Obj) -> list[Any]:
+    """`printResourceQuota`: `name: used/hard` per spec.hard key, `limits.*` in their own column."""
+    status = obj.get("status") or {}
+    used, hard = status.get("used") or {}, status.get("hard") or {}
+    columns: dict[bool, list[str]] = {False: [], True: []}
+    for name in sorted((obj.get("spec") or {}).get("hard") or {}):
+        is_limit = name.split(".")[0] == "limits" and "." in name
+        columns[is_limit].append(f"{name}: {used.get(name, '0')}/{hard.get(name, '0')}")
+    return [
+        obj["metadata"]["name"],
+        age(obj["metadata"].get("creationTimestamp")),
+        ", ".join(columns[False]),
+        ", ".join(columns[True]),
+    ]
+
+
 _LAYOUTS = {
+    ("", "resourcequotas"): (
+        [_column("Name", fmt="name"), _column("Age"), _column("Request"), _column("Limit")],
+        _quota_cells,
+    ),
     ("", "pods"): (
         [
             _column("Name", fmt="name"),
