@@ -136,10 +136,17 @@ class QuotaService:
         )
 
     async def namespace_quotas(self, project: str) -> list[Json]:
-        """Every ResourceQuota of the project's namespace, NuFi's and anyone else's."""
+        """Every ResourceQuota of the project's namespace, NuFi's and anyone else's; none when NuFi may
+        not read them there (a namespace bound to an older workload role): admission still enforces
+        them, so the up-front check is skipped rather than every workload refused."""
         try:
             return await list_resource_quotas(self._cluster, project)
         except KubeRefused as exc:
+            if exc.status in (401, 403):
+                _log.warning(
+                    "quotas not readable; checked by admission only", project=project, error=exc.message
+                )
+                return []
             raise refusal_error(exc) from None
 
     # -- device type edits ---------------------------------------------------------------------------

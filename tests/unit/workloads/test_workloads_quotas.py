@@ -17,7 +17,7 @@ from nufi.cluster.kube_rest import KubeRefused
 from nufi.db import Database
 from nufi.db.audit import AuditRepository
 from nufi.devices.catalog import DeviceCatalog
-from nufi.errors import Forbidden, NotFound, Unauthorized, ValidationFailed
+from nufi.errors import Forbidden, NotFound, NufiError, Unauthorized, ValidationFailed
 from nufi.workloads import projects as projects_module
 from nufi.workloads import quotas as quotas_module
 from nufi.workloads.labels import MEMBERS_ANNOTATION, PROJECT
@@ -56,6 +56,7 @@ class FakeCluster:
     version: int = 0
     refuse: list[KubeRefused] = field(default_factory=list)
     writes: int = 0
+    list_refused: KubeRefused | None = None
 
     def put(self, namespace: str, body: dict[str, Any]) -> dict[str, Any]:
         self.version += 1
@@ -75,6 +76,8 @@ class FakeCluster:
             return copy.deepcopy(found) if found is not None else None
 
         async def listed(_c: ClusterGateway, namespace: str) -> list[dict[str, Any]]:
+            if self.list_refused is not None:
+                raise self.list_refused
             return [copy.deepcopy(q) for (ns, _), q in sorted(self.quotas.items()) if ns == namespace]
 
         async def create(_c: ClusterGateway, namespace: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -274,3 +277,12 @@ async def test_the_catalogs_change_notice_is_followed_after_it_returns(world: Wo
     assert world.cluster.quotas[("team-a", QUOTA_NAME)]["spec"]["hard"] == {
         "requests.hyperaccel.ai/lpu-v2": "4"
     }
+
+
+async def test_quotas_nufi_may_not_read_leave_the_check_to_admission(world: World) -> None:
+    await world.service.replace(ADMIN, "team-a", QuotaSpec(devices={"lpu": 0}))
+    world.cluster.list_refused = KubeRefused(403, "Forbidden", "cannot list resourcequotas")
+    await world.service.check_room("team-a", "hyperaccel.ai/lpu", 1, field="accelerator.count")
+    world.cluster.list_refused = KubeRefused(500, "InternalError", "etcd")
+    with pytest.raises(NufiError):
+        await world.service.check_room("team-a", "hyperaccel.ai/lpu", 1, field="accelerator.count")
