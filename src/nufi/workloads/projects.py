@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from nufi.auth import Principal, require_admin, require_user
+from nufi.auth import DEFAULT_ADMIN_ROLE, Principal, require_admin, require_user
 from nufi.cluster import ClusterGateway
 from nufi.cluster.gateway import KUBERNETES
 from nufi.cluster.kube_rest import Json, KubeRefused, refusal_error
@@ -349,6 +349,8 @@ class ProjectService:
                 return Outcome.nothing()
             # NuFi made it (it carries the project label); finish it: the RoleBinding may be missing.
             await self._grant_workload_role(name, exists_ok=True)
+            for hook in self._created_hooks:  # as the admin who asked; each hook finishes what is missing
+                await hook(Principal(intent.actor, intent.actor, frozenset({DEFAULT_ADMIN_ROLE})), name)
             return Outcome.complete(_view(project))
         if intent.action == "project.delete":
             return Outcome.complete() if project is None or deleting else Outcome.nothing()

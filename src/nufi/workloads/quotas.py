@@ -186,8 +186,8 @@ class QuotaService:
     # -- internals -----------------------------------------------------------------------------------
 
     async def _apply_defaults(self, admin: Principal, project: str) -> None:
-        """Write the configured defaults into a new project; types not (yet) in the catalog are left
-        out and logged, so a default naming a type registered later never blocks creating projects."""
+        """Write the configured defaults into a new project that has no quota of NuFi's yet; types not
+        (yet) in the catalog are left out and logged, so such a default never blocks creating projects."""
         if self._defaults.empty:
             return
         keys: dict[str, str] = {}
@@ -202,7 +202,10 @@ class QuotaService:
             storage=self._defaults.storage,
             pods=self._defaults.pods,
         )
-        await self._write(admin, project, lambda _current: (spec, keys), "project.quota.set")
+        # Only where there is none yet: a crashed create is finished later, maybe after an admin's PUT.
+        await self._write(
+            admin, project, lambda current: None if current else (spec, keys), "project.quota.set"
+        )
 
     async def _keys(self, spec: QuotaSpec) -> dict[str, str]:
         keys: dict[str, str] = {}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, cast
 
 import pytest
@@ -16,6 +17,7 @@ from nufi.cluster import ClusterGateway
 from nufi.cluster.kube_rest import KubeRefused
 from nufi.db import Database
 from nufi.db.audit import AuditRepository
+from nufi.db.intents import Intent
 from nufi.devices.catalog import DeviceCatalog
 from nufi.errors import Forbidden, NotFound, NufiError, Unauthorized, ValidationFailed
 from nufi.workloads import projects as projects_module
@@ -286,3 +288,41 @@ async def test_quotas_nufi_may_not_read_leave_the_check_to_admission(world: Worl
     world.cluster.list_refused = KubeRefused(500, "InternalError", "etcd")
     with pytest.raises(NufiError):
         await world.service.check_room("team-a", "hyperaccel.ai/lpu", 1, field="accelerator.count")
+
+
+async def test_a_new_project_gets_the_defaults_and_a_crashed_create_gets_them_once(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deleted: list[str] = []
+
+    async def create_namespace(_c: ClusterGateway, body: dict[str, Any]) -> dict[str, Any]:
+        return body
+
+    async def delete_namespace(_c: ClusterGateway, name: str) -> bool:
+        deleted.append(name)
+        return True
+
+    monkeypatch.setattr(projects_module, "create_namespace", create_namespace)
+    monkeypatch.setattr(projects_module, "delete_namespace", delete_namespace)
+    projects = ProjectService(ClusterGateway(None), world.database)
+    defaults = QuotaSpec(devices={"lpu": 3, "registered-later": 1}, pods=10)
+    QuotaService(ClusterGateway(None), projects, cast(DeviceCatalog, world.catalog), defaults=defaults)
+    await projects.create(ADMIN, "team-c", ["alice"])
+    # The type the catalog does not have is left out rather than refusing the project.
+    assert world.cluster.quotas[("team-c", QUOTA_NAME)]["spec"]["hard"] == {LPU: "3", "pods": "10"}
+
+    # A quota the cluster refuses undoes the project.
+    world.cluster.refuse.append(KubeRefused(403, "Forbidden", "resourcequotas is forbidden"))
+    with pytest.raises(NufiError):
+        await projects.create(ADMIN, "team-d", [])
+    assert deleted == ["team-d"] and ("team-d", QUOTA_NAME) not in world.cluster.quotas
+
+    # Finishing a create a crash interrupted writes the defaults only where no quota is yet.
+    await world.service.replace(ADMIN, "team-a", QuotaSpec(devices={"lpu": 1}))
+    for project in ("team-a", "team-b"):
+        intent = Intent(
+            0, datetime.now(UTC), "root", "project.create", "project", project, None, None, None, "x"
+        )
+        assert (await projects.recorder.settlers["project"](intent)).done
+    assert world.cluster.quotas[("team-a", QUOTA_NAME)]["spec"]["hard"] == {LPU: "1"}
+    assert world.cluster.quotas[("team-b", QUOTA_NAME)]["spec"]["hard"] == {LPU: "3", "pods": "10"}
