@@ -150,3 +150,21 @@ def test_dry_run_is_checked_but_not_charged() -> None:
     body = {"metadata": {"name": "a"}, "spec": {"containers": [{"name": "app", "image": "x"}]}}
     c.store.create(c.rt("pods"), "default", body, dry_run=True)
     assert c.status("team")["used"] == {"pods": "0"}
+
+
+def test_a_scoped_quota_applies_only_to_the_pods_its_scopes_select() -> None:
+    c = Cluster()
+    body = {"metadata": {"name": "batch"}, "spec": {"hard": {"pods": "1"}, "scopes": ["Terminating"]}}
+    c.store.create(c.rt("resourcequotas"), "default", body)
+    c.pod("service-a")
+    c.pod("service-b")
+    assert c.status("batch")["used"] == {"pods": "0"}
+    job = {
+        "metadata": {"name": "job-a"},
+        "spec": {"activeDeadlineSeconds": 60, "containers": [{"name": "app", "image": "x"}]},
+    }
+    c.store.create(c.rt("pods"), "default", job)
+    assert c.status("batch")["used"] == {"pods": "1"}
+    with pytest.raises(errors.ApiError) as raised:
+        c.store.create(c.rt("pods"), "default", {**job, "metadata": {"name": "job-b"}})
+    assert "exceeded quota: batch, requested: pods=1, used: pods=1, limited: pods=1" in raised.value.message

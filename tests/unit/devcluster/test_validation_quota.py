@@ -95,3 +95,49 @@ def test_store_refuses_with_invalid_status_and_canonicalises_what_it_keeps() -> 
     assert created["spec"]["hard"] == {"requests.cpu": "1"}
     # Status is the server's: a create cannot set it.
     assert "used" not in (created.get("status") or {})
+
+
+def test_scopes_are_checked_against_the_resources_they_govern() -> None:
+    body = quota({"pods": "1", "requests.storage": "1Gi"})
+    body["spec"]["scopes"] = ["BestEffort", "NotBestEffort", "Sometimes"]
+    shown = '[]core.ResourceQuotaScope{"BestEffort", "NotBestEffort", "Sometimes"}'
+    assert fields(validate_object("ResourceQuota", body, True)) == [
+        (
+            "spec.scopes",
+            "FieldValueInvalid",
+            f"Invalid value: {shown}: unsupported scope applied to resource",
+        ),
+        (
+            "spec.scopes",
+            "FieldValueInvalid",
+            f"Invalid value: {shown}: unsupported scope applied to resource",
+        ),
+        ("spec.scopes", "FieldValueInvalid", f"Invalid value: {shown}: unsupported scope"),
+        ("spec.scopes", "FieldValueInvalid", f"Invalid value: {shown}: conflicting scopes"),
+    ]
+
+
+def test_scope_selector_operators_and_values() -> None:
+    body = quota({"pods": "1"})
+    body["spec"]["scopeSelector"] = {
+        "matchExpressions": [
+            {"scopeName": "PriorityClass", "operator": "In"},
+            {"scopeName": "Terminating", "operator": "In", "values": ["x"]},
+        ]
+    }
+    path = "spec.scopeSelector.matchExpressions"
+    assert fields(validate_object("ResourceQuota", body, True)) == [
+        (
+            f"{path}.values",
+            "FieldValueRequired",
+            "Required value: must be at least one value when `operator` is 'In' or 'NotIn' "
+            "for scope selector",
+        ),
+        (
+            f"{path}.operator",
+            "FieldValueInvalid",
+            "Invalid value: \"In\": must be 'Exist' only operator when scope is any of "
+            "ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort "
+            "and ResourceQuotaScopeNotBestEffort",
+        ),
+    ]

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from nufi_sandbox.devcluster import errors
-from nufi_sandbox.devcluster.quota import amounts
+from nufi_sandbox.devcluster.quota import amounts, scopes
 from nufi_sandbox.devcluster.quota.amounts import ZERO, ResourceList
 from nufi_sandbox.devcluster.quota.evaluators import Evaluator, evaluator_for, evaluators_for, utc_now
 from nufi_sandbox.devcluster.resources import ResourceType
@@ -73,7 +73,7 @@ class ResourceQuotas:
         found = []
         for quota in self._quotas(ns):
             tracked = evaluator.matching((quota.get("status") or {}).get("hard") or {})
-            if not tracked:
+            if not tracked or not scopes.applies(quota, obj, rt.key == ("", "pods")):
                 continue
             problem = evaluator.constraints(tracked, obj)
             if problem:
@@ -111,25 +111,29 @@ class ResourceQuotas:
 
     def _sync(self, quota: Obj) -> None:
         hard = amounts.parse_list((quota.get("spec") or {}).get("hard"))
-        namespace = quota["metadata"]["namespace"]
-        used = self.usage(namespace, hard)
+        used = self.usage(quota, hard)
         status = {"hard": amounts.as_text(hard), "used": amounts.as_text(used)}
         if quota.get("status") == status:
             return
         quota["status"] = status
         rt = self._store.rt("", "v1", "resourcequotas")
-        self._store.update(rt, namespace, quota["metadata"]["name"], quota, subresource="status")
+        meta = quota["metadata"]
+        self._store.update(rt, meta["namespace"], meta["name"], quota, subresource="status")
 
-    def usage(self, namespace: str, names: Iterable[str]) -> ResourceList:
-        """What a namespace uses of each named resource some evaluator counts; zero where nothing does."""
-        names = list(names)
+    def usage(self, quota: Obj, names: Iterable[str]) -> ResourceList:
+        """What the quota's namespace uses of each named resource some evaluator counts, among the
+        objects its scopes select; zero where nothing does."""
+        names, namespace = list(names), quota["metadata"]["namespace"]
         now = utc_now()
         total: ResourceList = {}
         for evaluator in evaluators_for(names):
             tracked = evaluator.matching(names)
             total.update(dict.fromkeys(tracked, ZERO))
+            is_pod = evaluator.group_resource == ("", "pods")
             for obj in self._store.all_of(*evaluator.group_resource):
-                if (obj.get("metadata") or {}).get("namespace") == namespace:
+                if (obj.get("metadata") or {}).get("namespace") == namespace and scopes.applies(
+                    quota, obj, is_pod
+                ):
                     total = amounts.add(total, amounts.mask(evaluator.usage(obj, now), tracked))
         return total
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nufi_sandbox.devcluster.validation.field_causes import Cause, as_map, invalid
-from nufi_sandbox.devcluster.validation.names import qualified_name_errors
+from nufi_sandbox.devcluster.validation.field_causes import Cause, as_list, as_map, as_str, invalid, required
+from nufi_sandbox.devcluster.validation.names import go_quote, qualified_name_errors
 from nufi_sandbox.devcluster.validation.pod_spec import is_extended_resource
 from nufi_sandbox.devcluster.validation.quantity import (
     QuantityError,
@@ -103,7 +103,130 @@ def resource_list_causes(resources: Mapping[str, Any], path: str) -> list[Cause]
 
 def resource_quota_causes(obj: Mapping[str, Any]) -> list[Cause]:
     spec = as_map(obj.get("spec"))
-    return resource_list_causes(as_map(spec.get("hard")), "spec.hard")
+    hard = as_map(spec.get("hard"))
+    return (
+        resource_list_causes(hard, "spec.hard")
+        + _scope_causes(spec, sorted(hard))
+        + _selector_causes(spec, sorted(hard))
+    )
+
+
+# --- scopes (validateResourceQuotaScopes, validateScopeSelector) ------------------------------------------
+
+_STANDARD_SCOPES = (
+    "Terminating",
+    "NotTerminating",
+    "BestEffort",
+    "NotBestEffort",
+    "PriorityClass",
+    "CrossNamespacePodAffinity",
+)
+_POD_COUNT_AND_COMPUTE = frozenset(
+    {"pods", "cpu", "memory", "limits.cpu", "limits.memory", "requests.cpu", "requests.memory"}
+)
+_CONFLICTS = (("BestEffort", "NotBestEffort"), ("NotTerminating", "Terminating"))
+_EXISTS_ONLY = (
+    "must be 'Exist' only operator when scope is any of ResourceQuotaScopeTerminating, "
+    "ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort and ResourceQuotaScopeNotBestEffort"
+)
+
+
+def _scope_fits(scope: str, resource: str) -> bool:
+    """`IsResourceQuotaScopeValidForResource`."""
+    if scope == "BestEffort":
+        return resource == "pods"
+    if scope in (
+        "Terminating",
+        "NotTerminating",
+        "NotBestEffort",
+        "PriorityClass",
+        "CrossNamespacePodAffinity",
+    ):
+        return resource in _POD_COUNT_AND_COMPUTE
+    return True
+
+
+def _raw_invalid(path: str, shown: str, detail: str) -> Cause:
+    """An Invalid cause whose value Go prints with %#v (a slice or struct of the internal API)."""
+    return Cause(reason="FieldValueInvalid", message=f"Invalid value: {shown}: {detail}", field=path)
+
+
+def _go_scopes(scopes: list[str]) -> str:
+    return "[]core.ResourceQuotaScope{" + ", ".join(go_quote(s) for s in scopes) + "}"
+
+
+def _go_selector(expressions: list[Mapping[str, Any]]) -> str:
+    shown = []
+    for e in expressions:
+        values = [str(v) for v in as_list(e.get("values"))]
+        listed = "[]string{" + ", ".join(go_quote(v) for v in values) + "}" if values else "[]string(nil)"
+        shown.append(
+            f"core.ScopedResourceSelectorRequirement{{ScopeName:{go_quote(as_str(e.get('scopeName')))}, "
+            f"Operator:{go_quote(as_str(e.get('operator')))}, Values:{listed}}}"
+        )
+    return (
+        "core.ScopeSelector{MatchExpressions:[]core.ScopedResourceSelectorRequirement{"
+        + ", ".join(shown)
+        + "}}"
+    )
+
+
+def _quota_resources(hard: list[str]) -> list[str]:
+    return [k for k in hard if k in STANDARD_QUOTA_RESOURCES or _is_hugepages(k)]
+
+
+def _scope_causes(spec: Mapping[str, Any], hard: list[str]) -> list[Cause]:
+    scopes = [as_str(s) for s in as_list(spec.get("scopes"))]
+    shown = _go_scopes(scopes)
+    causes = []
+    for scope in scopes:
+        if scope not in _STANDARD_SCOPES:
+            causes.append(_raw_invalid("spec.scopes", shown, "unsupported scope"))
+        for resource in _quota_resources(hard):
+            if not _scope_fits(scope, resource):
+                causes.append(_raw_invalid("spec.scopes", shown, "unsupported scope applied to resource"))
+    for pair in _CONFLICTS:
+        if set(pair) <= set(scopes):
+            causes.append(_raw_invalid("spec.scopes", shown, "conflicting scopes"))
+    return causes
+
+
+def _selector_causes(spec: Mapping[str, Any], hard: list[str]) -> list[Cause]:
+    selector = spec.get("scopeSelector")
+    if not isinstance(selector, Mapping):
+        return []
+    expressions = [as_map(e) for e in as_list(selector.get("matchExpressions"))]
+    path = "spec.scopeSelector.matchExpressions"
+    causes = []
+    for e in expressions:
+        scope, operator = as_str(e.get("scopeName")), as_str(e.get("operator"))
+        if scope not in _STANDARD_SCOPES:
+            causes.append(invalid(f"{path}.scopeName", scope, "unsupported scope"))
+        for resource in _quota_resources(hard):
+            if not _scope_fits(scope, resource):
+                causes.append(
+                    _raw_invalid(path, _go_selector(expressions), "unsupported scope applied to resource")
+                )
+        if scope in ("BestEffort", "NotBestEffort", "Terminating", "NotTerminating") and operator != "Exists":
+            causes.append(invalid(f"{path}.operator", operator, _EXISTS_ONLY))
+        values = as_list(e.get("values"))
+        if operator in ("In", "NotIn") and not values:
+            detail = "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector"
+            causes.append(required(f"{path}.values", detail))
+        elif operator in ("Exists", "DoesNotExist") and values:
+            detail = "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector"
+            shown = "[]string{" + ", ".join(go_quote(str(v)) for v in values) + "}"
+            causes.append(_raw_invalid(f"{path}.values", shown, detail))
+        elif operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            causes.append(invalid(f"{path}.operator", operator, "not a valid selector operator"))
+    selected = {as_str(e.get("scopeName")) for e in expressions}
+    listed = [as_str(s) for s in as_list(spec.get("scopes"))]
+    # Go prints `spec.scopes` here, not the selector: nil when the quota lists no scopes.
+    shown = _go_scopes(listed) if listed else "[]core.ResourceQuotaScope(nil)"
+    for pair in _CONFLICTS:
+        if set(pair) <= selected:
+            causes.append(_raw_invalid(path, shown, "conflicting scopes"))
+    return causes
 
 
 def canonical_resource_list(resources: Mapping[str, Any]) -> dict[str, str]:
