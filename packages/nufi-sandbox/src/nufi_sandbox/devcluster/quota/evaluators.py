@@ -17,6 +17,7 @@ from decimal import ROUND_CEILING
 from typing import Any, Protocol
 
 from nufi_sandbox.devcluster.quota.amounts import ONE, Amount, ResourceList, add, max_into, parse_list
+from nufi_sandbox.devcluster.validation.pod_spec import is_extended_resource, is_native_resource
 
 Obj = dict[str, Any]
 
@@ -47,14 +48,6 @@ class Evaluator(Protocol):
     def handles_update(self) -> bool: ...
 
 
-def _is_native(name: str) -> bool:
-    return "/" not in name or "kubernetes.io/" in name
-
-
-def _is_extended(name: str) -> bool:
-    return not _is_native(name) and not name.startswith("requests.")
-
-
 def compute_usage(requests: Mapping[str, Amount], limits: Mapping[str, Amount]) -> ResourceList:
     """`podComputeUsageHelper`: the quota names one set of requests and limits charges."""
     out: ResourceList = {"pods": ONE}
@@ -66,7 +59,7 @@ def compute_usage(requests: Mapping[str, Amount], limits: Mapping[str, Amount]) 
     for name, amount in requests.items():
         if name.startswith("hugepages-"):
             out[name] = out[f"requests.{name}"] = amount
-        elif _is_extended(name):
+        elif is_extended_resource(name):
             out[f"requests.{name}"] = amount
     return out
 
@@ -118,7 +111,7 @@ class PodEvaluator:
             for n in names
             if n in POD_RESOURCES
             or n.startswith(("hugepages-", "requests.hugepages-"))
-            or (not _is_native(n) and n.startswith("requests."))
+            or (not is_native_resource(n) and n.startswith("requests."))
         ]
 
     def usage(self, obj: Obj, now: datetime) -> ResourceList:
