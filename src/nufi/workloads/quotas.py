@@ -155,7 +155,7 @@ class QuotaService:
         """The catalog's listener: follow an edit or a deletion of the type in every project's quota,
         after the catalog's change is answered (it cannot wait for every namespace)."""
         try:
-            task = asyncio.get_running_loop().create_task(self.follow_type(device_type_id))
+            task = asyncio.get_running_loop().create_task(self._follow_quietly(device_type_id))
         except RuntimeError:
             return  # no loop: nothing serves, nothing to follow
         self._following.add(task)
@@ -177,6 +177,13 @@ class QuotaService:
                 )
             except NufiError as exc:
                 _log.warning("quota not rewritten", project=project.name, type=device_type_id, error=str(exc))
+
+    async def _follow_quietly(self, device_type_id: str) -> None:
+        # Nobody awaits this task: what goes wrong is the log's (Kubernetes or the database unreachable).
+        try:
+            await self.follow_type(device_type_id)
+        except (NufiError, KubeRefused) as exc:
+            _log.warning("quotas not rewritten after a type change", type=device_type_id, error=str(exc))
 
     async def wait_following(self) -> None:
         """Until every type edit under way is followed (tests, shutdown)."""
