@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from support.lpu_type import lpu_type
 from support.polling import until
 from support.world import LPU, World, create_project, deployment_body, project_name, register_lpu, serve
 
@@ -132,3 +133,32 @@ async def test_starting_a_stopped_lab_past_the_quota_is_refused(
     assert await until(deployed, within=10)
     started = await nufi.post(f"{base}/labs/lab/start", headers=world.user)
     assert (started.status_code, started.json()["code"]) == (422, "quota.exceeded")
+
+
+async def test_a_types_key_edit_and_deletion_follow_into_the_quota(
+    nufi: httpx.AsyncClient, world: World, project: str, kube: httpx.AsyncClient
+) -> None:
+    created = await nufi.post(
+        "/api/v1/admin/devices",
+        json=lpu_type(id="npu", name="NPU", resource_key="example.com/npu"),
+        params={"force": "true"},
+        headers=world.admin,
+    )
+    assert created.status_code == 201, created.text
+    body = {"devices": {"lpu": 2, "npu": 1}}
+    assert (await _put(nufi, world, project, body)).status_code == 200
+    edit = lpu_type(name="NPU", resource_key="example.com/npu-v2", revision=1)
+    del edit["id"]
+    edited = await nufi.put(
+        "/api/v1/admin/devices/npu", json=edit, params={"force": "true"}, headers=world.admin
+    )
+    assert edited.status_code == 200, edited.text
+
+    async def hard_becomes(wanted: dict[str, str]) -> bool:
+        stored = (await kube.get(QUOTA_PATH.format(project=project))).json()
+        return bool(stored["spec"]["hard"] == wanted)
+
+    lpu = f"requests.{LPU}"
+    assert await until(lambda: hard_becomes({lpu: "2", "requests.example.com/npu-v2": "1"}), within=5)
+    assert (await nufi.delete("/api/v1/admin/devices/npu", headers=world.admin)).status_code == 204
+    assert await until(lambda: hard_becomes({lpu: "2"}), within=5)
