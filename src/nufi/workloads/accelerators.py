@@ -153,6 +153,13 @@ class AcceleratorService:
             )
         return Placement(device_type.id, device_type.resource_key, request.count)
 
+    async def quota_reason(self, project: str, resource_key: str, count: int) -> Message | None:
+        """Why a pod asking for `count` of `resource_key` is refused by a quota of the project; None
+        when the quotas have room (or none is known)."""
+        if self._quotas is None:
+            return None
+        return await self._quotas.shortage(project, resource_key, count)
+
     async def pending_reason(self, placement: Placement) -> Message:
         """Why a pod asking for `placement` is not scheduled, counted in devices:
         "no node has 5 free hyperaccel.ai/lpu: lpu-node-1 has 4; lpu-node-2 has 2"."""

@@ -35,6 +35,7 @@ from nufi.db.intents import Intent
 from nufi.devices.catalog import DeviceCatalog
 from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
 from nufi.logging import get_logger
+from nufi.messages import Message
 from nufi.workloads.intents import Outcome
 from nufi.workloads.projects import ProjectService
 from nufi.workloads.quota_room import (
@@ -132,6 +133,22 @@ class QuotaService:
                 "used": int(limit.used),
                 "requested": more,
                 "room": int(limit.room),
+            },
+        )
+
+    async def shortage(self, project: str, resource_key: str, more: int) -> Message | None:
+        """Why `more` devices of `resource_key` cannot be admitted now, in the words a deployment the
+        cluster refused gets (`workload.quota_exceeded`); None when every quota has room."""
+        limit = exceeded(await self.namespace_quotas(project), device_resource(resource_key), more)
+        if limit is None:
+            return None
+        return Message(
+            "workload.quota_exceeded",
+            {
+                "quota": limit.quota,
+                "resource": resource_key,
+                "limit": str(limit.hard),
+                "used": str(limit.used),
             },
         )
 

@@ -292,6 +292,13 @@ class LabService:
             raise refusal_error(exc) from None
         observed = observe(top, found.backend, pod)
         reason = observed.detail
+        status = observed.status
+        if status == "Starting" and pod is None and resource_key:
+            # No pod and none coming: the StatefulSet's pod was refused by a quota (said only in Events).
+            refused = await self._accelerators.quota_reason(
+                project, resource_key, quantity_to_int(str(count))
+            )
+            status, reason = ("Pending", refused) if refused is not None else (status, reason)
         spec = (pod or {}).get("spec") or {}
         if observed.status == "Pending":
             placement = Placement(
@@ -313,7 +320,7 @@ class LabService:
             backend=found.backend,
             accelerator=LabAccelerator(device_type=device_type, resource_key=resource_key, count=int(count)),
             storage_gib=as_int(annotations.get(STORAGE_ANNOTATION)),
-            status=observed.status,
+            status=status,
             reason=reason,
             url=prefix,
             origin_url=self._settings.origin_url(project, name, prefix),
