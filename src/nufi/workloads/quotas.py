@@ -103,7 +103,10 @@ class QuotaService:
 
     async def read(self, principal: Principal | None, project: str) -> ProjectQuota:
         await self._projects.require_access(principal, project)
-        return _view(project, await get_resource_quota(self._cluster, project, QUOTA_NAME))
+        try:
+            return _view(project, await get_resource_quota(self._cluster, project, QUOTA_NAME))
+        except KubeRefused as exc:
+            raise refusal_error(exc) from None
 
     async def replace(self, principal: Principal | None, project: str, spec: QuotaSpec) -> ProjectQuota:
         """Make NuFi's quota of the project exactly `spec` (an empty spec deletes it); idempotent."""
