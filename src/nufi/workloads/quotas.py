@@ -103,10 +103,7 @@ class QuotaService:
 
     async def read(self, principal: Principal | None, project: str) -> ProjectQuota:
         await self._projects.require_access(principal, project)
-        try:
-            return _view(project, await get_resource_quota(self._cluster, project, QUOTA_NAME))
-        except KubeRefused as exc:
-            raise refusal_error(exc) from None
+        return _view(project, await self._current(project))
 
     async def replace(self, principal: Principal | None, project: str, spec: QuotaSpec) -> ProjectQuota:
         """Make NuFi's quota of the project exactly `spec` (an empty spec deletes it); idempotent."""
@@ -256,7 +253,7 @@ class QuotaService:
         """Read NuFi's quota, plan the new one from it, write it with the read's resourceVersion (a
         concurrent change is a 409, read again and planned again), audited."""
         for _ in range(_CONFLICT_RETRIES):
-            current = await get_resource_quota(self._cluster, project, QUOTA_NAME)
+            current = await self._current(project)
             planned = plan(current)
             if planned is None:
                 return _view(project, current)
