@@ -281,6 +281,12 @@ class QuotaService:
             return _view(project, written)
         raise Conflict(code="quota.kept_changing", params={"project": project})
 
+    async def _current(self, project: str) -> Json | None:
+        try:
+            return await get_resource_quota(self._cluster, project, QUOTA_NAME)
+        except KubeRefused as exc:
+            raise refusal_error(exc) from None
+
     async def _put(
         self, project: str, current: Json | None, spec: QuotaSpec, keys: dict[str, str]
     ) -> Json | None:
