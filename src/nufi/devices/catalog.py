@@ -42,12 +42,13 @@ from nufi.devices.spec import (
 )
 from nufi.devices.stored import (
     UnreadableDeviceType,
+    audit_before,
+    audit_view,
     custom_type,
     new_row,
     overlay,
     resolve,
     row_values,
-    stored_view,
 )
 from nufi.devices.usage import DeviceTypeUsage
 from nufi.errors import Conflict, DependencyUnavailable, NotFound, ValidationFailed
@@ -213,7 +214,7 @@ class DeviceCatalog:
                 "device_type.create",
                 TARGET_KIND,
                 device_type.id,
-                after=_audit_view(device_type),
+                after=audit_view(device_type),
                 details=details,
             )
         self._changed(device_type.id)
@@ -260,8 +261,8 @@ class DeviceCatalog:
                 "device_type.update",
                 TARGET_KIND,
                 current.id,
-                before=_audit_view(current),
-                after=_audit_view(updated),
+                before=audit_view(current),
+                after=audit_view(updated),
                 details=details,
             )
         self._changed(current.id)
@@ -288,7 +289,7 @@ class DeviceCatalog:
                 "device_type.delete",
                 TARGET_KIND,
                 device_type_id,
-                before=_audit_before(row, None),
+                before=audit_before(row, None),
             )
         self._changed(device_type_id)
 
@@ -308,8 +309,8 @@ class DeviceCatalog:
                     "device_type.reset",
                     TARGET_KIND,
                     device_type_id,
-                    before=_audit_before(row, preset),
-                    after=_audit_view(preset),
+                    before=audit_before(row, preset),
+                    after=audit_view(preset),
                 )
         self._changed(device_type_id)
         return preset
@@ -397,16 +398,3 @@ def _stale(device_type_id: str, current: int, expected: int) -> Conflict:
         current_revision=current,
         expected_revision=expected,
     )
-
-
-def _audit_before(row: DeviceTypeRow, preset: DeviceType | None) -> dict[str, Any]:
-    """What a row held before it goes: as a device type, or as stored when it no longer is a valid one."""
-    try:
-        return _audit_view(overlay(preset, row) if preset is not None else custom_type(row))
-    except UnreadableDeviceType:
-        return stored_view(row)
-
-
-def _audit_view(device_type: DeviceType) -> dict[str, Any]:
-    view: dict[str, Any] = device_type.model_dump(mode="json")
-    return view

@@ -116,3 +116,16 @@ def _validated(row: DeviceTypeRow, data: dict[str, Any]) -> DeviceType:
         raise UnreadableDeviceType(
             code="device_type.unreadable_custom", params={"reason": reason}, device_type=row.id, field=where
         ) from None
+
+
+def audit_before(row: DeviceTypeRow, preset: DeviceType | None) -> dict[str, Any]:
+    """What a row held before it goes: as a device type, or as stored when it no longer is a valid one."""
+    try:
+        return audit_view(overlay(preset, row) if preset is not None else custom_type(row))
+    except UnreadableDeviceType:
+        return stored_view(row)
+
+
+def audit_view(device_type: DeviceType) -> dict[str, Any]:
+    view: dict[str, Any] = device_type.model_dump(mode="json")
+    return view

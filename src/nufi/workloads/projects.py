@@ -15,10 +15,9 @@ Who sees what: admins every project; a member only theirs. A non-member asking f
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +41,7 @@ from nufi.errors import Conflict, DependencyUnavailable, Forbidden, NotFound, Va
 from nufi.monitoring.flight import SingleFlight
 from nufi.workloads.intents import Outcome, Recorder
 from nufi.workloads.labels import MANAGED_BY, MANAGED_BY_NUFI, MEMBERS_ANNOTATION, PROJECT
+from nufi.workloads.members import decode_members, encode_members
 from nufi.workloads.names import check_name, check_stored_username, check_username, is_name
 
 TARGET_KIND = "project"
@@ -157,7 +157,7 @@ class ProjectService:
             "metadata": {
                 "name": name,
                 "labels": {PROJECT: name, MANAGED_BY: MANAGED_BY_NUFI},
-                "annotations": {MEMBERS_ANNOTATION: _encode(wanted)},
+                "annotations": {MEMBERS_ANNOTATION: encode_members(wanted)},
             },
         }
         project = Project(name, wanted)
@@ -310,7 +310,7 @@ class ProjectService:
             changed = Project(name, tuple(sorted(members)))
             metadata = namespace.setdefault("metadata", {})
             annotations = metadata.get("annotations") or {}
-            metadata["annotations"] = {**annotations, MEMBERS_ANNOTATION: _encode(changed.members)}
+            metadata["annotations"] = {**annotations, MEMBERS_ANNOTATION: encode_members(changed.members)}
             action = "project.member.add" if add else "project.member.remove"
             try:
                 async with self.recorder.change(
@@ -374,24 +374,7 @@ def _project(namespace: Json) -> Project | None:
     name = str(metadata.get("name") or "")
     if not name or (metadata.get("labels") or {}).get(PROJECT) != name:
         return None
-    return Project(name, _decode((metadata.get("annotations") or {}).get(MEMBERS_ANNOTATION)))
-
-
-def _decode(text: object) -> tuple[str, ...]:
-    # An annotation edited by hand into something else grants nobody anything.
-    if not isinstance(text, str):
-        return ()
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return ()
-    if not isinstance(value, list):
-        return ()
-    return tuple(sorted({member for member in value if isinstance(member, str) and member}))
-
-
-def _encode(members: Sequence[str]) -> str:
-    return json.dumps(sorted(members))
+    return Project(name, decode_members((metadata.get("annotations") or {}).get(MEMBERS_ANNOTATION)))
 
 
 def _name(item: Json) -> str:
