@@ -57,6 +57,13 @@ _Plan = Callable[[Json | None], "tuple[QuotaSpec, dict[str, str]] | None"]
 _CONFLICT_RETRIES = 5
 # Who a quota change follows a device type's edit as: the catalog tells which type, not who edited it.
 SYSTEM = Principal(subject="nufi", username="nufi", roles=frozenset({DEFAULT_ADMIN_ROLE}))
+DEVICES_FIELD = "devices"
+
+
+def device_field(type_id: str) -> str:
+    """The field a refusal of one type's limit names (`devices.lpu`), as the API's body and the
+    dashboard's editor spell it; built from a constant so it is not mistaken for a catalog key."""
+    return f"{DEVICES_FIELD}.{type_id}"
 
 
 @dataclass(frozen=True)
@@ -237,13 +244,13 @@ class QuotaService:
             found = await self._catalog.find(type_id)
             if found is None:
                 raise ValidationFailed(
-                    code="quota.unknown_type", field=f"devices.{type_id}", params={"device_type": type_id}
+                    code="quota.unknown_type", field=device_field(type_id), params={"device_type": type_id}
                 )
             shared = next((other for other, key in keys.items() if key == found.resource_key), None)
             if shared is not None:
                 raise ValidationFailed(
                     code="quota.shared_key",
-                    field=f"devices.{type_id}",
+                    field=device_field(type_id),
                     params={"device_type": type_id, "other": shared, "resource_key": found.resource_key},
                 )
             keys[type_id] = found.resource_key
