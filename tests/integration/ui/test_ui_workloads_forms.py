@@ -3,19 +3,27 @@ Accelerator drop-down's per-node counts and the warning under the count field.""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
+from nufi.devices.spec import DeviceType
 from nufi.ui.i18n import Translator
 from nufi.ui.pages.deployments import parse_env
 from nufi.ui.pages.projects import split_members
-from nufi.ui.parts.workload_accelerators import accelerator_label, fit_warning
+from nufi.ui.parts.project_quotas import QuotaForm, fraction, shown_types
+from nufi.ui.parts.workload_accelerators import accelerator_label, fit_warning, quota_text
 from nufi.ui.parts.workload_forms import accelerator_text, age, age_cells, as_int, chosen_project
 from nufi.workloads.accelerators import AcceleratorOffer, NodeOffer
 from nufi.workloads.projects import Project
+from nufi.workloads.quotas import DeviceQuota, ProjectQuota
 from support.languages import english_sentences
+from support.lpu_type import lpu_type
 
 _NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,20}", fullmatch=True)
 _VALUES = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=30)
@@ -126,3 +134,59 @@ def test_a_row_names_the_type_and_keeps_the_instant_for_its_tooltip() -> None:
     assert cells["created_utc"] == "2026-01-02 03:04:05 UTC"
     assert cells["age"].endswith("일")
     assert age_cells(EN, None) == {"age": "—", "created": "", "created_utc": ""}
+
+
+def test_the_projects_quota_is_told_beside_the_free_devices_in_both_languages() -> None:
+    offer = replace(_lpu((6, 6), (4, 4)), quota=4, in_use=2)
+    assert quota_text(EN, offer) == "Project quota: 2 of 4 HyperAccel LPU in use by this project"
+    assert quota_text(KO, offer) == "프로젝트 할당량: HyperAccel LPU 4개 중 2개를 이 프로젝트가 사용 중"
+    assert quota_text(EN, _lpu((6, 6))) == "Project quota: no limit on HyperAccel LPU"
+    assert english_sentences(quota_text(KO, _lpu((6, 6)))) == []
+    assert quota_text(EN, None) == ""
+
+
+def test_a_count_past_the_quotas_room_is_red_before_free_devices_are_counted() -> None:
+    offer = replace(_lpu((6, 6), (4, 4)), quota=4, in_use=2)
+    assert fit_warning(EN, offer, 2) is None
+    over = fit_warning(EN, offer, 3)
+    assert over is not None and over.level == "quota"
+    assert over.text == "The project's quota of 4 HyperAccel LPU has room for 2 more: the service refuses 3."
+    korean = fit_warning(KO, offer, 3)
+    assert korean is not None and korean.level == "quota" and english_sentences(korean.text) == []
+    # A quota used past its limit (lowered meanwhile) leaves no room, not a negative one.
+    full = fit_warning(EN, replace(offer, in_use=5), 1)
+    assert full is not None and "room for 0 more" in full.text
+
+
+def test_the_quota_editor_lists_enabled_types_and_every_type_the_quota_still_limits() -> None:
+    lpu = DeviceType.model_validate(lpu_type() | {"kind": "custom"})
+    off = lpu.model_copy(update={"id": "npu", "name": "Old NPU", "enabled": False})
+    limited = ProjectQuota(
+        "p", (DeviceQuota("npu", "x.io/npu", 1, 0), DeviceQuota("gone", "y.io/z", 2, 0)), None, None
+    )
+    assert shown_types([lpu, off], ProjectQuota("p", (), None, None)) == [("lpu", "HyperAccel LPU")]
+    # A disabled or deleted type keeps its row while limited, so saving does not drop its limit unseen.
+    assert shown_types([lpu, off], limited) == [
+        ("lpu", "HyperAccel LPU"),
+        ("npu", "Old NPU"),
+        ("gone", "gone"),
+    ]
+
+
+def test_a_usage_bar_is_full_at_the_limit_and_past_it() -> None:
+    assert fraction(Decimal(1), Decimal(4)) == 0.25
+    assert fraction(Decimal(5), Decimal(4)) == 1.0
+    assert (fraction(Decimal(0), Decimal(0)), fraction(Decimal(1), Decimal(0))) == (0.0, 1.0)
+
+
+def test_the_quota_form_refuses_what_the_api_refuses_naming_the_field() -> None:
+    assert QuotaForm.model_validate({"devices": {"lpu": 2}, "storage": "10Gi", "pods": 0}).spec().pods == 0
+    for bad, field in (
+        ({"devices": {"lpu": -1}}, ("devices", "lpu")),
+        ({"storage": "lots"}, ("storage",)),
+        ({"pods": 2.5}, ("pods",)),
+        ({"pods": 1_000_001}, ("pods",)),
+    ):
+        with pytest.raises(ValidationError) as refused:
+            QuotaForm.model_validate(bad)
+        assert refused.value.errors()[0]["loc"] == field, bad

@@ -2,7 +2,7 @@
 nodes: a lab created from the form (Jupyter or VS Code, an accelerator, its home volume), stopped,
 started and deleted from its row, its Open link; a non-admin refused Admin → Projects; an admin
 creating a project, adding and removing a member, and deleting it after the dry run has listed what
-goes with it.
+goes with it; an admin setting a project's quotas, and its members reading them beside the free devices.
 
 The lab rows' buttons live in the table's Quasar slot: the tests send the events they emit.
 """
@@ -23,6 +23,7 @@ from .wizard_world import as_, shown
 from .workload_pages_world import (
     ADMIN,
     LPU,
+    fit_warning,
     new_project,
     open_page,
     row_becomes,
@@ -179,3 +180,38 @@ async def test_admin_projects_in_korean(person: User) -> None:
     error = f"member-{project}-error-username"
     await eventually(lambda: holds("사용자 이름에 쓸 수 없는 문자가 있습니다" in shown(person, error)))
     assert english_sentences(shown(person, error)) == []
+
+
+async def test_an_admin_sets_a_projects_quotas_and_its_members_see_them_beside_the_free_devices(
+    person: User,
+) -> None:
+    project = await new_project("user")
+    await open_page(person, "admin", "en", "/admin/projects", ready=f"quota-{project}-save")
+    await person.should_see(marker=f"quota-{project}-none")
+    assert "no limit" in shown(person, f"quota-{project}-usage-devices-lpu")
+
+    # What the form's checks refuse is named beside its field, and nothing is written.
+    set_value(person, f"quota-{project}-devices-lpu", 2)
+    set_value(person, f"quota-{project}-storage", "lots")
+    set_value(person, f"quota-{project}-pods", 10)
+    person.find(marker=f"quota-{project}-save").click()
+    await eventually(lambda: holds("lots" in shown(person, f"quota-{project}-error-storage")))
+    assert "Check the fields below." in shown(person, f"quota-{project}-error")
+    assert (await services().quotas.read(ADMIN, project)).devices == ()
+
+    set_value(person, f"quota-{project}-storage", "10Gi")
+    person.find(marker=f"quota-{project}-save").click()
+    await eventually(lambda: holds("0 of 2" in shown(person, f"quota-{project}-usage-devices-lpu")))
+    assert "0 of 10" in shown(person, f"quota-{project}-usage-pods")
+    saved = await services().quotas.read(ADMIN, project)
+    assert [(d.device_type, d.hard) for d in saved.devices] == [("lpu", 2)]
+    assert (saved.storage and saved.storage.hard, saved.pods and saved.pods.hard) == ("10Gi", "10")
+
+    # A member asking for devices sees the quota, and a count past its room is red before sending.
+    await open_page(person, "user", "en", f"/labs?project={project}", ready="lab-create")
+    set_value(person, "lab-accelerator", "lpu")
+    told = "Project quota: 0 of 2 HyperAccel LPU in use by this project"
+    await eventually(lambda: holds(shown(person, "lab-accelerator-quota") == told, shown(person, "lab-form")))
+    set_value(person, "lab-count", 3)
+    warning = fit_warning(person, "lab-accelerator")
+    assert warning is not None and warning[0] == "quota" and "room for 2 more" in warning[1]

@@ -103,14 +103,15 @@ def send(user: User, event: str, name: str) -> None:
 
 def fit_warning(user: User, marker: str) -> tuple[str, str] | None:
     """The warning under a form's count field (`<accelerator marker>-fit`): its level ("now" amber,
-    "never" red, read from its class as well as its data attribute) and text; None while hidden."""
+    "never" and "quota" red, read from its class as well as its data attribute) and text; None while
+    hidden."""
     with user:
         # Hidden elements too: the simulated user's own `find` sees only visible ones.
         (label,) = ElementFilter(kind=ui.label, marker=f"{marker}-fit")
     if not label.visible:
         return None
     level = str(label.props.get("data-level"))
-    colour = {"now": "text-amber-800", "never": "text-negative"}[level]
+    colour = {"now": "text-amber-800", "never": "text-negative", "quota": "text-negative"}[level]
     assert colour in label.classes, (level, label.classes)
     return level, label.text
 

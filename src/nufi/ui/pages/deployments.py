@@ -273,7 +273,7 @@ class DeploymentsPage:
             )
             cell(image.props('data-testid="dep-image"'), "dep-image", "image")
         with ui.column().classes("gap-1"):
-            accelerator = AcceleratorPicker(self.who.principal, self.t, "dep-accelerator")
+            accelerator = AcceleratorPicker(self.who.principal, self.t, "dep-accelerator", self.project)
             await accelerator.refresh()
             self.accelerator = accelerator
             errors.slot("accelerator.device_type")

@@ -236,7 +236,7 @@ class LabsPage:
                 kind = ui.toggle(dict(KIND_NAMES), value="jupyter").props("no-caps").mark("lab-kind")
             errors.slot("kind")
         with ui.column().classes("gap-1"):
-            accelerator = AcceleratorPicker(self.who.principal, self.t, "lab-accelerator")
+            accelerator = AcceleratorPicker(self.who.principal, self.t, "lab-accelerator", self.project)
             await accelerator.refresh()
             self.accelerator = accelerator
             errors.slot("accelerator.device_type")

@@ -12,6 +12,7 @@ from nicegui import ui
 from nufi.errors import NufiError
 from nufi.ui import context
 from nufi.ui.pages import deployments, labs
+from nufi.ui.parts.project_quotas import QuotaEditor
 from nufi.ui.parts.workload_forms import FieldErrors, problem_text, project_url
 from nufi.ui.skeleton import Visit
 from nufi.workloads.projects import Project, ProjectDeletion
@@ -45,6 +46,7 @@ class ProjectsPage:
     async def refresh(self) -> None:
         try:
             projects = await context.services().projects.visible_projects(self.who.principal)
+            types = await context.services().catalog.list(self.who.principal)
         except Exception as exc:
             self.error.set_text(problem_text(self.t, exc))
             self.error.set_visibility(True)
@@ -54,8 +56,9 @@ class ProjectsPage:
         with self.list:
             if not projects:
                 ui.label(self.t("projects.empty")).classes("text-slate-600").mark("projects-empty")
-            for project in projects:
-                self._card(project)
+            editors = [self._card(project) for project in projects]
+        for editor in editors:
+            await editor.build(types)
 
     # -- create --------------------------------------------------------------------------------------
 
@@ -93,7 +96,8 @@ class ProjectsPage:
 
     # -- one project ---------------------------------------------------------------------------------
 
-    def _card(self, project: Project) -> None:
+    def _card(self, project: Project) -> QuotaEditor:
+        """The project's card; its quota section is drawn by the editor returned, once read."""
         with ui.card().classes("w-full gap-2").props("flat bordered").mark(f"project-{project.name}"):
             with ui.row().classes("w-full items-center justify-between"):
                 with ui.row().classes("items-center gap-3"):
@@ -124,6 +128,8 @@ class ProjectsPage:
                     "outline no-caps"
                 )
                 add.classes("mt-1").mark(f"add-member-button-{project.name}")
+            ui.separator()
+            editor = QuotaEditor(self.who.principal, self.t, project.name)
 
         async def add_member() -> None:
             errors.clear()
@@ -138,6 +144,7 @@ class ProjectsPage:
             await self.refresh()
 
         add.on_click(add_member)
+        return editor
 
     def _member_chip(self, project: str, member: str) -> None:
         async def remove() -> None:

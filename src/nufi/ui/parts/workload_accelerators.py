@@ -4,7 +4,8 @@ Each option names the type and its free devices, in total and on the best node: 
 devices from one node, so "5 free" on two nodes does not fit a pod asking for 5. As the person types a
 count the warning says, before they submit, whether it fits no node right now (amber: the service
 accepts it and the pod waits, Pending) or no node ever (red: more than any node's allocatable, which
-the service refuses).
+the service refuses). Beside the drop-down, the project's quota of the chosen type and what it has in
+use (the tightest ResourceQuota of its namespace), since a count past the quota's room is refused too.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from nufi.ui.parts.errors import told
 from nufi.workloads.accelerators import AcceleratorOffer
 
 # Tailwind colours of the count warning: amber for "not now", red for "never".
-_WARNING_CLASSES = {"now": "text-amber-800", "never": "text-negative"}
+_WARNING_CLASSES = {"now": "text-amber-800", "never": "text-negative", "quota": "text-negative"}
 
 
 def most_free_on_one_node(offer: AcceleratorOffer) -> int:
@@ -49,8 +50,24 @@ def accelerator_options(t: Translator, offers: Iterable[AcceleratorOffer]) -> di
 
 @dataclass(frozen=True)
 class FitWarning:
-    level: Literal["now", "never"]
+    level: Literal["now", "never", "quota"]
     text: str
+
+
+def quota_text(t: Translator, offer: AcceleratorOffer | None) -> str:
+    """ "HyperAccel LPU: 2 of 4 in use by this project", or that no quota limits the type."""
+    if offer is None:
+        return ""
+    if offer.quota is None:
+        return t("workloads.quota.unlimited", name=offer.name)
+    return t("workloads.quota.in_use", name=offer.name, used=offer.in_use or 0, quota=offer.quota)
+
+
+def quota_room(offer: AcceleratorOffer) -> int | None:
+    """How many more devices the project's quota lets its pods ask for; None: no quota."""
+    if offer.quota is None:
+        return None
+    return max(offer.quota - (offer.in_use or 0), 0)
 
 
 def fit_warning(t: Translator, offer: AcceleratorOffer | None, count: object) -> FitWarning | None:
@@ -60,8 +77,13 @@ def fit_warning(t: Translator, offer: AcceleratorOffer | None, count: object) ->
     if offer is None or not isinstance(count, int | float) or count != int(count) or count < 1:
         return None
     wanted = int(count)
-    most = most_on_one_node(offer)
     name = offer.name
+    room = quota_room(offer)
+    if room is not None and wanted > room:
+        return FitWarning(
+            "quota", t("workloads.fit.quota", count=wanted, name=name, room=room, quota=offer.quota)
+        )
+    most = most_on_one_node(offer)
     if wanted > most:
         if wanted == 1:
             return FitWarning("never", t("workloads.fit.never.one", count=wanted, name=name, most=most))
@@ -79,8 +101,9 @@ class AcceleratorPicker:
     again by `refresh` (the page's one timer) so the counts follow the cluster; the choice is kept
     while its type is offered. `watch` puts the count warning under a count field."""
 
-    def __init__(self, principal: Principal, t: Translator, marker: str) -> None:
+    def __init__(self, principal: Principal, t: Translator, marker: str, project: str | None = None) -> None:
         self.principal = principal
+        self.project = project
         self.t = t
         self.marker = marker
         self.offers: dict[str, AcceleratorOffer] = {}
@@ -88,10 +111,13 @@ class AcceleratorPicker:
         self.select.classes("w-full").props(f'outlined dense data-testid="{marker}"').mark(marker)
         self.note = ui.label("").classes("text-caption text-slate-600").mark(f"{marker}-note")
         self.note.set_visibility(False)
+        self.quota = ui.label("").classes("text-caption text-slate-600 -mt-1").mark(f"{marker}-quota")
+        self.quota.props(f'data-testid="{marker}-quota"')
+        self.quota.set_visibility(False)
         self._count: ui.number | None = None
         self._warning: ui.label | None = None
         self._refused: ui.label | None = None
-        self.select.on_value_change(lambda _: self.warn())
+        self.select.on_value_change(lambda _: self._chosen())
 
     @property
     def value(self) -> str:
@@ -114,6 +140,19 @@ class AcceleratorPicker:
         self._warning = warning
         count.on_value_change(lambda _: self._count_changed())
 
+    def _chosen(self) -> None:
+        self.show_quota()
+        self.warn()
+
+    def show_quota(self) -> None:
+        offer = self.offers.get(self.value)
+        said = quota_text(self.t, offer)
+        full = offer is not None and quota_room(offer) == 0
+        self.quota.classes(remove="text-slate-600 text-amber-800")
+        self.quota.classes("text-amber-800" if full else "text-slate-600")
+        self.quota.set_text(said)
+        self.quota.set_visibility(bool(said))
+
     def _count_changed(self) -> None:
         if self._refused is not None and self._refused.visible:
             self._refused.set_text("")
@@ -124,7 +163,7 @@ class AcceleratorPicker:
         if self._warning is None or self._count is None:
             return
         warning = fit_warning(self.t, self.offers.get(self.value), self._count.value)
-        if warning is not None and warning.level == "never" and self._refused and self._refused.visible:
+        if warning is not None and warning.level != "now" and self._refused and self._refused.visible:
             warning = None
         shown = self._warning
         shown.classes(remove=" ".join(_WARNING_CLASSES.values()))
@@ -139,7 +178,7 @@ class AcceleratorPicker:
 
     async def refresh(self) -> None:
         try:
-            offers = await context.services().accelerators.available(self.principal)
+            offers = await context.services().accelerators.available(self.principal, self.project)
         except NufiError as exc:
             self.offers, options, note = {}, {}, told(self.t, exc).line
         else:
@@ -151,4 +190,5 @@ class AcceleratorPicker:
         keep = self.select.value if self.select.value in options else next(iter(options), None)
         if options != self.select.options or keep != self.select.value:
             self.select.set_options(options, value=keep)
+        self.show_quota()
         self.warn()

@@ -51,4 +51,9 @@ TEXTS: dict[str, str] = {
     "workloads.error.forbidden": "You have no access to this project.",
     "workloads.error.failed": "The request could not be carried out.",
     "workloads.error.unexpected": "Something unexpected went wrong; the server log has the details.",
+    "workloads.quota.in_use": "Project quota: {used} of {quota} {name} in use by this project",
+    "workloads.quota.unlimited": "Project quota: no limit on {name}",
+    "workloads.fit.quota": (
+        "The project's quota of {quota} {name} has room for {room} more: the service refuses {count}."
+    ),
 }

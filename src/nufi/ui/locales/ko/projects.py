@@ -24,4 +24,17 @@ TEXTS: dict[str, str] = {
     "projects.done.added": "{name}에 {user}을(를) 추가했습니다.",
     "projects.done.removed": "{name}에서 {user}을(를) 제거했습니다.",
     "projects.done.deleted": "프로젝트 {name}을(를) 삭제했습니다.",
+    "projects.quota.title": "할당량",
+    "projects.quota.none": "할당량 없음: 이 프로젝트의 워크로드는 제한 없이 요청할 수 있습니다.",
+    "projects.quota.storage": "스토리지",
+    "projects.quota.pods": "파드",
+    "projects.quota.used": "{hard} 중 {used} 사용",
+    "projects.quota.unlimited": "제한 없음",
+    "projects.quota.field.limit": "한도 (비우면 제한 없음)",
+    "projects.quota.field.storage": "한도, 예: 100Gi (비우면 제한 없음)",
+    "projects.quota.no_types": (
+        "활성화된 디바이스 유형이 없습니다. 관리 → 디바이스에서 유형을 활성화하면 한도를 정할 수 있습니다."
+    ),
+    "projects.quota.action.save": "할당량 저장",
+    "projects.quota.done.saved": "{name}의 할당량을 저장했습니다.",
 }
