@@ -1,7 +1,7 @@
 """The workload pages in a real browser (Debian's Chromium, driven by Playwright): Deployments, Labs and
 Admin → Projects, in Korean and in English, with their lists, an empty state, errors beside their
-fields, the dialogs, and what a non-admin gets; a screenshot of each under
-test-results/dashboard/workloads-*.png.
+fields, the dialogs, a project's quotas (with usage, without, and refused) and what a non-admin gets;
+a screenshot of each under test-results/dashboard/workloads-*.png.
 
 NuFi (API and dashboard, as `nufi serve` builds it) is served by uvicorn on a loopback port in this
 process, over a dev cluster with LPU nodes and a database file, like the simulated-user tests' world;
@@ -30,6 +30,7 @@ from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.workloads.deployment_spec import DeploymentCreate
 from nufi.workloads.labs import LabRequest
+from nufi.workloads.quota_room import QuotaSpec
 from support.dev_cluster import dev_cluster
 from support.lpu_type import LPU_RESOURCE_KEY, lpu_type
 from support.polling import until
@@ -108,6 +109,15 @@ async def _populate(services: Services) -> None:
     await services.labs.stop(user, PROJECT, "editor")
     await services.labs.create(user, PROJECT, lab("waiting", "jupyter", 6))
     await until(lambda: _status(services, "llm-huge", "Pending"), within=30)
+    # Room to spare (19 LPUs asked for above), so the form's own refusals below stay the ones shown.
+    await services.quotas.replace(admin, PROJECT, QuotaSpec(devices={"lpu": 40}, storage="100Gi", pods=30))
+    await until(lambda: _quota_counted(services), within=30)
+
+
+async def _quota_counted(services: Services) -> bool:
+    """The dev cluster's quota controller has counted the project's pods into the quota's status."""
+    quota = await services.quotas.read(PEOPLE["admin"], PROJECT)
+    return [(d.device_type, d.used) for d in quota.devices] == [("lpu", 19)]
 
 
 async def _status(services: Services, name: str, status: str) -> bool:
@@ -152,6 +162,8 @@ async def test_deployments_list_form_errors_and_dialogs(
     }
     await expect(table).to_contain_text(short[language])
     await expect(page.get_by_test_id("dep-accelerator")).to_contain_text("HyperAccel LPU")
+    in_use = t(language, "workloads.quota.in_use", name="HyperAccel LPU", used=19, quota=40)
+    await expect(page.get_by_test_id("dep-accelerator-quota")).to_have_text(in_use)
     await shot(page, language, "deployments")
 
     await page.get_by_label(t(language, "workloads.field.name")).fill("Bad_Name")
@@ -216,6 +228,11 @@ async def test_deployments_accelerator_counts_and_count_warnings(
     await expect(fit).to_have_attribute("data-level", "never")
     await expect(fit).to_have_class(re.compile("text-negative"))
     await shot(page, language, "deployments-count-never")
+    # Past the project's quota (40, 19 in use) before any node's count: red, naming the quota's room.
+    await count.fill("22")
+    await expect(fit).to_have_attribute("data-level", "quota")
+    await expect(fit).to_contain_text("21")
+    await shot(page, language, "deployments-count-quota")
     await count.fill("1")
     await expect(fit).to_be_hidden()
     await page.context.close()
@@ -262,14 +279,26 @@ async def test_admin_projects_with_members_and_the_dry_run(
     page = await open_as(browser, "admin", language, f"{world.url}/admin/projects")
     await expect(page.get_by_text("research", exact=True)).to_be_visible()
     await expect(page.get_by_text("alice", exact=True)).to_be_visible()
+    # team-llm's quota with its usage; research has none.
+    await expect(page.get_by_text(t(language, "projects.quota.used", used=19, hard=40))).to_be_visible()
+    await expect(page.get_by_text(t(language, "projects.quota.none"))).to_have_count(1)
     await shot(page, language, "projects")
+
+    card = page.locator(".q-card").filter(has_text=PROJECT).last
+    storage = card.get_by_label(t(language, "projects.quota.field.storage"))
+    await expect(storage).to_have_value("100Gi")
+    await storage.fill("lots")
+    await card.get_by_role("button", name=t(language, "projects.quota.action.save")).click()
+    await expect(card.get_by_text(t(language, "workloads.error.invalid"))).to_be_visible()
+    await card.scroll_into_view_if_needed()
+    await shot(page, language, "projects-quota-error")
+    await storage.fill("100Gi")
 
     await page.get_by_label(t(language, "workloads.field.name")).first.fill("Bad Name")
     await page.get_by_role("button", name=t(language, "projects.action.create")).click()
     await expect(page.get_by_text("DNS-1123").first).to_be_visible()
     await shot(page, language, "projects-error")
 
-    card = page.locator(".q-card").filter(has_text=PROJECT).last
     await card.get_by_role("button", name=t(language, "projects.action.delete")).click()
     await expect(page.get_by_text(t(language, "projects.delete.title", name=PROJECT))).to_be_visible()
     await expect(page.get_by_text("Deployment/llm-chat")).to_be_visible()

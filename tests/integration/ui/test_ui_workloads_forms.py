@@ -139,7 +139,7 @@ def test_a_row_names_the_type_and_keeps_the_instant_for_its_tooltip() -> None:
 def test_the_projects_quota_is_told_beside_the_free_devices_in_both_languages() -> None:
     offer = replace(_lpu((6, 6), (4, 4)), quota=4, in_use=2)
     assert quota_text(EN, offer) == "Project quota: 2 of 4 HyperAccel LPU in use by this project"
-    assert quota_text(KO, offer) == "프로젝트 할당량: HyperAccel LPU 4개 중 2개를 이 프로젝트가 사용 중"
+    assert quota_text(KO, offer) == "프로젝트 할당량: HyperAccel LPU 4개 중 2개 사용 중"
     assert quota_text(EN, _lpu((6, 6))) == "Project quota: no limit on HyperAccel LPU"
     assert english_sentences(quota_text(KO, _lpu((6, 6)))) == []
     assert quota_text(EN, None) == ""

@@ -51,9 +51,9 @@ TEXTS: dict[str, str] = {
     "workloads.error.forbidden": "이 프로젝트에 대한 권한이 없습니다.",
     "workloads.error.failed": "요청을 처리하지 못했습니다.",
     "workloads.error.unexpected": ("예상하지 못한 오류가 발생했습니다. 서버 로그를 확인하세요."),
-    "workloads.quota.in_use": "프로젝트 할당량: {name} {quota}개 중 {used}개를 이 프로젝트가 사용 중",
+    "workloads.quota.in_use": "프로젝트 할당량: {name} {quota}개 중 {used}개 사용 중",
     "workloads.quota.unlimited": "프로젝트 할당량: {name} 제한 없음",
     "workloads.fit.quota": (
-        "프로젝트 할당량({name} {quota}개)에 남은 여유는 {room}개입니다. {count}개는 거절됩니다."
+        "프로젝트 할당량({name} {quota}개)에 남은 여유는 {room}개입니다. {count}개를 요청하면 거절됩니다."
     ),
 }
