@@ -3,16 +3,19 @@ the LPUs that answers through its Service and heats the devices it holds, one th
 Jupyter labs (a StatefulSet, then a Kubeflow Notebook once the cluster has the CRD) opened through
 NuFi. Deleting them leaves nothing NuFi made in the cluster and no process of theirs running.
 
-The tests of this module run in order and share one sandbox and one project.
+In a second project, NuFi's accelerator quota (a ResourceQuota): it holds through NuFi and for pods
+made with kubectl, a lowered quota keeps a replaced pod out and NuFi says why in the accelerator's
+words, and it holds alike for an official type and for the LPU, registered while the sandbox runs.
+
+The tests of this module run in order and share one sandbox and its projects.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
+import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,61 +23,34 @@ import httpx
 import pytest
 import yaml
 
-from e2e.e2e_sandbox_support import LPU, LPU_REGISTRATION, SandboxRun, all_stats, bearer, token
+from e2e.e2e_sandbox_support import LPU, LPU_REGISTRATION, SandboxRun, bearer, token
+from e2e.workloads.workloads_sandbox_support import (
+    DEVICE,
+    MODEL,
+    PROJECT,
+    QUOTA_NAME,
+    QUOTA_PROJECT,
+    UTILIZATION,
+    World,
+    create_pod,
+    created_or_none,
+    forbidden_by_quota,
+    live_pods,
+    lpus_used,
+    offer,
+    put_quota,
+    quota_changes,
+    resource_quota,
+    served_body,
+    utilization,
+)
 from nufi_sandbox.devcluster.crds import notebooks_crd
 from nufi_sandbox.processes import read_proc_stat
 from support.jupyter_kernel import run_in_kernel
 from support.polling import poll
 
-PROJECT = "team-lpu"
+GPU = "nvidia.com/gpu"
 LPU_NODES = {"lpu-node-1", "lpu-node-2"}
-MODEL = "mock-lpu-llm"
-READY_WITHIN = 120.0
-_UTILIZATION = re.compile(r"^lpu_utilization_percent\{(?P<labels>[^}]*)\} (?P<value>\S+)$", re.MULTILINE)
-_DEVICE = re.compile(r'device="([^"]+)"')
-
-
-@dataclass
-class World:
-    sandbox: SandboxRun
-    nufi: httpx.Client  # NuFi as the admin
-    user: dict[str, str]  # headers of a signed-in user who is not a member of the project
-    admin: dict[str, str]
-    kube: httpx.Client  # the Kubernetes API with the sandbox's kubeconfig credentials
-    # What the tests learn on the way.
-    served: dict[str, tuple[str, tuple[str, ...]]]  # pod -> (node, devices)
-
-    def workload(self, kind: str, name: str) -> dict[str, Any]:
-        response = self.nufi.get(f"/api/v1/projects/{PROJECT}/{kind}/{name}")
-        assert response.status_code == 200, response.text
-        body: dict[str, Any] = response.json()
-        return body
-
-    def until_status(self, kind: str, name: str, status: str) -> dict[str, Any]:
-        def reached() -> dict[str, Any] | None:
-            body = self.workload(kind, name)
-            return body if body["status"] == status else None
-
-        return poll(reached, READY_WITHIN, every=0.5, what=f"{kind}/{name} {status}")
-
-    def pod_processes(self) -> list[int]:
-        """Processes the dev cluster's kubelet runs for pods (every descendant of the dev cluster)."""
-        (cluster,) = [pid for pid in self.sandbox.children if "nufi_sandbox.devcluster" in _cmdline(pid)]
-        stats = all_stats()
-        found: set[int] = set()
-        parents = {cluster}
-        while parents:
-            children = {s.pid for s in stats if s.ppid in parents} - found
-            found |= children
-            parents = children
-        return sorted(found)
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +66,7 @@ def world(sandbox: SandboxRun) -> Iterator[World]:
     ):
         # The LPU nodes get their devices from the mock device plugins a moment after the sandbox is up.
         registered = poll(
-            lambda: _created(nufi, "/api/v1/admin/devices", LPU_REGISTRATION),
+            lambda: created_or_none(nufi, "/api/v1/admin/devices", LPU_REGISTRATION),
             60,
             every=2.0,
             what="registered",
@@ -99,25 +75,6 @@ def world(sandbox: SandboxRun) -> Iterator[World]:
         created = nufi.post("/api/v1/admin/projects", json={"name": PROJECT, "members": []})
         assert created.status_code == 201, created.text
         yield World(sandbox, nufi, user, admin, kube, {})
-
-
-def _created(client: httpx.Client, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
-    """The created object, or None while the server refuses to create it (the world is not there yet)."""
-    response = client.post(path, json=body)
-    if response.status_code != 201:
-        return None
-    created: dict[str, Any] = response.json()
-    return created
-
-
-def _utilization(url: str) -> dict[str, float]:
-    text = httpx.get(url, timeout=10).text
-    values = {}
-    for sample in _UTILIZATION.finditer(text):
-        device = _DEVICE.search(sample["labels"])
-        if device:
-            values[device.group(1)] = float(sample["value"])
-    return values
 
 
 def test_an_lpu_deployment_runs_on_the_lpu_nodes_and_answers_through_its_service(world: World) -> None:
@@ -171,7 +128,7 @@ def test_its_traffic_heats_exactly_the_devices_its_pods_hold(world: World) -> No
     def hot() -> dict[str, dict[str, float]] | None:
         for _ in range(40):
             assert world.kube.post(path, json=body).status_code == 200
-        readings = {node: _utilization(exporters[node]) for node in {node for node, _ in held}}
+        readings = {node: utilization(exporters[node]) for node in {node for node, _ in held}}
         for node, device in held:
             others = [value for name, value in readings[node].items() if (node, name) not in held]
             if readings[node][device] < 50 or any(value >= readings[node][device] for value in others):
@@ -204,6 +161,112 @@ def test_a_deployment_that_cannot_fit_now_is_pending_in_the_accelerators_words(w
     assert too_many.status_code == 422 and too_many.json()["field"] == "accelerator.count", too_many.text
     assert world.kube.get(f"/apis/apps/v1/namespaces/{PROJECT}/deployments/huge").status_code == 404
     assert world.nufi.delete(f"/api/v1/projects/{PROJECT}/deployments/big").status_code == 204
+
+
+def test_a_projects_lpu_quota_holds_through_nufi_and_for_pods_made_with_kubectl(world: World) -> None:
+    # The LPU type was registered by this module's fixture, in the running sandbox: no restart since.
+    created = world.nufi.post("/api/v1/admin/projects", json={"name": QUOTA_PROJECT, "members": ["user"]})
+    assert created.status_code == 201, created.text
+    written = put_quota(world.nufi, QUOTA_PROJECT, {"devices": {"lpu": 2}})
+    assert written["devices"] == [{"device_type": "lpu", "resource_key": LPU, "hard": 2, "used": 0}]
+    base = f"/api/v1/projects/{QUOTA_PROJECT}"
+    body = {**served_body(world.sandbox.state["images"]["inference"]), "replicas": 2}
+    deployed = world.nufi.post(f"{base}/deployments", json=body, headers=world.user)
+    assert deployed.status_code == 201, deployed.text
+    assert world.until_status("deployments", "served", "Ready", QUOTA_PROJECT)["ready_replicas"] == 2
+
+    # What NuFi shows the member is what the cluster's quota controller counts.
+    poll(lambda: lpus_used(world.kube, QUOTA_PROJECT) == "2", 10, 0.2, "the quota counting 2 LPUs")
+    lpu = offer(world.nufi, QUOTA_PROJECT, "lpu", world.user)
+    assert (lpu["quota"], lpu["in_use"]) == (2, 2), lpu
+    assert resource_quota(world.kube, QUOTA_PROJECT)["status"]["hard"] == {f"requests.{LPU}": "2"}
+    read = world.nufi.get(f"{base}/quotas", headers=world.user)
+    assert read.status_code == 200 and read.json()["devices"][0]["used"] == 2, read.text
+
+    third = world.nufi.post(
+        f"{base}/deployments", json={**body, "name": "third", "replicas": 1}, headers=world.user
+    )
+    assert third.status_code == 422, third.text
+    problem = third.json()
+    assert (problem["code"], problem["field"], problem["quota"]) == (
+        "quota.exceeded",
+        "accelerator.count",
+        QUOTA_NAME,
+    )
+    assert QUOTA_NAME in problem["detail"] and "allows 2 and 2 are in use" in problem["detail"], problem
+    scaled = world.nufi.patch(f"{base}/deployments/served", json={"replicas": 3}, headers=world.user)
+    assert (scaled.status_code, scaled.json()["field"]) == (422, "replicas"), scaled.text
+
+    # Past NuFi, straight to the Kubernetes API as kubectl goes: quota admission refuses the pod.
+    image = world.sandbox.state["images"]["inference"]
+    refused = create_pod(world.kube, QUOTA_PROJECT, "extra", image, {LPU: "1"})
+    assert refused.status_code == 403, refused.text
+    status = refused.json()
+    assert (status["kind"], status["reason"]) == ("Status", "Forbidden"), status
+    assert status["message"] == forbidden_by_quota("extra", LPU, requested=1, used=2, limited=2)
+    assert world.kube.get(f"/api/v1/namespaces/{QUOTA_PROJECT}/pods/extra").status_code == 404
+
+
+def test_a_lowered_quota_keeps_a_replacement_out_in_accelerator_words_until_raised(world: World) -> None:
+    put_quota(world.nufi, QUOTA_PROJECT, {"devices": {"lpu": 1}})
+    (gone, kept) = live_pods(world.kube, QUOTA_PROJECT)
+    deleted = world.kube.delete(f"/api/v1/namespaces/{QUOTA_PROJECT}/pods/{gone['metadata']['name']}")
+    assert deleted.status_code == 200, deleted.text
+
+    def said() -> dict[str, Any] | None:
+        body = world.workload("deployments", "served", QUOTA_PROJECT)
+        return body if (body.get("reason_message") or {}).get("code") == "workload.quota_exceeded" else None
+
+    waiting = poll(said, 10, 0.2, "the deployment saying the quota keeps its pod out")
+    # One replica still serves: Degraded, not Pending; the reason in the accelerator's words, with
+    # what was in use when the cluster refused (the deleted pod may still have been counted then).
+    assert waiting["status"] == "Degraded" and waiting["ready_replicas"] == 1, waiting
+    assert waiting["reason"].startswith(f"project quota: 1 {LPU}, "), waiting["reason"]
+    assert [pod["metadata"]["name"] for pod in live_pods(world.kube, QUOTA_PROJECT)] == [
+        kept["metadata"]["name"]
+    ]
+    sets = world.kube.get(f"/apis/apps/v1/namespaces/{QUOTA_PROJECT}/replicasets").json()["items"]
+    (failure,) = [c for c in sets[0]["status"]["conditions"] if c["type"] == "ReplicaFailure"]
+    assert failure["reason"] == "FailedCreate" and f"exceeded quota: {QUOTA_NAME}" in failure["message"]
+
+    put_quota(world.nufi, QUOTA_PROJECT, {"devices": {"lpu": 2}})
+    raised = time.monotonic()
+    poll(lambda: len(live_pods(world.kube, QUOTA_PROJECT)) == 2, 5, 0.1, "the replacement pod created")
+    came_back = time.monotonic() - raised
+    world.until_status("deployments", "served", "Ready", QUOTA_PROJECT)
+    assert came_back <= 5, came_back
+
+
+def test_an_official_types_quota_holds_alike_and_every_change_is_audited(world: World) -> None:
+    # nvidia-gpu is shipped with NuFi; the sandbox's gpu-node-1 has 8 of them.
+    written = put_quota(world.nufi, QUOTA_PROJECT, {"devices": {"lpu": 2, "nvidia-gpu": 1}})
+    assert [(d["device_type"], d["hard"]) for d in written["devices"]] == [("lpu", 2), ("nvidia-gpu", 1)]
+    gpu = offer(world.nufi, QUOTA_PROJECT, "nvidia-gpu", world.user)
+    assert (gpu["quota"], gpu["in_use"], gpu["free"]) == (1, 0, 8), gpu
+    body = {
+        **served_body(world.sandbox.state["images"]["inference"]),
+        "name": "gpus",
+        "accelerator": {"device_type": "nvidia-gpu", "count": 2},
+    }
+    refused = world.nufi.post(f"/api/v1/projects/{QUOTA_PROJECT}/deployments", json=body, headers=world.user)
+    assert refused.status_code == 422, refused.text
+    assert (refused.json()["code"], refused.json()["field"]) == ("quota.exceeded", "accelerator.count")
+    image = world.sandbox.state["images"]["inference"]
+    direct = create_pod(world.kube, QUOTA_PROJECT, "gpus", image, {GPU: "2"})
+    assert direct.status_code == 403, direct.text
+    assert direct.json()["message"] == forbidden_by_quota("gpus", GPU, requested=2, used=0, limited=1)
+
+    changes = quota_changes(world.nufi, QUOTA_PROJECT)
+    assert [change["after"]["devices"] for change in changes] == [
+        {"lpu": 2},
+        {"lpu": 1},
+        {"lpu": 2},
+        {"lpu": 2, "nvidia-gpu": 1},
+    ]
+    assert {change["actor"] for change in changes} == {"admin"}
+    assert world.nufi.delete(f"/api/v1/admin/projects/{QUOTA_PROJECT}").status_code in (200, 204)
+    pods = f"/api/v1/namespaces/{QUOTA_PROJECT}/pods"
+    poll(lambda: not world.kube.get(pods).json()["items"], 30, 0.2, "the quota project's pods gone")
 
 
 def _lab_answers(world: World, url: str, headers: dict[str, str]) -> str:
@@ -251,8 +314,8 @@ def test_a_jupyter_lab_with_an_lpu_opens_through_nufi_and_its_kernel_sees_the_de
     exporter = httpx.get(world.sandbox.state["exporters"][pod["spec"]["nodeName"]], timeout=10).text
     attributed = {
         device.group(1)
-        for sample in _UTILIZATION.finditer(exporter)
-        if 'pod="notes-0"' in sample["labels"] and (device := _DEVICE.search(sample["labels"]))
+        for sample in UTILIZATION.finditer(exporter)
+        if 'pod="notes-0"' in sample["labels"] and (device := DEVICE.search(sample["labels"]))
     }
     assert attributed == {devices}, (attributed, devices)
     # Not a member of the project: refused at NuFi's door.
@@ -272,7 +335,7 @@ def test_with_the_notebook_crd_a_lab_is_a_kubeflow_notebook(world: World) -> Non
     }
     # The CRD is served as soon as it is created; NuFi notices it on its next lab.
     created = poll(
-        lambda: _created(world.nufi, f"/api/v1/projects/{PROJECT}/labs", request), 30, 0.5, "created"
+        lambda: created_or_none(world.nufi, f"/api/v1/projects/{PROJECT}/labs", request), 30, 0.5, "created"
     )
     assert created["backend"] == "notebook"
     lab = world.until_status("labs", "kf", "Ready")
