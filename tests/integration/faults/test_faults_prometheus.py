@@ -40,8 +40,13 @@ async def faulty(world: World, tmp_path: Path) -> AsyncIterator[tuple[httpx.Asyn
         await proxy.close()
 
 
-async def history(nufi: httpx.AsyncClient, world: World) -> httpx.Response:
-    return await nufi.get(RANGE, params={"metric": "utilization"}, headers=world.user)
+async def history(nufi: httpx.AsyncClient, world: World, metric: str = "utilization") -> httpx.Response:
+    return await nufi.get(RANGE, params={"metric": metric}, headers=world.user)
+
+
+# A chart the fixture's read did not ask: range answers are shared until the next step, so asking the
+# same one again would be answered from before the fault.
+FAULTED = "temperature"
 
 
 def assert_prometheus_unavailable(response: httpx.Response) -> str:
@@ -59,9 +64,9 @@ async def test_an_erroring_prometheus_is_a_503_and_nufi_answers_again_when_it_re
 ) -> None:
     nufi, proxy = faulty
     proxy.set(Fault(status, matches=ranges))
-    assert_prometheus_unavailable(await history(nufi, world))
+    assert_prometheus_unavailable(await history(nufi, world, FAULTED))
     proxy.set(None)
-    assert (await history(nufi, world)).status_code == 200
+    assert (await history(nufi, world, FAULTED)).status_code == 200
 
 
 async def test_a_prometheus_slower_than_the_timeout_is_a_503_naming_it(
@@ -69,7 +74,7 @@ async def test_a_prometheus_slower_than_the_timeout_is_a_503_naming_it(
 ) -> None:
     nufi, proxy = faulty
     proxy.set(Fault(delay=TIMEOUT_SECONDS + 4, matches=ranges))
-    detail = assert_prometheus_unavailable(await history(nufi, world))
+    detail = assert_prometheus_unavailable(await history(nufi, world, FAULTED))
     assert proxy.url in detail
     proxy.set(None)
-    assert (await history(nufi, world)).status_code == 200
+    assert (await history(nufi, world, FAULTED)).status_code == 200

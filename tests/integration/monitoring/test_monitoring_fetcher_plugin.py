@@ -21,6 +21,7 @@ import pytest
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.prometheus import ScrapeJob
 from support.plugins import installed_distribution
+from support.polling import until
 from support.world import serve
 
 from .monitoring_app import World, bearer, nufi_settings
@@ -163,15 +164,21 @@ async def test_snapshot_and_overview_use_the_plugins_inventory_and_readings(
 async def test_time_ranges_drop_what_the_plugin_does_not_count_as_a_reading(
     nufi_with_plugin: httpx.AsyncClient, user: dict[str, str]
 ) -> None:
-    body = await get(
-        nufi_with_plugin,
-        f"/api/v1/monitoring/{TYPE_ID}/range",
-        user,
-        metric="utilization",
-        start=str(time.time() - 20),
-    )
-    by_card = {s["device"]: [v for _, v in s["values"]] for s in body["series"]}
-    assert by_card.get("c0") and set(by_card["c0"]) == {42.0}
+    async def ranged() -> dict[str, list[float]] | None:
+        # Each ask a moment later is a window of its own once the step has passed, so a window asked
+        # before the first scrape landed (and shared until its step ends) does not hide the data.
+        body = await get(
+            nufi_with_plugin,
+            f"/api/v1/monitoring/{TYPE_ID}/range",
+            user,
+            metric="utilization",
+            start=str(time.time() - 20),
+        )
+        by_card = {s["device"]: [v for _, v in s["values"]] for s in body["series"]}
+        return by_card if by_card.get("c0") else None
+
+    by_card = await until(ranged, within=20, every=0.5, what="c0's readings in a time range")
+    assert set(by_card["c0"]) == {42.0}
     assert not by_card.get("c1"), by_card
 
 
