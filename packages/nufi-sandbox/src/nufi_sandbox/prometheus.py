@@ -49,11 +49,23 @@ class ScrapeJob:
         }
 
 
-def render_config(jobs: Sequence[ScrapeJob], scrape_interval: str) -> str:
-    config = {
+def render_config(
+    jobs: Sequence[ScrapeJob],
+    scrape_interval: str,
+    *,
+    rule_files: Sequence[str] = (),
+    alertmanagers: Sequence[str] = (),
+) -> str:
+    """`rule_files` are paths or globs; `alertmanagers` are "host:port" targets. Rules are evaluated
+    as often as targets are scraped."""
+    config: dict[str, Any] = {
         "global": {"scrape_interval": scrape_interval, "evaluation_interval": scrape_interval},
-        "scrape_configs": [job.to_config() for job in jobs],
     }
+    if rule_files:
+        config["rule_files"] = list(rule_files)
+    if alertmanagers:
+        config["alerting"] = {"alertmanagers": [{"static_configs": [{"targets": list(alertmanagers)}]}]}
+    config["scrape_configs"] = [job.to_config() for job in jobs]
     return yaml.safe_dump(config, sort_keys=False)
 
 
@@ -63,6 +75,9 @@ class PrometheusServer(StopOnExit):
     The first sample of a new target shows up a few seconds after start or reload, because
     Prometheus hands discovered targets to its scrapers in batches every 5 s: start it once and
     wait with wait_for_series / wait_for_target rather than sleeping.
+
+    `rule_files` (paths or globs) are loaded at start and at every reload (POST /-/reload, which
+    --web.enable-lifecycle allows); alerts go to the `alertmanagers` ("host:port").
     """
 
     def __init__(
@@ -74,8 +89,12 @@ class PrometheusServer(StopOnExit):
         work_dir: Path | None = None,
         binary: Path | None = None,
         startup_timeout: float = 30.0,
+        rule_files: Sequence[str] = (),
+        alertmanagers: Sequence[str] = (),
     ) -> None:
         self._jobs = list(jobs)
+        self.rule_files = tuple(rule_files)
+        self.alertmanagers = tuple(alertmanagers)
         self.scrape_interval = scrape_interval
         self._retention = retention
         self._owns_work_dir = work_dir is None
@@ -130,7 +149,7 @@ class PrometheusServer(StopOnExit):
             self._work_dir = self._work_dir_arg
             self._work_dir.mkdir(parents=True, exist_ok=True)
         self._port = free_port()
-        self.config_path.write_text(render_config(self._jobs, self.scrape_interval))
+        self.config_path.write_text(self._render(self._jobs))
         self._process = ManagedProcess(
             "prometheus",
             [
@@ -140,6 +159,9 @@ class PrometheusServer(StopOnExit):
                 f"--storage.tsdb.retention.time={self._retention}",
                 f"--web.listen-address=127.0.0.1:{self._port}",
                 "--web.enable-lifecycle",
+                # Firing alerts are sent again every evaluation (default: every minute), so one that
+                # fired before Alertmanager was discovered, or restarted, reaches it at once.
+                f"--rules.alert.resend-delay={self.scrape_interval}",
             ],
             log_dir=self._dir(),
             cwd=self._dir(),
@@ -159,14 +181,32 @@ class PrometheusServer(StopOnExit):
     def set_jobs(self, jobs: Sequence[ScrapeJob]) -> None:
         """Replace every scrape job and reload; on refusal the previous config stays in force."""
         previous = self.config_path.read_text()
-        self.config_path.write_text(render_config(jobs, self.scrape_interval))
+        self.config_path.write_text(self._render(jobs))
+        try:
+            self.reload()
+        except PrometheusConfigError:
+            self.config_path.write_text(previous)
+            raise
+        self._jobs = list(jobs)
+
+    def reload(self) -> None:
+        """Read the config and the rule files again; PrometheusConfigError when Prometheus refuses them
+        (it keeps the previous ones then)."""
         response = httpx.post(f"{self.url}/-/reload", timeout=30.0)
         if response.status_code != 200:
-            self.config_path.write_text(previous)
             raise PrometheusConfigError(
-                f"Prometheus refused the new scrape jobs ({response.status_code}): {response.text.strip()}"
+                f"Prometheus refused the reload ({response.status_code}): {response.text.strip()}"
             )
-        self._jobs = list(jobs)
+
+    async def rules(self) -> list[dict[str, Any]]:
+        """The loaded rule groups (/api/v1/rules: each has "name", "file" and "rules")."""
+        groups: list[dict[str, Any]] = (await self._api("/api/v1/rules"))["groups"]
+        return groups
+
+    async def alerts(self) -> list[dict[str, Any]]:
+        """Pending and firing alerts (/api/v1/alerts: each has "labels", "state", "activeAt", ...)."""
+        alerts: list[dict[str, Any]] = (await self._api("/api/v1/alerts"))["alerts"]
+        return alerts
 
     async def query(self, promql: str) -> list[dict[str, Any]]:
         """The instant-vector result of `promql` now (each item has "metric" and "value")."""
@@ -202,11 +242,15 @@ class PrometheusServer(StopOnExit):
 
     async def targets(self) -> list[dict[str, Any]]:
         """Active scrape targets as /api/v1/targets reports them (labels, scrapePool, health, lastError)."""
-        async with httpx.AsyncClient(base_url=self.url, timeout=10.0) as client:
-            response = await client.get("/api/v1/targets", params={"state": "active"})
-        response.raise_for_status()
-        active: list[dict[str, Any]] = response.json()["data"]["activeTargets"]
+        active: list[dict[str, Any]] = (await self._api("/api/v1/targets", state="active"))["activeTargets"]
         return active
+
+    async def _api(self, path: str, **params: str) -> dict[str, Any]:
+        async with httpx.AsyncClient(base_url=self.url, timeout=10.0) as client:
+            response = await client.get(path, params=params)
+        response.raise_for_status()
+        data: dict[str, Any] = response.json()["data"]
+        return data
 
     async def wait_for_target(
         self,
@@ -234,6 +278,11 @@ class PrometheusServer(StopOnExit):
         if self._owns_work_dir and self._work_dir is not None:
             shutil.rmtree(self._work_dir, ignore_errors=True)
             self._work_dir = None
+
+    def _render(self, jobs: Sequence[ScrapeJob]) -> str:
+        return render_config(
+            jobs, self.scrape_interval, rule_files=self.rule_files, alertmanagers=self.alertmanagers
+        )
 
     def _dir(self) -> Path:
         if self._work_dir is None:
