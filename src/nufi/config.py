@@ -165,6 +165,20 @@ class Settings(BaseSettings):
     thermal_renew_deadline_seconds: float = Field(default=10.0, ge=0.5, le=600)
     thermal_retry_seconds: float = Field(default=2.0, ge=0.1, le=60)
 
+    # Alerts (docs/alerts.md): where each type's generated alerting rules go. `auto`: a PrometheusRule
+    # per type where the cluster serves monitoring.coreos.com/v1 (in alerts_rule_namespace, unset:
+    # NuFi's own, else "default"; labelled with alerts_rule_labels for the Prometheus' ruleSelector),
+    # else one file per type in alerts_rules_dir, after which Prometheus is asked to reload unless
+    # alerts_reload is false (a config reloader does it). NuFi converges them every alerts_sync_seconds
+    # and at once on every change. alertmanager_url is shown to operators; alerts are read from Prometheus.
+    alerts_target: Literal["auto", "prometheusrule", "file", "off"] = "auto"
+    alerts_rules_dir: Path | None = None
+    alerts_reload: bool = True
+    alerts_rule_namespace: str | None = Field(default=None, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+    alerts_rule_labels: dict[str, str] = Field(default_factory=lambda: {"app.kubernetes.io/part-of": "nufi"})
+    alerts_sync_seconds: float = Field(default=30.0, ge=1, le=3600)
+    alertmanager_url: str | None = Field(default=None, pattern=r"^https?://[^/?#]+(/[^?#]*)?$")
+
     # Projects (docs/workloads.md): the ClusterRole each new project namespace binds NuFi's own
     # ServiceAccount to, so NuFi may manage the workloads there (empty: bind nothing, e.g. when NuFi's
     # credentials already reach every namespace), and that ServiceAccount as `<namespace>/<name>`

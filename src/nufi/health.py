@@ -25,6 +25,11 @@ class DependencyStatus(BaseModel):
     configured: bool = Field(description="False when NuFi was not configured to use this dependency")
     detail: str = Field(description="What was checked and what came back, or how to configure it")
     latency_ms: float | None = Field(default=None, description="Time the check took, when it ran")
+    required: bool = Field(
+        default=True,
+        description="False for a dependency whose failure is reported but leaves NuFi ready "
+        "(e.g. alert rules Prometheus could not reload): serving goes on without it",
+    )
 
 
 class DependencyCheck(Protocol):
@@ -47,7 +52,7 @@ class ReadinessReport(BaseModel):
 
     @property
     def failing(self) -> list[DependencyStatus]:
-        return [d for d in self.dependencies if d.configured and not d.ok]
+        return [d for d in self.dependencies if d.configured and d.required and not d.ok]
 
 
 def elapsed_ms(started: float) -> float:
@@ -79,7 +84,7 @@ class Readiness:
     async def run(self) -> ReadinessReport:
         statuses = await asyncio.gather(*(self._run_one(c) for c in self._checks.values()))
         report = ReadinessReport(
-            ready=all(s.ok for s in statuses if s.configured), dependencies=list(statuses)
+            ready=all(s.ok for s in statuses if s.configured and s.required), dependencies=list(statuses)
         )
         self._log_change(report)
         return report

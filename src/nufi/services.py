@@ -14,6 +14,10 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
+from nufi.alerts.desired import DesiredRules
+from nufi.alerts.placement import target_choice
+from nufi.alerts.service import AlertService
+from nufi.alerts.sync import RuleSync
 from nufi.auth import TokenVerifier
 from nufi.auth.web_sessions import WebSessions
 from nufi.cluster import ClusterGateway, ClusterReader
@@ -76,6 +80,8 @@ class Services:
     lab_upstreams: ServiceClient
     # Temperature policies, status and history; the controller acts only where this replica leads.
     thermal: ThermalService
+    # Alerting rules made from each type, kept written where Prometheus reads them; alerts firing now.
+    alerts: AlertService
     # None when NUFI_OIDC_ISSUER is unset: every authenticated route then answers 401.
     verifier: TokenVerifier | None = None
     # Nodes and pods from watches, which `cluster_reader` serves once synced; None when Kubernetes is
@@ -107,6 +113,17 @@ async def build_services(
         domains = _domains(owned, settings, gateways, reader)
         _start_reconciler(owned, settings, gateways, domains.projects)
         thermal_controller = _start_thermal(owned, settings, gateways, domains)
+        thermal = ThermalService(
+            catalog=domains.catalog,
+            monitoring=domains.monitoring,
+            cluster=gateways.cluster,
+            database=gateways.database,
+            projects=domains.projects,
+            controller=thermal_controller,
+        )
+        alerts = _alerts(owned, settings, gateways, domains, cluster_cache)
+        # The hot rule follows the thermal policy's trip.
+        thermal.on_policy_change(alerts.sync.changed)
         cache_checks = [] if cluster_cache is None else [cluster_cache]
         yield Services(
             settings=settings,
@@ -120,6 +137,7 @@ async def build_services(
                     *cache_checks,
                     gateways.prometheus,
                     gateways.database.check,
+                    alerts.sync,
                     *extra_checks,
                 ],
                 timeout_seconds=settings.readiness_timeout_seconds,
@@ -137,14 +155,8 @@ async def build_services(
             verifier=gateways.verifier,
             cluster_cache=cluster_cache,
             web_sessions=gateways.web_sessions,
-            thermal=ThermalService(
-                catalog=domains.catalog,
-                monitoring=domains.monitoring,
-                cluster=gateways.cluster,
-                database=gateways.database,
-                projects=domains.projects,
-                controller=thermal_controller,
-            ),
+            thermal=thermal,
+            alerts=alerts,
             thermal_controller=thermal_controller,
         )
 
@@ -276,6 +288,35 @@ def _start_reconciler(
     )
     reconciler.start()
     owned.push_async_callback(reconciler.close)
+
+
+def _alerts(
+    owned: AsyncExitStack,
+    settings: Settings,
+    gateways: _Gateways,
+    domains: _Domains,
+    cluster_cache: ClusterCache | None,
+) -> AlertService:
+    """The alerts service and its rule sync, started unless the database is in memory (one
+    connection cannot serve a background loop beside requests)."""
+    sync = RuleSync(
+        DesiredRules(domains.catalog, gateways.database),
+        target_choice(settings, gateways.cluster, gateways.prometheus),
+        interval_seconds=settings.alerts_sync_seconds,
+    )
+    domains.catalog.on_change(sync.changed)
+    if not gateways.database.single_connection:
+        sync.start()
+        owned.push_async_callback(sync.close)
+    return AlertService(
+        catalog=domains.catalog,
+        database=gateways.database,
+        prometheus=gateways.prometheus,
+        visibility=domains.projects,
+        sync=sync,
+        nodes=(lambda: None) if cluster_cache is None else cluster_cache.node_list,
+        alertmanager_url=settings.alertmanager_url,
+    )
 
 
 def _start_thermal(

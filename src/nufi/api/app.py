@@ -68,12 +68,14 @@ def create_app(
             app.state.services = services
             app.state.http_metrics.watch(services.monitoring)
             app.state.http_metrics.watch_thermal(services.thermal_controller)
+            app.state.http_metrics.watch_capacity(services.alerts)
             _log.info("NuFi starting", version=__version__, settings=resolved.redacted())
             try:
                 yield
             finally:
                 app.state.http_metrics.watch(None)
                 app.state.http_metrics.watch_thermal(None)
+                app.state.http_metrics.watch_capacity(None)
                 del app.state.services
                 _log.info("NuFi stopping")
 

@@ -22,6 +22,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Summa
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
+from nufi.alerts.service import AlertService
 from nufi.api.snapshot_pages import RenderedPages
 from nufi.monitoring import MonitoringService
 from nufi.thermal.controller import ThermalController
@@ -63,6 +64,8 @@ class HttpMetrics:
         self.registry.register(self._thermal)
         self._pages = _PagesCollector()
         self.registry.register(self._pages)
+        self._capacity = _CapacityCollector()
+        self.registry.register(self._capacity)
 
     def watch(self, monitoring: MonitoringService | None) -> None:
         """Report the refreshers of `monitoring` (None: stop reporting them)."""
@@ -76,6 +79,11 @@ class HttpMetrics:
         """Report the thermal controller's node states (None: stop reporting them)."""
         self._thermal.controller = controller
 
+    def watch_capacity(self, alerts: AlertService | None) -> None:
+        """Serve each node's device capacity, which the generated alerting rules compare with what
+        reports (None: stop serving it)."""
+        self._capacity.alerts = alerts
+
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
         # Unbounded label values (raw paths, made-up methods) would grow the series count forever.
         method_label = method if method in _KNOWN_METHODS else "OTHER"
@@ -85,6 +93,21 @@ class HttpMetrics:
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+
+class _CapacityCollector(Collector):
+    def __init__(self) -> None:
+        self.alerts: AlertService | None = None
+
+    def collect(self) -> Iterator[Metric]:
+        capacity = GaugeMetricFamily(
+            "nufi_device_capacity",
+            "Devices a node has of a device type's resource key, by its status.capacity.",
+            labels=["device_type", "node", "resource"],
+        )
+        for sample in self.alerts.capacity() if self.alerts is not None else ():
+            capacity.add_metric([sample.device_type, sample.node, sample.resource], sample.devices)
+        yield capacity
 
 
 class _ThermalCollector(Collector):

@@ -181,6 +181,22 @@ class ThermalPolicyRow(Base):
         return f"ThermalPolicyRow(device_type_id={self.device_type_id!r}, revision={self.revision})"
 
 
+class AlertThresholdsRow(Base):
+    """An admin's alert thresholds for one device type (without a row the defaults apply)."""
+
+    __tablename__ = "alert_thresholds"
+    __table_args__ = (CheckConstraint("revision >= 1", name="revision_positive"),)
+
+    device_type_id: Mapped[str] = mapped_column(String(DEVICE_TYPE_ID_LENGTH), primary_key=True)
+    thresholds: Mapped[JsonObject] = mapped_column(JSON)
+    revision: Mapped[int] = mapped_column(Integer, default=1, server_default=text("1"))
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    updated_by: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
+
+    def __repr__(self) -> str:
+        return f"AlertThresholdsRow(device_type_id={self.device_type_id!r}, revision={self.revision})"
+
+
 class ThermalEventRow(Base):
     """One transition of a node (or a device, with scope `device`) between normal and hot, with the
     reading that made it and the pods whose traffic it changed."""

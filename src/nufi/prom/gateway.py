@@ -193,6 +193,41 @@ class PrometheusGateway:
         }
         return await self._call("/api/v1/query_range", params, promql, None)
 
+    async def read(self, path: str) -> Any:
+        """The `data` of a successful answer from one of Prometheus' read endpoints that take no
+        query, such as `/api/v1/alerts` and `/api/v1/rules`."""
+        client = self._require_client()
+        try:
+            response = await client.get(path)
+        except httpx.HTTPError as exc:
+            raise self._unreachable(exc) from exc
+        envelope = self._envelope(response.content, response.status_code, path)
+        if envelope.get("status") != "success":
+            raise PrometheusUnavailable(
+                code="prometheus.read_failed",
+                params={"url": f"{self._base_url}{path}", "status": response.status_code},
+                error=str(envelope.get("error") or ""),
+            )
+        return envelope.get("data")
+
+    async def reload(self) -> None:
+        """Ask Prometheus to load its configuration and rule files again (`POST /-/reload`), which it
+        serves only when started with `--web.enable-lifecycle`."""
+        client = self._require_client()
+        try:
+            response = await client.post("/-/reload")
+        except httpx.HTTPError as exc:
+            raise self._unreachable(exc) from exc
+        if response.status_code != 200:
+            raise PrometheusUnavailable(
+                code="prometheus.reload_failed",
+                params={
+                    "url": f"{self._base_url}/-/reload",
+                    "status": response.status_code,
+                    "reason": response.text.strip()[:300],
+                },
+            )
+
     async def _call(
         self, path: str, params: dict[str, str], promql: str, timeout_seconds: float | None
     ) -> QueryResult:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -87,6 +88,11 @@ class ThermalService:
         self._records = ThermalRecords(database.sessions)
         self._projects = projects
         self._controller = controller
+        self._policy_listeners: list[Callable[[str], None]] = []
+
+    def on_policy_change(self, listener: Callable[[str], None]) -> None:
+        """Call `listener(device_type_id)` after each stored policy change."""
+        self._policy_listeners.append(listener)
 
     @property
     def records(self) -> ThermalRecords:
@@ -139,6 +145,8 @@ class ThermalService:
                 before=before.policy.model_dump() | {"source": before.source},
                 after=policy.model_dump(),
             )
+        for listener in self._policy_listeners:
+            listener(device_type_id)
         return PolicyEntry(device_type_id, policy, "admin", row.revision, row.updated_by, row.updated_at)
 
     async def override(self, principal: Principal | None, project: str, deployment: str) -> OverrideEntry:

@@ -178,7 +178,9 @@ async def test_readyz_is_ok_with_kubernetes_and_the_real_prometheus_up(
         response = await client.get("/readyz")
     assert response.status_code == 200
     by_name = {d["name"]: d for d in response.json()["dependencies"]}
-    assert set(by_name) == {"kubernetes", "cluster-cache", "prometheus", "database"}
+    assert set(by_name) == {"kubernetes", "cluster-cache", "prometheus", "database", "alert_rules"}
+    # No PrometheusRule served and no rules directory: alert rules are listed as not configured.
+    assert by_name.pop("alert_rules")["configured"] is False
     assert all(d["ok"] and d["configured"] for d in by_name.values())
     assert by_name["kubernetes"]["detail"] == f"Kubernetes v1.31.2 at {kube_url}"
     # The fake answers /version only: the cache cannot list, and reads fall back without unreadiness.

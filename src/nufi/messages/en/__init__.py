@@ -1,6 +1,6 @@
 """English: what the services say, area by area."""
 
-from nufi.messages.en import common, devices, monitoring, platform, thermal, web, workloads
+from nufi.messages.en import alerts, common, devices, monitoring, platform, thermal, web, workloads
 
 AREAS: dict[str, dict[str, str]] = {
     "common": common.TEXTS,
@@ -10,4 +10,5 @@ AREAS: dict[str, dict[str, str]] = {
     "platform": platform.TEXTS,
     "monitoring": monitoring.TEXTS,
     "thermal": thermal.TEXTS,
+    "alerts": alerts.TEXTS,
 }

@@ -310,6 +310,11 @@ TEXTS: dict[str, str] = {
         "{url} answered HTTP {status} without a Prometheus API response; check that NUFI_PROMETHEUS_URL "
         "points at Prometheus itself"
     ),
+    "prometheus.read_failed": "Prometheus at {url} answered HTTP {status} with an error",
+    "prometheus.reload_failed": (
+        "Prometheus at {url} did not reload its rules (HTTP {status}: {reason}); start it with "
+        "--web.enable-lifecycle, or set NUFI_ALERTS_RELOAD=false where a config reloader does it"
+    ),
     "prometheus.not_configured": (
         "Prometheus is not configured: set NUFI_PROMETHEUS_URL to the Prometheus base URL, "
         "e.g. http://prometheus:9090"

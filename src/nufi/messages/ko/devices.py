@@ -304,6 +304,11 @@ TEXTS: dict[str, str] = {
         "{url}이(가) HTTP {status}로 응답했지만 Prometheus API 응답이 아닙니다. NUFI_PROMETHEUS_URL이 "
         "Prometheus 자체를 가리키는지 확인하세요"
     ),
+    "prometheus.read_failed": "{url}의 Prometheus가 HTTP {status} 오류로 응답했습니다",
+    "prometheus.reload_failed": (
+        "{url}의 Prometheus가 규칙을 다시 읽지 않았습니다 (HTTP {status}: {reason}). "
+        "--web.enable-lifecycle로 시작하거나, 설정 리로더가 있으면 NUFI_ALERTS_RELOAD=false로 두세요"
+    ),
     "prometheus.not_configured": (
         "Prometheus가 설정되지 않았습니다. NUFI_PROMETHEUS_URL에 Prometheus 기본 URL을 설정하세요"
         "(예: http://prometheus:9090)"
