@@ -66,7 +66,7 @@ def test_first_steps_work_when_pasted(sandbox: SandboxRun) -> None:
 
 
 def test_sigterm_stops_every_program(sandbox: SandboxRun) -> None:
-    assert len(sandbox.children) == 11, sandbox.children
+    assert len(sandbox.children) == 12, sandbox.children
     sandbox.interrupt(signal.SIGTERM)
     assert sandbox.wait_exit() == 0, sandbox.text()
     assert sandbox.leftovers() == []

@@ -32,6 +32,8 @@ STATE_KEYS = {
     "kubeconfig",
     "oidc_issuer",
     "token_url",
+    "alertmanager_url",
+    "alert_rules_dir",
     "exporters",
     "exporter_base_urls",
     "users",
@@ -51,7 +53,13 @@ def test_sandbox_json_says_where_everything_runs(sandbox: SandboxRun) -> None:
     }
     assert state["oidc_issuer"].endswith("/realms/super-llm")
     assert set(state["exporters"]) == {"gpu-node-1", "npu-node-1", "npu-node-2", *LPU_NODES}
-    for url in [state["kube_api_url"] + "/readyz", state["prometheus_url"] + "/-/ready"]:
+    assert Path(state["alert_rules_dir"]) == sandbox.state_dir.resolve() / "alert-rules"
+    assert Path(state["alert_rules_dir"]).is_dir()
+    for url in [
+        state["kube_api_url"] + "/readyz",
+        state["prometheus_url"] + "/-/ready",
+        state["alertmanager_url"] + "/-/ready",
+    ]:
         assert httpx.get(url, timeout=5).status_code == 200, url
     families = {
         "gpu-node-1": "DCGM_FI_DEV_GPU_UTIL",
@@ -239,8 +247,8 @@ def test_a_second_sandbox_on_the_same_state_dir_is_refused(sandbox: SandboxRun) 
 
 
 def test_ctrl_c_stops_every_program(sandbox: SandboxRun) -> None:
-    # The dev cluster, identity provider, Prometheus, 2 device plugins, 5 exporters and NuFi.
-    assert len(sandbox.children) == 11, sandbox.children
+    # The dev cluster, identity provider, Alertmanager, Prometheus, 2 device plugins, 5 exporters and NuFi.
+    assert len(sandbox.children) == 12, sandbox.children
     assert sandbox.leftovers() != []
     sandbox.interrupt(signal.SIGINT)
     assert sandbox.wait_exit() == 0, sandbox.text()

@@ -106,6 +106,7 @@ def test_the_banner_lists_only_what_answers(
         ("API docs", f"{nufi}/docs"),
         ("Token URL", run.state["token_url"]),
         ("Prometheus", run.state["prometheus_url"]),
+        ("Alerts", run.state["alertmanager_url"]),
         ("Kubernetes", run.state["kube_api_url"]),
     ]:
         assert f"  {label:<11} {url}" in text, (label, text)
@@ -143,7 +144,7 @@ def test_kill_9_of_the_launcher_takes_every_program_with_it(
 ) -> None:
     _, run = leftover_and_sandbox
     run.children = run.started_programs()
-    assert len(run.children) == 11, [describe_pid(pid) for pid in run.children]
+    assert len(run.children) == 12, [describe_pid(pid) for pid in run.children]
     os.kill(run.process.pid, signal.SIGKILL)
     assert run.wait_exit() == -signal.SIGKILL
     within(lambda: not any(pid_alive(pid) for pid in run.children), GONE_WITHIN, "every program gone", run)

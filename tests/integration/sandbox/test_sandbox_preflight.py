@@ -1,4 +1,5 @@
-"""Before anything starts: NuFi's port, and a Prometheus binary (installed with apt as root)."""
+"""Before anything starts: NuFi's port, and the Prometheus and Alertmanager binaries (installed with apt
+as root)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,16 @@ def no_prometheus(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     where = tmp_path / "bin" / "prometheus"
     where.parent.mkdir()
     monkeypatch.setattr(preflight, "PROMETHEUS_CANDIDATES", [str(where)])
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    return where
+
+
+@pytest.fixture
+def no_alertmanager(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Hide every Alertmanager, as `no_prometheus` hides Prometheus."""
+    where = tmp_path / "am-bin" / "prometheus-alertmanager"
+    where.parent.mkdir()
+    monkeypatch.setattr(preflight, "ALERTMANAGER_CANDIDATES", [str(where)])
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     return where
 
@@ -48,6 +59,27 @@ def test_as_root_apt_installs_it(no_prometheus: Path) -> None:
     assert found == no_prometheus
     assert installed == [["prometheus"]]
     assert said and "apt-get" in said[0]
+
+
+def test_a_missing_alertmanager_is_named_with_its_debian_package(no_alertmanager: Path) -> None:
+    def apt(packages: Sequence[str]) -> None:
+        raise AssertionError("apt must not run without root")
+
+    with pytest.raises(
+        SandboxError, match=r"Alertmanager is not installed.*sudo apt-get install prometheus-alertmanager"
+    ):
+        preflight.ensure_alertmanager(is_root=False, announce=lambda _: None, apt=apt)
+
+
+def test_as_root_apt_installs_alertmanager(no_alertmanager: Path) -> None:
+    installed: list[list[str]] = []
+
+    def apt(packages: Sequence[str]) -> None:
+        installed.append(list(packages))
+        _executable(no_alertmanager)
+
+    assert preflight.ensure_alertmanager(is_root=True, announce=lambda _: None, apt=apt) == no_alertmanager
+    assert installed == [["prometheus-alertmanager"]]
 
 
 def test_as_root_an_install_without_a_binary_is_an_error(no_prometheus: Path) -> None:

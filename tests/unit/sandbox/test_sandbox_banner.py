@@ -22,6 +22,8 @@ STATE = SandboxState(
     oidc_issuer="http://127.0.0.1:8180/realms/super-llm",
     token_url="http://127.0.0.1:8180/realms/super-llm/protocol/openid-connect/token",
     exporters={"lpu-node-1": "http://127.0.0.1:9850/metrics"},
+    alertmanager_url="http://127.0.0.1:9093",
+    alert_rules_dir=Path("/tmp/state/alert-rules"),
 )
 
 
@@ -57,3 +59,11 @@ def test_with_the_lpu_registered_the_banner_names_it_and_still_says_what_is_buil
     assert "registered in NuFi as `hyperaccel-lpu`" in text
     assert "Admin → Devices → Add Device" in text
     assert "traffic control" in text
+
+
+def test_the_banner_lists_alertmanager_where_it_answers_and_where_nufis_rules_go() -> None:
+    rows = {row.label: row for row in banner_rows(STATE, state_file=Path("/s.json"), logs=Path("/l"))}
+    alerts = rows["Alerts"]
+    assert alerts.url == "http://127.0.0.1:9093/-/ready"
+    assert alerts.value.startswith("http://127.0.0.1:9093  (Alertmanager")
+    assert "/tmp/state/alert-rules/" in alerts.value

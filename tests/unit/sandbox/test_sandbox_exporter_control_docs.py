@@ -57,6 +57,8 @@ async def test_the_readme_commands_add_list_and_remove_an_override_on_the_sandbo
         oidc_issuer="http://127.0.0.1:8180/realms/super-llm",
         token_url="http://127.0.0.1:8180/token",
         exporters={node: f"{base}/metrics"},
+        alertmanager_url="http://127.0.0.1:9093",
+        alert_rules_dir=Path("alert-rules"),
         exporter_base_urls={node: base},
     )
     exporter = json.loads(json.dumps(state.as_json()))[field][node]

@@ -82,12 +82,31 @@ def test_sandbox_json_lists_the_images() -> None:
         oidc_issuer="http://127.0.0.1:4/realms/super-llm",
         token_url="http://127.0.0.1:4/t",
         exporters={},
+        alertmanager_url="http://127.0.0.1:9093",
+        alert_rules_dir=Path("alert-rules"),
     )
     assert state.as_json()["images"] == {
         "inference": "nufi-mock:0.1.0",
         "jupyter": "quay.io/jupyter/base-notebook:latest",
         "vscode": "codercom/code-server:latest",
     }
+
+
+def test_sandbox_json_names_alertmanager_and_the_rules_dir() -> None:
+    state = SandboxState(
+        nufi_url="http://127.0.0.1:1",
+        prometheus_url="http://127.0.0.1:2",
+        kube_api_url="http://127.0.0.1:3",
+        kubeconfig=Path("/k"),
+        oidc_issuer="http://127.0.0.1:4/realms/super-llm",
+        token_url="http://127.0.0.1:4/t",
+        exporters={},
+        alertmanager_url="http://127.0.0.1:5",
+        alert_rules_dir=Path("/state/alert-rules"),
+    )
+    written = json.loads(json.dumps(state.as_json()))
+    assert written["alertmanager_url"] == "http://127.0.0.1:5"
+    assert written["alert_rules_dir"] == "/state/alert-rules"
 
 
 def test_the_dev_cluster_reads_the_file_the_sandbox_writes(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 
 A dev cluster with GPU, NPU and LPU nodes (the LPUs provided by real mock device plugin processes),
 vendor-shaped exporters scraped by a real Prometheus every second, a Keycloak-shaped identity provider
-(realm super-llm) and the NuFi server wired to all of them. Ctrl-C or SIGTERM stops everything.
+(realm super-llm), an Alertmanager that Prometheus sends NuFi's alerts to, and the NuFi server wired
+to all of them. Ctrl-C or SIGTERM stops everything.
 
 A program that exits is restarted (with a back-off); `--stop-on-failure` stops everything instead.
 Every program dies with the sandbox, also when it is killed with `kill -9`, and a start first stops
@@ -26,7 +27,7 @@ from nufi_sandbox.sandbox.banner import answering, banner_rows, print_ready
 from nufi_sandbox.sandbox.errors import SandboxError
 from nufi_sandbox.sandbox.layout import StateLayout, prepare, stop_leftovers
 from nufi_sandbox.sandbox.orchestrator import Sandbox, SandboxOptions
-from nufi_sandbox.sandbox.preflight import check_port_free, ensure_prometheus
+from nufi_sandbox.sandbox.preflight import check_port_free, ensure_alertmanager, ensure_prometheus
 from nufi_sandbox.sandbox.progress import StartupProgress
 from nufi_sandbox.sandbox.topology import NODES
 
@@ -137,12 +138,15 @@ def main(argv: list[str] | None = None) -> int:
             )
         check_port_free(args.port)
         progress = StartupProgress(console)
-        prometheus = ensure_prometheus(
-            args.prometheus, is_root=os.geteuid() == 0, announce=lambda text: console.print(text)
-        )
+        is_root = os.geteuid() == 0
+        prometheus = ensure_prometheus(args.prometheus, is_root=is_root, announce=console.print)
+        alertmanager = ensure_alertmanager(is_root=is_root, announce=console.print)
         layout = prepare(args.state_dir, fresh=args.fresh, node_names=[node.name for node in NODES])
         options = SandboxOptions(
-            port=args.port, prometheus_binary=prometheus, stop_on_failure=args.stop_on_failure
+            port=args.port,
+            prometheus_binary=prometheus,
+            alertmanager_binary=alertmanager,
+            stop_on_failure=args.stop_on_failure,
         )
         sandbox = Sandbox(
             layout, options, progress, announce=lambda text: console.print(text, markup=False, soft_wrap=True)

@@ -49,13 +49,16 @@ class AlertmanagerServer(StopOnExit):
         work_dir: Path | None = None,
         binary: Path | None = None,
         startup_timeout: float = 30.0,
+        port: int | None = None,
     ) -> None:
+        """`port`: where to listen; by default a free one is picked at start. Give one to know the
+        address before start (the sandbox configures Prometheus with it)."""
         self._owns_work_dir = work_dir is None
         self._work_dir_arg = work_dir
         self._binary = binary
         self._startup_timeout = startup_timeout
         self._work_dir: Path | None = None
-        self._port: int | None = None
+        self._port = port
         self._process: ManagedProcess | None = None
 
     @property
@@ -102,7 +105,8 @@ class AlertmanagerServer(StopOnExit):
         else:
             self._work_dir = self._work_dir_arg
             self._work_dir.mkdir(parents=True, exist_ok=True)
-        self._port = free_port()
+        if self._port is None:
+            self._port = free_port()
         self.config_path.write_text(render_alertmanager_config())
         self._process = ManagedProcess(
             "alertmanager",

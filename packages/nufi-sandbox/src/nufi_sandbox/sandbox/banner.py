@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from nufi_sandbox.sandbox.state_file import SandboxState
+from nufi_sandbox.sandbox.topology import LPU_RESOURCE
 
 # How long each address in the banner has to answer.
 _ASK_TIMEOUT = 5.0
@@ -73,6 +74,11 @@ def banner_rows(state: SandboxState, *, state_file: Path, logs: Path) -> list[Ro
         ),
         Row("Prometheus", state.prometheus_url, url=f"{state.prometheus_url}/-/ready"),
         Row(
+            "Alerts",
+            f"{state.alertmanager_url}  (Alertmanager; NuFi's rules in {_shown(state.alert_rules_dir)}/)",
+            url=f"{state.alertmanager_url}/-/ready",
+        ),
+        Row(
             "Kubernetes",
             f"{state.kube_api_url}  (KUBECONFIG={_shown(state.kubeconfig)})",
             url=f"{state.kube_api_url}/readyz",
@@ -109,6 +115,23 @@ async def answering(rows: Sequence[Row]) -> tuple[list[Row], list[tuple[Row, str
             else:
                 missing.append((row, f"answered HTTP {response.status_code}"))
     return shown, missing
+
+
+async def registered_lpu(nufi_url: str, token_url: str) -> str | None:
+    """The id under which NuFi knows the LPU when an earlier run registered it; None when it is
+    not registered, or NuFi could not be asked."""
+    form = {"grant_type": "password", "client_id": "nufi-cli", "username": "admin", "password": "admin"}
+    try:
+        async with httpx.AsyncClient(timeout=5.0) as client:
+            tokens = (await client.post(token_url, data=form)).json()
+            headers = {"Authorization": f"Bearer {tokens['access_token']}"}
+            listed = (await client.get(f"{nufi_url}/api/v1/devices", headers=headers)).json()
+    except (httpx.HTTPError, ValueError, KeyError):
+        return None
+    for item in listed.get("items", []) if isinstance(listed, dict) else []:
+        if isinstance(item, dict) and item.get("resource_key") == LPU_RESOURCE:
+            return str(item.get("id"))
+    return None
 
 
 def print_ready(

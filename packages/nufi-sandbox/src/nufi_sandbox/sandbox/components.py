@@ -77,6 +77,8 @@ def nufi_server(
     port: int,
     kubeconfig: Path,
     prometheus_url: str,
+    alertmanager_url: str,
+    alert_rules_dir: Path,
     database: Path,
     oidc_issuer: str,
     scrape_interval_seconds: float,
@@ -90,6 +92,10 @@ def nufi_server(
     env |= {
         "NUFI_KUBECONFIG": str(kubeconfig),
         "NUFI_PROMETHEUS_URL": prometheus_url,
+        # NuFi writes one rules file per device type here and asks Prometheus to reload; the sandbox
+        # Prometheus loads every *.yml in it and sends what fires to this Alertmanager.
+        "NUFI_ALERTS_RULES_DIR": str(alert_rules_dir),
+        "NUFI_ALERTMANAGER_URL": alertmanager_url,
         "NUFI_DATABASE_URL": f"sqlite+aiosqlite:///{database}",
         "NUFI_OIDC_ISSUER": oidc_issuer,
         "NUFI_OIDC_AUDIENCE": NUFI_AUDIENCE,

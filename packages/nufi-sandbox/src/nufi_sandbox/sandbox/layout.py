@@ -42,6 +42,8 @@ _SANDBOX_ENTRIES = frozenset(
         "logs",
         "idp",
         "prometheus",
+        "alertmanager",
+        "alert-rules",
         "nodes.yaml",
         "nufi.db",
     }
@@ -76,6 +78,16 @@ class StateLayout:
     @property
     def prometheus_dir(self) -> Path:
         return self.root / "prometheus"
+
+    @property
+    def alertmanager_dir(self) -> Path:
+        return self.root / "alertmanager"
+
+    @property
+    def alert_rules_dir(self) -> Path:
+        """Where NuFi writes its Prometheus rule files and Prometheus reads them: kept across restarts
+        with the database the rules are made from."""
+        return self.root / "alert-rules"
 
     @property
     def database(self) -> Path:
@@ -124,8 +136,9 @@ class StateLayout:
 def prepare(root: Path, *, fresh: bool, node_names: Sequence[str]) -> StateLayout:
     """Claim `root` for this sandbox: create it, lock it, and clear what must not survive a restart.
 
-    Kept across restarts unless `fresh`: the NuFi database (registered device types, audit log) and
-    the identity provider's signing keys. Always cleared: Prometheus' data (the exporters come back on
+    Kept across restarts unless `fresh`: the NuFi database (registered device types, audit log), the
+    alert rules NuFi wrote from it, Alertmanager's silences and the identity provider's signing keys.
+    Always cleared: Prometheus' data (the exporters come back on
     new ports, and their old series would linger as duplicates) and the dev cluster's sockets.
     """
     root = root.expanduser().resolve()

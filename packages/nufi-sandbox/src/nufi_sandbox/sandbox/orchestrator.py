@@ -1,13 +1,12 @@
 """Starting the sandbox's world in dependency order, watching it, and stopping it in reverse.
 
 Every program runs in its own process group and is stopped by PID: NuFi first, then the exporters
-and device plugins, Prometheus, the identity provider and the dev cluster last. Independent parts
-boot concurrently, so the sandbox is ready in the time of its slowest part (usually NuFi's own
-start, or the chain dev cluster → device plugins → node capacity), not the sum of all.
+and device plugins, Prometheus, Alertmanager and the identity provider, and the dev cluster last.
+Independent parts boot concurrently, so the sandbox is ready in the time of its slowest part (usually
+NuFi's own start, or the chain dev cluster → device plugins → node capacity), not the sum of all.
 
-Once ready, a program that exits is started again after a back-off (1 s, doubling up to 30 s, back to
-1 s after a minute's good run), with a line saying what happened and another once it answers again;
-with `stop_on_failure` the first exit stops everything instead. Every program started is recorded in
+Once ready, a program that exits is started again after a back-off (supervision.py); with
+`stop_on_failure` the first exit stops everything instead. Every program started is recorded in
 the state directory (PID and start time) for the next start to stop should this run be killed hard.
 """
 
@@ -18,55 +17,43 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 import httpx
 
+from nufi_sandbox.alertmanager import AlertmanagerServer
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.pids import record_processes
 from nufi_sandbox.processes import ManagedProcess, ProcessNotReadyError, free_port, pid_alive
 from nufi_sandbox.prometheus import PrometheusQueryError, PrometheusServer
 from nufi_sandbox.sandbox import components
+from nufi_sandbox.sandbox.banner import registered_lpu
 from nufi_sandbox.sandbox.errors import SandboxError
 from nufi_sandbox.sandbox.layout import StateLayout
 from nufi_sandbox.sandbox.progress import StartupProgress
 from nufi_sandbox.sandbox.readiness import Readiness
 from nufi_sandbox.sandbox.runtime_map import sandbox_runtime_map, write_runtime_map
-from nufi_sandbox.sandbox.scrape import scrape_jobs
+from nufi_sandbox.sandbox.scrape import nufi_job, scrape_jobs
 from nufi_sandbox.sandbox.state_file import SandboxState, exporter_base_url
-from nufi_sandbox.sandbox.topology import LPU_RESOURCE, NODES, SandboxNode, nodes_yaml, plugin_nodes
+from nufi_sandbox.sandbox.supervision import Supervised, Supervisor
+from nufi_sandbox.sandbox.topology import NODES, SandboxNode, nodes_yaml, plugin_nodes
 
 STARTUP_TIMEOUT = 60.0
 SCRAPE_INTERVAL_SECONDS = 1
 _WATCH_INTERVAL = 0.5
-# Restarting a program that exited: the first wait, the longest, and the run that resets the wait.
-RESTART_FIRST_DELAY = 1.0
-RESTART_MAX_DELAY = 30.0
-RESTART_HEALTHY_RUN = 60.0
 
 
 @dataclass(frozen=True)
 class SandboxOptions:
     port: int
     prometheus_binary: Path
+    alertmanager_binary: Path | None = None
     nodes: tuple[SandboxNode, ...] = NODES
     # Stop everything when one program exits (the behaviour tests and CI want), instead of restarting it.
     stop_on_failure: bool = False
-
-
-@dataclass
-class _Supervised:
-    """A program the sandbox looks after once it is ready."""
-
-    process: ManagedProcess
-    answers: Callable[[], Awaitable[bool]]
-    started: float = field(default_factory=time.monotonic)
-    delay: float = 0.0
-    restart_at: float | None = None
-    awaiting_answer: bool = False
 
 
 class Sandbox:
@@ -92,19 +79,26 @@ class Sandbox:
         self.idp = IdentityProviderProcess(layout.idp_dir, users_file=components.REALM_FILE)
         self.idp.process = ManagedProcess("idp", self.idp.process.argv, log_dir=layout.logs)
         self.exporter_ports = {node.name: free_port() for node in options.nodes}
+        self.alertmanager = AlertmanagerServer(
+            work_dir=layout.alertmanager_dir, binary=options.alertmanager_binary, port=free_port()
+        )
+        # NuFi's port is fixed before anything starts: Prometheus scrapes it from the first config on.
         self.prometheus = PrometheusServer(
-            jobs=scrape_jobs(options.nodes, self.exporter_ports),
+            jobs=[*scrape_jobs(options.nodes, self.exporter_ports), nufi_job(options.port)],
             scrape_interval=f"{SCRAPE_INTERVAL_SECONDS}s",
             work_dir=layout.prometheus_dir,
             binary=options.prometheus_binary,
+            rule_files=[f"{layout.alert_rules_dir}/*.yml"],
+            alertmanagers=[self.alertmanager.address],
         )
-        self._prometheus_started = False
+        self._servers: list[ManagedProcess] = []
         self.device_plugins: list[ManagedProcess] = []
         self.exporters: list[ManagedProcess] = []
         self.nufi: ManagedProcess | None = None
         self._steps = {
             "cluster": f"Kubernetes dev cluster ({len(options.nodes)} nodes)",
             "idp": "Identity provider (realm super-llm)",
+            "alertmanager": "Alertmanager",
             "prometheus": "Prometheus",
             "plugins": "Mock LPU device plugins",
             "exporters": f"Exporters ({', '.join(sorted({n.profile for n in options.nodes}))})",
@@ -130,7 +124,10 @@ class Sandbox:
             self.idp.work_dir.mkdir(parents=True, exist_ok=True)
             self.idp.process.start()
             self._record()
-            await self._start_prometheus()
+            # Alertmanager first: Prometheus sends it what fires from its first evaluation on.
+            self.layout.alert_rules_dir.mkdir(exist_ok=True)
+            self._start_server("alertmanager", self.alertmanager)
+            self._start_server("prometheus", self.prometheus)
             # NuFi next: it is the slowest to boot, and it only needs the others' addresses now;
             # its readiness waits for them.
             self._start_nufi()
@@ -158,17 +155,17 @@ class Sandbox:
                 raise _first(failures) from None
         return self.state()
 
-    async def _start_prometheus(self) -> None:
-        self.progress.running("prometheus")
-        # Blocks for about a second; the other programs boot meanwhile in their own processes.
+    def _start_server(self, key: str, server: AlertmanagerServer | PrometheusServer) -> None:
+        self.progress.running(key)
+        # Blocks for up to a second; the other programs boot meanwhile in their own processes.
         try:
-            self.prometheus.start()
+            server.start()
         except ProcessNotReadyError as exc:
-            self.progress.failed("prometheus")
+            self.progress.failed(key)
             raise SandboxError(str(exc)) from None
-        self._prometheus_started = True
+        self._servers.append(server.process)
         self._record()
-        self.progress.done("prometheus", f"at {self.prometheus.url}")
+        self.progress.done(key, f"at {server.url}")
 
     def _start_node_agents(self) -> None:
         sockets = self.cluster.state()["nodes"]
@@ -190,6 +187,8 @@ class Sandbox:
             port=self.options.port,
             kubeconfig=self.cluster.kubeconfig,
             prometheus_url=self.prometheus.url,
+            alertmanager_url=self.alertmanager.url,
+            alert_rules_dir=self.layout.alert_rules_dir,
             database=self.layout.database,
             oidc_issuer=self.idp.issuer,
             scrape_interval_seconds=SCRAPE_INTERVAL_SECONDS,
@@ -252,26 +251,16 @@ class Sandbox:
             raise SandboxError(str(exc)) from None
 
     async def registered_lpu(self) -> str | None:
-        """The id under which NuFi knows the LPU when an earlier run registered it; None when it is
-        not registered, or NuFi could not be asked."""
-        form = {"grant_type": "password", "client_id": "nufi-cli", "username": "admin", "password": "admin"}
-        try:
-            async with httpx.AsyncClient(timeout=5.0) as client:
-                tokens = (await client.post(self.idp.token_url, data=form)).json()
-                headers = {"Authorization": f"Bearer {tokens['access_token']}"}
-                listed = (await client.get(f"{self.nufi_url}/api/v1/devices", headers=headers)).json()
-        except (httpx.HTTPError, ValueError, KeyError):
-            return None
-        for item in listed.get("items", []) if isinstance(listed, dict) else []:
-            if isinstance(item, dict) and item.get("resource_key") == LPU_RESOURCE:
-                return str(item.get("id"))
-        return None
+        """The id under which NuFi knows the LPU when an earlier run registered it, else None."""
+        return await registered_lpu(self.nufi_url, self.idp.token_url)
 
     def state(self) -> SandboxState:
         bases = {node.name: exporter_base_url(self.exporter_ports[node.name]) for node in self.options.nodes}
         return SandboxState(
             nufi_url=self.nufi_url,
             prometheus_url=self.prometheus.url,
+            alertmanager_url=self.alertmanager.url,
+            alert_rules_dir=self.layout.alert_rules_dir,
             kube_api_url=self.cluster.url,
             kubeconfig=self.cluster.kubeconfig,
             oidc_issuer=self.idp.issuer,
@@ -286,78 +275,46 @@ class Sandbox:
         """Return never: restart each program that exits, or with `stop_on_failure` raise SandboxError
         naming the first one."""
         async with httpx.AsyncClient(timeout=2.0) as client:
-            supervised = self._supervised(Readiness(client))
+            supervisor = Supervisor(
+                self._supervised(Readiness(client)),
+                stop_on_failure=self.options.stop_on_failure,
+                announce=self._announce,
+                record=self._record,
+            )
             while True:
-                for unit in supervised:
-                    await self._look_after(unit)
+                await supervisor.look_after_all()
                 await asyncio.sleep(_WATCH_INTERVAL)
 
-    def _supervised(self, ready: Readiness) -> list[_Supervised]:
+    def _supervised(self, ready: Readiness) -> list[Supervised]:
         """Each started program with what restarts it and what says it answers again."""
 
         def answers(url: str) -> Callable[[], Awaitable[bool]]:
             return partial(ready.answers, url)
 
         units = [
-            _Supervised(self.cluster.process, answers(f"{self.cluster.url}/readyz")),
-            _Supervised(self.idp.process, answers(self.idp.discovery_url)),
-            _Supervised(self.prometheus.process, answers(f"{self.prometheus.url}/-/ready")),
+            Supervised(self.cluster.process, answers(f"{self.cluster.url}/readyz")),
+            Supervised(self.idp.process, answers(self.idp.discovery_url)),
+            Supervised(self.alertmanager.process, answers(f"{self.alertmanager.url}/-/ready")),
+            Supervised(self.prometheus.process, answers(f"{self.prometheus.url}/-/ready")),
         ]
         for node, plugin in zip(plugin_nodes(self.options.nodes), self.device_plugins, strict=True):
-            units.append(_Supervised(plugin, partial(ready.device_plugin_registered, self.cluster.url, node)))
+            units.append(Supervised(plugin, partial(ready.device_plugin_registered, self.cluster.url, node)))
         for node, exporter in zip(self.options.nodes, self.exporters, strict=True):
             url = f"http://127.0.0.1:{self.exporter_ports[node.name]}/healthz"
-            units.append(_Supervised(exporter, answers(url)))
+            units.append(Supervised(exporter, answers(url)))
         if self.nufi is not None:
             # /healthz, not /readyz: NuFi is back when it serves, whatever its dependencies say.
-            units.append(_Supervised(self.nufi, answers(f"{self.nufi_url}/healthz")))
+            units.append(Supervised(self.nufi, answers(f"{self.nufi_url}/healthz")))
         return units
 
-    async def _look_after(self, unit: _Supervised) -> None:
-        now = time.monotonic()
-        if unit.restart_at is not None:
-            if now >= unit.restart_at:
-                unit.restart_at = None
-                self._restart(unit, now)
-            return
-        process = unit.process
-        code = process.returncode
-        if code is None:
-            if unit.awaiting_answer and await _answers(unit.answers):
-                unit.awaiting_answer = False
-                self._announce(f"{unit.process.name} is answering again (pid {process.pid})")
-            return
-        exited = f"{process.name} exited unexpectedly (code {code})"
-        if self.options.stop_on_failure:
-            raise SandboxError(f"{exited}; last lines of {process.log_path}:\n{process.log_tail(15)}")
-        ran = now - unit.started
-        if unit.delay == 0.0 or ran >= RESTART_HEALTHY_RUN:
-            unit.delay = RESTART_FIRST_DELAY
-        else:
-            unit.delay = min(unit.delay * 2, RESTART_MAX_DELAY)
-        unit.restart_at = now + unit.delay
-        self._announce(
-            f"{exited} after {ran:.0f} s; restarting it in {unit.delay:g} s. "
-            f"Last lines of {process.log_path}:\n{process.log_tail(5)}"
-        )
-
-    def _restart(self, unit: _Supervised, now: float) -> None:
-        try:
-            unit.process.restart()
-        except OSError as exc:
-            unit.delay = min(max(unit.delay, RESTART_FIRST_DELAY) * 2, RESTART_MAX_DELAY)
-            unit.restart_at = now + unit.delay
-            self._announce(f"cannot restart {unit.process.name}: {exc}; trying again in {unit.delay:g} s")
-            return
-        unit.started = now
-        unit.awaiting_answer = True
-        self._record()
-        self._announce(f"{unit.process.name} restarted (pid {unit.process.pid})")
-
     def _processes(self) -> list[ManagedProcess]:
-        started = [self.cluster.process, self.idp.process, *self.device_plugins, *self.exporters]
-        if self._prometheus_started:
-            started.append(self.prometheus.process)
+        started = [
+            self.cluster.process,
+            self.idp.process,
+            *self._servers,
+            *self.device_plugins,
+            *self.exporters,
+        ]
         if self.nufi is not None:
             started.append(self.nufi)
         return started
@@ -376,7 +333,7 @@ class Sandbox:
             [p.stop for p in self.exporters],
             [p.stop for p in self.device_plugins],
             [self.prometheus.stop],
-            [self.idp.stop],
+            [self.alertmanager.stop, self.idp.stop],
             [self.cluster.stop],
         ]
         with ThreadPoolExecutor(max_workers=8) as pool:
@@ -384,13 +341,6 @@ class Sandbox:
                 # Within a layer nothing depends on anything else: stop its members side by side.
                 for future in [pool.submit(stop) for stop in layer]:
                     future.result()
-
-
-async def _answers(check: Callable[[], Awaitable[bool]]) -> bool:
-    try:
-        return await check()
-    except (httpx.HTTPError, ValueError):
-        return False
 
 
 def _first(group: BaseExceptionGroup[Exception]) -> Exception:

@@ -1,4 +1,5 @@
-"""Checks before anything starts: NuFi's port is free, and a Prometheus binary is at hand."""
+"""Checks before anything starts: NuFi's port is free, and the Prometheus and Alertmanager binaries are
+at hand (as root, apt installs a missing one; otherwise the error says how to)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from nufi_sandbox.alertmanager import ALERTMANAGER_CANDIDATES, ALERTMANAGER_PACKAGE
 from nufi_sandbox.processes import MissingBinaryError, require_binary
 from nufi_sandbox.prometheus import PROMETHEUS_CANDIDATES
 from nufi_sandbox.sandbox.errors import SandboxError
@@ -51,22 +53,57 @@ def ensure_prometheus(
         if explicit.is_file() and os.access(explicit, os.X_OK):
             return explicit
         raise SandboxError(f"--prometheus {explicit}: not an executable file")
+    return _ensure_installed(
+        "Prometheus",
+        lambda: require_binary("prometheus", PROMETHEUS_CANDIDATES, "prometheus"),
+        "prometheus",
+        is_root=is_root,
+        announce=announce,
+        apt=apt,
+        elsewhere=", or point to a binary with --prometheus PATH",
+    )
+
+
+def ensure_alertmanager(
+    *, is_root: bool, announce: Callable[[str], None], apt: AptRunner | None = None
+) -> Path:
+    """The Alertmanager binary to run: the installed one, else apt installs it (as root)."""
+    return _ensure_installed(
+        "Alertmanager",
+        lambda: require_binary("prometheus-alertmanager", ALERTMANAGER_CANDIDATES, ALERTMANAGER_PACKAGE),
+        ALERTMANAGER_PACKAGE,
+        is_root=is_root,
+        announce=announce,
+        apt=apt,
+    )
+
+
+def _ensure_installed(
+    what: str,
+    find: Callable[[], Path],
+    package: str,
+    *,
+    is_root: bool,
+    announce: Callable[[str], None],
+    apt: AptRunner | None,
+    elsewhere: str = "",
+) -> Path:
     try:
-        return require_binary("prometheus", PROMETHEUS_CANDIDATES, "prometheus")
+        return find()
     except MissingBinaryError:
         pass
     if not is_root:
         raise SandboxError(
-            "Prometheus is not installed. Install it with `sudo apt-get install prometheus` (or run "
-            "`sudo make setup`), or point to a binary with --prometheus PATH; then start the sandbox again."
+            f"{what} is not installed. Install it with `sudo apt-get install {package}` (or run "
+            f"`sudo make setup`){elsewhere}; then start the sandbox again."
         )
-    announce("Prometheus is not installed: installing the Debian package with apt-get")
-    (apt or run_apt)(["prometheus"])
+    announce(f"{what} is not installed: installing the Debian package with apt-get")
+    (apt or run_apt)([package])
     try:
-        return require_binary("prometheus", PROMETHEUS_CANDIDATES, "prometheus")
+        return find()
     except MissingBinaryError:
         raise SandboxError(
-            "apt-get finished but no prometheus binary was found; install Prometheus and retry"
+            f"apt-get finished but no {package} binary was found; install {what} and retry"
         ) from None
 
 
@@ -75,8 +112,8 @@ def run_apt(packages: Sequence[str]) -> None:
     apt_get = shutil.which("apt-get")
     if apt_get is None:
         raise SandboxError(
-            "Prometheus is not installed and there is no apt-get here: install Prometheus with your "
-            "package manager (or from prometheus.io) and pass its path with --prometheus PATH"
+            f"{' '.join(packages)} is not installed and there is no apt-get here: install it with your "
+            "package manager (Prometheus can also be given with --prometheus PATH)"
         )
     env = {**os.environ, **_APT_ENV}
     for argv in (

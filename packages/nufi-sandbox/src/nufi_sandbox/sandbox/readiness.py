@@ -8,6 +8,7 @@ import httpx
 
 from nufi_sandbox.devcluster.launcher import STATE_FILE as CLUSTER_STATE_FILE
 from nufi_sandbox.prometheus import PrometheusServer
+from nufi_sandbox.sandbox.scrape import NUFI_JOB
 from nufi_sandbox.sandbox.topology import SandboxNode
 
 
@@ -37,7 +38,9 @@ class Readiness:
 
     @staticmethod
     async def every_target_scraped(prometheus: PrometheusServer, expected: int) -> bool:
-        """Each of `expected` targets is up and was scraped at least twice: its data is queryable
-        at once, also by range queries and subqueries aligned to the scrape interval."""
-        scraped = await prometheus.query("(count_over_time(up[30s]) >= 2) and (up == 1)")
+        """Each of `expected` exporter targets is up and was scraped at least twice: its data is
+        queryable at once, also by range queries and subqueries aligned to the scrape interval.
+        NuFi's own target does not count: it is up once NuFi is, which is waited for apart."""
+        up = f'up{{job!="{NUFI_JOB}"}}'
+        scraped = await prometheus.query(f"(count_over_time({up}[30s]) >= 2) and ({up} == 1)")
         return len(scraped) == expected

@@ -1,4 +1,5 @@
-"""Prometheus scrape jobs for the sandbox's exporters: one job per vendor, one target per node."""
+"""Prometheus scrape jobs for the sandbox: one job per exporter vendor, one target per node; and NuFi's
+own /metrics (the capacity its alert rules compare the devices reporting with)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from typing import Any
 
 from nufi_sandbox.prometheus import ScrapeJob
 from nufi_sandbox.sandbox.topology import ExporterRole, SandboxNode
+
+NUFI_JOB = "nufi"
 
 
 @dataclass
@@ -41,3 +44,8 @@ def scrape_jobs(nodes: Sequence[SandboxNode], exporter_ports: Mapping[str, int])
             )
         )
     return jobs
+
+
+def nufi_job(port: int) -> ScrapeJob:
+    """NuFi's /metrics on 127.0.0.1:`port` (served without authentication)."""
+    return ScrapeJob(name=NUFI_JOB, targets=[f"127.0.0.1:{port}"])

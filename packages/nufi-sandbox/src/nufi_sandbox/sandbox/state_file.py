@@ -15,8 +15,8 @@ USERS = {"admin": "admin", "user": "user"}
 
 
 def exporter_base_url(port: int) -> str:
-    """Where a mock exporter answers: `/metrics` below it for Prometheus, `/control/override` and
-    `/control/load` to steer it."""
+    """Where a mock exporter answers: `/metrics` below it for Prometheus, `/control/override`,
+    `/control/load` and `/control/absent` to steer it."""
     return f"http://127.0.0.1:{port}"
 
 
@@ -30,6 +30,10 @@ class SandboxState:
     token_url: str
     exporters: Mapping[str, str]
     """Each node's exporter by its metrics URL (what Prometheus scrapes)."""
+    alertmanager_url: str
+    """The Alertmanager Prometheus sends alerts to (its API: /api/v2/alerts)."""
+    alert_rules_dir: Path
+    """Where NuFi writes the rule files (`nufi-<type>.rules.yml`) Prometheus loads."""
     exporter_base_urls: Mapping[str, str] = field(default_factory=dict)
     """Each node's exporter by its base URL, below which its control endpoints are."""
     users: Mapping[str, str] = field(default_factory=lambda: dict(USERS))
@@ -40,6 +44,8 @@ class SandboxState:
         return {
             "nufi_url": self.nufi_url,
             "prometheus_url": self.prometheus_url,
+            "alertmanager_url": self.alertmanager_url,
+            "alert_rules_dir": str(self.alert_rules_dir),
             "kube_api_url": self.kube_api_url,
             "kubeconfig": str(self.kubeconfig),
             "oidc_issuer": self.oidc_issuer,
