@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from nufi import __version__
 from nufi.api import (
     admin_devices,
+    alerts,
     deployments,
     devices,
     health,
@@ -130,3 +131,5 @@ def _include_routers(app: FastAPI, *, api: bool) -> None:
     app.include_router(thermal.router)
     app.include_router(thermal.admin_router)
     app.include_router(thermal.override_router)
+    app.include_router(alerts.router)
+    app.include_router(alerts.admin_router)
