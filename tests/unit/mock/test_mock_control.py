@@ -1,4 +1,4 @@
-"""The exporter's /control/override endpoint, in process (no sockets)."""
+"""The exporter's /control/override and /control/absent endpoints, in process (no sockets)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from starlette.applications import Starlette
 
-from nufi_mock.exporter import ExporterConfig, ExporterEngine, Quantity, make_profile
+from nufi_mock.exporter import ExporterConfig, ExporterEngine, Quantity, create_app, make_profile
 from nufi_mock.exporter.control import control_routes
 from nufi_mock.exporter.hardware import MIB
 
@@ -161,3 +162,71 @@ async def test_malformed_json_is_a_bad_request(client: httpx.AsyncClient) -> Non
     assert response.status_code == 400 and "not JSON" in response.json()["detail"]
     empty = await client.post("/control/override")
     assert empty.status_code == 400
+
+
+# --- /control/absent ---------------------------------------------------------------------------------
+
+
+async def reporting(http: httpx.AsyncClient) -> dict[str, list[str]]:
+    """Devices with a temperature series on /metrics, by node: what a scrape would see."""
+    text = (await http.get("/metrics")).text
+    found: dict[str, list[str]] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == "lpu_temperature_celsius":
+                found.setdefault(sample.labels["node"], []).append(sample.labels["device"])
+    return found
+
+
+@pytest.fixture
+async def exporter(engine: ExporterEngine) -> AsyncIterator[httpx.AsyncClient]:
+    """The whole exporter app (its /metrics too), its lifespan not run: nothing needs ticking."""
+    transport = httpx.ASGITransport(app=create_app(engine))
+    async with httpx.AsyncClient(transport=transport, base_url="http://mock") as http:
+        yield http
+
+
+async def test_an_absent_device_vanishes_from_metrics_until_deleted(exporter: httpx.AsyncClient) -> None:
+    everyone = ["lpu0", "lpu1", "lpu2", "lpu3"]
+    gone = await exporter.post("/control/absent", json={"node": "n1", "device": 3})
+    assert gone.status_code == 201, gone.text
+    assert gone.json() == {"node": "n1", "device": "lpu3", "expires_in_seconds": None}
+    assert await reporting(exporter) == {"n1": ["lpu0", "lpu1", "lpu2"], "n2": everyone}
+    assert (await exporter.post("/control/absent", json={"node": "n1", "device": "lpu3"})).status_code == 200
+    listed = (await exporter.get("/control/absent")).json()
+    assert listed == {"absent": [{"node": "n1", "device": "lpu3", "expires_in_seconds": None}]}
+
+    back = await exporter.request("DELETE", "/control/absent", json={"node": "n1", "device": "3"})
+    assert [item["device"] for item in back.json()["removed"]] == ["lpu3"]
+    assert await reporting(exporter) == {"n1": everyone, "n2": everyone}
+
+
+async def test_a_silent_node_reports_again_when_its_time_runs_out(
+    exporter: httpx.AsyncClient, clock: Clock
+) -> None:
+    response = await exporter.post("/control/absent", json={"node": "n2", "duration_seconds": 30})
+    assert response.status_code == 201, response.text
+    assert response.json() == {"node": "n2", "device": None, "expires_in_seconds": 30.0}
+    assert set(await reporting(exporter)) == {"n1"}
+    clock.now += 30
+    assert set(await reporting(exporter)) == {"n1", "n2"}
+    assert (await exporter.get("/control/absent")).json() == {"absent": []}
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "field"),
+    [
+        ({"node": "n9"}, 404, "node"),
+        ({"node": "n1", "device": "lpu7"}, 404, "device"),
+        ({"node": "n1", "duration_seconds": 0}, 422, "duration_seconds"),
+        ({"node": "n1", "seconds": 5}, 422, "seconds"),
+    ],
+)
+async def test_an_absence_of_nothing_known_is_refused_naming_the_field(
+    exporter: httpx.AsyncClient, engine: ExporterEngine, body: dict[str, object], status: int, field: str
+) -> None:
+    response = await exporter.post("/control/absent", json=body)
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["field"] == field
+    assert engine.absences.active(engine.clock()) == []

@@ -1,5 +1,5 @@
-"""The exporter's HTTP face: /metrics for Prometheus, /control/override for tests and demos,
-/control/load for the workloads that heat the devices, /healthz."""
+"""The exporter's HTTP face: /metrics for Prometheus, /control/override and /control/absent for tests
+and demos, /control/load for the workloads that heat the devices, /healthz."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from .absent_control import absence_routes
 from .collector import metrics_registry
 from .config import ExporterConfig
 from .control import control_routes
@@ -51,6 +52,7 @@ def create_app(engine: ExporterEngine) -> Starlette:
         Route("/metrics", metrics),
         Route("/healthz", healthz),
         *control_routes(engine),
+        *absence_routes(engine),
         *load_routes(engine),
     ]
     return Starlette(routes=routes, lifespan=lifespan)

@@ -81,6 +81,32 @@ class ControlError(Exception):
         return JSONResponse(body, status_code=self.status, media_type="application/problem+json")
 
 
+def known_node(engine: ExporterEngine, node: str) -> str:
+    """`node` when this exporter simulates it, else a 404 naming the nodes it does."""
+    if node not in engine.fleet.nodes:
+        known = ", ".join(engine.fleet.nodes)
+        raise ControlError(
+            404, "Unknown node", f"node {node!r} is not simulated here; nodes: {known}", "node"
+        )
+    return node
+
+
+def known_device(engine: ExporterEngine, node: str, device: str | int | None) -> int | None:
+    """The index of `device` of `node` (None: every device of the node), else a 404."""
+    if device is None:
+        return None
+    index = engine.fleet.resolve(node, str(device))
+    if index is None:
+        raise ControlError(
+            404,
+            "Unknown device",
+            f"node {node!r} has no device {device!r}; name it by index, "
+            f"{engine.profile.device_label(0)}-style label, lpu id or UUID",
+            "device",
+        )
+    return index
+
+
 class OverrideControl:
     def __init__(self, engine: ExporterEngine) -> None:
         self.engine = engine
@@ -102,26 +128,10 @@ class OverrideControl:
         return target
 
     def _node(self, node: str) -> str:
-        if node not in self.engine.fleet.nodes:
-            known = ", ".join(self.engine.fleet.nodes)
-            raise ControlError(
-                404, "Unknown node", f"node {node!r} is not simulated here; nodes: {known}", "node"
-            )
-        return node
+        return known_node(self.engine, node)
 
     def _device(self, node: str, device: str | int | None) -> int | None:
-        if device is None:
-            return None
-        index = self.engine.fleet.resolve(node, str(device))
-        if index is None:
-            raise ControlError(
-                404,
-                "Unknown device",
-                f"node {node!r} has no device {device!r}; name it by index, "
-                f"{self.engine.profile.device_label(0)}-style label, lpu id or UUID",
-                "device",
-            )
-        return index
+        return known_device(self.engine, node, device)
 
     def describe(self, item: Override) -> dict[str, Any]:
         now = self.engine.clock()

@@ -1,4 +1,5 @@
-"""The exporter's moving parts: simulated devices, pod attribution and overrides, advanced in steps."""
+"""The exporter's moving parts: simulated devices, pod attribution, overrides and absences, advanced in
+steps."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from collections.abc import Callable
 import grpc
 import structlog
 
+from .absence import AbsenceBook
 from .attribution import PodResourcesClient, owners
 from .config import ExporterConfig
 from .fleet import Fleet
@@ -43,6 +45,7 @@ class ExporterEngine:
             device_label=profile.device_label,
         )
         self.overrides = OverrideBook()
+        self.absences = AbsenceBook()
         self.loads = LoadBook()
         self.resource_patterns = config.resource_patterns or profile.resource_patterns
         self._clients = {
@@ -90,6 +93,8 @@ class ExporterEngine:
         result: list[Reading] = []
         for key, identity in self.fleet.devices.items():
             node, index = key
+            if self.absences.is_absent(node, index, now):
+                continue
             state = self.fleet.dynamics[key]
 
             def value(quantity: Quantity, modelled: float, node: str = node, index: int = index) -> float:
