@@ -91,8 +91,11 @@ class PrometheusServer(StopOnExit):
         startup_timeout: float = 30.0,
         rule_files: Sequence[str] = (),
         alertmanagers: Sequence[str] = (),
+        lifecycle: bool = True,
     ) -> None:
         self._jobs = list(jobs)
+        # Without it, POST /-/reload is refused (403), as on a Prometheus started without the flag.
+        self._lifecycle = lifecycle
         self.rule_files = tuple(rule_files)
         self.alertmanagers = tuple(alertmanagers)
         self.scrape_interval = scrape_interval
@@ -158,7 +161,7 @@ class PrometheusServer(StopOnExit):
                 f"--storage.tsdb.path={self._dir() / 'data'}",
                 f"--storage.tsdb.retention.time={self._retention}",
                 f"--web.listen-address=127.0.0.1:{self._port}",
-                "--web.enable-lifecycle",
+                *(["--web.enable-lifecycle"] if self._lifecycle else []),
                 # Firing alerts are sent again every evaluation (default: every minute), so one that
                 # fired before Alertmanager was discovered, or restarted, reaches it at once.
                 f"--rules.alert.resend-delay={self.scrape_interval}",
