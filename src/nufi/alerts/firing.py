@@ -49,7 +49,9 @@ class FiringAlert:
 def read_alerts(data: Any) -> list[FiringAlert]:
     """The alerts of NuFi's rules in a `/api/v1/alerts` answer; others' alerts are left out."""
     items = data.get("alerts") if isinstance(data, Mapping) else None
-    found = [alert for item in items or () if (alert := _alert(item)) is not None]
+    if not isinstance(items, list):
+        return []
+    found = [alert for item in items if (alert := _alert(item)) is not None]
     found.sort(key=lambda a: (a.state != "firing", a.device_type, a.node or "", a.device or "", a.rule))
     return found
 
