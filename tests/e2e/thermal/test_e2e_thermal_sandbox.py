@@ -1,8 +1,10 @@
 """Temperature-based traffic control in a running sandbox, proven with real requests: an LPU deployment
 spread over both LPU nodes answers a steady stream of requests through its Service; forcing lpu-node-1
 to 95 °C at its exporter makes the answers stop coming from lpu-node-1 (none fails: lpu-node-2 answers
-all of them), and lifting the force brings lpu-node-1 back after the resume hold. The tests of this
-module run in order and share one sandbox, one project and one deployment.
+all of them), and lifting the force brings lpu-node-1 back after the resume hold. Then the alerts NuFi's
+generated rules raise for the LPU: Prometheus loads them, and a hot device, a silent device and a
+silent exporter reach Alertmanager with the device's labels and resolve. The tests of this module run
+in order and share one sandbox, one project and one deployment.
 """
 
 from __future__ import annotations
@@ -272,3 +274,120 @@ def test_the_last_replica_on_a_hot_node_keeps_serving_and_says_why_unless_full_s
     assert httpx.delete(world.override_url(node), timeout=10).status_code in (200, 204)
     back = time.monotonic()
     poll(lambda: any(s == 200 for _, _, s in world.answers.since(back)), 60, 0.5, "served again")
+
+
+# --- Alerts: the rules NuFi generated for the LPU, evaluated by the sandbox's Prometheus and delivered
+# to its Alertmanager (in this module so one sandbox serves both: the deployment holds LPUs).
+
+ALERT_HOLD_SECONDS = 2
+
+
+def _alertmanager(world: World) -> list[dict[str, Any]]:
+    """The alerts Alertmanager holds active now (resolved ones are not listed)."""
+    answer = httpx.get(f"{world.sandbox.state['alertmanager_url']}/api/v2/alerts", timeout=10)
+    answer.raise_for_status()
+    return [a for a in answer.json() if a["labels"].get("device_type") == "lpu"]
+
+
+def _delivered(world: World, name: str, **labels: str) -> list[dict[str, Any]]:
+    return [
+        a
+        for a in _alertmanager(world)
+        if a["labels"]["alertname"] == name and all(a["labels"].get(k) == v for k, v in labels.items())
+    ]
+
+
+def _absent_url(world: World, node: str) -> str:
+    return world.override_url(node).replace("/control/override", "/control/absent")
+
+
+def test_registering_the_lpu_gave_prometheus_its_rules(world: World) -> None:
+    # Thermal control steps aside: these tests heat a device the last replica holds.
+    off = world.nufi.put("/api/v1/admin/thermal/policies/lpu", json={**POLICY, "enabled": False})
+    assert off.status_code == 200, off.text
+    holds = {"for_seconds": ALERT_HOLD_SECONDS}
+    body = {"hot": holds, "missing_device": holds, "exporter_down": holds}
+    put = world.nufi.put("/api/v1/admin/devices/lpu/alerts", json=body)
+    assert put.status_code == 200, put.text
+    assert put.json()["hot_celsius"] == POLICY["trip_celsius"]
+    prometheus = world.sandbox.state["prometheus_url"]
+
+    def loaded() -> dict[str, Any] | None:
+        groups = httpx.get(f"{prometheus}/api/v1/rules", timeout=10).json()["data"]["groups"]
+        group = next((g for g in groups if g["name"] == "nufi-lpu"), None)
+        hot = group and next(r for r in group["rules"] if r["name"] == "NuFiDeviceHot")
+        return group if hot and hot["duration"] == ALERT_HOLD_SECONDS else None
+
+    group = poll(loaded, 30, 0.5, "nufi-lpu loaded with its holds")
+    assert {r["name"] for r in group["rules"]} == {
+        "NuFiDeviceHot",
+        "NuFiDeviceMemoryNearlyFull",
+        "NuFiExporterDown",
+        "NuFiDeviceMissing",
+    }
+    assert not _alertmanager(world)
+
+
+def test_a_hot_lpu_fires_in_alertmanager_with_its_pod_and_resolves_when_it_cools(world: World) -> None:
+    (pod,) = world.nufi.get(f"/api/v1/projects/{PROJECT}/deployments/llm").json()["pods"]
+    nodes = world.nufi.get("/api/v1/monitoring/lpu").json()["nodes"]
+    (held,) = [d for n in nodes if n["node"] == pod["node"] for d in n["devices"] if d["pod"] == pod["name"]]
+    forced = httpx.post(
+        world.override_url(pod["node"]),
+        json={"node": pod["node"], "device": held["device"], "metric": "temperature", "value": 95},
+        timeout=10,
+    )
+    assert forced.status_code in (200, 201), forced.text
+    forced_at = time.monotonic()
+    labels = {"node": pod["node"], "device": held["device"], "pod": pod["name"], "namespace": PROJECT}
+    (alert,) = poll(lambda: _delivered(world, "NuFiDeviceHot", **labels), 60, 0.25, "hot alert delivered")
+    print(f"hot alert in Alertmanager {time.monotonic() - forced_at:.2f} s after the force")
+    assert alert["labels"]["severity"] == "critical"
+    assert "95" in alert["annotations"]["summary"] and "과열" in alert["annotations"]["summary_ko"]
+    # Only the heated device: its neighbours stay quiet.
+    assert [a["labels"]["device"] for a in _alertmanager(world)] == [held["device"]]
+    listed = world.nufi.get("/api/v1/alerts", params={"device_type": "lpu"}).json()["items"]
+    assert [(a["rule"], a["state"], a["pod"]) for a in listed] == [("hot", "firing", pod["name"])]
+
+    lifted = httpx.delete(world.override_url(pod["node"]), timeout=10)
+    assert lifted.status_code in (200, 204), lifted.text
+    poll(lambda: not _delivered(world, "NuFiDeviceHot"), 60, 0.25, "hot alert resolved")
+
+
+def test_a_silent_device_and_a_silent_exporter_fire_their_node_alerts(world: World) -> None:
+    node = COOL_NODE
+    url = _absent_url(world, node)
+    try:
+        assert httpx.post(url, json={"node": node, "device": 3}, timeout=10).status_code in (200, 201)
+        (missing,) = poll(lambda: _delivered(world, "NuFiDeviceMissing", node=node), 60, 0.25, "missing")
+        assert float(missing["annotations"]["summary"].split()[0]) == 1  # one of its four is silent
+        assert httpx.post(url, json={"node": node, "device": None}, timeout=10).status_code in (200, 201)
+        poll(lambda: _delivered(world, "NuFiExporterDown", node=node), 60, 0.25, "exporter down")
+        # A node reporting nothing is down, not missing devices: one alert, not two.
+        poll(lambda: not _delivered(world, "NuFiDeviceMissing", node=node), 60, 0.25, "missing resolved")
+    finally:
+        httpx.delete(url, timeout=10)
+    poll(lambda: not _alertmanager(world), 60, 0.25, "all resolved")
+
+
+def test_deleting_the_type_removes_its_rules(world: World) -> None:
+    assert world.nufi.delete(f"/api/v1/projects/{PROJECT}/deployments/llm").status_code in (200, 202, 204)
+    poll(
+        lambda: world.nufi.delete("/api/v1/admin/devices/lpu").status_code in (200, 204),
+        60,
+        0.5,
+        "lpu deleted",
+    )
+    prometheus = world.sandbox.state["prometheus_url"]
+    poll(
+        lambda: (
+            "nufi-lpu"
+            not in {
+                g["name"]
+                for g in httpx.get(f"{prometheus}/api/v1/rules", timeout=10).json()["data"]["groups"]
+            }
+        ),
+        30,
+        0.5,
+        "nufi-lpu gone",
+    )
