@@ -37,6 +37,8 @@ WORKLOADS = [
     ("", "resourcequotas", MANAGE),
 ]
 LEADER_ELECTION = [("coordination.k8s.io", "leases", ("get", "create", "update"))]
+# Alert rules as PrometheusRules in NuFi's own namespace, where the Prometheus Operator is installed.
+ALERT_RULES = [("monitoring.coreos.com", "prometheusrules", ("list", "create", "patch", "delete"))]
 
 
 def _workload_namespaces(overlay: Rendered) -> set[str]:
@@ -56,7 +58,10 @@ def test_the_service_account_gets_exactly_what_nufi_needs(overlay: Rendered) -> 
     workload_namespaces = _workload_namespaces(overlay)
     assert workload_namespaces, "no workload namespace is bound"
     expected = (
-        _expand(CLUSTER_WIDE, CLUSTER) | _expand(CLUSTER_WIDE, PROJECTS) | _expand(namespace, LEADER_ELECTION)
+        _expand(CLUSTER_WIDE, CLUSTER)
+        | _expand(CLUSTER_WIDE, PROJECTS)
+        | _expand(namespace, LEADER_ELECTION)
+        | _expand(namespace, ALERT_RULES)
     )
     expected.add(BIND_THE_WORKLOAD_ROLE)
     for workload_namespace in workload_namespaces:
@@ -105,7 +110,7 @@ def test_no_role_uses_wildcards_or_touches_secrets_and_rbac_only_to_bind_the_wor
 def test_every_rbac_rule_is_explained() -> None:
     # Rendered objects lose comments, so read the sources.
     paths = sorted((KUSTOMIZE_DIR / "base").glob("rbac-*.yaml"))
-    assert len(paths) == 4
+    assert len(paths) == 5
     for path in sorted((KUSTOMIZE_DIR / "base").glob("rbac-*.yaml")):
         lines = path.read_text().splitlines()
         for index, line in enumerate(lines):
