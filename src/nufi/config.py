@@ -169,10 +169,15 @@ class Settings(BaseSettings):
     # per type where the cluster serves monitoring.coreos.com/v1 (in alerts_rule_namespace, unset:
     # NuFi's own, else "default"; labelled with alerts_rule_labels for the Prometheus' ruleSelector),
     # else one file per type in alerts_rules_dir, after which Prometheus is asked to reload unless
-    # alerts_reload is false (a config reloader does it). NuFi converges them every alerts_sync_seconds
-    # and at once on every change. alertmanager_url is shown to operators; alerts are read from Prometheus.
-    alerts_target: Literal["auto", "prometheusrule", "file", "off"] = "auto"
+    # alerts_reload is false (a config reloader does it), else one key per type in the ConfigMap
+    # alerts_configmap (in alerts_rule_namespace), which a Prometheus in the cluster mounts. NuFi
+    # converges them every alerts_sync_seconds and at once on every change. alertmanager_url is shown
+    # to operators; alerts are read from Prometheus.
+    alerts_target: Literal["auto", "prometheusrule", "file", "configmap", "off"] = "auto"
     alerts_rules_dir: Path | None = None
+    alerts_configmap: str | None = Field(
+        default=None, pattern=r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", max_length=253
+    )
     alerts_reload: bool = True
     alerts_rule_namespace: str | None = Field(default=None, pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
     alerts_rule_labels: dict[str, str] = Field(default_factory=lambda: {"app.kubernetes.io/part-of": "nufi"})

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import yaml
 
 from nufi.alerts.rules import GROUP_PREFIX, RuleGroup
+from nufi.cluster.config_maps import ConfigMaps
 from nufi.cluster.prometheus_rules import PrometheusRules
 from nufi.prom import PrometheusGateway
 
@@ -71,7 +72,7 @@ class RulesFileTarget:
         return "file"
 
     async def converge(self, groups: Sequence[RuleGroup]) -> Converged:
-        wanted = {f"{GROUP_PREFIX}{g.device_type}{FILE_SUFFIX}": g for g in groups}
+        wanted = {_file_name(g.device_type): g for g in groups}
         written, removed = await asyncio.to_thread(self._write, wanted)
         changed = bool(written or removed)
         reloaded = False
@@ -99,7 +100,7 @@ class RulesFileTarget:
         for path in sorted(self.directory.glob(f"{GROUP_PREFIX}*{FILE_SUFFIX}")):
             if path.name not in wanted:
                 path.unlink(missing_ok=True)
-                removed.append(path.name.removeprefix(GROUP_PREFIX).removesuffix(FILE_SUFFIX))
+                removed.append(_type_of(path.name))
         return written, removed
 
 
@@ -142,6 +143,53 @@ class PrometheusRuleTarget:
             labels = item["metadata"].get("labels") or {}
             removed.append(str(labels.get(DEVICE_TYPE_LABEL) or name.removeprefix(GROUP_PREFIX)))
         return Converged(tuple(written), tuple(removed), f"{self.namespace}/prometheusrules")
+
+
+@dataclass(frozen=True)
+class ConfigMapTarget:
+    """One key `nufi-<type>.rules.yml` per type in the ConfigMap `name`, which a Prometheus in the
+    cluster mounts at its rules directory; its config reloader (the chart's configmap-reload sidecar)
+    reloads it once the kubelet has updated the mounted files, which takes up to a minute. Keys NuFi
+    did not write are left as they are."""
+
+    config_maps: ConfigMaps
+    namespace: str
+    name: str
+    labels: Mapping[str, str]
+
+    @property
+    def kind(self) -> str:
+        return "configmap"
+
+    async def converge(self, groups: Sequence[RuleGroup]) -> Converged:
+        wanted = {_file_name(g.device_type): rules_document(g) for g in groups}
+        location = f"{self.namespace}/configmaps/{self.name}"
+        found = await self.config_maps.get(self.namespace, self.name)
+        if found is None:
+            labels = {**self.labels, MANAGED_BY: MANAGED_BY_NUFI}
+            await self.config_maps.create(self.namespace, self.name, labels, wanted)
+            return Converged(tuple(sorted(g.device_type for g in groups)), (), location)
+        present: Mapping[str, str] = found.get("data") or {}
+        changes: dict[str, str | None] = {k: v for k, v in wanted.items() if present.get(k) != v}
+        gone = [k for k in present if _is_rules_key(k) and k not in wanted]
+        changes |= {key: None for key in gone}
+        if changes:
+            version = str(found["metadata"].get("resourceVersion", ""))
+            await self.config_maps.change_data(self.namespace, self.name, changes, resource_version=version)
+        written = tuple(sorted(_type_of(k) for k in changes if k not in gone))
+        return Converged(written, tuple(sorted(_type_of(k) for k in gone)), location)
+
+
+def _file_name(device_type: str) -> str:
+    return f"{GROUP_PREFIX}{device_type}{FILE_SUFFIX}"
+
+
+def _is_rules_key(key: str) -> bool:
+    return key.startswith(GROUP_PREFIX) and key.endswith(FILE_SUFFIX)
+
+
+def _type_of(key: str) -> str:
+    return key.removeprefix(GROUP_PREFIX).removesuffix(FILE_SUFFIX)
 
 
 def _same(found: Mapping[str, Any], labels: Mapping[str, str], spec: Mapping[str, Any]) -> bool:

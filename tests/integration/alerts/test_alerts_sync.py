@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 from pydantic import SecretStr
 
 from nufi.alerts.rules import GROUP_PREFIX
@@ -214,3 +215,32 @@ async def test_where_prometheusrule_is_served_each_type_is_one_labelled_object_k
                 for i in (await kube.get(base)).json()["items"]
             }
             assert after == versions
+
+
+async def test_a_configmap_holds_one_key_per_type_and_leaves_the_keys_of_others(
+    tmp_path: Path, operator_cluster: DevClusterProcess
+) -> None:
+    url = f"{operator_cluster.url}/api/v1/namespaces/default/configmaps"
+    kept = {"nufi-gone.rules.yml": "groups: []\n", "recording.yml": "groups: []\n"}
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "prometheus-rules"}, "data": kept}
+    async with httpx.AsyncClient() as kube:
+        assert (await kube.post(url, json=body)).status_code == 201
+        settings = _settings(
+            tmp_path,
+            kubeconfig=operator_cluster.kubeconfig,
+            alerts_target="configmap",
+            alerts_configmap="prometheus-rules",
+            alerts_rule_namespace="default",
+        )
+        async with replica(settings) as first:
+            await eventually(lambda: _synced(first), within=20)
+            found = (await kube.get(f"{url}/prometheus-rules")).json()
+            expected = {f"{GROUP_PREFIX}{t}.rules.yml" for t in OFFICIAL} | {"recording.yml"}
+            assert set(found["data"]) == expected
+            rules = yaml.safe_load(found["data"]["nufi-nvidia-gpu.rules.yml"])
+            assert [g["name"] for g in rules["groups"]] == ["nufi-nvidia-gpu"]
+            async with replica(settings) as second:
+                converged = await second.alerts.sync.sync_now()
+                assert converged is not None and not converged.changed
+            again = (await kube.get(f"{url}/prometheus-rules")).json()
+            assert again["metadata"]["resourceVersion"] == found["metadata"]["resourceVersion"]

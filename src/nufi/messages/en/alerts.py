@@ -42,6 +42,10 @@ TEXTS: dict[str, str] = {
     "alerts.rules_dir_unset": (
         "not configured: NUFI_ALERTS_TARGET is file but NUFI_ALERTS_RULES_DIR is not set"
     ),
+    "alerts.configmap_unset": (
+        "not configured: NUFI_ALERTS_TARGET is configmap but NUFI_ALERTS_CONFIGMAP is not set (or "
+        "Kubernetes is not configured)"
+    ),
     "alerts.prometheusrule_not_served": (
         "NUFI_ALERTS_TARGET is prometheusrule, but the cluster serves no monitoring.coreos.com/v1 "
         "PrometheusRule: install the Prometheus Operator's CRDs, or choose another target"

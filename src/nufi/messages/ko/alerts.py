@@ -39,6 +39,10 @@ TEXTS: dict[str, str] = {
     "alerts.rules_dir_unset": (
         "설정되지 않음: NUFI_ALERTS_TARGET이 file인데 NUFI_ALERTS_RULES_DIR이 없습니다"
     ),
+    "alerts.configmap_unset": (
+        "설정되지 않음: NUFI_ALERTS_TARGET이 configmap인데 NUFI_ALERTS_CONFIGMAP이 없습니다 "
+        "(또는 Kubernetes가 설정되지 않았습니다)"
+    ),
     "alerts.prometheusrule_not_served": (
         "NUFI_ALERTS_TARGET이 prometheusrule인데 클러스터가 monitoring.coreos.com/v1 PrometheusRule을 "
         "제공하지 않습니다. Prometheus Operator의 CRD를 설치하거나 다른 대상을 고르세요"
