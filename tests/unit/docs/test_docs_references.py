@@ -20,6 +20,8 @@ ALLOWED = frozenset(
         # Kubernetes API paths (the API server's, not NuFi's), shown for the service proxy and logs.
         "GET /api/v1/namespaces/<ns>/pods/<pod>/log",
         "/api/v1/namespaces/<ns>/services/<id>/proxy[/<path>]",
+        # Prometheus' API path listing the rule groups it loaded (where NuFi's rules show up).
+        "/api/v1/rules",
     }
 )
 
