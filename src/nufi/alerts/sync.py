@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from nufi.alerts.desired import DesiredRules
 from nufi.alerts.targets import Converged, RuleTarget
+from nufi.db.types import utc_now
 from nufi.errors import NufiError
 from nufi.health import DependencyStatus, elapsed_ms
 from nufi.logging import get_logger
@@ -99,10 +100,12 @@ class RuleSync:
             if target is None:
                 self.status = RulesStatus(problem=why_not, last_attempt_at=started)
                 return None
+            read_at = utc_now()
             wanted = await self.desired.wanted()
             self.resources = {t.resource_key: t.id for t in wanted.types if t.enabled}
             converged = await target.converge(wanted.groups)
-            await self.desired.thresholds.remove_except({t.id for t in wanted.types})
+            # The thresholds of a deleted type go with it, so a type registered again starts afresh.
+            await self.desired.thresholds.remove_except({t.id for t in wanted.types}, written_before=read_at)
         except NufiError as exc:
             self._failed(target, Message(exc.code, exc.params), started)
             return None

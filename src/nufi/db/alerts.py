@@ -55,10 +55,14 @@ class AlertThresholdsStore:
             rows = (await session.scalars(select(AlertThresholdsRow))).all()
         return {row.device_type_id: dict(row.thresholds) for row in rows}
 
-    async def remove_except(self, kept: Collection[str]) -> int:
-        """Delete the rows of types not in `kept`; how many were deleted."""
+    async def remove_except(self, kept: Collection[str], *, written_before: datetime) -> int:
+        """Delete the rows of types not in `kept` last written before `written_before` (when `kept`
+        was read: a type registered since, and its thresholds, are not in it); how many were deleted."""
         async with transaction(self._sessions) as session:
             result = await session.execute(
-                delete(AlertThresholdsRow).where(AlertThresholdsRow.device_type_id.not_in(list(kept)))
+                delete(AlertThresholdsRow).where(
+                    AlertThresholdsRow.device_type_id.not_in(list(kept)),
+                    AlertThresholdsRow.updated_at < written_before,
+                )
             )
         return int(getattr(result, "rowcount", 0) or 0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from nufi.alerts.thresholds import AlertThresholds
 from nufi.auth import Principal
 from nufi.config import Settings
 from nufi.db import AuditRepository
+from nufi.db.alerts import AlertThresholdsRepository, AlertThresholdsStore
+from nufi.db.types import utc_now
 from nufi.services import Services, build_services
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.prometheus import PrometheusServer
@@ -136,6 +139,15 @@ async def test_rule_files_are_loaded_by_prometheus_follow_thresholds_and_a_secon
         assert [(r.action, r.target_id, (r.after or {})["hot"]["celsius"]) for r in records] == [
             ("alert_thresholds.update", "nvidia-gpu", 70.0)
         ]
+
+        # The thresholds of a type that is gone go with it; those written after the pass read the
+        # catalog (a type registered meanwhile) stay.
+        async with first.database.transaction() as session:
+            stored = AlertThresholdsRepository(session)
+            await stored.put("gone", {}, actor="alice", now=utc_now() - timedelta(minutes=5))
+            await stored.put("new", {}, actor="alice", now=utc_now() + timedelta(minutes=5))
+        await first.alerts.sync.sync_now()
+        assert set(await AlertThresholdsStore(first.database.sessions).all()) == {"nvidia-gpu", "new"}
 
 
 async def test_a_prometheus_refusing_reloads_is_reported_and_breaks_nothing(tmp_path: Path) -> None:
