@@ -21,7 +21,7 @@ import pytest
 from playwright.async_api import Browser, BrowserContext, Page, expect
 
 from e2e.browser_support import LOCALES, chromium, shot, sign_in, speaks
-from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun
+from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
 from nufi.ui.i18n import Language, text
 from support.polling import poll, stays_true_blocking
 
@@ -280,6 +280,7 @@ def test_the_last_replica_on_a_hot_node_keeps_serving_and_says_why_unless_full_s
 # to its Alertmanager (in this module so one sandbox serves both: the deployment holds LPUs).
 
 ALERT_HOLD_SECONDS = 2
+ANOTHER = "another project"
 
 
 def _alertmanager(world: World) -> list[dict[str, Any]]:
@@ -348,6 +349,11 @@ def test_a_hot_lpu_fires_in_alertmanager_with_its_pod_and_resolves_when_it_cools
     assert [a["labels"]["device"] for a in _alertmanager(world)] == [held["device"]]
     listed = world.nufi.get("/api/v1/alerts", params={"device_type": "lpu"}).json()["items"]
     assert [(a["rule"], a["state"], a["pod"]) for a in listed] == [("hot", "firing", pod["name"])]
+    # A user of no project sees the device's alert, not whose pod it is; in Korean when asked.
+    user = bearer(token(world.sandbox.state, "user", "user")) | {"Accept-Language": "ko"}
+    (seen,) = world.nufi.get("/api/v1/alerts", headers=user).json()["items"]
+    assert (seen["device"], seen["pod"], seen["namespace"]) == (held["device"], ANOTHER, ANOTHER)
+    assert "과열" in seen["summary"] and pod["name"] not in seen["summary"]
 
     lifted = httpx.delete(world.override_url(pod["node"]), timeout=10)
     assert lifted.status_code in (200, 204), lifted.text
