@@ -1,6 +1,6 @@
 """The frame of every dashboard page: a header with the person's name, the language switch and
 sign-out, and a sidebar drawn from the declared pages (`nufi.ui.skeleton`): those at the top
-(Monitoring), those under Workloads (Deployments, Labs), and, for `nufi-admin` only, the admin-only
+(Monitoring, Alerts), those under Workloads (Deployments, Labs), and, for `nufi-admin` only, the admin-only
 ones under Admin (Devices, Projects, Thermal, Audit)."""
 
 from __future__ import annotations

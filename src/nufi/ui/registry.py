@@ -4,13 +4,14 @@ sidebar lists them in this order within their sections."""
 
 from __future__ import annotations
 
-from nufi.ui.pages import audit, deployments, devices, labs, monitoring, projects, thermal
+from nufi.ui.pages import alerts, audit, deployments, devices, labs, monitoring, projects, thermal
 from nufi.ui.skeleton import NavEntry, Page
 from nufi.ui.wizard import page as wizard
 from nufi.ui.wizard.form import EDIT_PATH, WIZARD_PATH
 
 PAGES: tuple[Page, ...] = (
     Page(monitoring.PATH, monitoring.build, NavEntry(lambda t: t("nav.monitoring"), "monitor_heart")),
+    Page(alerts.PATH, alerts.build, NavEntry(lambda t: t("nav.alerts"), "notifications_active")),
     Page(
         deployments.PATH,
         deployments.build,

@@ -32,6 +32,7 @@ async def test_an_admin_sees_the_admin_menu_and_a_user_does_not(person: User) ->
     await as_(person, "user").open("/")
     await person.should_see("user")
     await person.should_see("모니터링")
+    await person.should_see(marker="nav-/alerts")  # Alerts is for everyone
     await person.should_not_see("디바이스")
     await person.should_not_see("감사 기록")
 
@@ -124,7 +125,7 @@ async def test_every_page_needs_sign_in_and_every_admin_page_the_admin_role(pers
     from nicegui import Client
 
     paths = sorted(set(Client.page_routes.values()))
-    assert {"/", "/admin/devices", "/admin/audit", "/admin/devices/new"} <= set(paths), paths
+    assert {"/", "/alerts", "/admin/devices", "/admin/audit", "/admin/devices/new"} <= set(paths), paths
     person.http_client.headers.pop(USER_HEADER, None)
     for path in paths:
         anonymous = await person.http_client.get(path, follow_redirects=False)
@@ -133,6 +134,10 @@ async def test_every_page_needs_sign_in_and_every_admin_page_the_admin_role(pers
     for path in (p for p in paths if p.startswith("/admin/")):
         await as_(person, "user", "en").open(path)
         await person.should_see("You do not have access")
+    # A page for everyone opens for a user without the admin role.
+    await as_(person, "user", "en").open("/alerts")
+    await person.should_see("Alerts cannot be read")
+    await person.should_not_see("You do not have access")
 
 
 @pytest.mark.parametrize(

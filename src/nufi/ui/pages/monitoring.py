@@ -4,6 +4,10 @@ Everything comes from the monitoring service, whose refreshers evaluate each typ
 for the whole replica: the page's timer only re-reads the latest shared snapshot, so a hundred open
 tabs cost Prometheus nothing more than one. Paging and filtering happen in the service too, so a
 1,000-node type sends the browser one page of rows.
+
+A device with a firing alert (or every row of a node whose exporter is down or misses devices) gets a
+red mark whose tooltip says what fires: one alerts read of the type per refresh, and a read that fails
+leaves the marks off rather than the page waiting or failing.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from nufi.monitoring.paging import PageQuery
 from nufi.ui import context
 from nufi.ui.format import celsius, memory, percent, watts
 from nufi.ui.i18n import Translator
+from nufi.ui.parts.alert_rows import Where, mark_chips, marks
 from nufi.ui.parts.charts import Charts
 from nufi.ui.parts.gate import Visitor
 from nufi.ui.parts.thermal_chips import chip, chip_words, chips_slot
@@ -46,6 +51,7 @@ class MonitoringView:
         self._age: ui.label | None = None
         self._cards: dict[str, ui.label] = {}
         self._shown_time: float | None = None
+        self._marks: dict[Where, list[str]] = {}
         self.content = Rebuilt(self._content)
         self.panel = Rebuilt(self._panel)
 
@@ -105,6 +111,7 @@ class MonitoringView:
             return
         snapshot = page.snapshot
         self._shown_time = snapshot.time
+        self._marks = await self._read_marks()
         self._cards = _cards(snapshot, t)
         with ui.row().classes("items-center gap-4 w-full"):
             search = ui.input(t("monitoring.filter.node"), value=self.node_filter)
@@ -114,7 +121,7 @@ class MonitoringView:
             self._age = ui.label(t("monitoring.updated", age=f"{snapshot.age_seconds:.0f}"))
             self._age.classes("text-sm text-slate-500")
         self._table = ui.table(
-            columns=_columns(t), rows=_rows(snapshot, t, _thermal(snapshot)), row_key="key"
+            columns=_columns(t), rows=_rows(snapshot, t, _thermal(snapshot), self._marks), row_key="key"
         )
         self._table.classes("w-full").props('dense flat bordered data-testid="devices-table"')
         self._table.add_slot("body-cell-state", chips_slot("state_chips"))
@@ -140,6 +147,17 @@ class MonitoringView:
                     )
                     ui.label(f"{error.source}: {said}").classes("text-sm")
         Charts(self.visitor.principal, t, self.selected).build()
+
+    async def _read_marks(self) -> dict[Where, list[str]]:
+        """The firing alerts of the shown type by device and node; none when they cannot be read (the
+        page shows its values all the same, and the next refresh tries again)."""
+        if self.selected is None:
+            return {}
+        try:
+            view = await context.services().alerts.alerts(self.visitor.principal, device_type=self.selected)
+        except NufiError:
+            return {}
+        return marks(view.alerts, self.t, view.type_names)
 
     async def filter(self, value: str | None) -> None:
         self.node_filter = (value or "").strip()
@@ -180,10 +198,11 @@ class MonitoringView:
         snapshot = page.snapshot
         assert self._age is not None
         self._age.set_text(self.t("monitoring.updated", age=f"{snapshot.age_seconds:.0f}"))
-        if snapshot.time == self._shown_time:
+        found = await self._read_marks()
+        if snapshot.time == self._shown_time and found == self._marks:
             return
-        self._shown_time = snapshot.time
-        self._table.rows = _rows(snapshot, self.t, _thermal(snapshot))
+        self._shown_time, self._marks = snapshot.time, found
+        self._table.rows = _rows(snapshot, self.t, _thermal(snapshot), found)
         self._table.update()
         for key, value in _card_values(snapshot):
             self._cards[key].set_text(value if value is not None else self.t("monitoring.not_reported"))
@@ -225,7 +244,9 @@ def _thermal(snapshot: Snapshot) -> Mapping[str, str]:
     return context.services().thermal.marked_nodes(snapshot.device_type)
 
 
-def _rows(snapshot: Snapshot, t: Translator, thermal: Mapping[str, str]) -> list[dict[str, Any]]:
+def _rows(
+    snapshot: Snapshot, t: Translator, thermal: Mapping[str, str], alerts: Mapping[Where, list[str]]
+) -> list[dict[str, Any]]:
     missing = t("monitoring.not_reported")
     stale = {(s.node, s.device) for s in snapshot.stale}
     implausible = {(e.node, e.device) for e in snapshot.errors if e.source == "plausibility"}
@@ -237,7 +258,9 @@ def _rows(snapshot: Snapshot, t: Translator, thermal: Mapping[str, str]) -> list
                     "key": node.node,
                     "node": node.node,
                     "device": "—",
-                    **_state(t, "not_reporting", thermal.get(node.node)),
+                    **_state(
+                        t, "not_reporting", thermal.get(node.node), mark_chips(alerts, t, node.node, None)
+                    ),
                 }
             )
             continue
@@ -255,17 +278,21 @@ def _rows(snapshot: Snapshot, t: Translator, thermal: Mapping[str, str]) -> list
                     "power": watts(device.power_watts) or missing,
                     "pod": device.pod or "",
                     "namespace": device.namespace or "",
-                    **_state(t, state, thermal.get(node.node)),
+                    **_state(
+                        t, state, thermal.get(node.node), mark_chips(alerts, t, node.node, device.device)
+                    ),
                 }
             )
     return rows
 
 
-def _state(t: Translator, state: str, thermal: str | None) -> dict[str, Any]:
-    """The row's state as chips (the device's, then thermal control's mark on its node) and in words."""
+def _state(t: Translator, state: str, thermal: str | None, alerts: list[dict[str, str]]) -> dict[str, Any]:
+    """The row's state as chips (the device's, thermal control's mark on its node, then the alerts
+    firing on it) and in words."""
     chips = [chip("normal" if state == "ok" else state, t(f"monitoring.state.{state}"))]
     if thermal is not None:
         chips.append(chip(thermal, t(f"monitoring.thermal.{thermal}")))
+    chips += alerts
     return {"state": chip_words(chips), "state_chips": chips}
 
 

@@ -1,6 +1,7 @@
 """English: the dashboard's texts, area by area."""
 
 from nufi.ui.locales.en import (
+    alerts,
     audit,
     charts,
     deployments,
@@ -19,6 +20,7 @@ AREAS: dict[str, dict[str, str]] = {
     "frame": frame.TEXTS,
     "signin": signin.TEXTS,
     "monitoring": monitoring.TEXTS,
+    "alerts": alerts.TEXTS,
     "charts": charts.TEXTS,
     "devices": devices.TEXTS,
     "audit": audit.TEXTS,

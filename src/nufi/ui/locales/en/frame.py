@@ -3,6 +3,7 @@
 TEXTS: dict[str, str] = {
     "app.title": "NuFi",
     "nav.monitoring": "Monitoring",
+    "nav.alerts": "Alerts",
     "nav.admin": "Admin",
     "nav.devices": "Devices",
     "nav.audit": "Audit",

@@ -3,6 +3,7 @@
 TEXTS: dict[str, str] = {
     "app.title": "NuFi",
     "nav.monitoring": "모니터링",
+    "nav.alerts": "알림",
     "nav.admin": "관리",
     "nav.devices": "디바이스",
     "nav.audit": "감사 기록",
