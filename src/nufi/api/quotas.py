@@ -9,8 +9,9 @@ from fastapi import APIRouter, Depends, Request
 from nufi.api.auth import ADMIN_RESPONSES, AUTH_RESPONSES, AdminPrincipal, CurrentPrincipal
 from nufi.api.projects import PROJECT_RESPONSES, ProjectAccess
 from nufi.api.schemas.problem import CONFLICT, NOT_FOUND
-from nufi.api.schemas.quotas import QuotaView, QuotaWrite
+from nufi.api.schemas.quotas import QuotaView
 from nufi.api.services import get_services
+from nufi.workloads.quota_request import QuotaRequest
 from nufi.workloads.quota_room import QUOTA_NAME
 from nufi.workloads.quotas import QuotaService
 
@@ -41,6 +42,6 @@ async def get_quota(project: str, principal: CurrentPrincipal, quotas: Quotas) -
     responses={404: NOT_FOUND, 409: CONFLICT},
 )
 async def put_quota(
-    project: str, payload: QuotaWrite, principal: AdminPrincipal, quotas: Quotas
+    project: str, payload: QuotaRequest, principal: AdminPrincipal, quotas: Quotas
 ) -> QuotaView:
     return QuotaView.of(await quotas.replace(principal, project, payload.spec()), QUOTA_NAME)

@@ -16,11 +16,12 @@ from nufi.devices.spec import DeviceType
 from nufi.ui.i18n import Translator
 from nufi.ui.pages.deployments import parse_env
 from nufi.ui.pages.projects import split_members
-from nufi.ui.parts.project_quotas import QuotaForm, fraction, shown_types
+from nufi.ui.parts.project_quotas import fraction, shown_types
 from nufi.ui.parts.workload_accelerators import accelerator_label, fit_warning, quota_text
 from nufi.ui.parts.workload_forms import accelerator_text, age, age_cells, as_int, chosen_project
 from nufi.workloads.accelerators import AcceleratorOffer, NodeOffer
 from nufi.workloads.projects import Project
+from nufi.workloads.quota_request import QuotaRequest
 from nufi.workloads.quotas import DeviceQuota, ProjectQuota
 from support.languages import english_sentences
 from support.lpu_type import lpu_type
@@ -180,7 +181,7 @@ def test_a_usage_bar_is_full_at_the_limit_and_past_it() -> None:
 
 
 def test_the_quota_form_refuses_what_the_api_refuses_naming_the_field() -> None:
-    assert QuotaForm.model_validate({"devices": {"lpu": 2}, "storage": "10Gi", "pods": 0}).spec().pods == 0
+    assert QuotaRequest.model_validate({"devices": {"lpu": 2}, "storage": "10Gi", "pods": 0}).spec().pods == 0
     for bad, field in (
         ({"devices": {"lpu": -1}}, ("devices", "lpu")),
         ({"storage": "lots"}, ("storage",)),
@@ -188,5 +189,5 @@ def test_the_quota_form_refuses_what_the_api_refuses_naming_the_field() -> None:
         ({"pods": 1_000_001}, ("pods",)),
     ):
         with pytest.raises(ValidationError) as refused:
-            QuotaForm.model_validate(bad)
+            QuotaRequest.model_validate(bad)
         assert refused.value.errors()[0]["loc"] == field, bad

@@ -11,44 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Annotated
 
 from nicegui import ui
-from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from nufi.auth import Principal
-from nufi.cluster.resources import check_quantity, parse_quantity
+from nufi.cluster.resources import parse_quantity
 from nufi.devices.spec import DeviceType
 from nufi.ui import context
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.errors import told
 from nufi.ui.parts.workload_forms import FieldErrors, as_int
-from nufi.workloads.quota_room import QuotaSpec
+from nufi.workloads.quota_request import QuotaRequest
 from nufi.workloads.quotas import Figure, ProjectQuota, device_field
-
-# The API's bound (nufi.api.schemas.quotas), which the dashboard may not import: the faces are apart.
-MAX_QUOTA_COUNT = 1_000_000
-Count = Annotated[int, Field(ge=0, le=MAX_QUOTA_COUNT)]
-
-
-class QuotaForm(BaseModel):
-    """What the editor's fields hold, checked as the API checks its PUT before the service is asked."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    devices: dict[str, Count] = Field(default_factory=dict)
-    storage: str | None = None
-    pods: Count | None = None
-
-    @field_validator("storage")
-    @classmethod
-    def _storage(cls, value: str | None) -> str | None:
-        if value is not None and value != "0":
-            check_quantity(value)
-        return value
-
-    def spec(self) -> QuotaSpec:
-        return QuotaSpec(devices=dict(self.devices), storage=self.storage, pods=self.pods)
 
 
 def shown_types(types: Sequence[DeviceType], quota: ProjectQuota) -> list[tuple[str, str]]:
@@ -152,7 +126,7 @@ class QuotaEditor:
         async def submit() -> None:
             errors.clear()
             try:
-                form = QuotaForm.model_validate(
+                form = QuotaRequest.model_validate(
                     {
                         "devices": {
                             type_id: v
