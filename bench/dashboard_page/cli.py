@@ -53,16 +53,26 @@ def environment(value: str) -> tuple[str, str]:
     return name, setting
 
 
+def _at_least_one(text: str) -> int:
+    # Zero rounds or runs would leave nothing to report (and nothing to take a ratio of).
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main() -> None:
     doc = dashboard_page.__doc__
     parser = argparse.ArgumentParser(
         prog="python -m bench.dashboard_page", description=doc.splitlines()[0] if doc else None
     )
-    parser.add_argument("--runs", type=int, default=7, help="timed openings of the page")
+    parser.add_argument("--runs", type=_at_least_one, default=7, help="timed openings of the page")
     parser.add_argument(
         "--hold-seconds", type=float, default=300.0, help=f"how long the {OPEN_PAGES} pages stay open"
     )
-    parser.add_argument("--rounds", type=int, default=2, help="times the pages are opened, held and closed")
+    parser.add_argument(
+        "--rounds", type=_at_least_one, default=2, help="times the pages are opened, held and closed"
+    )
     parser.add_argument(
         "--server-env",
         type=environment,
