@@ -25,6 +25,7 @@ def reading(
     attribution: bool = True,
     cores: int = 1,
     utilization: float = 50.0,
+    healthy: bool = True,
 ) -> Reading:
     return Reading(
         device=DeviceIdentity(node, index, index // 2),
@@ -36,6 +37,7 @@ def reading(
         power=123.45,
         owner=owner,
         pod_attribution=attribution,
+        healthy=healthy,
     )
 
 

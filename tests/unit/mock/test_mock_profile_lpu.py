@@ -1,4 +1,4 @@
-"""The lpu profile: exactly the seed's four metrics, pod labels only on allocated devices."""
+"""The lpu profile: the seed's four metrics and the device health, pod labels only on allocated devices."""
 
 from __future__ import annotations
 
@@ -10,20 +10,21 @@ from nufi_mock.exporter.profiles import Naming, make_profile
 
 from .profile_helpers import OWNER, exposition, named, reading, scrape
 
-FOUR = {
+GAUGES = {
     "lpu_utilization_percent",
     "lpu_memory_used_bytes",
     "lpu_memory_total_bytes",
     "lpu_temperature_celsius",
+    "lpu_health",
 }
 
 
-def test_exactly_four_gauges_with_node_and_device_labels() -> None:
+def test_exactly_these_gauges_with_node_and_device_labels() -> None:
     series = scrape(make_profile("lpu"), [reading(0, owner=OWNER), reading(1)])
-    assert {name for name, _, _ in series} == FOUR
+    assert {name for name, _, _ in series} == GAUGES
     text = exposition(make_profile("lpu"), [reading(0)])
-    assert all(f"# TYPE {name} gauge" in text for name in FOUR)
-    for name in FOUR:
+    assert all(f"# TYPE {name} gauge" in text for name in GAUGES)
+    for name in GAUGES:
         by_device = {labels["device"]: labels for _, labels, _ in named(series, name)}
         assert by_device["lpu0"] == {
             "node": "node-a",
@@ -40,6 +41,12 @@ def test_values_are_in_the_units_the_names_promise() -> None:
     assert series["lpu_memory_used_bytes"] == 3 * GIB
     assert series["lpu_memory_total_bytes"] == 16 * GIB
     assert series["lpu_temperature_celsius"] == 61.4
+    assert series["lpu_health"] == 1.0
+
+
+def test_health_is_one_per_device_zero_only_where_unhealthy() -> None:
+    series = named(scrape(make_profile("lpu"), [reading(0, healthy=False), reading(1)]), "lpu_health")
+    assert {labels["device"]: value for _, labels, value in series} == {"lpu0": 0.0, "lpu1": 1.0}
 
 
 def test_label_names_can_be_renamed() -> None:

@@ -5,7 +5,8 @@ DELETE with no body removes every override; with a body, those matching each key
        ("device": null names the node-wide override, a missing key matches anything)
 GET    lists the active overrides
 ``metric`` is a quantity (utilization, memory_used, memory_total, temperature, power; value in %, bytes,
-°C, W) or a metric name of the active profile (value in that metric's unit, e.g. MiB for DCGM FB_USED).
+°C, W; health: 1 healthy, 0 unhealthy) or a metric name of the active profile (value in that metric's
+unit, e.g. MiB for DCGM FB_USED, 1 inactive for rbln_npu_health).
 """
 
 from __future__ import annotations
@@ -30,7 +31,10 @@ _LIMITS = {
     Quantity.MEMORY_USED: (0.0, math.inf),
     Quantity.MEMORY_TOTAL: (0.0, math.inf),
     Quantity.POWER: (0.0, math.inf),
+    Quantity.HEALTH: (0.0, 1.0),
 }
+# Quantities that are a state, not a measure: nothing between their values means anything.
+_STATES = {Quantity.HEALTH: (0.0, 1.0)}
 
 
 class OverrideRequest(BaseModel):
@@ -149,15 +153,8 @@ class OverrideControl:
         node = self._node(wanted.node)
         device = self._device(node, wanted.device)
         target = self._target(wanted.metric)
-        value = wanted.value * target.factor
-        low, high = _LIMITS[target.quantity]
-        if not low <= value <= high:
-            raise ControlError(
-                422,
-                "Value out of range",
-                f"{wanted.metric} must be between {low:g} and {high:g} {target.quantity.unit}, got {value:g}",
-                "value",
-            )
+        value = target.canonical(wanted.value)
+        _check_value(wanted.metric, target.quantity, wanted.value, value)
         expires = None if wanted.duration_seconds is None else self.engine.clock() + wanted.duration_seconds
         item = Override(node, device, target.quantity, value, expires)
         replaced = self.engine.overrides.put(item)
@@ -194,6 +191,26 @@ class OverrideControl:
             return exc.response()
         except ValidationError as exc:
             return ControlError.from_validation(exc, "Invalid override").response()
+
+
+def _check_value(metric: str, quantity: Quantity, given: float, value: float) -> None:
+    """A 422 naming ``value`` when ``value`` (canonical) is not one ``quantity`` can take."""
+    states = _STATES.get(quantity)
+    if states is not None and value not in states:
+        raise ControlError(
+            422,
+            "Value out of range",
+            f"{metric} must be 0 or 1, got {given:g}",
+            "value",
+        )
+    low, high = _LIMITS[quantity]
+    if not low <= value <= high:
+        raise ControlError(
+            422,
+            "Value out of range",
+            f"{metric} must be between {low:g} and {high:g} {quantity.unit}, got {value:g}",
+            "value",
+        )
 
 
 async def json_body(

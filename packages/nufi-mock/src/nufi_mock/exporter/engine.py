@@ -114,6 +114,7 @@ class ExporterEngine:
                     memory_total=value(Quantity.MEMORY_TOTAL, float(state.hardware.memory_total_bytes)),
                     temperature=value(Quantity.TEMPERATURE, state.temperature),
                     power=value(Quantity.POWER, state.power),
+                    healthy=value(Quantity.HEALTH, 1.0) == 1.0,
                     owner=self._owners.get(node, {}).get(index),
                     pod_attribution=node in self._clients,
                 )

@@ -17,6 +17,8 @@ class Quantity(StrEnum):
     MEMORY_TOTAL = "memory_total"
     TEMPERATURE = "temperature"
     POWER = "power"
+    HEALTH = "health"
+    """1 healthy, 0 unhealthy: the convention of NuFi's ``health`` expression; profiles convert."""
 
     @property
     def unit(self) -> str:
@@ -29,6 +31,7 @@ _UNITS = {
     Quantity.MEMORY_TOTAL: "bytes",
     Quantity.TEMPERATURE: "celsius",
     Quantity.POWER: "watts",
+    Quantity.HEALTH: "1 healthy, 0 unhealthy",
 }
 
 
@@ -67,7 +70,7 @@ class DeviceIdentity:
 
 @dataclass(frozen=True)
 class Reading:
-    """One device's values after overrides: % , bytes, °C, W."""
+    """One device's values after overrides: % , bytes, °C, W, and whether it is healthy."""
 
     device: DeviceIdentity
     utilization: float
@@ -79,3 +82,5 @@ class Reading:
     owner: PodRef | None
     pod_attribution: bool
     """Whether the exporter asks the kubelet about this node's pods (vendors' Kubernetes mode)."""
+    healthy: bool = True
+    """A simulated device never fails by itself; only an override makes it unhealthy."""

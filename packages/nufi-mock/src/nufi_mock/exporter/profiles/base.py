@@ -26,10 +26,16 @@ class Naming(StrEnum):
 @dataclass(frozen=True)
 class OverrideTarget:
     """A metric the control endpoint may override: the quantity behind it and the factor that turns one
-    of its units into the canonical unit (MiB -> bytes is 1048576)."""
+    of its units into the canonical unit (MiB -> bytes is 1048576). ``flipped``: a 0/1 series whose 1
+    means what the canonical 0 does (rbln_npu_health's 1 is inactive, health's 1 healthy)."""
 
     quantity: Quantity
     factor: float = 1.0
+    flipped: bool = False
+
+    def canonical(self, value: float) -> float:
+        """``value``, given in this metric's unit, in the quantity's canonical unit."""
+        return 1.0 - value if self.flipped else value * self.factor
 
 
 Labels = Mapping[str, str | None]

@@ -111,7 +111,7 @@ class FuriosaProfile(Profile):
             # The board sensor warms with the chip, but far less.
             ambient = 30.0 + (reading.temperature - 30.0) * 0.25
             for labels in device_wise:
-                out.gauge(ALIVE, "NPU liveness (1 = alive).", labels, 1)
+                out.gauge(ALIVE, "NPU liveness (1 = alive).", labels, 1 if reading.healthy else 0)
                 out.gauge(
                     TEMPERATURE,
                     "NPU temperature in degrees Celsius.",

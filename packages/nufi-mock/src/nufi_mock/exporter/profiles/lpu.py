@@ -1,4 +1,4 @@
-"""The seed's own four metrics for the mock LPU."""
+"""The seed's own four metrics for the mock LPU, and its health."""
 
 from __future__ import annotations
 
@@ -16,11 +16,12 @@ UTILIZATION = "lpu_utilization_percent"
 MEMORY_USED = "lpu_memory_used_bytes"
 MEMORY_TOTAL = "lpu_memory_total_bytes"
 TEMPERATURE = "lpu_temperature_celsius"
+HEALTH = "lpu_health"
 
 
 class LpuProfile(Profile):
     name = "lpu"
-    description = "the mock LPU's four lpu_* metrics"
+    description = "the mock LPU's lpu_* metrics"
     default_port = 9850
     pod_resources_api = "v1"
     resource_patterns = ("hyperaccel.ai/lpu",)
@@ -35,6 +36,7 @@ class LpuProfile(Profile):
             MEMORY_USED: OverrideTarget(Quantity.MEMORY_USED),
             MEMORY_TOTAL: OverrideTarget(Quantity.MEMORY_TOTAL),
             TEMPERATURE: OverrideTarget(Quantity.TEMPERATURE),
+            HEALTH: OverrideTarget(Quantity.HEALTH),
         }
 
     def render(self, readings: Sequence[Reading]) -> Iterable[Metric]:
@@ -52,4 +54,7 @@ class LpuProfile(Profile):
             out.gauge(MEMORY_USED, "LPU device memory in use, in bytes.", labels, round(reading.memory_used))
             out.gauge(MEMORY_TOTAL, "LPU device memory size, in bytes.", labels, round(reading.memory_total))
             out.gauge(TEMPERATURE, "LPU chip temperature in degrees Celsius.", labels, temperature)
+            out.gauge(
+                HEALTH, "LPU device health: 1 healthy, 0 unhealthy.", labels, 1 if reading.healthy else 0
+            )
         return out.metrics()

@@ -18,8 +18,8 @@ CARD = "RBLN-CA25"
 DEVICE_ID = "1250"
 DRIVER_VERSION = "1.3.73"
 FIRMWARE_VERSION = "1.3.73"
-HEALTHY = 0
-"""rbln_npu_health: 0 is healthy/active, 1 inactive."""
+HEALTHY, UNHEALTHY = 0, 1
+"""rbln_npu_health: 0 is healthy/active, 1 inactive (the reverse of Quantity.HEALTH)."""
 
 # With quirks, what a legacy series' value is multiplied by (from the canonical unit).
 _OLD_UNITS = {
@@ -30,8 +30,8 @@ _OLD_UNITS = {
 }
 _OLD_DIGITS = {Quantity.MEMORY_USED: 5, Quantity.MEMORY_TOTAL: 5, Quantity.TEMPERATURE: 0, Quantity.POWER: 0}
 
-# (current name, legacy name, quantity or None for health, help)
-_METRICS: tuple[tuple[str, str, Quantity | None, str], ...] = (
+# (current name, legacy name, quantity, help)
+_METRICS: tuple[tuple[str, str, Quantity, str], ...] = (
     ("rbln_npu_temperature", "RBLN_DEVICE_STATUS:TEMPERATURE", Quantity.TEMPERATURE, "NPU temperature (C)."),
     ("rbln_npu_power", "RBLN_DEVICE_STATUS:CARD_POWER", Quantity.POWER, "NPU card power (W)."),
     ("rbln_npu_memory_used", "RBLN_DEVICE_STATUS:DRAM_USED", Quantity.MEMORY_USED, "NPU DRAM used (bytes)."),
@@ -42,7 +42,12 @@ _METRICS: tuple[tuple[str, str, Quantity | None, str], ...] = (
         "NPU DRAM total (bytes).",
     ),
     ("rbln_npu_utilization", "RBLN_DEVICE_STATUS:UTILIZATION", Quantity.UTILIZATION, "NPU utilization (%)."),
-    ("rbln_npu_health", "RBLN_DEVICE_STATUS:HEALTH", None, "NPU health (0 = active, 1 = inactive)."),
+    (
+        "rbln_npu_health",
+        "RBLN_DEVICE_STATUS:HEALTH",
+        Quantity.HEALTH,
+        "NPU health (0 = active, 1 = inactive).",
+    ),
 )
 
 
@@ -58,9 +63,9 @@ class RblnProfile(Profile):
     def device_label(self, index: int) -> str:
         return f"rbln{index}"
 
-    def _names(self) -> list[tuple[str, Quantity | None, str, bool]]:
+    def _names(self) -> list[tuple[str, Quantity, str, bool]]:
         """(name, quantity, help, whether the value is in the old units)."""
-        chosen: list[tuple[str, Quantity | None, str, bool]] = []
+        chosen: list[tuple[str, Quantity, str, bool]] = []
         if self.naming in (Naming.CURRENT, Naming.BOTH):
             chosen += [(current, quantity, doc, False) for current, _, quantity, doc in _METRICS]
         if self.naming in (Naming.LEGACY, Naming.BOTH):
@@ -70,10 +75,11 @@ class RblnProfile(Profile):
     def override_targets(self) -> dict[str, OverrideTarget]:
         return {
             name: OverrideTarget(
-                quantity, 1 / _OLD_UNITS[quantity] if old and quantity in _OLD_UNITS else 1.0
+                quantity,
+                1 / _OLD_UNITS[quantity] if old and quantity in _OLD_UNITS else 1.0,
+                flipped=quantity is Quantity.HEALTH,
             )
             for name, quantity, _, old in self._names()
-            if quantity is not None
         }
 
     def _labels(self, reading: Reading) -> dict[str, str | None]:
@@ -108,9 +114,9 @@ class RblnProfile(Profile):
         return out.metrics()
 
 
-def _value(reading: Reading, quantity: Quantity | None) -> float:
-    if quantity is None:
-        return HEALTHY
+def _value(reading: Reading, quantity: Quantity) -> float:
+    if quantity is Quantity.HEALTH:
+        return HEALTHY if reading.healthy else UNHEALTHY
     value = {
         Quantity.TEMPERATURE: round(reading.temperature, 1),
         Quantity.POWER: round(reading.power, 1),
