@@ -25,6 +25,7 @@ from nufi.errors import NufiError, ValidationFailed
 from nufi.messages import Message
 from nufi.workloads.quota_room import device_resource, tightest
 from nufi.workloads.quotas import QuotaService
+from nufi.workloads.recent_quotas import RecentQuotas
 
 # More devices than any node carries today, and small enough that a typo is caught.
 MAX_DEVICES_PER_POD = 128
@@ -84,6 +85,8 @@ class AcceleratorService:
     ) -> None:
         self._catalog = catalog
         self._quotas = quotas
+        # Offers are what pages refreshing every few seconds show: their quotas are read once a moment.
+        self._recent_quotas = None if quotas is None else RecentQuotas(quotas.namespace_quotas)
         self._fetchers = fetchers
         # Nodes and pods: the watch-fed cache's while it serves, else listed.
         self._reader = reader
@@ -97,7 +100,7 @@ class AcceleratorService:
         require_user(principal)
         types = await self._catalog.list(principal, enabled_only=True)
         state = await self._reader.state()
-        quotas = await self._quotas.namespace_quotas(project) if project and self._quotas else []
+        quotas = await self._recent_quotas.of(project) if project and self._recent_quotas else []
         offers = []
         for device_type in types:
             try:
