@@ -12,6 +12,7 @@ leaves the marks off rather than the page waiting or failing.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,6 +33,9 @@ from nufi.ui.skeleton import Visit
 
 PATH = "/"
 NODES_PER_PAGE = 25
+# The alerts are read from Prometheus itself, not from the shared snapshot: a slow answer leaves the
+# marks off for this refresh rather than holding the page's values back.
+MARKS_WAIT_SECONDS = 2.0
 
 
 class MonitoringView:
@@ -154,8 +158,11 @@ class MonitoringView:
         if self.selected is None:
             return {}
         try:
-            view = await context.services().alerts.alerts(self.visitor.principal, device_type=self.selected)
-        except NufiError:
+            async with asyncio.timeout(MARKS_WAIT_SECONDS):
+                view = await context.services().alerts.alerts(
+                    self.visitor.principal, device_type=self.selected
+                )
+        except (NufiError, TimeoutError):
             return {}
         return marks(view.alerts, self.t, view.type_names)
 
