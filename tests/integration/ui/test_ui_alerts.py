@@ -174,14 +174,14 @@ def t(language: str, key: str, **fields: object) -> str:
 
 async def test_alerts_fire_and_show_on_every_page(world: World, browser: Browser) -> None:
     # Nothing fires yet: the LPUs idle near 35 °C, below the thermal trip the hot rule follows.
+    pages: dict[str, Page] = {}
     for language in ("ko", "en"):
-        page = await open_as(browser, "user", language, f"{world.url}/alerts")
+        page = pages[language] = await open_as(browser, "user", language, f"{world.url}/alerts")
         await expect(page.get_by_test_id("alerts-empty")).to_have_text(t(language, "alerting.empty"))
         rules = page.get_by_test_id("alerts-rules")
         await expect(rules).to_contain_text(t(language, "alerting.target.file"))
         await expect(rules.get_by_role("link")).to_have_attribute("href", ALERTMANAGER)
         await shot(page, language, "empty")
-        await page.context.close()
 
     # One LPU forced to 95 °C, and the hot rule lowered to 90 °C held 0 s: NuFi rewrites the rule
     # file, Prometheus reloads it and fires for that device alone.
@@ -207,7 +207,8 @@ async def test_alerts_fire_and_show_on_every_page(world: World, browser: Browser
         "en": f"HyperAccel LPU device {device} on {node} is hot (95 °C)",
     }
     for language in ("ko", "en"):
-        page = await open_as(browser, "user", language, f"{world.url}/alerts")
+        # The pages opened empty show it by themselves, without a reload.
+        page = pages[language]
         table = page.get_by_test_id("alerts-table")
         await expect(table).to_contain_text(summary[language], timeout=WITHIN * 1000)
         rows = table.locator("tbody tr")
