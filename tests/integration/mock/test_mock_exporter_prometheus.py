@@ -79,13 +79,14 @@ def by_device(result: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, A
     return {(s["metric"]["node"], s["metric"]["device"]): s for s in result}
 
 
-async def test_four_metrics_with_pod_labels_on_allocated_devices_only(world: World) -> None:
+async def test_every_metric_with_pod_labels_on_allocated_devices_only(world: World) -> None:
     prom = world.prometheus
     for name in (
         "lpu_utilization_percent",
         "lpu_memory_used_bytes",
         "lpu_memory_total_bytes",
         "lpu_temperature_celsius",
+        "lpu_health",
     ):
         result = await prom.wait_for_series(f'count({name}{{job="mock-lpu"}}) == 8', timeout=30)
         assert result
