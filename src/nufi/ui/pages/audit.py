@@ -17,13 +17,15 @@ from nufi.ui.parts.moments import moment
 from nufi.ui.skeleton import Visit
 
 PATH = "/admin/audit"
-# What the catalog and thermal control record (`nufi.devices.catalog`, `nufi.thermal.service`).
+# What the catalog, thermal control and the alerts record (`nufi.devices.catalog`,
+# `nufi.thermal.service`, `nufi.alerts.service`).
 AUDITED_ACTIONS = (
     "device_type.create",
     "device_type.update",
     "device_type.delete",
     "device_type.reset",
     "thermal_policy.update",
+    "alert_thresholds.update",
 )
 AUDIT_ROWS = 100
 # How much of a changed value the audit page's summary shows; the JSON blocks below hold all of it.

@@ -8,4 +8,5 @@ TEXTS: dict[str, str] = {
     "audit.action.device_type.delete": "Type deleted",
     "audit.action.device_type.reset": "Reset to preset",
     "audit.action.thermal_policy.update": "Thermal policy changed",
+    "audit.action.alert_thresholds.update": "Alert thresholds changed",
 }

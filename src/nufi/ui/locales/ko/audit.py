@@ -8,4 +8,5 @@ TEXTS: dict[str, str] = {
     "audit.action.device_type.delete": "유형 삭제",
     "audit.action.device_type.reset": "프리셋으로 되돌림",
     "audit.action.thermal_policy.update": "온도 정책 변경",
+    "audit.action.alert_thresholds.update": "알림 임계값 변경",
 }
