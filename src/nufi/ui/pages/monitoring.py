@@ -20,6 +20,7 @@ from nicegui import ui
 
 from nufi.errors import NufiError
 from nufi.monitoring import Overview, Snapshot
+from nufi.monitoring.masking import ANOTHER_PROJECT
 from nufi.monitoring.paging import PageQuery
 from nufi.ui import context
 from nufi.ui.format import celsius, memory, percent, watts
@@ -283,14 +284,19 @@ def _rows(
                     "memory": memory(device.memory_used_bytes, device.memory_total_bytes) or missing,
                     "temperature": celsius(device.temperature_celsius) or missing,
                     "power": watts(device.power_watts) or missing,
-                    "pod": device.pod or "",
-                    "namespace": device.namespace or "",
+                    "pod": _named(device.pod, t),
+                    "namespace": _named(device.namespace, t),
                     **_state(
                         t, state, thermal.get(node.node), mark_chips(alerts, t, node.node, device.device)
                     ),
                 }
             )
     return rows
+
+
+def _named(name: str | None, t: Translator) -> str:
+    """A pod's or namespace's name; one of a project the reader is not in, said so in their language."""
+    return t("monitoring.another_project") if name == ANOTHER_PROJECT else name or ""
 
 
 def _state(t: Translator, state: str, thermal: str | None, alerts: list[dict[str, str]]) -> dict[str, Any]:

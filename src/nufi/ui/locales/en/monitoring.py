@@ -22,6 +22,7 @@ TEXTS: dict[str, str] = {
     "monitoring.column.namespace": "Namespace",
     "monitoring.column.state": "State",
     "monitoring.not_reported": "not reported",
+    "monitoring.another_project": "another project",
     "monitoring.state.ok": "OK",
     "monitoring.thermal.hot": "Hot: traffic cut",
     "monitoring.thermal.kept": "Hot: traffic kept",

@@ -24,6 +24,7 @@ TEXTS: dict[str, str] = {
     "monitoring.column.namespace": "네임스페이스",
     "monitoring.column.state": "상태",
     "monitoring.not_reported": "미보고",
+    "monitoring.another_project": "다른 프로젝트",
     "monitoring.state.ok": "정상",
     "monitoring.thermal.hot": "과열: 트래픽 차단",
     "monitoring.thermal.kept": "과열: 트래픽 유지",
