@@ -218,6 +218,12 @@ async def test_alerts_fire_and_show_on_every_page(world: World, browser: Browser
         for shown in (node, device, "95.0 °C", "HyperAccel LPU", t(language, "alerting.severity.critical")):
             await expect(row).to_contain_text(shown)
         await shot(page, language, "firing")
+        # Filtered by another type, nothing fires; by the LPU, its alert is back.
+        for name, firing in (("NVIDIA GPU", False), ("HyperAccel LPU", True)):
+            await page.get_by_test_id("alerts-type").click()
+            await page.get_by_role("option", name=name, exact=True).click()
+            await expect(page.get_by_test_id("alerts-empty")).to_be_visible(visible=not firing)
+        await expect(rows).to_have_count(1)
         await page.context.close()
 
         # Monitoring marks the hot device, and only it; the mark's tooltip is the summary.

@@ -9,6 +9,7 @@ Prometheus says so and keeps trying on every refresh.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from nicegui import ui
 
@@ -18,7 +19,6 @@ from nufi.errors import NufiError
 from nufi.ui import context
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.alert_rows import alert_row, since_slot
-from nufi.ui.parts.gate import Visitor
 from nufi.ui.parts.thermal_chips import chips_slot
 from nufi.ui.parts.workload_forms import type_names
 from nufi.ui.skeleton import Visit
@@ -46,7 +46,7 @@ _NO_WRAP = {"state", "severity", "device_type", "node", "device", "value"}
 
 
 async def build(visit: Visit) -> None:
-    page = AlertsPage(visit.who, visit.t, visit.param("type") or None)
+    page = AlertsPage(visit, visit.param("type") or None)
     await page.draw()
     ui.timer(context.services().monitoring.settings.refresh_seconds, page.refresh)
 
@@ -54,9 +54,10 @@ async def build(visit: Visit) -> None:
 class AlertsPage:
     """One open Alerts page: the filter, the rules' status line and the table, refreshed in place."""
 
-    def __init__(self, who: Visitor, t: Translator, device_type: str | None) -> None:
-        self.who = who
-        self.t = t
+    def __init__(self, visit: Visit, device_type: str | None) -> None:
+        self.who = visit.who
+        self.t = visit.t
+        self.frame = visit.frame
         self.device_type = device_type
 
     async def draw(self) -> None:
@@ -85,7 +86,9 @@ class AlertsPage:
         await self.refresh()
 
     async def _filter(self, event: Any) -> None:
-        self.device_type = str(event.value) or None
+        self.device_type = str(event.value or "") or None
+        # The language links bring the reader back to the type they chose.
+        self.frame.returns_to(f"{PATH}?{urlencode({'type': self.device_type})}" if self.device_type else PATH)
         await self.refresh()
 
     async def refresh(self) -> None:
@@ -125,9 +128,12 @@ class AlertsPage:
                 )
                 ui.label(said).classes("break-all")
             elif status.problem is not None:
-                ui.icon("error").classes("text-red-700")
+                # Red when writing them failed; grey when none are to be written (NUFI_ALERTS_TARGET=off,
+                # or nowhere to write them), which is the operator's choice rather than a fault.
+                colour = "text-red-700" if status.configured else "text-slate-600"
+                ui.icon("error" if status.configured else "info").classes(colour)
                 problem = t.message(status.problem.code, status.problem.params)
-                ui.label(t("alerting.rules.problem", problem=problem)).classes("text-red-700")
+                ui.label(t("alerting.rules.problem", problem=problem)).classes(colour)
             else:
                 ui.icon("hourglass_empty").classes("text-slate-500")
                 ui.label(t("alerting.rules.not_yet"))
