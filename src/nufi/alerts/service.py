@@ -93,6 +93,12 @@ class AlertService:
             self._alertmanager_url,
         )
 
+    def rules_only(self, principal: Principal | None) -> AlertsView:
+        """Where the rules are written and how the last pass went, with no alerts: what a face still
+        shows when Prometheus cannot be read."""
+        require_user(principal)
+        return AlertsView((), {}, self.sync.status, self._alertmanager_url)
+
     async def thresholds(self, principal: Principal | None, device_type_id: str) -> ThresholdsEntry:
         admin = require_admin(principal)
         device_type = await self._catalog.get(admin, device_type_id)

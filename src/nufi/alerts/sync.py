@@ -56,6 +56,7 @@ class RuleSync:
     _wake: asyncio.Event = field(default_factory=asyncio.Event, init=False)
     _task: asyncio.Task[None] | None = field(default=None, init=False)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
+    _closing: bool = field(default=False, init=False)
 
     @property
     def name(self) -> str:
@@ -70,11 +71,15 @@ class RuleSync:
             self._task = asyncio.create_task(self._run(), name="nufi-alert-rules")
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        task, self._task = self._task, None
+        if task is None:
+            return
+        # The flag ends the loop even if a client library swallows the cancellation mid-request.
+        self._closing = True
+        self._wake.set()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
     def changed(self, _device_type_id: str = "") -> None:
         """Something the rules are made of changed: converge soon (a catalog change listener)."""
@@ -86,7 +91,7 @@ class RuleSync:
             return await self._pass()
 
     async def _run(self) -> None:
-        while True:
+        while not self._closing:
             self._wake.clear()
             await self.sync_now()
             with contextlib.suppress(TimeoutError):

@@ -248,7 +248,9 @@ async def test_the_admin_section_shows_the_rules_saves_and_refuses_an_invalid_th
         await world.services.alerts.put_thresholds(ADMIN, "lpu", hot)
         page = await open_as(browser, "admin", language, f"{world.url}/admin/devices?alerts=lpu")
         card = page.get_by_test_id("alert-thresholds-lpu")
-        await expect(card).to_contain_text(t(language, "alerting.source.admin", who="admin"))
+        # The page reads the catalog's inventory first: on a busy machine that takes a few seconds.
+        source = t(language, "alerting.source.admin", who="admin")
+        await expect(card).to_contain_text(source, timeout=WITHIN * 1000)
         rules = page.get_by_test_id("alert-rules-lpu")
         await expect(rules).to_contain_text("NuFiDeviceHot")
         await expect(rules.locator("code").first).to_contain_text(">= 90)")
@@ -293,5 +295,8 @@ async def test_without_prometheus_the_page_says_so(world: World, browser: Browse
         said = t(language, "alerting.unavailable", detail="").rstrip()
         await expect(page.get_by_test_id("alerts-unavailable")).to_contain_text(said)
         await expect(page.get_by_test_id("alerts-table")).to_be_hidden()
+        # Where the rules are written is still said: it does not come from Prometheus.
+        rules_dir = str(Path(world.prometheus.config_path).parent.parent / "rules")
+        await expect(page.get_by_test_id("alerts-rules")).to_contain_text(rules_dir)
         await shot(page, language, "unavailable")
         await page.context.close()

@@ -98,6 +98,8 @@ class AlertsPage:
         except NufiError as exc:
             self.error.set_text(self.t("alerting.unavailable", detail=exc.text(self.t.language)))
             self._show(error=True, empty=False)
+            # Where the rules are written does not depend on Prometheus answering.
+            self._rules(context.services().alerts.rules_only(self.who.principal))
             return
         self.error.set_text("")
         self._rules(view)
