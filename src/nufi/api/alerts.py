@@ -14,7 +14,7 @@ from nufi.alerts.thresholds import AlertThresholds
 from nufi.api.auth import ADMIN_RESPONSES, AUTH_RESPONSES, AdminPrincipal, CurrentPrincipal
 from nufi.api.problems import current_language
 from nufi.api.schemas.alerts import AlertList, AlertView, RulesStatusView, ThresholdsView
-from nufi.api.schemas.problem import NOT_FOUND
+from nufi.api.schemas.problem import NOT_FOUND, problem
 from nufi.api.schemas.thermal import MessageView
 from nufi.api.services import get_services
 from nufi.messages import Language
@@ -34,7 +34,7 @@ admin_router = APIRouter(prefix="/api/v1/admin/devices", tags=["admin"], respons
 @router.get(
     "",
     summary="Alerts of NuFi's rules firing or pending now, from Prometheus",
-    responses={503: {"description": "Prometheus cannot be read"}},
+    responses={503: problem("Prometheus cannot be read (the problem names `prometheus`).")},
 )
 async def list_alerts(
     principal: CurrentPrincipal,
