@@ -23,6 +23,8 @@ from nufi.messages import LANGUAGES, Message
 from nufi.prom.promql import quote_label_value
 
 CAPACITY_METRIC = "nufi_device_capacity"
+# 1 while protection's circuit breaker holds the type's affected nodes back (NuFi's /metrics).
+BREAKER_METRIC = "nufi_protection_breaker_held"
 GROUP_PREFIX = "nufi-"
 # The label every generated rule carries, naming which of a type's rules it is.
 RULE_LABEL = "nufi_alert"
@@ -34,6 +36,7 @@ _SEVERITY: dict[RuleName, str] = {
     "unhealthy": "critical",
     "exporter_down": "critical",
     "missing_device": "warning",
+    "breaker_held": "warning",
 }
 ALERT_NAMES: dict[RuleName, str] = {
     "hot": "NuFiDeviceHot",
@@ -41,6 +44,7 @@ ALERT_NAMES: dict[RuleName, str] = {
     "unhealthy": "NuFiDeviceUnhealthy",
     "exporter_down": "NuFiExporterDown",
     "missing_device": "NuFiDeviceMissing",
+    "breaker_held": "NuFiProtectionBreakerHeld",
 }
 # What the annotations' templates name, as Prometheus fills them in when the alert fires.
 _FIRED = {
@@ -103,6 +107,9 @@ def _conditions(
         found.append(("exporter_down", f"({capacity} > 0) unless on (node) {reporting}", {}))
     if thresholds.missing_device.enabled:
         found.append(("missing_device", f"({capacity} - on (node) {reporting}) > 0", {}))
+    if thresholds.breaker_held.enabled:
+        held = f"{BREAKER_METRIC}{{{TYPE_LABEL}={quote_label_value(device_type.id)}}}"
+        found.append(("breaker_held", f"max by ({TYPE_LABEL}) ({held}) > 0", {}))
     return found
 
 

@@ -11,8 +11,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RuleName = Literal["hot", "memory", "unhealthy", "exporter_down", "missing_device"]
-RULE_NAMES: tuple[RuleName, ...] = ("hot", "memory", "unhealthy", "exporter_down", "missing_device")
+RuleName = Literal["hot", "memory", "unhealthy", "exporter_down", "missing_device", "breaker_held"]
+RULE_NAMES: tuple[RuleName, ...] = (
+    "hot",
+    "memory",
+    "unhealthy",
+    "exporter_down",
+    "missing_device",
+    "breaker_held",
+)
 MAX_FOR_SECONDS = 86400
 MIN_CELSIUS, MAX_CELSIUS = 30.0, 150.0
 
@@ -63,6 +70,11 @@ class MissingDeviceRule(_Strict):
     for_seconds: int = _held(300)
 
 
+class BreakerHeldRule(_Strict):
+    enabled: bool = True
+    for_seconds: int = _held(0)
+
+
 class AlertThresholds(_Strict):
     """A type's alert settings; a rule left out keeps its defaults."""
 
@@ -71,3 +83,5 @@ class AlertThresholds(_Strict):
     unhealthy: UnhealthyRule = UnhealthyRule()
     exporter_down: ExporterDownRule = ExporterDownRule()
     missing_device: MissingDeviceRule = MissingDeviceRule()
+    # Protection's circuit breaker holds affected nodes back (their traffic kept): someone should look.
+    breaker_held: BreakerHeldRule = BreakerHeldRule()

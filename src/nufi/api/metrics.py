@@ -128,6 +128,11 @@ class _ThermalCollector(Collector):
             labels=["device_type", "node"],
         )
         leader = GaugeMetricFamily("nufi_thermal_leader", "1 while this replica is the one acting.")
+        held = GaugeMetricFamily(
+            "nufi_protection_breaker_held",
+            "1 while a device type's circuit breaker holds affected nodes back (their traffic kept).",
+            labels=["device_type"],
+        )
         if self.controller is not None:
             status = self.controller.status
             leader.add_metric([], 1 if status.leader else 0)
@@ -138,9 +143,12 @@ class _ThermalCollector(Collector):
                             [entry.device_type, node.node, state], 1 if node.state == state else 0
                         )
                     cut.add_metric([entry.device_type, node.node], 1 if node.hot else 0)
+                breaker = entry.breaker
+                held.add_metric([entry.device_type], 1 if breaker is not None and breaker.held else 0)
         yield states
         yield cut
         yield leader
+        yield held
 
 
 class _PagesCollector(Collector):

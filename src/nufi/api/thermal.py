@@ -70,6 +70,8 @@ def _status_view(status: ThermalStatus) -> StatusView:
     data["problem_messages"] = [message_data(problem) for problem in status.problems]
     for entry, kind in zip(data["types"], status.types, strict=True):
         entry.update(_said("unusable", kind.unusable))
+        if kind.breaker is not None:
+            entry["breaker"]["held"] = kind.breaker.held
         for node_data, node in zip(entry["nodes"], kind.nodes, strict=True):
             node_data.update(_said("stale_reason", node.stale_reason))
             for pod_data, pod in zip(node_data["pods"], node.pods, strict=True):

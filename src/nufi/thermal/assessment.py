@@ -16,14 +16,15 @@ from dataclasses import dataclass
 
 from nufi.errors import ValidationFailed
 from nufi.messages import Message
-from nufi.thermal.hysteresis import Track, start, step
+from nufi.thermal.breaker import BreakerStatus, hold
+from nufi.thermal.conditions import Condition, Thresholds, limits_key, thresholds, unhealthy_limits
+from nufi.thermal.hysteresis import Limits, Track, start, step, temperature_limits
 from nufi.thermal.plan import DeploymentView, PodDecision, PodView, decide
 from nufi.thermal.policy import ThermalPolicy
+from nufi.thermal.reasons import held_back, why
 from nufi.thermal.serving import ServingDeployment, ServingPod
 from nufi.thermal.status import DeviceTypeStatus, NodeStatus, PodTraffic
-from nufi.thermal.temperatures import Temperatures
-
-Thresholds = tuple[float, float, int, int]
+from nufi.thermal.temperatures import Readings, Temperatures
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class TrackKey:
     node: str
     device: str | None
     thresholds: Thresholds
+    condition: Condition = "temperature"
 
 
 @dataclass(frozen=True)
@@ -73,10 +75,6 @@ class Assessment:
     types: tuple[DeviceTypeStatus, ...]
 
 
-def thresholds(policy: ThermalPolicy) -> Thresholds:
-    return (policy.trip_celsius, policy.resume_celsius, policy.trip_hold_seconds, policy.resume_hold_seconds)
-
-
 def effective(deployment: ServingDeployment, policy: ThermalPolicy) -> ThermalPolicy:
     if deployment.override is None:
         return policy
@@ -95,7 +93,10 @@ def assess(
     serving: tuple[ServingDeployment, ...],
     tracks: Mapping[TrackKey, Track],
     tainted: Set[str],
+    health: Mapping[str, Readings] | None = None,
 ) -> Assessment:
+    """`health` holds each type's health readings, for the types whose policy protects from unhealthy
+    devices (`policy.unhealthy.enabled`)."""
     run = _Pass(now, tracks, tainted)
     decisions: list[Decision] = []
     for device_type, temps in temperatures.items():
@@ -106,6 +107,10 @@ def assess(
             own = effective(deployment, policy)
             if thresholds(own) != thresholds(policy):
                 run.follow(device_type, own, temps, [deployment], f"{deployment.namespace}/{deployment.name}")
+        healthy = (health or {}).get(device_type)
+        if policy.unhealthy.enabled and healthy is not None:
+            run.follow(device_type, policy, healthy, deployments, None, unhealthy_limits(policy))
+        run.hold(device_type, policy, temps, deployments)
         for deployment in deployments:
             decisions.extend(run.decide(device_type, effective(deployment, policy), temps, deployment))
     types = tuple(
@@ -128,37 +133,46 @@ class _Pass:
         self.tainted = tainted
         self.next: dict[TrackKey, Track] = {}
         self.transitions: list[Transition] = []
+        self.breakers: dict[str, BreakerStatus] = {}
 
     def follow(
         self,
         device_type: str,
         policy: ThermalPolicy,
-        temps: Temperatures,
+        readings: Readings,
         deployments: list[ServingDeployment],
         override_of: str | None,
+        unhealthy: Limits | None = None,
     ) -> None:
+        """Step the tracks of one condition: temperature under `policy`'s thresholds, or health under
+        `unhealthy` limits. A track seen for the first time starts tripped where its pods are off: the
+        cluster does not say which condition cut them, so each condition must clear before they return."""
+        condition: Condition = "temperature" if unhealthy is None else "unhealthy"
+        limits = temperature_limits(policy) if unhealthy is None else unhealthy
         pods = [pod for d in deployments for pod in d.pods if pod.node]
-        nodes = set(temps.nodes) if override_of is None else set()
+        nodes = set(readings.nodes) if override_of is None else set()
         nodes |= {pod.node for pod in pods if pod.node}
         for node in sorted(nodes):
             off = [p for p in pods if p.node == node and not p.traffic_on]
-            key = TrackKey(device_type, node, None, thresholds(policy))
-            rebuilt_hot = bool(off) or (override_of is None and node in self.tainted)
-            self._step(key, temps.node(node), policy, override_of, rebuilt_hot, off)
+            key = TrackKey(device_type, node, None, limits_key(limits), condition)
+            tainted = override_of is None and unhealthy is None and node in self.tainted
+            self._step(key, readings.node(node), limits, policy, override_of, bool(off) or tainted, off)
         if policy.scope != "device":
             return
-        devices = {key for key in temps.devices if key[0] in nodes}
+        devices = {key for key in readings.devices if key[0] in nodes}
         for pod in pods:
-            devices |= set(temps.pod_devices.get(pod.key, ()))
+            devices |= set(readings.pod_devices.get(pod.key, ()))
         for node, device in sorted(devices):
-            off = [p for p in pods if not p.traffic_on and (node, device) in temps.pod_devices.get(p.key, ())]
-            key = TrackKey(device_type, node, device, thresholds(policy))
-            self._step(key, temps.device((node, device)), policy, override_of, bool(off), off)
+            held = readings.pod_devices
+            off = [p for p in pods if not p.traffic_on and (node, device) in held.get(p.key, ())]
+            key = TrackKey(device_type, node, device, limits_key(limits), condition)
+            self._step(key, readings.device((node, device)), limits, policy, override_of, bool(off), off)
 
     def _step(
         self,
         key: TrackKey,
         reading: float | None,
+        limits: Limits,
         policy: ThermalPolicy,
         override_of: str | None,
         rebuilt_hot: bool,
@@ -170,36 +184,71 @@ class _Pass:
         if before is None:
             since = min((p.off_since for p in off if p.off_since is not None), default=self.now)
             before = start(self.now, hot=rebuilt_hot, since=since if rebuilt_hot else None)
-        after = step(before, reading, self.now, policy)
+        after = step(before, reading, self.now, limits)
         self.next[key] = after
         if after.hot != before.hot:
             self.transitions.append(Transition(key, after.hot, after.temperature, policy, override_of))
 
-    def _track(self, device_type: str, policy: ThermalPolicy, node: str, device: str | None) -> Track | None:
-        return self.next.get(TrackKey(device_type, node, device, thresholds(policy)))
+    def hold(
+        self,
+        device_type: str,
+        policy: ThermalPolicy,
+        temps: Temperatures,
+        deployments: list[ServingDeployment],
+    ) -> None:
+        """The breaker over the type's nodes: which affected nodes are cut, which held back."""
+        affected: dict[str, float] = {}
+        for key, track in self.next.items():
+            if key.device_type == device_type and track.hot:
+                affected[key.node] = min(track.since, affected.get(key.node, track.since))
+        cut_now = {p.node for d in deployments for p in d.pods if p.node and not p.traffic_on}
+        cut_now |= set(self.tainted)
+        self.breakers[device_type] = hold(affected, cut_now, len(temps.nodes), policy.breaker)
+
+    def _track(
+        self,
+        device_type: str,
+        policy: ThermalPolicy,
+        node: str,
+        device: str | None,
+        condition: Condition = "temperature",
+    ) -> Track | None:
+        limits = thresholds(policy) if condition == "temperature" else limits_key(unhealthy_limits(policy))
+        return self.next.get(TrackKey(device_type, node, device, limits, condition))
+
+    def _tripped(self, device_type: str, policy: ThermalPolicy, view: PodView) -> tuple[bool, Message | None]:
+        """Whether a condition cuts `view`'s traffic, and why: its node's track, or with scope
+        `device` the tracks of the devices it holds; temperature first, then health."""
+        if view.node is None:
+            return False, None
+        conditions: list[Condition] = ["temperature"]
+        if policy.unhealthy.enabled:
+            conditions.append("unhealthy")
+        for condition in conditions:
+            if policy.scope == "device" and view.devices:
+                for device in view.devices:
+                    track = self._track(device_type, policy, view.node, device, condition)
+                    if track is not None and track.hot:
+                        where = Message("thermal.where.device", {"device": device, "node": view.node})
+                        return True, why(where, track, policy, condition)
+                continue
+            track = self._track(device_type, policy, view.node, None, condition)
+            if track is not None and track.hot:
+                where = Message("thermal.where.node", {"node": view.node})
+                return True, why(where, track, policy, condition)
+        return False, None
 
     def decide(
         self, device_type: str, policy: ThermalPolicy, temps: Temperatures, deployment: ServingDeployment
     ) -> list[Decision]:
+        breaker = self.breakers.get(device_type)
+        waiting = set(breaker.waiting) if breaker is not None else set()
+
         def is_hot(view: PodView) -> tuple[bool, Message | None]:
-            if view.node is None:
+            # A node the breaker holds back is not cut here; it is marked kept below.
+            if view.node in waiting:
                 return False, None
-            if policy.scope == "device" and view.devices:
-                hot = []
-                for device in view.devices:
-                    track = self._track(device_type, policy, view.node, device)
-                    if track is not None and track.hot:
-                        hot.append((device, track))
-                if not hot:
-                    return False, None
-                device, track = hot[0]
-                return True, _why(
-                    Message("thermal.where.device", {"device": device, "node": view.node}), track, policy
-                )
-            track = self._track(device_type, policy, view.node, None)
-            if track is None or not track.hot:
-                return False, None
-            return True, _why(Message("thermal.where.node", {"node": view.node}), track, policy)
+            return self._tripped(device_type, policy, view)
 
         pods = {pod.name: pod for pod in deployment.pods}
         view = DeploymentView(
@@ -219,7 +268,10 @@ class _Pass:
                 for pod in deployment.pods
             ),
         )
-        return [_decision(deployment, pods[d.pod.name], d) for d in decide(view, is_hot)]
+        decided = decide(view, is_hot)
+        if waiting and breaker is not None and policy.enabled:
+            decided = tuple(held_back(d, breaker, self._tripped(device_type, policy, d.pod)) for d in decided)
+        return [_decision(deployment, pods[d.pod.name], d) for d in decided]
 
     def taints(
         self, policies: Mapping[str, ThermalPolicy], temperatures: Mapping[str, Temperatures]
@@ -230,11 +282,15 @@ class _Pass:
             if device_type not in temperatures:
                 continue
             for key, track in self.next.items():
-                if key.device_type != device_type or key.thresholds != thresholds(policy):
+                if key.device_type != device_type or key.condition != "temperature":
+                    continue
+                if key.thresholds != thresholds(policy):
                     continue
                 if not track.stale:
                     known.add(key.node)
-                if policy.enabled and policy.taint_node and track.hot:
+                breaker = self.breakers.get(device_type)
+                held = breaker is not None and key.node in breaker.waiting
+                if policy.enabled and policy.taint_node and track.hot and not held:
                     wanted[key.node] = True
         changes = {node: True for node in wanted if node not in self.tainted}
         for node in self.tainted:
@@ -253,20 +309,14 @@ class _Pass:
     ) -> DeviceTypeStatus:
         nodes = []
         own = thresholds(policy)
+        breaker = self.breakers.get(device_type)
         for key, track in sorted(self.next.items(), key=lambda item: item[0].node):
             if key.device_type != device_type or key.device is not None or key.thresholds != own:
                 continue
-            hot_devices = tuple(
-                sorted(
-                    k.device
-                    for k, t in self.next.items()
-                    if k.device is not None
-                    and k.device_type == device_type
-                    and k.node == key.node
-                    and k.thresholds == own
-                    and t.hot
-                )
-            )
+            if key.condition != "temperature":
+                continue
+            hot_devices = self._tripped_devices(device_type, key.node, own, "temperature")
+            unhealthy = self._unhealthy(device_type, key.node, policy)
             here = [
                 d for d in decisions if d.deployment.device_type == device_type and d.pod.node == key.node
             ]
@@ -278,6 +328,9 @@ class _Pass:
                     since=track.since,
                     hot=track.hot or bool(hot_devices),
                     hot_devices=hot_devices,
+                    unhealthy=unhealthy is not None,
+                    unhealthy_devices=unhealthy or (),
+                    held=breaker is not None and key.node in breaker.waiting,
                     deployments=tuple(
                         sorted({f"{d.deployment.namespace}/{d.deployment.name}" for d in here})
                     ),
@@ -297,17 +350,33 @@ class _Pass:
                     else None,
                 )
             )
-        return DeviceTypeStatus(device_type, policy, tuple(nodes), temps.unusable)
+        return DeviceTypeStatus(device_type, policy, tuple(nodes), temps.unusable, breaker)
 
+    def _tripped_devices(
+        self, device_type: str, node: str, limits: Thresholds, condition: Condition
+    ) -> tuple[str, ...]:
+        return tuple(
+            sorted(
+                k.device
+                for k, t in self.next.items()
+                if k.device is not None
+                and (k.device_type, k.node, k.condition) == (device_type, node, condition)
+                and k.thresholds == limits
+                and t.hot
+            )
+        )
 
-def _why(where: Message, track: Track, policy: ThermalPolicy) -> Message:
-    if track.stale:
-        return Message("thermal.reason.hot_stale", {"where": where})
-    limits = {"where": where, "trip": policy.trip_celsius, "resume": policy.resume_celsius}
-    if track.temperature is None:
-        return Message("thermal.reason.hot_no_reading", limits)
-    # A tenth of a degree: what a sensor resolves, and what the Thermal page shows.
-    return Message("thermal.reason.hot", {**limits, "temperature": round(track.temperature, 1)})
+    def _unhealthy(self, device_type: str, node: str, policy: ThermalPolicy) -> tuple[str, ...] | None:
+        """The node's unhealthy devices (empty: the node as a whole, with scope `node`); None when
+        health does not cut it."""
+        if not policy.unhealthy.enabled:
+            return None
+        limits = limits_key(unhealthy_limits(policy))
+        devices = self._tripped_devices(device_type, node, limits, "unhealthy")
+        whole = self.next.get(TrackKey(device_type, node, None, limits, "unhealthy"))
+        if devices or (whole is not None and whole.hot):
+            return devices
+        return None
 
 
 def _decision(deployment: ServingDeployment, pod: ServingPod, decided: PodDecision) -> Decision:

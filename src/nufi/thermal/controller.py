@@ -28,12 +28,13 @@ from nufi.messages import Message
 from nufi.monitoring import MonitoringService
 from nufi.monitoring.snapshot import message_data
 from nufi.thermal.assessment import Assessment, Decision, TrackKey, Transition, assess
+from nufi.thermal.breaker_events import breaker_changed
 from nufi.thermal.history import ThermalEvent, ThermalRecords
 from nufi.thermal.hysteresis import Track
 from nufi.thermal.policy import ThermalPolicy, default_policy
 from nufi.thermal.serving import OVERRIDE_ANNOTATION, ServingDeployment, read_serving
 from nufi.thermal.status import ThermalStatus
-from nufi.thermal.temperatures import Temperatures, temperatures
+from nufi.thermal.temperatures import Readings, Temperatures, health, temperatures
 from nufi.workloads.labels import (
     THERMAL_KEPT_REASON,
     THERMAL_OFF_REASON,
@@ -83,6 +84,8 @@ class ThermalController:
         self._identity = identity
         self._clock = clock
         self._tracks: Mapping[TrackKey, Track] = {}
+        # Per type, the nodes its breaker held back at the last pass this replica acted on.
+        self._held: dict[str, tuple[str, ...]] = {}
         self._status = ThermalStatus(None, identity, False, None, ())
         self._task: asyncio.Task[None] | None = None
 
@@ -126,7 +129,10 @@ class ThermalController:
         policies = await self._policies()
         serving = await read_serving(self._cluster)
         relevant = _relevant(policies, serving)
-        temps = {device_type: await self._temperatures(device_type) for device_type in sorted(relevant)}
+        temps: dict[str, Temperatures] = {}
+        health: dict[str, Readings] = {}
+        for device_type in sorted(relevant):
+            temps[device_type], health[device_type] = await self._readings(device_type)
         acting = self.leader
         # The taints are read by the one replica that may change them.
         tainted = await self._tainted() if acting else set()
@@ -137,10 +143,12 @@ class ThermalController:
             serving=serving,
             tracks=self._tracks,
             tainted=tainted,
+            health=health,
         )
         self._tracks = result.tracks
         if acting:
             await self._act(result, now)
+            await self._breaker_changes(result)
         self._status = ThermalStatus(
             updated_at=now,
             identity=self._identity,
@@ -172,12 +180,31 @@ class ThermalController:
             policies[device_type.id] = policy
         return policies
 
-    async def _temperatures(self, device_type: str) -> Temperatures:
+    async def _readings(self, device_type: str) -> tuple[Temperatures, Readings]:
+        """The type's temperatures and health, from one snapshot."""
         try:
             snapshot = await self._monitoring.snapshot(SYSTEM, device_type)
         except NufiError as exc:
-            return Temperatures({}, {}, {}, unusable=Message(exc.code, exc.params))
-        return temperatures(snapshot, max_age_seconds=self._settings.max_snapshot_age_seconds)
+            failed = Temperatures({}, {}, {}, unusable=Message(exc.code, exc.params))
+            return failed, failed
+        age = self._settings.max_snapshot_age_seconds
+        return temperatures(snapshot, max_age_seconds=age), health(snapshot, max_age_seconds=age)
+
+    async def _breaker_changes(self, result: Assessment) -> None:
+        """Each type whose breaker starts or stops holding nodes back, or holds others: an Event on
+        each node held back (or let go), an audit record, and a log line."""
+        for status in result.types:
+            breaker = status.breaker
+            waiting = breaker.waiting if breaker is not None else ()
+            before = self._held.get(status.device_type, ())
+            if waiting == before:
+                continue
+            self._held[status.device_type] = waiting
+            if breaker is None:
+                continue
+            await breaker_changed(
+                self._cluster, self._records, self._identity, status.device_type, breaker, before
+            )
 
     async def _tainted(self) -> set[str]:
         taints = await node_taints(self._cluster)
@@ -202,7 +229,8 @@ class ThermalController:
                 device_type=transition.key.device_type,
                 node=transition.key.node,
                 device=transition.key.device,
-                state="hot" if transition.hot else "normal",
+                condition=transition.key.condition,
+                state="tripped" if transition.hot else "normal",
                 temperature_celsius=transition.temperature,
                 pods_off=[_name(d) for d in pods if not d.traffic_on],
                 pods_on=[_name(d) for d in pods if d.traffic_on],
@@ -266,7 +294,15 @@ def _history_event(transition: Transition, pods: list[Decision], now: float) -> 
     where = key.node if key.device is None else f"device {key.device} on {key.node}"
     reading = "" if transition.temperature is None else f" at {transition.temperature:g} °C"
     policy = transition.policy
-    if transition.hot:
+    tripped_to = "hot"
+    if key.condition == "unhealthy":
+        tripped_to = "unhealthy"
+        condition = policy.unhealthy
+        if transition.hot:
+            message = f"{where} unhealthy for {condition.trip_hold_seconds} s"
+        else:
+            message = f"{where} healthy again for {condition.resume_hold_seconds} s"
+    elif transition.hot:
         message = f"{where}{reading} reached {policy.trip_celsius:g} °C for {policy.trip_hold_seconds} s"
     else:
         message = (
@@ -280,14 +316,15 @@ def _history_event(transition: Transition, pods: list[Decision], now: float) -> 
         device_type_id=key.device_type,
         node=key.node,
         device=key.device,
-        to_state="hot" if transition.hot else "normal",
-        temperature_celsius=transition.temperature,
+        to_state=tripped_to if transition.hot else "normal",
+        temperature_celsius=transition.temperature if key.condition == "temperature" else None,
         details={
             "pods_off": [_name(d) for d in pods if not d.traffic_on],
             "pods_on": [_name(d) for d in pods if d.traffic_on and not d.kept],
             "pods_kept": [_kept(d) for d in pods if d.kept],
             "policy": policy.model_dump(),
             "override_of": transition.override_of,
+            "condition": key.condition,
         },
         message=message,
     )
@@ -301,7 +338,8 @@ def _kept(decision: Decision) -> dict[str, Any]:
 async def _events(
     cluster: ClusterGateway, instance: str, transition: Transition, pods: list[Decision], message: str
 ) -> None:
-    reason, kind = ("ThermalTrip", "Warning") if transition.hot else ("ThermalResume", "Normal")
+    word = "Unhealthy" if transition.key.condition == "unhealthy" else "Thermal"
+    reason, kind = (f"{word}Trip", "Warning") if transition.hot else (f"{word}Resume", "Normal")
     event_type: Literal["Normal", "Warning"] = "Warning" if transition.hot else "Normal"
     await _guarded(
         record_event(

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from nufi.db.session import SessionFactory
+from nufi.db.audit import AuditRepository
+from nufi.db.session import SessionFactory, transaction
 from nufi.db.tables import JsonObject, ThermalEventRow
 from nufi.db.thermal import ThermalStore
 
@@ -40,6 +41,7 @@ class ThermalRecords:
     session of its own."""
 
     def __init__(self, sessions: SessionFactory) -> None:
+        self._sessions = sessions
         self._store = ThermalStore(sessions)
 
     async def policies(self) -> dict[str, JsonObject]:
@@ -47,6 +49,13 @@ class ThermalRecords:
 
     async def add(self, events: Sequence[ThermalEvent]) -> None:
         await self._store.add_events([_row(event) for event in events])
+
+    async def audit(self, actor: str, action: str, device_type_id: str, details: dict[str, Any]) -> None:
+        """An audit record of something protection decided on its own (the breaker holding)."""
+        async with transaction(self._sessions) as session:
+            await AuditRepository(session).record(
+                actor, action, "thermal_policy", device_type_id, after=details
+            )
 
     async def events(
         self, *, limit: int = 100, device_type_id: str | None = None, node: str | None = None

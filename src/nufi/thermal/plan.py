@@ -1,5 +1,6 @@
-"""Which of a deployment's pods receive traffic: off where hot, except the last routable replica,
-which is kept unless the policy allows a full shutoff."""
+"""Which of a deployment's pods receive traffic: off where a condition trips (hot, unhealthy), except
+beyond the breaker's share of its replicas, and except the last routable replica, which is kept unless
+the policy allows a full shutoff."""
 
 from __future__ import annotations
 
@@ -46,7 +47,8 @@ def decide(deployment: DeploymentView, is_hot: HotCheck) -> tuple[PodDecision, .
         return tuple(PodDecision(pod, True) for pod in deployment.pods)
     judged = [(pod, *is_hot(pod)) for pod in deployment.pods]
     decisions = {pod.name: PodDecision(pod, not hot, why if hot else None) for pod, hot, why in judged}
-    routable = [pod for pod, hot, _ in judged if not hot and pod.ready]
+    _hold_beyond_share(deployment, [(pod, why) for pod, hot, why in judged if hot], decisions)
+    routable = [d.pod for d in decisions.values() if d.traffic_on and d.pod.ready]
     hot_ready = [(pod, why) for pod, hot, why in judged if hot and pod.ready]
     if not routable and hot_ready and not deployment.policy.allow_full_shutoff:
         # The one already serving first (no needless switch), then by name for a stable choice.
@@ -57,3 +59,29 @@ def decide(deployment: DeploymentView, is_hot: HotCheck) -> tuple[PodDecision, .
         )
         decisions[pod.name] = PodDecision(pod, True, reason, kept=True)
     return tuple(decisions[pod.name] for pod in deployment.pods)
+
+
+def _hold_beyond_share(
+    deployment: DeploymentView,
+    tripped: list[tuple[PodView, Message | None]],
+    decisions: dict[str, PodDecision],
+) -> None:
+    """Keep serving the tripped pods beyond the breaker's share of the replicas: those already off
+    stay off first (no needless switch), then by name."""
+    breaker = deployment.policy.breaker
+    replicas = len(deployment.pods)
+    allowed = breaker.allowed(breaker.max_replica_share, replicas)
+    if len(tripped) <= allowed:
+        return
+    ordered = sorted(tripped, key=lambda item: (item[0].traffic_on, item[0].name))
+    for pod, why in ordered[allowed:]:
+        reason = Message(
+            "thermal.reason.breaker_replicas",
+            {
+                "deployment": f"{deployment.namespace}/{deployment.name}",
+                "why": why,
+                "allowed": allowed,
+                "replicas": replicas,
+            },
+        )
+        decisions[pod.name] = PodDecision(pod, True, reason, kept=True)

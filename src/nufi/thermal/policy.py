@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -25,6 +26,33 @@ def _resume_below_trip(resume: float, trip: float) -> Message | None:
     return Message("thermal_policy.resume_not_below_trip", {"resume": resume, "trip": trip})
 
 
+class UnhealthyCondition(BaseModel):
+    """Traffic leaves a device (or node) whose health expression reads unhealthy for `trip_hold_seconds`,
+    and comes back once it has read healthy for `resume_hold_seconds`. Off unless enabled, and only for
+    types that map a health expression."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    enabled: bool = False
+    trip_hold_seconds: int = Field(default=0, ge=0, le=MAX_HOLD_SECONDS)
+    resume_hold_seconds: int = Field(default=30, ge=0, le=MAX_HOLD_SECONDS)
+
+
+class Breaker(BaseModel):
+    """How much protection may cut at once, whatever the conditions say: at most this share of the
+    type's nodes, and of each deployment's replicas (always at least one of each). Beyond it NuFi cuts
+    no more and says so; it resumes by itself once fewer are affected."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    max_node_share: float = Field(default=0.3, gt=0, le=1)
+    max_replica_share: float = Field(default=0.5, gt=0, le=1)
+
+    def allowed(self, share: float, total: int) -> int:
+        """How many of `total` may be cut at once: the share, rounded down, and never below one."""
+        return max(1, math.floor(share * total + 1e-9))
+
+
 class ThermalPolicy(BaseModel):
     # strict: temperatures and holds are JSON numbers and switches JSON booleans, never strings.
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -41,6 +69,9 @@ class ThermalPolicy(BaseModel):
     # allowed; raise the trip temperature at most to this (None: up to the range's top).
     overrides_may_disable: bool = False
     override_max_trip_celsius: float | None = Field(default=None, ge=MIN_TRIP, le=MAX_CELSIUS)
+    # Beyond temperature: unhealthy devices leave traffic too; and how much may be cut at once.
+    unhealthy: UnhealthyCondition = UnhealthyCondition()
+    breaker: Breaker = Breaker()
 
     @model_validator(mode="after")
     def _hysteresis(self) -> ThermalPolicy:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nufi.messages import Message
+from nufi.thermal.breaker import BreakerStatus
 from nufi.thermal.hysteresis import ThermalState
 from nufi.thermal.policy import ThermalPolicy
 
@@ -33,6 +34,11 @@ class NodeStatus:
     deployments: tuple[str, ...]
     pods: tuple[PodTraffic, ...]
     stale_reason: Message | None = None
+    # Health cuts it: the node as a whole (scope `node`), or these devices (scope `device`).
+    unhealthy: bool = False
+    unhealthy_devices: tuple[str, ...] = ()
+    # Affected, but the breaker holds it back: its traffic stays.
+    held: bool = False
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,7 @@ class DeviceTypeStatus:
     policy: ThermalPolicy
     nodes: tuple[NodeStatus, ...]
     unusable: Message | None = None
+    breaker: BreakerStatus | None = None
 
 
 @dataclass(frozen=True)
@@ -56,15 +63,21 @@ class ThermalStatus:
 
 
 def node_marks(status: ThermalStatus | None, device_type: str) -> dict[str, str]:
-    """The nodes of `device_type` thermal control marks: `hot` (traffic cut), `kept` (hot, but every
-    pod on it still serves: the last replica of its deployment) or `stale` (no usable temperature)."""
+    """The nodes of `device_type` thermal control marks: `held` (affected, but the circuit breaker
+    holds it back), `hot` (traffic cut), `kept` (hot, but every pod on it still serves: the last
+    replica of its deployment), `unhealthy` (traffic cut from its unhealthy devices) or `stale` (no
+    usable temperature)."""
     marks: dict[str, str] = {}
     for entry in status.types if status is not None else ():
         if entry.device_type == device_type and entry.policy.enabled:
             for node in entry.nodes:
-                if node.state == "stale":
+                if node.held:
+                    marks[node.node] = "held"
+                elif node.state == "stale":
                     marks[node.node] = "stale"
                 elif node.hot:
                     kept = bool(node.pods) and all(pod.traffic_on for pod in node.pods)
                     marks[node.node] = "kept" if kept else "hot"
+                elif node.unhealthy:
+                    marks[node.node] = "unhealthy"
     return marks

@@ -1,18 +1,20 @@
-"""What thermal control reads from a monitoring snapshot: a temperature per node and per device.
+"""What protection reads from a monitoring snapshot, per node and per device: a temperature, and a
+health (1 unhealthy, 0 healthy, None unknown).
 
-A node's temperature is the hottest of its devices. It is None (unusable) when any device of the node
-gave no usable temperature (missing, stale, implausible: the snapshot already says so with None), when
-the snapshot could not read temperatures at all, or when the snapshot itself is too old: then a node
-whose hot device went silent is not mistaken for a cool one.
+A node's reading is the worst of its devices: the hottest, or unhealthy when any is. It is None
+(unusable) when any device of the node gave no usable reading (missing, stale, implausible: the
+snapshot already says so with None; health unknown), when the snapshot could not read the quantity at
+all, or when the snapshot itself is too old: then a node whose hot or unhealthy device went silent is
+not mistaken for a fine one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from nufi.messages import Message
-from nufi.monitoring.snapshot import Snapshot
+from nufi.monitoring.snapshot import DeviceEntry, Snapshot
 
 DeviceKey = tuple[str, str]
 PodKey = tuple[str, str]
@@ -34,7 +36,31 @@ class Temperatures:
         return self.devices.get(key)
 
 
+# The same shape serves every condition: per node, per device, and which devices each pod holds.
+Readings = Temperatures
+
+
 def temperatures(snapshot: Snapshot | None, *, max_age_seconds: float) -> Temperatures:
+    return _readings(snapshot, lambda d: d.temperature_celsius, "temperature", max_age_seconds)
+
+
+def health(snapshot: Snapshot | None, *, max_age_seconds: float) -> Readings:
+    """1.0 for a device reading unhealthy, 0.0 for healthy, None where its health is unknown."""
+    return _readings(snapshot, _unhealthy, "health", max_age_seconds)
+
+
+def _unhealthy(device: DeviceEntry) -> float | None:
+    if device.health == "unknown":
+        return None
+    return 1.0 if device.health == "unhealthy" else 0.0
+
+
+def _readings(
+    snapshot: Snapshot | None,
+    value_of: Callable[[DeviceEntry], float | None],
+    metric: str,
+    max_age_seconds: float,
+) -> Readings:
     if snapshot is None:
         return Temperatures({}, {}, {}, unusable=Message("thermal.stale.no_snapshot"))
     pod_devices: dict[PodKey, list[DeviceKey]] = {}
@@ -44,14 +70,14 @@ def temperatures(snapshot: Snapshot | None, *, max_age_seconds: float) -> Temper
         readings: list[float | None] = []
         for device in node.devices:
             key = (node.node, device.device)
-            devices[key] = device.temperature_celsius
-            readings.append(device.temperature_celsius)
+            devices[key] = value_of(device)
+            readings.append(devices[key])
             if device.pod is not None and device.namespace is not None:
                 pod_devices.setdefault((device.namespace, device.pod), []).append(key)
         present = [value for value in readings if value is not None]
         nodes[node.node] = max(present) if present and len(present) == len(readings) else None
     attributed = {pod: tuple(keys) for pod, keys in pod_devices.items()}
-    failed = [e for e in snapshot.errors if e.source == "prometheus" and e.metric in (None, "temperature")]
+    failed = [e for e in snapshot.errors if e.source == "prometheus" and e.metric in (None, metric)]
     unusable = None
     if snapshot.age_seconds > max_age_seconds:
         unusable = Message(

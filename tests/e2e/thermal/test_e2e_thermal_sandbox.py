@@ -325,6 +325,7 @@ def test_registering_the_lpu_gave_prometheus_its_rules(world: World) -> None:
         "NuFiDeviceMemoryNearlyFull",
         "NuFiExporterDown",
         "NuFiDeviceMissing",
+        "NuFiProtectionBreakerHeld",
     }
     assert not _alertmanager(world)
 

@@ -32,23 +32,33 @@ POLICY: dict[str, Any] = {
     "taint_node": True,
     "overrides_may_disable": False,
     "override_max_trip_celsius": None,
+    "unhealthy": {"enabled": False, "trip_hold_seconds": 0, "resume_hold_seconds": 30},
+    "breaker": {"max_node_share": 0.3, "max_replica_share": 0.5},
 }
 
 
 @dataclass
 class Answers:
-    """What a steady client saw: (time, node or None for a failure, status) per request."""
+    """What a steady client saw: (time, node or None for a failure, status) per request, and beside
+    it (time, the pod that answered)."""
 
     seen: list[tuple[float, str | None, int]] = field(default_factory=list)
+    pods: list[tuple[float, str | None]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def add(self, node: str | None, status: int) -> None:
+    def add(self, node: str | None, status: int, pod: str | None = None) -> None:
         with self.lock:
-            self.seen.append((time.monotonic(), node, status))
+            now = time.monotonic()
+            self.seen.append((now, node, status))
+            self.pods.append((now, pod))
 
     def since(self, start: float) -> list[tuple[float, str | None, int]]:
         with self.lock:
             return [item for item in self.seen if item[0] >= start]
+
+    def pods_since(self, start: float) -> list[tuple[float, str | None]]:
+        with self.lock:
+            return [item for item in self.pods if item[0] >= start]
 
 
 @dataclass
@@ -90,14 +100,16 @@ def steady_requests(world_kube: httpx.Client, answers: Answers, stop: threading.
         except httpx.HTTPError:
             answers.add(None, 0)
             continue
-        node = response.json()["nufi"]["node"] if response.status_code == 200 else None
-        answers.add(node, response.status_code)
+        served = response.json()["nufi"] if response.status_code == 200 else {}
+        answers.add(served.get("node"), response.status_code, served.get("pod"))
         time.sleep(0.05)
 
 
 @contextlib.contextmanager
-def thermal_world(sandbox: SandboxRun) -> Iterator[World]:
-    """LPU registered, project and a two-replica deployment made, the steady client running."""
+def thermal_world(
+    sandbox: SandboxRun, *, registration: dict[str, Any] = LPU_REGISTRATION, replicas: int = 2
+) -> Iterator[World]:
+    """LPU registered, project and a deployment of `replicas` made, the steady client running."""
     state = sandbox.state
     admin = bearer(token(state, "admin", "admin"))
     kubeconfig = yaml.safe_load(Path(state["kubeconfig"]).read_text())
@@ -108,7 +120,7 @@ def thermal_world(sandbox: SandboxRun) -> Iterator[World]:
         httpx.Client(base_url=state["kube_api_url"], headers=bearer(kube_token), timeout=30.0) as client,
     ):
         poll(
-            lambda: nufi.post("/api/v1/admin/devices", json=LPU_REGISTRATION).status_code == 201,
+            lambda: nufi.post("/api/v1/admin/devices", json=registration).status_code == 201,
             60,
             0.5,
             "lpu",
@@ -121,7 +133,7 @@ def thermal_world(sandbox: SandboxRun) -> Iterator[World]:
                 "image": state["images"]["inference"],
                 "args": ["inference", "--model", MODEL],
                 "accelerator": {"device_type": "lpu", "count": 1},
-                "replicas": 2,
+                "replicas": replicas,
                 "port": 8000,
                 "readiness_path": "/health",
             },
@@ -143,7 +155,8 @@ def thermal_world(sandbox: SandboxRun) -> Iterator[World]:
             stop.set()
             if steady.is_alive():
                 steady.join(timeout=30)
-            httpx.delete(world.override_url(HOT_NODE), timeout=10)
+            for node in (HOT_NODE, COOL_NODE):
+                httpx.delete(world.override_url(node), timeout=10)
 
 
 def force(world: World, node: str, value: float) -> None:

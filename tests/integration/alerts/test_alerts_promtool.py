@@ -49,7 +49,7 @@ def test_every_generated_group_passes_promtool_check_rules(device_type: DeviceTy
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert f"SUCCESS: {len(group.rule_names)} rules found" in checked.stdout
     # Every mapped quantity has its rule, and both languages their annotations.
-    expected = {"hot", "memory", "exporter_down", "missing_device"}
+    expected = {"hot", "memory", "exporter_down", "missing_device", "breaker_held"}
     if device_type.metrics.health is not None:
         expected.add("unhealthy")
     assert set(group.rule_names) == expected
@@ -247,3 +247,17 @@ def test_an_unhealthy_device_fires_where_health_is_mapped(tmp_path: Path) -> Non
         series,
         [{"eval_time": "1m", "alertname": "NuFiDeviceUnhealthy", "exp_alerts": fired}],
     )
+
+
+def test_a_held_breaker_fires_once_per_type_whatever_the_nufi_replicas(tmp_path: Path) -> None:
+    group = rule_group(_lpu(), AlertThresholds(), 85.0)
+    series = [
+        {"series": f'nufi_protection_breaker_held{{device_type="lpu",instance="{r}"}}', "values": v}
+        for r, v in (("nufi-0", "0 1x10"), ("nufi-1", "0 0x10"))
+    ]
+    fired = [_alert("NuFiProtectionBreakerHeld", "breaker_held", "warning", "lpu")]
+    tests = [
+        {"eval_time": "0m", "alertname": "NuFiProtectionBreakerHeld", "exp_alerts": []},
+        {"eval_time": "1m", "alertname": "NuFiProtectionBreakerHeld", "exp_alerts": fired},
+    ]
+    _behaviour(tmp_path, group, series, tests)

@@ -33,6 +33,8 @@ POLICY: dict[str, Any] = {
     "taint_node": False,
     "overrides_may_disable": False,
     "override_max_trip_celsius": None,
+    "unhealthy": {"enabled": False, "trip_hold_seconds": 0, "resume_hold_seconds": 30},
+    "breaker": {"max_node_share": 0.3, "max_replica_share": 0.5},
 }
 TYPE = "nvidia-gpu"
 

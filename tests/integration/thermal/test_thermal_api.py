@@ -26,6 +26,8 @@ POLICY: dict[str, Any] = {
     "taint_node": True,
     "overrides_may_disable": False,
     "override_max_trip_celsius": 100,
+    "unhealthy": {"enabled": True, "trip_hold_seconds": 3, "resume_hold_seconds": 12},
+    "breaker": {"max_node_share": 0.5, "max_replica_share": 0.75},
 }
 
 

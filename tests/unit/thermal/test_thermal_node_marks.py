@@ -58,3 +58,30 @@ def test_nothing_is_marked_for_another_type_a_disabled_policy_or_no_pass_yet() -
     assert node_marks(status(hot), "furiosa-rngd") == {}
     assert node_marks(status(hot, enabled=False), "lpu") == {}
     assert node_marks(None, "lpu") == {}
+
+
+def test_a_node_cut_for_health_or_held_back_by_the_breaker_is_marked_so() -> None:
+    sick = NodeStatus(
+        node="n1",
+        state="normal",
+        temperature_celsius=50.0,
+        since=0.0,
+        hot=False,
+        hot_devices=(),
+        deployments=("llm",),
+        pods=(pod("a", serving=False),),
+        unhealthy=True,
+        unhealthy_devices=("lpu0",),
+    )
+    held = NodeStatus(
+        node="n2",
+        state="hot",
+        temperature_celsius=95.0,
+        since=0.0,
+        hot=True,
+        hot_devices=(),
+        deployments=("llm",),
+        pods=(pod("b", serving=True),),
+        held=True,
+    )
+    assert node_marks(status(sick, held), "lpu") == {"n1": "unhealthy", "n2": "held"}

@@ -24,7 +24,40 @@ def test_the_defaults_are_the_documented_ones() -> None:
         "taint_node": False,
         "overrides_may_disable": False,
         "override_max_trip_celsius": None,
+        "unhealthy": {"enabled": False, "trip_hold_seconds": 0, "resume_hold_seconds": 30},
+        "breaker": {"max_node_share": 0.3, "max_replica_share": 0.5},
     }
+
+
+def test_a_policy_stored_before_health_and_the_breaker_reads_with_their_defaults() -> None:
+    stored = {"enabled": True, "trip_celsius": 90, "resume_celsius": 80}
+    policy = ThermalPolicy.model_validate(stored | {"trip_celsius": 90.0, "resume_celsius": 80.0})
+    assert not policy.unhealthy.enabled and policy.breaker.max_node_share == 0.3
+
+
+@pytest.mark.parametrize(
+    ("body", "location"),
+    [
+        ({"unhealthy": {"enabled": "yes"}}, ("unhealthy", "enabled")),
+        ({"unhealthy": {"trip_hold_seconds": -1}}, ("unhealthy", "trip_hold_seconds")),
+        ({"breaker": {"max_node_share": 0}}, ("breaker", "max_node_share")),
+        ({"breaker": {"max_replica_share": 1.5}}, ("breaker", "max_replica_share")),
+        ({"breaker": {"nodes": 0.5}}, ("breaker", "nodes")),
+    ],
+)
+def test_health_and_breaker_fields_are_refused_naming_the_field(
+    body: dict[str, object], location: tuple[str, ...]
+) -> None:
+    with pytest.raises(ValidationError) as refused:
+        ThermalPolicy.model_validate(body)
+    assert [tuple(e["loc"]) for e in refused.value.errors()] == [location]
+
+
+def test_the_breaker_allows_its_share_rounded_down_and_never_less_than_one() -> None:
+    breaker = ThermalPolicy().breaker
+    assert [breaker.allowed(0.3, n) for n in (1, 2, 3, 4, 10, 100)] == [1, 1, 1, 1, 3, 30]
+    assert [breaker.allowed(0.5, n) for n in (1, 2, 3, 4)] == [1, 1, 1, 2]
+    assert breaker.allowed(1.0, 7) == 7
 
 
 def test_a_types_thermal_defaults_give_its_temperatures() -> None:

@@ -39,7 +39,7 @@ DYNAMIC: dict[str, Source] = {
     "monitoring.column.{}": IN_CODE,
     "monitoring.state.{}": IN_CODE,
     # ThermalService.marked_nodes: the nodes thermal control has cut, kept serving or cannot read.
-    "monitoring.thermal.{}": Values("hot", "kept", "stale"),
+    "monitoring.thermal.{}": Values("hot", "kept", "stale", "unhealthy", "held"),
     "thermal.column.{}": IN_CODE,
     "thermal.dry_run.{}": IN_CODE,
     # PolicyEntry.source: the type's thermal defaults, or a policy an administrator stored.

@@ -55,6 +55,23 @@ class NodeStatusView(BaseModel):
     pods: list[PodTrafficView]
     stale_reason: str | None = None
     stale_reason_message: MessageView | None = None
+    # Health cuts it: the node as a whole (scope node) or these devices (scope device).
+    unhealthy: bool = False
+    unhealthy_devices: list[str] = []
+    # Affected, but the circuit breaker holds it back: its traffic stays.
+    held: bool = False
+
+
+class BreakerView(BaseModel):
+    """The circuit breaker over the type's nodes: at most `allowed` of `total_nodes` are cut at once;
+    `held` while some affected nodes are held back (`waiting`), their traffic kept."""
+
+    held: bool
+    total_nodes: int
+    allowed: int
+    affected: list[str]
+    cut: list[str]
+    waiting: list[str]
 
 
 class DeviceTypeStatusView(BaseModel):
@@ -63,6 +80,7 @@ class DeviceTypeStatusView(BaseModel):
     nodes: list[NodeStatusView]
     unusable: str | None = None
     unusable_message: MessageView | None = None
+    breaker: BreakerView | None = None
 
 
 class StatusView(BaseModel):

@@ -33,6 +33,12 @@ TEXTS: dict[str, str] = {
         "A device may have fallen off the bus or failed: check the node's kernel log and the device "
         "plugin, and drain the node before replacing the device."
     ),
+    "alerts.rule.breaker_held.summary": "The circuit breaker holds {type} nodes back",
+    "alerts.rule.breaker_held.description": (
+        "More {type} nodes are affected (hot or unhealthy) than protection may cut at once, so some "
+        "keep serving although affected. Look at Admin → Thermal for which nodes, and at the devices: "
+        "many failing together often share a cause (cooling, power, a driver rollout)."
+    ),
     # Where the rules go, and why they could not be written.
     "alerts.target_off": "not configured: alert rules are off (NUFI_ALERTS_TARGET=off)",
     "alerts.no_target": (

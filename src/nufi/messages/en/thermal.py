@@ -10,6 +10,15 @@ TEXTS: dict[str, str] = {
     "thermal.reason.hot_stale": (
         "{where} is hot and its temperature cannot be read now; traffic stays off until it can"
     ),
+    "thermal.reason.unhealthy": "{where} reads unhealthy",
+    "thermal.reason.breaker_nodes": (
+        "kept although {why}: the circuit breaker lets protection cut {allowed} of {total} nodes at once, "
+        "and as many are cut already"
+    ),
+    "thermal.reason.breaker_replicas": (
+        "kept although {why}: the circuit breaker lets protection cut {allowed} of its {replicas} replicas "
+        "of {deployment} at once"
+    ),
     "thermal.reason.kept_last_replica": (
         "kept as the last routable replica of {deployment} although {why}; the policy does not allow a "
         "full shutoff"

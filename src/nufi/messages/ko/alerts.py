@@ -31,6 +31,12 @@ TEXTS: dict[str, str] = {
         "디바이스가 버스에서 떨어졌거나 고장 났을 수 있습니다. 노드의 커널 로그와 디바이스 플러그인을 "
         "확인하고, 디바이스를 교체하기 전에 노드를 드레인하세요."
     ),
+    "alerts.rule.breaker_held.summary": "서킷 브레이커가 {type} 노드의 차단을 보류하고 있음",
+    "alerts.rule.breaker_held.description": (
+        "보호가 한 번에 차단할 수 있는 것보다 많은 {type} 노드가 영향을 받아(과열 또는 비정상) 일부는 "
+        "영향을 받았는데도 계속 서비스합니다. 관리 → 온도 제어에서 어느 노드인지 확인하고 디바이스를 "
+        "살펴보세요. 여러 대가 함께 실패하면 원인이 같을 때가 많습니다(냉각, 전원, 드라이버 배포)."
+    ),
     "alerts.target_off": "설정되지 않음: 알림 규칙이 꺼져 있습니다 (NUFI_ALERTS_TARGET=off)",
     "alerts.no_target": (
         "설정되지 않음: 클러스터가 PrometheusRule(monitoring.coreos.com/v1)을 제공하지 않고 "

@@ -10,6 +10,15 @@ TEXTS: dict[str, str] = {
     "thermal.reason.hot_stale": (
         "{where}: 과열 상태에서 지금은 온도를 읽을 수 없습니다. 다시 읽을 수 있을 때까지 트래픽을 끊어 둡니다"
     ),
+    "thermal.reason.unhealthy": "{where}이(가) 비정상으로 보고됩니다",
+    "thermal.reason.breaker_nodes": (
+        "{why}이지만 유지합니다: 서킷 브레이커가 노드 {total}개 중 {allowed}개까지만 동시에 차단하도록 "
+        "허용하며, 이미 그만큼 차단되어 있습니다"
+    ),
+    "thermal.reason.breaker_replicas": (
+        "{why}이지만 유지합니다: 서킷 브레이커가 {deployment}의 복제본 {replicas}개 중 {allowed}개까지만 "
+        "동시에 차단하도록 허용합니다"
+    ),
     "thermal.reason.kept_last_replica": (
         "{deployment}의 마지막 라우팅 가능한 복제본이라 트래픽을 유지합니다({why}). "
         "정책이 전체 차단을 허용하지 않습니다"

@@ -132,6 +132,11 @@ async def _live_rows(principal: Principal, t: Translator, names: dict[str, str])
     for entry in status.types:
         for node in entry.nodes:
             states = state_chips(t, node.state, node.hot, [pod.traffic_on for pod in node.pods])
+            if node.unhealthy:
+                devices = ", ".join(node.unhealthy_devices)
+                states.insert(1, chip("unhealthy", t("thermal.state.unhealthy"), devices))
+            if node.held:
+                states.append(chip("held", t("thermal.held")))
             pods = [_pod_chip(pod, t) for pod in node.pods]
             rows.append(
                 {
@@ -214,6 +219,12 @@ def _message(row: ThermalEvent, t: Translator) -> str:
     except ValidationError:
         return row.message
     where = row.node if row.device is None else t("thermal.history.device", node=row.node, device=row.device)
+    if row.details.get("condition") == "unhealthy":
+        unhealthy = row.to_state == "unhealthy"
+        condition = checked.unhealthy
+        hold = condition.trip_hold_seconds if unhealthy else condition.resume_hold_seconds
+        key = "thermal.history.unhealthy" if unhealthy else "thermal.history.healthy"
+        return t(key, where=where, hold=hold)
     reading = (
         t("thermal.history.no_reading")
         if row.temperature_celsius is None

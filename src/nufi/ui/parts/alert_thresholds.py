@@ -31,6 +31,7 @@ KINDS: dict[RuleName, str] = {
     "unhealthy": "alerting.kind.unhealthy",
     "exporter_down": "alerting.kind.exporter_down",
     "missing_device": "alerting.kind.missing_device",
+    "breaker_held": "alerting.kind.breaker_held",
 }
 _SEVERITY = {"critical": "alerting.severity.critical", "warning": "alerting.severity.warning"}
 # The number each rule has besides its duration (the field of AlertThresholds, its label key, unit).

@@ -12,15 +12,19 @@ from typing import Literal
 
 from nufi.ui.i18n import Translator
 
-ChipKind = Literal["normal", "hot", "stale", "cut", "kept", "on", "implausible", "not_reporting"]
+ChipKind = Literal[
+    "normal", "hot", "unhealthy", "stale", "cut", "kept", "held", "on", "implausible", "not_reporting"
+]
 
 COLORS: dict[str, str] = {
     "normal": "green-7",
     "on": "green-7",
     "hot": "red-7",
+    "unhealthy": "red-7",
     "cut": "red-7",
     "stale": "amber-9",
     "kept": "amber-9",
+    "held": "amber-9",
     "implausible": "amber-9",
     "not_reporting": "grey-7",
 }

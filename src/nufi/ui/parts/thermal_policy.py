@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from nufi.auth import Principal
 from nufi.errors import NufiError
 from nufi.messages.validation import validation_message
-from nufi.thermal.policy import ThermalPolicy
+from nufi.thermal.policy import Breaker, ThermalPolicy, UnhealthyCondition
 from nufi.thermal.service import DryRun, PolicyEntry
 from nufi.ui import context
 from nufi.ui.i18n import Translator
@@ -96,6 +96,35 @@ class PolicyCard:
                 .classes("min-w-[16rem]")
                 .props(f'stack-label data-testid="thermal-max-trip-{self.device_type}"')
             )
+        # Beyond temperature: unhealthy devices, and the breaker (shares in %, stored as fractions).
+        with ui.row().classes("items-end gap-4 flex-wrap"):
+            self.unhealthy = ui.switch(t("thermal.field.unhealthy"), value=policy.unhealthy.enabled).props(
+                f'data-testid="thermal-unhealthy-{self.device_type}"'
+            )
+            self.unhealthy_trip = ui.number(
+                t("thermal.field.unhealthy_trip_hold"),
+                value=policy.unhealthy.trip_hold_seconds,
+                suffix=seconds,
+            )
+            self.unhealthy_resume = ui.number(
+                t("thermal.field.unhealthy_resume_hold"),
+                value=policy.unhealthy.resume_hold_seconds,
+                suffix=seconds,
+            )
+            self.breaker_nodes = (
+                ui.number(
+                    t("thermal.field.breaker_nodes"),
+                    value=_percent(policy.breaker.max_node_share),
+                    suffix="%",
+                )
+                .classes("min-w-[14rem]")
+                .props(f'data-testid="thermal-breaker-nodes-{self.device_type}"')
+            )
+            self.breaker_replicas = ui.number(
+                t("thermal.field.breaker_replicas"),
+                value=_percent(policy.breaker.max_replica_share),
+                suffix="%",
+            ).classes("min-w-[20rem]")
 
     def _heading(self, entry: PolicyEntry) -> str:
         return f"{self.name} · {self.t(f'thermal.source.{entry.source}')}"
@@ -134,6 +163,11 @@ class PolicyCard:
         self.taint.value = policy.taint_node
         self.may_disable.value = policy.overrides_may_disable
         self.max_trip.value = policy.override_max_trip_celsius
+        self.unhealthy.value = policy.unhealthy.enabled
+        self.unhealthy_trip.value = policy.unhealthy.trip_hold_seconds
+        self.unhealthy_resume.value = policy.unhealthy.resume_hold_seconds
+        self.breaker_nodes.value = _percent(policy.breaker.max_node_share)
+        self.breaker_replicas.value = _percent(policy.breaker.max_replica_share)
 
     def _read(self) -> ThermalPolicy:
         return ThermalPolicy(
@@ -147,6 +181,15 @@ class PolicyCard:
             taint_node=bool(self.taint.value),
             overrides_may_disable=bool(self.may_disable.value),
             override_max_trip_celsius=self.max_trip.value,
+            unhealthy=UnhealthyCondition(
+                enabled=bool(self.unhealthy.value),
+                trip_hold_seconds=int(self.unhealthy_trip.value or 0),
+                resume_hold_seconds=int(self.unhealthy_resume.value or 0),
+            ),
+            breaker=Breaker(
+                max_node_share=_share(self.breaker_nodes.value),
+                max_replica_share=_share(self.breaker_replicas.value),
+            ),
         )
 
     def proposed(self) -> ThermalPolicy | None:
@@ -247,6 +290,15 @@ def _end_slot() -> str:
         '<time v-if="props.value" data-local :datetime="props.value" :title="props.row.end_utc">'
         "{{ props.row.end_utc }}</time><span v-else>{{ props.row.end_utc }}</span></q-td>"
     )
+
+
+def _percent(share: float) -> float:
+    return round(share * 100, 2)
+
+
+def _share(percent: float | None) -> float:
+    # An empty field is no share at all, which the policy refuses naming the field.
+    return 0.0 if percent is None else round(float(percent) / 100, 4)
 
 
 def first_error(exc: Exception, t: Translator) -> str:

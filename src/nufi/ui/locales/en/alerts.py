@@ -48,6 +48,7 @@ TEXTS: dict[str, str] = {
     "alerting.kind.memory": "Memory nearly full",
     "alerting.kind.unhealthy": "Unhealthy",
     "alerting.kind.exporter_down": "Exporter down",
+    "alerting.kind.breaker_held": "Breaker holding nodes back",
     "alerting.kind.missing_device": "Devices missing",
     "alerting.field.celsius": "Temperature",
     "alerting.field.follows": "Empty: follows the thermal trip ({trip} °C)",

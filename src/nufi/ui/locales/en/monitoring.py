@@ -26,6 +26,8 @@ TEXTS: dict[str, str] = {
     "monitoring.state.ok": "OK",
     "monitoring.thermal.hot": "Hot: traffic cut",
     "monitoring.thermal.kept": "Hot: traffic kept",
+    "monitoring.thermal.unhealthy": "Unhealthy: traffic cut",
+    "monitoring.thermal.held": "Affected: held by the breaker",
     "monitoring.thermal.stale": "Temperature not readable",
     "monitoring.state.stale": "Stale",
     "monitoring.state.not_reporting": "Not reporting",

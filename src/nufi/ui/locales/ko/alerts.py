@@ -48,6 +48,7 @@ TEXTS: dict[str, str] = {
     "alerting.kind.memory": "메모리 부족",
     "alerting.kind.unhealthy": "비정상",
     "alerting.kind.exporter_down": "익스포터 중단",
+    "alerting.kind.breaker_held": "브레이커 차단 보류",
     "alerting.kind.missing_device": "디바이스 누락",
     "alerting.field.celsius": "온도",
     "alerting.field.follows": "비우면 온도 제어의 차단 온도({trip} °C)를 따릅니다",

@@ -28,6 +28,8 @@ TEXTS: dict[str, str] = {
     "monitoring.state.ok": "정상",
     "monitoring.thermal.hot": "과열: 트래픽 차단",
     "monitoring.thermal.kept": "과열: 트래픽 유지",
+    "monitoring.thermal.unhealthy": "비정상: 트래픽 차단",
+    "monitoring.thermal.held": "영향 받음: 브레이커가 차단 보류",
     "monitoring.thermal.stale": "온도 측정 불가",
     "monitoring.state.stale": "오래됨",
     "monitoring.state.not_reporting": "응답 없음",

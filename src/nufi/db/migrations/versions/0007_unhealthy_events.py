@@ -1,0 +1,33 @@
+"""Thermal events may record a device or node turning unhealthy (protection beyond temperature).
+
+Revision ID: 0007
+Revises: 0006
+Create Date: 2026-12-05
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from alembic import op
+
+revision: str = "0007"
+down_revision: str | None = "0006"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    # SQLite cannot alter a constraint in place: batch mode copies the table with the new one.
+    with op.batch_alter_table("thermal_events") as batch:
+        batch.drop_constraint(op.f("ck_thermal_events_to_state"), type_="check")
+        batch.create_check_constraint(
+            op.f("ck_thermal_events_to_state"), "to_state IN ('normal', 'hot', 'unhealthy')"
+        )
+
+
+def downgrade() -> None:
+    op.execute("DELETE FROM thermal_events WHERE to_state = 'unhealthy'")
+    with op.batch_alter_table("thermal_events") as batch:
+        batch.drop_constraint(op.f("ck_thermal_events_to_state"), type_="check")
+        batch.create_check_constraint(op.f("ck_thermal_events_to_state"), "to_state IN ('normal', 'hot')")

@@ -1,0 +1,37 @@
+"""Why a pod's traffic is off, or why a pod a condition trips keeps serving: messages, worded by
+whoever shows them."""
+
+from __future__ import annotations
+
+from nufi.messages import Message
+from nufi.thermal.breaker import BreakerStatus
+from nufi.thermal.conditions import Condition
+from nufi.thermal.hysteresis import Track
+from nufi.thermal.plan import PodDecision
+from nufi.thermal.policy import ThermalPolicy
+
+
+def why(where: Message, track: Track, policy: ThermalPolicy, condition: Condition = "temperature") -> Message:
+    if condition == "unhealthy":
+        return Message("thermal.reason.unhealthy", {"where": where})
+    if track.stale:
+        return Message("thermal.reason.hot_stale", {"where": where})
+    limits = {"where": where, "trip": policy.trip_celsius, "resume": policy.resume_celsius}
+    if track.temperature is None:
+        return Message("thermal.reason.hot_no_reading", limits)
+    # A tenth of a degree: what a sensor resolves, and what the Thermal page shows.
+    return Message("thermal.reason.hot", {**limits, "temperature": round(track.temperature, 1)})
+
+
+def held_back(
+    decided: PodDecision, breaker: BreakerStatus, tripped: tuple[bool, Message | None]
+) -> PodDecision:
+    """A pod serving on a node the breaker holds back, although a condition trips it: kept, and why."""
+    cut, why = tripped
+    if not cut or not decided.traffic_on or decided.kept:
+        return decided
+    reason = Message(
+        "thermal.reason.breaker_nodes",
+        {"why": why, "allowed": breaker.allowed, "total": breaker.total_nodes},
+    )
+    return PodDecision(decided.pod, True, reason, kept=True)
