@@ -102,7 +102,14 @@ def test_dcgm_is_scraped_like_a_service_monitor(sandbox: SandboxRun) -> None:
     assert {s["Hostname"] for s in series} == {"gpu-node-1"}
     targets = httpx.get(f"{prom}/api/v1/targets", timeout=5).json()["data"]["activeTargets"]
     assert sorted(t["labels"]["job"] for t in targets) == sorted(
-        ["dcgm-exporter", "furiosa-metrics-exporter", "rbln-metrics-exporter", *["mock-lpu-exporter"] * 2]
+        [
+            "dcgm-exporter",
+            "furiosa-metrics-exporter",
+            "rbln-metrics-exporter",
+            *["mock-lpu-exporter"] * 2,
+            # NuFi itself: the capacity its generated alerting rules compare with (docs/alerts.md).
+            "nufi",
+        ]
     )
     assert {t["health"] for t in targets} == {"up"}
     assert {t["scrapeInterval"] for t in targets if "scrapeInterval" in t} <= {"1s"}
