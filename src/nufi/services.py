@@ -331,7 +331,12 @@ def _start_thermal(
         _log.warning("thermal control not started: the database is in memory (one connection)")
         return None
     controller = _thermal_controller(
-        settings, gateways.cluster, domains.catalog, domains.monitoring, gateways.database
+        settings,
+        gateways.cluster,
+        gateways.prometheus,
+        domains.catalog,
+        domains.monitoring,
+        gateways.database,
     )
     controller.start()
     # Before monitoring closes: the controller reads its refreshers.
@@ -342,6 +347,7 @@ def _start_thermal(
 def _thermal_controller(
     settings: Settings,
     cluster: ClusterGateway,
+    prometheus: PrometheusGateway,
     catalog: DeviceCatalog,
     monitoring: MonitoringService,
     database: Database,
@@ -370,4 +376,5 @@ def _thermal_controller(
             max_snapshot_age_seconds=monitoring.settings.stale_after_seconds,
         ),
         identity=identity,
+        prometheus=prometheus,
     )

@@ -34,7 +34,7 @@ WIZARD_DRAFT_ID_LENGTH = 64
 # A node's name is a DNS subdomain; a device ID is whatever its exporter labels it with, within reason.
 NODE_NAME_LENGTH = 253
 DEVICE_ID_LENGTH = 255
-THERMAL_STATES = ("normal", "hot", "unhealthy")
+THERMAL_STATES = ("normal", "hot", "unhealthy", "tripped")
 
 JsonObject = dict[str, Any]
 

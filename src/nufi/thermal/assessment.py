@@ -17,7 +17,16 @@ from dataclasses import dataclass
 from nufi.errors import ValidationFailed
 from nufi.messages import Message
 from nufi.thermal.breaker import BreakerStatus, hold
-from nufi.thermal.conditions import Condition, Thresholds, limits_key, thresholds, unhealthy_limits
+from nufi.thermal.conditions import (
+    Condition,
+    Thresholds,
+    conditions_of,
+    custom_limits,
+    limits_key,
+    limits_of,
+    thresholds,
+    unhealthy_limits,
+)
 from nufi.thermal.hysteresis import Limits, Track, start, step, temperature_limits
 from nufi.thermal.plan import DeploymentView, PodDecision, PodView, decide
 from nufi.thermal.policy import ThermalPolicy
@@ -94,9 +103,11 @@ def assess(
     tracks: Mapping[TrackKey, Track],
     tainted: Set[str],
     health: Mapping[str, Readings] | None = None,
+    custom: Mapping[str, Readings] | None = None,
 ) -> Assessment:
     """`health` holds each type's health readings, for the types whose policy protects from unhealthy
-    devices (`policy.unhealthy.enabled`)."""
+    devices (`policy.unhealthy.enabled`); `custom` the readings of each type's own condition
+    (`policy.custom`)."""
     run = _Pass(now, tracks, tainted)
     decisions: list[Decision] = []
     for device_type, temps in temperatures.items():
@@ -109,7 +120,10 @@ def assess(
                 run.follow(device_type, own, temps, [deployment], f"{deployment.namespace}/{deployment.name}")
         healthy = (health or {}).get(device_type)
         if policy.unhealthy.enabled and healthy is not None:
-            run.follow(device_type, policy, healthy, deployments, None, unhealthy_limits(policy))
+            run.follow(device_type, policy, healthy, deployments, None, unhealthy_limits(policy), "unhealthy")
+        mapped = (custom or {}).get(device_type)
+        if "custom" in conditions_of(policy) and mapped is not None:
+            run.follow(device_type, policy, mapped, deployments, None, custom_limits(policy), "custom")
         run.hold(device_type, policy, temps, deployments)
         for deployment in deployments:
             decisions.extend(run.decide(device_type, effective(deployment, policy), temps, deployment))
@@ -142,20 +156,20 @@ class _Pass:
         readings: Readings,
         deployments: list[ServingDeployment],
         override_of: str | None,
-        unhealthy: Limits | None = None,
+        own_limits: Limits | None = None,
+        condition: Condition = "temperature",
     ) -> None:
-        """Step the tracks of one condition: temperature under `policy`'s thresholds, or health under
-        `unhealthy` limits. A track seen for the first time starts tripped where its pods are off: the
-        cluster does not say which condition cut them, so each condition must clear before they return."""
-        condition: Condition = "temperature" if unhealthy is None else "unhealthy"
-        limits = temperature_limits(policy) if unhealthy is None else unhealthy
+        """Step the tracks of one condition: temperature under `policy`'s thresholds, or another
+        condition under `own_limits`. A track seen for the first time starts tripped where its pods are
+        off: the cluster does not say which condition cut them, so each must clear before they return."""
+        limits = temperature_limits(policy) if own_limits is None else own_limits
         pods = [pod for d in deployments for pod in d.pods if pod.node]
         nodes = set(readings.nodes) if override_of is None else set()
         nodes |= {pod.node for pod in pods if pod.node}
         for node in sorted(nodes):
             off = [p for p in pods if p.node == node and not p.traffic_on]
             key = TrackKey(device_type, node, None, limits_key(limits), condition)
-            tainted = override_of is None and unhealthy is None and node in self.tainted
+            tainted = override_of is None and condition == "temperature" and node in self.tainted
             self._step(key, readings.node(node), limits, policy, override_of, bool(off) or tainted, off)
         if policy.scope != "device":
             return
@@ -213,18 +227,14 @@ class _Pass:
         device: str | None,
         condition: Condition = "temperature",
     ) -> Track | None:
-        limits = thresholds(policy) if condition == "temperature" else limits_key(unhealthy_limits(policy))
-        return self.next.get(TrackKey(device_type, node, device, limits, condition))
+        return self.next.get(TrackKey(device_type, node, device, limits_of(policy, condition), condition))
 
     def _tripped(self, device_type: str, policy: ThermalPolicy, view: PodView) -> tuple[bool, Message | None]:
         """Whether a condition cuts `view`'s traffic, and why: its node's track, or with scope
         `device` the tracks of the devices it holds; temperature first, then health."""
         if view.node is None:
             return False, None
-        conditions: list[Condition] = ["temperature"]
-        if policy.unhealthy.enabled:
-            conditions.append("unhealthy")
-        for condition in conditions:
+        for condition in conditions_of(policy):
             if policy.scope == "device" and view.devices:
                 for device in view.devices:
                     track = self._track(device_type, policy, view.node, device, condition)
@@ -316,7 +326,8 @@ class _Pass:
             if key.condition != "temperature":
                 continue
             hot_devices = self._tripped_devices(device_type, key.node, own, "temperature")
-            unhealthy = self._unhealthy(device_type, key.node, policy)
+            unhealthy = self._cut_by(device_type, key.node, policy, "unhealthy")
+            custom = self._cut_by(device_type, key.node, policy, "custom")
             here = [
                 d for d in decisions if d.deployment.device_type == device_type and d.pod.node == key.node
             ]
@@ -330,6 +341,8 @@ class _Pass:
                     hot_devices=hot_devices,
                     unhealthy=unhealthy is not None,
                     unhealthy_devices=unhealthy or (),
+                    custom=custom is not None,
+                    custom_devices=custom or (),
                     held=breaker is not None and key.node in breaker.waiting,
                     deployments=tuple(
                         sorted({f"{d.deployment.namespace}/{d.deployment.name}" for d in here})
@@ -366,14 +379,16 @@ class _Pass:
             )
         )
 
-    def _unhealthy(self, device_type: str, node: str, policy: ThermalPolicy) -> tuple[str, ...] | None:
-        """The node's unhealthy devices (empty: the node as a whole, with scope `node`); None when
-        health does not cut it."""
-        if not policy.unhealthy.enabled:
+    def _cut_by(
+        self, device_type: str, node: str, policy: ThermalPolicy, condition: Condition
+    ) -> tuple[str, ...] | None:
+        """The node's devices `condition` cuts (empty: the node as a whole, with scope `node`); None
+        when it does not cut the node."""
+        if condition not in conditions_of(policy):
             return None
-        limits = limits_key(unhealthy_limits(policy))
-        devices = self._tripped_devices(device_type, node, limits, "unhealthy")
-        whole = self.next.get(TrackKey(device_type, node, None, limits, "unhealthy"))
+        limits = limits_of(policy, condition)
+        devices = self._tripped_devices(device_type, node, limits, condition)
+        whole = self.next.get(TrackKey(device_type, node, None, limits, condition))
         if devices or (whole is not None and whole.hot):
             return devices
         return None

@@ -1,6 +1,6 @@
 """The conditions protection follows, each with the limits of its hysteresis: temperature under the
-policy's trip and resume temperatures, and health (a device reading unhealthy trips, one reading
-healthy again resumes)."""
+policy's trip and resume temperatures, health (a device reading unhealthy trips, one reading healthy
+again resumes), and an admin's own expression against its trip and resume values."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from nufi.thermal.hysteresis import Limits
 from nufi.thermal.policy import ThermalPolicy
 
 Thresholds = tuple[float, float, int, int]
-Condition = Literal["temperature", "unhealthy"]
+Condition = Literal["temperature", "unhealthy", "custom"]
 
 
 def thresholds(policy: ThermalPolicy) -> Thresholds:
@@ -25,3 +25,32 @@ def unhealthy_limits(policy: ThermalPolicy) -> Limits:
 
 def limits_key(limits: Limits) -> Thresholds:
     return (limits.trip, limits.resume, limits.trip_hold_seconds, limits.resume_hold_seconds)
+
+
+def custom_limits(policy: ThermalPolicy) -> Limits:
+    """The admin's expression at or above `trip_at` trips, at or below `resume_at` resumes; 0 is a
+    reading like any other."""
+    condition = policy.custom
+    return Limits(
+        condition.trip_at,
+        condition.resume_at,
+        condition.trip_hold_seconds,
+        condition.resume_hold_seconds,
+        zero_unusable=False,
+    )
+
+
+def limits_of(policy: ThermalPolicy, condition: Condition) -> Thresholds:
+    if condition == "temperature":
+        return thresholds(policy)
+    return limits_key(unhealthy_limits(policy) if condition == "unhealthy" else custom_limits(policy))
+
+
+def conditions_of(policy: ThermalPolicy) -> list[Condition]:
+    """The conditions the policy protects from, in the order a pod's reason names them."""
+    found: list[Condition] = ["temperature"]
+    if policy.unhealthy.enabled:
+        found.append("unhealthy")
+    if policy.custom.enabled and policy.custom.expression:
+        found.append("custom")
+    return found

@@ -15,21 +15,25 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 
 from nufi.auth import Principal
 from nufi.cluster import ClusterGateway
 from nufi.cluster.lease import LeaderElector
 from nufi.cluster.traffic import node_taints, record_event, set_node_taint, set_pod_traffic
 from nufi.devices.catalog import DeviceCatalog
+from nufi.devices.spec import Labels
 from nufi.errors import NufiError
 from nufi.logging import get_logger
 from nufi.messages import Message
 from nufi.monitoring import MonitoringService
 from nufi.monitoring.snapshot import message_data
+from nufi.prom import PrometheusGateway
 from nufi.thermal.assessment import Assessment, Decision, TrackKey, Transition, assess
 from nufi.thermal.breaker_events import breaker_changed
-from nufi.thermal.history import ThermalEvent, ThermalRecords
+from nufi.thermal.custom_readings import custom_readings
+from nufi.thermal.history import ThermalRecords
+from nufi.thermal.history_events import history_event, name_of
 from nufi.thermal.hysteresis import Track
 from nufi.thermal.policy import ThermalPolicy, default_policy
 from nufi.thermal.serving import OVERRIDE_ANNOTATION, ServingDeployment, read_serving
@@ -74,6 +78,7 @@ class ThermalController:
         settings: ControllerSettings,
         identity: str,
         clock: Callable[[], float] = time.time,
+        prometheus: PrometheusGateway | None = None,
     ) -> None:
         self._catalog = catalog
         self._monitoring = monitoring
@@ -86,6 +91,9 @@ class ThermalController:
         self._tracks: Mapping[TrackKey, Track] = {}
         # Per type, the nodes its breaker held back at the last pass this replica acted on.
         self._held: dict[str, tuple[str, ...]] = {}
+        # Each type's labels, for reading its policy's own condition.
+        self._labels: dict[str, Labels] = {}
+        self._prometheus = prometheus
         self._status = ThermalStatus(None, identity, False, None, ())
         self._task: asyncio.Task[None] | None = None
 
@@ -131,8 +139,14 @@ class ThermalController:
         relevant = _relevant(policies, serving)
         temps: dict[str, Temperatures] = {}
         health: dict[str, Readings] = {}
+        custom: dict[str, Readings] = {}
         for device_type in sorted(relevant):
             temps[device_type], health[device_type] = await self._readings(device_type)
+            own = policies[device_type].custom
+            if own.enabled and own.expression and self._prometheus is not None:
+                labels = self._labels[device_type]
+                pods = temps[device_type].pod_devices
+                custom[device_type] = await custom_readings(self._prometheus, own.expression, labels, pods)
         acting = self.leader
         # The taints are read by the one replica that may change them.
         tainted = await self._tainted() if acting else set()
@@ -144,6 +158,7 @@ class ThermalController:
             tracks=self._tracks,
             tainted=tainted,
             health=health,
+            custom=custom,
         )
         self._tracks = result.tracks
         if acting:
@@ -171,6 +186,7 @@ class ThermalController:
         stored = await self._records.policies()
         policies = {}
         for device_type in await self._catalog.list(SYSTEM, enabled_only=True):
+            self._labels[device_type.id] = device_type.labels
             policy = default_policy(device_type.thermal)
             if device_type.id in stored:
                 try:
@@ -222,7 +238,7 @@ class ThermalController:
         events = []
         for transition in result.transitions:
             pods = [d for d in changed if _affected(d, transition)]
-            events.append(_history_event(transition, pods, now))
+            events.append(history_event(transition, pods, now))
             await _events(self._cluster, self._identity, transition, pods, events[-1].message)
             _log.info(
                 "thermal transition",
@@ -232,9 +248,9 @@ class ThermalController:
                 condition=transition.key.condition,
                 state="tripped" if transition.hot else "normal",
                 temperature_celsius=transition.temperature,
-                pods_off=[_name(d) for d in pods if not d.traffic_on],
-                pods_on=[_name(d) for d in pods if d.traffic_on],
-                pods_kept=[_name(d) for d in pods if d.kept],
+                pods_off=[name_of(d) for d in pods if not d.traffic_on],
+                pods_on=[name_of(d) for d in pods if d.traffic_on],
+                pods_kept=[name_of(d) for d in pods if d.kept],
             )
         for decision in changed:
             if decision.kept:
@@ -285,60 +301,10 @@ def _affected(decision: Decision, transition: Transition) -> bool:
     )
 
 
-def _name(decision: Decision) -> str:
-    return f"{decision.pod.namespace}/{decision.pod.name}"
-
-
-def _history_event(transition: Transition, pods: list[Decision], now: float) -> ThermalEvent:
-    key = transition.key
-    where = key.node if key.device is None else f"device {key.device} on {key.node}"
-    reading = "" if transition.temperature is None else f" at {transition.temperature:g} °C"
-    policy = transition.policy
-    tripped_to = "hot"
-    if key.condition == "unhealthy":
-        tripped_to = "unhealthy"
-        condition = policy.unhealthy
-        if transition.hot:
-            message = f"{where} unhealthy for {condition.trip_hold_seconds} s"
-        else:
-            message = f"{where} healthy again for {condition.resume_hold_seconds} s"
-    elif transition.hot:
-        message = f"{where}{reading} reached {policy.trip_celsius:g} °C for {policy.trip_hold_seconds} s"
-    else:
-        message = (
-            f"{where}{reading} back at or below {policy.resume_celsius:g} °C "
-            f"for {policy.resume_hold_seconds} s"
-        )
-    if transition.override_of:
-        message += f" (override of {transition.override_of})"
-    return ThermalEvent(
-        at=datetime.fromtimestamp(now, UTC),
-        device_type_id=key.device_type,
-        node=key.node,
-        device=key.device,
-        to_state=tripped_to if transition.hot else "normal",
-        temperature_celsius=transition.temperature if key.condition == "temperature" else None,
-        details={
-            "pods_off": [_name(d) for d in pods if not d.traffic_on],
-            "pods_on": [_name(d) for d in pods if d.traffic_on and not d.kept],
-            "pods_kept": [_kept(d) for d in pods if d.kept],
-            "policy": policy.model_dump(),
-            "override_of": transition.override_of,
-            "condition": key.condition,
-        },
-        message=message,
-    )
-
-
-def _kept(decision: Decision) -> dict[str, Any]:
-    message = None if decision.reason is None else message_data(decision.reason)
-    return {"pod": _name(decision), "reason": decision.reason_text, "reason_message": message}
-
-
 async def _events(
     cluster: ClusterGateway, instance: str, transition: Transition, pods: list[Decision], message: str
 ) -> None:
-    word = "Unhealthy" if transition.key.condition == "unhealthy" else "Thermal"
+    word = {"unhealthy": "Unhealthy", "custom": "Condition"}.get(transition.key.condition, "Thermal")
     reason, kind = (f"{word}Trip", "Warning") if transition.hot else (f"{word}Resume", "Normal")
     event_type: Literal["Normal", "Warning"] = "Warning" if transition.hot else "Normal"
     await _guarded(

@@ -11,6 +11,12 @@ from pydantic_core import PydanticCustomError
 from nufi.devices.spec import ThermalDefaults
 from nufi.errors import ValidationFailed
 from nufi.messages import Message
+from nufi.prom.promql import (
+    MAX_EXPRESSION_CHARS,
+    ExpressionError,
+    ExpressionTooLarge,
+    instant_vector_problem,
+)
 
 Scope = Literal["node", "device"]
 MIN_TRIP, MAX_CELSIUS, MIN_RESUME = 30.0, 150.0, 0.0
@@ -36,6 +42,54 @@ class UnhealthyCondition(BaseModel):
     enabled: bool = False
     trip_hold_seconds: int = Field(default=0, ge=0, le=MAX_HOLD_SECONDS)
     resume_hold_seconds: int = Field(default=30, ge=0, le=MAX_HOLD_SECONDS)
+
+
+class CustomCondition(BaseModel):
+    """Traffic leaves a device (or node) where an admin's expression reads at or above `trip_at` for
+    `trip_hold_seconds`, and comes back once it reads at or below `resume_at` for `resume_hold_seconds`
+    (e.g. uncorrectable ECC errors, a vendor's throttle flag). The expression gives one series per
+    device with the type's node and device labels; it is checked live against Prometheus when saved."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    enabled: bool = False
+    # What the condition is called where people read why traffic was cut.
+    name: str = Field(default="custom", min_length=1, max_length=60)
+    expression: str | None = Field(default=None, min_length=1, max_length=MAX_EXPRESSION_CHARS)
+    trip_at: float = 1.0
+    resume_at: float = 0.0
+    trip_hold_seconds: int = Field(default=10, ge=0, le=MAX_HOLD_SECONDS)
+    resume_hold_seconds: int = Field(default=30, ge=0, le=MAX_HOLD_SECONDS)
+
+    @model_validator(mode="after")
+    def _usable(self) -> CustomCondition:
+        if self.enabled and self.expression is None:
+            raise _refused(Message("thermal_policy.custom_expression_required"))
+        if self.resume_at >= self.trip_at:
+            raise _refused(
+                Message(
+                    "thermal_policy.custom_resume_not_below_trip",
+                    {"resume": self.resume_at, "trip": self.trip_at},
+                )
+            )
+        if self.expression is not None:
+            problem = _expression_problem(self.expression)
+            if problem is not None:
+                raise _refused(problem)
+        return self
+
+
+def _expression_problem(expression: str) -> Message | None:
+    try:
+        return instant_vector_problem(expression)
+    except ExpressionTooLarge as exc:
+        return exc.problem
+    except ExpressionError as exc:
+        return Message("device_type.promql_unparsable", {"problem": exc.problem})
+
+
+def _refused(problem: Message) -> PydanticCustomError:
+    return PydanticCustomError(problem.code, problem.text("en"), dict(problem.params))
 
 
 class Breaker(BaseModel):
@@ -71,6 +125,7 @@ class ThermalPolicy(BaseModel):
     override_max_trip_celsius: float | None = Field(default=None, ge=MIN_TRIP, le=MAX_CELSIUS)
     # Beyond temperature: unhealthy devices leave traffic too; and how much may be cut at once.
     unhealthy: UnhealthyCondition = UnhealthyCondition()
+    custom: CustomCondition = CustomCondition()
     breaker: Breaker = Breaker()
 
     @model_validator(mode="after")

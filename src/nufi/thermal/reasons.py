@@ -14,6 +14,11 @@ from nufi.thermal.policy import ThermalPolicy
 def why(where: Message, track: Track, policy: ThermalPolicy, condition: Condition = "temperature") -> Message:
     if condition == "unhealthy":
         return Message("thermal.reason.unhealthy", {"where": where})
+    if condition == "custom":
+        own = policy.custom
+        value = track.temperature if track.temperature is not None else own.trip_at
+        limits = {"trip": own.trip_at, "resume": own.resume_at, "name": own.name}
+        return Message("thermal.reason.custom", {"where": where, "value": value, **limits})
     if track.stale:
         return Message("thermal.reason.hot_stale", {"where": where})
     limits = {"where": where, "trip": policy.trip_celsius, "resume": policy.resume_celsius}

@@ -19,7 +19,9 @@ from nufi.db.audit import AuditRepository
 from nufi.db.thermal import ThermalPolicyRepository
 from nufi.db.types import utc_now
 from nufi.devices.catalog import DeviceCatalog
-from nufi.errors import NotFound
+from nufi.devices.said import Said
+from nufi.devices.spec import LabelsDraft, MetricsDraft
+from nufi.errors import NotFound, ValidationFailed
 from nufi.messages import Message
 from nufi.monitoring import MonitoringService
 from nufi.monitoring.times import parse_instant
@@ -133,6 +135,8 @@ class ThermalService:
     ) -> PolicyEntry:
         admin = require_admin(principal)
         before = await self.policy(admin, device_type_id)
+        if policy.custom.enabled and policy.custom.expression:
+            await self._check_custom(admin, device_type_id, policy.custom.expression)
         async with self._database.transaction() as session:
             row = await ThermalPolicyRepository(session).put(
                 device_type_id, policy.model_dump(), actor=admin.username, now=utc_now()
@@ -148,6 +152,25 @@ class ThermalService:
         for listener in self._policy_listeners:
             listener(device_type_id)
         return PolicyEntry(device_type_id, policy, "admin", row.revision, row.updated_by, row.updated_at)
+
+    async def _check_custom(self, admin: Principal, device_type_id: str, expression: str) -> None:
+        """The custom condition's expression, checked live as the wizard checks a type's: it runs,
+        within the admin bounds, and gives series with the type's node and device labels."""
+        device_type = await self._catalog.get(admin, device_type_id)
+        labels = LabelsDraft(node=device_type.labels.node, device=device_type.labels.device)
+        checked = await self._catalog.check_metrics(
+            admin, labels, MetricsDraft(utilization=expression), fetcher=device_type.fetcher
+        )
+        result = checked.results["utilization"]
+        said = result.error_message
+        if said is None and result.series == 0:
+            said = Said.of(Message("metric_check.no_series", {"query": expression}))
+        if said is not None:
+            raise ValidationFailed(
+                code="thermal_policy.custom_check_failed",
+                params={"problem": Message(said.code, said.params)},
+                field="custom.expression",
+            )
 
     async def override(self, principal: Principal | None, project: str, deployment: str) -> OverrideEntry:
         """A deployment's override (None when it has none) and the policy that applies to it."""

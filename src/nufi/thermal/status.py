@@ -37,6 +37,9 @@ class NodeStatus:
     # Health cuts it: the node as a whole (scope `node`), or these devices (scope `device`).
     unhealthy: bool = False
     unhealthy_devices: tuple[str, ...] = ()
+    # The policy's own (custom) condition cuts it, likewise.
+    custom: bool = False
+    custom_devices: tuple[str, ...] = ()
     # Affected, but the breaker holds it back: its traffic stays.
     held: bool = False
 
@@ -78,6 +81,6 @@ def node_marks(status: ThermalStatus | None, device_type: str) -> dict[str, str]
                 elif node.hot:
                     kept = bool(node.pods) and all(pod.traffic_on for pod in node.pods)
                     marks[node.node] = "kept" if kept else "hot"
-                elif node.unhealthy:
+                elif node.unhealthy or node.custom:
                     marks[node.node] = "unhealthy"
     return marks

@@ -33,6 +33,15 @@ POLICY: dict[str, Any] = {
     "overrides_may_disable": False,
     "override_max_trip_celsius": None,
     "unhealthy": {"enabled": False, "trip_hold_seconds": 0, "resume_hold_seconds": 30},
+    "custom": {
+        "enabled": False,
+        "name": "custom",
+        "expression": None,
+        "trip_at": 1.0,
+        "resume_at": 0.0,
+        "trip_hold_seconds": 10,
+        "resume_hold_seconds": 30,
+    },
     "breaker": {"max_node_share": 0.3, "max_replica_share": 0.5},
 }
 

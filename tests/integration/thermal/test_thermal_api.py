@@ -27,6 +27,15 @@ POLICY: dict[str, Any] = {
     "overrides_may_disable": False,
     "override_max_trip_celsius": 100,
     "unhealthy": {"enabled": True, "trip_hold_seconds": 3, "resume_hold_seconds": 12},
+    "custom": {
+        "enabled": False,
+        "name": "custom",
+        "expression": None,
+        "trip_at": 1.0,
+        "resume_at": 0.0,
+        "trip_hold_seconds": 10,
+        "resume_hold_seconds": 30,
+    },
     "breaker": {"max_node_share": 0.5, "max_replica_share": 0.75},
 }
 

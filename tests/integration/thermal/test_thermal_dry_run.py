@@ -175,3 +175,50 @@ async def _both(nufi: httpx.AsyncClient, world: World, since: float) -> list[dic
     events = [e for e in await _events(nufi, world) if _at(e["at"]) >= since]
     states = {e["to_state"] for e in events}
     return events if {"hot", "normal"} <= states else None
+
+
+BUSY: dict[str, Any] = {
+    "enabled": True,
+    "name": "saturation",
+    "expression": "lpu_utilization_percent",
+    "trip_at": 90.0,
+    "resume_at": 50.0,
+    "trip_hold_seconds": 2,
+    "resume_hold_seconds": 2,
+}
+
+
+async def test_a_custom_condition_on_an_expression_the_admin_maps_trips_and_resumes(
+    nufi: httpx.AsyncClient, world: World, exporter: str
+) -> None:
+    # Checked live when saved: an expression with no series is refused, naming the field.
+    silent = {**POLICY, "custom": {**BUSY, "expression": "nufi_no_such_metric"}}
+    refused = await nufi.put("/api/v1/admin/thermal/policies/lpu", json=silent, headers=world.admin)
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["field"] == "custom.expression"
+    policy = {**POLICY, "trip_celsius": 140, "resume_celsius": 130, "custom": BUSY}
+    put = await nufi.put("/api/v1/admin/thermal/policies/lpu", json=policy, headers=world.admin)
+    assert put.status_code == 200, put.text
+    await until(lambda: _following(nufi, world), within=30, what=f"the controller following {HOT_NODE}")
+    began = time.time()
+    async with httpx.AsyncClient(timeout=5) as control:
+        forced = await control.post(
+            f"http://{exporter}/control/override",
+            json={"node": HOT_NODE, "device": 0, "metric": "utilization", "value": 99, "duration_seconds": 6},
+        )
+    assert forced.status_code in (200, 201), forced.text
+    events = await until(lambda: _custom(nufi, world, began), within=60, what="tripped and restored")
+    tripped = next(e for e in events if e["to_state"] == "tripped")
+    assert tripped["details"]["condition"] == "custom" and "saturation" in tripped["message"]
+    restored = next(e for e in events if e["to_state"] == "normal")
+    assert _at(restored["at"]) - _at(tripped["at"]) >= BUSY["resume_hold_seconds"]
+
+
+async def _custom(nufi: httpx.AsyncClient, world: World, since: float) -> list[dict[str, Any]] | None:
+    events = [
+        e
+        for e in await _events(nufi, world)
+        if _at(e["at"]) >= since and e["details"].get("condition") == "custom"
+    ]
+    states = {e["to_state"] for e in events}
+    return events if {"tripped", "normal"} <= states else None

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import pytest
+from pydantic import ValidationError
+
 from nufi.thermal.assessment import Assessment, TrackKey, assess
 from nufi.thermal.hysteresis import Track
 from nufi.thermal.policy import ThermalPolicy
@@ -184,3 +187,70 @@ def test_the_breaker_cuts_at_most_its_share_of_a_deployments_replicas() -> None:
     (kept,) = [d for d in result.decisions if d.kept]
     assert kept.reason is not None and kept.reason.code == "thermal.reason.breaker_replicas"
     assert "2 of its 4 replicas" in kept.reason.text("en")
+
+
+ECC = {
+    "enabled": True,
+    "name": "ECC errors",
+    "expression": "lpu_ecc_errors_total",
+    "trip_at": 10.0,
+    "resume_at": 0.0,
+    "trip_hold_seconds": 2,
+    "resume_hold_seconds": 4,
+}
+
+
+def test_a_custom_condition_trips_and_resumes_on_its_own_values_and_says_its_name() -> None:
+    own = ThermalPolicy.model_validate(
+        {"enabled": True, "scope": "device", "custom": ECC, "breaker": {"max_replica_share": 1.0}}
+    )
+    well = health(n1_d0=0.0, n1_d1=0.0, n2_d0=0.0)
+
+    def run_custom(
+        now: float, d0: float | None, tracks: Mapping[TrackKey, Track] | None = None
+    ) -> Assessment:
+        errors = Readings(
+            {"n1": d0, "n2": 0.0}, {("n1", "d0"): d0, ("n1", "d1"): 0.0, ("n2", "d0"): 0.0}, HELD
+        )
+        return assess(
+            now=now,
+            policies={"lpu": own},
+            temperatures={"lpu": cool()},
+            serving=(SERVING,),
+            tracks=tracks or {},
+            tainted=frozenset(),
+            health={"lpu": well},
+            custom={"lpu": errors},
+        )
+
+    tripped = run_custom(2, 12.0, run_custom(0, 12.0).tracks)
+    assert traffic(tripped) == {"a": False, "b": True, "c": True}
+    (cut,) = [d for d in tripped.decisions if not d.traffic_on]
+    assert cut.reason is not None and cut.reason.text("en") == (
+        "device d0 on n1 reads 12 on ECC errors (trip at 10, resume at 0)"
+    )
+    (status,) = tripped.types
+    assert next(n for n in status.nodes if n.node == "n1").custom_devices == ("d0",)
+    # A silent expression changes nothing; back at or below resume for the hold, the pod returns.
+    silent = run_custom(10, None, tripped.tracks)
+    assert traffic(silent) == {"a": False, "b": True, "c": True}
+    cleared = run_custom(15, 0.0, run_custom(11, 0.0, silent.tracks).tracks)
+    assert traffic(cleared) == {"a": True, "b": True, "c": True}
+
+
+@pytest.mark.parametrize(
+    ("custom", "code"),
+    [
+        ({"enabled": True}, "thermal_policy.custom_expression_required"),
+        ({"trip_at": 1.0, "resume_at": 1.0}, "thermal_policy.custom_resume_not_below_trip"),
+        ({"expression": "rate(x[5m]"}, "device_type.promql_unparsable"),
+        ({"expression": "x[5m]"}, "promql.range_vector"),
+    ],
+)
+def test_a_custom_condition_that_cannot_work_is_refused_with_its_reason(
+    custom: dict[str, object], code: str
+) -> None:
+    with pytest.raises(ValidationError) as refused:
+        ThermalPolicy.model_validate({"custom": custom})
+    (error,) = refused.value.errors()
+    assert error["type"] == code and error["loc"] == ("custom",)

@@ -58,6 +58,9 @@ class NodeStatusView(BaseModel):
     # Health cuts it: the node as a whole (scope node) or these devices (scope device).
     unhealthy: bool = False
     unhealthy_devices: list[str] = []
+    # The policy's own condition (`custom`) cuts it: the node as a whole, or these devices.
+    custom: bool = False
+    custom_devices: list[str] = []
     # Affected, but the circuit breaker holds it back: its traffic stays.
     held: bool = False
 

@@ -19,6 +19,16 @@ TEXTS: dict[str, str] = {
         "kept although {why}: the circuit breaker lets protection cut {allowed} of its {replicas} replicas "
         "of {deployment} at once"
     ),
+    "thermal.reason.custom": "{where} reads {value:g} on {name} (trip at {trip:g}, resume at {resume:g})",
+    "thermal_policy.custom_expression_required": (
+        "custom.expression is required when the custom condition is enabled: a PromQL expression with one "
+        "series per device, e.g. DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"
+    ),
+    "thermal_policy.custom_resume_not_below_trip": (
+        "custom.resume_at ({resume:g}) must be below custom.trip_at ({trip:g}), so a device hovering at "
+        "the trip value does not flap"
+    ),
+    "thermal_policy.custom_check_failed": "custom.expression does not work against Prometheus: {problem}",
     "thermal.reason.kept_last_replica": (
         "kept as the last routable replica of {deployment} although {why}; the policy does not allow a "
         "full shutoff"

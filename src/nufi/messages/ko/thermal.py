@@ -19,6 +19,16 @@ TEXTS: dict[str, str] = {
         "{why}이지만 유지합니다: 서킷 브레이커가 {deployment}의 복제본 {replicas}개 중 {allowed}개까지만 "
         "동시에 차단하도록 허용합니다"
     ),
+    "thermal.reason.custom": "{where}의 {name} 값이 {value:g}입니다(차단 {trip:g}, 복귀 {resume:g})",
+    "thermal_policy.custom_expression_required": (
+        "사용자 정의 조건을 켜려면 custom.expression이 필요합니다: 디바이스마다 시리즈 하나를 주는 PromQL "
+        "식(예: DCGM_FI_DEV_ECC_DBE_VOL_TOTAL)"
+    ),
+    "thermal_policy.custom_resume_not_below_trip": (
+        "custom.resume_at({resume:g})은 custom.trip_at({trip:g})보다 낮아야 합니다. 그래야 차단 값 근처의 "
+        "디바이스가 오락가락하지 않습니다"
+    ),
+    "thermal_policy.custom_check_failed": "custom.expression이 Prometheus에서 동작하지 않습니다: {problem}",
     "thermal.reason.kept_last_replica": (
         "{deployment}의 마지막 라우팅 가능한 복제본이라 트래픽을 유지합니다({why}). "
         "정책이 전체 차단을 허용하지 않습니다"

@@ -135,6 +135,9 @@ async def _live_rows(principal: Principal, t: Translator, names: dict[str, str])
             if node.unhealthy:
                 devices = ", ".join(node.unhealthy_devices)
                 states.insert(1, chip("unhealthy", t("thermal.state.unhealthy"), devices))
+            if node.custom:
+                devices = ", ".join(node.custom_devices)
+                states.insert(1, chip("tripped", t("thermal.state.tripped"), devices))
             if node.held:
                 states.append(chip("held", t("thermal.held")))
             pods = [_pod_chip(pod, t) for pod in node.pods]
@@ -219,6 +222,12 @@ def _message(row: ThermalEvent, t: Translator) -> str:
     except ValidationError:
         return row.message
     where = row.node if row.device is None else t("thermal.history.device", node=row.node, device=row.device)
+    if row.details.get("condition") == "custom":
+        tripped, own = row.to_state == "tripped", checked.custom
+        key = "thermal.history.tripped" if tripped else "thermal.history.untripped"
+        bound = f"{own.trip_at if tripped else own.resume_at:g}"
+        held_for = own.trip_hold_seconds if tripped else own.resume_hold_seconds
+        return t(key, where=where, name=own.name, limit=bound, hold=held_for)
     if row.details.get("condition") == "unhealthy":
         unhealthy = row.to_state == "unhealthy"
         condition = checked.unhealthy

@@ -13,7 +13,17 @@ from typing import Literal
 from nufi.ui.i18n import Translator
 
 ChipKind = Literal[
-    "normal", "hot", "unhealthy", "stale", "cut", "kept", "held", "on", "implausible", "not_reporting"
+    "normal",
+    "hot",
+    "unhealthy",
+    "tripped",
+    "stale",
+    "cut",
+    "kept",
+    "held",
+    "on",
+    "implausible",
+    "not_reporting",
 ]
 
 COLORS: dict[str, str] = {
@@ -21,6 +31,7 @@ COLORS: dict[str, str] = {
     "on": "green-7",
     "hot": "red-7",
     "unhealthy": "red-7",
+    "tripped": "red-7",
     "cut": "red-7",
     "stale": "amber-9",
     "kept": "amber-9",

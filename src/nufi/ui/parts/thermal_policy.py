@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from nufi.auth import Principal
 from nufi.errors import NufiError
 from nufi.messages.validation import validation_message
-from nufi.thermal.policy import Breaker, ThermalPolicy, UnhealthyCondition
+from nufi.thermal.policy import Breaker, CustomCondition, ThermalPolicy, UnhealthyCondition
 from nufi.thermal.service import DryRun, PolicyEntry
 from nufi.ui import context
 from nufi.ui.i18n import Translator
@@ -111,6 +111,27 @@ class PolicyCard:
                 value=policy.unhealthy.resume_hold_seconds,
                 suffix=seconds,
             )
+        # The policy's own condition: an expression of the admin's, checked live when saved.
+        with ui.row().classes("items-end gap-4 flex-wrap"):
+            own = policy.custom
+            self.custom = ui.switch(t("thermal.field.custom"), value=own.enabled).props(
+                f'data-testid="thermal-custom-{self.device_type}"'
+            )
+            self.custom_name = ui.input(t("thermal.field.custom_name"), value=own.name).classes("w-40")
+            self.custom_expression = (
+                ui.input(t("thermal.field.custom_expression"), value=own.expression or "")
+                .classes("min-w-[24rem] font-mono")
+                .props(f'data-testid="thermal-custom-expression-{self.device_type}"')
+            )
+            self.custom_trip = ui.number(t("thermal.field.custom_trip_at"), value=own.trip_at)
+            self.custom_resume = ui.number(t("thermal.field.custom_resume_at"), value=own.resume_at)
+            self.custom_trip_hold = ui.number(
+                t("thermal.field.trip_hold_seconds"), value=own.trip_hold_seconds, suffix=seconds
+            )
+            self.custom_resume_hold = ui.number(
+                t("thermal.field.resume_hold_seconds"), value=own.resume_hold_seconds, suffix=seconds
+            )
+        with ui.row().classes("items-end gap-4 flex-wrap"):
             self.breaker_nodes = (
                 ui.number(
                     t("thermal.field.breaker_nodes"),
@@ -166,6 +187,14 @@ class PolicyCard:
         self.unhealthy.value = policy.unhealthy.enabled
         self.unhealthy_trip.value = policy.unhealthy.trip_hold_seconds
         self.unhealthy_resume.value = policy.unhealthy.resume_hold_seconds
+        own = policy.custom
+        self.custom.value = own.enabled
+        self.custom_name.value = own.name
+        self.custom_expression.value = own.expression or ""
+        self.custom_trip.value = own.trip_at
+        self.custom_resume.value = own.resume_at
+        self.custom_trip_hold.value = own.trip_hold_seconds
+        self.custom_resume_hold.value = own.resume_hold_seconds
         self.breaker_nodes.value = _percent(policy.breaker.max_node_share)
         self.breaker_replicas.value = _percent(policy.breaker.max_replica_share)
 
@@ -185,6 +214,15 @@ class PolicyCard:
                 enabled=bool(self.unhealthy.value),
                 trip_hold_seconds=int(self.unhealthy_trip.value or 0),
                 resume_hold_seconds=int(self.unhealthy_resume.value or 0),
+            ),
+            custom=CustomCondition(
+                enabled=bool(self.custom.value),
+                name=str(self.custom_name.value or "").strip(),
+                expression=str(self.custom_expression.value or "").strip() or None,
+                trip_at=float(self.custom_trip.value or 0),
+                resume_at=float(self.custom_resume.value or 0),
+                trip_hold_seconds=int(self.custom_trip_hold.value or 0),
+                resume_hold_seconds=int(self.custom_resume_hold.value or 0),
             ),
             breaker=Breaker(
                 max_node_share=_share(self.breaker_nodes.value),

@@ -1,4 +1,5 @@
-"""Thermal events may record a device or node turning unhealthy (protection beyond temperature).
+"""Thermal events may record a device or node turning unhealthy, or tripping the policy's own
+condition (protection beyond temperature).
 
 Revision ID: 0007
 Revises: 0006
@@ -22,12 +23,12 @@ def upgrade() -> None:
     with op.batch_alter_table("thermal_events") as batch:
         batch.drop_constraint(op.f("ck_thermal_events_to_state"), type_="check")
         batch.create_check_constraint(
-            op.f("ck_thermal_events_to_state"), "to_state IN ('normal', 'hot', 'unhealthy')"
+            op.f("ck_thermal_events_to_state"), "to_state IN ('normal', 'hot', 'unhealthy', 'tripped')"
         )
 
 
 def downgrade() -> None:
-    op.execute("DELETE FROM thermal_events WHERE to_state = 'unhealthy'")
+    op.execute("DELETE FROM thermal_events WHERE to_state IN ('unhealthy', 'tripped')")
     with op.batch_alter_table("thermal_events") as batch:
         batch.drop_constraint(op.f("ck_thermal_events_to_state"), type_="check")
         batch.create_check_constraint(op.f("ck_thermal_events_to_state"), "to_state IN ('normal', 'hot')")
