@@ -16,6 +16,7 @@ import httpx
 import yaml
 
 from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
+from nufi.thermal.policy import ThermalPolicy
 from support.polling import poll
 
 PROJECT = "team-heat"
@@ -32,17 +33,8 @@ POLICY: dict[str, Any] = {
     "taint_node": True,
     "overrides_may_disable": False,
     "override_max_trip_celsius": None,
-    "unhealthy": {"enabled": False, "trip_hold_seconds": 0, "resume_hold_seconds": 30},
-    "custom": {
-        "enabled": False,
-        "name": "custom",
-        "expression": None,
-        "trip_at": 1.0,
-        "resume_at": 0.0,
-        "trip_hold_seconds": 10,
-        "resume_hold_seconds": 30,
-    },
-    "breaker": {"max_node_share": 0.3, "max_replica_share": 0.5},
+    # Health, the custom condition and the breaker at their defaults.
+    **{name: ThermalPolicy().model_dump()[name] for name in ("unhealthy", "custom", "breaker")},
 }
 
 

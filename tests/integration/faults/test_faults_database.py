@@ -18,6 +18,7 @@ from nufi.cluster import ClusterGateway
 from nufi.cluster.namespaces import get_namespace
 from nufi.config import Settings
 from nufi.db import create_database_engine, create_session_factory, transaction
+from nufi.thermal.policy import ThermalPolicy
 from nufi_sandbox.postgres import PostgresServer
 from support.tcp_fault import TcpFault
 from support.world import World, serve
@@ -33,17 +34,8 @@ POLICY: dict[str, Any] = {
     "taint_node": False,
     "overrides_may_disable": False,
     "override_max_trip_celsius": None,
-    "unhealthy": {"enabled": False, "trip_hold_seconds": 0, "resume_hold_seconds": 30},
-    "custom": {
-        "enabled": False,
-        "name": "custom",
-        "expression": None,
-        "trip_at": 1.0,
-        "resume_at": 0.0,
-        "trip_hold_seconds": 10,
-        "resume_hold_seconds": 30,
-    },
-    "breaker": {"max_node_share": 0.3, "max_replica_share": 0.5},
+    # Health, the custom condition and the breaker at their defaults.
+    **{name: ThermalPolicy().model_dump()[name] for name in ("unhealthy", "custom", "breaker")},
 }
 TYPE = "nvidia-gpu"
 

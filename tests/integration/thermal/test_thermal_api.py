@@ -12,9 +12,11 @@ from nufi.cluster import ClusterGateway
 from nufi.cluster.kube_rest import request_json
 from nufi.cluster.lease import LeaderElector
 from nufi.config import Settings
+from nufi.thermal.policy import ThermalPolicy
 from support.polling import stays_true, until
 from support.world import World, deployment_body
 
+CUSTOM_DEFAULTS = ThermalPolicy().custom.model_dump()
 POLICY: dict[str, Any] = {
     "enabled": True,
     "trip_celsius": 90,
@@ -27,15 +29,8 @@ POLICY: dict[str, Any] = {
     "overrides_may_disable": False,
     "override_max_trip_celsius": 100,
     "unhealthy": {"enabled": True, "trip_hold_seconds": 3, "resume_hold_seconds": 12},
-    "custom": {
-        "enabled": False,
-        "name": "custom",
-        "expression": None,
-        "trip_at": 1.0,
-        "resume_at": 0.0,
-        "trip_hold_seconds": 10,
-        "resume_hold_seconds": 30,
-    },
+    # Left at its defaults: test_thermal_dry_run.py sets one against a real Prometheus.
+    "custom": CUSTOM_DEFAULTS,
     "breaker": {"max_node_share": 0.5, "max_replica_share": 0.75},
 }
 
