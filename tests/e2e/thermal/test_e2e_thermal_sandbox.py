@@ -1,45 +1,60 @@
 """Temperature-based traffic control in a running sandbox, proven with real requests: an LPU deployment
 spread over both LPU nodes answers a steady stream of requests through its Service; forcing lpu-node-1
 to 95 °C at its exporter makes the answers stop coming from lpu-node-1 (none fails: lpu-node-2 answers
-all of them), and lifting the force brings lpu-node-1 back after the resume hold. Then the alerts NuFi's
-generated rules raise for the LPU: Prometheus loads them, and a hot device, a silent device and a
-silent exporter reach Alertmanager with the device's labels and resolve. The tests of this module run
-in order and share one sandbox, one project and one deployment.
+all of them), and lifting the force brings lpu-node-1 back after the resume hold.
+
+Beyond temperature, over three replicas (one node holds two pods):
+- one LPU reading unhealthy at its exporter (`lpu_health` forced to 0) takes the pod holding it out
+  of traffic within the trip hold, two scrapes and a pass, while the other pod on its node keeps
+  serving (device scope), and no request fails; healthy again, the pod is back after the resume hold;
+- with a breaker of 50 % and both LPU nodes hot, only one is cut; the status, a Kubernetes Event, the
+  audit log and Alertmanager (NuFi's generated `NuFiProtectionBreakerHeld`) say the breaker held, and
+  cooling the held node lets it go.
+
+Then the alerts NuFi's generated rules raise for the LPU: Prometheus loads them, and a hot device, a
+silent device and a silent exporter reach Alertmanager with the device's labels and resolve. The tests
+of this module run in order and share one sandbox (one sandbox start for all), one project and one
+deployment.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
+import copy
 import time
+from collections import Counter
 from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
 import httpx
 import pytest
-from playwright.async_api import Browser, BrowserContext, Page, expect
 
-from e2e.browser_support import LOCALES, chromium, shot, sign_in, speaks
-from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
-from nufi.ui.i18n import Language, text
+from e2e.e2e_sandbox_support import SandboxRun, bearer, token
+from support.lpu_type import LPU_METRICS, lpu_type
 from support.polling import poll, stays_true_blocking
 
+from .protection_support import (
+    answering,
+    audited,
+    breaker_alerts,
+    breaker_status,
+    deployment_pods,
+    held_devices,
+    put_policy,
+    when,
+)
+from .thermal_pages import kept_pages, thermal_pages
 from .thermal_support import COOL_NODE, HOT_NODE, POLICY, PROJECT, World, force, thermal_world
 
-HOT_MARK = {"ko": "과열: 트래픽 차단", "en": "Hot: traffic cut"}
-KEPT_MARK = {"ko": "마지막 복제본이라 유지", "en": "kept as the last replica"}
-# What the Deployments page says of the pod: its traffic cut for the heat, or kept as the last replica.
-DEPLOYMENT_SAYS = {
-    "cut": {"ko": "온도 제어: llm-", "en": "Thermal control: llm-"},
-    "kept": {"ko": "마지막 라우팅 가능한 복제본", "en": "last routable replica"},
-}
-TYPE_NAME = LPU_REGISTRATION["name"]
+# The LPU with its health expression: the protection tests below make one unhealthy.
+REGISTRATION = lpu_type(name="LPU", metrics=copy.deepcopy(LPU_METRICS) | {"health": "lpu_health"})
+UNHEALTHY = {"enabled": True, "trip_hold_seconds": 2, "resume_hold_seconds": 4}
 
 
 @pytest.fixture(scope="module")
 def world(sandbox: SandboxRun) -> Iterator[World]:
-    with thermal_world(sandbox) as world:
+    with thermal_world(sandbox, registration=REGISTRATION, replicas=3) as world:
         yield world
 
 
@@ -71,8 +86,8 @@ def test_a_hot_node_stops_receiving_requests_and_none_fails(world: World) -> Non
     status = world.node_status(HOT_NODE)
     assert status is not None and status["state"] == "hot" and status["hot"], status
     pods = world.nufi.get(f"/api/v1/projects/{PROJECT}/deployments/llm").json()["pods"]
-    (off,) = [p for p in pods if p["node"] == HOT_NODE]
-    assert not off["traffic_on"] and HOT_NODE in off["thermal_reason"], off
+    off = [p for p in pods if p["node"] == HOT_NODE]
+    assert off and all(not p["traffic_on"] and HOT_NODE in p["thermal_reason"] for p in off), off
     assert status["temperature_celsius"] == 95
     assert all(not pod["traffic_on"] for pod in status["pods"]), status
     node = world.kube.get(f"/api/v1/nodes/{HOT_NODE}").json()
@@ -90,100 +105,7 @@ def test_a_hot_node_stops_receiving_requests_and_none_fails(world: World) -> Non
 
 
 def test_admin_thermal_shows_the_hot_node_and_its_history_in_both_languages(world: World) -> None:
-    asyncio.run(_thermal_pages(world.sandbox.state["nufi_url"]))
-
-
-async def _thermal_page(browser: Browser, base: str, language: str) -> tuple[BrowserContext, Page]:
-    """Admin → Thermal in `language`, signed in as the admin."""
-    context = await browser.new_context(locale=LOCALES[language], viewport={"width": 1400, "height": 1000})
-    page = await context.new_page()
-    await page.goto(base + "/admin/thermal")
-    await sign_in(page, "admin")
-    return context, page
-
-
-async def _thermal_pages(base: str) -> None:
-    async with chromium() as browser:
-        for language in LOCALES:
-            context, page = await _thermal_page(browser, base, language)
-            live = page.get_by_test_id("thermal-live")
-            await expect(live).to_contain_text(HOT_NODE, timeout=30_000)
-            await expect(live).to_contain_text("95.0 °C")
-            # The type by its name; the node hot and its traffic cut, red chips with their words.
-            await expect(live).to_contain_text(TYPE_NAME)
-            await expect(live.locator('[data-state="hot"]').first).to_be_visible()
-            await expect(live.locator('[data-state="cut"]').first).to_be_visible()
-            await expect(page.get_by_test_id("thermal-history")).to_contain_text(HOT_NODE)
-            await expect(page.get_by_test_id("thermal-policy-lpu")).to_contain_text(TYPE_NAME)
-            await _local_times(page)
-            await speaks(page, language, "the Thermal page, a node cut")
-            await shot(page, f"thermal-{language}-cut")
-            await _dry_run(page, language)
-            # The monitoring tab marks the node whose traffic is cut.
-            await page.goto(base + "/?type=lpu")
-            table = page.get_by_test_id("devices-table")
-            await expect(table).to_contain_text(HOT_MARK[language], timeout=30_000)
-            await expect(table.locator('[data-state="hot"]').first).to_be_visible()
-            await speaks(page, language, "Monitoring, a node cut")
-            await shot(page, f"thermal-{language}-monitoring-cut")
-            await _deployment_says(page, base, language, "cut")
-            await context.close()
-        context = await browser.new_context(locale=LOCALES["en"], viewport={"width": 1400, "height": 1000})
-        page = await context.new_page()
-        await page.goto(base + "/admin/thermal")
-        await sign_in(page, "user")
-        await expect(page.get_by_test_id("forbidden")).to_be_visible()
-        await expect(page.get_by_test_id("thermal-live")).to_have_count(0)
-        await context.close()
-
-
-async def _local_times(page: Page) -> None:
-    """The times are on the browser's clock, UTC in their tooltip."""
-    since = page.get_by_test_id("thermal-live").locator("time[data-local]").first
-    await expect(since).to_have_attribute("title", re.compile(r" UTC$"))
-    await expect(since).not_to_contain_text("UTC")
-
-
-async def _dry_run(page: Page, language: str) -> None:
-    """The LPU policy tried on the last day: the trip forced a moment ago is a would-be trip, named by
-    the type's name, its start on the browser's clock with UTC in the tooltip."""
-    reader: Language = "ko" if language == "ko" else "en"
-    card = page.get_by_test_id("thermal-policy-lpu")
-    await card.get_by_role("button", name=text(reader, "thermal.dry_run")).click()
-    await expect(card).to_contain_text(text(reader, "thermal.dry_run.title", device_type=TYPE_NAME))
-    episodes = card.get_by_test_id("thermal-dry-run-episodes")
-    await expect(episodes).to_contain_text(HOT_NODE, timeout=30_000)
-    start = episodes.locator("time[data-local]").first
-    await expect(start).to_have_attribute("title", re.compile(r" UTC$"))
-    await expect(start).not_to_contain_text("UTC")
-    await speaks(page, language, "the Thermal page's dry run")
-    await card.scroll_into_view_if_needed()
-    await shot(page, f"thermal-{language}-dry-run")
-
-
-async def _deployment_says(page: Page, base: str, language: str, state: str) -> None:
-    """The project's Deployments page says why thermal control cut (or kept) the pod, in `language`."""
-    await page.goto(f"{base}/deployments?project={PROJECT}")
-    table = page.get_by_test_id("deployments-table")
-    await expect(table).to_contain_text(DEPLOYMENT_SAYS[state][language], timeout=30_000)
-    await speaks(page, language, f"Deployments, a pod {state}")
-    await shot(page, f"thermal-{language}-deployment-{state}")
-
-
-async def _kept_pages(base: str) -> None:
-    async with chromium() as browser:
-        for language in LOCALES:
-            context, page = await _thermal_page(browser, base, language)
-            live = page.get_by_test_id("thermal-live")
-            await expect(live.locator('[data-state="kept"]').first).to_be_visible(timeout=30_000)
-            await expect(live).to_contain_text(KEPT_MARK[language])
-            # Its node is hot, but its traffic is kept, not cut: no red "cut" chip anywhere.
-            await expect(live.locator('[data-state="hot"]').first).to_be_visible()
-            await expect(live.locator('[data-state="cut"]')).to_have_count(0)
-            await speaks(page, language, "the Thermal page, the last replica kept")
-            await shot(page, f"thermal-{language}-kept")
-            await _deployment_says(page, base, language, "kept")
-            await context.close()
+    asyncio.run(thermal_pages(world.sandbox.state["nufi_url"]))
 
 
 def test_once_it_cools_it_receives_requests_again(world: World) -> None:
@@ -226,6 +148,92 @@ def test_an_unusable_temperature_trips_nothing(world: World) -> None:
     assert httpx.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
 
 
+# --- Beyond temperature: an LPU reading unhealthy, and the circuit breaker (three replicas, so one node
+# holds two pods and device scope can be seen to cut one of them only).
+
+
+def test_an_unhealthy_lpu_takes_only_the_pod_holding_it_out_of_traffic(world: World) -> None:
+    policy = POLICY | {"scope": "device", "unhealthy": UNHEALTHY}
+    put_policy(world, policy)
+    pods = poll(lambda: when(deployment_pods(world), lambda p: len(p) == 3), 60, 0.5, "three pods")
+    crowded, _ = Counter(p["node"] for p in pods).most_common(1)[0]
+    neighbours = sorted(p["name"] for p in pods if p["node"] == crowded)
+    assert len(neighbours) == 2, pods  # both LPU nodes serve, one of them two pods
+    held = poll(lambda: when(held_devices(world), lambda h: set(neighbours) <= set(h)), 30, 0.5, "held")
+    sick, well = neighbours
+    node, device = held[sick]
+    start = time.monotonic()
+    poll(lambda: answering(world, start) >= {p["name"] for p in pods}, 30, 0.25, "all three answer")
+
+    forced = httpx.post(
+        world.override_url(node),
+        json={"node": node, "device": device, "metric": "health", "value": 0, "duration_seconds": 600},
+        timeout=10,
+    )
+    assert forced.status_code in (200, 201), forced.text
+    forced_at = time.monotonic()
+
+    def cut() -> float | None:
+        seen = world.answers.pods_since(forced_at)
+        last = max((t for t, pod in seen if pod == sick), default=forced_at)
+        after = [pod for t, pod in seen if t > last]
+        return last if len(after) >= 40 and sick not in after and None not in after else None
+
+    last_sick = poll(cut, 60, 0.25, f"requests off {sick}")
+    print(f"health reaction: last request on {sick} {last_sick - forced_at:.2f} s after the force")
+    assert all(status == 200 for _, _, status in world.answers.since(forced_at))
+    # The other pod on the same node kept serving: the device, not the node, left traffic.
+    assert well in answering(world, last_sick)
+    status = poll(lambda: when(world.node_status(node), lambda s: s["unhealthy"]), 10, 0.25, "status")
+    assert status["unhealthy_devices"] == [device] and not status["hot"], status
+    (shown,) = [p for p in deployment_pods(world) if p["name"] == sick]
+    assert not shown["traffic_on"] and "unhealthy" in shown["thermal_reason"], shown
+    events = world.kube.get(f"/api/v1/namespaces/{PROJECT}/events").json()["items"]
+    assert any(e["reason"] == "UnhealthyTrip" and e["involvedObject"]["name"] == sick for e in events)
+
+    assert httpx.delete(world.override_url(node), timeout=10).status_code in (200, 204)
+    healthy_at = time.monotonic()
+    poll(lambda: sick in answering(world, healthy_at), 60, 0.25, f"{sick} back")
+    back = min(t for t, pod in world.answers.pods_since(healthy_at) if pod == sick) - healthy_at
+    print(f"health recovery: first request on {sick} {back:.2f} s after healthy again")
+    assert back >= UNHEALTHY["resume_hold_seconds"]
+    assert all(status == 200 for _, _, status in world.answers.since(healthy_at))
+
+
+def test_with_a_breaker_of_half_and_both_lpu_nodes_hot_only_one_is_cut(world: World) -> None:
+    put_policy(
+        world, POLICY | {"trip_hold_seconds": 2, "breaker": {"max_node_share": 0.5, "max_replica_share": 1.0}}
+    )
+    for node in (HOT_NODE, COOL_NODE):
+        force(world, node, 95)
+    forced_at = time.monotonic()
+    breaker = poll(lambda: when(breaker_status(world), lambda b: b["held"]), 60, 0.25, "breaker held")
+    assert breaker["allowed"] == 1 and breaker["total_nodes"] == 2, breaker
+    (cut,), (held,) = breaker["cut"], breaker["waiting"]
+    assert {cut, held} == {HOT_NODE, COOL_NODE}
+    # The held node keeps serving, says why, and no request fails.
+    start = time.monotonic()
+    poll(lambda: held in {n for _, n, _ in world.answers.since(start)}, 30, 0.25, f"{held} serves")
+    assert all(status == 200 for _, _, status in world.answers.since(forced_at))
+    on_held = [p for p in deployment_pods(world) if p["node"] == held]
+    assert on_held and all(p["traffic_on"] and "circuit breaker" in p["thermal_reason"] for p in on_held)
+    assert world.node_status(held)["held"]  # type: ignore[index]
+    node_events = world.kube.get("/api/v1/namespaces/default/events").json()["items"]
+    assert any(
+        e["reason"] == "ProtectionBreakerHeld" and e["involvedObject"]["name"] == held for e in node_events
+    )
+    (record,) = poll(lambda: audited(world, "protection.breaker_held"), 10, 0.25, "audited")
+    assert record["target_id"] == "lpu" and record["after"]["held_back"] == [held]
+    poll(lambda: breaker_alerts(world), 60, 0.25, "NuFiProtectionBreakerHeld in Alertmanager")
+
+    force(world, held, 40)
+    released = poll(lambda: when(breaker_status(world), lambda b: not b["held"]), 60, 0.25, "released")
+    assert released["cut"] == [cut], released
+    poll(lambda: audited(world, "protection.breaker_released"), 10, 0.25, "release audited")
+    poll(lambda: not breaker_alerts(world), 60, 0.25, "breaker alert resolved")
+    force(world, cut, 40)
+
+
 def test_the_last_replica_on_a_hot_node_keeps_serving_and_says_why_unless_full_shutoff(world: World) -> None:
     scaled = world.nufi.patch(f"/api/v1/projects/{PROJECT}/deployments/llm", json={"replicas": 1})
     assert scaled.status_code == 200, scaled.text
@@ -261,7 +269,7 @@ def test_the_last_replica_on_a_hot_node_keeps_serving_and_says_why_unless_full_s
     assert shown["traffic_on"] and "last routable replica" in shown["thermal_reason"], shown
     annotated = world.kube.get(f"/api/v1/namespaces/{PROJECT}/pods/{pod['name']}").json()
     assert "last routable replica" in annotated["metadata"]["annotations"]["nufi.io/thermal-kept-reason"]
-    asyncio.run(_kept_pages(world.sandbox.state["nufi_url"]))
+    asyncio.run(kept_pages(world.sandbox.state["nufi_url"]))
 
     allowed = world.nufi.put(
         "/api/v1/admin/thermal/policies/lpu", json={**POLICY, "allow_full_shutoff": True}
@@ -323,6 +331,8 @@ def test_registering_the_lpu_gave_prometheus_its_rules(world: World) -> None:
     assert {r["name"] for r in group["rules"]} == {
         "NuFiDeviceHot",
         "NuFiDeviceMemoryNearlyFull",
+        # The LPU is registered here with its health expression.
+        "NuFiDeviceUnhealthy",
         "NuFiExporterDown",
         "NuFiDeviceMissing",
         "NuFiProtectionBreakerHeld",

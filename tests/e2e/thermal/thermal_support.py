@@ -33,8 +33,10 @@ POLICY: dict[str, Any] = {
     "taint_node": True,
     "overrides_may_disable": False,
     "override_max_trip_celsius": None,
-    # Health, the custom condition and the breaker at their defaults.
-    **{name: ThermalPolicy().model_dump()[name] for name in ("unhealthy", "custom", "breaker")},
+    # Health and the custom condition at their defaults; the breaker lets every replica on a hot node
+    # go (of three, two may share it), as the temperature tests expect. The protection tests set theirs.
+    **{name: ThermalPolicy().model_dump()[name] for name in ("unhealthy", "custom")},
+    "breaker": {"max_node_share": 0.3, "max_replica_share": 1.0},
 }
 
 

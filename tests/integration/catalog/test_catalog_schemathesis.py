@@ -27,7 +27,7 @@ from support.world import World
 
 FUZZ_EXAMPLES = int(os.environ.get("NUFI_FUZZ_EXAMPLES", "0"))
 # The suite runs a short, fixed sample of each operation; `make fuzz` runs a long, random one.
-EXAMPLES_PER_OPERATION = FUZZ_EXAMPLES or 25
+EXAMPLES_PER_OPERATION = FUZZ_EXAMPLES or 12
 # Stateful runs: sequences of linked calls (create -> read -> update -> delete), each this long at most.
 STATEFUL_EXAMPLES = max(FUZZ_EXAMPLES // 10, 15)
 STATEFUL_STEPS = 8
