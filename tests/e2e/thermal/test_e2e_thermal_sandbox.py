@@ -232,6 +232,8 @@ def test_with_a_breaker_of_half_and_both_lpu_nodes_hot_only_one_is_cut(world: Wo
     poll(lambda: audited(world, "protection.breaker_released"), 10, 0.25, "release audited")
     poll(lambda: not breaker_alerts(world), 60, 0.25, "breaker alert resolved")
     force(world, cut, 40)
+    # Nothing affected any more before the next test heats a node: the cut node has resumed too.
+    poll(lambda: when(breaker_status(world), lambda b: not b["affected"]), 60, 0.25, "nothing affected")
 
 
 def test_the_last_replica_on_a_hot_node_keeps_serving_and_says_why_unless_full_shutoff(world: World) -> None:

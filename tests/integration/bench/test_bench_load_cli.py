@@ -20,7 +20,7 @@ OPTIONS = (
     "--writers",
     "--write-pause",
 )
-# A sandbox start, a browser sign-in, three seconds of load and the stop, on a busy machine.
+# A sandbox start, a browser sign-in, five seconds of load and the stop, on a busy machine.
 RUN_TIMEOUT = 240.0
 
 
@@ -53,7 +53,7 @@ def test_help_lists_every_option() -> None:
 def test_a_short_run_reports_every_figure_and_no_error() -> None:
     done = run_load(
         "--seconds",
-        "3",
+        "5",
         "--readers",
         "10",
         "--dashboard-sessions",
