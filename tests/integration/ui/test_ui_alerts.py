@@ -290,13 +290,16 @@ async def _following(world: World) -> ThresholdsEntry | None:
 
 async def test_without_prometheus_the_page_says_so(world: World, browser: Browser) -> None:
     world.prometheus.stop()  # the module's last test: nothing after it needs Prometheus
+    # A change NuFi writes out but cannot ask Prometheus to reload: the rules line says so.
+    await world.services.alerts.put_thresholds(ADMIN, "lpu", AlertThresholds(hot=HotRule(celsius=91)))
+    assert world.services.alerts.sync.status.problem is not None
     for language in ("ko", "en"):
         page = await open_as(browser, "user", language, f"{world.url}/alerts")
         said = t(language, "alerting.unavailable", detail="").rstrip()
         await expect(page.get_by_test_id("alerts-unavailable")).to_contain_text(said)
         await expect(page.get_by_test_id("alerts-table")).to_be_hidden()
-        # Where the rules are written is still said: it does not come from Prometheus.
-        rules_dir = str(Path(world.prometheus.config_path).parent.parent / "rules")
-        await expect(page.get_by_test_id("alerts-rules")).to_contain_text(rules_dir)
+        # The rules' status is still said, as it does not come from Prometheus: the failed reload,
+        # naming the Prometheus it could not reach.
+        await expect(page.get_by_test_id("alerts-rules")).to_contain_text(world.prometheus.url)
         await shot(page, language, "unavailable")
         await page.context.close()
