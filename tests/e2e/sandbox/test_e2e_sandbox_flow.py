@@ -22,6 +22,7 @@ from e2e.e2e_sandbox_support import (
 )
 from nufi_sandbox.processes import describe_pid, free_port
 from support.lpu_type import LPU_LABELS, LPU_METRICS
+from support.polling import poll
 
 GIB = 1024**3
 LPU_NODES = ["lpu-node-1", "lpu-node-2"]
@@ -100,7 +101,8 @@ def test_dcgm_is_scraped_like_a_service_monitor(sandbox: SandboxRun) -> None:
     assert len(series) == 8
     assert {s["pod"] for s in series} == {"nvidia-dcgm-exporter-gpu-node-1"}
     assert {s["Hostname"] for s in series} == {"gpu-node-1"}
-    targets = httpx.get(f"{prom}/api/v1/targets", timeout=5).json()["data"]["activeTargets"]
+    # NuFi starts after Prometheus, so its own target may still show its first, failed scrape.
+    targets = poll(lambda: _targets_if_all_up(prom), 30, 0.5, "every target up")
     assert sorted(t["labels"]["job"] for t in targets) == sorted(
         [
             "dcgm-exporter",
@@ -111,8 +113,13 @@ def test_dcgm_is_scraped_like_a_service_monitor(sandbox: SandboxRun) -> None:
             "nufi",
         ]
     )
-    assert {t["health"] for t in targets} == {"up"}
     assert {t["scrapeInterval"] for t in targets if "scrapeInterval" in t} <= {"1s"}
+
+
+def _targets_if_all_up(prom: str) -> list[dict[str, Any]] | None:
+    answer = httpx.get(f"{prom}/api/v1/targets", timeout=5).json()
+    targets: list[dict[str, Any]] = answer["data"]["activeTargets"]
+    return targets if targets and all(t["health"] == "up" for t in targets) else None
 
 
 def _assert_the_lpu_is_found(api: httpx.Client, admin: dict[str, str]) -> None:

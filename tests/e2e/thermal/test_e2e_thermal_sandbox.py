@@ -68,7 +68,8 @@ def test_both_lpu_nodes_answer_before_anything_is_hot(world: World) -> None:
     poll(
         lambda: {n for _, n, _ in world.answers.since(start)} >= {HOT_NODE, COOL_NODE}, 30, 0.5, "both answer"
     )
-    assert poll(lambda: world.node_status(HOT_NODE), 30, 0.5, "hot node tracked")["state"] == "normal"
+    # The first pass may find no reading yet (stale); a normal state follows the first scrapes.
+    poll(lambda: (world.node_status(HOT_NODE) or {}).get("state") == "normal", 30, 0.5, "hot node normal")
 
 
 def test_a_hot_node_stops_receiving_requests_and_none_fails(world: World) -> None:
