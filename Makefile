@@ -46,12 +46,20 @@ debian-packages:
 run: setup ## Start the one-command sandbox: NuFi, dev cluster, mock LPU, Prometheus, dev login
 	@$(VENV)/bin/nufi-sandbox
 
-test: setup ## What CI runs: ruff, ruff format --check, mypy, import contracts, then the whole pytest suite
+# `make test` runs pytest on TEST_WORKERS processes (pytest-xdist); each starts its own PostgreSQL and
+# Prometheus. Two by default: CI's machine has two cores, and the slow tests mostly wait. Override with
+# e.g. `make test TEST_WORKERS=4`; TEST_WORKERS=0 runs serially. --dist loadfile keeps a module on one
+# worker (module fixtures start a sandbox or a browser once); --no-loadscope-reorder keeps collection
+# order, so the long e2e modules (tests/e2e sorts first) start at once instead of ending the run alone.
+TEST_WORKERS ?= 2
+PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+
+test: setup ## What CI runs: ruff, ruff format --check, mypy, import contracts, then the whole pytest suite on two workers
 	@$(VENV)/bin/ruff check $(LINTED)
 	@$(VENV)/bin/ruff format --check $(LINTED)
 	@$(VENV)/bin/mypy
 	@$(LINT_IMPORTS)
-	@$(VENV)/bin/pytest
+	@$(VENV)/bin/pytest $(PYTEST_PARALLEL)
 
 unit: $(VENV)/.synced ## The fast tests only: pure logic, no I/O (pytest -m unit)
 	@$(VENV)/bin/pytest -m unit
