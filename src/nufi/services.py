@@ -36,6 +36,7 @@ from nufi.devices.drafts import WizardDrafts
 from nufi.health import DependencyCheck, Readiness
 from nufi.logging import get_logger
 from nufi.monitoring import MonitoringService, MonitoringSettings
+from nufi.packs.service import PackService
 from nufi.prom import PrometheusGateway
 from nufi.thermal.controller import ControllerSettings, ThermalController
 from nufi.thermal.history import ThermalRecords
@@ -82,6 +83,8 @@ class Services:
     thermal: ThermalService
     # Alerting rules made from each type, kept written where Prometheus reads them; alerts firing now.
     alerts: AlertService
+    # Device packs: types with their protection and alert thresholds, exported and applied as YAML.
+    packs: PackService
     # None when NUFI_OIDC_ISSUER is unset: every authenticated route then answers 401.
     verifier: TokenVerifier | None = None
     # Nodes and pods from watches, which `cluster_reader` serves once synced; None when Kubernetes is
@@ -157,6 +160,14 @@ async def build_services(
             web_sessions=gateways.web_sessions,
             thermal=thermal,
             alerts=alerts,
+            packs=PackService(
+                catalog=domains.catalog,
+                thermal=thermal,
+                alerts=alerts,
+                fetchers=domains.fetchers,
+                cluster=reader,
+                prometheus=gateways.prometheus,
+            ),
             thermal_controller=thermal_controller,
         )
 

@@ -18,6 +18,7 @@ from nufi.api import (
     me,
     metrics,
     monitoring,
+    packs,
     projects,
     quotas,
     thermal,
@@ -133,3 +134,5 @@ def _include_routers(app: FastAPI, *, api: bool) -> None:
     app.include_router(thermal.override_router)
     app.include_router(alerts.router)
     app.include_router(alerts.admin_router)
+    app.include_router(packs.router)
+    app.include_router(packs.admin_router)

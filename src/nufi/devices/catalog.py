@@ -60,9 +60,9 @@ from nufi.prom import PrometheusGateway
 TARGET_KIND = "device_type"
 _log = get_logger("nufi.devices.catalog")
 # Fields an admin may change on an official type; its identity and resource key are the vendor's.
-_OFFICIAL_EDITABLE = ("enabled", "labels", "metrics", "thermal")
-# Ids that would shadow fixed API paths such as /api/v1/monitoring/overview.
-_RESERVED_IDS = frozenset({"overview"})
+OFFICIAL_EDITABLE = ("enabled", "labels", "metrics", "thermal")
+# Ids that would shadow fixed API paths such as /api/v1/monitoring/overview (device packs check them too).
+RESERVED_IDS = frozenset({"overview"})
 
 
 @dataclass(frozen=True)
@@ -196,7 +196,7 @@ class DeviceCatalog:
         self, principal: Principal | None, payload: DeviceTypeCreate, *, force: bool = False
     ) -> SaveOutcome:
         principal = require_admin(principal)
-        if payload.id in _RESERVED_IDS:
+        if payload.id in RESERVED_IDS:
             raise ValidationFailed(code="device_type.id_reserved", field="id", params={"id": payload.id})
         if official_preset(payload.id) is not None:
             raise Conflict(code="device_type.id_official", field="id", device_type=payload.id)
@@ -387,7 +387,7 @@ def _refuse_official_identity_change(current: DeviceType, wanted: dict[str, Any]
             raise ValidationFailed(
                 code="device_type.official_identity",
                 field=field,
-                params={"device_type": current.id, "editable": ", ".join(_OFFICIAL_EDITABLE)},
+                params={"device_type": current.id, "editable": ", ".join(OFFICIAL_EDITABLE)},
             )
 
 

@@ -1,6 +1,16 @@
 """English: what the services say, area by area."""
 
-from nufi.messages.en import alerts, common, devices, monitoring, platform, thermal, web, workloads
+from nufi.messages.en import (
+    alerts,
+    common,
+    devices,
+    monitoring,
+    packs,
+    platform,
+    thermal,
+    web,
+    workloads,
+)
 
 AREAS: dict[str, dict[str, str]] = {
     "common": common.TEXTS,
@@ -11,4 +21,5 @@ AREAS: dict[str, dict[str, str]] = {
     "monitoring": monitoring.TEXTS,
     "thermal": thermal.TEXTS,
     "alerts": alerts.TEXTS,
+    "packs": packs.TEXTS,
 }
