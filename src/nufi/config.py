@@ -106,6 +106,8 @@ class Settings(BaseSettings):
     oidc_audience: str | None = None
     oidc_client_id: str | None = None
     oidc_client_secret: SecretStr | None = None
+    # The public client `nufi login` signs in as (code + PKCE, loopback redirect), told by /api/v1/auth/cli.
+    oidc_cli_client_id: str = Field(default="nufi-cli", min_length=1)
     admin_role: str = "nufi-admin"
 
     # Dashboard sign-in (docs/dashboard.md, "Sign-in and sessions"). The tokens of dashboard sessions

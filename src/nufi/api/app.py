@@ -11,6 +11,7 @@ from nufi import __version__
 from nufi.api import (
     admin_devices,
     alerts,
+    cli_auth,
     deployments,
     devices,
     health,
@@ -120,6 +121,7 @@ def _include_routers(app: FastAPI, *, api: bool) -> None:
     if not api:
         return
     app.include_router(me.router)
+    app.include_router(cli_auth.router)
     app.include_router(devices.router)
     app.include_router(admin_devices.router)
     app.include_router(monitoring.router)

@@ -14,12 +14,13 @@ from nufi.api.lab_proxy import ROUTE_TEMPLATE as LAB_PROXY_PATH
 from support.nufi_app import bearer
 from support.world import World, serve
 
-# Routes anyone may call: probes, metrics, the version and the API description.
+# Routes anyone may call: probes, metrics, the version, where the CLI signs in, the API description.
 PUBLIC = {
     "/healthz",
     "/readyz",
     "/metrics",
     "/api/v1/version",
+    "/api/v1/auth/cli",
     "/openapi.json",
     "/docs",
     "/docs/oauth2-redirect",

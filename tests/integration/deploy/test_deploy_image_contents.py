@@ -61,7 +61,7 @@ def test_the_nufi_image_runs_nufi_from_its_own_environment(nufi_image: tuple[Pat
 def test_no_sandbox_source_enters_the_nufi_builder(nufi_image: tuple[Path, Path]) -> None:
     _, tree = nufi_image
     sources = _sources(tree)
-    assert "src/nufi/cli.py" in sources
+    assert "src/nufi/cli/__init__.py" in sources
     others = {s for s in sources if not s.startswith("src/nufi/")}
     # The workspace's metadata, which uv needs to read the lock, and nothing of the members' sources.
     assert others == {

@@ -94,7 +94,7 @@ def dev_secrets() -> list[str]:
 def test_the_nufi_wheel_holds_the_nufi_package_alone(nufi_wheel: zipfile.ZipFile) -> None:
     assert top_level(nufi_wheel) == {"nufi", "nufi-0.1.0.dist-info"}, sorted(top_level(nufi_wheel))
     names = nufi_wheel.namelist()
-    assert "nufi/cli.py" in names and "nufi/db/alembic.ini" in names
+    assert "nufi/cli/__init__.py" in names and "nufi/db/alembic.ini" in names
     for name in names:
         assert not re.search(r"(^|/)(nufi_sandbox|nufi_mock|idp)(/|$)", name), name
         assert not name.endswith(("realm.yaml", "dev-users.yaml")), name

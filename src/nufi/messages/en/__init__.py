@@ -2,6 +2,7 @@
 
 from nufi.messages.en import (
     alerts,
+    cli,
     common,
     devices,
     monitoring,
@@ -21,5 +22,6 @@ AREAS: dict[str, dict[str, str]] = {
     "monitoring": monitoring.TEXTS,
     "thermal": thermal.TEXTS,
     "alerts": alerts.TEXTS,
+    "cli": cli.TEXTS,
     "packs": packs.TEXTS,
 }

@@ -18,7 +18,8 @@ clients:
     service_account_roles: []       # realm roles of its client_credentials tokens
 ```
 
-The public client `nufi-cli` (password grant) exists even when the file does not list it.
+The public client `nufi-cli` exists even when the file does not list it: the password grant, and the
+authorization code grant with PKCE to a loopback redirect on any port (`nufi login`, RFC 8252 §7.3).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 DEFAULT_REALM = "super-llm"
 DEFAULT_USERS_FILE = Path(__file__).with_name("dev-users.yaml")
 CLI_CLIENT_ID = "nufi-cli"
+# A native app listens on a port the OS picks, so its loopback redirect is registered for any port.
+CLI_REDIRECT_URIS = ("http://127.0.0.1:*",)
 ACCOUNT_CLIENT_ID = "account"
 ACCOUNT_ROLES = ("manage-account", "manage-account-links", "view-profile")
 
@@ -100,7 +103,7 @@ class RealmSpec(BaseModel):
     def with_cli_client(self) -> RealmSpec:
         if any(client.id == CLI_CLIENT_ID for client in self.clients):
             return self
-        cli = ClientSpec(id=CLI_CLIENT_ID, public=True)
+        cli = ClientSpec(id=CLI_CLIENT_ID, public=True, redirect_uris=list(CLI_REDIRECT_URIS))
         return self.model_copy(update={"clients": [*self.clients, cli]})
 
     def user(self, username: str) -> UserSpec | None:

@@ -1,4 +1,4 @@
-"""The `nufi` command."""
+"""`nufi serve`, `nufi version` and `nufi db`: the commands that run the server on this machine."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ app = typer.Typer(
     name="nufi",
     help="NuFi: run AI workloads on any accelerator in a Kubernetes cluster.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
 )
 
 # Seconds to let in-flight requests finish after SIGTERM before connections are dropped.
@@ -216,7 +216,7 @@ def _serve_with_reload(settings: Settings, faces: _Faces) -> None:
         factory=True,
         reload=True,
         # Watch the package, not whatever directory the command was started from.
-        reload_dirs=[str(Path(__file__).parent)],
+        reload_dirs=[str(Path(__file__).parent.parent)],
         **_server_options(settings),
     )
 

@@ -1,0 +1,113 @@
+"""What a command prints: a rich table for people, JSON or YAML (the API's own bodies) for scripts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+import yaml
+from rich.console import Console
+from rich.table import Table
+
+from nufi.cli.say import say
+
+
+class Format(StrEnum):
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+
+
+OutputOption = Annotated[
+    Format, typer.Option("--output", "-o", help="table for people; json or yaml (the API's body) for scripts")
+]
+ServerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--server",
+        envvar="NUFI_SERVER",
+        help="NuFi's address (default: the server of the last `nufi login`, else http://127.0.0.1:8080)",
+        show_default=False,
+    ),
+]
+TokenOption = Annotated[
+    str | None,
+    typer.Option(
+        "--token",
+        envvar="NUFI_TOKEN",
+        help="an access token to send instead of the cached login (for CI)",
+        show_default=False,
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    value: Callable[[dict[str, Any]], object]
+
+
+def field(name: str, header: str | None = None) -> Column:
+    return Column(header or name.upper(), lambda row: row.get(name))
+
+
+def as_json(data: object) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def as_yaml(data: object) -> str:
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def table(rows: Sequence[dict[str, Any]], columns: Sequence[Column], title: str | None = None) -> Table:
+    shown = Table(title=title, header_style="bold", show_edge=False, pad_edge=False)
+    for column in columns:
+        shown.add_column(column.header)
+    for row in rows:
+        shown.add_row(*(cell(column.value(row)) for column in columns))
+    return shown
+
+
+def cell(value: object) -> str:
+    if value is None or value == "":
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.1f}"
+    if isinstance(value, list | dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def console() -> Console:
+    return Console(soft_wrap=True)
+
+
+def emit(data: Any, fmt: Format, rows: Sequence[dict[str, Any]] | None, columns: Sequence[Column]) -> None:
+    """`data` as JSON or YAML, or `rows` (the items of `data`) as a table of `columns`."""
+    if fmt is Format.json:
+        typer.echo(as_json(data))
+    elif fmt is Format.yaml:
+        typer.echo(as_yaml(data), nl=False)
+    elif not rows:
+        typer.echo(say("cli.empty"))
+    else:
+        console().print(table(rows, columns))
+
+
+def emit_one(data: dict[str, Any], fmt: Format, columns: Sequence[Column]) -> None:
+    """One object: a two-column table of the chosen fields in table format."""
+    if fmt is not Format.table:
+        emit(data, fmt, None, columns)
+        return
+    shown = Table(show_header=False, show_edge=False, pad_edge=False)
+    shown.add_column(style="bold")
+    shown.add_column()
+    for column in columns:
+        shown.add_row(column.header, cell(column.value(data)))
+    console().print(shown)

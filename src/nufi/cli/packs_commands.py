@@ -1,0 +1,157 @@
+"""`nufi devices export | apply | diff`: device packs, the catalog as files kept in Git."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+import yaml
+from rich.text import Text
+
+from nufi.cli import exits
+from nufi.cli.client import Api, exits_on_failure, server_of
+from nufi.cli.output import Format, ServerOption, TokenOption, as_json, as_yaml, console
+from nufi.cli.say import language, say
+from nufi.errors import NufiError
+
+PACK_SUFFIXES = (".yaml", ".yml")
+_ACTION_STYLE = {"created": "green", "updated": "yellow", "deleted": "red", "unchanged": "dim"}
+_ACTION_MARK = {"created": "+", "updated": "~", "deleted": "-", "unchanged": "="}
+
+Files = Annotated[
+    list[Path],
+    typer.Option("--filename", "-f", help="a pack file, a directory of *.yaml/*.yml files, or - for stdin"),
+]
+PackOutput = Annotated[Format, typer.Option("--output", "-o", help="yaml (default), json, or table")]
+
+
+def _packs() -> Any:
+    # The pack format (nufi.packs) is shared with the server; imported when a pack command runs.
+    return importlib.import_module("nufi.packs")
+
+
+@exits_on_failure
+def export(
+    device_id: Annotated[str, typer.Argument(help="the device type's id (e.g. lpu)")],
+    server: ServerOption = None,
+    token: TokenOption = None,
+    output: PackOutput = Format.yaml,
+) -> None:
+    """Print a device type as a pack document (canonical YAML): `apply` elsewhere recreates it."""
+    with Api(server_of(server), token) as api:
+        document = api.json("GET", f"/api/v1/admin/devices/{device_id}/pack")
+    if output is Format.json:
+        typer.echo(as_json(document))
+    else:
+        typer.echo(_packs().dump_packs([document]), nl=False)
+
+
+@exits_on_failure
+def apply(
+    filename: Files,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    prune: Annotated[bool, typer.Option(help="delete custom types the packs do not name")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="say what would change, change nothing")] = False,
+    force: Annotated[bool, typer.Option(help="save even when the checks against the world fail")] = False,
+    output: PackOutput = Format.table,
+) -> None:
+    """Make the catalog hold these packs: create, update (and with --prune delete) device types."""
+    answer = _apply(filename, server, token, dry_run=dry_run, force=force, prune=prune)
+    if output is not Format.table:
+        typer.echo(as_json(answer) if output is Format.json else as_yaml(answer), nl=output is Format.json)
+        return
+    _print_results(answer, show_changes=False)
+
+
+@exits_on_failure
+def diff(
+    filename: Files,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    prune: Annotated[bool, typer.Option(help="also show the custom types --prune would delete")] = False,
+) -> None:
+    """Show what `apply` would change, field by field; changes nothing, exits 0."""
+    _print_results(_apply(filename, server, token, dry_run=True, force=False, prune=prune), show_changes=True)
+
+
+def _apply(
+    paths: list[Path], server: str | None, token: str | None, *, dry_run: bool, force: bool, prune: bool
+) -> dict[str, Any]:
+    documents = read_documents(paths)
+    body = {"documents": documents, "dry_run": dry_run, "force": force, "prune": prune}
+    with Api(server_of(server), token) as api:
+        answer: dict[str, Any] = api.json("POST", "/api/v1/admin/device-packs/apply", json=body)
+    return answer
+
+
+def pack_files(path: Path) -> list[Path]:
+    if str(path) == "-" or not path.is_dir():
+        return [path]
+    files = sorted(p for p in path.iterdir() if p.suffix in PACK_SUFFIXES and p.is_file())
+    if not files:
+        raise exits.CliFailure(exits.USAGE, [say("cli.usage.no_files", path=str(path))])
+    return files
+
+
+def read_documents(paths: list[Path]) -> list[dict[str, Any]]:
+    documents: list[dict[str, Any]] = []
+    for path in [file for given in paths for file in pack_files(given)]:
+        try:
+            text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise exits.CliFailure(
+                exits.USAGE, [say("cli.usage.unreadable", path=str(path), error=exc.strerror)]
+            ) from None
+        try:
+            documents.extend(_packs().parse_packs(text))
+        except NufiError as exc:
+            raise exits.CliFailure(
+                exits.USAGE, [say("cli.usage.bad_pack", path=str(path), error=exc.text(language()))]
+            ) from None
+        except (ValueError, yaml.YAMLError) as exc:
+            raise exits.CliFailure(
+                exits.USAGE, [say("cli.usage.bad_pack", path=str(path), error=str(exc))]
+            ) from None
+    return documents
+
+
+def _print_results(answer: dict[str, Any], *, show_changes: bool) -> None:
+    out = console()
+    results = answer.get("results") or []
+    counts = {action: 0 for action in _ACTION_STYLE}
+    for result in results:
+        action = str(result.get("action"))
+        counts[action] = counts.get(action, 0) + 1
+        style = _ACTION_STYLE.get(action, "")
+        out.print(
+            Text(
+                f"{_ACTION_MARK.get(action, '?')} "
+                + say("cli.packs.result", name=result.get("name"), action=action),
+                style=style,
+            )
+        )
+        if show_changes:
+            for change in result.get("changes") or []:
+                _print_change(change)
+    if answer.get("dry_run"):
+        out.print(say("cli.packs.dry_run"))
+    if not any(counts[a] for a in ("created", "updated", "deleted")):
+        out.print(say("cli.packs.no_changes"))
+    out.print(say("cli.packs.summary", **{a: counts.get(a, 0) for a in _ACTION_STYLE}))
+
+
+def _print_change(change: dict[str, Any]) -> None:
+    out = console()
+    out.print(Text(f"    {change.get('path')}:", style="bold"))
+    if change.get("before") is not None:
+        out.print(Text(f"      - {_inline(change['before'])}", style="red"))
+    if change.get("after") is not None:
+        out.print(Text(f"      + {_inline(change['after'])}", style="green"))
+
+
+def _inline(value: object) -> str:
+    return as_json(value).replace("\n", " ") if isinstance(value, dict | list) else str(value)

@@ -1,0 +1,88 @@
+"""A problem answer (RFC 9457) as the dashboard shows it: the headline and sentence in the caller's
+language (the API localised them from `Accept-Language`), then code, field and a fix."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from nufi.cli import exits
+from nufi.cli.say import say
+
+_UNAUTHORISED = 401
+_FORBIDDEN = 403
+_SERVER_ERROR = 500
+
+
+@dataclass(frozen=True)
+class Problem:
+    status: int
+    title: str
+    detail: str = ""
+    code: str | None = None
+    field: str | None = None
+    request_id: str | None = None
+    retry_after: int | None = None
+
+    @classmethod
+    def of(cls, response: httpx.Response) -> Problem:
+        body = _json_object(response)
+        retry = body.get("retry_after_seconds") or response.headers.get("retry-after")
+        return cls(
+            status=response.status_code,
+            title=str(body.get("title") or response.reason_phrase or response.status_code),
+            detail=str(body.get("detail") or ""),
+            code=_text(body.get("code")),
+            field=_text(body.get("field")),
+            request_id=_text(body.get("request_id")) or response.headers.get("x-request-id"),
+            retry_after=int(retry) if str(retry or "").isdigit() else None,
+        )
+
+    @property
+    def exit_code(self) -> int:
+        if self.status in (_UNAUTHORISED, _FORBIDDEN) or self.status >= _SERVER_ERROR:
+            return exits.UNAVAILABLE
+        return exits.REFUSED
+
+    def lines(self) -> list[str]:
+        lines = [say("cli.problem.line", title=self.title, status=self.status)]
+        if self.detail and self.detail != self.title:
+            lines.append(f"  {self.detail}")
+        if self.code:
+            lines.append("  " + say("cli.problem.code", code=self.code))
+        if self.field:
+            lines.append("  " + say("cli.problem.field", field=self.field))
+        fix = self.fix()
+        if fix:
+            lines.append("  " + fix)
+        if self.request_id:
+            lines.append("  " + say("cli.problem.request", request_id=self.request_id))
+        return lines
+
+    def fix(self) -> str | None:
+        if self.status == _UNAUTHORISED:
+            return say("cli.problem.fix_login")
+        if self.status == _FORBIDDEN:
+            return say("cli.problem.fix_admin")
+        if self.retry_after is not None:
+            return say("cli.problem.fix_retry", seconds=self.retry_after)
+        if self.field:
+            return say("cli.problem.fix_field", field=self.field)
+        return None
+
+    def failure(self) -> exits.CliFailure:
+        return exits.CliFailure(self.exit_code, self.lines())
+
+
+def _json_object(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _text(value: object) -> str | None:
+    return str(value) if value not in (None, "") else None
