@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -16,6 +15,7 @@ from nufi.cli.client import Api, exits_on_failure, server_of
 from nufi.cli.output import Format, ServerOption, TokenOption, as_json, as_yaml, console
 from nufi.cli.say import language, say
 from nufi.errors import NufiError
+from nufi.packs import dump_packs, parse_packs
 
 PACK_SUFFIXES = (".yaml", ".yml")
 _ACTION_STYLE = {"created": "green", "updated": "yellow", "deleted": "red", "unchanged": "dim"}
@@ -26,11 +26,6 @@ Files = Annotated[
     typer.Option("--filename", "-f", help="a pack file, a directory of *.yaml/*.yml files, or - for stdin"),
 ]
 PackOutput = Annotated[Format, typer.Option("--output", "-o", help="yaml (default), json, or table")]
-
-
-def _packs() -> Any:
-    # The pack format (nufi.packs) is shared with the server; imported when a pack command runs.
-    return importlib.import_module("nufi.packs")
 
 
 @exits_on_failure
@@ -46,7 +41,7 @@ def export(
     if output is Format.json:
         typer.echo(as_json(document))
     else:
-        typer.echo(_packs().dump_packs([document]), nl=False)
+        typer.echo(dump_packs([document]), nl=False)
 
 
 @exits_on_failure
@@ -107,7 +102,7 @@ def read_documents(paths: list[Path]) -> list[dict[str, Any]]:
                 exits.USAGE, [say("cli.usage.unreadable", path=str(path), error=exc.strerror)]
             ) from None
         try:
-            documents.extend(_packs().parse_packs(text))
+            documents.extend(parse_packs(text))
         except NufiError as exc:
             raise exits.CliFailure(
                 exits.USAGE, [say("cli.usage.bad_pack", path=str(path), error=exc.text(language()))]
