@@ -1,0 +1,143 @@
+"""`nufi login`: PKCE, the loopback redirect, state checking, and the tokens it keeps."""
+
+from __future__ import annotations
+
+import string
+import threading
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+
+from nufi.cli import login as login_module
+from nufi.cli import pkce
+from nufi.cli.tokens import TokenCache
+from nufi_sandbox.idp.realm import DEFAULT_USERS_FILE, RealmSpec, load_realm
+from unit.cli.conftest import SERVER, FakeServer
+
+pytestmark = pytest.mark.unit
+
+ISSUER = "http://idp.test/realms/super-llm"
+AUTHORIZE = f"{ISSUER}/protocol/openid-connect/auth"
+TOKEN = f"{ISSUER}/protocol/openid-connect/token"
+
+
+def test_the_challenge_is_rfc_7636s_s256_of_the_verifier() -> None:
+    # RFC 7636 appendix B.
+    assert pkce.challenge_of("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk") == (
+        "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+    )
+
+
+def test_verifiers_are_long_unreserved_and_fresh() -> None:
+    verifiers = {pkce.new_verifier() for _ in range(20)}
+    assert len(verifiers) == 20
+    allowed = set(string.ascii_letters + string.digits + "-._~")
+    assert all(43 <= len(v) <= 128 and set(v) <= allowed for v in verifiers)
+
+
+class FakeIdp:
+    """The server's /api/v1/auth/cli, discovery, a token endpoint checking PKCE, and /api/v1/me."""
+
+    def __init__(self) -> None:
+        self.challenge = ""
+        self.token_form: dict[str, list[str]] = {}
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        url = str(request.url)
+        if url == f"{SERVER}/api/v1/auth/cli":
+            return httpx.Response(200, json={"issuer": ISSUER, "client_id": "nufi-cli", "scope": "openid"})
+        if url == f"{ISSUER}/.well-known/openid-configuration":
+            return httpx.Response(200, json={"authorization_endpoint": AUTHORIZE, "token_endpoint": TOKEN})
+        if url == TOKEN:
+            self.token_form = parse_qs(request.content.decode())
+            if pkce.challenge_of(self.token_form["code_verifier"][0]) != self.challenge:
+                return httpx.Response(400, json={"error": "invalid_grant"})
+            return httpx.Response(200, json={"access_token": "a", "refresh_token": "r", "expires_in": 300})
+        if url == f"{SERVER}/api/v1/me":
+            return httpx.Response(200, json={"username": "admin", "roles": [], "is_admin": True})
+        return httpx.Response(404)
+
+
+def _browser(idp: FakeIdp, answer: Callable[[dict[str, str]], dict[str, str]]) -> Callable[[str], bool]:
+    """A browser that signs in at once: the IdP redirects to the loopback address with `answer`."""
+
+    def open_(url: str) -> bool:
+        query = {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
+        assert url.startswith(AUTHORIZE) and query["code_challenge_method"] == "S256"
+        assert query["redirect_uri"].startswith("http://127.0.0.1:")
+        idp.challenge = query["code_challenge"]
+        redirect = query["redirect_uri"]
+        thread = threading.Thread(target=httpx.get, args=(redirect,), kwargs={"params": answer(query)})
+        thread.start()
+        return True
+
+    return open_
+
+
+def _login(
+    server: FakeServer,
+    run: Callable[..., Any],
+    monkeypatch: pytest.MonkeyPatch,
+    answer: Callable[[dict[str, str]], dict[str, str]],
+) -> tuple[Any, FakeIdp]:
+    idp = FakeIdp()
+    server.handler = idp
+    monkeypatch.setattr(login_module.webbrowser, "open", _browser(idp, answer))
+    return run("login", "--timeout", "10"), idp
+
+
+def test_login_signs_in_with_pkce_and_keeps_the_tokens(
+    server: FakeServer, run: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result, idp = _login(server, run, monkeypatch, lambda q: {"code": "c-1", "state": q["state"]})
+    assert result.exit_code == 0, result.output
+    assert "Signed in to http://nufi.test as admin" in result.stdout
+    assert AUTHORIZE in result.stderr  # the address is printed for a machine without a browser
+    assert idp.token_form["grant_type"] == ["authorization_code"] and idp.token_form["code"] == ["c-1"]
+    stored = TokenCache().load(SERVER)
+    assert stored is not None and (stored.access_token, stored.refresh_token, stored.username) == (
+        "a",
+        "r",
+        "admin",
+    )
+    assert TokenCache().current_server() == SERVER
+
+
+def test_an_answer_with_another_state_is_refused(
+    server: FakeServer, run: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result, idp = _login(server, run, monkeypatch, lambda q: {"code": "c-1", "state": "forged"})
+    assert result.exit_code == 3 and "state" in result.stderr
+    assert idp.token_form == {} and TokenCache().load(SERVER) is None
+
+
+def test_an_error_from_the_idp_is_shown(
+    server: FakeServer, run: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result, _ = _login(
+        server,
+        run,
+        monkeypatch,
+        lambda q: {"error": "access_denied", "error_description": "no", "state": q["state"]},
+    )
+    assert result.exit_code == 3 and "refused the sign-in: no" in result.stderr
+
+
+def test_a_server_without_sign_in_says_so(server: FakeServer, run: Callable[..., Any]) -> None:
+    server.handler = lambda request: httpx.Response(
+        200, json={"issuer": None, "client_id": "nufi-cli", "scope": "openid"}
+    )
+    result = run("login", "--no-browser")
+    assert result.exit_code == 3 and "NUFI_OIDC_ISSUER" in result.stderr
+
+
+@pytest.mark.parametrize("realm", [load_realm(DEFAULT_USERS_FILE), RealmSpec().with_cli_client()])
+def test_the_dev_idp_lets_the_cli_redirect_to_loopback_on_any_port(realm: RealmSpec) -> None:
+    cli = realm.client("nufi-cli")
+    assert cli is not None and cli.public
+    assert cli.accepts_redirect("http://127.0.0.1:49152/callback")
+    assert cli.accepts_redirect("http://127.0.0.1:8000/callback")
+    assert not cli.accepts_redirect("http://evil.example/callback")
