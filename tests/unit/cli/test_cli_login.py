@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import string
 import threading
+import webbrowser
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -11,7 +12,6 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from nufi.cli import login as login_module
 from nufi.cli import pkce
 from nufi.cli.tokens import TokenCache
 from nufi_sandbox.idp.realm import DEFAULT_USERS_FILE, RealmSpec, load_realm
@@ -85,7 +85,7 @@ def _login(
 ) -> tuple[Any, FakeIdp]:
     idp = FakeIdp()
     server.handler = idp
-    monkeypatch.setattr(login_module.webbrowser, "open", _browser(idp, answer))
+    monkeypatch.setattr(webbrowser, "open", _browser(idp, answer))
     return run("login", "--timeout", "10"), idp
 
 
