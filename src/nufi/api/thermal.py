@@ -115,7 +115,7 @@ async def dry_run(
     device_id: str, payload: DryRunRequest, principal: AdminPrincipal, thermal: Thermal
 ) -> DryRunView:
     result = await thermal.dry_run(principal, device_id, payload.policy, start=payload.start, end=payload.end)
-    return DryRunView.model_validate(dataclasses.asdict(result) | {"policy": result.policy})
+    return DryRunView.model_validate(result)
 
 
 @override_router.get(

@@ -23,6 +23,7 @@ from nufi.auth import Principal, require_user
 from nufi.cluster import ClusterReader
 from nufi.devices.fetcher import DeviceFetcher
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
+from nufi.devices.readings import finite_value
 from nufi.devices.spec import DeviceType, MetricKey
 from nufi.errors import NotFound, NufiError
 from nufi.monitoring.audience import Audience, Audiences
@@ -294,10 +295,12 @@ class MonitoringService:
         end: str | None,
         step_seconds: float,
         by: Grouping,
+        expression: str | None = None,
     ) -> RangeResult:
         """The highest temperature per device (or per node, of its hottest device) over each step of a
-        range, at `step_seconds` however long the range (asked in parts within Prometheus' limit).
-        `start` defaults to an hour before `end`, `end` to now, checked as `history` checks them."""
+        range, at `step_seconds` however long the range (asked in parts within Prometheus' limit); or
+        the highest of `expression`, any finite value a reading, where one is given. `start` defaults
+        to an hour before `end`, `end` to now, checked as `history` checks them."""
         require_user(principal)
         request = parse_range_request(
             metric="temperature",
@@ -310,8 +313,8 @@ class MonitoringService:
         )
         request = _aligned(replace(request, step_seconds=step_seconds))
         device_type = await self._catalog.get(principal, device_type_id)
-        usable = self._fetchers.for_type(device_type).usable
-        family = device_type.metrics.queries().get("temperature")
+        usable = self._fetchers.for_type(device_type).usable if expression is None else finite_value
+        family = device_type.metrics.queries().get("temperature") if expression is None else expression
         if family is None:
             return assemble_range(device_type, request, {}, {}, usable=usable)
         resolution = min(step_seconds, self._settings.scrape_interval_seconds)

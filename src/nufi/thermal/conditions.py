@@ -6,15 +6,18 @@ from __future__ import annotations
 
 from typing import Literal
 
-from nufi.thermal.hysteresis import Limits
+from nufi.thermal.hysteresis import Limits, temperature_limits
 from nufi.thermal.policy import ThermalPolicy
 
 Thresholds = tuple[float, float, int, int]
 Condition = Literal["temperature", "unhealthy", "custom"]
-
-
-def thresholds(policy: ThermalPolicy) -> Thresholds:
-    return (policy.trip_celsius, policy.resume_celsius, policy.trip_hold_seconds, policy.resume_hold_seconds)
+# The state a tripped track of each condition is in, as the history and the dry run name it.
+TrippedState = Literal["hot", "unhealthy", "tripped"]
+TRIPPED_STATE: dict[Condition, TrippedState] = {
+    "temperature": "hot",
+    "unhealthy": "unhealthy",
+    "custom": "tripped",
+}
 
 
 def unhealthy_limits(policy: ThermalPolicy) -> Limits:
@@ -40,10 +43,18 @@ def custom_limits(policy: ThermalPolicy) -> Limits:
     )
 
 
-def limits_of(policy: ThermalPolicy, condition: Condition) -> Thresholds:
+def limits_for(policy: ThermalPolicy, condition: Condition) -> Limits:
     if condition == "temperature":
-        return thresholds(policy)
-    return limits_key(unhealthy_limits(policy) if condition == "unhealthy" else custom_limits(policy))
+        return temperature_limits(policy)
+    return unhealthy_limits(policy) if condition == "unhealthy" else custom_limits(policy)
+
+
+def thresholds(policy: ThermalPolicy) -> Thresholds:
+    return limits_key(temperature_limits(policy))
+
+
+def limits_of(policy: ThermalPolicy, condition: Condition) -> Thresholds:
+    return limits_key(limits_for(policy, condition))
 
 
 def conditions_of(policy: ThermalPolicy) -> list[Condition]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from nufi.monitoring.snapshot import message_data
 from nufi.thermal.assessment import Decision, Transition
+from nufi.thermal.conditions import TRIPPED_STATE
 from nufi.thermal.history import ThermalEvent
 
 
@@ -20,16 +21,13 @@ def history_event(transition: Transition, pods: list[Decision], now: float) -> T
     where = key.node if key.device is None else f"device {key.device} on {key.node}"
     reading = "" if transition.temperature is None else f" at {transition.temperature:g} °C"
     policy = transition.policy
-    tripped_to = "hot"
     if key.condition == "custom":
-        tripped_to = "tripped"
         own = policy.custom
         if transition.hot:
             message = f"{where} read {own.name} at or above {own.trip_at:g} for {own.trip_hold_seconds} s"
         else:
             message = f"{where} read {own.name} at or below {own.resume_at:g} for {own.resume_hold_seconds} s"
     elif key.condition == "unhealthy":
-        tripped_to = "unhealthy"
         condition = policy.unhealthy
         if transition.hot:
             message = f"{where} unhealthy for {condition.trip_hold_seconds} s"
@@ -49,7 +47,7 @@ def history_event(transition: Transition, pods: list[Decision], now: float) -> T
         device_type_id=key.device_type,
         node=key.node,
         device=key.device,
-        to_state=tripped_to if transition.hot else "normal",
+        to_state=TRIPPED_STATE[key.condition] if transition.hot else "normal",
         temperature_celsius=transition.temperature if key.condition == "temperature" else None,
         details={
             "pods_off": [name_of(d) for d in pods if not d.traffic_on],

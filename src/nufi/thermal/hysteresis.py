@@ -57,9 +57,7 @@ def usable(reading: float | None, limits: Limits | None = None) -> bool:
     return reading is not None and not (zero_unusable and reading == 0.0)
 
 
-def step(track: Track, reading: float | None, now: float, limits: Limits | ThermalPolicy) -> Track:
-    if isinstance(limits, ThermalPolicy):
-        limits = temperature_limits(limits)
+def step(track: Track, reading: float | None, now: float, limits: Limits) -> Track:
     if reading is None or not usable(reading, limits):
         return replace(track, stale=True, pending_since=None)
     toward = reading <= limits.resume if track.hot else reading >= limits.trip

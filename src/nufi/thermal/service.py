@@ -4,7 +4,6 @@ the live status, the history, and a dry run of a proposed policy over Prometheus
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -24,11 +23,10 @@ from nufi.devices.spec import LabelsDraft, MetricsDraft
 from nufi.errors import NotFound, ValidationFailed
 from nufi.messages import Message
 from nufi.monitoring import MonitoringService
-from nufi.monitoring.times import parse_instant
 from nufi.thermal.controller import SYSTEM, ThermalController
+from nufi.thermal.dry_run import DryRun, dry_run
 from nufi.thermal.history import ThermalEvent, ThermalRecords
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy, default_policy
-from nufi.thermal.replay import Episode, NodeReplay, ReplayKey, replay, replay_step, with_gaps
 from nufi.thermal.serving import OVERRIDE_ANNOTATION
 from nufi.thermal.status import NodeStatus, PodTraffic, ThermalStatus, node_marks
 from nufi.workloads.intents import acting
@@ -36,7 +34,6 @@ from nufi.workloads.labels import DEVICE_TYPE, MANAGED_BY, MANAGED_BY_NUFI, WORK
 from nufi.workloads.projects import ProjectService
 
 HIDDEN = "another project"
-DRY_RUN_DEFAULT_SECONDS = 86400.0
 
 
 @dataclass(frozen=True)
@@ -58,18 +55,6 @@ class OverrideEntry:
     effective: ThermalPolicy
     # Why the override is not honoured (the type's policy applies instead); None when it is.
     not_honoured: Message | None = None
-
-
-@dataclass(frozen=True)
-class DryRun:
-    device_type: str
-    policy: ThermalPolicy
-    start: float
-    end: float
-    step_seconds: float
-    nodes: tuple[NodeReplay, ...]
-    # Every would-be trip, by start.
-    episodes: tuple[Episode, ...] = ()
 
 
 class ThermalService:
@@ -276,32 +261,11 @@ class ThermalService:
         start: str | None = None,
         end: str | None = None,
     ) -> DryRun:
-        """What `policy` would have done over Prometheus history (default: the last 24 h): the readings
-        thermal control acts on (the hottest device per node, or each device with scope `device`), at
-        their highest over each step of `replay_step`, through the controller's hysteresis."""
+        """What `policy` would have done over Prometheus history (default: the last 24 h), each of its
+        conditions through the controller's hysteresis and breaker (`thermal.dry_run`)."""
         admin = require_admin(principal)
-        if start is None:
-            until = time.time() if end is None else parse_instant(end, field="end")
-            start = str(until - DRY_RUN_DEFAULT_SECONDS)
-        finest = self._monitoring.settings.scrape_interval_seconds
-        history = await self._monitoring.peak_history(
-            admin,
-            device_type_id,
-            start=start,
-            end=end,
-            step_seconds=replay_step(policy.trip_hold_seconds, finest),
-            by=policy.scope,
-        )
-        request = history.request
-        series: dict[ReplayKey, list[tuple[float, float | None]]] = {
-            (item.node, item.device): with_gaps(item.values, request.start, request.end, request.step_seconds)
-            for item in history.series
-        }
-        nodes = replay(series, policy, end=request.end)
-        episodes = tuple(sorted((e for n in nodes for e in n.episodes), key=lambda e: (e.start, e.node)))
-        return DryRun(
-            device_type_id, policy, request.start, request.end, request.step_seconds, nodes, episodes
-        )
+        device_type = await self._catalog.get(admin, device_type_id)
+        return await dry_run(self._monitoring, admin, device_type, policy, start=start, end=end)
 
 
 def _serving(found: dict[str, Any]) -> bool:

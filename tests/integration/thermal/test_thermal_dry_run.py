@@ -1,7 +1,8 @@
 """The dry run replays what the live controller did, against a real Prometheus scraping the mock
 exporter: an incident forced with the exporter's override (one device of a node at 95 °C for a few
 seconds) is cut by the controller and found by the dry run, starting within one scrape interval of the
-controller's trip and peaking at the forced value; a policy with a higher trip finds none."""
+controller's trip and peaking at the forced value; a policy with a higher trip finds none. The other
+conditions replay the same way: a device forced unhealthy, and the admin's own expression."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ import pytest
 
 from nufi_sandbox.processes import ManagedProcess, free_port
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
+from support.lpu_type import LPU_METRICS, lpu_type
 from support.polling import until
-from support.world import World, register_lpu, serve
+from support.world import World, serve
 
 SCRAPE_SECONDS = 1.0
 HOT_NODE = "lpu-node-1"
@@ -81,7 +83,14 @@ async def nufi(world: World, scraping: PrometheusServer, tmp_path: Path) -> Asyn
         }
     )
     async with serve(settings) as client:
-        await register_lpu(client, world)
+        # With its health mapped, so the unhealthy condition has something to replay.
+        registered = await client.post(
+            "/api/v1/admin/devices",
+            json=lpu_type(metrics={**LPU_METRICS, "health": "lpu_health"}),
+            params={"force": "true"},
+            headers=world.admin,
+        )
+        assert registered.status_code == 201, registered.text
         await scraping.wait_for_series(f'lpu_temperature_celsius{{node="{HOT_NODE}"}}')
         yield client
 
@@ -212,6 +221,48 @@ async def test_a_custom_condition_on_an_expression_the_admin_maps_trips_and_resu
     assert tripped["details"]["condition"] == "custom" and "saturation" in tripped["message"]
     restored = next(e for e in events if e["to_state"] == "normal")
     assert _at(restored["at"]) - _at(tripped["at"]) >= BUSY["resume_hold_seconds"]
+    # The dry run replays the own condition too, from the same expression's history.
+    body = await until(
+        lambda: _replayed_episode(nufi, world, policy, began - 2, "custom"), within=30, what="replayed"
+    )
+    (episode,) = [e for e in body["episodes"] if e["condition"] == "custom"]
+    assert episode["peak"] == 99 and episode["peak_celsius"] is None and episode["node"] == HOT_NODE
+    assert abs(_at(episode["start"]) - _at(tripped["at"])) <= 2 * SCRAPE_SECONDS, (episode, tripped)
+    assert body["conditions"] == ["temperature", "custom"]
+
+
+async def test_a_device_that_read_unhealthy_is_found_by_the_dry_run(
+    nufi: httpx.AsyncClient, world: World, exporter: str
+) -> None:
+    """The proposed policy protects from unhealthy devices: the seconds one device read unhealthy are
+    one episode of that condition, on its node; temperature found nothing."""
+    began = time.time()
+    async with httpx.AsyncClient(timeout=5) as control:
+        forced = await control.post(
+            f"http://{exporter}/control/override",
+            json={"node": HOT_NODE, "device": 1, "metric": "health", "value": 0, "duration_seconds": 4},
+        )
+    assert forced.status_code in (200, 201), forced.text
+    policy = {**POLICY, "unhealthy": {"enabled": True, "trip_hold_seconds": 1, "resume_hold_seconds": 2}}
+    body = await until(
+        lambda: _replayed_episode(nufi, world, policy, began - 2, "unhealthy"), within=30, what="replayed"
+    )
+    assert body["conditions"] == ["temperature", "unhealthy"]
+    (episode,) = body["episodes"]
+    assert (episode["node"], episode["condition"], episode["peak"]) == (HOT_NODE, "unhealthy", 1)
+    # Unhealthy from about the override's start for about its 4 s, plus the hold to resume.
+    cut = _at(episode["end"]) - _at(episode["start"])
+    assert 4 - 2 * SCRAPE_SECONDS <= cut <= 4 + 2 + 2 * SCRAPE_SECONDS, episode
+    assert body["breaker"] == []
+
+
+async def _replayed_episode(
+    nufi: httpx.AsyncClient, world: World, policy: dict[str, Any], start: float, condition: str
+) -> dict[str, Any] | None:
+    """The dry run once an episode of `condition` has ended in it (Prometheus has scraped past it)."""
+    body = await _dry_run(nufi, world, policy, start, time.time())
+    ended = [e for e in body["episodes"] if e["condition"] == condition and e["end"] is not None]
+    return body if ended else None
 
 
 async def _custom(nufi: httpx.AsyncClient, world: World, since: float) -> list[dict[str, Any]] | None:

@@ -6,11 +6,13 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nufi.thermal.hysteresis import Track, start, step
+from nufi.thermal.hysteresis import Track, start, step, temperature_limits
 from nufi.thermal.policy import ThermalPolicy
 
-POLICY = ThermalPolicy(
-    enabled=True, trip_celsius=85, resume_celsius=75, trip_hold_seconds=10, resume_hold_seconds=30
+POLICY = temperature_limits(
+    ThermalPolicy(
+        enabled=True, trip_celsius=85, resume_celsius=75, trip_hold_seconds=10, resume_hold_seconds=30
+    )
 )
 
 

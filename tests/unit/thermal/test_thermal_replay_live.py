@@ -1,7 +1,8 @@
-"""The dry run and the live controller decide alike: the same recorded per-device temperatures, fed to
-the controller's pass (snapshot → temperatures → assessment) second by second and to the replay as the
-dry run asks Prometheus for them (the hottest device per node, or each device, at its highest over each
-replay step), give the same trips and restores; a short episode is not lost between two points."""
+"""The dry run and the live controller decide alike: the same recorded per-device readings, fed to the
+controller's pass (snapshot → temperatures, health and the own condition → assessment with its breaker)
+second by second and to the replay as the dry run asks Prometheus for them (the worst device per node,
+or each device, at its worst over each replay step), give the same trips, restores and breaker holds; a
+short episode is not lost between two points."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ import pytest
 from nufi.monitoring.snapshot import DeviceEntry, NodeEntry, Snapshot, Summary
 from nufi.thermal.assessment import TrackKey, assess
 from nufi.thermal.hysteresis import Track
-from nufi.thermal.policy import Scope, ThermalPolicy
+from nufi.thermal.policy import Breaker, CustomCondition, Scope, ThermalPolicy, UnhealthyCondition
 from nufi.thermal.replay import ReplayKey, replay, replay_step, with_gaps
-from nufi.thermal.temperatures import temperatures
+from nufi.thermal.temperatures import Readings, health, temperatures
 
 Reading = Callable[[str, str, int], float]
 DEVICES = {"n1": ("d0", "d1"), "n2": ("d0",)}
@@ -30,6 +31,7 @@ def _policy(scope: Scope, trip_hold: int = 10) -> ThermalPolicy:
         trip_hold_seconds=trip_hold,
         resume_hold_seconds=20,
         scope=scope,
+        breaker=Breaker(max_node_share=1.0),
     )
 
 
@@ -61,6 +63,7 @@ def _snapshot(t: int, reading: Reading) -> Snapshot:
 
 
 def _live(policy: ThermalPolicy, reading: Reading) -> list[tuple[float, str, str | None, bool]]:
+    # No breaker in these: every node may be cut (the breaker's own test is below).
     tracks: Mapping[TrackKey, Track] = {}
     found = []
     for t in range(SECONDS):
@@ -103,7 +106,8 @@ def _replayed(
     policy: ThermalPolicy, reading: Reading, step: float
 ) -> list[tuple[float, str, str | None, bool]]:
     found = []
-    for node in replay(_as_prometheus_answers(policy, reading, step), policy, end=SECONDS):
+    ran = replay({"temperature": _as_prometheus_answers(policy, reading, step)}, policy, end=SECONDS)
+    for node in ran.nodes:
         for episode in node.episodes:
             found.append((episode.start, episode.node, episode.device, True))
             if episode.end is not None:
@@ -141,7 +145,8 @@ def test_at_a_coarser_step_every_episode_the_controller_acts_on_is_still_found(s
 
 def test_the_peak_is_the_episodes_hottest_reading() -> None:
     policy = _policy("device")
-    (n1_d0, n1_d1, _) = replay(_as_prometheus_answers(policy, _recorded, 1.0), policy, end=SECONDS)
+    ran = replay({"temperature": _as_prometheus_answers(policy, _recorded, 1.0)}, policy, end=SECONDS)
+    (n1_d0, n1_d1, _) = ran.nodes
     assert [e.peak_celsius for e in n1_d1.episodes] == [95.0, 95.0]
     assert [(e.start, e.end, e.peak_celsius) for e in n1_d0.episodes] == [(240.0, 280.0, 91.0)]
 
@@ -162,6 +167,142 @@ def test_a_track_is_what_the_controller_keeps() -> None:
     # The replay runs the controller's own hysteresis: a trip hold restarts on an unusable reading.
     policy = _policy("node")
     samples = [(0.0, 90.0), (5.0, None), (10.0, 90.0), (15.0, 90.0), (20.0, 90.0)]
-    (node,) = replay({"n1": samples}, policy, end=20)
+    (node,) = replay({"temperature": {"n1": samples}}, policy, end=20).nodes
     assert [(t.at, t.to) for t in node.transitions] == [(20.0, "hot")]
     assert Track(hot=False, since=0.0).state == "normal"
+
+
+# Every condition and the breaker: three nodes of which one may be cut at once. n1 runs hot, n2 has a
+# device reading unhealthy while n1 is still cut, n3 trips the admin's own condition after both.
+THREE = {"n1": ("d0",), "n2": ("d0", "d1"), "n3": ("d0",)}
+
+
+def _temperature(node: str, device: str, t: int) -> float:
+    return 92.0 if node == "n1" and 20 <= t < 60 else 55.0
+
+
+def _healthy(node: str, device: str, t: int) -> bool:
+    return not (node == "n2" and device == "d1" and 40 <= t < 90)
+
+
+def _errors(node: str, device: str, t: int) -> float:
+    return 7.0 if node == "n3" and 150 <= t < 180 else 0.0
+
+
+def _every_condition() -> ThermalPolicy:
+    return ThermalPolicy(
+        enabled=True,
+        trip_celsius=85,
+        resume_celsius=75,
+        trip_hold_seconds=10,
+        resume_hold_seconds=20,
+        unhealthy=UnhealthyCondition(enabled=True, trip_hold_seconds=5, resume_hold_seconds=10),
+        custom=CustomCondition(
+            enabled=True,
+            name="ecc",
+            expression="ecc",
+            trip_at=5,
+            resume_at=1,
+            trip_hold_seconds=5,
+            resume_hold_seconds=5,
+        ),
+        breaker=Breaker(max_node_share=0.34),
+    )
+
+
+def _three_snapshot(t: int) -> Snapshot:
+    nodes = tuple(
+        NodeEntry(
+            node,
+            len(devices),
+            len(devices),
+            0,
+            (),
+            None,
+            tuple(
+                DeviceEntry(
+                    d,
+                    temperature_celsius=_temperature(node, d, t),
+                    health="ok" if _healthy(node, d, t) else "unhealthy",
+                )
+                for d in devices
+            ),
+        )
+        for node, devices in THREE.items()
+    )
+    return Snapshot("lpu", float(t), Summary.of(nodes), nodes, (), ())
+
+
+def _own_readings(t: int) -> Readings:
+    """What `custom_readings` makes of the expression: each device, each node its worst device."""
+    devices = {(n, d): _errors(n, d, t) for n, ds in THREE.items() for d in ds}
+    nodes = {n: max(_errors(n, d, t) for d in ds) for n, ds in THREE.items()}
+    return Readings(nodes, devices, {})
+
+
+Moment = tuple[float, str, str, bool]
+
+
+def _live_with_breaker(policy: ThermalPolicy) -> tuple[list[Moment], list[tuple[float, tuple[str, ...]]]]:
+    """Transitions (at, node, condition, tripped) and the breaker's held-back nodes whenever they change.
+    The nodes protection cut in one pass are what the next pass finds cut."""
+    tracks: Mapping[TrackKey, Track] = {}
+    cut: set[str] = set()
+    transitions: list[Moment] = []
+    waiting: list[tuple[float, tuple[str, ...]]] = []
+    for t in range(SECONDS):
+        snapshot = _three_snapshot(t)
+        result = assess(
+            now=float(t),
+            policies={"lpu": policy},
+            temperatures={"lpu": temperatures(snapshot, max_age_seconds=60)},
+            serving=(),
+            tracks=tracks,
+            tainted=cut,
+            health={"lpu": health(snapshot, max_age_seconds=60)},
+            custom={"lpu": _own_readings(t)},
+        )
+        tracks = result.tracks
+        transitions += [(float(t), x.key.node, x.key.condition, x.hot) for x in result.transitions]
+        breaker = result.types[0].breaker
+        assert breaker is not None
+        cut = set(breaker.cut)
+        if (waiting[-1][1] if waiting else ()) != breaker.waiting:
+            waiting.append((float(t), breaker.waiting))
+    return transitions, waiting
+
+
+def _recording(value: Callable[[str, str, int], float]) -> dict[ReplayKey, list[tuple[float, float | None]]]:
+    """Each node's worst device at each second, as the dry run's range queries give it at a 1 s step."""
+    return {
+        node: [(float(t), max(value(node, d, t) for d in devices)) for t in range(SECONDS)]
+        for node, devices in THREE.items()
+    }
+
+
+def test_every_condition_and_the_breaker_replay_as_the_controller_decided() -> None:
+    policy = _every_condition()
+    live, held_live = _live_with_breaker(policy)
+    ran = replay(
+        {
+            "temperature": _recording(_temperature),
+            "unhealthy": _recording(lambda n, d, t: 0.0 if _healthy(n, d, t) else 1.0),
+            "custom": _recording(_errors),
+        },
+        policy,
+        end=SECONDS,
+    )
+    replayed = sorted(
+        (tr.at, node.key, tr.condition, tr.to != "normal") for node in ran.nodes for tr in node.transitions
+    )
+    assert replayed == sorted(live)
+    assert {c for _, _, c, _ in live} == {"temperature", "unhealthy", "custom"}
+    # The breaker held n2 back while n1 was cut, and let it go as soon as n1 was restored.
+    held_replayed = []
+    for hold in ran.breaker:
+        held_replayed.append((hold.start, hold.waiting))
+        if hold.end is not None:
+            held_replayed.append((hold.end, ()))
+    assert held_replayed == held_live == [(45.0, ("n2",)), (80.0, ())]
+    n2 = next(node for node in ran.nodes if node.key == "n2")
+    assert n2.held_seconds == 35 and n2.cut_seconds == 100 - 80

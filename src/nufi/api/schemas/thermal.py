@@ -117,40 +117,76 @@ class EventList(BaseModel):
 
 
 class ReplayTransitionView(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     at: Instant
+    # `hot`, `unhealthy` or `tripped` (the policy's own condition) when a condition trips; `normal`.
     to: str
-    temperature: float
+    condition: str
+    # The reading that made it: °C for temperature, 1 (unhealthy) or 0, the own expression's value.
+    value: float
+    # The same as `value` for temperature, null for the other conditions.
+    temperature: float | None
 
 
 class NodeReplayView(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     key: str
     transitions: list[ReplayTransitionView]
     cut_seconds: float
+    # How long a condition tripped it while the breaker kept its traffic on.
+    held_seconds: float
     max_temperature: float | None
 
 
 class EpisodeView(BaseModel):
-    """One would-be trip: traffic cut at `start`, restored at `end` (null: still cut when the range
-    ends); the peak is the highest reading from the first at or above the trip temperature on."""
+    """One would-be trip of one condition: traffic cut at `start`, restored at `end` (null: still cut
+    when the range ends); the peak is the worst reading from the first at or beyond the trip on;
+    `held_seconds` of it the breaker would have kept the traffic on."""
+
+    model_config = ConfigDict(from_attributes=True)
 
     node: str
     # Set with scope `device`.
     device: str | None
+    condition: str
     start: Instant
     end: Instant | None
-    peak_celsius: float
+    peak: float
+    # The same as `peak` for temperature, null for the other conditions.
+    peak_celsius: float | None
+    held_seconds: float
+
+
+class BreakerHoldView(BaseModel):
+    """While more nodes were affected than the breaker allows (`allowed` of `total_nodes`), `waiting`
+    kept their traffic; `end` null: still so when the range ends."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    start: Instant
+    end: Instant | None
+    allowed: int
+    total_nodes: int
+    waiting: list[str]
 
 
 class DryRunView(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     device_type: str
     policy: ThermalPolicy
     start: Instant
     end: Instant
-    # The replay's step: each point is the highest reading over the step before it.
+    # The replay's step: each point is the worst reading over the step before it.
     step_seconds: float
+    # The policy's conditions replayed (unhealthy only where the type maps health).
+    conditions: list[str]
     nodes: list[NodeReplayView]
     # Every would-be trip, by start.
     episodes: list[EpisodeView] = []
+    breaker: list[BreakerHoldView] = []
 
 
 class DryRunRequest(BaseModel):

@@ -3,8 +3,6 @@ edited policy over the last day's history."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from nicegui import ui
 from pydantic import ValidationError
 
@@ -12,10 +10,10 @@ from nufi.auth import Principal
 from nufi.errors import NufiError
 from nufi.messages.validation import validation_message
 from nufi.thermal.policy import Breaker, CustomCondition, ThermalPolicy, UnhealthyCondition
-from nufi.thermal.service import DryRun, PolicyEntry
+from nufi.thermal.service import PolicyEntry
 from nufi.ui import context
 from nufi.ui.i18n import Translator
-from nufi.ui.parts.moments import moment_cell_slot, utc_text
+from nufi.ui.parts.thermal_dry_run import replayed
 
 
 class PolicyCard:
@@ -263,71 +261,7 @@ class PolicyCard:
             self.error.text = exc.text(self.t.language)
             return
         with self.result:
-            self._replayed(ran)
-
-    def _replayed(self, ran: DryRun) -> None:
-        t = self.t
-        ui.label(t("thermal.dry_run.title", device_type=self.name)).classes("font-medium")
-        rows = [
-            {
-                "key": node.key,
-                "trips": sum(1 for tr in node.transitions if tr.to == "hot"),
-                "cut": f"{node.cut_seconds / 60:.1f}",
-                "max": "—" if node.max_temperature is None else f"{node.max_temperature:.1f} °C",
-            }
-            for node in ran.nodes
-        ]
-        columns = [
-            {"name": n, "label": t(f"thermal.dry_run.{n}"), "field": n, "align": "left"}
-            for n in ("key", "trips", "cut", "max")
-        ]
-        table = ui.table(columns=columns, rows=rows, row_key="key").classes("w-full")
-        table.props(f'dense flat no-data-label="{t("thermal.dry_run.empty")}" data-testid="thermal-dry-run"')
-        self._episodes(ran)
-
-    def _episodes(self, ran: DryRun) -> None:
-        """Each would-be trip, where, from when to when, and how hot it got."""
-        t = self.t
-        ui.label(t("thermal.dry_run.episodes", step=f"{ran.step_seconds:g}")).classes("font-medium mt-2")
-        rows = [
-            {
-                "id": f"{e.node}/{e.device}/{e.start}",
-                "where": e.node if e.device is None else f"{e.node}/{e.device}",
-                **_instant("start", e.start),
-                **_instant("end", e.end, t("thermal.dry_run.ongoing")),
-                "peak": f"{e.peak_celsius:.1f} °C",
-            }
-            for e in ran.episodes
-        ]
-        labels = {
-            "where": t("thermal.dry_run.episode_where"),
-            "start": t("thermal.dry_run.episode_start"),
-            "end": t("thermal.dry_run.episode_end"),
-            "peak": t("thermal.dry_run.episode_peak"),
-        }
-        columns = [{"name": n, "label": label, "field": n, "align": "left"} for n, label in labels.items()]
-        table = ui.table(columns=columns, rows=rows, row_key="id").classes("w-full")
-        empty = t("thermal.dry_run.no_episodes")
-        table.props(f'dense flat no-data-label="{empty}" data-testid="thermal-dry-run-episodes"')
-        table.add_slot("body-cell-start", moment_cell_slot("start"))
-        table.add_slot("body-cell-end", _end_slot())
-
-
-def _instant(column: str, at: float | None, ongoing: str = "") -> dict[str, str]:
-    """A row's cells for `moment_cell_slot(column)`; an episode still going says so instead."""
-    if at is None:
-        return {column: "", f"{column}_utc": ongoing}
-    instant = datetime.fromtimestamp(at, UTC)
-    return {column: instant.isoformat(), f"{column}_utc": utc_text(instant)}
-
-
-def _end_slot() -> str:
-    # An episode still going has no end instant: its words, not a time, fill the cell.
-    return (
-        '<q-td key="end" :props="props">'
-        '<time v-if="props.value" data-local :datetime="props.value" :title="props.row.end_utc">'
-        "{{ props.row.end_utc }}</time><span v-else>{{ props.row.end_utc }}</span></q-td>"
-    )
+            replayed(self.t, ran, self.name)
 
 
 def _percent(share: float) -> float:

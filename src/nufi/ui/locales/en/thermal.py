@@ -79,11 +79,22 @@ TEXTS: dict[str, str] = {
     "thermal.dry_run.cut": "Cut (min)",
     "thermal.dry_run.max": "Highest",
     "thermal.dry_run.empty": "No recorded temperature.",
-    "thermal.dry_run.episodes": "Would-be trips (each point the highest reading over {step} s)",
+    "thermal.dry_run.episodes": "Would-be trips (each point the worst reading over {step} s)",
     "thermal.dry_run.episode_where": "Node or device",
     "thermal.dry_run.episode_start": "Cut at",
     "thermal.dry_run.episode_end": "Restored at",
     "thermal.dry_run.episode_peak": "Peak",
+    "thermal.dry_run.episode_condition": "Condition",
+    "thermal.dry_run.episode_held": "Kept on by the breaker (min)",
+    "thermal.dry_run.held": "Kept on by the breaker (min)",
+    "thermal.dry_run.temperature": "Temperature",
+    "thermal.dry_run.conditions": "Replayed: {conditions}",
+    "thermal.dry_run.breaker": (
+        "The breaker would have held {count} time(s): at most {allowed} of {total} nodes cut at once"
+    ),
+    "thermal.dry_run.breaker_waiting": "Nodes that kept their traffic",
+    "thermal.dry_run.breaker_ongoing": "still holding",
+    "thermal.dry_run.no_breaker": "The breaker would not have held any node back.",
     "thermal.dry_run.ongoing": "still cut",
     "thermal.dry_run.no_episodes": "This policy would have cut no traffic.",
 }
