@@ -6,12 +6,15 @@ and the published JSON Schema (`docs/device-pack.schema.json`) is generated from
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from nufi.alerts.thresholds import AlertThresholds
-from nufi.devices.spec import REVISION_MAX, DeviceTypeFields, Slug
+from nufi.devices.spec import REVISION_MAX, SLUG_PATTERN, DeviceTypeFields, Slug
+from nufi.messages import Message
 from nufi.thermal.policy import ThermalPolicy
 
 ApiVersion = Literal["nufi.io/v1"]
@@ -20,6 +23,7 @@ API_VERSION: ApiVersion = "nufi.io/v1"
 KIND: Kind = "DeviceType"
 # What a pack's spec holds beyond the type itself; the type's own fields are the rest.
 SECTIONS = ("protection", "alerts")
+_SLUG_MAX = 63
 SCHEMA_ID = "https://nufi.io/schemas/device-pack.schema.json"
 
 
@@ -35,6 +39,15 @@ class PackMetadata(BaseModel):
         strict=True,
         description="Apply only if the type is still at this revision (never written by export).",
     )
+
+    @field_validator("name")
+    @classmethod
+    def _id_syntax(cls, value: str) -> str:
+        # The same rule, and the same message, as a new type's id in the devices API.
+        if len(value) > _SLUG_MAX or re.fullmatch(SLUG_PATTERN, value) is None:
+            problem = Message("device_type.id_syntax", {"id": value})
+            raise PydanticCustomError(problem.code, problem.text("en"), dict(problem.params))
+        return value
 
 
 class PackSpec(DeviceTypeFields):

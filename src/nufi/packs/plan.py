@@ -39,12 +39,17 @@ def plan_of(index: int, pack: DevicePack, current: DeviceType | None, now: Devic
     """The plan for `pack` given the stored type `current` and its pack `now`; a revision in the
     pack's metadata that is not the stored one conflicts, as a stale devices PUT does."""
     wanted = pack.metadata.revision
-    if wanted is not None and (current is None or current.revision != wanted):
+    field = f"documents[{index}].metadata.revision"
+    if wanted is not None and current is None:
         raise Conflict(
-            code="device_type.stale" if current is not None else "pack.revision_of_absent",
-            field=f"documents[{index}].metadata.revision",
+            code="pack.revision_of_absent", field=field, device_type=pack.name, expected_revision=wanted
+        )
+    if wanted is not None and current is not None and current.revision != wanted:
+        raise Conflict(
+            code="device_type.stale",
+            field=field,
             device_type=pack.name,
-            current_revision=None if current is None else current.revision,
+            current_revision=current.revision,
             expected_revision=wanted,
         )
     after = document_without_revision(pack)

@@ -45,7 +45,9 @@ async def test_a_pack_creates_its_type_and_applying_it_again_changes_and_records
     assert created.status_code == 200, created.text
     assert [(r["name"], r["action"]) for r in created.json()["results"]] == [("lpu", "created")]
     # The type, its protection policy and its alert thresholds: one audit record each.
-    actions = [r["action"] for r in (await nufi.get("/api/v1/admin/audit", headers=world.admin)).json()["items"]]
+    actions = [
+        r["action"] for r in (await nufi.get("/api/v1/admin/audit", headers=world.admin)).json()["items"]
+    ]
     assert sorted(actions[:3]) == ["alert_thresholds.update", "device_type.create", "thermal_policy.update"]
     alerts = (await nufi.get("/api/v1/admin/devices/lpu/alerts", headers=world.admin)).json()
     assert alerts["thresholds"]["hot"]["celsius"] == 80.0
@@ -57,7 +59,9 @@ async def test_a_pack_creates_its_type_and_applying_it_again_changes_and_records
     assert again.json()["results"] == [{"name": "lpu", "action": "unchanged", "changes": []}]
     assert await audit_total(nufi, world) == before
     # What the CLI prints is what the server's YAML is, and reads back to the same document.
-    yaml_text = await nufi.get("/api/v1/admin/devices/lpu/pack", params={"format": "yaml"}, headers=world.admin)
+    yaml_text = await nufi.get(
+        "/api/v1/admin/devices/lpu/pack", params={"format": "yaml"}, headers=world.admin
+    )
     assert yaml_text.headers["content-type"].startswith("application/yaml")
     assert yaml_text.text == dump_packs([exported.json()])
     assert parse_packs(yaml_text.text) == [exported.json()]
