@@ -52,10 +52,15 @@ def _episodes(t: Translator, ran: DryRun) -> None:
         }
         for e in ran.episodes
     ]
-    names = ("where", "condition", "start", "end", "peak", "held")
-    columns = [
-        {"name": n, "label": t(f"thermal.dry_run.episode_{n}"), "field": n, "align": "left"} for n in names
-    ]
+    labels = {
+        "where": t("thermal.dry_run.episode_where"),
+        "condition": t("thermal.dry_run.episode_condition"),
+        "start": t("thermal.dry_run.episode_start"),
+        "end": t("thermal.dry_run.episode_end"),
+        "peak": t("thermal.dry_run.episode_peak"),
+        "held": t("thermal.dry_run.episode_held"),
+    }
+    columns = [{"name": n, "label": label, "field": n, "align": "left"} for n, label in labels.items()]
     table = ui.table(columns=columns, rows=rows, row_key="id").classes("w-full")
     empty = t("thermal.dry_run.no_episodes")
     table.props(f'dense flat no-data-label="{empty}" data-testid="thermal-dry-run-episodes"')
