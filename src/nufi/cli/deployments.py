@@ -91,6 +91,9 @@ def create(
     replicas: Annotated[int, typer.Option(help="how many replicas")] = 1,
     port: Annotated[int | None, typer.Option(help="the port the server listens on")] = None,
     env: Annotated[list[str] | None, typer.Option(help="NAME=VALUE, repeatable")] = None,
+    command: Annotated[list[str] | None, typer.Option(help="the entrypoint, one word per option")] = None,
+    arg: Annotated[list[str] | None, typer.Option(help="an argument to it, repeatable, in order")] = None,
+    readiness_path: Annotated[str | None, typer.Option(help="HTTP path that answers 200 when ready")] = None,
     wait: Annotated[float, typer.Option(help="seconds to wait until Ready (0: do not wait)")] = 0.0,
     server: ServerOption = None,
     token: TokenOption = None,
@@ -107,6 +110,8 @@ def create(
         body["port"] = port
     if env:
         body["env"] = parse_env(env)
+    optional = {"command": command, "args": arg, "readiness_path": readiness_path}
+    body.update({key: value for key, value in optional.items() if value})
     with Api(server_of(server), token) as api:
         created = api.json("POST", f"/api/v1/projects/{project}/deployments", json=body)
         if wait > 0:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -15,7 +16,6 @@ from nufi.cli.client import Api, exits_on_failure, server_of
 from nufi.cli.output import Format, ServerOption, TokenOption, as_json, as_yaml, console
 from nufi.cli.say import language, say
 from nufi.errors import NufiError
-from nufi.packs import dump_packs, parse_packs
 
 PACK_SUFFIXES = (".yaml", ".yml")
 _ACTION_STYLE = {"created": "green", "updated": "yellow", "deleted": "red", "unchanged": "dim"}
@@ -41,6 +41,8 @@ def export(
     if output is Format.json:
         typer.echo(as_json(document))
     else:
+        from nufi.packs import dump_packs  # the pack models import the catalog: only when needed
+
         typer.echo(dump_packs([document]), nl=False)
 
 
@@ -93,6 +95,8 @@ def pack_files(path: Path) -> list[Path]:
 
 
 def read_documents(paths: list[Path]) -> list[dict[str, Any]]:
+    from nufi.packs import parse_packs  # the pack models import the catalog: only when needed
+
     documents: list[dict[str, Any]] = []
     for path in [file for given in paths for file in pack_files(given)]:
         try:
@@ -149,4 +153,4 @@ def _print_change(change: dict[str, Any]) -> None:
 
 
 def _inline(value: object) -> str:
-    return as_json(value).replace("\n", " ") if isinstance(value, dict | list) else str(value)
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else str(value)
