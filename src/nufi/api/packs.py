@@ -68,7 +68,8 @@ async def pack_schema(principal: CurrentPrincipal) -> PackSchema:
     response_model=DevicePack,
     response_model_exclude_none=True,
     responses={
-        200: {"content": {YAML: {"schema": {"type": "string"}}}},
+        # The YAML is the same document (dump_packs of it).
+        200: {"content": {YAML: {"schema": {"$ref": "#/components/schemas/DevicePack"}}}},
         404: NOT_FOUND,
     },
 )
