@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import httpx
 import yaml
 
-from nufi_sandbox.processes import ManagedProcess, StopOnExit, free_port, require_binary
+from nufi_sandbox.debian_server import DebianServer
 
 PROMETHEUS_CANDIDATES = ["/usr/bin/prometheus"]
 
@@ -69,7 +67,7 @@ def render_config(
     return yaml.safe_dump(config, sort_keys=False)
 
 
-class PrometheusServer(StopOnExit):
+class PrometheusServer(DebianServer):
     """Prometheus with its own config, data dir and port; jobs can be replaced while it runs.
 
     The first sample of a new target shows up a few seconds after start or reload, because
@@ -79,6 +77,13 @@ class PrometheusServer(StopOnExit):
     `rule_files` (paths or globs) are loaded at start and at every reload (POST /-/reload, which
     --web.enable-lifecycle allows); alerts go to the `alertmanagers` ("host:port").
     """
+
+    name = "Prometheus"
+    process_name = "prometheus"
+    binary_name = "prometheus"
+    candidates = PROMETHEUS_CANDIDATES
+    package = "prometheus"
+    config_file = "prometheus.yml"
 
     def __init__(
         self,
@@ -100,86 +105,26 @@ class PrometheusServer(StopOnExit):
         self.alertmanagers = tuple(alertmanagers)
         self.scrape_interval = scrape_interval
         self._retention = retention
-        self._owns_work_dir = work_dir is None
-        self._work_dir_arg = work_dir
-        self._binary = binary
-        self._startup_timeout = startup_timeout
-        self._work_dir: Path | None = None
-        self._port: int | None = None
-        self._process: ManagedProcess | None = None
-
-    @property
-    def port(self) -> int:
-        if self._port is None:
-            raise RuntimeError("Prometheus has not been started")
-        return self._port
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def config_path(self) -> Path:
-        return self._dir() / "prometheus.yml"
-
-    @property
-    def log_path(self) -> Path:
-        return self._dir() / "prometheus.log"
-
-    @property
-    def pid(self) -> int:
-        if self._process is None:
-            raise RuntimeError("Prometheus has not been started")
-        return self._process.pid
-
-    @property
-    def process(self) -> ManagedProcess:
-        if self._process is None:
-            raise RuntimeError("Prometheus has not been started")
-        return self._process
+        super().__init__(work_dir=work_dir, binary=binary, startup_timeout=startup_timeout)
 
     @property
     def jobs(self) -> list[ScrapeJob]:
         return list(self._jobs)
 
-    def start(self) -> Self:
-        if self._process is not None:
-            raise RuntimeError(f"Prometheus was already started (at {self.url}); use a new PrometheusServer")
-        binary = self._binary or require_binary("prometheus", PROMETHEUS_CANDIDATES, "prometheus")
-        if self._work_dir_arg is None:
-            self._work_dir = Path(tempfile.mkdtemp(prefix="nufi-prometheus-"))
-        else:
-            self._work_dir = self._work_dir_arg
-            self._work_dir.mkdir(parents=True, exist_ok=True)
-        self._port = free_port()
-        self.config_path.write_text(self._render(self._jobs))
-        self._process = ManagedProcess(
-            "prometheus",
-            [
-                binary,
-                f"--config.file={self.config_path}",
-                f"--storage.tsdb.path={self._dir() / 'data'}",
-                f"--storage.tsdb.retention.time={self._retention}",
-                f"--web.listen-address=127.0.0.1:{self._port}",
-                *(["--web.enable-lifecycle"] if self._lifecycle else []),
-                # Firing alerts are sent again every evaluation (default: every minute), so one that
-                # fired before Alertmanager was discovered, or restarted, reaches it at once.
-                f"--rules.alert.resend-delay={self.scrape_interval}",
-            ],
-            log_dir=self._dir(),
-            cwd=self._dir(),
-        ).start()
-        try:
-            self._process.wait_ready(self._is_ready, self._startup_timeout, f"ready at {self.url}/-/ready")
-        except BaseException:
-            self.stop()
-            raise
-        return self
+    def _config_text(self) -> str:
+        return self._render(self._jobs)
 
-    def restart(self) -> None:
-        """Run Prometheus again on the same port, config and data, without waiting for it: the
-        caller asks /-/ready until it answers."""
-        self.process.restart()
+    def _arguments(self) -> list[str]:
+        return [
+            f"--config.file={self.config_path}",
+            f"--storage.tsdb.path={self._dir() / 'data'}",
+            f"--storage.tsdb.retention.time={self._retention}",
+            f"--web.listen-address={self.address}",
+            *(["--web.enable-lifecycle"] if self._lifecycle else []),
+            # Firing alerts are sent again every evaluation (default: every minute), so one that
+            # fired before Alertmanager was discovered, or restarted, reaches it at once.
+            f"--rules.alert.resend-delay={self.scrape_interval}",
+        ]
 
     def set_jobs(self, jobs: Sequence[ScrapeJob]) -> None:
         """Replace every scrape job and reload; on refusal the previous config stays in force."""
@@ -274,26 +219,10 @@ class PrometheusServer(StopOnExit):
                 )
             await asyncio.sleep(0.25)
 
-    def stop(self) -> None:
-        """Stop the server by PID and remove the data it wrote. Safe to call more than once."""
-        if self._process is not None:
-            self._process.stop()
-        if self._owns_work_dir and self._work_dir is not None:
-            shutil.rmtree(self._work_dir, ignore_errors=True)
-            self._work_dir = None
-
     def _render(self, jobs: Sequence[ScrapeJob]) -> str:
         return render_config(
             jobs, self.scrape_interval, rule_files=self.rule_files, alertmanagers=self.alertmanagers
         )
-
-    def _dir(self) -> Path:
-        if self._work_dir is None:
-            raise RuntimeError("Prometheus has no work directory (not started, or stopped)")
-        return self._work_dir
-
-    def _is_ready(self) -> bool:
-        return httpx.get(f"{self.url}/-/ready", timeout=2.0).status_code == 200
 
     async def _target_summary(self) -> str:
         try:
