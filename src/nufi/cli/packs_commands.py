@@ -70,9 +70,15 @@ def diff(
     server: ServerOption = None,
     token: TokenOption = None,
     prune: Annotated[bool, typer.Option(help="also show the custom types --prune would delete")] = False,
+    exit_code: Annotated[
+        bool, typer.Option("--exit-code", help="exit 1 when something would change (drift checks in CI)")
+    ] = False,
 ) -> None:
     """Show what `apply` would change, field by field; changes nothing, exits 0."""
-    _print_results(_apply(filename, server, token, dry_run=True, force=False, prune=prune), show_changes=True)
+    answer = _apply(filename, server, token, dry_run=True, force=False, prune=prune)
+    _print_results(answer, show_changes=True)
+    if exit_code and any(r.get("action") != "unchanged" for r in answer.get("results") or []):
+        raise typer.Exit(exits.REFUSED)
 
 
 def _apply(

@@ -94,3 +94,14 @@ def test_a_directory_without_packs_is_a_usage_error(
 ) -> None:
     assert run("devices", "apply", "-f", str(tmp_path)).exit_code == 2
     assert server.requests == []
+
+
+def test_diff_with_exit_code_tells_drift_from_none(
+    server: FakeServer, run: Callable[..., Any], tmp_path: Path
+) -> None:
+    pack = tmp_path / "lpu.yaml"
+    pack.write_text(dump_packs([DOC]))
+    _apply(server, APPLIED)
+    assert run("devices", "diff", "-f", str(pack), "--exit-code").exit_code == 1
+    _apply(server, {"dry_run": True, "results": [{"name": "lpu", "action": "unchanged", "changes": []}]})
+    assert run("devices", "diff", "-f", str(pack), "--exit-code").exit_code == 0
