@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import string
 import threading
 import webbrowser
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+from pydantic import SecretStr
 
+from nufi.api import create_app
 from nufi.cli import pkce
 from nufi.cli.tokens import TokenCache
+from nufi.config import Settings
 from nufi_sandbox.idp.realm import DEFAULT_USERS_FILE, RealmSpec, load_realm
+from support.asgi import serving
+from support.nufi_app import MEMORY_DATABASE
 from unit.cli.conftest import SERVER, FakeServer
 
 pytestmark = pytest.mark.unit
@@ -22,6 +29,7 @@ pytestmark = pytest.mark.unit
 ISSUER = "http://idp.test/realms/super-llm"
 AUTHORIZE = f"{ISSUER}/protocol/openid-connect/auth"
 TOKEN = f"{ISSUER}/protocol/openid-connect/token"
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_the_challenge_is_rfc_7636s_s256_of_the_verifier() -> None:
@@ -141,3 +149,22 @@ def test_the_dev_idp_lets_the_cli_redirect_to_loopback_on_any_port(realm: RealmS
     assert cli.accepts_redirect("http://127.0.0.1:49152/callback")
     assert cli.accepts_redirect("http://127.0.0.1:8000/callback")
     assert not cli.accepts_redirect("http://evil.example/callback")
+
+
+@pytest.mark.usefixtures("clean_env")
+async def test_the_server_names_its_issuer_and_the_cli_client_to_anyone() -> None:
+    settings = Settings(
+        database_url=SecretStr(MEMORY_DATABASE), oidc_issuer=ISSUER, oidc_cli_client_id="ops-cli"
+    )
+    async with serving(create_app(settings)) as http:
+        answer = await http.get("/api/v1/auth/cli")
+    assert answer.status_code == 200
+    assert answer.json() == {"issuer": ISSUER, "client_id": "ops-cli", "scope": "openid"}
+
+
+def test_the_keycloak_realm_lets_the_cli_sign_in_with_pkce_to_loopback() -> None:
+    realm = json.loads((REPO / "deploy" / "keycloak" / "super-llm-realm.json").read_text())
+    (cli,) = [c for c in realm["clients"] if c["clientId"] == "nufi-cli"]
+    assert cli["publicClient"] is True and cli["standardFlowEnabled"] is True
+    assert cli["attributes"]["pkce.code.challenge.method"] == "S256"
+    assert cli["redirectUris"] == ["http://127.0.0.1:*"]
