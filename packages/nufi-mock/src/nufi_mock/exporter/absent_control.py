@@ -13,15 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .absence import Absence
-from .control import ControlError, json_body, known_device, known_node
+from .control_resource import ControlResource, json_body, known_device, known_node, selected_place
 from .engine import ExporterEngine
-from .overrides import ANY
 
 _EXAMPLE = '{"node": "lpu-node-1", "device": 3}'
 
@@ -41,9 +40,9 @@ class AbsenceSelector(BaseModel):
     device: str | int | None = None
 
 
-class AbsenceControl:
-    def __init__(self, engine: ExporterEngine) -> None:
-        self.engine = engine
+class AbsenceControl(ControlResource):
+    path = "/control/absent"
+    invalid = "Invalid absence"
 
     def describe(self, item: Absence) -> dict[str, Any]:
         now = self.engine.clock()
@@ -65,34 +64,13 @@ class AbsenceControl:
     async def delete(self, request: Request) -> Response:
         body = await json_body(request, required=False, example=_EXAMPLE)
         selector = AbsenceSelector.model_validate(body or {})
-        given = selector.model_fields_set
-        node = known_node(self.engine, selector.node) if selector.node is not None else None
-        keys: dict[str, Any] = {}
-        if "node" in given and node is not None:
-            keys["node"] = node
-        if "device" in given:
-            if selector.device is not None and node is None:
-                raise ControlError(422, "Device without node", "name the node of the device", "node")
-            keys["device"] = (
-                None if selector.device is None else known_device(self.engine, node or "", selector.device)
-            )
-        removed = self.engine.absences.remove(node=keys.get("node", ANY), device=keys.get("device", ANY))
+        removed = self.engine.absences.remove(**selected_place(self.engine, selector))
         return JSONResponse({"removed": [self.describe(item) for item in removed]})
 
     async def get(self, _: Request) -> Response:
         active = self.engine.absences.active(self.engine.clock())
         return JSONResponse({"absent": [self.describe(item) for item in active]})
 
-    async def dispatch(self, request: Request) -> Response:
-        handler = {"GET": self.get, "POST": self.post, "DELETE": self.delete}[request.method]
-        try:
-            return await handler(request)
-        except ControlError as exc:
-            return exc.response()
-        except ValidationError as exc:
-            return ControlError.from_validation(exc, "Invalid absence").response()
-
 
 def absence_routes(engine: ExporterEngine) -> list[Route]:
-    control = AbsenceControl(engine)
-    return [Route("/control/absent", control.dispatch, methods=["GET", "POST", "DELETE"])]
+    return [AbsenceControl(engine).route()]

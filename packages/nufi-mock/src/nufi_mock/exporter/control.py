@@ -11,15 +11,22 @@ unit, e.g. MiB for DCGM FB_USED, 1 inactive for rbln_npu_health).
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from .control_resource import (
+    ControlError,
+    ControlResource,
+    json_body,
+    known_device,
+    known_node,
+    selected_place,
+)
 from .engine import ExporterEngine
 from .overrides import ANY, Override
 from .profiles import OverrideTarget
@@ -62,58 +69,9 @@ class OverrideSelector(BaseModel):
     metric: str | None = None
 
 
-class ControlError(Exception):
-    def __init__(self, status: int, title: str, detail: str, field: str | None = None) -> None:
-        super().__init__(detail)
-        self.status, self.title, self.detail, self.field = status, title, detail, field
-
-    @classmethod
-    def from_validation(cls, exc: ValidationError, title: str) -> ControlError:
-        """A 422 naming the first invalid field and listing every problem."""
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or None
-        detail = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'body'}: {err['msg']}" for err in exc.errors()
-        )
-        return cls(422, title, detail, where)
-
-    def response(self) -> Response:
-        body: dict[str, Any] = {"type": "about:blank", "title": self.title, "status": self.status}
-        body["detail"] = self.detail
-        if self.field:
-            body["field"] = self.field
-        return JSONResponse(body, status_code=self.status, media_type="application/problem+json")
-
-
-def known_node(engine: ExporterEngine, node: str) -> str:
-    """`node` when this exporter simulates it, else a 404 naming the nodes it does."""
-    if node not in engine.fleet.nodes:
-        known = ", ".join(engine.fleet.nodes)
-        raise ControlError(
-            404, "Unknown node", f"node {node!r} is not simulated here; nodes: {known}", "node"
-        )
-    return node
-
-
-def known_device(engine: ExporterEngine, node: str, device: str | int | None) -> int | None:
-    """The index of `device` of `node` (None: every device of the node), else a 404."""
-    if device is None:
-        return None
-    index = engine.fleet.resolve(node, str(device))
-    if index is None:
-        raise ControlError(
-            404,
-            "Unknown device",
-            f"node {node!r} has no device {device!r}; name it by index, "
-            f"{engine.profile.device_label(0)}-style label, lpu id or UUID",
-            "device",
-        )
-    return index
-
-
-class OverrideControl:
-    def __init__(self, engine: ExporterEngine) -> None:
-        self.engine = engine
+class OverrideControl(ControlResource):
+    path = "/control/override"
+    invalid = "Invalid override"
 
     def targets(self) -> dict[str, OverrideTarget]:
         by_quantity = {quantity.value: OverrideTarget(quantity) for quantity in Quantity}
@@ -163,34 +121,17 @@ class OverrideControl:
     async def delete(self, request: Request) -> Response:
         body = await json_body(request, required=False)
         selector = OverrideSelector.model_validate(body or {})
-        given = selector.model_fields_set
-        node = self._node(selector.node) if selector.node is not None else None
-        keys: dict[str, Any] = {}
-        if "node" in given and node is not None:
-            keys["node"] = node
-        if "device" in given:
-            if selector.device is not None and node is None:
-                raise ControlError(422, "Device without node", "name the node of the device", "node")
-            keys["device"] = None if selector.device is None else self._device(node or "", selector.device)
-        if "metric" in given and selector.metric is not None:
+        keys = selected_place(self.engine, selector)
+        if "metric" in selector.model_fields_set and selector.metric is not None:
             keys["quantity"] = self._target(selector.metric).quantity
-        removed = self.engine.overrides.remove(
-            **{k: keys.get(k, ANY) for k in ("node", "device", "quantity")}
-        )
+        else:
+            keys["quantity"] = ANY
+        removed = self.engine.overrides.remove(**keys)
         return JSONResponse({"removed": [self.describe(item) for item in removed]})
 
     async def get(self, request: Request) -> Response:
         active = self.engine.overrides.active(self.engine.clock())
         return JSONResponse({"overrides": [self.describe(item) for item in active]})
-
-    async def dispatch(self, request: Request) -> Response:
-        handler = {"GET": self.get, "POST": self.post, "DELETE": self.delete}[request.method]
-        try:
-            return await handler(request)
-        except ControlError as exc:
-            return exc.response()
-        except ValidationError as exc:
-            return ControlError.from_validation(exc, "Invalid override").response()
 
 
 def _check_value(metric: str, quantity: Quantity, given: float, value: float) -> None:
@@ -213,20 +154,5 @@ def _check_value(metric: str, quantity: Quantity, given: float, value: float) ->
         )
 
 
-async def json_body(
-    request: Request, *, required: bool, example: str = '{"node": ..., "metric": ...}'
-) -> Any:
-    raw = await request.body()
-    if not raw.strip():
-        if required:
-            raise ControlError(400, "Missing body", f"send a JSON object like {example}")
-        return None
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ControlError(400, "Malformed JSON", f"the body is not JSON: {exc.msg}") from None
-
-
 def control_routes(engine: ExporterEngine) -> list[Route]:
-    control = OverrideControl(engine)
-    return [Route("/control/override", control.dispatch, methods=["GET", "POST", "DELETE"])]
+    return [OverrideControl(engine).route()]

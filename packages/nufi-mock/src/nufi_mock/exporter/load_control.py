@@ -13,12 +13,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from .control import ControlError, json_body
+from .control_resource import ControlError, ControlResource, json_body
 from .engine import ExporterEngine
 from .load import Load
 
@@ -48,9 +48,9 @@ class LoadSelector(BaseModel):
     source: str = Field(min_length=1)
 
 
-class LoadControl:
-    def __init__(self, engine: ExporterEngine) -> None:
-        self.engine = engine
+class LoadControl(ControlResource):
+    path = "/control/load"
+    invalid = "Invalid load report"
 
     def _node(self, node: str | None) -> str:
         nodes = self.engine.fleet.nodes
@@ -112,19 +112,9 @@ class LoadControl:
         active = self.engine.loads.active(self.engine.clock())
         return JSONResponse({"loads": [self.describe(item) for item in active]})
 
-    async def dispatch(self, request: Request) -> Response:
-        handler = {"GET": self.get, "POST": self.post, "DELETE": self.delete}[request.method]
-        try:
-            return await handler(request)
-        except ControlError as exc:
-            return exc.response()
-        except ValidationError as exc:
-            return ControlError.from_validation(exc, "Invalid load report").response()
-
 
 _EXAMPLE = '{"source": "default/infer-0", "devices": ["lpu0"], "utilization": 60, "ttl_seconds": 3}'
 
 
 def load_routes(engine: ExporterEngine) -> list[Route]:
-    control = LoadControl(engine)
-    return [Route("/control/load", control.dispatch, methods=["GET", "POST", "DELETE"])]
+    return [LoadControl(engine).route()]
