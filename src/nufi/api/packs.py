@@ -31,7 +31,8 @@ admin_router = APIRouter(prefix="/api/v1/admin", tags=["admin"], responses=ADMIN
 class ApplyRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    documents: list[dict[str, Any]] = Field(
+    # Any: a document that is not a mapping is refused by the pack checks, naming `documents[i]`.
+    documents: list[Any] = Field(
         max_length=1000,
         description="Pack documents (GET /api/v1/device-packs/schema); each is checked, naming the "
         "offending field by its path (`documents[0].spec.metrics.temperature`).",

@@ -166,3 +166,11 @@ async def test_pack_routes_refuse_anonymous_callers_and_non_admins(
     schema = await nufi.get("/api/v1/device-packs/schema", headers=world.user)
     assert schema.status_code == 200
     assert schema.json()["properties"]["kind"]["const"] == "DeviceType"
+
+
+async def test_a_document_that_is_not_a_mapping_is_refused_by_its_position(
+    nufi: httpx.AsyncClient, world: World
+) -> None:
+    response = await apply(nufi, world, lpu_pack(), "plain")  # type: ignore[arg-type]
+    assert response.status_code == 422
+    assert (response.json()["code"], response.json()["field"]) == ("pack.invalid_field", "documents[1]")

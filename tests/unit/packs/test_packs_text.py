@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nufi.devices.spec import DeviceType
 from nufi.errors import ValidationFailed
 from nufi.packs import DevicePack, dump_packs, parse_packs
+from nufi.packs.export import pack_of
 from nufi.packs.validate import validated_packs
 from unit.packs.strategies import documents
 
@@ -26,6 +28,16 @@ def test_dump_then_parse_gives_the_canonical_documents_and_dumps_the_same_bytes(
     assert parsed == [DevicePack.model_validate(doc).document() for doc in docs]
     assert dump_packs(parsed) == text
     assert text.count("\n---\n") == len(docs) - 1
+
+
+@settings(max_examples=30)
+@given(documents())
+def test_a_type_saved_from_a_pack_exports_as_the_same_pack(doc: dict[str, Any]) -> None:
+    # What apply saves (the type, its protection, its thresholds) and export reads back is the pack.
+    pack = DevicePack.model_validate(doc)
+    saved = DeviceType.model_validate({**pack.spec.type_fields(), "id": pack.name, "kind": "custom"})
+    exported = pack_of(saved, pack.spec.protection, pack.spec.alerts)
+    assert dump_packs([exported.document()]) == dump_packs([doc])
 
 
 @settings(max_examples=10)
