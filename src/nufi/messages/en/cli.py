@@ -59,7 +59,10 @@ TEXTS: dict[str, str] = {
     "cli.check.metric": "metric {metric}: {verdict}",
     "cli.check.ok": "ok",
     "cli.check.failed": "failed",
-    "cli.monitor.title": "{device_type} at {time} ({nodes} {nodes:plural:node|nodes}, {devices} devices)",
+    "cli.monitor.title": (
+        "{device_type} at {time} "
+        "({nodes} {nodes:plural:node|nodes}, {devices} {devices:plural:device|devices})"
+    ),
     "cli.monitor.error": "no good snapshot: {detail}",
     "cli.monitor.ended": "The device type {device_type} is gone; the stream has ended.",
     "cli.empty": "(none)",
