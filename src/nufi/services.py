@@ -167,6 +167,7 @@ async def build_services(
                 fetchers=domains.fetchers,
                 cluster=reader,
                 prometheus=gateways.prometheus,
+                usage=WorkloadDeviceUsage(gateways.cluster),
             ),
             thermal_controller=thermal_controller,
         )

@@ -21,6 +21,7 @@ from nufi.devices.fetcher_registry import FetcherRegistry
 from nufi.devices.presets import official_presets
 from nufi.devices.save_checks import checks_on_save
 from nufi.devices.spec import DeviceType, DeviceTypeCreate, DeviceTypeUpdate
+from nufi.devices.usage import DeviceTypeUsage
 from nufi.errors import Conflict, NufiError, ValidationFailed
 from nufi.packs.diff import ApplyOutcome
 from nufi.packs.export import pack_of
@@ -44,8 +45,12 @@ class PackService:
         fetchers: FetcherRegistry,
         cluster: ClusterReader,
         prometheus: PrometheusGateway,
+        usage: DeviceTypeUsage | None = None,
     ) -> None:
         self._catalog = catalog
+        # Asked before anything is written, so a prune that would take a type from under its
+        # workloads is refused whole, as the catalog's delete refuses it.
+        self._usage = usage
         self._thermal = thermal
         self._alerts = alerts
         self._fetchers = fetchers
@@ -74,10 +79,15 @@ class PackService:
         if prune and not packs:
             raise ValidationFailed(code="pack.prune_without_documents", field="documents")
         plans = [await self._plan(admin, index, pack) for index, pack in enumerate(packs)]
+        # What every document is refused for without asking anyone comes first, then what the
+        # cluster, Prometheus and the workloads say.
+        saved = {plan.index: self._checked_type(plan) for plan in plans if plan.changed()}
+        doomed = await self._doomed(admin, {pack.name for pack in packs}) if prune else []
         for plan in plans:
             with _in_document(plan):
-                await self._check(admin, plan, force=force)
-        doomed = await self._doomed(admin, {pack.name for pack in packs}) if prune else []
+                await self._live_checks(admin, plan, saved.get(plan.index), force=force)
+        for pack in doomed:
+            await self._refuse_in_use(pack.name)
         results = [plan.result for plan in plans] + [deletion(pack) for pack in doomed]
         if not dry_run:
             for plan in plans:
@@ -110,9 +120,12 @@ class PackService:
 
     # -- checking before anything is written ---------------------------------------------------------
 
-    async def _check(self, admin: Principal, plan: Plan, *, force: bool) -> None:
-        if plan.changed():
-            device_type = self._checked_type(plan)
+    async def _live_checks(
+        self, admin: Principal, plan: Plan, device_type: DeviceType | None, *, force: bool
+    ) -> None:
+        """The wizard's checks of a type the plan saves (`device_type`), and of its protection's own
+        condition when that changes."""
+        if device_type is not None:
             fetcher = self._fetchers.for_type(device_type)
             await checks_on_save(device_type, fetcher, self._cluster, self._prometheus, force=force)
         protection = plan.pack.spec.protection
@@ -155,6 +168,16 @@ class PackService:
                     resource_key=preset.resource_key,
                     device_type=preset.id,
                 )
+
+    async def _refuse_in_use(self, device_type_id: str) -> None:
+        users = [] if self._usage is None else await self._usage.users_of(device_type_id)
+        if users:
+            raise Conflict(
+                code="device_type.in_use",
+                params={"count": len(users), "names": ", ".join(users[:20])},
+                device_type=device_type_id,
+                workloads=users,
+            )
 
     # -- writing -------------------------------------------------------------------------------------
 
