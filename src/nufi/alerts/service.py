@@ -39,6 +39,8 @@ class ThresholdsEntry:
     revision: int | None = None
     updated_by: str | None = None
     updated_at: datetime | None = None
+    # Whether the type maps a health expression: without one the unhealthy rule is never written.
+    has_health: bool = True
 
 
 @dataclass(frozen=True)
@@ -109,10 +111,19 @@ class AlertService:
         trip = trip_of(device_type, None if policy is None else dict(policy.policy))
         group = rule_group(device_type, thresholds, trip) if device_type.enabled else None
         hot = trip if thresholds.hot.celsius is None else thresholds.hot.celsius
+        has_health = "health" in device_type.metrics.queries()
         if row is None:
-            return ThresholdsEntry(device_type.id, thresholds, hot, "default", group)
+            return ThresholdsEntry(device_type.id, thresholds, hot, "default", group, has_health=has_health)
         return ThresholdsEntry(
-            device_type.id, thresholds, hot, "admin", group, row.revision, row.updated_by, row.updated_at
+            device_type.id,
+            thresholds,
+            hot,
+            "admin",
+            group,
+            row.revision,
+            row.updated_by,
+            row.updated_at,
+            has_health,
         )
 
     async def put_thresholds(

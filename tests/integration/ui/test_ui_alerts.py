@@ -251,6 +251,9 @@ async def test_the_admin_section_shows_the_rules_saves_and_refuses_an_invalid_th
         # The page reads the catalog's inventory first: on a busy machine that takes a few seconds.
         source = t(language, "alerting.source.admin", who="admin")
         await expect(card).to_contain_text(source, timeout=WITHIN * 1000)
+        # This LPU maps no health expression: no unhealthy rule to switch on.
+        await expect(card.get_by_text(t(language, "alerting.kind.hot"), exact=True)).to_be_visible()
+        await expect(card.get_by_text(t(language, "alerting.kind.unhealthy"), exact=True)).to_be_hidden()
         rules = page.get_by_test_id("alert-rules-lpu")
         await expect(rules).to_contain_text("NuFiDeviceHot")
         await expect(rules.locator("code").first).to_contain_text(">= 90)")

@@ -48,6 +48,7 @@ class ThresholdsCard:
         self.principal, self.t, self.name = principal, t, name
         self.device_type = entry.device_type
         self.switches: dict[str, ui.switch] = {}
+        self.rows: dict[str, ui.row] = {}
         # "hot.celsius", "memory.for_seconds", ...: the field each validation error may name.
         self.fields: dict[str, ui.number] = {}
         kind = self.device_type
@@ -67,7 +68,8 @@ class ThresholdsCard:
     def _rule_row(self, rule: RuleName, key: str) -> None:
         t = self.t
         # Every row has the same three columns, so the fields line up under each other.
-        with ui.row().classes("items-end gap-4 w-full no-wrap"):
+        with ui.row().classes("items-end gap-4 w-full no-wrap") as row:
+            self.rows[rule] = row
             switch = ui.switch(t(key)).classes("w-48 shrink-0 font-medium")
             self.switches[rule] = switch.mark(f"alert-{rule}-enabled")
             if rule in _LEVEL:
@@ -92,6 +94,8 @@ class ThresholdsCard:
             settings = getattr(thresholds, rule)
             self.switches[rule].value = settings.enabled
             self.fields[f"{rule}.for_seconds"].value = settings.for_seconds
+        # A type with no health expression never gets the unhealthy rule: nothing to switch on.
+        self.rows["unhealthy"].set_visibility(entry.has_health)
         self._hot(entry)
         self.fields["memory.percent"].value = thresholds.memory.percent
         self.rules.clear()
