@@ -8,8 +8,9 @@ LINTED := src packages tests bench
 LINT_IMPORTS := $(VENV)/bin/lint-imports --no-cache --no-logo
 # Debian packages the suite starts for real; installed only when missing and only as root.
 # chromium drives the dashboard tests (Playwright); fonts-noto-cjk renders their Korean. The sandbox
-# starts prometheus-alertmanager itself (the package's own service is not used).
-DEBIAN_PACKAGES := prometheus prometheus-alertmanager postgresql chromium fonts-noto-cjk
+# starts prometheus-alertmanager itself (the package's own service is not used); victoria-metrics stands in
+# for Prometheus in the tests that run on both engines (started by the tests, not as a service).
+DEBIAN_PACKAGES := prometheus prometheus-alertmanager victoria-metrics postgresql chromium fonts-noto-cjk
 # Each benchmark with the arguments `make bench` gives it; their defaults are the sizes the results in
 # bench/README.md were measured at (a few minutes in all). Override one with e.g.
 # `make bench BENCH_ARGS_check_resource_key="--nodes 500"`. A benchmark is a module of bench/ or a

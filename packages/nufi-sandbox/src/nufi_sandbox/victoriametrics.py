@@ -1,0 +1,102 @@
+"""A real VictoriaMetrics single-node server (Debian's `victoria-metrics`) on 127.0.0.1, scraping the same
+jobs as the sandbox's Prometheus, so a test or the sandbox can run NuFi on either engine.
+
+It is a PrometheusServer as far as its callers go: the same ScrapeJob list, `set_jobs` / `reload`,
+`query`, `targets`, `wait_for_series` and `wait_for_target`, all of which VictoriaMetrics serves with
+Prometheus' API. It evaluates no rules and sends no alerts (that is vmalert's job), so rule files and
+Alertmanagers are not offered.
+
+Its query settings are VictoriaMetrics' defaults unless given: notably `-search.latencyOffset` (30 s),
+which hides the newest samples from queries, is what NuFi has to cope with on a default install.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from nufi_sandbox.prometheus import PrometheusConfigError, PrometheusServer, ScrapeJob
+
+VICTORIA_METRICS_CANDIDATES = ["/usr/bin/victoria-metrics"]
+# VictoriaMetrics' retention is counted in whole days at least; a test run needs far less.
+_RETENTION = "1d"
+
+
+def render_scrape_config(jobs: Sequence[ScrapeJob], scrape_interval: str) -> str:
+    """The `-promscrape.config` file: Prometheus' scrape_configs with only the global settings
+    VictoriaMetrics knows (it refuses unknown fields, such as `evaluation_interval`)."""
+    config: dict[str, Any] = {
+        "global": {"scrape_interval": scrape_interval},
+        "scrape_configs": [job.to_config() for job in jobs],
+    }
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+class VictoriaMetricsServer(PrometheusServer):
+    """VictoriaMetrics with its own storage dir and port; jobs can be replaced while it runs.
+
+    `latency_offset` (a duration such as "1s") sets `-search.latencyOffset`; None keeps the default.
+    """
+
+    name = "VictoriaMetrics"
+    process_name = "victoria-metrics"
+    binary_name = "victoria-metrics"
+    candidates = VICTORIA_METRICS_CANDIDATES
+    package = "victoria-metrics"
+    config_file = "scrape.yml"
+
+    def __init__(
+        self,
+        *,
+        jobs: Sequence[ScrapeJob] = (),
+        scrape_interval: str = "1s",
+        work_dir: Path | None = None,
+        binary: Path | None = None,
+        startup_timeout: float = 30.0,
+        latency_offset: str | None = None,
+    ) -> None:
+        self.latency_offset = latency_offset
+        super().__init__(
+            jobs=jobs,
+            scrape_interval=scrape_interval,
+            work_dir=work_dir,
+            binary=binary,
+            startup_timeout=startup_timeout,
+        )
+
+    def _arguments(self) -> list[str]:
+        return [
+            f"-promscrape.config={self.config_path}",
+            f"-storageDataPath={self._dir() / 'data'}",
+            f"-retentionPeriod={_RETENTION}",
+            f"-httpListenAddr={self.address}",
+            *([f"-search.latencyOffset={self.latency_offset}"] if self.latency_offset else []),
+        ]
+
+    def _render(self, jobs: Sequence[ScrapeJob]) -> str:
+        return render_scrape_config(jobs, self.scrape_interval)
+
+    def _is_ready(self) -> bool:
+        # /-/ready answers 200 as soon as the HTTP server listens; /health likewise, but is the
+        # endpoint VictoriaMetrics documents for probes, so it is the one asked.
+        return httpx.get(f"{self.url}/health", timeout=2.0).status_code == 200
+
+    def reload(self) -> None:
+        """Read the scrape config again. VictoriaMetrics answers 204 and applies it in the background
+        (as on SIGHUP), logging a refused config and keeping the previous one, so callers wait for the
+        targets they expect rather than trusting the answer."""
+        response = httpx.post(f"{self.url}/-/reload", timeout=30.0)
+        if response.status_code not in (200, 204):
+            raise PrometheusConfigError(
+                f"VictoriaMetrics refused the reload ({response.status_code}): {response.text.strip()}"
+            )
+
+    async def rules(self) -> list[dict[str, Any]]:
+        raise NotImplementedError("VictoriaMetrics single-node evaluates no rules (vmalert does)")
+
+    async def alerts(self) -> list[dict[str, Any]]:
+        raise NotImplementedError("VictoriaMetrics single-node sends no alerts (vmalert does)")
