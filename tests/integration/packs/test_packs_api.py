@@ -4,13 +4,14 @@ pack, apply again without change or audit record, diff, prune, revisions, offici
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import httpx
 
 from nufi.packs import dump_packs, parse_packs
 from support.lpu_type import LPU_LABELS, LPU_METRICS, LPU_RESOURCE_KEY
-from support.world import World
+from support.world import World, serve
 
 APPLY = "/api/v1/admin/device-packs/apply"
 
@@ -174,3 +175,19 @@ async def test_a_document_that_is_not_a_mapping_is_refused_by_its_position(
     response = await apply(nufi, world, lpu_pack(), "plain")  # type: ignore[arg-type]
     assert response.status_code == 422
     assert (response.json()["code"], response.json()["field"]) == ("pack.invalid_field", "documents[1]")
+
+
+async def test_an_export_applied_to_a_fresh_nufi_exports_there_byte_for_byte(
+    nufi: httpx.AsyncClient, world: World, tmp_path: Path
+) -> None:
+    assert (await apply(nufi, world, lpu_pack())).status_code == 200
+    here = await nufi.get("/api/v1/admin/devices/lpu/pack", params={"format": "yaml"}, headers=world.admin)
+    async with serve(world.settings(f"sqlite+aiosqlite:///{tmp_path / 'fresh.db'}")) as fresh:
+        applied = await fresh.post(APPLY, json={"documents": parse_packs(here.text)}, headers=world.admin)
+        assert [r["action"] for r in applied.json()["results"]] == ["created"]
+        there = await fresh.get(
+            "/api/v1/admin/devices/lpu/pack", params={"format": "yaml"}, headers=world.admin
+        )
+        missing = await fresh.get("/api/v1/admin/devices/nothing/pack", headers=world.admin)
+    assert there.text == here.text
+    assert missing.status_code == 404
