@@ -151,6 +151,8 @@ def _assert_every_admin_route_is_refused(api: httpx.Client, user: dict[str, str]
         ("POST", "/api/v1/admin/devices", {**LPU_REGISTRATION, "id": "lpu-2"}),
         ("DELETE", "/api/v1/admin/devices/lpu", None),
         ("GET", "/api/v1/admin/audit", None),
+        ("GET", "/api/v1/admin/devices/lpu/pack", None),
+        ("POST", "/api/v1/admin/device-packs/apply", {"documents": [], "dry_run": True}),
     ]
     for method, path, body in admin_routes:
         refused = api.request(method, path, json=body, headers=user)
