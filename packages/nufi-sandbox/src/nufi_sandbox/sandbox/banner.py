@@ -72,6 +72,10 @@ def banner_rows(state: SandboxState, *, state_file: Path, logs: Path) -> list[Ro
             url=state.token_url,
             form=password_grant,
         ),
+        Row(
+            "Command line",
+            f"nufi login --server {state.nufi_url}  (then e.g. nufi devices list; docs/cli.md)",
+        ),
         Row("Prometheus", state.prometheus_url, url=f"{state.prometheus_url}/-/ready"),
         Row(
             "Alerts",
