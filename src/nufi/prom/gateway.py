@@ -18,15 +18,13 @@ from nufi.health import DependencyStatus, elapsed_ms
 from nufi.prom.errors import (
     PROMETHEUS,
     PrometheusAnswerTooLarge,
-    PrometheusQueryRejected,
     PrometheusTimedOut,
     PrometheusUnavailable,
 )
+from nufi.prom.failures import query_failure
 from nufi.prom.promql import MAX_EXPRESSION_CHARS
 from nufi.prom.results import QueryResult, parse_query_data
 
-# Prometheus' error types that mean "the query is wrong", as opposed to "Prometheus is in trouble".
-_QUERY_FAULTS = frozenset({"bad_data", "execution"})
 # Longer queries go in a form body so no proxy trips over the URL length.
 _MAX_GET_QUERY_CHARS = 2000
 _NOT_CONFIGURED = (
@@ -262,23 +260,7 @@ class PrometheusGateway:
             envelope, result = self._decoded(body, response.status_code, path)
         if result is not None:
             return result
-        error_type = str(envelope.get("errorType") or "unknown")
-        error = str(envelope.get("error") or f"HTTP {response.status_code}")
-        if error_type in _QUERY_FAULTS:
-            raise PrometheusQueryRejected(
-                code="prometheus.query_rejected",
-                query=promql,
-                error_type=error_type,
-                error=error,
-            )
-        said = {"url": self._base_url, "query": promql}
-        if error_type == "timeout":
-            raise PrometheusTimedOut(
-                code="prometheus.query_failed", params=said, error_type=error_type, error=error
-            )
-        raise PrometheusUnavailable(
-            code="prometheus.query_failed", params=said, error_type=error_type, error=error
-        )
+        raise query_failure(envelope, response.status_code, promql=promql, url=self._base_url)
 
     async def _read_bounded(self, response: httpx.Response, promql: str) -> bytes:
         """The (decoded) body of `response`, or PrometheusAnswerTooLarge as soon as it is known to

@@ -9,8 +9,10 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from prometheus_client import CollectorRegistry, Gauge
 
-from nufi.prom import PrometheusGateway
-from nufi_sandbox.prometheus import ScrapeJob
+from nufi.devices.checks import check_metrics
+from nufi.devices.spec import LabelsDraft, MetricsDraft
+from nufi.prom import PrometheusGateway, PrometheusQueryRejected
+from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from nufi_sandbox.victoriametrics import VictoriaMetricsServer
 from support.exporter import serving_registry
 
@@ -52,3 +54,47 @@ async def test_scrapes_an_exporter_and_answers_queries(
     assert (sample.metric["device"], sample.value) == ("d0", 41.0)
     assert (await gateway.check()).ok
     assert abs(sample.timestamp - time.time()) < 60
+
+
+# A query neither engine can parse, and one neither can execute (many-to-many matching).
+REFUSED = [
+    "sum(vm_engine_temperature",
+    'label_replace(vector(1),"a","b","","") + on() group_left() '
+    '(label_replace(vector(1),"x","1","","") or label_replace(vector(2),"x","2","",""))',
+]
+
+
+@pytest.mark.parametrize("promql", REFUSED, ids=["parse", "execution"])
+async def test_both_engines_refusals_are_rejected_queries(
+    promql: str, victoriametrics: VictoriaMetricsServer, prometheus: PrometheusServer
+) -> None:
+    seen: dict[str, str] = {}
+    for engine in (victoriametrics, prometheus):
+        gateway = PrometheusGateway(engine.url, timeout_seconds=10)
+        try:
+            with pytest.raises(PrometheusQueryRejected) as caught:
+                await gateway.query(promql)
+        finally:
+            await gateway.close()
+        assert caught.value.status == 422
+        seen[engine.name] = caught.value.error_type
+    # What each engine writes in errorType differs; what NuFi makes of it does not.
+    assert seen["VictoriaMetrics"] == "422"
+    assert seen["Prometheus"] in {"bad_data", "execution"}
+
+
+async def test_a_faulty_expression_checked_on_victoriametrics_is_rejected_by_name(
+    gateway: PrometheusGateway,
+) -> None:
+    # NuFi's parser accepts it; only the engine can tell the matching is many-to-many. Saving a type
+    # refuses an expression whose check has an error with a 422 naming `metrics.<quantity>`.
+    checked = await check_metrics(
+        LabelsDraft.model_validate({"node": "instance", "device": "device"}),
+        MetricsDraft.model_validate({"utilization": REFUSED[1], "temperature": "vm_engine_temperature"}),
+        gateway,
+        raise_unavailable=True,
+    )
+    verdict = checked.results["utilization"]
+    assert verdict.error_message is not None
+    assert verdict.error_message.code == "metric_check.rejected"
+    assert verdict.error_message.params["error_type"] == "422"
