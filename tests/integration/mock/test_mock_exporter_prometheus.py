@@ -16,10 +16,11 @@ from nufi_mock.exporter import ExporterConfig, PodRef, build_engine
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.processes import ManagedProcess
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
+from support.dev_cluster import dev_cluster
 from support.polling import poll
 from support.prometheus_jobs import retire_jobs
 
-from .mock_support import Kube, launch_exporter, pod_asking, start_cluster, start_plugin, wait_answering
+from .mock_support import Kube, launch_exporter, pod_asking, start_plugin, wait_answering
 
 NODE, IDLE_NODE = "lpu-node-1", "lpu-node-2"
 HELD = PodRef("default", "infer", "app")
@@ -43,36 +44,37 @@ async def world(
     await retire_jobs(prometheus)
     base = tmp_path_factory.mktemp("mock-exporter")
     nodes = f"nodes:\n  - name: {NODE}\n  - name: {IDLE_NODE}\n    device_plugins: false\n"
-    cluster = start_cluster(base, nodes)
-    processes: list[ManagedProcess] = []
-    try:
-        processes.append(start_plugin(cluster.device_plugin_dir(NODE), base))
-        # The exporters start alongside: they pick the pod up on their next PodResources query.
-        socket = f"{NODE}={cluster.pod_resources_socket(NODE)}"
-        common = ["--nodes", f"{NODE},{IDLE_NODE}", "--interval", "0.2", "--pod-resources-socket", socket]
-        lpu, lpu_address = launch_exporter("exporter-lpu", base, "--profile", "lpu", *common)
-        dcgm, dcgm_address = launch_exporter(
-            "exporter-dcgm", base, "--profile", "dcgm", "--resource-name", "hyperaccel.ai/lpu", *common
-        )
-        processes += [lpu, dcgm]
-        kube = Kube(cluster.url)
-        poll(lambda: kube.lpu_counts(NODE) == ("4", "4"), what="four LPUs advertised")
-        kube.create_pod(pod_asking("infer", 2))
-        poll(lambda: kube.pod("infer")["status"].get("phase") == "Running", what="the pod Running")
-        wait_answering(lpu, lpu_address)
-        wait_answering(dcgm, dcgm_address)
-        prometheus.set_jobs(
-            [
-                ScrapeJob("mock-lpu", [lpu_address]),
-                ScrapeJob("mock-dcgm", [dcgm_address], honor_labels=False, labels=EXPORTER_TARGET_LABELS),
-            ]
-        )
-        yield World(cluster, f"http://{lpu_address}", prometheus)
-    finally:
-        await retire_jobs(prometheus)
-        for process in reversed(processes):
-            process.stop()
-        cluster.stop()
+    # The cluster's state (and the kubelet sockets in it) directly under /tmp: below a pytest-xdist
+    # worker's tmp dir the socket paths pass the 108-byte limit of a unix socket.
+    with dev_cluster(nodes, prefix="mexp-") as cluster:
+        processes: list[ManagedProcess] = []
+        try:
+            processes.append(start_plugin(cluster.device_plugin_dir(NODE), base))
+            # The exporters start alongside: they pick the pod up on their next PodResources query.
+            socket = f"{NODE}={cluster.pod_resources_socket(NODE)}"
+            common = ["--nodes", f"{NODE},{IDLE_NODE}", "--interval", "0.2", "--pod-resources-socket", socket]
+            lpu, lpu_address = launch_exporter("exporter-lpu", base, "--profile", "lpu", *common)
+            dcgm, dcgm_address = launch_exporter(
+                "exporter-dcgm", base, "--profile", "dcgm", "--resource-name", "hyperaccel.ai/lpu", *common
+            )
+            processes += [lpu, dcgm]
+            kube = Kube(cluster.url)
+            poll(lambda: kube.lpu_counts(NODE) == ("4", "4"), what="four LPUs advertised")
+            kube.create_pod(pod_asking("infer", 2))
+            poll(lambda: kube.pod("infer")["status"].get("phase") == "Running", what="the pod Running")
+            wait_answering(lpu, lpu_address)
+            wait_answering(dcgm, dcgm_address)
+            prometheus.set_jobs(
+                [
+                    ScrapeJob("mock-lpu", [lpu_address]),
+                    ScrapeJob("mock-dcgm", [dcgm_address], honor_labels=False, labels=EXPORTER_TARGET_LABELS),
+                ]
+            )
+            yield World(cluster, f"http://{lpu_address}", prometheus)
+        finally:
+            await retire_jobs(prometheus)
+            for process in reversed(processes):
+                process.stop()
 
 
 def by_device(result: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
