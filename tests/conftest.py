@@ -31,6 +31,7 @@ from support.world_fixtures import kube as kube
 from support.world_fixtures import nufi as nufi
 from support.world_fixtures import project as project
 from support.world_fixtures import shared_cluster as shared_cluster
+from support.xdist_scheduling import AreaOrModuleScheduling
 
 TESTS_DIR = Path(__file__).resolve().parent
 # The folders under tests/ that hold tests, each also the name of the marker its tests get.
@@ -101,6 +102,15 @@ def pytest_configure(config: pytest.Config) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="nufi-tests-"))
     config.add_cleanup(lambda: shutil.rmtree(scratch, ignore_errors=True))
     os.environ.setdefault("NUFI_DATABASE_URL", f"sqlite+aiosqlite:///{scratch / 'nufi.db'}")
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, called in the controller of `-n N`
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> AreaOrModuleScheduling | None:
+    """`--dist loadfile` (as `make test` runs) keeps whole packages together where their fixtures
+    are costly (`support.xdist_scheduling`); any other --dist is xdist's own."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    return AreaOrModuleScheduling(config, log)
 
 
 def kind_of(path: Path) -> str | None:
