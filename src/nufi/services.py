@@ -36,6 +36,7 @@ from nufi.devices.drafts import WizardDrafts
 from nufi.health import DependencyCheck, Readiness
 from nufi.logging import get_logger
 from nufi.monitoring import MonitoringService, MonitoringSettings
+from nufi.monitoring.lag import LagCheck
 from nufi.packs.service import PackService
 from nufi.prom import PrometheusGateway
 from nufi.thermal.controller import ControllerSettings, ThermalController
@@ -141,6 +142,7 @@ async def build_services(
                     gateways.prometheus,
                     gateways.database.check,
                     alerts.sync,
+                    LagCheck(domains.monitoring.lags, domains.monitoring.settings.stale_after_seconds),
                     *extra_checks,
                 ],
                 timeout_seconds=settings.readiness_timeout_seconds,

@@ -32,7 +32,7 @@ PageKey = tuple[str, bytes, Audience]
 @dataclass(frozen=True)
 class RenderedPage:
     version: Hashable
-    snapshot_time: float
+    snapshot_time: float  # the snapshot's data_time: its age is counted from it
     head: bytes  # the body up to and including `"age_seconds":`
     tail: bytes  # the body after the age
     etag: str
@@ -63,7 +63,7 @@ def render(read: PageRead) -> RenderedPage:
     head, tail = body[: at + len(_AGE_FIELD)], body[at + len(_AGE_PLACEHOLDER) :]
     # The body without `"age_seconds":…,`: the tag stays while the same snapshot only gets older.
     unaged = body[:at] + tail.removeprefix(b",")
-    return RenderedPage(read.version, read.page.snapshot.time, head, tail, "W/" + entity_tag(unaged))
+    return RenderedPage(read.version, read.page.snapshot.data_time, head, tail, "W/" + entity_tag(unaged))
 
 
 class RenderedPages:

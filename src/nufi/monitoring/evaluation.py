@@ -1,7 +1,8 @@
 """One evaluation of one device type: its expressions at one instant, the cluster's view, a snapshot.
 
 Cost is fixed by construction: one instant query per reported quantity (memory is two), each reduced
-to the mapped labels, and one read of the cluster (from the watch-fed cache once it serves), whatever
+to the mapped labels, one for the time of the type's newest sample (`nufi.monitoring.lag`), and one
+read of the cluster (from the watch-fed cache once it serves), whatever
 the number of nodes and devices; everything is joined in memory. Kubernetes and Prometheus are asked
 at the same time.
 """
@@ -9,6 +10,7 @@ at the same time.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from dataclasses import dataclass
 
 from nufi.cluster import ClusterReader
@@ -18,6 +20,7 @@ from nufi.errors import DependencyUnavailable
 from nufi.monitoring.assembly import assemble_snapshot
 from nufi.monitoring.cluster_view import ClusterView, view_of
 from nufi.monitoring.freshness import SeriesMemory
+from nufi.monitoring.lag import lagging, measured_lag
 from nufi.monitoring.probe import InstantQueries, ReducedQueries, metrics_of
 from nufi.monitoring.snapshot import MonitoringError, Snapshot, said_of
 
@@ -41,17 +44,20 @@ async def evaluate(
     stale_after_seconds: float,
 ) -> Snapshot:
     """The snapshot of `device_type` at `at`; raises PrometheusUnavailable when Prometheus answered
-    none of its queries. A query that failed, or a cluster that could not be read, is in `errors`."""
+    none of its queries. A query that failed, a cluster that could not be read, or data older than
+    `stale_after_seconds` when read (`nufi.monitoring.lag`) is in `errors`."""
     probe = ReducedQueries(
         sources.prometheus, memory=memory, now=at, keep_labels=fetcher.labels_read(device_type) or ()
     )
     cluster_task = asyncio.ensure_future(_cluster_view(sources.reader, device_type, fetcher))
+    lag_task = asyncio.ensure_future(measured_lag(sources.prometheus, device_type, at))
     try:
         readings = await fetcher.readings(device_type, probe, at=at)
         probe.raise_if_nothing_answered()
     except BaseException:
-        cluster_task.cancel()
-        await asyncio.gather(cluster_task, return_exceptions=True)
+        for task in (cluster_task, lag_task):
+            task.cancel()
+        await asyncio.gather(cluster_task, lag_task, return_exceptions=True)
         raise
     memory.keep_only(probe.asked)
     view, cluster_error = await cluster_task
@@ -71,8 +77,11 @@ async def evaluate(
         ]
     if cluster_error is not None:
         errors.append(cluster_error)
+    lag = await lag_task
+    if lag is not None and lag > stale_after_seconds:
+        errors.append(lagging(device_type.id, lag, stale_after_seconds))
     # Joining thousands of devices takes a while: in a worker thread, reads go on being answered.
-    return await asyncio.to_thread(
+    snapshot = await asyncio.to_thread(
         assemble_snapshot,
         device_type,
         readings,
@@ -81,6 +90,7 @@ async def evaluate(
         cluster=view,
         errors=errors,
     )
+    return snapshot if lag is None else dataclasses.replace(snapshot, lag_seconds=lag)
 
 
 async def _cluster_view(

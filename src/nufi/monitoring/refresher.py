@@ -236,7 +236,7 @@ class Refresher:
                 said=last_good,
             )
             errors = (failed, *errors)
-        age = max(self._clock() - snapshot.time, 0.0)
+        age = max(self._clock() - snapshot.data_time, 0.0)
         return dataclasses.replace(snapshot, errors=errors, age_seconds=age)
 
     async def _run(self) -> None:

@@ -151,9 +151,10 @@ class MonitoringService:
         page = page_snapshot(self._audiences.masked(snapshot, audience), query, offset=offset)
         return PageRead(page, version, audience)
 
-    def age_of(self, snapshot_time: float) -> float:
-        """How old a snapshot evaluated at `snapshot_time` is now, as reads report it."""
-        return max(self._clock() - snapshot_time, 0.0)
+    def age_of(self, data_time: float) -> float:
+        """How old a snapshot whose newest sample was taken at `data_time` (`Snapshot.data_time`) is
+        now, as reads report it."""
+        return max(self._clock() - data_time, 0.0)
 
     def type_changed(self, device_type_id: str) -> None:
         """A type was created, edited or deleted: the next read looks it up in the catalog."""
@@ -223,6 +224,11 @@ class MonitoringService:
             )
             for type_id, watched in sorted(self._watched.items())
         ]
+
+    def lags(self) -> dict[str, float]:
+        """How late the data of each type's latest snapshot was when read (`Snapshot.lag_seconds`)."""
+        watched = list(self._watched.items())
+        return {k: w.refresher.latest.lag_seconds for k, w in watched if w.refresher.latest is not None}
 
     async def close(self) -> None:
         watched, self._watched = list(self._watched.values()), {}

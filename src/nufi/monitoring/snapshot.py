@@ -142,8 +142,11 @@ def message_data(message: Message) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """`time` is the instant the type was evaluated at; `age_seconds` how long before the read that
-    was, so a reader always sees how old a shared snapshot is."""
+    """`time` is the instant the type was evaluated at; `lag_seconds` how much older than that the
+    newest sample the engine gave was (0 when not known: Prometheus gives what it scraped last, while
+    VictoriaMetrics by default hides the newest 30 s yet stamps its answers with the time asked);
+    `age_seconds` how long before the read `data_time` was, so a reader always sees how old the data
+    of a shared snapshot really is."""
 
     device_type: str
     time: float
@@ -153,6 +156,12 @@ class Snapshot:
     errors: tuple[MonitoringError, ...]
     not_reporting: tuple[NotReporting, ...] = ()
     age_seconds: float = 0.0
+    lag_seconds: float = 0.0
+
+    @property
+    def data_time(self) -> float:
+        """When the newest sample of the snapshot was taken, as far as NuFi can tell."""
+        return self.time - self.lag_seconds
 
 
 def _present(values: Iterable[float | None]) -> list[float]:

@@ -205,7 +205,8 @@ async def test_an_unknown_type_is_404_and_no_token_401(nufi: httpx.AsyncClient, 
 # -- cost ----------------------------------------------------------------------------------------------
 
 
-QUERIES_PER_EVALUATION = {"nvidia-gpu": 5, "lpu": 4, "rebellions-atom": 6}  # ATOM: health too
+# One plain query per quantity (ATOM: health too), and one for the time of the newest sample.
+QUERIES_PER_EVALUATION = {"nvidia-gpu": 6, "lpu": 5, "rebellions-atom": 7}
 
 
 async def nufi_metric(nufi: httpx.AsyncClient, name: str) -> dict[str, float]:
@@ -240,7 +241,8 @@ async def test_twenty_readers_share_one_evaluation_as_counted_by_prometheus(
     evaluations = (await nufi_metric(nufi, "nufi_monitoring_evaluations_total"))[type_id] - evaluated
     assert all(len(devices_of(body, only_mine=True)) == devices for body in bodies)
     # Twenty readers at once: one evaluation (a second only if the refresher's next tick fell inside
-    # the reads), each costing one plain query per quantity, as Prometheus itself counted them.
+    # the reads), each costing one plain query per quantity and one for how old the newest sample is,
+    # as Prometheus itself counted them.
     assert 1 <= evaluations <= 2
     assert after - before == QUERIES_PER_EVALUATION[type_id] * evaluations
     assert len({body["time"] for body in bodies}) <= evaluations
@@ -254,7 +256,8 @@ async def test_the_overview_costs_one_evaluation_of_each_enabled_type(
     for item in types:
         metrics = item["metrics"]
         queries = sum(1 for key in ("utilization", "temperature", "power", "health") if metrics.get(key))
-        per_evaluation[item["id"]] = queries + (2 if metrics.get("memory") else 0)
+        # And one for the time of the type's newest sample (each of these types reads a plain series).
+        per_evaluation[item["id"]] = queries + (2 if metrics.get("memory") else 0) + 1
     await quiet(nufi)
     url = scraped.prometheus.url
     before = await prometheus_request_count(url, "/api/v1/query")

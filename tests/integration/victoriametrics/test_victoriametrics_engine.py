@@ -9,12 +9,20 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from prometheus_client import CollectorRegistry, Gauge
 
+from nufi.auth import Principal
+from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.devices.checks import check_metrics
-from nufi.devices.spec import LabelsDraft, MetricsDraft
+from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
+from nufi.devices.spec import DeviceType, LabelsDraft, MetricsDraft
+from nufi.errors import NotFound
+from nufi.monitoring import MonitoringService, MonitoringSettings, Snapshot
 from nufi.prom import PrometheusGateway, PrometheusQueryRejected
+from nufi.thermal.temperatures import temperatures
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from nufi_sandbox.victoriametrics import VictoriaMetricsServer
 from support.exporter import serving_registry
+from support.polling import until
+from support.prometheus_jobs import retire_jobs
 
 JOB = "vm-engine"
 
@@ -98,3 +106,91 @@ async def test_a_faulty_expression_checked_on_victoriametrics_is_rejected_by_nam
     assert verdict.error_message is not None
     assert verdict.error_message.code == "metric_check.rejected"
     assert verdict.error_message.params["error_type"] == "422"
+
+
+SCRAPE_SECONDS = 1.0
+READER = Principal(subject="u", username="u", roles=frozenset())
+VM_TYPE = DeviceType.model_validate(
+    {
+        "id": "vm-engine",
+        "name": "vm-engine",
+        "vendor": "HyperAccel",
+        "kind": "custom",
+        "resource_key": "example.com/vm-engine",
+        "labels": {"node": "job", "device": "device"},
+        "metrics": {"utilization": "vm_engine_temperature", "temperature": "vm_engine_temperature"},
+    }
+)
+
+
+class OneType:
+    async def list(self, principal: Principal | None, *, enabled_only: bool = False) -> list[DeviceType]:
+        return [VM_TYPE]
+
+    async def get(self, principal: Principal | None, device_type_id: str) -> DeviceType:
+        if device_type_id != VM_TYPE.id:
+            raise NotFound(code="device_type.not_found", params={"device_type": device_type_id})
+        return VM_TYPE
+
+
+@pytest.fixture(params=["victoriametrics", "prometheus"])
+async def engine(
+    request: pytest.FixtureRequest, victoriametrics: VictoriaMetricsServer
+) -> AsyncIterator[PrometheusServer]:
+    """An engine scraping the module's exporter, with its first sample visible to queries."""
+    if request.param == "victoriametrics":
+        await victoriametrics.wait_for_series(f'vm_engine_temperature{{job="{JOB}"}}', timeout=60)
+        yield victoriametrics
+        return
+    prometheus: PrometheusServer = request.getfixturevalue("prometheus")
+    await retire_jobs(prometheus)
+    prometheus.set_jobs(victoriametrics.jobs)
+    try:
+        await prometheus.wait_for_series(f'vm_engine_temperature{{job="{JOB}"}} == 41', timeout=30)
+        yield prometheus
+    finally:
+        await retire_jobs(prometheus)
+
+
+async def test_a_hot_device_shows_in_two_scrape_intervals_or_the_data_is_said_late(
+    engine: PrometheusServer,
+) -> None:
+    gateway = PrometheusGateway(engine.url, timeout_seconds=10)
+    settings = MonitoringSettings(scrape_interval_seconds=SCRAPE_SECONDS)
+    monitoring = MonitoringService(
+        OneType(),
+        FetcherRegistry(builtin_fetchers()),
+        ClusterReader(ClusterGateway(None)),
+        gateway,
+        settings,
+        background=False,
+    )
+    try:
+        TEMPERATURE.labels(device="d0").set(95.0)
+        heated = time.time()
+
+        async def hot_or_late() -> Snapshot | None:
+            snapshot = await monitoring.snapshot(READER, VM_TYPE.id)
+            shown = snapshot.nodes[0].devices[0].temperature_celsius if snapshot.nodes else None
+            late = [e for e in snapshot.errors if e.code == "metrics_backend.lagging"]
+            return snapshot if shown == 95.0 or late else None
+
+        snapshot = await until(hot_or_late, within=10, every=0.2, what="95 °C shown or the data said late")
+        usable = temperatures(snapshot, max_age_seconds=settings.stale_after_seconds)
+        if snapshot.nodes[0].devices[0].temperature_celsius == 95.0:
+            assert time.time() - heated <= 2 * SCRAPE_SECONDS + 1.0
+            assert usable.unusable is None and snapshot.age_seconds < settings.stale_after_seconds
+        else:
+            # The old value is shown, with how late it is; the thermal controller waits.
+            assert snapshot.lag_seconds > settings.stale_after_seconds
+            assert snapshot.age_seconds >= snapshot.lag_seconds
+            assert usable.unusable is not None and usable.unusable.code == "thermal.stale.snapshot_old"
+        if engine.name == "VictoriaMetrics":
+            # Its default -search.latencyOffset hides the newest 30 s: the data is late, and said so.
+            assert snapshot.lag_seconds >= 25
+        else:
+            assert snapshot.lag_seconds < 2 * SCRAPE_SECONDS
+    finally:
+        TEMPERATURE.labels(device="d0").set(41.0)
+        await monitoring.close()
+        await gateway.close()

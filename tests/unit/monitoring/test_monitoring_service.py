@@ -49,10 +49,12 @@ class Types:
 
 
 class Prometheus:
-    """Answers by the metric name found in the query: a value, or an error."""
+    """Answers by the metric name found in the query: a value, or an error. Asked when the newest
+    sample was taken (`max(timestamp(...))`), it answers `lag` seconds before the time asked."""
 
-    def __init__(self, outcomes: dict[str, float | Exception]) -> None:
+    def __init__(self, outcomes: dict[str, float | Exception], *, lag: float = 0.0) -> None:
         self.outcomes = outcomes
+        self.lag = lag
         self.instant: list[str] = []
 
     async def query(self, promql: str, time: datetime | float | None = None) -> QueryResult:
@@ -61,6 +63,11 @@ class Prometheus:
             if name in promql:
                 if isinstance(outcome, Exception):
                     raise outcome
+                if promql.startswith("max(timestamp("):
+                    at = time if isinstance(time, float) else T
+                    return QueryResult(
+                        "vector", samples=(Sample(metric={}, timestamp=at, value=at - self.lag),)
+                    )
                 sample = Sample(metric={"node": "n1", "device": "d0"}, timestamp=T, value=outcome)
                 return QueryResult("vector", samples=(sample,))
         return QueryResult("vector")
@@ -141,8 +148,8 @@ async def test_the_overview_keeps_the_types_that_answered() -> None:
     assert rows["b"]["summary"] is None and "did not answer" in rows["b"]["errors"][0]["message"]
     assert rows["c"]["summary"] is None and "not-installed" in rows["c"]["errors"][0]["message"]
     assert rows["c"]["errors"][0]["source"] == "catalog"
-    # One query per metric of each type that has a fetcher, never more.
-    assert len(prometheus.instant) == 4
+    # One query per metric of each type that has a fetcher, and one for how old its newest sample is.
+    assert len(prometheus.instant) == 6
 
 
 async def test_an_overview_with_prometheus_down_for_every_type_is_unavailable() -> None:
@@ -209,7 +216,8 @@ async def test_concurrent_readers_of_a_type_share_one_catalog_lookup_and_one_eva
     types.gate.set()
     snapshots = await asyncio.gather(*readers)
     assert types.lookups == 1
-    assert len(prometheus.instant) == 2  # one evaluation: one query per quantity
+    # One evaluation: one query per quantity, and one for how old the newest sample is.
+    assert len(prometheus.instant) == 3
     assert {s.time for s in snapshots} == {T}
 
 
@@ -244,3 +252,19 @@ async def test_the_overview_lets_go_of_types_no_longer_listed() -> None:
     await monitoring.overview(ME)
     assert [s.device_type for s in monitoring.stats()] == ["a"]
     await monitoring.close()
+
+
+async def test_data_the_backend_shows_late_ages_the_snapshot_and_is_an_error() -> None:
+    # As VictoriaMetrics with its default -search.latencyOffset: answers stamped "now", samples 31 s old.
+    late = await service(Prometheus({"a_util": 10.0, "a_temp": 50.0}, lag=31.0), lpu("a", "a")).snapshot(
+        ME, "a"
+    )
+    assert (late.time, late.lag_seconds, late.age_seconds) == (T, 31.0, 31.0)
+    (error,) = [e for e in late.errors if e.code == "metrics_backend.lagging"]
+    assert (error.source, error.metric) == ("prometheus", None)
+    assert error.params == {"device_type": "a", "lag_seconds": 31.0, "limit_seconds": 3.0}
+    fresh = await service(Prometheus({"a_util": 10.0, "a_temp": 50.0}, lag=0.5), lpu("a", "a")).snapshot(
+        ME, "a"
+    )
+    assert (fresh.lag_seconds, fresh.age_seconds) == (0.5, 0.5)
+    assert not [e for e in fresh.errors if e.code == "metrics_backend.lagging"]

@@ -5,6 +5,7 @@ from nufi.messages.en import (
     cli,
     common,
     devices,
+    metrics_backend,
     monitoring,
     packs,
     platform,
@@ -24,4 +25,5 @@ AREAS: dict[str, dict[str, str]] = {
     "alerts": alerts.TEXTS,
     "cli": cli.TEXTS,
     "packs": packs.TEXTS,
+    "metrics_backend": metrics_backend.TEXTS,
 }
