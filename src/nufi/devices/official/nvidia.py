@@ -26,6 +26,9 @@ DCGM has no total-memory counter by default, hence used and free (in MiB), where
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+
 from nufi.devices.fetcher import GenericFetcher
 from nufi.devices.spec import DeviceType, Labels, Memory, MetricKey, Metrics, ThermalDefaults
 from nufi.devices.units import MemoryUnit
@@ -42,6 +45,10 @@ NODE_TARGET_LABELS = ("kubernetes_node", "node")
 # The exporter's own container and pod: a series that names them is held by no workload.
 EXPORTER_CONTAINER = "nvidia-dcgm-exporter|dcgm-exporter"
 EXPORTER_POD = "(.+-)?dcgm-exporter-[a-z0-9]{5}"
+_EXPORTER_CONTAINER = re.compile(EXPORTER_CONTAINER)
+_EXPORTER_POD = re.compile(EXPORTER_POD)
+# The workload labels the preset maps, which `DcgmFetcher.label_value` checks again in NuFi.
+_WORKLOAD_LABELS = frozenset({"exported_pod", "exported_namespace"})
 # A scratch label holding `exported_pod;pod;namespace;container` while the workload is worked out.
 _SCRATCH = "nufi_dcgm"
 
@@ -128,3 +135,21 @@ class DcgmFetcher(GenericFetcher):
         if metric == "temperature" and value == 0:
             return False
         return super().usable(metric, value) and value < DCGM_BLANK_FLOOR
+
+    def labels_read(self, device_type: DeviceType) -> tuple[str, ...] | None:
+        read = super().labels_read(device_type)
+        return None if read is None else (*read, "exported_container")
+
+    def label_value(self, labels: Mapping[str, str], name: str) -> str | None:
+        """The mapped labels, except that a workload naming the exporter itself (its container or its
+        DaemonSet's pod) is no workload. `dcgm_series` removes those already on Prometheus; engines whose
+        `label_replace` differs (VictoriaMetrics brings a removed label back in a later step) leave them,
+        so the rule is applied again here, on the labels the engine returned, whatever the engine."""
+        value = super().label_value(labels, name)
+        if name not in _WORKLOAD_LABELS or value is None:
+            return value
+        pod = labels.get("exported_pod", "")
+        container = labels.get("exported_container", "")
+        if not pod or _EXPORTER_POD.fullmatch(pod) or _EXPORTER_CONTAINER.fullmatch(container):
+            return None
+        return value
