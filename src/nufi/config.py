@@ -84,6 +84,9 @@ class Settings(BaseSettings):
     promql_max_range_seconds: float = Field(default=3600.0, gt=0, le=366 * 86400)
     # nor step a subquery finer than this,
     promql_min_subquery_step_seconds: float = Field(default=1.0, gt=0, le=86400)
+    # nor make more points per series than this in a subquery over the longest range NuFi asks (24 h):
+    # VictoriaMetrics refuses more than its -search.maxPointsPerTimeseries (30,000 by default),
+    promql_max_points_per_series: int = Field(default=30_000, ge=100, le=100_000_000)
     # nor select more series than this, counted first with `count((expr))` under this timeout.
     promql_max_series: int = Field(default=10_000, ge=1, le=10_000_000)
     promql_series_check_timeout_seconds: float = Field(default=2.0, gt=0, le=60)

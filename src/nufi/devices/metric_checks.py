@@ -24,6 +24,7 @@ from nufi.devices.spec import LabelsDraft, MetricKey, MetricsDraft
 from nufi.errors import ValidationFailed
 from nufi.messages import Message
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, Sample
+from nufi.prom.budgets import subquery_points_problem
 from nufi.prom.errors import PrometheusTimedOut
 from nufi.prom.gateway import AdminQueryLimits
 from nufi.prom.promql import ExpressionError, instant_vector_problem, label_name_problem, range_problem
@@ -116,7 +117,8 @@ async def enforce_query_bounds(
     raise_unavailable: bool = False,
 ) -> None:
     """Refuse (ValidationFailed, 422, naming the field and the bound) an expression that would cost
-    Prometheus too much: a range or subquery wider than the limit, a subquery step finer than it, more
+    Prometheus too much: a range or subquery wider than the limit, a subquery step finer than it, a
+    subquery making more points per series than an engine allows over the longest range NuFi asks, more
     series than the limit, or a series count that does not finish within its timeout.
 
     Expressions that do not parse, or cannot give a vector, are left to `check_metrics` to report.
@@ -130,9 +132,11 @@ async def enforce_query_bounds(
                 code="query_bounds.range",
                 params={"problem": refusal.as_dict()},
                 field=FIELD_OF[metric],
-                bound="NUFI_PROMQL_MAX_RANGE_SECONDS, NUFI_PROMQL_MIN_SUBQUERY_STEP_SECONDS",
+                bound="NUFI_PROMQL_MAX_RANGE_SECONDS, NUFI_PROMQL_MIN_SUBQUERY_STEP_SECONDS, "
+                "NUFI_PROMQL_MAX_POINTS_PER_SERIES",
                 max_range_seconds=limits.max_range_seconds,
                 min_subquery_step_seconds=limits.min_subquery_step_seconds,
+                max_points_per_series=limits.max_points_per_series,
             )
     countable = [metric for metric, (_, vector) in shapes.items() if vector]
     counts = await asyncio.gather(
@@ -174,6 +178,8 @@ def _range_refusals(
                 query,
                 max_range_seconds=limits.max_range_seconds,
                 min_step_seconds=limits.min_subquery_step_seconds,
+            ) or subquery_points_problem(
+                query, span_seconds=limits.longest_span_seconds, max_points=limits.max_points_per_series
             )
             vector = instant_vector_problem(query) is None
         except ExpressionError:

@@ -48,13 +48,17 @@ Instant = datetime | float
 class AdminQueryLimits:
     """What an admin's expression (the wizard's check, a saved device type) may cost Prometheus:
     range selectors and subqueries over at most `max_range_seconds`, subquery steps of at least
-    `min_subquery_step_seconds`, and at most `max_series` series, counted first under
-    `series_check_timeout_seconds`."""
+    `min_subquery_step_seconds`, at most `max_points_per_series` points per series in a subquery
+    evaluated over `longest_span_seconds` (the longest range NuFi asks of one expression: the
+    dashboard's 24 h chart, the dry run's default day), and at most `max_series` series, counted first
+    under `series_check_timeout_seconds`."""
 
     max_range_seconds: float = 3600.0
     min_subquery_step_seconds: float = 1.0
     max_series: int = 10_000
     series_check_timeout_seconds: float = 2.0
+    max_points_per_series: int = 30_000
+    longest_span_seconds: float = 86400.0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> AdminQueryLimits:
@@ -63,6 +67,7 @@ class AdminQueryLimits:
             min_subquery_step_seconds=settings.promql_min_subquery_step_seconds,
             max_series=settings.promql_max_series,
             series_check_timeout_seconds=settings.promql_series_check_timeout_seconds,
+            max_points_per_series=settings.promql_max_points_per_series,
         )
 
 
