@@ -32,7 +32,7 @@ def newest_sample_query(expression: str) -> str | None:
             selector = _selector(node)
             if selector is not None:
                 found.append(selector)
-            return False
+                return False  # stops the walk: the first one will do
         return True
 
     promql_parser.walk(tree, pre_visit=visit)
