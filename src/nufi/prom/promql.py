@@ -199,7 +199,25 @@ def instant_vector_problem(expression: str) -> Message | None:
         return Message("promql.constant", {"expression": expression})
     if isinstance(tree, promql_parser.MatrixSelector | promql_parser.SubqueryExpr):
         return Message("promql.range_vector", {"expression": expression})
+    if _is_scalar(tree):
+        # Decided here, not from the answer: VictoriaMetrics answers `time()` or `scalar(x)` with a
+        # vector where Prometheus answers a scalar.
+        return Message("metric_check.not_vector", {"query": expression, "result_type": "scalar"})
     return None
+
+
+def _is_scalar(node: promql_parser.Expr) -> bool:
+    """Whether `node` is a scalar by PromQL's types: a number, a scalar function, or arithmetic and
+    parentheses over those alone."""
+    if isinstance(node, promql_parser.NumberLiteral):
+        return True
+    if isinstance(node, promql_parser.Call):
+        return str(node.func.return_type).rsplit(".", 1)[-1] == "Scalar"
+    if isinstance(node, promql_parser.ParenExpr | promql_parser.UnaryExpr):
+        return _is_scalar(node.expr)
+    if isinstance(node, promql_parser.BinaryExpr):
+        return _is_scalar(node.lhs) and _is_scalar(node.rhs)
+    return False
 
 
 def quote_label_value(value: str) -> str:
