@@ -17,6 +17,7 @@ from nufi.devices.spec import DeviceType, LabelsDraft, MetricsDraft
 from nufi.errors import NotFound
 from nufi.monitoring import MonitoringService, MonitoringSettings, Snapshot
 from nufi.prom import PrometheusGateway, PrometheusQueryRejected
+from nufi.prom.budgets import subquery_points_problem
 from nufi.thermal.temperatures import temperatures
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from nufi_sandbox.victoriametrics import VictoriaMetricsServer
@@ -194,3 +195,27 @@ async def test_a_hot_device_shows_in_two_scrape_intervals_or_the_data_is_said_la
         TEMPERATURE.labels(device="d0").set(41.0)
         await monitoring.close()
         await gateway.close()
+
+
+async def test_the_subquery_budget_is_the_one_victoriametrics_enforces_over_a_day(
+    victoriametrics: VictoriaMetricsServer, gateway: PrometheusGateway
+) -> None:
+    # Just within what NuFi accepts, the day's chart answers; one step finer, which NuFi refuses,
+    # VictoriaMetrics refuses too (30,103 points: it aligns the range to the steps), with a 422.
+    limits = gateway.admin_limits
+    end = time.time()
+    start = end - limits.longest_span_seconds
+    step = limits.longest_span_seconds / 500
+    accepted, refused = (
+        "max_over_time(vm_engine_temperature[1h:4s])",
+        "max_over_time(vm_engine_temperature[1h:3s])",
+    )
+    for expression, within in ((accepted, True), (refused, False)):
+        problem = subquery_points_problem(
+            expression, span_seconds=limits.longest_span_seconds, max_points=limits.max_points_per_series
+        )
+        assert (problem is None) == within
+    await gateway.query_range(accepted, start, end, step)
+    with pytest.raises(PrometheusQueryRejected) as caught:
+        await gateway.query_range(refused, start, end, step)
+    assert "maxPointsPerTimeseries" in caught.value.error

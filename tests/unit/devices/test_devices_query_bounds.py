@@ -92,11 +92,11 @@ async def test_a_count_that_times_out_is_refused() -> None:
 
 async def test_expressions_within_the_bounds_pass_and_each_is_counted_with_the_short_timeout() -> None:
     counter = FakeCounter({"lpu_utilization_percent": 100})
-    # At the bounds: a range of 1 h, and 30,000 points per series over the 24 h NuFi asks at most.
-    draft = metrics(memory={"used": "u", "total": "t"}, temperature="max_over_time(x[1h:3s])")
+    # Near the bounds: a range of 1 h, and under 30,000 points per series over the 24 h NuFi asks.
+    draft = metrics(memory={"used": "u", "total": "t"}, temperature="max_over_time(x[1h:4s])")
     await enforce_query_bounds(draft, counter, LIMITS)
     assert sorted(counter.asked) == sorted(
-        [("lpu_utilization_percent", 2), ("u", 2), ("t", 2), ("max_over_time(x[1h:3s])", 2)]
+        [("lpu_utilization_percent", 2), ("u", 2), ("t", 2), ("max_over_time(x[1h:4s])", 2)]
     )
 
 

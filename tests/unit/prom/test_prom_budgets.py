@@ -27,10 +27,11 @@ class OneSeries:
 @pytest.mark.parametrize(
     ("expression", "points"),
     [
-        # The expression: VictoriaMetrics answered "too many points ... 90303" over 24 h.
-        ("max_over_time(u[1h:1s])", 90_000),
-        ("max_over_time(max_over_time(u[1m:1s])[5m:1m])", 86_460),
-        ("avg_over_time(u[5m:2s])", 43_350),
+        # The expression: VictoriaMetrics answered "too many points ... 90303" over 24 h. The
+        # counts include a twentieth of the day for how the engine aligns the range to the steps.
+        ("max_over_time(u[1h:1s])", 94_320),
+        ("max_over_time(max_over_time(u[1m:1s])[5m:1m])", 90_780),
+        ("avg_over_time(u[5m:3s])", 30_340),
     ],
 )
 def test_a_subquery_too_fine_for_a_day_is_counted(expression: str, points: int) -> None:
@@ -41,7 +42,7 @@ def test_a_subquery_too_fine_for_a_day_is_counted(expression: str, points: int) 
 
 
 @pytest.mark.parametrize(
-    "expression", ["max_over_time(u[1h:30s])", "rate(u[1h])", "max_over_time(u[1h:])", "u", "avg(u)"]
+    "expression", ["max_over_time(u[1h:4s])", "rate(u[1h])", "max_over_time(u[1h:])", "u", "avg(u)"]
 )
 def test_what_fits_a_day_or_has_no_subquery_step_passes(expression: str) -> None:
     assert subquery_points_problem(expression, span_seconds=DAY, max_points=30_000) is None
