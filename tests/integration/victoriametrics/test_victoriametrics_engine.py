@@ -13,15 +13,18 @@ from nufi.auth import Principal
 from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.devices.checks import check_metrics
 from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
+from nufi.devices.official.nvidia import PRESET, DcgmFetcher
 from nufi.devices.spec import DeviceType, LabelsDraft, MetricsDraft
 from nufi.errors import NotFound
 from nufi.monitoring import MonitoringService, MonitoringSettings, Snapshot
+from nufi.monitoring.freshness import SeriesMemory
+from nufi.monitoring.probe import ReducedQueries
 from nufi.prom import PrometheusGateway, PrometheusQueryRejected
 from nufi.prom.budgets import subquery_points_problem
 from nufi.thermal.temperatures import temperatures
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from nufi_sandbox.victoriametrics import VictoriaMetricsServer
-from support.exporter import serving_registry
+from support.exporter import serving_registry, serving_text
 from support.polling import until
 from support.prometheus_jobs import retire_jobs
 
@@ -33,12 +36,30 @@ _REGISTRY = CollectorRegistry()
 TEMPERATURE = Gauge("vm_engine_temperature", "A device's temperature.", ["device"], registry=_REGISTRY)
 
 
+DCGM_JOB = "vm-dcgm"
+# A DCGM exporter scraped with honor_labels, as the GPU Operator's ServiceMonitor may: the busy GPU's
+# series name its pod, the idle one's only what the target adds (the exporter's own pod and container).
+DCGM_EXPOSITION = """\
+DCGM_FI_DEV_GPU_UTIL{gpu="0",Hostname="vm-gpu-1"} 0
+DCGM_FI_DEV_GPU_UTIL{gpu="1",Hostname="vm-gpu-1",pod="train-0",namespace="ml",container="main"} 90
+"""
+DCGM_TARGET = {
+    "pod": "nvidia-dcgm-exporter-ab12c",
+    "namespace": "gpu-operator",
+    "container": "nvidia-dcgm-exporter",
+}
+
+
 @pytest.fixture(scope="module")
 def victoriametrics(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VictoriaMetricsServer]:
     TEMPERATURE.labels(device="d0").set(41.0)
-    with serving_registry(_REGISTRY, name="vm-engine-exporter") as address:
+    with (
+        serving_registry(_REGISTRY, name="vm-engine-exporter") as address,
+        serving_text(DCGM_EXPOSITION, name="vm-dcgm-exporter") as dcgm,
+    ):
         work = tmp_path_factory.mktemp("victoriametrics")
-        with VictoriaMetricsServer(jobs=[ScrapeJob(JOB, [address])], work_dir=work) as server:
+        jobs = [ScrapeJob(JOB, [address]), ScrapeJob(DCGM_JOB, [dcgm], honor_labels=True, labels=DCGM_TARGET)]
+        with VictoriaMetricsServer(jobs=jobs, work_dir=work) as server:
             yield server
 
 
@@ -141,6 +162,7 @@ async def engine(
     """An engine scraping the module's exporter, with its first sample visible to queries."""
     if request.param == "victoriametrics":
         await victoriametrics.wait_for_series(f'vm_engine_temperature{{job="{JOB}"}}', timeout=60)
+        await victoriametrics.wait_for_series(f'DCGM_FI_DEV_GPU_UTIL{{job="{DCGM_JOB}"}}', timeout=30)
         yield victoriametrics
         return
     prometheus: PrometheusServer = request.getfixturevalue("prometheus")
@@ -148,6 +170,7 @@ async def engine(
     prometheus.set_jobs(victoriametrics.jobs)
     try:
         await prometheus.wait_for_series(f'vm_engine_temperature{{job="{JOB}"}} == 41', timeout=30)
+        await prometheus.wait_for_series(f'DCGM_FI_DEV_GPU_UTIL{{job="{DCGM_JOB}"}}', timeout=30)
         yield prometheus
     finally:
         await retire_jobs(prometheus)
@@ -219,3 +242,20 @@ async def test_the_subquery_budget_is_the_one_victoriametrics_enforces_over_a_da
     with pytest.raises(PrometheusQueryRejected) as caught:
         await gateway.query_range(refused, start, end, step)
     assert "maxPointsPerTimeseries" in caught.value.error
+
+
+async def test_an_idle_nvidia_gpu_has_no_pod_on_either_engine(engine: PrometheusServer) -> None:
+    gateway = PrometheusGateway(engine.url, timeout_seconds=10)
+    fetcher = DcgmFetcher()
+    probe = ReducedQueries(
+        gateway,
+        memory=SeriesMemory(window_seconds=60),
+        now=time.time(),
+        keep_labels=fetcher.labels_read(PRESET) or (),
+    )
+    try:
+        readings = await fetcher.readings(PRESET, probe)
+    finally:
+        await gateway.close()
+    held = {(r.node, r.device): (r.pod, r.namespace) for r in readings.devices if r.node == "vm-gpu-1"}
+    assert held == {("vm-gpu-1", "0"): (None, None), ("vm-gpu-1", "1"): ("train-0", "ml")}
