@@ -142,7 +142,11 @@ async def build_services(
                     gateways.prometheus,
                     gateways.database.check,
                     alerts.sync,
-                    LagCheck(domains.monitoring.lags, domains.monitoring.settings.stale_after_seconds),
+                    LagCheck(
+                        domains.monitoring.lags,
+                        domains.monitoring.settings.stale_after_seconds,
+                        configured=gateways.prometheus.configured,
+                    ),
                     *extra_checks,
                 ],
                 timeout_seconds=settings.readiness_timeout_seconds,

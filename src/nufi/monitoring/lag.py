@@ -57,7 +57,7 @@ def lagging(device_type: str, lag_seconds: float, limit_seconds: float) -> Monit
 @dataclass(frozen=True)
 class LagCheck:
     """/readyz's report of how late the data was in the latest snapshot of each type being read;
-    never makes NuFi unready."""
+    never makes NuFi unready. Not configured without a metrics engine (NUFI_PROMETHEUS_URL)."""
 
     lags: Callable[[], Mapping[str, float]]
     limit_seconds: float
@@ -66,6 +66,14 @@ class LagCheck:
 
     async def check(self) -> DependencyStatus:
         started = time.perf_counter()
+        if not self.configured:
+            return DependencyStatus(
+                name=self.name,
+                ok=False,
+                configured=False,
+                detail=Message("metrics_backend.not_configured").text("en"),
+                required=False,
+            )
         lags = self.lags()
         late = sorted(type_id for type_id, lag in lags.items() if lag > self.limit_seconds)
         limit = self.limit_seconds

@@ -178,10 +178,19 @@ async def test_readyz_is_ok_with_kubernetes_and_the_real_prometheus_up(
         response = await client.get("/readyz")
     assert response.status_code == 200
     by_name = {d["name"]: d for d in response.json()["dependencies"]}
-    assert set(by_name) == {"kubernetes", "cluster-cache", "prometheus", "database", "alert_rules"}
+    assert set(by_name) == {
+        "kubernetes",
+        "cluster-cache",
+        "prometheus",
+        "database",
+        "alert_rules",
+        "metrics-freshness",
+    }
     # No PrometheusRule served and no rules directory: alert rules are listed as not configured.
     assert by_name.pop("alert_rules")["configured"] is False
     assert all(d["ok"] and d["configured"] for d in by_name.values())
+    # No type has been read yet: how late the data is is not known, and that is fine.
+    assert by_name["metrics-freshness"]["detail"].startswith("no device type has been read yet")
     assert by_name["kubernetes"]["detail"] == f"Kubernetes v1.31.2 at {kube_url}"
     # The fake answers /version only: the cache cannot list, and reads fall back without unreadiness.
     assert by_name["cluster-cache"]["detail"].startswith("falling back to direct lists: ")

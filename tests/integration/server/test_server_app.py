@@ -27,10 +27,11 @@ async def test_readyz_with_nothing_configured_is_ready_and_lists_dependencies() 
     body = response.json()
     assert body["status"] == "ready"
     by_name = {d["name"]: d for d in body["dependencies"]}
-    assert set(by_name) == {"kubernetes", "prometheus", "database", "alert_rules"}
+    assert set(by_name) == {"kubernetes", "prometheus", "database", "alert_rules", "metrics-freshness"}
     assert by_name.pop("database")["ok"] is True
     # Reported, but never what makes NuFi unready.
     assert by_name["alert_rules"]["required"] is False
+    assert by_name["metrics-freshness"]["required"] is False
     for dependency in by_name.values():
         assert dependency["configured"] is False
         assert dependency["ok"] is False

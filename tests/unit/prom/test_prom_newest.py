@@ -45,3 +45,5 @@ async def test_the_lag_check_reports_late_types_without_making_nufi_unready() ->
     fresh = await LagCheck(lambda: {"lpu": 0.8}, 3.0).check()
     assert fresh.ok and "0.8 s" in fresh.detail
     assert (await LagCheck(dict, 3.0).check()).ok
+    unset = await LagCheck(dict, 3.0, configured=False).check()
+    assert (unset.configured, unset.required) == (False, False) and unset.detail.startswith("not configured")

@@ -6,6 +6,7 @@ _LATENCY_HINT = (
 )
 
 TEXTS: dict[str, str] = {
+    "metrics_backend.not_configured": "not configured: set NUFI_PROMETHEUS_URL to read how late the data is",
     "metrics_backend.lagging": (
         "the newest sample of {device_type} was {lag_seconds:.1f} s old when it was read "
         f"(limit {{limit_seconds:g}} s): the metrics backend shows data late; {_LATENCY_HINT}"

@@ -6,6 +6,9 @@ _LATENCY_HINT = (
 )
 
 TEXTS: dict[str, str] = {
+    "metrics_backend.not_configured": (
+        "설정되지 않았습니다. 데이터가 얼마나 늦는지 보려면 NUFI_PROMETHEUS_URL을 설정하세요"
+    ),
     "metrics_backend.lagging": (
         "{device_type}의 가장 최근 샘플이 읽을 때 이미 {lag_seconds:.1f}초 지난 값이었습니다"
         f"(한도 {{limit_seconds:g}}초). 메트릭 백엔드가 데이터를 늦게 보여 줍니다. {_LATENCY_HINT}."
