@@ -27,7 +27,12 @@ from nufi_sandbox.sandbox.banner import answering, banner_rows, print_ready
 from nufi_sandbox.sandbox.errors import SandboxError
 from nufi_sandbox.sandbox.layout import StateLayout, prepare, stop_leftovers
 from nufi_sandbox.sandbox.orchestrator import Sandbox, SandboxOptions
-from nufi_sandbox.sandbox.preflight import check_port_free, ensure_alertmanager, ensure_prometheus
+from nufi_sandbox.sandbox.preflight import (
+    check_port_free,
+    ensure_alertmanager,
+    ensure_prometheus,
+    ensure_victoria_metrics,
+)
 from nufi_sandbox.sandbox.progress import StartupProgress
 from nufi_sandbox.sandbox.topology import NODES
 
@@ -60,6 +65,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--prometheus", type=Path, help="Prometheus binary to run (default: the installed one)"
+    )
+    parser.add_argument(
+        "--metrics",
+        choices=("prometheus", "victoriametrics"),
+        default="prometheus",
+        help="the metrics engine NuFi reads: Prometheus (default), or VictoriaMetrics scraping the same "
+        "exporters (alerts need Prometheus)",
     )
     parser.add_argument(
         "--stop-on-failure",
@@ -140,12 +152,17 @@ def main(argv: list[str] | None = None) -> int:
         progress = StartupProgress(console)
         is_root = os.geteuid() == 0
         prometheus = ensure_prometheus(args.prometheus, is_root=is_root, announce=console.print)
+        victoria_metrics = None
+        if args.metrics == "victoriametrics":
+            victoria_metrics = ensure_victoria_metrics(is_root=is_root, announce=console.print)
         alertmanager = ensure_alertmanager(is_root=is_root, announce=console.print)
         layout = prepare(args.state_dir, fresh=args.fresh, node_names=[node.name for node in NODES])
         options = SandboxOptions(
             port=args.port,
             prometheus_binary=prometheus,
             alertmanager_binary=alertmanager,
+            metrics=args.metrics,
+            victoria_metrics_binary=victoria_metrics,
             stop_on_failure=args.stop_on_failure,
         )
         sandbox = Sandbox(

@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Literal
 
 import httpx
 
@@ -40,6 +41,7 @@ from nufi_sandbox.sandbox.scrape import nufi_job, scrape_jobs
 from nufi_sandbox.sandbox.state_file import SandboxState, exporter_base_url
 from nufi_sandbox.sandbox.supervision import Supervised, Supervisor
 from nufi_sandbox.sandbox.topology import NODES, SandboxNode, nodes_yaml, plugin_nodes
+from nufi_sandbox.victoriametrics import VictoriaMetricsServer
 
 STARTUP_TIMEOUT = 60.0
 SCRAPE_INTERVAL_SECONDS = 1
@@ -51,6 +53,10 @@ class SandboxOptions:
     port: int
     prometheus_binary: Path
     alertmanager_binary: Path | None = None
+    # The metrics engine NuFi reads: Prometheus, or VictoriaMetrics (`victoria_metrics_binary`) scraping
+    # the same jobs. VictoriaMetrics evaluates no alert rules: alerting needs Prometheus.
+    metrics: Literal["prometheus", "victoriametrics"] = "prometheus"
+    victoria_metrics_binary: Path | None = None
     nodes: tuple[SandboxNode, ...] = NODES
     # Stop everything when one program exits (the behaviour tests and CI want), instead of restarting it.
     stop_on_failure: bool = False
@@ -83,14 +89,26 @@ class Sandbox:
             work_dir=layout.alertmanager_dir, binary=options.alertmanager_binary, port=free_port()
         )
         # NuFi's port is fixed before anything starts: Prometheus scrapes it from the first config on.
-        self.prometheus = PrometheusServer(
-            jobs=[*scrape_jobs(options.nodes, self.exporter_ports), nufi_job(options.port)],
-            scrape_interval=f"{SCRAPE_INTERVAL_SECONDS}s",
-            work_dir=layout.prometheus_dir,
-            binary=options.prometheus_binary,
-            rule_files=[f"{layout.alert_rules_dir}/*.yml"],
-            alertmanagers=[self.alertmanager.address],
-        )
+        jobs = [*scrape_jobs(options.nodes, self.exporter_ports), nufi_job(options.port)]
+        self.prometheus: PrometheusServer
+        if options.metrics == "victoriametrics":
+            # Set as docs/install.md advises: no later than a scrape interval, so NuFi's data is fresh.
+            self.prometheus = VictoriaMetricsServer(
+                jobs=jobs,
+                scrape_interval=f"{SCRAPE_INTERVAL_SECONDS}s",
+                work_dir=layout.prometheus_dir,
+                binary=options.victoria_metrics_binary,
+                latency_offset=f"{SCRAPE_INTERVAL_SECONDS}s",
+            )
+        else:
+            self.prometheus = PrometheusServer(
+                jobs=jobs,
+                scrape_interval=f"{SCRAPE_INTERVAL_SECONDS}s",
+                work_dir=layout.prometheus_dir,
+                binary=options.prometheus_binary,
+                rule_files=[f"{layout.alert_rules_dir}/*.yml"],
+                alertmanagers=[self.alertmanager.address],
+            )
         self._servers: list[ManagedProcess] = []
         self.device_plugins: list[ManagedProcess] = []
         self.exporters: list[ManagedProcess] = []
@@ -99,10 +117,10 @@ class Sandbox:
             "cluster": f"Kubernetes dev cluster ({len(options.nodes)} nodes)",
             "idp": "Identity provider (realm super-llm)",
             "alertmanager": "Alertmanager",
-            "prometheus": "Prometheus",
+            "prometheus": self.prometheus.name,
             "plugins": "Mock LPU device plugins",
             "exporters": f"Exporters ({', '.join(sorted({n.profile for n in options.nodes}))})",
-            "scrape": "Prometheus scraping the exporters",
+            "scrape": f"{self.prometheus.name} scraping the exporters",
             "nufi": "NuFi server",
         }
         for key, label in self._steps.items():

@@ -15,6 +15,7 @@ from nufi_sandbox.alertmanager import ALERTMANAGER_CANDIDATES, ALERTMANAGER_PACK
 from nufi_sandbox.processes import MissingBinaryError, require_binary
 from nufi_sandbox.prometheus import PROMETHEUS_CANDIDATES
 from nufi_sandbox.sandbox.errors import SandboxError
+from nufi_sandbox.victoriametrics import VICTORIA_METRICS_CANDIDATES
 
 AptRunner = Callable[[Sequence[str]], None]
 _APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
@@ -61,6 +62,20 @@ def ensure_prometheus(
         announce=announce,
         apt=apt,
         elsewhere=", or point to a binary with --prometheus PATH",
+    )
+
+
+def ensure_victoria_metrics(
+    *, is_root: bool, announce: Callable[[str], None], apt: AptRunner | None = None
+) -> Path:
+    """The VictoriaMetrics binary to run: the installed one, else apt installs it (as root)."""
+    return _ensure_installed(
+        "VictoriaMetrics",
+        lambda: require_binary("victoria-metrics", VICTORIA_METRICS_CANDIDATES, "victoria-metrics"),
+        "victoria-metrics",
+        is_root=is_root,
+        announce=announce,
+        apt=apt,
     )
 
 
