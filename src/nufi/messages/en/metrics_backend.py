@@ -2,7 +2,8 @@
 
 _LATENCY_HINT = (
     "on VictoriaMetrics, set -search.latencyOffset no larger than the scrape interval; otherwise check "
-    "that the exporters are scraped"
+    "that the exporters are scraped, and that NUFI_MONITORING_SCRAPE_INTERVAL_SECONDS is their real "
+    "scrape interval"
 )
 
 TEXTS: dict[str, str] = {

@@ -2,7 +2,8 @@
 
 _LATENCY_HINT = (
     "VictoriaMetrics라면 -search.latencyOffset을 스크레이프 간격 이하로 설정하고, 아니라면 "
-    "익스포터가 스크레이프되는지 확인하세요"
+    "익스포터가 스크레이프되는지, NUFI_MONITORING_SCRAPE_INTERVAL_SECONDS가 실제 스크레이프 간격인지 "
+    "확인하세요"
 )
 
 TEXTS: dict[str, str] = {
