@@ -39,7 +39,7 @@ from nicegui.element import Element
 from pydantic import SecretStr
 from starlette.responses import JSONResponse
 
-from nufi.cli import _Faces, _server_options, build_server
+from nufi.cli.server import _Faces, _server_options, build_server
 from nufi.config import ENV_PREFIX, Settings
 from nufi.logging import configure_logging
 from nufi.services import Services

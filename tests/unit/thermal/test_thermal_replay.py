@@ -3,8 +3,8 @@ nodes it affects."""
 
 from __future__ import annotations
 
-from nufi.thermal.policy import Breaker, CustomCondition, ThermalPolicy, UnhealthyCondition
 from nufi.thermal.conditions import Condition
+from nufi.thermal.policy import Breaker, CustomCondition, ThermalPolicy, UnhealthyCondition
 from nufi.thermal.replay import Recording, common_hold, replay, replay_step
 
 POLICY = ThermalPolicy(
