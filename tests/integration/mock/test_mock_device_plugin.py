@@ -15,22 +15,20 @@ from nufi_mock.deviceplugin import read_health
 from nufi_mock.kubelet_api import podresources_v1_pb2, podresources_v1_pb2_grpc
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.processes import ManagedProcess
+from support.dev_cluster import dev_cluster
 from support.polling import eventually, holds
 
-from .mock_support import LPU, Kube, log_events, pod_asking, start_cluster, start_plugin
+from .mock_support import LPU, Kube, log_events, pod_asking, start_plugin
 
 NODE = "lpu-node-1"
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevClusterProcess]:
-    started = start_cluster(
-        tmp_path_factory.mktemp("mock-dp"), f"nodes:\n  - name: {NODE}\n    capacity: {{cpu: 32}}\n"
-    )
-    try:
+def cluster() -> Iterator[DevClusterProcess]:
+    # Directly under /tmp: a pytest-xdist worker's deeper tmp path would put the kubelet sockets past
+    # the 108 bytes a unix socket path may have.
+    with dev_cluster(f"nodes:\n  - name: {NODE}\n    capacity: {{cpu: 32}}\n", prefix="mock-dp-") as started:
         yield started
-    finally:
-        started.stop()
 
 
 async def pod_devices(socket: Path) -> dict[str, list[str]]:
