@@ -125,18 +125,29 @@ async def test_a_deployment_override_is_kept_on_the_deployment(
     assert missing.status_code == 404
 
 
-async def test_a_dry_run_over_history_with_nothing_hot_cuts_nothing(
+async def test_a_dry_run_of_a_policy_nothing_reached_cuts_nothing(
     nufi: httpx.AsyncClient, world: World
 ) -> None:
+    # Other tests share this Prometheus and heat its LPUs: a trip no test reaches, and temperature only.
+    unreached = {
+        **POLICY,
+        "trip_celsius": 150,
+        "resume_celsius": 140,
+        "override_max_trip_celsius": None,
+        "unhealthy": {**POLICY["unhealthy"], "enabled": False},
+    }
     ran = await nufi.post(
-        "/api/v1/admin/thermal/policies/lpu/dry-run", json={"policy": POLICY}, headers=world.admin
+        "/api/v1/admin/thermal/policies/lpu/dry-run", json={"policy": unreached}, headers=world.admin
     )
     assert ran.status_code == 200, ran.text
     body = ran.json()
-    assert body["device_type"] == "lpu" and body["policy"] == POLICY
-    assert all(node["cut_seconds"] == 0 for node in body["nodes"])
+    assert body["device_type"] == "lpu" and body["policy"] == unreached
+    # Whatever LPUs this Prometheus recorded (none when this module runs alone), none is cut.
+    assert body["conditions"] == ["temperature"]
+    assert all(node["cut_seconds"] == 0 and not node["transitions"] for node in body["nodes"])
+    assert body["episodes"] == [] and body["breaker"] == []
     refused = await nufi.post(
-        "/api/v1/admin/thermal/policies/lpu/dry-run", json={"policy": POLICY}, headers=world.user
+        "/api/v1/admin/thermal/policies/lpu/dry-run", json={"policy": unreached}, headers=world.user
     )
     assert refused.status_code == 403
 
