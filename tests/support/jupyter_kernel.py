@@ -41,8 +41,10 @@ async def run_in_kernel(ws_url: str, code: str, *, headers: Mapping[str, str] | 
     )
     printed = []
     replied = idle = False
+    # The server completes the handshake once the kernel has answered its first request, which a busy
+    # machine (several test workers starting kernels) may take most of a minute for.
     async with connect(
-        f"{ws_url}?session_id={session}", open_timeout=20, additional_headers=dict(headers or {})
+        f"{ws_url}?session_id={session}", open_timeout=90, additional_headers=dict(headers or {})
     ) as ws:
         await ws.send(json.dumps(request))
         # The reply (shell channel) and the output (iopub) come in no fixed order; "idle" on iopub

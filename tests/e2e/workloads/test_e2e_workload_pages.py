@@ -230,7 +230,8 @@ async def test_deployments_accelerator_counts_and_count_warnings(
     await shot(page, language, "deployments-count-never")
     # Past the project's quota (40, 19 in use) before any node's count: red, naming the quota's room.
     await count.fill("22")
-    await expect(fit).to_have_attribute("data-level", "quota")
+    # The quota's room is asked of the server: on a busy machine that answer takes a while.
+    await expect(fit).to_have_attribute("data-level", "quota", timeout=20_000)
     await expect(fit).to_contain_text("21")
     await shot(page, language, "deployments-count-quota")
     await count.fill("1")
