@@ -1,26 +1,36 @@
-"""Handing the session's Prometheus from one test module to the next without stale series in between."""
+"""Handing the session's metrics engine from one test module to the next without stale series in between."""
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from support.polling import until
 
+# Every series a job scraped, but VictoriaMetrics' own `scrape_timeout_seconds`: VictoriaMetrics 1.79
+# writes staleness markers for all of a removed target's series except that one.
+_SCRAPED = '{job!="",__name__!="scrape_timeout_seconds"}'
 
-async def retire_jobs(prometheus: PrometheusServer, within: float = 30.0) -> None:
-    """Drop every scrape job once the series it scraped are marked stale.
+
+async def retire_jobs(
+    prometheus: PrometheusServer, names: Collection[str] | None = None, within: float = 30.0
+) -> None:
+    """Drop scrape jobs `names` (default: every job) once the series they scraped are marked stale;
+    other jobs stay as they are.
 
     Prometheus writes no staleness markers for a job removed from its config, so that job's series
     stay queryable for minutes. A target removed from a job that stays gets them about two scrape
     intervals after Prometheus notices (it batches target updates every 5 s).
     """
-    names = {job.name for job in prometheus.jobs}
-    if not names:
+    retired = {job.name for job in prometheus.jobs} if names is None else set(names)
+    if not retired:
         return
-    prometheus.set_jobs([ScrapeJob(name, []) for name in sorted(names)])
+    others = [job for job in prometheus.jobs if job.name not in retired]
+    prometheus.set_jobs([*others, *(ScrapeJob(name, []) for name in sorted(retired))])
 
     async def all_stale() -> bool:
-        live = {row["metric"].get("job") for row in await prometheus.query('count by (job) ({job!=""})')}
-        return not live & names
+        live = {row["metric"].get("job") for row in await prometheus.query(f"count by (job) ({_SCRAPED})")}
+        return not live & retired
 
     await until(all_stale, within=within)
-    prometheus.set_jobs([])
+    prometheus.set_jobs([job for job in prometheus.jobs if job.name not in retired])

@@ -9,6 +9,10 @@ window is put back with its last value and stamped with that instant, so the fet
 silent for longer than the window is forgotten. A query Prometheus could not answer is treated the
 same way: its series are silent, not gone.
 
+A NaN sample is silence too. VictoriaMetrics never returns one: it serves the series' previous value for
+its lookback (`-search.maxStalenessInterval`), then nothing, where Prometheus answers NaN. Counting NaN
+as not heard gives one answer on both engines: the last real value, aging into staleness.
+
 What a freshly started replica knows: only what its first evaluation returns. A device that fell silent
 before that is unknown to it; if its node advertises the type's resource key and no device of the node
 reports, the snapshot lists the node as `not_reporting`. From the second evaluation on, a series that
@@ -20,6 +24,7 @@ nothing an old expression said is shown as the new expression's.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -53,13 +58,17 @@ class SeriesMemory:
         self, query: str, result: QueryResult, *, now: float, labels: Sequence[str] = ()
     ) -> QueryResult:
         """`result` of `query` at `now`, with every series remembered and silent now added back, with
-        its last value and last-seen time; the memory learns the answer. Only vectors are kept.
+        its last value and last-seen time (a NaN sample counts as silent); the memory learns the answer.
+        Only vectors are kept.
         `labels`, when given, are the only labels the query's series carry (it was reduced to them)."""
         if result.result_type != "vector":
             return result
         known = self._queries.setdefault(query, _Series())
         present: set[_Identity] = set()
-        for sample in result.samples:
+        heard = result.samples
+        if any(math.isnan(sample.value) for sample in heard):
+            heard = tuple(sample for sample in heard if not math.isnan(sample.value))
+        for sample in heard:
             identity = _identity(sample.metric, labels)
             present.add(identity)
             known.samples[identity] = sample
@@ -71,9 +80,9 @@ class SeriesMemory:
                 del known.samples[identity]
             else:
                 silent.append(sample)
-        if not silent:
+        if not silent and heard is result.samples:
             return result
-        return QueryResult("vector", samples=(*result.samples, *silent), warnings=result.warnings)
+        return QueryResult("vector", samples=(*heard, *silent), warnings=result.warnings)
 
     def keep_only(self, queries: set[str]) -> None:
         """Forget every query not among `queries` (those one evaluation asked)."""

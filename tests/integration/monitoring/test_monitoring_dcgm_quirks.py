@@ -23,8 +23,8 @@ from nufi.devices.spec import Metrics
 from nufi.prom import PrometheusGateway
 from nufi_mock.exporter.profiles.dcgm import MIG_PODS, exporter_pod
 from nufi_sandbox.processes import ManagedProcess, free_port
-from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
-from support.polling import until
+from nufi_sandbox.prometheus import ScrapeJob
+from support.prometheus_jobs import retire_jobs
 
 from .monitoring_app import World
 
@@ -66,22 +66,6 @@ def start_quirky(job: str, nodes: tuple[str, ...], log_dir: Path) -> tuple[Manag
     return process, address
 
 
-async def retire(prometheus: PrometheusServer, names: set[str]) -> None:
-    """Empty our jobs until their series are stale, then drop them; other jobs stay as they are."""
-    others = [job for job in prometheus.jobs if job.name not in names]
-    prometheus.set_jobs([*others, *(ScrapeJob(name, []) for name in sorted(names))])
-
-    async def stale() -> bool:
-        live = {
-            row["metric"].get("job")
-            for row in await prometheus.query('count by (job) ({job=~"dcgm-quirks-.+"})')
-        }
-        return not live & names
-
-    await until(stale, within=30.0)
-    prometheus.set_jobs([job for job in prometheus.jobs if job.name not in names])
-
-
 @pytest.fixture(scope="module")
 async def quirky(scraped: World, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World]:
     prometheus = scraped.prometheus
@@ -105,7 +89,7 @@ async def quirky(scraped: World, tmp_path_factory: pytest.TempPathFactory) -> As
         yield scraped
     finally:
         if jobs:
-            await retire(prometheus, {job.name for job in jobs})
+            await retire_jobs(prometheus, {job.name for job in jobs})
         for process in processes:
             process.stop()
 

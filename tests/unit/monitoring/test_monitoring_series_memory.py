@@ -39,6 +39,16 @@ def test_a_silent_series_comes_back_with_its_last_value_and_time_until_the_windo
     assert by_device(memory.recall("q", vector(T + 11), now=T + 11)) == {"a": (5, T + 10.5)}
 
 
+def test_a_nan_sample_is_silence_so_the_last_real_value_ages_as_on_an_engine_that_drops_nan() -> None:
+    memory = SeriesMemory(window_seconds=10)
+    nan = float("nan")
+    assert by_device(memory.recall("q", vector(T, a=1, b=nan), now=T)) == {"a": (1, T)}
+    # `a` turns NaN: its last real value comes back with the time it was heard, as if it had vanished.
+    assert by_device(memory.recall("q", vector(T + 5, a=nan, b=nan), now=T + 5)) == {"a": (1, T)}
+    assert by_device(memory.recall("q", vector(T + 11, a=nan), now=T + 11)) == {}
+    assert by_device(memory.recall("q", vector(T + 12, a=2), now=T + 12)) == {"a": (2, T + 12)}
+
+
 def test_queries_are_remembered_apart_and_dropped_when_no_longer_asked() -> None:
     memory = SeriesMemory(window_seconds=10)
     memory.recall("q1", vector(T, a=1), now=T)
