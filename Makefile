@@ -19,7 +19,7 @@ BENCH_MODULES := $(filter-out bench/__init__.py bench/dashboard_server.py bench/
 BENCH_PACKAGES := $(filter-out bench/load/__main__.py,$(wildcard bench/*/__main__.py))
 BENCHMARKS := $(sort $(basename $(notdir $(BENCH_MODULES))) $(patsubst bench/%/__main__.py,%,$(BENCH_PACKAGES)))
 
-.PHONY: help setup debian-packages run test unit fuzz crash lint-imports lint typecheck bench load reliability protos clean
+.PHONY: help setup debian-packages run test test-vm unit fuzz crash lint-imports lint typecheck bench load reliability protos clean
 
 setup: $(VENV)/.synced debian-packages ## Install uv, the locked .venv (all three distributions) and the Debian packages the tests start
 
@@ -54,13 +54,22 @@ run: setup ## Start the one-command sandbox: NuFi, dev cluster, mock LPU, Promet
 # order, so the long e2e modules (tests/e2e sorts first) start at once instead of ending the run alone.
 TEST_WORKERS ?= 2
 PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+# What `make test` runs a second time on VictoriaMetrics instead of Prometheus (tests/support/engines.py):
+# monitoring and its ranges, the live checks of metric expressions, thermal control and its dry run.
+BOTH_ENGINES := tests/integration/monitoring tests/integration/thermal tests/integration/catalog \
+  tests/integration/devices/test_devices_prometheus.py
+ON_VICTORIAMETRICS := $(PYTEST_PARALLEL) --metrics-engine victoriametrics $(BOTH_ENGINES)
 
-test: setup ## What CI runs: ruff, ruff format --check, mypy, import contracts, then the whole pytest suite on two workers
+test: setup ## What CI runs: ruff, ruff format --check, mypy, import contracts, the whole pytest suite on two workers, then its metrics tests again on VictoriaMetrics
 	@$(VENV)/bin/ruff check $(LINTED)
 	@$(VENV)/bin/ruff format --check $(LINTED)
 	@$(VENV)/bin/mypy
 	@$(LINT_IMPORTS)
 	@$(VENV)/bin/pytest $(PYTEST_PARALLEL)
+	@$(VENV)/bin/pytest $(ON_VICTORIAMETRICS)
+
+test-vm: setup ## Only what `make test` runs on both engines, on VictoriaMetrics (a few minutes)
+	@$(VENV)/bin/pytest $(ON_VICTORIAMETRICS)
 
 unit: $(VENV)/.synced ## The fast tests only: pure logic, no I/O (pytest -m unit)
 	@$(VENV)/bin/pytest -m unit

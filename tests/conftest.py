@@ -24,6 +24,7 @@ from nufi_sandbox.postgres import PostgresServer
 from nufi_sandbox.processes import become_subreaper, describe_pid, kill_tree, live_children
 from nufi_sandbox.prometheus import PrometheusServer
 from support.databases import BACKENDS, empty_database_url
+from support.engines import ENGINES, metrics_engine, metrics_server
 from support.env import clear_nufi_env
 from support.world_fixtures import foreign_project as foreign_project
 from support.world_fixtures import idp as idp
@@ -58,14 +59,28 @@ def short_tmp() -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--metrics-engine",
+        choices=ENGINES,
+        default="prometheus",
+        help="the metrics engine tests scrape and query: Prometheus (default) or VictoriaMetrics "
+        "(the session's server, and those tests start with support.engines.metrics_server)",
+    )
+
+
 @pytest.fixture(scope="session")
-def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrometheusServer]:
-    """One real Prometheus for the whole run, with no scrape jobs.
+def prometheus(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[PrometheusServer]:
+    """One real metrics server for the whole run, with no scrape jobs: Prometheus, or VictoriaMetrics
+    with `--metrics-engine victoriametrics` (it serves the same API and the same methods here).
 
     Tests call `prometheus.set_jobs([...])` with every job they need (it replaces the list) and wait
     with `wait_for_target` / `wait_for_series`: new targets take ~5 s to be scraped.
     """
-    server = PrometheusServer(work_dir=tmp_path_factory.mktemp("prometheus")).start()
+    work = tmp_path_factory.mktemp(metrics_engine(request.config))
+    server = metrics_server(request.config, work_dir=work).start()
     try:
         yield server
     finally:

@@ -22,6 +22,7 @@ from nufi.devices.readings import DeviceReading
 from nufi.devices.spec import DeviceType, LabelsDraft, MetricsDraft
 from nufi.prom import PrometheusGateway, PrometheusUnavailable
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
+from support.engines import EXECUTION_REFUSAL
 from support.loopback import closed_port
 from support.lpu_type import LPU_LABELS, LPU_METRICS
 from support.prometheus_jobs import retire_jobs
@@ -172,14 +173,15 @@ async def test_syntax_errors_carry_the_parsers_message_and_send_no_query(
 
 
 async def test_execution_errors_from_prometheus_are_reported(
-    counted: tuple[PrometheusGateway, CountingTransport],
+    counted: tuple[PrometheusGateway, CountingTransport], prometheus: PrometheusServer
 ) -> None:
     gateway, _ = counted
     result = await check(gateway, utilization="lpu_utilization_percent + on (node) lpu_memory_used_bytes")
     verdict = result.results["utilization"]
     assert not verdict.ok and verdict.error is not None
-    assert "Prometheus rejected" in verdict.error and "(execution)" in verdict.error
-    assert "many-to-many" in verdict.error
+    error_type, words = EXECUTION_REFUSAL[prometheus.name]
+    assert "Prometheus rejected" in verdict.error and f"({error_type})" in verdict.error
+    assert words in verdict.error
 
 
 async def test_bad_label_names_are_reported(counted: tuple[PrometheusGateway, CountingTransport]) -> None:

@@ -250,14 +250,3 @@ def start_cluster(work: Path) -> DevClusterProcess:
         cluster.stop()
         raise
     return cluster
-
-
-async def prometheus_request_count(prometheus_url: str, handler: str) -> float:
-    """How many requests Prometheus itself has served on `handler`, from its own /metrics."""
-    async with httpx.AsyncClient(timeout=5.0) as client:
-        text = (await client.get(f"{prometheus_url}/metrics")).text
-    total = 0.0
-    for line in text.splitlines():
-        if line.startswith("prometheus_http_requests_total{") and f'handler="{handler}"' in line:
-            total += float(line.rsplit(" ", 1)[1])
-    return total

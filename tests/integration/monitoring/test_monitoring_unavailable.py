@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
-from nufi_sandbox.prometheus import PrometheusServer
+from support.engines import metrics_server
 from support.polling import until
 from support.world import serve
 
@@ -19,8 +20,10 @@ from .monitoring_app import bearer, nufi_settings
 PROBLEM = "application/problem+json"
 
 
-async def test_a_stopped_prometheus_is_a_503_problem(tmp_path: Path, idp: IdentityProviderProcess) -> None:
-    server = PrometheusServer(work_dir=tmp_path / "prometheus").start()
+async def test_a_stopped_prometheus_is_a_503_problem(
+    tmp_path: Path, idp: IdentityProviderProcess, request: pytest.FixtureRequest
+) -> None:
+    server = metrics_server(request.config, work_dir=tmp_path / "prometheus").start()
     try:
         async with AsyncExitStack() as stack:
             nufi = await stack.enter_async_context(serve(nufi_settings(idp, server.url, None)))

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from prometheus_client import CollectorRegistry, Gauge
+from pydantic import SecretStr
 
 from nufi.auth import Principal
 from nufi.cluster import ClusterGateway, ClusterReader
+from nufi.config import Settings
 from nufi.devices.checks import check_metrics
 from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.devices.official.nvidia import PRESET, DcgmFetcher
@@ -22,11 +27,15 @@ from nufi.monitoring.probe import ReducedQueries
 from nufi.prom import PrometheusGateway, PrometheusQueryRejected
 from nufi.prom.budgets import subquery_points_problem
 from nufi.thermal.temperatures import temperatures
+from nufi_sandbox.devcluster.launcher import DevClusterProcess
+from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from nufi_sandbox.victoriametrics import VictoriaMetricsServer
 from support.exporter import serving_registry, serving_text
 from support.polling import until
 from support.prometheus_jobs import retire_jobs
+from support.thermal_policy import thermal_policy
+from support.world import serve
 
 JOB = "vm-engine"
 
@@ -259,3 +268,85 @@ async def test_an_idle_nvidia_gpu_has_no_pod_on_either_engine(engine: Prometheus
         await gateway.close()
     held = {(r.node, r.device): (r.pod, r.namespace) for r in readings.devices if r.node == "vm-gpu-1"}
     assert held == {("vm-gpu-1", "0"): (None, None), ("vm-gpu-1", "1"): ("train-0", "ml")}
+
+
+# The finest subquery NuFi accepts over its longest span (a day), and one step finer, which it refuses.
+FINEST_ACCEPTED = 'max_over_time(vm_engine_history{job="vm-history"}[1h:4s])'
+TOO_FINE = 'max_over_time(vm_engine_history{job="vm-history"}[1h:3s])'
+POLICY = thermal_policy()
+HOT_FROM, HOT_TO = 6 * 3600, 5 * 3600  # seconds before now: an hour at 95 °C, 50 °C the rest of the day
+
+
+def fine_type(temperature: str) -> dict[str, Any]:
+    return {
+        "id": "vm-fine",
+        "name": "vm-fine",
+        "vendor": "HyperAccel",
+        "resource_key": "example.com/vm-fine",
+        "labels": {"node": "job", "device": "device"},
+        "metrics": {"utilization": 'vm_engine_history{job="vm-history"}', "temperature": temperature},
+    }
+
+
+async def import_day(victoriametrics: VictoriaMetricsServer, now: float) -> None:
+    """A day of one device's temperature, a sample a minute, through VictoriaMetrics' import API."""
+    lines = []
+    for ago in range(23 * 3600, 0, -60):
+        value = 95 if HOT_TO <= ago < HOT_FROM else 50
+        lines.append(f'vm_engine_history{{job="vm-history",device="h0"}} {value} {round((now - ago) * 1000)}')
+    async with httpx.AsyncClient(timeout=30) as client:
+        imported = await client.post(
+            f"{victoriametrics.url}/api/v1/import/prometheus", content="\n".join(lines)
+        )
+        assert imported.status_code == 204, imported.text
+    await victoriametrics.wait_for_series('vm_engine_history{job="vm-history"}', timeout=30)
+
+
+@pytest.fixture
+async def nufi(
+    victoriametrics: VictoriaMetricsServer,
+    idp: IdentityProviderProcess,
+    cluster: DevClusterProcess,
+    tmp_path: Path,
+) -> AsyncIterator[httpx.AsyncClient]:
+    """NuFi over the run's dev cluster, reading the module's VictoriaMetrics with its default query
+    settings."""
+    settings = Settings(
+        database_url=SecretStr(f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"),
+        oidc_issuer=idp.issuer,
+        prometheus_url=victoriametrics.url,
+        kubeconfig=cluster.kubeconfig,
+        monitoring_scrape_interval_seconds=SCRAPE_SECONDS,
+    )
+    async with serve(settings) as client:
+        yield client
+
+
+async def test_the_day_and_the_dry_run_of_the_finest_accepted_expression_answer_on_victoriametrics(
+    nufi: httpx.AsyncClient, idp: IdentityProviderProcess, victoriametrics: VictoriaMetricsServer
+) -> None:
+    now = time.time()
+    await import_day(victoriametrics, now)
+    admin = {"Authorization": f"Bearer {idp.password_token('admin', 'admin')}"}
+    refused = await nufi.post(
+        "/api/v1/admin/devices", json=fine_type(TOO_FINE), params={"force": "true"}, headers=admin
+    )
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["field"] == "metrics.temperature"
+    saved = await nufi.post(
+        "/api/v1/admin/devices", json=fine_type(FINEST_ACCEPTED), params={"force": "true"}, headers=admin
+    )
+    assert saved.status_code == 201, saved.text
+    day = {"start": str(now - 86400), "end": str(now)}
+    history = await nufi.get(
+        "/api/v1/monitoring/vm-fine/range", params={"metric": "temperature", **day}, headers=admin
+    )
+    assert history.status_code == 200, history.text
+    (series,) = history.json()["series"]
+    assert max(value for _, value in series["values"]) == 95
+    dry_run = await nufi.post(
+        "/api/v1/admin/thermal/policies/vm-fine/dry-run", json={"policy": POLICY, **day}, headers=admin
+    )
+    assert dry_run.status_code == 200, dry_run.text
+    (episode,) = dry_run.json()["episodes"]
+    assert episode["peak_celsius"] == 95

@@ -19,12 +19,13 @@ def sandbox(tmp_path: Path, **options: object) -> Sandbox:
     return Sandbox(layout, chosen, StartupProgress(), announce=lambda _: None)
 
 
-def test_victoriametrics_scrapes_the_same_jobs_at_a_latency_of_one_scrape_interval(tmp_path: Path) -> None:
+def test_victoriametrics_scrapes_the_same_jobs_late_by_one_scrape_interval_at_most(tmp_path: Path) -> None:
     plain = sandbox(tmp_path / "p").prometheus
     engine = sandbox(tmp_path / "v", metrics="victoriametrics").prometheus
     assert type(plain) is PrometheusServer and isinstance(engine, VictoriaMetricsServer)
     assert [(j.name, j.metrics_path) for j in engine.jobs] == [(j.name, j.metrics_path) for j in plain.jobs]
-    assert engine.scrape_interval == "1s" and engine.latency_offset == "1s"
+    assert engine.scrape_interval == "1s" and engine.latency_offset_seconds == 1
+    assert engine.max_staleness_seconds == 2
 
 
 def test_the_flag_chooses_the_engine() -> None:

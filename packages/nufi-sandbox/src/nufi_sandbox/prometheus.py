@@ -171,6 +171,34 @@ class PrometheusServer(DebianServer):
         result: list[dict[str, Any]] = body["data"]["result"]
         return result
 
+    @property
+    def hides_newest_seconds(self) -> float:
+        """How much of the newest data its queries leave out: none for Prometheus (VictoriaMetrics'
+        `-search.latencyOffset`)."""
+        return 0.0
+
+    # The counter of its own /metrics that counts the HTTP requests it served, and its path label.
+    _requests_counter = "prometheus_http_requests_total"
+    _requests_label = "handler"
+
+    async def requests_served(self, path: str) -> float:
+        """How many requests it has served on the API `path` (e.g. "/api/v1/query"), from its own
+        /metrics: what a test counts to see how often NuFi asked."""
+        return self._requests_in(await self._own_metrics(), path)
+
+    async def _own_metrics(self) -> str:
+        async with httpx.AsyncClient(timeout=5.0) as client:
+            return (await client.get(f"{self.url}/metrics")).text
+
+    def _requests_in(self, text: str, path: str) -> float:
+        prefix = f"{self._requests_counter}{{"
+        label = f'{self._requests_label}="{path}"'
+        return sum(
+            float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines()
+            if line.startswith(prefix) and label in line
+        )
+
     async def wait_for_series(
         self,
         query: str,

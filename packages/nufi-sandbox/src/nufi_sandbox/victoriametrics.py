@@ -12,6 +12,8 @@ which hides the newest samples from queries, is what NuFi has to cope with on a 
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,19 @@ from nufi_sandbox.prometheus import PrometheusConfigError, PrometheusServer, Scr
 VICTORIA_METRICS_CANDIDATES = ["/usr/bin/victoria-metrics"]
 # VictoriaMetrics' retention is counted in whole days at least; a test run needs far less.
 _RETENTION = "1d"
+# VictoriaMetrics' own default of -search.latencyOffset.
+_DEFAULT_LATENCY_OFFSET = 30.0
+
+
+def _flag(name: str, seconds: float | None) -> list[str]:
+    return [] if seconds is None else [f"{name}={round(seconds * 1000)}ms"]
+
+
+def _all_requests(metrics: str) -> float:
+    for line in metrics.splitlines():
+        if line.startswith("vm_http_requests_all_total "):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
 
 
 def render_scrape_config(jobs: Sequence[ScrapeJob], scrape_interval: str) -> str:
@@ -39,7 +54,9 @@ def render_scrape_config(jobs: Sequence[ScrapeJob], scrape_interval: str) -> str
 class VictoriaMetricsServer(PrometheusServer):
     """VictoriaMetrics with its own storage dir and port; jobs can be replaced while it runs.
 
-    `latency_offset` (a duration such as "1s") sets `-search.latencyOffset`; None keeps the default.
+    `latency_offset_seconds` sets `-search.latencyOffset` and `max_staleness_seconds`
+    `-search.maxStalenessInterval` (how long a series that stopped, or turned NaN, still answers with
+    its previous value); None keeps VictoriaMetrics' default.
     """
 
     name = "VictoriaMetrics"
@@ -48,6 +65,8 @@ class VictoriaMetricsServer(PrometheusServer):
     candidates = VICTORIA_METRICS_CANDIDATES
     package = "victoria-metrics"
     config_file = "scrape.yml"
+    _requests_counter = "vm_http_requests_total"
+    _requests_label = "path"
 
     def __init__(
         self,
@@ -57,9 +76,11 @@ class VictoriaMetricsServer(PrometheusServer):
         work_dir: Path | None = None,
         binary: Path | None = None,
         startup_timeout: float = 30.0,
-        latency_offset: str | None = None,
+        latency_offset_seconds: float | None = None,
+        max_staleness_seconds: float | None = None,
     ) -> None:
-        self.latency_offset = latency_offset
+        self.latency_offset_seconds = latency_offset_seconds
+        self.max_staleness_seconds = max_staleness_seconds
         super().__init__(
             jobs=jobs,
             scrape_interval=scrape_interval,
@@ -68,14 +89,31 @@ class VictoriaMetricsServer(PrometheusServer):
             startup_timeout=startup_timeout,
         )
 
+    @property
+    def hides_newest_seconds(self) -> float:
+        return _DEFAULT_LATENCY_OFFSET if self.latency_offset_seconds is None else self.latency_offset_seconds
+
     def _arguments(self) -> list[str]:
         return [
             f"-promscrape.config={self.config_path}",
             f"-storageDataPath={self._dir() / 'data'}",
             f"-retentionPeriod={_RETENTION}",
             f"-httpListenAddr={self.address}",
-            *([f"-search.latencyOffset={self.latency_offset}"] if self.latency_offset else []),
+            *_flag("-search.latencyOffset", self.latency_offset_seconds),
+            *_flag("-search.maxStalenessInterval", self.max_staleness_seconds),
         ]
+
+    async def requests_served(self, path: str) -> float:
+        """As PrometheusServer's. VictoriaMetrics answers /metrics from a copy it writes again at most
+        once a second, so its count of every request it served (which counts these reads too) is
+        read until it moves: that copy was written after this call began."""
+        first = await self._own_metrics()
+        deadline = time.monotonic() + 10.0
+        while True:
+            await asyncio.sleep(0.1)
+            text = await self._own_metrics()
+            if _all_requests(text) > _all_requests(first) or time.monotonic() > deadline:
+                return self._requests_in(text, path)
 
     def _render(self, jobs: Sequence[ScrapeJob]) -> str:
         return render_scrape_config(jobs, self.scrape_interval)

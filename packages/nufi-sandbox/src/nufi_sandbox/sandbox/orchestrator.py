@@ -92,13 +92,15 @@ class Sandbox:
         jobs = [*scrape_jobs(options.nodes, self.exporter_ports), nufi_job(options.port)]
         self.prometheus: PrometheusServer
         if options.metrics == "victoriametrics":
-            # Set as docs/install.md advises: no later than a scrape interval, so NuFi's data is fresh.
+            # Set as docs/install.md advises: no later than a scrape interval, so NuFi's data is fresh,
+            # and a series that stops (or turns NaN) answers with its old value for two at most.
             self.prometheus = VictoriaMetricsServer(
                 jobs=jobs,
                 scrape_interval=f"{SCRAPE_INTERVAL_SECONDS}s",
                 work_dir=layout.prometheus_dir,
                 binary=options.victoria_metrics_binary,
-                latency_offset=f"{SCRAPE_INTERVAL_SECONDS}s",
+                latency_offset_seconds=SCRAPE_INTERVAL_SECONDS,
+                max_staleness_seconds=2 * SCRAPE_INTERVAL_SECONDS,
             )
         else:
             self.prometheus = PrometheusServer(
