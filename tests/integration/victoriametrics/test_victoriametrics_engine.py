@@ -16,10 +16,9 @@ from pydantic import SecretStr
 from nufi.auth import Principal
 from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.config import Settings
-from nufi.devices.checks import check_metrics
 from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.devices.official.nvidia import PRESET, DcgmFetcher
-from nufi.devices.spec import DeviceType, LabelsDraft, MetricsDraft
+from nufi.devices.spec import DeviceType
 from nufi.errors import NotFound
 from nufi.monitoring import MonitoringService, MonitoringSettings, Snapshot
 from nufi.monitoring.freshness import SeriesMemory
@@ -120,23 +119,6 @@ async def test_both_engines_refusals_are_rejected_queries(
     # What each engine writes in errorType differs; what NuFi makes of it does not.
     assert seen["VictoriaMetrics"] == "422"
     assert seen["Prometheus"] in {"bad_data", "execution"}
-
-
-async def test_a_faulty_expression_checked_on_victoriametrics_is_rejected_by_name(
-    gateway: PrometheusGateway,
-) -> None:
-    # NuFi's parser accepts it; only the engine can tell the matching is many-to-many. Saving a type
-    # refuses an expression whose check has an error with a 422 naming `metrics.<quantity>`.
-    checked = await check_metrics(
-        LabelsDraft.model_validate({"node": "instance", "device": "device"}),
-        MetricsDraft.model_validate({"utilization": REFUSED[1], "temperature": "vm_engine_temperature"}),
-        gateway,
-        raise_unavailable=True,
-    )
-    verdict = checked.results["utilization"]
-    assert verdict.error_message is not None
-    assert verdict.error_message.code == "metric_check.rejected"
-    assert verdict.error_message.params["error_type"] == "422"
 
 
 SCRAPE_SECONDS = 1.0
@@ -350,3 +332,20 @@ async def test_the_day_and_the_dry_run_of_the_finest_accepted_expression_answer_
     assert dry_run.status_code == 200, dry_run.text
     (episode,) = dry_run.json()["episodes"]
     assert episode["peak_celsius"] == 95
+
+
+async def test_saving_a_type_whose_expression_victoriametrics_refuses_is_a_422_naming_the_field(
+    nufi: httpx.AsyncClient, idp: IdentityProviderProcess
+) -> None:
+    admin = {"Authorization": f"Bearer {idp.password_token('admin', 'admin')}"}
+    # The dev cluster's LPU nodes advertise the key, so only the expression can be wrong.
+    faulty = {**fine_type('vm_engine_history{job="vm-history"}'), "resource_key": "hyperaccel.ai/lpu"}
+    faulty["metrics"]["utilization"] = REFUSED[1]
+    saved = await nufi.post("/api/v1/admin/devices", json=faulty, headers=admin)
+    assert saved.status_code == 422, saved.text
+    problem = saved.json()
+    assert problem["field"] == "metrics.utilization" and problem["code"] == "save.metric_failed", problem
+    (refusal,) = problem["params"]["problems"]
+    assert refusal["code"] == "metric_check.rejected" and refusal["params"]["error_type"] == "422"
+    listed = await nufi.get("/api/v1/devices", headers=admin)
+    assert "vm-fine" not in {item["id"] for item in listed.json()["items"]}
