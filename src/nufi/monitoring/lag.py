@@ -20,7 +20,7 @@ from nufi.devices.spec import DeviceType
 from nufi.health import DependencyStatus, elapsed_ms
 from nufi.messages import Message
 from nufi.monitoring.probe import InstantQueries
-from nufi.monitoring.snapshot import MonitoringError
+from nufi.monitoring.snapshot import LAGGING, MonitoringError
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable
 from nufi.prom.newest import newest_sample_query
 
@@ -48,7 +48,7 @@ async def measured_lag(prometheus: InstantQueries, device_type: DeviceType, at: 
 def lagging(device_type: str, lag_seconds: float, limit_seconds: float) -> MonitoringError:
     """The error of a snapshot whose newest sample was older than the staleness limit when read."""
     said = Message(
-        "metrics_backend.lagging",
+        LAGGING,
         {"device_type": device_type, "lag_seconds": lag_seconds, "limit_seconds": limit_seconds},
     )
     return MonitoringError("prometheus", said.text("en"), said=said)

@@ -140,6 +140,10 @@ def message_data(message: Message) -> dict[str, Any]:
     return {"code": message.code, "params": params}
 
 
+# The code of the error a snapshot carries when the engine showed its data late (monitoring/lag.py).
+LAGGING = "metrics_backend.lagging"
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """`time` is the instant the type was evaluated at; `lag_seconds` how much older than that the
@@ -162,6 +166,11 @@ class Snapshot:
     def data_time(self) -> float:
         """When the newest sample of the snapshot was taken, as far as NuFi can tell."""
         return self.time - self.lag_seconds
+
+    @property
+    def late(self) -> MonitoringError | None:
+        """The error saying the engine showed this data later than the staleness limit, if it did."""
+        return next((error for error in self.errors if error.code == LAGGING), None)
 
 
 def _present(values: Iterable[float | None]) -> list[float]:

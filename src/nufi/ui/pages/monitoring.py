@@ -54,6 +54,7 @@ class MonitoringView:
         # What the panel shows now, so the timer can update it in place.
         self._table: ui.table | None = None
         self._age: ui.label | None = None
+        self._late: _LateBanner | None = None
         self._cards: dict[str, ui.label] = {}
         self._shown_time: float | None = None
         self._marks: dict[Where, list[str]] = {}
@@ -125,6 +126,8 @@ class MonitoringView:
             search.on("clear", lambda: self.filter(""))
             self._age = ui.label(t("monitoring.updated", age=f"{snapshot.age_seconds:.0f}"))
             self._age.classes("text-sm text-slate-500")
+        self._late = _LateBanner(t)
+        self._late.show(snapshot)
         self._table = ui.table(
             columns=_columns(t), rows=_rows(snapshot, t, _thermal(snapshot), self._marks), row_key="key"
         )
@@ -144,9 +147,11 @@ class MonitoringView:
             previous.props("flat dense no-caps").set_enabled(len(self.tokens) > 1)
             following = ui.button(t("monitoring.next"), on_click=lambda: self.forward(page.continue_token))
             following.props("flat dense no-caps").set_enabled(page.continue_token is not None)
-        if snapshot.errors:
+        # Late data is said above the table, not as data that could not be read.
+        errors = [error for error in snapshot.errors if error is not snapshot.late]
+        if errors:
             with ui.expansion(t("monitoring.errors"), icon="warning").classes("w-full text-amber-800"):
-                for error in snapshot.errors[:20]:
+                for error in errors[:20]:
                     said = (
                         error.message if error.said is None else t.message(error.said.code, error.said.params)
                     )
@@ -204,8 +209,9 @@ class MonitoringView:
             await self.panel.show()  # the panel says what is wrong
             return
         snapshot = page.snapshot
-        assert self._age is not None
+        assert self._age is not None and self._late is not None
         self._age.set_text(self.t("monitoring.updated", age=f"{snapshot.age_seconds:.0f}"))
+        self._late.show(snapshot)
         found = await self._read_marks()
         if snapshot.time == self._shown_time and found == self._marks:
             return
@@ -214,6 +220,26 @@ class MonitoringView:
         self._table.update()
         for key, value in _card_values(snapshot):
             self._cards[key].set_text(value if value is not None else self.t("monitoring.not_reported"))
+
+
+class _LateBanner:
+    """Above the table while the metrics engine shows the type's data late (beyond the staleness limit):
+    how late, that thermal control waits meanwhile, and what to check; hidden once it is in time."""
+
+    def __init__(self, t: Translator) -> None:
+        self._t = t
+        with ui.column().classes("w-full gap-1 p-3 rounded bg-amber-50 border border-amber-300") as box:
+            self._headline = ui.label().classes("font-semibold text-amber-900")
+            self._why = ui.label().classes("text-sm text-amber-900")
+        self._box = box.props('data-testid="metrics-late" role="alert"').mark("metrics-late")
+
+    def show(self, snapshot: Snapshot) -> None:
+        late = snapshot.late
+        self._box.set_visibility(late is not None)
+        if late is None or late.said is None:
+            return
+        self._headline.set_text(self._t("monitoring.late", lag=f"{snapshot.lag_seconds:.0f}"))
+        self._why.set_text(self._t.message(late.said.code, late.said.params))
 
 
 def _card_values(snapshot: Snapshot) -> list[tuple[str, str | None]]:

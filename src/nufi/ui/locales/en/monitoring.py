@@ -35,5 +35,9 @@ TEXTS: dict[str, str] = {
     "monitoring.page": "{first} to {last} of {total} nodes",
     "monitoring.previous": "Previous",
     "monitoring.next": "Next",
+    "monitoring.late": (
+        "Metrics are arriving {lag} s late. "
+        "Until fresh data comes, temperature-based traffic control changes nothing."
+    ),
     "monitoring.errors": "Some data could not be read",
 }

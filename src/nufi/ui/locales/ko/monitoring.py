@@ -37,5 +37,9 @@ TEXTS: dict[str, str] = {
     "monitoring.page": "{first}~{last} / 노드 {total}개",
     "monitoring.previous": "이전",
     "monitoring.next": "다음",
+    "monitoring.late": (
+        "메트릭 데이터가 {lag}초 늦게 들어오고 있습니다. "
+        "최신 데이터가 올 때까지 온도 기반 트래픽 제어는 아무것도 바꾸지 않습니다."
+    ),
     "monitoring.errors": "일부 데이터를 가져오지 못했습니다",
 }
