@@ -109,11 +109,12 @@ class VictoriaMetricsServer(PrometheusServer):
         read until it moves: that copy was written after this call began."""
         first = await self._own_metrics()
         deadline = time.monotonic() + 10.0
-        while True:
+        while time.monotonic() < deadline:
             await asyncio.sleep(0.1)
             text = await self._own_metrics()
-            if _all_requests(text) > _all_requests(first) or time.monotonic() > deadline:
+            if _all_requests(text) > _all_requests(first):
                 return self._requests_in(text, path)
+        raise TimeoutError(f"{self.name}'s /metrics at {self.url} was not written again within 10 s")
 
     def _render(self, jobs: Sequence[ScrapeJob]) -> str:
         return render_scrape_config(jobs, self.scrape_interval)
