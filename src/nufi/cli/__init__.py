@@ -6,10 +6,10 @@ from __future__ import annotations
 from nufi.cli import account, deployments, devices, labs, monitor, projects, thermal
 from nufi.cli.server import _Faces, app, build_server, reload_app_factory
 
-app.command("login")(account.login)
-app.command("logout")(account.logout)
-app.command("whoami")(account.whoami)
-app.command("monitor")(monitor.monitor)
+app.command("login", help="cli.help.login")(account.login)
+app.command("logout", help="cli.help.logout")(account.logout)
+app.command("whoami", help="cli.help.whoami")(account.whoami)
+app.command("monitor", help="cli.help.monitor")(monitor.monitor)
 app.add_typer(devices.app)
 app.add_typer(projects.app)
 app.add_typer(deployments.app)

@@ -20,10 +20,8 @@ LOGIN_TIMEOUT_SECONDS = 300.0
 @exits_on_failure
 def login(
     server: ServerOption = None,
-    browser: Annotated[
-        bool, typer.Option("--browser/--no-browser", help="open the sign-in page in a browser")
-    ] = True,
-    timeout: Annotated[float, typer.Option(help="seconds to wait for the sign-in")] = LOGIN_TIMEOUT_SECONDS,
+    browser: Annotated[bool, typer.Option("--browser/--no-browser", help="cli.help.login.browser")] = True,
+    timeout: Annotated[float, typer.Option(help="cli.help.login.timeout")] = LOGIN_TIMEOUT_SECONDS,
 ) -> None:
     """Sign in with your browser (authorization code + PKCE); the tokens are kept for this server."""
     cache = TokenCache()

@@ -9,13 +9,12 @@ import typer
 
 from nufi.cli import exits
 from nufi.cli.client import Api, exits_on_failure, server_of
+from nufi.cli.help_pages import WordedGroup
 from nufi.cli.output import Column, Format, OutputOption, ServerOption, TokenOption, emit, emit_one, field
 from nufi.cli.projects import ProjectOption
 from nufi.cli.say import say
 
-app = typer.Typer(
-    name="deployments", help="Deployments: serve a model on accelerators.", no_args_is_help=True
-)
+app = typer.Typer(name="deployments", help="cli.help.deployments", cls=WordedGroup, no_args_is_help=True)
 
 COLUMNS = [
     field("name", "NAME"),
@@ -30,7 +29,7 @@ DETAIL = [
     field("port", "PORT"),
     Column("URL", lambda row: (row.get("urls") or {}).get("api_proxy")),
 ]
-Name = Annotated[str, typer.Argument(help="the deployment's name")]
+Name = Annotated[str, typer.Argument(help="cli.help.deployments.name")]
 READY = "Ready"
 _POLL_SECONDS = 1.0
 
@@ -52,7 +51,7 @@ def parse_env(values: list[str]) -> list[dict[str, str]]:
     return pairs
 
 
-@app.command("list")
+@app.command("list", help="cli.help.deployments.list")
 @exits_on_failure
 def list_(
     project: ProjectOption,
@@ -66,7 +65,7 @@ def list_(
     emit(body, output, body["items"], COLUMNS)
 
 
-@app.command("get")
+@app.command("get", help="cli.help.deployments.get")
 @exits_on_failure
 def get(
     name: Name,
@@ -81,20 +80,20 @@ def get(
     emit_one(body, output, DETAIL)
 
 
-@app.command("create")
+@app.command("create", help="cli.help.deployments.create")
 @exits_on_failure
 def create(
     name: Name,
     project: ProjectOption,
-    image: Annotated[str, typer.Option(help="the container image")],
-    accelerator: Annotated[str, typer.Option(help="TYPE:COUNT per replica, e.g. lpu:1")],
-    replicas: Annotated[int, typer.Option(help="how many replicas")] = 1,
-    port: Annotated[int | None, typer.Option(help="the port the server listens on")] = None,
-    env: Annotated[list[str] | None, typer.Option(help="NAME=VALUE, repeatable")] = None,
-    command: Annotated[list[str] | None, typer.Option(help="the entrypoint, one word per option")] = None,
-    arg: Annotated[list[str] | None, typer.Option(help="an argument to it, repeatable, in order")] = None,
-    readiness_path: Annotated[str | None, typer.Option(help="HTTP path that answers 200 when ready")] = None,
-    wait: Annotated[float, typer.Option(help="seconds to wait until Ready (0: do not wait)")] = 0.0,
+    image: Annotated[str, typer.Option(help="cli.help.deployments.image")],
+    accelerator: Annotated[str, typer.Option(help="cli.help.deployments.accelerator")],
+    replicas: Annotated[int, typer.Option(help="cli.help.deployments.replicas")] = 1,
+    port: Annotated[int | None, typer.Option(help="cli.help.deployments.port")] = None,
+    env: Annotated[list[str] | None, typer.Option(help="cli.help.deployments.env")] = None,
+    command: Annotated[list[str] | None, typer.Option(help="cli.help.deployments.command")] = None,
+    arg: Annotated[list[str] | None, typer.Option(help="cli.help.deployments.arg")] = None,
+    readiness_path: Annotated[str | None, typer.Option(help="cli.help.deployments.readiness_path")] = None,
+    wait: Annotated[float, typer.Option(help="cli.help.deployments.wait")] = 0.0,
     server: ServerOption = None,
     token: TokenOption = None,
     output: OutputOption = Format.table,
@@ -132,12 +131,12 @@ def _wait_ready(api: Api, path: str, seconds: float) -> dict[str, Any]:
         time.sleep(_POLL_SECONDS)
 
 
-@app.command("scale")
+@app.command("scale", help="cli.help.deployments.scale")
 @exits_on_failure
 def scale(
     name: Name,
     project: ProjectOption,
-    replicas: Annotated[int, typer.Option(help="the new number of replicas (0 scales down)")],
+    replicas: Annotated[int, typer.Option(help="cli.help.deployments.scale.replicas")],
     server: ServerOption = None,
     token: TokenOption = None,
     output: OutputOption = Format.table,
@@ -153,7 +152,7 @@ def scale(
         emit(body, output, None, [])
 
 
-@app.command("delete")
+@app.command("delete", help="cli.help.deployments.delete")
 @exits_on_failure
 def delete(
     name: Name, project: ProjectOption, server: ServerOption = None, token: TokenOption = None

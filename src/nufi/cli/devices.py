@@ -8,15 +8,14 @@ import typer
 
 from nufi.cli import exits, packs_commands
 from nufi.cli.client import Api, exits_on_failure, server_of
+from nufi.cli.help_pages import WordedGroup
 from nufi.cli.output import Format, OutputOption, ServerOption, TokenOption, emit, emit_one, field
 from nufi.cli.say import say
 
-app = typer.Typer(
-    name="devices", help="Device types: list, inspect, export and apply packs, check.", no_args_is_help=True
-)
-app.command("export")(packs_commands.export)
-app.command("apply")(packs_commands.apply)
-app.command("diff")(packs_commands.diff)
+app = typer.Typer(name="devices", help="cli.help.devices", cls=WordedGroup, no_args_is_help=True)
+app.command("export", help="cli.help.devices.export")(packs_commands.export)
+app.command("apply", help="cli.help.devices.apply")(packs_commands.apply)
+app.command("diff", help="cli.help.devices.diff")(packs_commands.diff)
 
 COLUMNS = [
     field("id", "ID"),
@@ -27,17 +26,17 @@ COLUMNS = [
     field("enabled", "ENABLED"),
     field("revision", "REVISION"),
 ]
-DeviceId = Annotated[str, typer.Argument(help="the device type's id (e.g. lpu)")]
+DeviceId = Annotated[str, typer.Argument(help="cli.help.option.device_type")]
 
 
-@app.command("list")
+@app.command("list", help="cli.help.devices.list")
 @exits_on_failure
 def list_(
     server: ServerOption = None,
     token: TokenOption = None,
     output: OutputOption = Format.table,
     enabled: Annotated[
-        bool | None, typer.Option("--enabled/--disabled", help="only enabled (or disabled) types")
+        bool | None, typer.Option("--enabled/--disabled", help="cli.help.devices.list.enabled")
     ] = None,
 ) -> None:
     """Every device type: official presets and custom types."""
@@ -47,7 +46,7 @@ def list_(
     emit(body, output, body["items"], COLUMNS)
 
 
-@app.command("get")
+@app.command("get", help="cli.help.devices.get")
 @exits_on_failure
 def get(
     device_id: DeviceId,
@@ -61,13 +60,13 @@ def get(
     emit_one(body, output, [*COLUMNS, field("fetcher", "FETCHER"), field("inventory", "INVENTORY")])
 
 
-@app.command("delete")
+@app.command("delete", help="cli.help.devices.delete")
 @exits_on_failure
 def delete(
     device_id: DeviceId,
     server: ServerOption = None,
     token: TokenOption = None,
-    revision: Annotated[int | None, typer.Option(help="only if the type is still at this revision")] = None,
+    revision: Annotated[int | None, typer.Option(help="cli.help.devices.delete.revision")] = None,
 ) -> None:
     """Delete a custom device type (administrators)."""
     params = {} if revision is None else {"revision": revision}
@@ -76,7 +75,7 @@ def delete(
     typer.echo(say("cli.deleted", what="device type", name=device_id))
 
 
-@app.command("check")
+@app.command("check", help="cli.help.devices.check")
 @exits_on_failure
 def check(
     device_id: DeviceId,

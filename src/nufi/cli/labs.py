@@ -8,11 +8,12 @@ import typer
 
 from nufi.cli.client import Api, exits_on_failure, server_of
 from nufi.cli.deployments import parse_accelerator
+from nufi.cli.help_pages import WordedGroup
 from nufi.cli.output import Column, Format, OutputOption, ServerOption, TokenOption, emit, emit_one, field
 from nufi.cli.projects import ProjectOption
 from nufi.cli.say import say
 
-app = typer.Typer(name="labs", help="Labs: notebooks and editors on accelerators.", no_args_is_help=True)
+app = typer.Typer(name="labs", help="cli.help.labs", cls=WordedGroup, no_args_is_help=True)
 
 COLUMNS = [
     field("name", "NAME"),
@@ -22,14 +23,14 @@ COLUMNS = [
     field("reason", "REASON"),
     field("url", "URL"),
 ]
-Name = Annotated[str, typer.Argument(help="the lab's name")]
+Name = Annotated[str, typer.Argument(help="cli.help.labs.name")]
 
 
 def _path(project: str, name: str = "") -> str:
     return f"/api/v1/projects/{project}/labs" + (f"/{name}" if name else "")
 
 
-@app.command("list")
+@app.command("list", help="cli.help.labs.list")
 @exits_on_failure
 def list_(
     project: ProjectOption,
@@ -43,7 +44,7 @@ def list_(
     emit(body, output, body["items"], COLUMNS)
 
 
-@app.command("get")
+@app.command("get", help="cli.help.labs.get")
 @exits_on_failure
 def get(
     name: Name,
@@ -58,15 +59,15 @@ def get(
     emit_one(body, output, [*COLUMNS, field("image", "IMAGE"), field("storage_gib", "STORAGE GiB")])
 
 
-@app.command("create")
+@app.command("create", help="cli.help.labs.create")
 @exits_on_failure
 def create(
     name: Name,
     project: ProjectOption,
-    accelerator: Annotated[str, typer.Option(help="TYPE:COUNT, e.g. lpu:1")],
-    kind: Annotated[str, typer.Option(help="jupyter or vscode")] = "jupyter",
-    image: Annotated[str | None, typer.Option(help="the image (default: the kind's)")] = None,
-    storage_gib: Annotated[int | None, typer.Option(help="the workspace volume's size")] = None,
+    accelerator: Annotated[str, typer.Option(help="cli.help.labs.accelerator")],
+    kind: Annotated[str, typer.Option(help="cli.help.labs.kind")] = "jupyter",
+    image: Annotated[str | None, typer.Option(help="cli.help.labs.image")] = None,
+    storage_gib: Annotated[int | None, typer.Option(help="cli.help.labs.storage_gib")] = None,
     server: ServerOption = None,
     token: TokenOption = None,
     output: OutputOption = Format.table,
@@ -90,21 +91,21 @@ def _act(action: str, done: str, name: str, project: str, server: str | None, to
     typer.echo(say(done, name=name))
 
 
-@app.command("stop")
+@app.command("stop", help="cli.help.labs.stop")
 @exits_on_failure
 def stop(name: Name, project: ProjectOption, server: ServerOption = None, token: TokenOption = None) -> None:
     """Stop a lab; its workspace is kept."""
     _act("stop", "cli.lab.stopped", name, project, server, token)
 
 
-@app.command("start")
+@app.command("start", help="cli.help.labs.start")
 @exits_on_failure
 def start(name: Name, project: ProjectOption, server: ServerOption = None, token: TokenOption = None) -> None:
     """Start a stopped lab."""
     _act("start", "cli.lab.started", name, project, server, token)
 
 
-@app.command("delete")
+@app.command("delete", help="cli.help.labs.delete")
 @exits_on_failure
 def delete(
     name: Name, project: ProjectOption, server: ServerOption = None, token: TokenOption = None
@@ -115,7 +116,7 @@ def delete(
     typer.echo(say("cli.deleted", what="lab", name=name))
 
 
-@app.command("open")
+@app.command("open", help="cli.help.labs.open")
 @exits_on_failure
 def open_(name: Name, project: ProjectOption, server: ServerOption = None, token: TokenOption = None) -> None:
     """Print the lab's address (open it in a browser signed in to the dashboard)."""

@@ -88,13 +88,11 @@ def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, str]]:
 
 @exits_on_failure
 def monitor(
-    device_type: Annotated[str, typer.Argument(help="the device type's id (e.g. lpu)")],
-    once: Annotated[
-        bool, typer.Option("--once", help="print one snapshot (GET /api/v1/monitoring/TYPE) and exit")
-    ] = False,
-    node: Annotated[str | None, typer.Option(help="only nodes whose name contains this")] = None,
-    sort: Annotated[str | None, typer.Option(help="node, temperature, utilization or memory")] = None,
-    limit: Annotated[int | None, typer.Option(help="nodes per snapshot")] = None,
+    device_type: Annotated[str, typer.Argument(help="cli.help.option.device_type")],
+    once: Annotated[bool, typer.Option("--once", help="cli.help.monitor.once")] = False,
+    node: Annotated[str | None, typer.Option(help="cli.help.monitor.node")] = None,
+    sort: Annotated[str | None, typer.Option(help="cli.help.monitor.sort")] = None,
+    limit: Annotated[int | None, typer.Option(help="cli.help.monitor.limit")] = None,
     server: ServerOption = None,
     token: TokenOption = None,
     output: OutputOption = Format.table,

@@ -22,15 +22,13 @@ class Format(StrEnum):
     yaml = "yaml"
 
 
-OutputOption = Annotated[
-    Format, typer.Option("--output", "-o", help="table for people; json or yaml (the API's body) for scripts")
-]
+OutputOption = Annotated[Format, typer.Option("--output", "-o", help="cli.help.option.output")]
 ServerOption = Annotated[
     str | None,
     typer.Option(
         "--server",
         envvar="NUFI_SERVER",
-        help="NuFi's address (default: the server of the last `nufi login`, else http://127.0.0.1:8080)",
+        help="cli.help.option.server",
         show_default=False,
     ),
 ]
@@ -39,7 +37,7 @@ TokenOption = Annotated[
     typer.Option(
         "--token",
         envvar="NUFI_TOKEN",
-        help="an access token to send instead of the cached login (for CI)",
+        help="cli.help.option.token",
         show_default=False,
     ),
 ]

@@ -23,14 +23,14 @@ _ACTION_MARK = {"created": "+", "updated": "~", "deleted": "-", "unchanged": "="
 
 Files = Annotated[
     list[Path],
-    typer.Option("--filename", "-f", help="a pack file, a directory of *.yaml/*.yml files, or - for stdin"),
+    typer.Option("--filename", "-f", help="cli.help.packs.filename"),
 ]
-PackOutput = Annotated[Format, typer.Option("--output", "-o", help="yaml (default), json, or table")]
+PackOutput = Annotated[Format, typer.Option("--output", "-o", help="cli.help.packs.output")]
 
 
 @exits_on_failure
 def export(
-    device_id: Annotated[str, typer.Argument(help="the device type's id (e.g. lpu)")],
+    device_id: Annotated[str, typer.Argument(help="cli.help.option.device_type")],
     server: ServerOption = None,
     token: TokenOption = None,
     output: PackOutput = Format.yaml,
@@ -51,9 +51,9 @@ def apply(
     filename: Files,
     server: ServerOption = None,
     token: TokenOption = None,
-    prune: Annotated[bool, typer.Option(help="delete custom types the packs do not name")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="say what would change, change nothing")] = False,
-    force: Annotated[bool, typer.Option(help="save even when the checks against the world fail")] = False,
+    prune: Annotated[bool, typer.Option(help="cli.help.packs.prune")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="cli.help.packs.dry_run")] = False,
+    force: Annotated[bool, typer.Option(help="cli.help.packs.force")] = False,
     output: PackOutput = Format.table,
 ) -> None:
     """Make the catalog hold these packs: create, update (and with --prune delete) device types."""
@@ -69,10 +69,8 @@ def diff(
     filename: Files,
     server: ServerOption = None,
     token: TokenOption = None,
-    prune: Annotated[bool, typer.Option(help="also show the custom types --prune would delete")] = False,
-    exit_code: Annotated[
-        bool, typer.Option("--exit-code", help="exit 1 when something would change (drift checks in CI)")
-    ] = False,
+    prune: Annotated[bool, typer.Option(help="cli.help.packs.diff_prune")] = False,
+    exit_code: Annotated[bool, typer.Option("--exit-code", help="cli.help.packs.exit_code")] = False,
 ) -> None:
     """Show what `apply` would change, field by field; changes nothing, exits 0."""
     answer = _apply(filename, server, token, dry_run=True, force=False, prune=prune)

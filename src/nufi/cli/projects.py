@@ -7,9 +7,10 @@ from typing import Annotated
 import typer
 
 from nufi.cli.client import Api, exits_on_failure, server_of
+from nufi.cli.help_pages import WordedGroup
 from nufi.cli.output import Column, Format, OutputOption, ServerOption, TokenOption, emit, emit_one, field
 
-app = typer.Typer(name="projects", help="Projects: who may use which accelerators.", no_args_is_help=True)
+app = typer.Typer(name="projects", help="cli.help.projects", cls=WordedGroup, no_args_is_help=True)
 
 COLUMNS = [
     field("name", "NAME"),
@@ -22,11 +23,11 @@ COLUMNS = [
     ),
 ]
 ProjectOption = Annotated[
-    str, typer.Option("--project", "-p", envvar="NUFI_PROJECT", help="the project (or NUFI_PROJECT)")
+    str, typer.Option("--project", "-p", envvar="NUFI_PROJECT", help="cli.help.option.project")
 ]
 
 
-@app.command("list")
+@app.command("list", help="cli.help.projects.list")
 @exits_on_failure
 def list_(
     server: ServerOption = None, token: TokenOption = None, output: OutputOption = Format.table
@@ -37,10 +38,10 @@ def list_(
     emit(body, output, body["items"], COLUMNS)
 
 
-@app.command("get")
+@app.command("get", help="cli.help.projects.get")
 @exits_on_failure
 def get(
-    name: Annotated[str, typer.Argument(help="the project")],
+    name: Annotated[str, typer.Argument(help="cli.help.projects.name")],
     server: ServerOption = None,
     token: TokenOption = None,
     output: OutputOption = Format.table,

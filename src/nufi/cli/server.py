@@ -17,6 +17,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from nufi import __version__
+from nufi.cli.help_pages import WordedGroup
 from nufi.config import Settings, load_settings
 from nufi.errors import NufiError
 from nufi.logging import configure_logging
@@ -26,7 +27,8 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     name="nufi",
-    help="NuFi: run AI workloads on any accelerator in a Kubernetes cluster.",
+    help="cli.help.app",
+    cls=WordedGroup,
     no_args_is_help=True,
     add_completion=True,
 )
@@ -35,21 +37,13 @@ app = typer.Typer(
 _GRACEFUL_SHUTDOWN_SECONDS = 10
 
 
-@app.command()
+@app.command(help="cli.help.serve")
 def serve(
-    host: Annotated[
-        str | None, typer.Option(help="Address to bind (default NUFI_HOST or 127.0.0.1).")
-    ] = None,
-    port: Annotated[
-        int | None, typer.Option(help="Port to bind; 0 picks a free one (default NUFI_PORT or 8080).")
-    ] = None,
-    reload: Annotated[bool, typer.Option(help="Restart on source changes (development only).")] = False,
-    api_only: Annotated[
-        bool, typer.Option("--api-only", help="Serve the REST API without the dashboard.")
-    ] = False,
-    ui_only: Annotated[
-        bool, typer.Option("--ui-only", help="Serve the dashboard without the REST API (probes stay).")
-    ] = False,
+    host: Annotated[str | None, typer.Option(help="cli.help.serve.host")] = None,
+    port: Annotated[int | None, typer.Option(help="cli.help.serve.port")] = None,
+    reload: Annotated[bool, typer.Option(help="cli.help.serve.reload")] = False,
+    api_only: Annotated[bool, typer.Option("--api-only", help="cli.help.serve.api_only")] = False,
+    ui_only: Annotated[bool, typer.Option("--ui-only", help="cli.help.serve.ui_only")] = False,
 ) -> None:
     """Run the NuFi server until interrupted (Ctrl-C or SIGTERM): the REST API and the dashboard."""
     if api_only and ui_only:
@@ -69,7 +63,7 @@ def serve(
         _serve(settings, faces)
 
 
-@app.command()
+@app.command(help="cli.help.version")
 def version() -> None:
     """Print the NuFi version."""
     typer.echo(f"nufi {__version__} (Python {platform.python_version()})")
@@ -77,15 +71,16 @@ def version() -> None:
 
 db_app = typer.Typer(
     name="db",
-    help="The database schema: apply migrations, show the current revision (uses NUFI_DATABASE_URL).",
+    help="cli.help.db",
+    cls=WordedGroup,
     no_args_is_help=True,
 )
 app.add_typer(db_app)
 
 
-@db_app.command("upgrade")
+@db_app.command("upgrade", help="cli.help.db.upgrade")
 def db_upgrade(
-    revision: Annotated[str, typer.Option(help="Revision to upgrade to (default: the newest).")] = "head",
+    revision: Annotated[str, typer.Option(help="cli.help.db.upgrade.revision")] = "head",
 ) -> None:
     """Apply pending schema migrations; does nothing when the schema is up to date."""
 
@@ -100,7 +95,7 @@ def db_upgrade(
     typer.echo(_with_database(run))
 
 
-@db_app.command("current")
+@db_app.command("current", help="cli.help.db.current")
 def db_current() -> None:
     """Print the schema revision the database is at, and whether migrations are pending."""
     from nufi.db import head_revision

@@ -7,9 +7,10 @@ from typing import Any
 import typer
 
 from nufi.cli.client import Api, exits_on_failure, server_of
+from nufi.cli.help_pages import WordedGroup
 from nufi.cli.output import Column, Format, OutputOption, ServerOption, TokenOption, emit, field
 
-app = typer.Typer(name="thermal", help="Thermal protection: controller status.", no_args_is_help=True)
+app = typer.Typer(name="thermal", help="cli.help.thermal", cls=WordedGroup, no_args_is_help=True)
 
 COLUMNS = [
     field("device_type", "TYPE"),
@@ -31,7 +32,7 @@ def node_rows(status: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-@app.command("status")
+@app.command("status", help="cli.help.thermal.status")
 @exits_on_failure
 def status(
     server: ServerOption = None, token: TokenOption = None, output: OutputOption = Format.table

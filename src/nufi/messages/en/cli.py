@@ -66,4 +66,123 @@ TEXTS: dict[str, str] = {
     "cli.monitor.error": "no good snapshot: {detail}",
     "cli.monitor.ended": "The device type {device_type} is gone; the stream has ended.",
     "cli.empty": "(none)",
+    # --- help pages: each `help=` of the command line names one of these codes ---
+    "cli.help.app": "NuFi: run AI workloads on any accelerator in a Kubernetes cluster.",
+    "cli.help.serve": (
+        "Run the NuFi server until interrupted (Ctrl-C or SIGTERM): the REST API and the dashboard."
+    ),
+    "cli.help.serve.host": "Address to bind (default NUFI_HOST or 127.0.0.1).",
+    "cli.help.serve.port": "Port to bind; 0 picks a free one (default NUFI_PORT or 8080).",
+    "cli.help.serve.reload": "Restart on source changes (development only).",
+    "cli.help.serve.api_only": "Serve the REST API without the dashboard.",
+    "cli.help.serve.ui_only": "Serve the dashboard without the REST API (probes stay).",
+    "cli.help.version": "Print the NuFi version.",
+    "cli.help.db": (
+        "The database schema: apply migrations, show the current revision (uses NUFI_DATABASE_URL)."
+    ),
+    "cli.help.db.upgrade": "Apply pending schema migrations; does nothing when the schema is up to date.",
+    "cli.help.db.upgrade.revision": "Revision to upgrade to (default: the newest).",
+    "cli.help.db.current": (
+        "Print the schema revision the database is at, and whether migrations are pending."
+    ),
+    "cli.help.login": (
+        "Sign in with your browser (authorization code + PKCE); the tokens are kept for this server."
+    ),
+    "cli.help.login.browser": "open the sign-in page in a browser",
+    "cli.help.login.timeout": "seconds to wait for the sign-in",
+    "cli.help.logout": "Forget the tokens kept for this server.",
+    "cli.help.whoami": "Who NuFi sees: your username, roles and whether you are an administrator.",
+    "cli.help.monitor": (
+        "Watch a device type's devices live (Ctrl-C to stop); json/yaml print one document per snapshot."
+    ),
+    "cli.help.monitor.once": "print one snapshot (GET /api/v1/monitoring/TYPE) and exit",
+    "cli.help.monitor.node": "only nodes whose name contains this",
+    "cli.help.monitor.sort": "sort by node, temperature, utilization or memory",
+    "cli.help.monitor.limit": "nodes per snapshot",
+    "cli.help.option.output": "table for people; json or yaml (the API's body) for scripts",
+    "cli.help.option.server": (
+        "NuFi's address (default: the server of the last `nufi login`, else http://127.0.0.1:8080)"
+    ),
+    "cli.help.option.token": "an access token to send instead of the cached login (for CI)",
+    "cli.help.option.project": "the project (or NUFI_PROJECT)",
+    "cli.help.option.device_type": "the device type's id (e.g. lpu)",
+    "cli.help.devices": "Device types: list, inspect, export and apply packs, check.",
+    "cli.help.devices.list": "Every device type: official presets and custom types.",
+    "cli.help.devices.list.enabled": "only enabled (or disabled) types",
+    "cli.help.devices.get": "One device type with its inventory per node.",
+    "cli.help.devices.delete": "Delete a custom device type (administrators).",
+    "cli.help.devices.delete.revision": "only if the type is still at this revision",
+    "cli.help.devices.check": (
+        "Check a type against the world: its resource key on nodes, its metrics in Prometheus; "
+        "exit 1 when a check fails."
+    ),
+    "cli.help.devices.export": (
+        "Print a device type as a pack document (canonical YAML): `apply` elsewhere recreates it."
+    ),
+    "cli.help.devices.apply": (
+        "Make the catalog hold these packs: create, update (and with --prune delete) device types."
+    ),
+    "cli.help.devices.diff": "Show what `apply` would change, field by field; changes nothing, exits 0.",
+    "cli.help.packs.filename": "a pack file, a directory of *.yaml/*.yml files, or - for stdin",
+    "cli.help.packs.output": "yaml (default), json, or table",
+    "cli.help.packs.prune": "delete custom types the packs do not name",
+    "cli.help.packs.dry_run": "say what would change, change nothing",
+    "cli.help.packs.force": "save even when the checks against the world fail",
+    "cli.help.packs.diff_prune": "also show the custom types --prune would delete",
+    "cli.help.packs.exit_code": "exit 1 when something would change (drift checks in CI)",
+    "cli.help.projects": "Projects: who may use which accelerators.",
+    "cli.help.projects.list": "The projects you may use.",
+    "cli.help.projects.get": "One project and its members.",
+    "cli.help.projects.name": "the project's name",
+    "cli.help.deployments": "Deployments: serve a model on accelerators.",
+    "cli.help.deployments.name": "the deployment's name",
+    "cli.help.deployments.list": "The project's deployments.",
+    "cli.help.deployments.get": "One deployment: status, pods, addresses.",
+    "cli.help.deployments.create": (
+        "Create a deployment; with --wait, exit only once it is Ready (exit 1 if it is not in time)."
+    ),
+    "cli.help.deployments.image": "the container image",
+    "cli.help.deployments.accelerator": "TYPE:COUNT per replica, e.g. lpu:1",
+    "cli.help.deployments.replicas": "how many replicas",
+    "cli.help.deployments.port": "the port the server listens on",
+    "cli.help.deployments.env": "NAME=VALUE, repeatable",
+    "cli.help.deployments.command": "the entrypoint, one word per option",
+    "cli.help.deployments.arg": "an argument to it, repeatable, in order",
+    "cli.help.deployments.readiness_path": "HTTP path that answers 200 when ready",
+    "cli.help.deployments.wait": "seconds to wait until Ready (0: do not wait)",
+    "cli.help.deployments.scale": "Change a deployment's number of replicas.",
+    "cli.help.deployments.scale.replicas": "the new number of replicas (0 scales down)",
+    "cli.help.deployments.delete": "Delete a deployment and its pods.",
+    "cli.help.labs": "Labs: notebooks and editors on accelerators.",
+    "cli.help.labs.name": "the lab's name",
+    "cli.help.labs.list": "The project's labs.",
+    "cli.help.labs.get": "One lab.",
+    "cli.help.labs.create": "Create a lab.",
+    "cli.help.labs.accelerator": "TYPE:COUNT, e.g. lpu:1",
+    "cli.help.labs.kind": "jupyter or vscode",
+    "cli.help.labs.image": "the image (default: the kind's)",
+    "cli.help.labs.storage_gib": "the workspace volume's size (GiB)",
+    "cli.help.labs.stop": "Stop a lab; its workspace is kept.",
+    "cli.help.labs.start": "Start a stopped lab.",
+    "cli.help.labs.delete": "Delete a lab and its workspace.",
+    "cli.help.labs.open": "Print the lab's address (open it in a browser signed in to the dashboard).",
+    "cli.help.thermal": "Thermal protection: controller status.",
+    "cli.help.thermal.status": (
+        "The controller's leader, and per type and node the temperature, state and what is cut."
+    ),
+    # --- help pages: the words typer and click put around them ---
+    "cli.help.page.usage": "Usage:",
+    "cli.help.page.help_option": "Show this message and exit.",
+    "cli.help.page.install_completion": "Install completion for the current shell.",
+    "cli.help.page.show_completion": (
+        "Show completion for the current shell, to copy it or customize the installation."
+    ),
+    "cli.help.page.arguments": "Arguments",
+    "cli.help.page.options": "Options",
+    "cli.help.page.commands": "Commands",
+    "cli.help.page.error": "Error",
+    "cli.help.page.try_help": "Try '{command_path} {help_option}' for help.",
+    "cli.help.page.default": "[default: {value}]",
+    "cli.help.page.env_var": "[env var: {value}]",
+    "cli.help.page.required": "[required]",
 }

@@ -64,4 +64,118 @@ TEXTS: dict[str, str] = {
     "cli.monitor.error": "정상 스냅샷 없음: {detail}",
     "cli.monitor.ended": "장치 유형 {device_type}이(가) 삭제되어 스트림이 끝났습니다.",
     "cli.empty": "(없음)",
+    # --- help pages: each `help=` of the command line names one of these codes ---
+    "cli.help.app": "NuFi: 쿠버네티스 클러스터의 어떤 가속기에서든 AI 워크로드를 실행합니다.",
+    "cli.help.serve": ("중단할 때까지(Ctrl-C 또는 SIGTERM) NuFi 서버를 실행합니다: REST API와 대시보드."),
+    "cli.help.serve.host": "바인드할 주소(기본값: NUFI_HOST 또는 127.0.0.1).",
+    "cli.help.serve.port": "바인드할 포트. 0이면 빈 포트를 고릅니다(기본값: NUFI_PORT 또는 8080).",
+    "cli.help.serve.reload": "소스가 바뀌면 다시 시작합니다(개발용).",
+    "cli.help.serve.api_only": "대시보드 없이 REST API만 제공합니다.",
+    "cli.help.serve.ui_only": "REST API 없이 대시보드만 제공합니다(프로브는 남습니다).",
+    "cli.help.version": "NuFi 버전을 출력합니다.",
+    "cli.help.db": (
+        "데이터베이스 스키마: 마이그레이션을 적용하고 현재 리비전을 보여 줍니다(NUFI_DATABASE_URL 사용)."
+    ),
+    "cli.help.db.upgrade": "남은 스키마 마이그레이션을 적용합니다. 스키마가 최신이면 아무것도 하지 않습니다.",
+    "cli.help.db.upgrade.revision": "올릴 리비전(기본값: 최신).",
+    "cli.help.db.current": "데이터베이스의 스키마 리비전과 적용할 마이그레이션이 남았는지 출력합니다.",
+    "cli.help.login": ("브라우저로 로그인합니다(인가 코드 + PKCE). 토큰은 이 서버용으로 보관합니다."),
+    "cli.help.login.browser": "로그인 페이지를 브라우저로 엽니다",
+    "cli.help.login.timeout": "로그인을 기다릴 시간(초)",
+    "cli.help.logout": "이 서버용으로 보관한 토큰을 지웁니다.",
+    "cli.help.whoami": "NuFi가 보는 나: 사용자 이름, 역할, 관리자인지 여부.",
+    "cli.help.monitor": (
+        "장치 유형의 장치를 실시간으로 봅니다(멈추려면 Ctrl-C). "
+        "json/yaml은 스냅샷마다 문서를 하나씩 출력합니다."
+    ),
+    "cli.help.monitor.once": "스냅샷 하나를 출력하고(GET /api/v1/monitoring/TYPE) 끝냅니다",
+    "cli.help.monitor.node": "이름에 이 문자열이 들어간 노드만",
+    "cli.help.monitor.sort": "정렬 기준: node, temperature, utilization 또는 memory",
+    "cli.help.monitor.limit": "스냅샷당 노드 수",
+    "cli.help.option.output": "table은 사람용, json 또는 yaml(API의 본문)은 스크립트용",
+    "cli.help.option.server": (
+        "NuFi의 주소(기본값: 마지막 `nufi login`의 서버, 없으면 http://127.0.0.1:8080)"
+    ),
+    "cli.help.option.token": "캐시된 로그인 대신 보낼 액세스 토큰(CI용)",
+    "cli.help.option.project": "프로젝트(또는 NUFI_PROJECT)",
+    "cli.help.option.device_type": "장치 유형의 ID(예: lpu)",
+    "cli.help.devices": "장치 유형: 목록, 조회, 팩 내보내기와 적용, 점검.",
+    "cli.help.devices.list": "모든 장치 유형: 공식 프리셋과 사용자 정의 유형.",
+    "cli.help.devices.list.enabled": "활성화된(또는 비활성화된) 유형만",
+    "cli.help.devices.get": "장치 유형 하나와 노드별 인벤토리.",
+    "cli.help.devices.delete": "사용자 정의 장치 유형을 삭제합니다(관리자).",
+    "cli.help.devices.delete.revision": "유형이 아직 이 리비전일 때만",
+    "cli.help.devices.check": (
+        "유형을 실제 환경과 대조해 점검합니다: 노드의 리소스 키, Prometheus의 메트릭. "
+        "점검이 하나라도 실패하면 종료 코드는 1입니다."
+    ),
+    "cli.help.devices.export": (
+        "장치 유형을 팩 문서(표준 YAML)로 출력합니다. 다른 곳에서 `apply`하면 같은 유형이 만들어집니다."
+    ),
+    "cli.help.devices.apply": (
+        "카탈로그가 이 팩들을 담게 합니다: 장치 유형을 만들고 고치며, --prune이면 삭제합니다."
+    ),
+    "cli.help.devices.diff": (
+        "`apply`가 바꿀 것을 필드별로 보여 줍니다. 아무것도 바꾸지 않으며 종료 코드는 0입니다."
+    ),
+    "cli.help.packs.filename": "팩 파일, *.yaml/*.yml 파일이 있는 디렉터리, 또는 표준 입력을 뜻하는 -",
+    "cli.help.packs.output": "yaml(기본값), json 또는 table",
+    "cli.help.packs.prune": "팩에 없는 사용자 정의 유형을 삭제합니다",
+    "cli.help.packs.dry_run": "무엇이 바뀔지 보여 주기만 하고 아무것도 바꾸지 않습니다",
+    "cli.help.packs.force": "실제 환경과의 점검이 실패해도 저장합니다",
+    "cli.help.packs.diff_prune": "--prune이 삭제할 사용자 정의 유형도 보여 줍니다",
+    "cli.help.packs.exit_code": "바뀔 것이 있으면 종료 코드 1로 끝냅니다(CI의 드리프트 점검)",
+    "cli.help.projects": "프로젝트: 누가 어떤 가속기를 쓸 수 있는지.",
+    "cli.help.projects.list": "내가 쓸 수 있는 프로젝트.",
+    "cli.help.projects.get": "프로젝트 하나와 그 멤버.",
+    "cli.help.projects.name": "프로젝트 이름",
+    "cli.help.deployments": "배포: 가속기에서 모델을 서빙합니다.",
+    "cli.help.deployments.name": "배포 이름",
+    "cli.help.deployments.list": "프로젝트의 배포.",
+    "cli.help.deployments.get": "배포 하나: 상태, 파드, 주소.",
+    "cli.help.deployments.create": (
+        "배포를 만듭니다. --wait를 주면 Ready가 된 뒤에야 끝납니다(제시간에 안 되면 종료 코드 1)."
+    ),
+    "cli.help.deployments.image": "컨테이너 이미지",
+    "cli.help.deployments.accelerator": "복제본 하나당 TYPE:COUNT(예: lpu:1)",
+    "cli.help.deployments.replicas": "복제본 수",
+    "cli.help.deployments.port": "서버가 요청을 받는 포트",
+    "cli.help.deployments.env": "NAME=VALUE, 여러 번 줄 수 있습니다",
+    "cli.help.deployments.command": "엔트리포인트, 옵션 하나에 단어 하나",
+    "cli.help.deployments.arg": "엔트리포인트에 줄 인수, 여러 번 줄 수 있고 순서대로 전달됩니다",
+    "cli.help.deployments.readiness_path": "준비되면 200으로 응답하는 HTTP 경로",
+    "cli.help.deployments.wait": "Ready가 될 때까지 기다릴 초(0이면 기다리지 않습니다)",
+    "cli.help.deployments.scale": "배포의 복제본 수를 바꿉니다.",
+    "cli.help.deployments.scale.replicas": "새 복제본 수(0이면 모두 내립니다)",
+    "cli.help.deployments.delete": "배포와 그 파드를 삭제합니다.",
+    "cli.help.labs": "랩: 가속기에서 쓰는 노트북과 편집기.",
+    "cli.help.labs.name": "랩 이름",
+    "cli.help.labs.list": "프로젝트의 랩.",
+    "cli.help.labs.get": "랩 하나.",
+    "cli.help.labs.create": "랩을 만듭니다.",
+    "cli.help.labs.accelerator": "TYPE:COUNT(예: lpu:1)",
+    "cli.help.labs.kind": "jupyter 또는 vscode",
+    "cli.help.labs.image": "이미지(기본값: 종류별 이미지)",
+    "cli.help.labs.storage_gib": "작업 공간 볼륨의 크기(GiB)",
+    "cli.help.labs.stop": "랩을 중지합니다. 작업 공간은 남습니다.",
+    "cli.help.labs.start": "중지한 랩을 시작합니다.",
+    "cli.help.labs.delete": "랩과 그 작업 공간을 삭제합니다.",
+    "cli.help.labs.open": "랩 주소를 출력합니다(대시보드에 로그인한 브라우저로 여세요).",
+    "cli.help.thermal": "온도 보호: 컨트롤러 상태.",
+    "cli.help.thermal.status": "컨트롤러의 리더, 그리고 유형과 노드별 온도, 상태, 차단된 것.",
+    # --- help pages: the words typer and click put around them ---
+    "cli.help.page.usage": "사용법:",
+    "cli.help.page.help_option": "이 도움말을 보여 주고 끝냅니다.",
+    "cli.help.page.install_completion": "지금 셸에 자동 완성을 설치합니다.",
+    "cli.help.page.show_completion": (
+        "지금 셸의 자동 완성 스크립트를 보여 줍니다. 복사하거나 설치를 직접 고칠 때 씁니다."
+    ),
+    "cli.help.page.arguments": "인수",
+    "cli.help.page.options": "옵션",
+    "cli.help.page.commands": "명령",
+    "cli.help.page.error": "오류",
+    "cli.help.page.try_help": "도움말은 '{command_path} {help_option}'(으)로 볼 수 있습니다.",
+    "cli.help.page.default": "[기본값: {value}]",
+    "cli.help.page.env_var": "[환경 변수: {value}]",
+    "cli.help.page.required": "[필수]",
 }
