@@ -18,6 +18,7 @@ from fastapi import FastAPI
 
 from nufi import __version__
 from nufi.cli.help_pages import WordedGroup
+from nufi.cli.say import say
 from nufi.config import Settings, load_settings
 from nufi.errors import NufiError
 from nufi.logging import configure_logging
@@ -47,7 +48,7 @@ def serve(
 ) -> None:
     """Run the NuFi server until interrupted (Ctrl-C or SIGTERM): the REST API and the dashboard."""
     if api_only and ui_only:
-        typer.echo("error: --api-only and --ui-only exclude each other; give at most one", err=True)
+        typer.echo(say("cli.serve.faces_exclusive"), err=True)
         raise typer.Exit(2)
     overrides: dict[str, object] = {}
     if host is not None:

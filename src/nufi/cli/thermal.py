@@ -9,6 +9,7 @@ import typer
 from nufi.cli.client import Api, exits_on_failure, server_of
 from nufi.cli.help_pages import WordedGroup
 from nufi.cli.output import Column, Format, OutputOption, ServerOption, TokenOption, emit, field
+from nufi.cli.say import say
 
 app = typer.Typer(name="thermal", help="cli.help.thermal", cls=WordedGroup, no_args_is_help=True)
 
@@ -41,7 +42,9 @@ def status(
     with Api(server_of(server), token) as api:
         body = api.json("GET", "/api/v1/thermal/status")
     if output is Format.table:
-        typer.echo(f"leader: {body.get('holder') or '-'}  updated: {body.get('updated_at') or '-'}")
+        typer.echo(
+            say("cli.thermal.header", leader=body.get("holder") or "-", updated=body.get("updated_at") or "-")
+        )
         for problem in body.get("problems") or []:
             typer.echo(f"! {problem}", err=True)
     emit(body, output, node_rows(body), COLUMNS)

@@ -161,3 +161,34 @@ def test_problems_are_asked_and_shown_in_the_operators_language(
 def test_a_403_says_an_administrator_is_needed(server: FakeServer, run: Callable[..., Any]) -> None:
     server.handler = _problem(403)
     assert "administrator" in run("devices", "delete", "lpu").stderr
+
+
+@pytest.mark.parametrize(
+    ("lang", "header"),
+    [
+        ("ko_KR.UTF-8", "리더: nufi-0  갱신: 2026-01-01T00:00:00Z"),
+        ("en_US.UTF-8", "leader: nufi-0  updated: -"),
+    ],
+)
+def test_thermal_status_heads_its_table_in_the_operators_language(
+    server: FakeServer, run: Callable[..., Any], monkeypatch: pytest.MonkeyPatch, lang: str, header: str
+) -> None:
+    monkeypatch.setenv("LANG", lang)
+    updated = "2026-01-01T00:00:00Z" if lang.startswith("ko") else None
+    server.handler = lambda request: httpx.Response(
+        200, json={"holder": "nufi-0", "updated_at": updated, "types": [], "problems": []}
+    )
+    result = run("thermal", "status")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == header
+
+
+def test_serve_refuses_both_faces_off_in_the_operators_language(
+    run: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LANG", "ko_KR.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    result = run("serve", "--api-only", "--ui-only")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "오류: --api-only와 --ui-only는 함께 줄 수 없습니다. 하나만 주세요"

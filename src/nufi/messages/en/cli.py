@@ -65,6 +65,8 @@ TEXTS: dict[str, str] = {
     ),
     "cli.monitor.error": "no good snapshot: {detail}",
     "cli.monitor.ended": "The device type {device_type} is gone; the stream has ended.",
+    "cli.thermal.header": "leader: {leader}  updated: {updated}",
+    "cli.serve.faces_exclusive": "error: --api-only and --ui-only exclude each other; give at most one",
     "cli.empty": "(none)",
     # --- help pages: each `help=` of the command line names one of these codes ---
     "cli.help.app": "NuFi: run AI workloads on any accelerator in a Kubernetes cluster.",

@@ -63,6 +63,8 @@ TEXTS: dict[str, str] = {
     "cli.monitor.title": "{device_type} · {time} (노드 {nodes}개, 장치 {devices}개)",
     "cli.monitor.error": "정상 스냅샷 없음: {detail}",
     "cli.monitor.ended": "장치 유형 {device_type}이(가) 삭제되어 스트림이 끝났습니다.",
+    "cli.thermal.header": "리더: {leader}  갱신: {updated}",
+    "cli.serve.faces_exclusive": "오류: --api-only와 --ui-only는 함께 줄 수 없습니다. 하나만 주세요",
     "cli.empty": "(없음)",
     # --- help pages: each `help=` of the command line names one of these codes ---
     "cli.help.app": "NuFi: 쿠버네티스 클러스터의 어떤 가속기에서든 AI 워크로드를 실행합니다.",
