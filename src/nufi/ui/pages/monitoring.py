@@ -239,7 +239,9 @@ class _LateBanner:
         if late is None or late.said is None:
             return
         self._headline.set_text(self._t("monitoring.late", lag=f"{snapshot.lag_seconds:.0f}"))
-        self._why.set_text(self._t.message(late.said.code, late.said.params))
+        why = self._t.message(late.said.code, late.said.params)
+        # Catalog messages begin in lower case (they are also parts of sentences); this one stands alone.
+        self._why.set_text(why[:1].upper() + why[1:])
 
 
 def _card_values(snapshot: Snapshot) -> list[tuple[str, str | None]]:
