@@ -44,6 +44,10 @@ class UnhealthyCondition(BaseModel):
     resume_hold_seconds: int = Field(default=30, ge=0, le=MAX_HOLD_SECONDS)
 
 
+# The name of a condition its admin did not name: worded in the reader's language where it is shown.
+DEFAULT_CONDITION_NAME = "custom"
+
+
 class CustomCondition(BaseModel):
     """Traffic leaves a device (or node) where an admin's expression reads at or above `trip_at` for
     `trip_hold_seconds`, and comes back once it reads at or below `resume_at` for `resume_hold_seconds`
@@ -54,12 +58,17 @@ class CustomCondition(BaseModel):
 
     enabled: bool = False
     # What the condition is called where people read why traffic was cut.
-    name: str = Field(default="custom", min_length=1, max_length=60)
+    name: str = Field(default=DEFAULT_CONDITION_NAME, min_length=1, max_length=60)
     expression: str | None = Field(default=None, min_length=1, max_length=MAX_EXPRESSION_CHARS)
     trip_at: float = 1.0
     resume_at: float = 0.0
     trip_hold_seconds: int = Field(default=10, ge=0, le=MAX_HOLD_SECONDS)
     resume_hold_seconds: int = Field(default=30, ge=0, le=MAX_HOLD_SECONDS)
+
+    @property
+    def shown_name(self) -> str | Message:
+        """The name as people read it: the admin's, or "own condition" in the reader's language."""
+        return Message("thermal.condition.unnamed") if self.name == DEFAULT_CONDITION_NAME else self.name
 
     @model_validator(mode="after")
     def _usable(self) -> CustomCondition:

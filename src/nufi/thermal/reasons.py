@@ -17,7 +17,7 @@ def why(where: Message, track: Track, policy: ThermalPolicy, condition: Conditio
     if condition == "custom":
         own = policy.custom
         value = track.temperature if track.temperature is not None else own.trip_at
-        limits = {"trip": own.trip_at, "resume": own.resume_at, "name": own.name}
+        limits = {"trip": own.trip_at, "resume": own.resume_at, "name": own.shown_name}
         return Message("thermal.reason.custom", {"where": where, "value": value, **limits})
     if track.stale:
         return Message("thermal.reason.hot_stale", {"where": where})

@@ -9,7 +9,9 @@ import json
 from nufi.messages import Message
 from nufi.monitoring.snapshot import message_data
 from nufi.thermal.assessment import Assessment, assess
-from nufi.thermal.policy import ThermalPolicy
+from nufi.thermal.hysteresis import Track
+from nufi.thermal.policy import CustomCondition, ThermalPolicy
+from nufi.thermal.reasons import why
 from nufi.thermal.serving import ServingDeployment, ServingPod
 from nufi.thermal.temperatures import Temperatures, temperatures
 from nufi.workloads.deployment_status import pod_state
@@ -92,3 +94,17 @@ def test_a_deployments_pod_reads_the_reason_thermal_control_wrote() -> None:
     )
     unknown = {THERMAL_REASON_MESSAGE: json.dumps({"code": "thermal.reason.from_the_future", "params": {}})}
     assert pod_state({"metadata": {"name": "x", "annotations": unknown}}).thermal_message is None
+
+
+def test_an_own_condition_the_admin_did_not_name_is_worded_in_the_readers_language() -> None:
+    where = Message("thermal.where.node", {"node": "n1"})
+    track = Track(hot=True, since=0.0, temperature=3.0)
+    expression = {"enabled": True, "expression": "ecc_errors_total"}
+    unnamed = ThermalPolicy(custom=CustomCondition(**expression))
+    said = why(where, track, unnamed, "custom")
+    assert "사용자 정의 조건" in said.text("ko") and "custom" not in said.text("ko")
+    assert "own condition" in said.text("en")
+    # On the pod, as data: the name is a code of its own, for each face to word.
+    assert message_data(said)["params"]["name"] == {"code": "thermal.condition.unnamed", "params": {}}
+    named = ThermalPolicy(custom=CustomCondition(**expression, name="ECC 오류"))
+    assert "ECC 오류" in why(where, track, named, "custom").text("en")

@@ -48,3 +48,14 @@ def test_a_device_an_override_and_a_missing_reading_are_named() -> None:
 def test_a_row_without_its_policy_keeps_its_stored_message() -> None:
     broken = replace(row("hot"), details={"pods_off": []})
     assert _message(broken, Translator("ko")) == broken.message
+
+
+def test_an_own_condition_without_a_name_is_told_in_the_pages_language() -> None:
+    tripped = row("tripped", condition="custom")
+    assert "사용자 정의 조건" in _message(tripped, Translator("ko")) and "custom" not in _message(
+        tripped, Translator("ko")
+    )
+    assert "own condition" in _message(tripped, Translator("en"))
+    named = {**POLICY, "custom": {**POLICY["custom"], "name": "ECC"}}
+    told = _message(replace(tripped, details={**tripped.details, "policy": named}), Translator("ko"))
+    assert "ECC" in told

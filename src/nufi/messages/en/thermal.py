@@ -19,6 +19,7 @@ TEXTS: dict[str, str] = {
         "kept although {why}: the circuit breaker lets protection cut {allowed} of its {replicas} replicas "
         "of {deployment} at once"
     ),
+    "thermal.condition.unnamed": "own condition",
     "thermal.reason.custom": "{where} reads {value:g} on {name} (trip at {trip:g}, resume at {resume:g})",
     "thermal_policy.custom_expression_required": (
         "custom.expression is required when the custom condition is enabled: a PromQL expression with one "

@@ -19,6 +19,7 @@ TEXTS: dict[str, str] = {
         "{why}이지만 유지합니다: 서킷 브레이커가 {deployment}의 복제본 {replicas}개 중 {allowed}개까지만 "
         "동시에 차단하도록 허용합니다"
     ),
+    "thermal.condition.unnamed": "사용자 정의 조건",
     "thermal.reason.custom": "{where}의 {name} 값이 {value:g}입니다(차단 {trip:g}, 복귀 {resume:g})",
     "thermal_policy.custom_expression_required": (
         "사용자 정의 조건을 켜려면 custom.expression이 필요합니다: 디바이스마다 시리즈 하나를 주는 PromQL "

@@ -26,7 +26,7 @@ from nufi.ui import context
 from nufi.ui.format import celsius
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.moments import moment_cell_slot, utc_text
-from nufi.ui.parts.thermal_chips import chip, chip_words, chips_slot, state_chips
+from nufi.ui.parts.thermal_chips import chip, chip_words, chips_slot, condition_name, state_chips
 from nufi.ui.parts.thermal_policy import PolicyCard
 from nufi.ui.parts.workload_forms import type_names
 from nufi.ui.skeleton import Visit
@@ -227,7 +227,7 @@ def _message(row: ThermalEvent, t: Translator) -> str:
         key = "thermal.history.tripped" if tripped else "thermal.history.untripped"
         bound = f"{own.trip_at if tripped else own.resume_at:g}"
         held_for = own.trip_hold_seconds if tripped else own.resume_hold_seconds
-        return t(key, where=where, name=own.name, limit=bound, hold=held_for)
+        return t(key, where=where, name=condition_name(t, own), limit=bound, hold=held_for)
     if row.details.get("condition") == "unhealthy":
         unhealthy = row.to_state == "unhealthy"
         condition = checked.unhealthy

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from nufi.thermal.policy import CustomCondition
 from nufi.ui.i18n import Translator
 
 ChipKind = Literal[
@@ -76,3 +77,9 @@ def chips_slot(column: str, *, wrap: bool = False) -> str:
 def chip_words(chips: list[dict[str, str]]) -> str:
     """The chips' words in a row, as a reader says them (for a cell's plain-text twin)."""
     return " · ".join(c["label"] for c in chips)
+
+
+def condition_name(t: Translator, custom: CustomCondition) -> str:
+    """What the admin called their own condition, or "own condition" in the page's language."""
+    shown = custom.shown_name
+    return shown if isinstance(shown, str) else shown.text(t.language)

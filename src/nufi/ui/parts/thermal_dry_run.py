@@ -11,6 +11,7 @@ from nufi.thermal.dry_run import DryRun
 from nufi.thermal.replay import Episode
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.moments import moment_cell_slot, utc_text
+from nufi.ui.parts.thermal_chips import condition_name
 
 
 def replayed(t: Translator, ran: DryRun, name: str) -> None:
@@ -100,7 +101,7 @@ def _breaker(t: Translator, ran: DryRun) -> None:
 
 def _condition(t: Translator, ran: DryRun, condition: str) -> str:
     if condition == "custom":
-        return ran.policy.custom.name
+        return condition_name(t, ran.policy.custom)
     return t("thermal.state.unhealthy" if condition == "unhealthy" else "thermal.dry_run.temperature")
 
 
