@@ -99,12 +99,13 @@ def test_a_deployments_pod_reads_the_reason_thermal_control_wrote() -> None:
 def test_an_own_condition_the_admin_did_not_name_is_worded_in_the_readers_language() -> None:
     where = Message("thermal.where.node", {"node": "n1"})
     track = Track(hot=True, since=0.0, temperature=3.0)
-    expression = {"enabled": True, "expression": "ecc_errors_total"}
-    unnamed = ThermalPolicy(custom=CustomCondition(**expression))
+    unnamed = ThermalPolicy(custom=CustomCondition(enabled=True, expression="ecc_errors_total"))
     said = why(where, track, unnamed, "custom")
     assert "사용자 정의 조건" in said.text("ko") and "custom" not in said.text("ko")
     assert "own condition" in said.text("en")
     # On the pod, as data: the name is a code of its own, for each face to word.
     assert message_data(said)["params"]["name"] == {"code": "thermal.condition.unnamed", "params": {}}
-    named = ThermalPolicy(custom=CustomCondition(**expression, name="ECC 오류"))
+    named = ThermalPolicy(
+        custom=CustomCondition(enabled=True, expression="ecc_errors_total", name="ECC 오류")
+    )
     assert "ECC 오류" in why(where, track, named, "custom").text("en")
