@@ -69,7 +69,7 @@ async def test_the_monitoring_page_says_the_data_is_late(
         await expect(late).to_be_visible(timeout=30_000)
         await expect(late).to_contain_text(LATE[language])
         await expect(late).to_contain_text("-search.latencyOffset")
-        await shot(page, f"{language}-07-monitoring-late")
+        await shot(page, f"{language}-17-monitoring-late")
         await speaks(page, language, "monitoring with late metrics")
     finally:
         await context.close()
