@@ -83,6 +83,25 @@ async def test_a_policy_saved_on_the_page_shows_as_the_admins(offline: User) -> 
     assert stored.source == "admin" and stored.policy.trip_celsius == policy.trip_celsius + 1
 
 
+async def test_an_unnamed_own_condition_reads_in_korean_and_is_saved_unnamed(offline: User) -> None:
+    kind, policy = await opened(offline, "ko")
+    assert policy.custom.name == "custom"
+    (field,) = offline.find(marker=f"thermal-custom-name-{kind}").elements
+    assert isinstance(field, ui.input)
+    # Not the stored default's English word: an empty field saying what the condition is then called.
+    assert field.value == "" and field.props["placeholder"] == "사용자 정의 조건"
+    offline.find(marker=f"thermal-save-{kind}").click()
+    await eventually(sees(offline, f"thermal-source-{kind}", "관리자 설정"), within=WITHIN)
+    assert (await attached_services().thermal.policy(ADMIN, kind)).policy.custom.name == "custom"
+    offline.find(marker=f"thermal-custom-name-{kind}").type("ECC 오류")
+    offline.find(marker=f"thermal-save-{kind}").click()
+
+    async def named_by_the_admin() -> bool:
+        return (await attached_services().thermal.policy(ADMIN, kind)).policy.custom.name == "ECC 오류"
+
+    await until(named_by_the_admin, within=WITHIN, what="the condition's name saved")
+
+
 async def test_a_policy_saved_by_another_admin_shows_in_place(offline: User) -> None:
     kind, policy = await opened(offline, "en")
     name = await named(kind)

@@ -9,10 +9,17 @@ from pydantic import ValidationError
 from nufi.auth import Principal
 from nufi.errors import NufiError
 from nufi.messages.validation import validation_message
-from nufi.thermal.policy import Breaker, CustomCondition, ThermalPolicy, UnhealthyCondition
+from nufi.thermal.policy import (
+    DEFAULT_CONDITION_NAME,
+    Breaker,
+    CustomCondition,
+    ThermalPolicy,
+    UnhealthyCondition,
+)
 from nufi.thermal.service import PolicyEntry
 from nufi.ui import context
 from nufi.ui.i18n import Translator
+from nufi.ui.parts.thermal_chips import condition_name
 from nufi.ui.parts.thermal_dry_run import replayed
 
 
@@ -115,7 +122,17 @@ class PolicyCard:
             self.custom = ui.switch(t("thermal.field.custom"), value=own.enabled).props(
                 f'data-testid="thermal-custom-{self.device_type}"'
             )
-            self.custom_name = ui.input(t("thermal.field.custom_name"), value=own.name).classes("w-40")
+            # Left unnamed, the field is empty and shows what the condition is then called.
+            self.custom_name = (
+                ui.input(
+                    t("thermal.field.custom_name"),
+                    value=_typed_name(own),
+                    placeholder=condition_name(t, CustomCondition()),
+                )
+                .classes("w-40")
+                .props(f'data-testid="thermal-custom-name-{self.device_type}"')
+                .mark(f"thermal-custom-name-{self.device_type}")
+            )
             self.custom_expression = (
                 ui.input(t("thermal.field.custom_expression"), value=own.expression or "")
                 .classes("min-w-[24rem] font-mono")
@@ -187,7 +204,7 @@ class PolicyCard:
         self.unhealthy_resume.value = policy.unhealthy.resume_hold_seconds
         own = policy.custom
         self.custom.value = own.enabled
-        self.custom_name.value = own.name
+        self.custom_name.value = _typed_name(own)
         self.custom_expression.value = own.expression or ""
         self.custom_trip.value = own.trip_at
         self.custom_resume.value = own.resume_at
@@ -215,7 +232,7 @@ class PolicyCard:
             ),
             custom=CustomCondition(
                 enabled=bool(self.custom.value),
-                name=str(self.custom_name.value or "").strip(),
+                name=str(self.custom_name.value or "").strip() or DEFAULT_CONDITION_NAME,
                 expression=str(self.custom_expression.value or "").strip() or None,
                 trip_at=float(self.custom_trip.value or 0),
                 resume_at=float(self.custom_resume.value or 0),
@@ -282,3 +299,7 @@ def first_error(exc: Exception, t: Translator) -> str:
         told = t.message(said.code, said.params)
         return f"{where}: {told}" if where else told
     return str(exc)
+
+
+def _typed_name(own: CustomCondition) -> str:
+    return "" if own.name == DEFAULT_CONDITION_NAME else own.name
