@@ -102,6 +102,21 @@ async def test_an_unnamed_own_condition_reads_in_korean_and_is_saved_unnamed(off
     await until(named_by_the_admin, within=WITHIN, what="the condition's name saved")
 
 
+async def test_the_advanced_settings_fold_away_while_at_their_defaults(offline: User) -> None:
+    kind, policy = await opened(offline, "en")
+
+    def folded() -> bool:
+        (fold,) = offline.find(marker=f"thermal-advanced-{kind}").elements
+        assert isinstance(fold, ui.expansion)
+        return not fold.value
+
+    assert folded()
+    watching = policy.model_copy(update={"unhealthy": policy.unhealthy.model_copy(update={"enabled": True})})
+    await attached_services().thermal.put_policy(ADMIN, kind, watching)
+    await opened(offline, "en")
+    assert not folded()
+
+
 async def test_a_policy_saved_by_another_admin_shows_in_place(offline: User) -> None:
     kind, policy = await opened(offline, "en")
     name = await named(kind)

@@ -86,6 +86,17 @@ class PolicyCard:
             ).classes("min-w-[10rem]")
             self.shutoff = ui.checkbox(t("thermal.field.allow_full_shutoff"), value=policy.allow_full_shutoff)
             self.taint = ui.checkbox(t("thermal.field.taint_node"), value=policy.taint_node)
+        # The rest folds away while at its defaults, so four types' cards fit a screen or two; a card
+        # whose advanced settings were changed opens with them shown.
+        advanced = ui.expansion(t("thermal.advanced"), icon="tune", value=_advanced_changed(policy))
+        advanced.classes("w-full").props(f'dense data-testid="thermal-advanced-{self.device_type}"')
+        advanced.mark(f"thermal-advanced-{self.device_type}")
+        with advanced:
+            self._advanced_fields(policy)
+
+    def _advanced_fields(self, policy: ThermalPolicy) -> None:
+        t = self.t
+        seconds = t("thermal.unit.seconds")
         # What one deployment's override may do (PolicyOverride.refusal).
         with ui.row().classes("items-end gap-4 flex-wrap"):
             self.may_disable = ui.checkbox(
@@ -303,3 +314,10 @@ def first_error(exc: Exception, t: Translator) -> str:
 
 def _typed_name(own: CustomCondition) -> str:
     return "" if own.name == DEFAULT_CONDITION_NAME else own.name
+
+
+def _advanced_changed(policy: ThermalPolicy) -> bool:
+    """Whether any setting in the folded part differs from a new policy's."""
+    fresh = ThermalPolicy()
+    folded = ("overrides_may_disable", "override_max_trip_celsius", "unhealthy", "custom", "breaker")
+    return any(getattr(policy, name) != getattr(fresh, name) for name in folded)

@@ -69,6 +69,7 @@ TEXTS: dict[str, str] = {
     "thermal.changed_elsewhere": (
         "{who} saved this policy meanwhile; your unsaved changes are kept (Save replaces it)."
     ),
+    "thermal.advanced": "Overrides · unhealthy devices · own condition · circuit breaker",
     "thermal.save": "Save",
     "thermal.saved": "Saved the policy of {device_type}.",
     "thermal.dry_run": "Try on the last 24 h",

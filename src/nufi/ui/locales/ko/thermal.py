@@ -68,6 +68,7 @@ TEXTS: dict[str, str] = {
         "그 사이 {who} 님이 이 정책을 저장했습니다. "
         "저장하지 않은 변경은 그대로 두었습니다 (저장하면 덮어씁니다)."
     ),
+    "thermal.advanced": "배포별 설정 · 비정상 디바이스 · 사용자 정의 조건 · 서킷 브레이커",
     "thermal.save": "저장",
     "thermal.saved": "{device_type} 정책을 저장했습니다.",
     "thermal.dry_run": "지난 24시간으로 시험",
