@@ -141,7 +141,7 @@ class PolicyCard:
                     placeholder=condition_name(t, CustomCondition()),
                 )
                 .classes("w-40")
-                .props(f'data-testid="thermal-custom-name-{self.device_type}"')
+                .props(f'stack-label data-testid="thermal-custom-name-{self.device_type}"')
                 .mark(f"thermal-custom-name-{self.device_type}")
             )
             self.custom_expression = (
