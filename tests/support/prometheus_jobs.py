@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import replace
 
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from support.polling import until
@@ -21,16 +22,21 @@ async def retire_jobs(
     Prometheus writes no staleness markers for a job removed from its config, so that job's series
     stay queryable for minutes. A target removed from a job that stays gets them about two scrape
     intervals after Prometheus notices (it batches target updates every 5 s).
+
+    Only the targets change: a job whose settings change (honor_labels, say) is reloaded, and a
+    reloaded scrape loop that is stopped before its first scrape writes no staleness markers at all.
     """
     retired = {job.name for job in prometheus.jobs} if names is None else set(names)
     if not retired:
         return
-    others = [job for job in prometheus.jobs if job.name not in retired]
-    prometheus.set_jobs([*others, *(ScrapeJob(name, []) for name in sorted(retired))])
+    emptied = [replace(job, targets=[]) if job.name in retired else job for job in prometheus.jobs]
+    known = {job.name for job in emptied}
+    prometheus.set_jobs([*emptied, *(ScrapeJob(name, []) for name in sorted(retired - known))])
 
     async def all_stale() -> bool:
         live = {row["metric"].get("job") for row in await prometheus.query(f"count by (job) ({_SCRAPED})")}
-        return not live & retired
+        assert not live & retired, f"series of jobs {sorted(live & retired)} are still live"
+        return True
 
     await until(all_stale, within=within)
     prometheus.set_jobs([job for job in prometheus.jobs if job.name not in retired])
