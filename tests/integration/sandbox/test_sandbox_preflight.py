@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from nufi_sandbox.alertmanager import AlertmanagerServer
+from nufi_sandbox.prometheus import PrometheusServer
 from nufi_sandbox.sandbox import preflight
 from nufi_sandbox.sandbox.errors import SandboxError
 
@@ -19,7 +21,7 @@ def no_prometheus(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """Hide every Prometheus: the usual place becomes an empty temp path, PATH an empty directory."""
     where = tmp_path / "bin" / "prometheus"
     where.parent.mkdir()
-    monkeypatch.setattr(preflight, "PROMETHEUS_CANDIDATES", [str(where)])
+    monkeypatch.setattr(PrometheusServer, "candidates", [str(where)])
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     return where
 
@@ -29,7 +31,7 @@ def no_alertmanager(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """Hide every Alertmanager, as `no_prometheus` hides Prometheus."""
     where = tmp_path / "am-bin" / "prometheus-alertmanager"
     where.parent.mkdir()
-    monkeypatch.setattr(preflight, "ALERTMANAGER_CANDIDATES", [str(where)])
+    monkeypatch.setattr(AlertmanagerServer, "candidates", [str(where)])
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     return where
 

@@ -54,6 +54,11 @@ class DebianServer(StopOnExit):
 
     # -- shared ---------------------------------------------------------------------------------------
 
+    @classmethod
+    def find_binary(cls) -> Path:
+        """The installed binary (a candidate path, else on PATH); MissingBinaryError says how to get it."""
+        return require_binary(cls.binary_name, cls.candidates, cls.package)
+
     @property
     def port(self) -> int:
         if self._port is None:
@@ -89,7 +94,7 @@ class DebianServer(StopOnExit):
     def start(self) -> Self:
         if self._process is not None:
             raise RuntimeError(f"{self.name} was already started (at {self.url}); use a new one")
-        binary = self._binary or require_binary(self.binary_name, self.candidates, self.package)
+        binary = self._binary or self.find_binary()
         if self._work_dir_arg is None:
             self._work_dir = Path(tempfile.mkdtemp(prefix=f"nufi-{self.process_name}-"))
         else:

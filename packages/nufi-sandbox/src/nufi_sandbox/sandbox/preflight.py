@@ -11,11 +11,12 @@ import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from nufi_sandbox.alertmanager import ALERTMANAGER_CANDIDATES, ALERTMANAGER_PACKAGE
-from nufi_sandbox.processes import MissingBinaryError, require_binary
-from nufi_sandbox.prometheus import PROMETHEUS_CANDIDATES
+from nufi_sandbox.alertmanager import AlertmanagerServer
+from nufi_sandbox.debian_server import DebianServer
+from nufi_sandbox.processes import MissingBinaryError
+from nufi_sandbox.prometheus import PrometheusServer
 from nufi_sandbox.sandbox.errors import SandboxError
-from nufi_sandbox.victoriametrics import VICTORIA_METRICS_CANDIDATES
+from nufi_sandbox.victoriametrics import VictoriaMetricsServer
 
 AptRunner = Callable[[Sequence[str]], None]
 _APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
@@ -55,9 +56,7 @@ def ensure_prometheus(
             return explicit
         raise SandboxError(f"--prometheus {explicit}: not an executable file")
     return _ensure_installed(
-        "Prometheus",
-        lambda: require_binary("prometheus", PROMETHEUS_CANDIDATES, "prometheus"),
-        "prometheus",
+        PrometheusServer,
         is_root=is_root,
         announce=announce,
         apt=apt,
@@ -69,42 +68,27 @@ def ensure_victoria_metrics(
     *, is_root: bool, announce: Callable[[str], None], apt: AptRunner | None = None
 ) -> Path:
     """The VictoriaMetrics binary to run: the installed one, else apt installs it (as root)."""
-    return _ensure_installed(
-        "VictoriaMetrics",
-        lambda: require_binary("victoria-metrics", VICTORIA_METRICS_CANDIDATES, "victoria-metrics"),
-        "victoria-metrics",
-        is_root=is_root,
-        announce=announce,
-        apt=apt,
-    )
+    return _ensure_installed(VictoriaMetricsServer, is_root=is_root, announce=announce, apt=apt)
 
 
 def ensure_alertmanager(
     *, is_root: bool, announce: Callable[[str], None], apt: AptRunner | None = None
 ) -> Path:
     """The Alertmanager binary to run: the installed one, else apt installs it (as root)."""
-    return _ensure_installed(
-        "Alertmanager",
-        lambda: require_binary("prometheus-alertmanager", ALERTMANAGER_CANDIDATES, ALERTMANAGER_PACKAGE),
-        ALERTMANAGER_PACKAGE,
-        is_root=is_root,
-        announce=announce,
-        apt=apt,
-    )
+    return _ensure_installed(AlertmanagerServer, is_root=is_root, announce=announce, apt=apt)
 
 
 def _ensure_installed(
-    what: str,
-    find: Callable[[], Path],
-    package: str,
+    server: type[DebianServer],
     *,
     is_root: bool,
     announce: Callable[[str], None],
     apt: AptRunner | None,
     elsewhere: str = "",
 ) -> Path:
+    what, package = server.name, server.package
     try:
-        return find()
+        return server.find_binary()
     except MissingBinaryError:
         pass
     if not is_root:
@@ -115,7 +99,7 @@ def _ensure_installed(
     announce(f"{what} is not installed: installing the Debian package with apt-get")
     (apt or run_apt)([package])
     try:
-        return find()
+        return server.find_binary()
     except MissingBinaryError:
         raise SandboxError(
             f"apt-get finished but no {package} binary was found; install {what} and retry"
