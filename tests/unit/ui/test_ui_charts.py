@@ -36,6 +36,16 @@ def test_memory_is_drawn_in_gib() -> None:
     assert options["yAxis"]["name"] == "GiB (사용)"
 
 
+def test_a_new_day_on_the_axis_reads_as_a_date_in_the_page_language() -> None:
+    # ECharts' defaults would label it "6" (the bare day) and a new month "Dec" on every page.
+    for language, day, year in (
+        ("ko", "{M}월 {d}일", "{yyyy}년 {M}월 {d}일"),
+        ("en", "{M}/{d}", "{yyyy}/{M}/{d}"),
+    ):
+        formatter = chart_options(result("power", 1), Translator(language))["xAxis"]["axisLabel"]["formatter"]
+        assert formatter == {"year": year, "month": day, "day": day}
+
+
 def test_a_thousand_nodes_draw_at_most_the_cap() -> None:
     assert len(chart_options(result("power", 1000), Translator("en"))["series"]) == MAX_SERIES
 

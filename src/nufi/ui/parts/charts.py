@@ -119,13 +119,23 @@ def chart_options(result: RangeResult, t: Translator) -> dict[str, Any]:
         }
         for item in drawn
     ]
+    # ECharts' own time templates: {yyyy} the year, {M} the month, {d} the day.
+    day = t("charts.axis.day", month="{M}", day="{d}")
+    year = t("charts.axis.year", year="{yyyy}", month="{M}", day="{d}")
     return {
         "animation": False,
         "tooltip": {"trigger": "axis"},
         "legend": {"type": "scroll", "top": 0},
         "grid": {"left": 60, "right": 20, "top": 40, "bottom": 30},
         # The axis spans the range asked for, so an empty stretch shows as empty, not as zoomed away.
-        "xAxis": {"type": "time", "min": result.request.start * 1000, "max": result.request.end * 1000},
+        "xAxis": {
+            "type": "time",
+            "min": result.request.start * 1000,
+            "max": result.request.end * 1000,
+            # ECharts labels a new day with the bare day number and a new month with its English
+            # name; both read as a date in the page's language instead.
+            "axisLabel": {"formatter": {"year": year, "month": day, "day": day}},
+        },
         "yAxis": {"type": "value", "name": t(f"charts.unit.{result.request.metric}")},
         "series": series,
     }

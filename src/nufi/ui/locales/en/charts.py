@@ -11,4 +11,7 @@ TEXTS: dict[str, str] = {
     "charts.unit.memory": "GiB (used)",
     "charts.unit.temperature": "°C",
     "charts.unit.power": "W",
+    # The axis label at a day's (or a month's, or a year's) first tick.
+    "charts.axis.day": "{month}/{day}",
+    "charts.axis.year": "{year}/{month}/{day}",
 }

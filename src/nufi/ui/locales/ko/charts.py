@@ -11,4 +11,7 @@ TEXTS: dict[str, str] = {
     "charts.unit.memory": "GiB (사용)",
     "charts.unit.temperature": "°C",
     "charts.unit.power": "W",
+    # The axis label at a day's (or a month's, or a year's) first tick.
+    "charts.axis.day": "{month}월 {day}일",
+    "charts.axis.year": "{year}년 {month}월 {day}일",
 }
