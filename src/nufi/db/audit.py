@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, TypeVar
 
 from sqlalchemy import Select, func, select
@@ -66,6 +66,18 @@ class AuditRepository:
             .offset(offset)
         )
         return (await self._session.scalars(statement)).all()
+
+    async def latest_per_target(
+        self, *, target_kind: str, actor: str, actions: Collection[str]
+    ) -> dict[str, AuditRecordRow]:
+        """Per target of `target_kind`, the newest record by `actor` of one of `actions`."""
+        newest = (
+            self._filtered(select(func.max(AuditRecordRow.id)), target_kind, None, actor)
+            .where(AuditRecordRow.action.in_(list(actions)))
+            .group_by(AuditRecordRow.target_id)
+        )
+        rows = await self._session.scalars(select(AuditRecordRow).where(AuditRecordRow.id.in_(newest)))
+        return {row.target_id: row for row in rows}
 
     async def count(
         self, *, target_kind: str | None = None, target_id: str | None = None, actor: str | None = None

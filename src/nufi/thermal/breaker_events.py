@@ -4,14 +4,64 @@ on every replica, and `nufi_protection_breaker_held` on /metrics feeds the gener
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from nufi.cluster import ClusterGateway
 from nufi.cluster.traffic import record_event
 from nufi.logging import get_logger
 from nufi.thermal.breaker import BreakerStatus
 from nufi.thermal.history import ThermalRecords
+from nufi.thermal.status import DeviceTypeStatus
 
 COMPONENT = "nufi-thermal"
+HELD, RELEASED = "protection.breaker_held", "protection.breaker_released"
 _log = get_logger("nufi.thermal")
+
+
+class BreakerAnnouncements:
+    """Announces each change of what a type's breaker holds back, once, whichever replica acts.
+
+    A replica that starts acting (at its start, or taking over the Lease) reads what was last
+    announced from the audit log, so a breaker already holding is not announced again.
+    """
+
+    def __init__(self, cluster: ClusterGateway, records: ThermalRecords, identity: str) -> None:
+        self._cluster = cluster
+        self._records = records
+        self._identity = identity
+        # Per type, the nodes last announced as held back; None while this replica does not act.
+        self._held: dict[str, tuple[str, ...]] | None = None
+
+    def stop_acting(self) -> None:
+        """Another replica may announce from now on: what this one knew is no longer the last word."""
+        self._held = None
+
+    async def announce(self, types: Iterable[DeviceTypeStatus]) -> None:
+        if self._held is None:
+            self._held = await self._last_announced()
+        for status in types:
+            breaker = status.breaker
+            # No breaker this pass (the type unread, say) announces nothing: the last word stands.
+            if breaker is None:
+                continue
+            before = self._held.get(status.device_type, ())
+            if breaker.waiting == before:
+                continue
+            self._held[status.device_type] = breaker.waiting
+            await breaker_changed(
+                self._cluster, self._records, self._identity, status.device_type, breaker, before
+            )
+
+    async def _last_announced(self) -> dict[str, tuple[str, ...]]:
+        try:
+            audited = await self._records.last_audited(COMPONENT, (HELD, RELEASED))
+        except Exception as exc:  # unread, a holding breaker is announced again: a repeat, not a loss
+            _log.warning("last breaker announcements not read", error=str(exc))
+            return {}
+        return {
+            device_type: tuple(str(node) for node in after.get("held_back", ()))
+            for device_type, after in audited.items()
+        }
 
 
 async def breaker_changed(
@@ -34,7 +84,7 @@ async def breaker_changed(
     for node in released:
         message = f"the circuit breaker of {device_type} no longer holds {node} back"
         await _event(cluster, identity, node, "ProtectionBreakerReleased", message, warning=False)
-    action = "protection.breaker_held" if breaker.held else "protection.breaker_released"
+    action = HELD if breaker.held else RELEASED
     details = {
         "allowed": breaker.allowed,
         "total_nodes": breaker.total_nodes,

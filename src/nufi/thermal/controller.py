@@ -30,7 +30,7 @@ from nufi.monitoring import MonitoringService
 from nufi.monitoring.snapshot import message_data
 from nufi.prom import PrometheusGateway
 from nufi.thermal.assessment import Assessment, Decision, TrackKey, Transition, assess
-from nufi.thermal.breaker_events import breaker_changed
+from nufi.thermal.breaker_events import BreakerAnnouncements
 from nufi.thermal.custom_readings import custom_readings
 from nufi.thermal.history import ThermalRecords
 from nufi.thermal.history_events import history_event, name_of
@@ -89,8 +89,7 @@ class ThermalController:
         self._identity = identity
         self._clock = clock
         self._tracks: Mapping[TrackKey, Track] = {}
-        # Per type, the nodes its breaker held back at the last pass this replica acted on.
-        self._held: dict[str, tuple[str, ...]] = {}
+        self._breakers = BreakerAnnouncements(cluster, records, identity)
         # Each type's labels, for reading its policy's own condition.
         self._labels: dict[str, Labels] = {}
         self._prometheus = prometheus
@@ -163,7 +162,9 @@ class ThermalController:
         self._tracks = result.tracks
         if acting:
             await self._act(result, now)
-            await self._breaker_changes(result)
+            await self._breakers.announce(result.types)
+        else:
+            self._breakers.stop_acting()
         self._status = ThermalStatus(
             updated_at=now,
             identity=self._identity,
@@ -205,22 +206,6 @@ class ThermalController:
             return failed, failed
         age = self._settings.max_snapshot_age_seconds
         return temperatures(snapshot, max_age_seconds=age), health(snapshot, max_age_seconds=age)
-
-    async def _breaker_changes(self, result: Assessment) -> None:
-        """Each type whose breaker starts or stops holding nodes back, or holds others: an Event on
-        each node held back (or let go), an audit record, and a log line."""
-        for status in result.types:
-            breaker = status.breaker
-            waiting = breaker.waiting if breaker is not None else ()
-            before = self._held.get(status.device_type, ())
-            if waiting == before:
-                continue
-            self._held[status.device_type] = waiting
-            if breaker is None:
-                continue
-            await breaker_changed(
-                self._cluster, self._records, self._identity, status.device_type, breaker, before
-            )
 
     async def _tainted(self) -> set[str]:
         taints = await node_taints(self._cluster)

@@ -17,6 +17,8 @@ from nufi.db.session import SessionFactory, transaction
 from nufi.db.tables import JsonObject, ThermalEventRow
 from nufi.db.thermal import ThermalStore
 
+_AUDITED_KIND = "thermal_policy"
+
 
 @dataclass(frozen=True)
 class ThermalEvent:
@@ -53,9 +55,15 @@ class ThermalRecords:
     async def audit(self, actor: str, action: str, device_type_id: str, details: dict[str, Any]) -> None:
         """An audit record of something protection decided on its own (the breaker holding)."""
         async with transaction(self._sessions) as session:
-            await AuditRepository(session).record(
-                actor, action, "thermal_policy", device_type_id, after=details
+            await AuditRepository(session).record(actor, action, _AUDITED_KIND, device_type_id, after=details)
+
+    async def last_audited(self, actor: str, actions: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Per device type, what `actor`'s newest audit record of one of `actions` says (its `after`)."""
+        async with self._sessions() as session:
+            rows = await AuditRepository(session).latest_per_target(
+                target_kind=_AUDITED_KIND, actor=actor, actions=actions
             )
+        return {device_type: dict(row.after or {}) for device_type, row in rows.items()}
 
     async def events(
         self, *, limit: int = 100, device_type_id: str | None = None, node: str | None = None

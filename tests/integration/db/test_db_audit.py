@@ -104,3 +104,31 @@ async def test_pages_out_of_range_are_refused(database: Database) -> None:
             await audit.list(limit=0)
         with pytest.raises(ValueError, match="offset"):
             await audit.list(offset=-1)
+
+
+async def test_the_newest_record_per_target_of_an_actor_s_actions(database: Database) -> None:
+    entries = [
+        ("nufi-thermal", "protection.breaker_held", "lpu", ["a"]),
+        ("nufi-thermal", "protection.breaker_released", "lpu", []),
+        ("nufi-thermal", "protection.breaker_held", "rngd", ["b"]),
+        # Another actor's record, another action and another kind of target are not the answer.
+        ("alice", "protection.breaker_held", "lpu", ["x"]),
+        ("nufi-thermal", "protection.other", "rngd", ["y"]),
+    ]
+    for actor, action, target, held in entries:
+        async with database.transaction() as session:
+            await AuditRepository(session).record(
+                actor, action, "thermal_policy", target, after={"held": held}
+            )
+    async with database.transaction() as session:
+        await AuditRepository(session).record("nufi-thermal", "protection.breaker_held", "device_type", "lpu")
+    async with database.session() as session:
+        newest = await AuditRepository(session).latest_per_target(
+            target_kind="thermal_policy",
+            actor="nufi-thermal",
+            actions=("protection.breaker_held", "protection.breaker_released"),
+        )
+    assert {target: (row.action, row.after) for target, row in newest.items()} == {
+        "lpu": ("protection.breaker_released", {"held": []}),
+        "rngd": ("protection.breaker_held", {"held": ["b"]}),
+    }
