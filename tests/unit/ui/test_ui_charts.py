@@ -6,7 +6,10 @@ from __future__ import annotations
 import time
 from typing import Any, cast
 
+import pytest
+
 from nufi.auth import Principal
+from nufi.messages.catalog import Language
 from nufi.monitoring import MonitoringService, RangeRequest, RangeResult, RangeSeries
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.charts import CHART_POINTS, MAX_SERIES, chart_options, read_chart
@@ -36,14 +39,16 @@ def test_memory_is_drawn_in_gib() -> None:
     assert options["yAxis"]["name"] == "GiB (사용)"
 
 
-def test_a_new_day_on_the_axis_reads_as_a_date_in_the_page_language() -> None:
+@pytest.mark.parametrize(
+    ("language", "day", "year"),
+    [("ko", "{M}월 {d}일", "{yyyy}년 {M}월 {d}일"), ("en", "{M}/{d}", "{yyyy}/{M}/{d}")],
+)
+def test_a_new_day_on_the_axis_reads_as_a_date_in_the_page_language(
+    language: Language, day: str, year: str
+) -> None:
     # ECharts' defaults would label it "6" (the bare day) and a new month "Dec" on every page.
-    for language, day, year in (
-        ("ko", "{M}월 {d}일", "{yyyy}년 {M}월 {d}일"),
-        ("en", "{M}/{d}", "{yyyy}/{M}/{d}"),
-    ):
-        formatter = chart_options(result("power", 1), Translator(language))["xAxis"]["axisLabel"]["formatter"]
-        assert formatter == {"year": year, "month": day, "day": day}
+    formatter = chart_options(result("power", 1), Translator(language))["xAxis"]["axisLabel"]["formatter"]
+    assert formatter == {"year": year, "month": day, "day": day}
 
 
 def test_a_thousand_nodes_draw_at_most_the_cap() -> None:

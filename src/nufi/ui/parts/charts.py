@@ -82,6 +82,11 @@ class Charts:
                 ui.label(result).classes("text-red-700").props('data-testid="chart-error"')
             elif not result.reported:
                 ui.label(self.t("monitoring.not_reported")).props('data-testid="chart-not-reported"')
+            elif not any(item.values for item in result.series):
+                # Young data has no point on a long range's grid yet: an empty grid alone reads as broken.
+                ui.label(self.t("charts.empty", shorter=next(iter(RANGES)))).classes(
+                    "text-sm text-slate-500"
+                ).props('data-testid="chart-empty"').mark("chart-empty")
             else:
                 options = chart_options(result, self.t)
                 ui.echart(options).classes("w-full h-80").props('data-testid="chart"')

@@ -2,6 +2,10 @@
 
 TEXTS: dict[str, str] = {
     "charts.title": "Over time",
+    "charts.empty": (
+        "Nothing to draw in this range yet. If the data has only just started arriving, "
+        "a shorter range such as {shorter} shows it sooner."
+    ),
     "charts.loading": "Loading the time range…",
     "charts.metric.utilization": "Utilization",
     "charts.metric.memory": "Memory",
