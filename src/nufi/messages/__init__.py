@@ -17,6 +17,7 @@ from nufi.messages.catalog import (
     join_areas,
     preferred_language,
     render,
+    render_sentence,
     title_of,
 )
 
@@ -30,5 +31,6 @@ __all__ = [
     "join_areas",
     "preferred_language",
     "render",
+    "render_sentence",
     "title_of",
 ]

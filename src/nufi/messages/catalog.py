@@ -90,6 +90,16 @@ def render(language: Language, code: str, params: Mapping[str, object] | None = 
     return _Formatter(language).vformat(CATALOG[language][code], (), dict(params or {}))
 
 
+def render_sentence(language: Language, code: str, params: Mapping[str, object] | None = None) -> str:
+    """`render`, standing alone as a sentence: catalog texts begin in lower case (they are also parts
+    of sentences), so a first letter of the text's own is raised; a value it begins with (a device
+    type's id, say) is left as it is."""
+    rendered = render(language, code, params)
+    if CATALOG[language][code][:1] in ("", "{"):
+        return rendered
+    return rendered[:1].upper() + rendered[1:]
+
+
 def fields_of(template: str) -> set[str]:
     """The names of the fields a template fills (`{node}`, `{count:plural:...}`)."""
     names: set[str] = set()

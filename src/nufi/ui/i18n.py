@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from nufi.messages import DEFAULT_LANGUAGE, LANGUAGES, Language, join_areas, preferred_language, render
+from nufi.messages import (
+    DEFAULT_LANGUAGE,
+    LANGUAGES,
+    Language,
+    join_areas,
+    preferred_language,
+    render,
+    render_sentence,
+)
 from nufi.ui.locales import en, ko
 
 __all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "Language", "join_areas", "preferred_language"]
@@ -40,6 +48,10 @@ class Translator:
         """What a service said (a check result, a reason, an error): its code from the message
         catalogs of `nufi.messages`, in this language."""
         return render(self.language, code, params)
+
+    def sentence(self, code: str, params: Mapping[str, object] | None = None) -> str:
+        """`message` standing alone as a sentence (its own first letter raised)."""
+        return render_sentence(self.language, code, params)
 
 
 def missing_keys(languages: Iterable[Language] = LANGUAGES) -> dict[Language, set[str]]:

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nufi.errors import NotFound, ValidationFailed
-from nufi.messages import CATALOG, LANGUAGES, Message, fields_of, render
+from nufi.messages import CATALOG, LANGUAGES, Message, fields_of, render, render_sentence
 from nufi.messages.catalog import missing_codes
 from nufi.messages.document import document
 from support.message_sites import parse_all, sites, unworded
@@ -108,6 +108,19 @@ def test_plurals_and_nested_messages_follow_the_language() -> None:
     assert render("en", "request.invalid_more", one).endswith("(and 1 more problem, listed in 'errors')")
     assert "problems" in render("en", "request.invalid_more", {**one, "more": 2})
     assert render("ko", "request.invalid_more", one).startswith("쿼리의 n 값")
+
+
+def test_a_sentence_raises_its_own_first_letter_never_a_value_it_begins_with() -> None:
+    late = {"device_type": "nvidia-gpu", "lag_seconds": 5.3, "limit_seconds": 3}
+    assert render_sentence("en", "metrics_backend.lagging", late).startswith(
+        "The newest sample of nvidia-gpu"
+    )
+    # The Korean text begins with the type's id: it stays as the admin wrote it.
+    assert render_sentence("ko", "metrics_backend.lagging", late).startswith("nvidia-gpu의 ")
+    in_time = {"lag_seconds": 0.4, "limit_seconds": 3}
+    assert render_sentence("en", "metrics_backend.in_time", in_time) == (
+        "The newest samples were at most 0.4 s old when read (limit 3 s)"
+    )
 
 
 @given(st.text(alphabet=string.printable, max_size=30))

@@ -239,9 +239,7 @@ class _LateBanner:
         if late is None or late.said is None:
             return
         self._headline.set_text(self._t("monitoring.late", lag=f"{snapshot.lag_seconds:.0f}"))
-        why = self._t.message(late.said.code, late.said.params)
-        # Catalog messages begin in lower case (they are also parts of sentences); this one stands alone.
-        self._why.set_text(why[:1].upper() + why[1:])
+        self._why.set_text(self._t.sentence(late.said.code, late.said.params))
 
 
 def _card_values(snapshot: Snapshot) -> list[tuple[str, str | None]]:

@@ -120,8 +120,7 @@ def _no_series(t: Translator, warnings: list[Said]) -> str:
     if said is None:
         return t("wizard.test.no_series")
     warnings.remove(said)
-    worded = t.message(said.code, said.params)
-    return worded[:1].upper() + worded[1:]
+    return t.sentence(said.code, said.params)
 
 
 def sample_value(value: float) -> str:
