@@ -140,7 +140,11 @@ class PrometheusGateway:
             await self._client.aclose()
 
     async def check(self) -> DependencyStatus:
-        """Ask `/-/ready`: 200 once Prometheus has loaded its data, 503 while starting or stopping."""
+        """Ask `/-/ready`: 200 once Prometheus has loaded its data, 503 while starting or stopping.
+
+        An engine that serves the query API under a path prefix (vmselect's `/select/<tenant>/prometheus`,
+        Mimir's `/prometheus`, VictoriaMetrics' `/prometheus`) has no `/-/ready` there: when that path is
+        not served, the engine is ready if it answers a query."""
         if self._client is None:
             return DependencyStatus(name=self.name, ok=False, configured=False, detail=_NOT_CONFIGURED)
         started = perf_counter()
@@ -152,11 +156,30 @@ class PrometheusGateway:
             return self._status(True, f"Prometheus at {self._base_url} is ready", started)
         if response.status_code == 503:
             detail = f"Prometheus at {self._base_url} is not ready yet (HTTP 503 from /-/ready)"
-        else:
+            return self._status(False, detail, started)
+        return await self._answers_queries(self._client, response.status_code, started)
+
+    async def _answers_queries(
+        self, client: httpx.AsyncClient, ready_status: int, started: float
+    ) -> DependencyStatus:
+        try:
+            response = await client.get("/api/v1/query", params={"query": "vector(1)"})
+            answered = response.status_code == 200 and response.json().get("status") == "success"
+        except httpx.HTTPError as exc:
+            return self._status(False, self._unreachable(exc).detail, started)
+        except ValueError:  # not JSON: not a Prometheus API
+            answered = False
+        if answered:
             detail = (
-                f"Prometheus at {self._base_url} answered HTTP {response.status_code} on /-/ready; "
-                "check that NUFI_PROMETHEUS_URL points at Prometheus itself"
+                f"the Prometheus API at {self._base_url} answers queries "
+                f"(its /-/ready is not served under this URL: HTTP {ready_status})"
             )
+            return self._status(True, detail, started)
+        detail = (
+            f"Prometheus at {self._base_url} answered HTTP {ready_status} on /-/ready and HTTP "
+            f"{response.status_code} on api/v1/query; check that NUFI_PROMETHEUS_URL is the URL under "
+            "which the engine serves api/v1/query"
+        )
         return self._status(False, detail, started)
 
     async def query(

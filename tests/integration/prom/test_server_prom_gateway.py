@@ -42,6 +42,8 @@ class FakePrometheus:
                 Route("/slow/-/ready", self.slow_ready),
                 Route("/api/v1/query", self.query, methods=["GET", "POST"]),
                 Route("/api/v1/query_range", self.query, methods=["GET", "POST"]),
+                # The query API under a path prefix without /-/ready, as vmselect and Mimir serve it.
+                Route("/prefixed/api/v1/query", self.query, methods=["GET", "POST"]),
             ]
         )
 
@@ -144,6 +146,35 @@ async def test_readyz_is_503_while_prometheus_is_starting(
     body = response.json()
     assert "prometheus" in body["detail"]
     assert "not ready yet (HTTP 503" in body["detail"]
+
+
+async def test_an_engine_without_ready_under_its_prefix_is_ready_when_it_answers_queries(
+    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
+) -> None:
+    _, url = fake_prometheus
+    async with serving(create_app(Settings(prometheus_url=f"{url}/prefixed"))) as client:
+        response = await client.get("/readyz")
+    assert response.status_code == 200, response.text
+    status = {d["name"]: d for d in response.json()["dependencies"]}["prometheus"]
+    assert status["ok"] and "answers queries" in status["detail"] and "HTTP 404" in status["detail"]
+    method, params, _ = prom.seen[-1]
+    assert (method, params) == ("GET", {"query": "vector(1)"})
+
+
+async def test_a_url_that_serves_neither_ready_nor_queries_is_not_ready_and_says_what_to_check(
+    fake_prometheus: tuple[FakePrometheus, str], prom: FakePrometheus
+) -> None:
+    _, url = fake_prometheus
+    gateway = PrometheusGateway(f"{url}/elsewhere")
+    try:
+        status = await gateway.check()
+    finally:
+        await gateway.close()
+    assert not status.ok
+    assert status.detail == (
+        f"Prometheus at {url}/elsewhere answered HTTP 404 on /-/ready and HTTP 404 on api/v1/query; "
+        "check that NUFI_PROMETHEUS_URL is the URL under which the engine serves api/v1/query"
+    )
 
 
 async def test_prometheus_check_times_out_with_a_clear_detail(

@@ -94,6 +94,31 @@ async def test_scrapes_an_exporter_and_answers_queries(
     assert abs(sample.timestamp - time.time()) < 60
 
 
+async def test_under_its_prometheus_path_prefix_nufi_is_ready_and_reads(
+    victoriametrics: VictoriaMetricsServer,
+) -> None:
+    # The URL shape of vmselect (/select/<tenant>/prometheus) and Mimir (/prometheus): no /-/ready there.
+    url = f"{victoriametrics.url}/prometheus"
+    async with httpx.AsyncClient(timeout=10) as plain:
+        assert (await plain.get(f"{url}/-/ready")).status_code != 200
+    await victoriametrics.wait_for_series(f'vm_engine_temperature{{job="{JOB}"}}', timeout=60)
+    async with serve(Settings(prometheus_url=url)) as client:
+        ready = await client.get("/readyz")
+    assert ready.status_code == 200, ready.text
+    gateway = PrometheusGateway(url, timeout_seconds=10)
+    try:
+        (sample,) = (await gateway.query(f'vm_engine_temperature{{job="{JOB}"}}')).samples
+        now = time.time()
+        (series,) = (
+            await gateway.query_range(
+                f'vm_engine_temperature{{job="{JOB}"}}', start=now - 60, end=now, step_seconds=5
+            )
+        ).series
+    finally:
+        await gateway.close()
+    assert sample.value == 41.0 and series.points
+
+
 # A query neither engine can parse, and one neither can execute (many-to-many matching).
 REFUSED = [
     "sum(vm_engine_temperature",
