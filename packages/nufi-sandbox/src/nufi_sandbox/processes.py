@@ -15,7 +15,6 @@ import inspect
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -38,8 +37,9 @@ from nufi_sandbox.pids import (
     signal_group,
     wait_gone,
 )
+from nufi_sandbox.ports import free_port
 
-# The /proc helpers live in pids; the sandbox and the tests import them from here too.
+# The /proc helpers live in pids and free_port in ports; the sandbox and the tests import them from here.
 __all__ = [
     "ManagedProcess",
     "MissingBinaryError",
@@ -76,23 +76,6 @@ class ProcessNotReadyError(RuntimeError):
         super().__init__(message)
         self.returncode = returncode
         self.log_tail = log_tail
-
-
-# Ports this process handed out already. Ports are picked before the programs that bind them start,
-# and the kernel may give a just-closed port again: two programs started together could be handed
-# the same one (Prometheus and NuFi once were).
-_handed_out: set[int] = set()
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago, and not handed out before by this process."""
-    while True:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.bind(("127.0.0.1", 0))
-            port: int = sock.getsockname()[1]
-        if port not in _handed_out:
-            _handed_out.add(port)
-            return port
 
 
 def require_binary(name: str, candidates: Sequence[str | Path], debian_package: str) -> Path:
