@@ -50,7 +50,7 @@ def test_ports_come_from_below_the_ephemeral_range_and_are_distinct() -> None:
     low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
     handed = [ports.free_port() for _ in range(50)]
     assert len(set(handed)) == len(handed)
-    assert all(1024 <= port < low for port in handed), (low, handed)
+    assert all(10000 <= port < low for port in handed), (low, handed)
     for port in handed:  # free: nothing listens there
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", port))
@@ -94,7 +94,7 @@ def test_a_port_something_listens_on_is_not_handed_out(
 
 @pytest.mark.parametrize(
     ("ephemeral", "expected"),
-    [("32768\t60999\n", range(1024, 32768)), ("2000 65000\n", range(0)), ("garbage", range(1024, 32768))],
+    [("32768\t60999\n", range(10000, 32768)), ("12000 65000\n", range(0)), ("garbage", range(10000, 32768))],
 )
 def test_the_candidates_follow_the_kernels_ephemeral_range(
     ephemeral: str, expected: range, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
