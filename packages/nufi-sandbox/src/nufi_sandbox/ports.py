@@ -26,7 +26,8 @@ _ENOUGH = 2048
 _TRIES = 1000
 _EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
 
-# Port -> the descriptor of its lock file, open for the life of this process.
+# Port -> the descriptor of its lock file, open for the life of this process (-1: a port the kernel
+# picked, which has no lock file).
 _reserved: dict[int, int] = {}
 # Not the `random` module's generator: test runners seed it alike in every worker.
 _choose = random.SystemRandom().choice
