@@ -1,7 +1,12 @@
-"""Readiness: is every dependency NuFi was configured to use answering?
+"""Readiness: can this replica serve at all?
 
-A dependency that is not configured (no kubeconfig, no Prometheus URL, ...) is listed but does not
-make NuFi unready; one that is configured and failing does.
+Every dependency is listed with what its check found. Only a *required* one that is configured and
+failing makes NuFi unready: one without which nothing can be served (the database). A dependency that
+only some pages and routes need (Kubernetes, the metrics engine, alert rules) is *reported*: when it
+fails, those pages and routes say so themselves (a 503 naming it), and the rest keeps serving. An
+orchestrator takes an unready replica out of its Service, so a shared dependency that fails must not
+make every replica unready and take the whole dashboard and API down with it. A dependency that is not
+configured (no kubeconfig, no Prometheus URL, ...) is listed and never makes NuFi unready.
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ class DependencyStatus(BaseModel):
     required: bool = Field(
         default=True,
         description="False for a dependency whose failure is reported but leaves NuFi ready "
-        "(e.g. alert rules Prometheus could not reload): serving goes on without it",
+        "(Kubernetes, the metrics engine, alert rules): the pages and routes that need it answer "
+        "that it is unavailable, and the rest goes on serving",
     )
 
 
@@ -63,23 +69,35 @@ def elapsed_ms(started: float) -> float:
 class Readiness:
     """Runs every registered check concurrently, each bounded by its own timeout."""
 
-    def __init__(self, checks: Iterable[DependencyCheck] = (), *, timeout_seconds: float = 2.0) -> None:
+    def __init__(
+        self,
+        checks: Iterable[DependencyCheck] = (),
+        *,
+        reported: Iterable[DependencyCheck] = (),
+        timeout_seconds: float = 2.0,
+    ) -> None:
+        """`checks` are required (failing, NuFi is unready); `reported` ones are listed only."""
         if timeout_seconds <= 0:
             raise ValueError(f"timeout_seconds must be positive, got {timeout_seconds}")
         self._timeout = timeout_seconds
         self._checks: dict[str, DependencyCheck] = {}
+        self._reported: set[str] = set()
         self._last_ready: bool | None = None
         for check in checks:
             self.register(check)
+        for check in reported:
+            self.register(check, required=False)
 
     @property
     def names(self) -> list[str]:
         return list(self._checks)
 
-    def register(self, check: DependencyCheck) -> None:
+    def register(self, check: DependencyCheck, *, required: bool = True) -> None:
         if check.name in self._checks:
             raise ValueError(f"a readiness check named {check.name!r} is already registered")
         self._checks[check.name] = check
+        if not required:
+            self._reported.add(check.name)
 
     async def run(self) -> ReadinessReport:
         statuses = await asyncio.gather(*(self._run_one(c) for c in self._checks.values()))
@@ -100,6 +118,13 @@ class Readiness:
             _log.warning("not ready", failing={d.name: d.detail for d in report.failing})
 
     async def _run_one(self, check: DependencyCheck) -> DependencyStatus:
+        status = await self._status_of(check)
+        if check.name in self._reported and status.required:
+            # Also when the check timed out or raised: a reported dependency never makes NuFi unready.
+            status = status.model_copy(update={"required": False})
+        return status
+
+    async def _status_of(self, check: DependencyCheck) -> DependencyStatus:
         started = time.perf_counter()
         try:
             status = await asyncio.wait_for(check.check(), timeout=self._timeout)

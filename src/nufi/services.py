@@ -135,19 +135,19 @@ async def build_services(
             cluster_reader=reader,
             prometheus=gateways.prometheus,
             database=gateways.database,
+            # Only what nothing can be served without makes a replica unready (docs/install.md, §6).
             readiness=Readiness(
-                [
+                [gateways.database.check, *extra_checks],
+                reported=[
                     gateways.cluster,
                     *cache_checks,
                     gateways.prometheus,
-                    gateways.database.check,
                     alerts.sync,
                     LagCheck(
                         domains.monitoring.lags,
                         domains.monitoring.settings.stale_after_seconds,
                         configured=gateways.prometheus.configured,
                     ),
-                    *extra_checks,
                 ],
                 timeout_seconds=settings.readiness_timeout_seconds,
             ),

@@ -105,6 +105,8 @@ async def test_under_its_prometheus_path_prefix_nufi_is_ready_and_reads(
     async with serve(Settings(prometheus_url=url)) as client:
         ready = await client.get("/readyz")
     assert ready.status_code == 200, ready.text
+    # Reported, not required: the status code alone would not tell that the engine answered.
+    assert {d["name"]: d for d in ready.json()["dependencies"]}["prometheus"]["ok"], ready.text
     gateway = PrometheusGateway(url, timeout_seconds=10)
     try:
         (sample,) = (await gateway.query(f'vm_engine_temperature{{job="{JOB}"}}')).samples

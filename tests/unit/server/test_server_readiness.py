@@ -78,6 +78,32 @@ async def test_a_raising_check_is_reported_not_propagated() -> None:
     assert report.dependencies[1].ok
 
 
+async def test_a_reported_dependency_failing_is_listed_but_leaves_nufi_ready() -> None:
+    report = await Readiness([FakeCheck("database")], reported=[FakeCheck("prometheus", ok=False)]).run()
+    assert report.ready
+    assert report.failing == []
+    prometheus = report.dependencies[1]
+    assert (prometheus.name, prometheus.ok, prometheus.required) == ("prometheus", False, False)
+    assert report.dependencies[0].required
+
+
+async def test_a_reported_dependency_that_times_out_or_raises_still_leaves_nufi_ready() -> None:
+    reported = [FakeCheck("slow", delay=5.0), FakeCheck("broken", error=RuntimeError("socket exploded"))]
+    report = await Readiness([FakeCheck("database")], reported=reported, timeout_seconds=0.2).run()
+    assert report.ready
+    assert {d.name: (d.ok, d.required) for d in report.dependencies} == {
+        "database": (True, True),
+        "slow": (False, False),
+        "broken": (False, False),
+    }
+
+
+async def test_a_required_dependency_failing_makes_it_unready_whatever_is_reported() -> None:
+    report = await Readiness([FakeCheck("database", ok=False)], reported=[FakeCheck("prometheus")]).run()
+    assert not report.ready
+    assert [d.name for d in report.failing] == ["database"]
+
+
 def test_duplicate_names_are_refused() -> None:
     readiness = Readiness([FakeCheck("a")])
     with pytest.raises(ValueError, match="'a' is already registered"):
