@@ -146,6 +146,8 @@ class Settings(BaseSettings):
     http_body_min_bytes_per_second: int = Field(default=500, ge=1, le=1024**3)
     # A kept-alive connection with no request in flight is closed after this long.
     http_keep_alive_timeout_seconds: float = Field(default=5.0, gt=0, le=3600)
+    # The dashboard's sockets one client address may hold at once (a browser holds one per open tab).
+    dashboard_max_sockets_per_client: int = Field(default=64, ge=1, le=100_000)
 
     # The `scrape_interval` of the Prometheus jobs that scrape device exporters: every staleness
     # judgement and the finest default step of a monitoring time range are multiples of it.
@@ -229,6 +231,9 @@ class Settings(BaseSettings):
     )
     # A lab that does not answer the proxy's connection within this long is a 502.
     lab_proxy_connect_timeout_seconds: float = Field(default=10.0, gt=0, le=300)
+    # An open lab WebSocket asks this often whether its caller may still use it (session, membership,
+    # the lab), so one whose right ended on another replica, or expired, closes within this long.
+    lab_socket_check_seconds: float = Field(default=5.0, gt=0, le=300)
     # The domain every lab gets a host of its own under, as browsers reach it (docs/install.md, "Lab
     # base domain"): `labs.example.com` with a wildcard DNS record and certificate, or `localhost:<port>`
     # on a workstation; the scheme is NUFI_DASHBOARD_PUBLIC_URL's. Unset, no lab opens in a browser.

@@ -279,6 +279,9 @@ def _domains(
     owned.push_async_callback(lab_upstreams.close)
     deployments = DeploymentService(projects, accelerators, cluster, monitoring=monitoring)
     labs = LabService(projects, accelerators, LabObjects(cluster), LabSettings.from_settings(settings))
+    if gateways.web_sessions is not None:
+        # A session ended here closes the lab sockets opened under it at once.
+        gateways.web_sessions.on_end(labs.sockets.session_ended)
     return _Domains(
         fetchers, catalog, projects, monitoring, accelerators, quotas, lab_upstreams, deployments, labs
     )

@@ -62,7 +62,7 @@ class Exchange:
             return None, False
         principal = None
         if self.lab_host:
-            id_hash = self._lab_cookie_session()
+            id_hash = self.cookie_session()
             if id_hash is not None:
                 principal = await sessions.resolve_by_hash(id_hash)
         else:
@@ -71,7 +71,7 @@ class Exchange:
                 principal = await sessions.resolve(session_id)
         return principal, principal is not None
 
-    def _lab_cookie_session(self) -> str | None:
+    def cookie_session(self) -> str | None:
         """The dashboard session (its id's hash) the lab cookie was given for, when it is this lab's."""
         sealed = self.access.lab_cookie(self.headers)
         if sealed is None or self.access.grants is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +50,8 @@ _NOT_FORWARDED = frozenset({"host", "authorization", "cookie", "content-length"}
 _WEBSOCKET_HANDSHAKE = frozenset(
     {"sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions", "sec-websocket-protocol"}
 )
+# The WebSocket close code for a caller whose right to the socket ended (RFC 6455 §7.4.1).
+POLICY_VIOLATION = 1008
 # HTML the services proxy rewrote is read whole to be put back; larger pages pass as they are.
 MAX_REWRITTEN_HTML_BYTES = 8 * 1024 * 1024
 
@@ -244,11 +246,19 @@ async def read_up_to(content: aiohttp.StreamReader, limit: int) -> bytes:
 
 
 async def forward_websocket(
-    session: aiohttp.ClientSession, target: Target, scope: Scope, receive: Receive, send: Send
+    session: aiohttp.ClientSession,
+    target: Target,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    *,
+    revoked: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Open the lab's WebSocket, then accept the caller's (whose `websocket.connect` was received
     already) with the subprotocol the lab chose, and pass messages both ways until either side
-    closes. Raises aiohttp.ClientError before accepting when the lab refuses or cannot be reached."""
+    closes, or `revoked()` returns: the caller's right to the socket ended, and both sides are closed
+    with 1008 (policy violation). Raises aiohttp.ClientError before accepting when the lab refuses or
+    cannot be reached."""
     headers = request_headers(scope, target.upstream, websocket=True)
     upstream = await session.ws_connect(
         target.url,
@@ -263,12 +273,17 @@ async def forward_websocket(
         if upstream.protocol:
             accept["subprotocol"] = upstream.protocol
         await send(accept)
-        await _pump(upstream, receive, send)
+        await _pump(upstream, receive, send, revoked)
     finally:
         await upstream.close()
 
 
-async def _pump(upstream: aiohttp.ClientWebSocketResponse, receive: Receive, send: Send) -> None:
+async def _pump(
+    upstream: aiohttp.ClientWebSocketResponse,
+    receive: Receive,
+    send: Send,
+    revoked: Callable[[], Awaitable[None]] | None,
+) -> None:
     async def downstream_to_upstream() -> None:
         while True:
             message = await receive()
@@ -292,7 +307,16 @@ async def _pump(upstream: aiohttp.ClientWebSocketResponse, receive: Receive, sen
         with contextlib.suppress(Exception):  # the caller may be gone already
             await send({"type": "websocket.close", "code": code if code != 1006 else 1011})
 
+    async def until_revoked() -> None:
+        assert revoked is not None
+        await revoked()
+        with contextlib.suppress(Exception):  # the caller may be gone already
+            await send({"type": "websocket.close", "code": POLICY_VIOLATION})
+        await upstream.close(code=POLICY_VIOLATION)
+
     tasks = [asyncio.create_task(downstream_to_upstream()), asyncio.create_task(upstream_to_downstream())]
+    if revoked is not None:
+        tasks.append(asyncio.create_task(until_revoked()))
     try:
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         for task in done:

@@ -43,8 +43,9 @@ from nufi.api.lab_paths import (
     no_such_lab_path,
 )
 from nufi.api.problems import nufi_error_response
+from nufi.auth import Principal
 from nufi.auth.web_login import safe_next
-from nufi.errors import NufiError, Unauthorized
+from nufi.errors import DependencyUnavailable, NufiError, Unauthorized
 from nufi.services import Services
 from nufi.workloads.labs import LabRoute
 
@@ -284,15 +285,38 @@ class _WebSocketExchange(Exchange):
             prefix=route.prefix,
             serves_prefix=route.serves_prefix,
         )
+        sockets = self.services.labs.sockets
+        session = self.cookie_session() if by_cookie else None
         try:
-            await forward_websocket(
-                self.services.lab_upstreams.session(), target, self.scope, self.receive, self.send
-            )
+            with sockets.opened(self.lab_path.project, self.lab_path.name, session) as held:
+                await forward_websocket(
+                    self.services.lab_upstreams.session(),
+                    target,
+                    self.scope,
+                    self.receive,
+                    self.send,
+                    revoked=lambda: sockets.until_refused(held, lambda: self._still_allowed(principal)),
+                )
         except aiohttp.WSServerHandshakeError as exc:
             # The lab answered and said no (Jupyter checks a socket's Origin too): pass that on.
             await self._deny(lab_refused_socket(route, exc.status, self.request_id))
         except (aiohttp.ClientError, TimeoutError) as exc:
             await self._deny(lab_unreachable(route, exc, self.request_id))
+
+    async def _still_allowed(self, opened_by: Principal) -> bool:
+        """Whether the socket's caller would still get it, asked as the handshake asked: same caller,
+        still let into the lab. A dependency that cannot answer now is not a refusal: a Kubernetes
+        or issuer outage does not cut every open terminal; the next check asks again."""
+        try:
+            principal, _ = await self.caller()
+            if principal is None or principal.subject != opened_by.subject:
+                return False
+            await self.services.labs.route(principal, self.lab_path.project, self.lab_path.name)
+        except DependencyUnavailable:
+            return True
+        except NufiError:
+            return False
+        return True
 
     async def _deny(self, response: Response) -> None:
         """Refuse the handshake with an HTTP answer where the server can send one, else a plain 403."""

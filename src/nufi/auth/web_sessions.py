@@ -103,6 +103,12 @@ class WebSessions:
         # One refresh per session at a time in this process: two page loads racing to refresh would
         # spend the refresh token twice, which an issuer that rotates refresh tokens punishes.
         self._refreshing: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._end_hooks: list[Callable[[str], None]] = []
+
+    def on_end(self, hook: Callable[[str], None]) -> None:
+        """`hook(id_hash)` runs when this process ends a session (signed out, expired, refused by the
+        issuer, its tokens not holding up), so what was opened under it can close at once."""
+        self._end_hooks.append(hook)
 
     @classmethod
     def from_settings(
@@ -190,10 +196,10 @@ class WebSessions:
             return None
         except InvalidToken as exc:
             _log.info("dashboard session ended: its token does not hold up", reason=exc.detail)
-            await self._store.delete(id_hash)
+            await self._drop(id_hash)
             return None
         if principal.subject != row.subject:
-            await self._store.delete(id_hash)
+            await self._drop(id_hash)
             return None
         if not refreshed and self._clock() - row.last_seen_at.timestamp() >= TOUCH_INTERVAL_SECONDS:
             await self._store.touch(id_hash, now=_utc(self._clock()))
@@ -215,25 +221,30 @@ class WebSessions:
             id_token = tokens.id_token
             # Signed out: the access token must stop working here now, not at its exp.
             self.client.verifier.revoke(tokens.access_token)
-        await self._store.delete(id_hash)
+        await self._drop(id_hash)
         _log.info("dashboard sign-out", username=row.username)
         return await self.client.end_session_url(
             id_token_hint=id_token, post_logout_redirect_uri=post_logout_redirect_uri
         )
+
+    async def _drop(self, id_hash: str) -> None:
+        await self._store.delete(id_hash)
+        for hook in self._end_hooks:
+            hook(id_hash)
 
     async def _load(self, id_hash: str) -> tuple[StoredWebSession, TokenSet] | None:
         row = await self._store.get(id_hash)
         if row is None:
             return None
         if row.expires_at.timestamp() <= self._clock():
-            await self._store.delete(id_hash)
+            await self._drop(id_hash)
             return None
         try:
             return row, self._cipher.open(row.tokens, session=id_hash)
         except SealBroken as exc:
             # Sealed under another NUFI_DASHBOARD_SESSION_SECRET (it was changed) or altered.
             _log.warning("dashboard session dropped: its tokens cannot be opened", reason=str(exc))
-            await self._store.delete(id_hash)
+            await self._drop(id_hash)
             return None
 
     async def _refresh(self, id_hash: str, tokens: TokenSet) -> tuple[TokenSet, bool] | None:
@@ -254,7 +265,7 @@ class WebSessions:
                 _log.info("dashboard session ended: the issuer refused to refresh it", reason=exc.detail)
                 # The issuer ended the session, so its access token is over too, whatever its exp.
                 self.client.verifier.revoke(tokens.access_token)
-                await self._store.delete(id_hash)
+                await self._drop(id_hash)
                 return None
             except IdentityProviderUnavailable as exc:
                 if tokens.expires_within(0, now=self._clock()):

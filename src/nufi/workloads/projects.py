@@ -102,6 +102,12 @@ class ProjectService:
         self._listed: tuple[float, list[Project]] | None = None
         self._listings: SingleFlight[str, list[Project]] = SingleFlight()
         self._created_hooks: list[CreatedHook] = []
+        self._access_hooks: list[Callable[[str], None]] = []
+
+    def on_access_change(self, hook: Callable[[str], None]) -> None:
+        """`hook(project)` runs once someone may have lost access to the project (a member removed,
+        the project deleted): what holds access open beyond a request (a lab's socket) asks again."""
+        self._access_hooks.append(hook)
 
     def on_created(self, hook: CreatedHook) -> None:
         """`hook(admin, project)` runs in each new project before it is answered; failing, it undoes it."""
@@ -234,6 +240,7 @@ class ProjectService:
         ) as change:
             change.touched = True
             await delete_namespace(self._cluster, name)
+        self._access_changed(name)
         return ProjectDeletion(project, False, objects)
 
     async def add_member(self, principal: Principal | None, name: str, username: str) -> Project:
@@ -247,7 +254,13 @@ class ProjectService:
         admin = require_admin(principal)
         # Lenient: a member list may hold a name written before usernames were checked strictly.
         check_stored_username(username, field="username")
-        return await self._change_members(admin, name, username, add=False)
+        changed = await self._change_members(admin, name, username, add=False)
+        self._access_changed(name)
+        return changed
+
+    def _access_changed(self, name: str) -> None:
+        for hook in self._access_hooks:
+            hook(name)
 
     # -- internals -----------------------------------------------------------------------------------
 

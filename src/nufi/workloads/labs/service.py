@@ -54,6 +54,7 @@ from nufi.workloads.labs.reading import (
     served_prefix,
     summary,
 )
+from nufi.workloads.labs.sockets import LabSockets
 from nufi.workloads.labs.status import observe
 from nufi.workloads.labs.store import LabStore
 from nufi.workloads.names import check_name
@@ -70,11 +71,18 @@ class LabSettings:
     jupyter_image: str
     vscode_image: str
     origins: LabOrigins | None = None
+    # How often an open lab socket asks again whether its caller may still use it.
+    socket_check_seconds: float = 5.0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LabSettings:
         origins = LabOrigins.from_settings(settings.lab_base_domain, settings.dashboard_public_url)
-        return cls(settings.lab_jupyter_image, settings.lab_vscode_image, origins)
+        return cls(
+            settings.lab_jupyter_image,
+            settings.lab_vscode_image,
+            origins,
+            socket_check_seconds=settings.lab_socket_check_seconds,
+        )
 
     def origin(self, project: str, name: str) -> str | None:
         return self.origins.origin(project, name) if self.origins is not None else None
@@ -103,6 +111,9 @@ class LabService:
         self._settings = settings
         self._recorder = projects.recorder
         self._recorder.register(_TARGET_KIND, self._settle)
+        # The lab proxy's open sockets, closed when their caller's access ends.
+        self.sockets = LabSockets(check_seconds=settings.socket_check_seconds)
+        projects.on_access_change(self.sockets.access_changed)
 
     # -- reads ---------------------------------------------------------------------------------------
 
@@ -221,6 +232,7 @@ class LabService:
             if found is not None:
                 await self._store.remove_top(project, name, found)
             await self._store.remove_parts(project, name)
+        self.sockets.access_changed(project, name)
         _log.info("lab deleted", project=project, lab=name)
 
     async def _settle(self, intent: Intent) -> Outcome:
