@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, DecimalException
 from enum import StrEnum
 from typing import Any
 
@@ -60,10 +60,10 @@ def parse_quantity(text: str) -> Decimal:
         raise ValueError(f"{text!r} is not a Kubernetes quantity (e.g. 8, 500m, 64Gi)")
     number, suffix = match.group(1), match.group(2) or ""
     try:
-        if suffix[:1] in ("e", "E"):
+        if suffix not in _SUFFIXES:  # an exponent, `e3`; `E` and `Ei` are suffixes
             return Decimal(number) * (Decimal(10) ** int(suffix[1:]))
         return Decimal(number) * _SUFFIXES[suffix]
-    except InvalidOperation:
+    except DecimalException:  # an exponent beyond what a Decimal holds ("1e999999999") overflows
         raise ValueError(f"{text!r} is not a Kubernetes quantity (e.g. 8, 500m, 64Gi)") from None
 
 
@@ -78,9 +78,28 @@ def is_extended_resource(name: str) -> bool:
     return "/" in name and RESERVED_DOMAIN not in name
 
 
-def check_quantity(value: str) -> None:
-    """A positive Kubernetes quantity such as "500m", "2", "2Gi"; for a model's validator, a
-    PydanticCustomError whose type is the catalog code (`quantity.*`) otherwise."""
+@dataclass(frozen=True)
+class QuantityRange:
+    """The amounts of one kind of resource Kubernetes honours, and how a refusal shows the bounds."""
+
+    least: Decimal
+    most: Decimal
+    least_shown: str
+    most_shown: str
+
+
+_INT64_MAX = 2**63 - 1
+# CPU is counted in milli-cores (the scheduler's and the kubelet's MilliValue): less than 1m is nothing,
+# and more milli-cores than an int64 holds is clamped or refused, leaving a pod that never schedules.
+CPU = QuantityRange(Decimal("0.001"), Decimal(_INT64_MAX) / 1000, "1m", f"{_INT64_MAX}m")
+# Memory and storage are counted in whole bytes (Value): a fraction of a byte is no amount at all.
+BYTES = QuantityRange(Decimal(1), Decimal(_INT64_MAX), "1", str(_INT64_MAX))
+
+
+def check_quantity(value: str, bounds: QuantityRange) -> None:
+    """A positive Kubernetes quantity such as "500m", "2", "2Gi", within what Kubernetes honours for
+    the resource (`bounds`); for a model's validator, a PydanticCustomError whose type is the catalog
+    code (`quantity.*`) otherwise."""
     if len(value) > MAX_QUANTITY_LENGTH:
         raise _refused(Message("quantity.too_long", {"max": MAX_QUANTITY_LENGTH}))
     try:
@@ -89,6 +108,13 @@ def check_quantity(value: str) -> None:
         raise _refused(Message("quantity.invalid", {"value": value})) from None
     if value != value.strip() or value.startswith(("+", "-")) or amount <= 0:
         raise _refused(Message("quantity.not_positive", {"value": value}))
+    if not bounds.least <= amount <= bounds.most:
+        raise _refused(
+            Message(
+                "quantity.out_of_range",
+                {"value": value, "least": bounds.least_shown, "most": bounds.most_shown},
+            )
+        )
 
 
 def _refused(said: Message) -> PydanticCustomError:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from nufi.cluster.resources import check_quantity
+from nufi.cluster.resources import BYTES, CPU, check_quantity
 from nufi.errors import ValidationFailed
 from nufi.workloads.accelerators import AcceleratorRequest, Placement
 from nufi.workloads.labels import (
@@ -52,10 +52,10 @@ class ComputeResources(_Strict):
 
     @field_validator("cpu", "memory")
     @classmethod
-    def _quantity(cls, value: str | None) -> str | None:
+    def _quantity(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None:
             return None
-        check_quantity(value)
+        check_quantity(value, CPU if info.field_name == "cpu" else BYTES)
         return value
 
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from nufi.cluster.resources import check_quantity
+from nufi.cluster.resources import BYTES, check_quantity
 from nufi.workloads.quota_room import QuotaSpec
 
 MAX_QUOTA_COUNT = 1_000_000
@@ -34,7 +34,7 @@ class QuotaRequest(BaseModel):
     @classmethod
     def _storage(cls, value: str | None) -> str | None:
         if value is not None and value != "0":
-            check_quantity(value)
+            check_quantity(value, BYTES)
         return value
 
     def spec(self) -> QuotaSpec:

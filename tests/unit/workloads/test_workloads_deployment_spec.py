@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
+from pydantic_core import PydanticCustomError
 
-from nufi.cluster.resources import check_quantity, parse_quantity
+from nufi.cluster.resources import BYTES, CPU, QuantityRange, check_quantity, parse_quantity
 from nufi.workloads.accelerators import Placement
 from nufi.workloads.deployment_spec import DeploymentCreate, deployment_manifest, service_manifest
 
@@ -33,26 +34,89 @@ def _field_of(error: ValidationError) -> str:
 
 @given(
     st.integers(min_value=1, max_value=10**6),
-    st.sampled_from(["", "m", "k", "M", "G", "Ki", "Mi", "Gi", "Ti"]),
+    st.sampled_from(["", "k", "M", "G", "Ki", "Mi", "Gi"]),
+    st.sampled_from([CPU, BYTES]),
 )
-def test_positive_quantities_are_accepted(number: int, suffix: str) -> None:
-    check_quantity(f"{number}{suffix}")
+def test_positive_quantities_are_accepted(number: int, suffix: str, bounds: QuantityRange) -> None:
+    check_quantity(f"{number}{suffix}", bounds)
 
 
-@given(st.text(max_size=40))
-def test_a_quantity_is_accepted_only_when_kubernetes_reads_it_as_positive(text: str) -> None:
+@given(st.text(max_size=40), st.sampled_from([CPU, BYTES]))
+def test_a_quantity_is_accepted_only_when_kubernetes_reads_it_within_its_bounds(
+    text: str, bounds: QuantityRange
+) -> None:
     try:
-        check_quantity(text)
+        check_quantity(text, bounds)
     except ValueError:
         return
-    assert parse_quantity(text) > Decimal(0)
+    assert bounds.least <= parse_quantity(text) <= bounds.most
     assert text == text.strip() and not text.startswith(("+", "-"))
 
 
-@pytest.mark.parametrize("text", ["", "lots", "-1", "+2", "0", "0m", "2 Gi", "2GB", " 1", "1" * 33])
+@given(
+    st.decimals(min_value=Decimal("1e-12"), max_value=Decimal("1e24"), allow_nan=False, places=12),
+    st.sampled_from([CPU, BYTES]),
+)
+def test_an_amount_is_refused_exactly_outside_what_kubernetes_honours(
+    amount: Decimal, bounds: QuantityRange
+) -> None:
+    text = f"{amount:f}"
+    if len(text) > 32 or amount <= 0:
+        return
+    try:
+        check_quantity(text, bounds)
+    except ValueError as exc:
+        assert not bounds.least <= amount <= bounds.most, exc
+    else:
+        assert bounds.least <= amount <= bounds.most
+
+
+@pytest.mark.parametrize(
+    "text", ["", "lots", "-1", "+2", "0", "0m", "2 Gi", "2GB", " 1", "1" * 33, "1e999999999"]
+)
 def test_bad_quantities_are_refused(text: str) -> None:
     with pytest.raises(ValueError):
-        check_quantity(text)
+        check_quantity(text, CPU)
+
+
+@pytest.mark.parametrize(
+    ("text", "bounds"),
+    [
+        ("1e400", CPU),
+        ("9223372036854775808", CPU),
+        ("9223372036854776", CPU),
+        ("1e-9", CPU),
+        ("0.0000001", CPU),
+        ("1n", CPU),
+        ("999u", CPU),
+        ("1e400", BYTES),
+        ("9223372036854775808", BYTES),
+        ("8Ei", BYTES),
+        ("500m", BYTES),
+        ("0.5", BYTES),
+    ],
+)
+def test_amounts_kubernetes_would_not_honour_are_refused_with_the_range(
+    text: str, bounds: QuantityRange
+) -> None:
+    with pytest.raises(PydanticCustomError) as caught:
+        check_quantity(text, bounds)
+    assert caught.value.type == "quantity.out_of_range"
+    assert bounds.least_shown in str(caught.value) and bounds.most_shown in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "bounds"),
+    [
+        ("1m", CPU),
+        ("9223372036854775807m", CPU),
+        ("1", BYTES),
+        ("9223372036854775807", BYTES),
+        ("7Ei", BYTES),
+    ],
+)
+def test_the_bounds_themselves_are_honoured(text: str, bounds: QuantityRange) -> None:
+    check_quantity(text, bounds)
 
 
 @pytest.mark.parametrize(
@@ -65,6 +129,8 @@ def test_bad_quantities_are_refused(text: str) -> None:
         ({"env": [{"name": "9X"}]}, "env.0.name"),
         ({"env": [{"name": "X"}, {"name": "X"}]}, "env"),
         ({"resources": {"cpu": "fast"}}, "resources.cpu"),
+        ({"resources": {"cpu": "1e-9"}}, "resources.cpu"),
+        ({"resources": {"memory": "1e400"}}, "resources.memory"),
         ({"resources": {"gpu": "1"}}, "resources.gpu"),
         ({"readiness_path": "health"}, "readiness_path"),
         ({"accelerator": {"device_type": "lpu", "count": 0}}, "accelerator.count"),

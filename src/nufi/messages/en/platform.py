@@ -59,6 +59,10 @@ TEXTS: dict[str, str] = {
     "quantity.too_long": "a quantity is at most {max} characters long",
     "quantity.invalid": "{value!r} is not a Kubernetes quantity (e.g. 500m, 2, 2Gi)",
     "quantity.not_positive": "{value!r} must be a positive quantity without a sign (e.g. 500m, 2, 2Gi)",
+    "quantity.out_of_range": (
+        "{value!r} is beyond what Kubernetes honours for this resource: write at least {least} and at "
+        "most {most}"
+    ),
     # --- Sign-in and tokens ---
     "auth.not_configured": (
         "authentication is not configured: set NUFI_OIDC_ISSUER to the OIDC issuer, e.g. "

@@ -59,6 +59,10 @@ TEXTS: dict[str, str] = {
     "quantity.too_long": "수량은 최대 {max}자까지 쓸 수 있습니다",
     "quantity.invalid": "'{value}'은(는) Kubernetes 수량이 아닙니다(예: 500m, 2, 2Gi)",
     "quantity.not_positive": "'{value}'은(는) 부호 없는 양수 수량이어야 합니다(예: 500m, 2, 2Gi)",
+    "quantity.out_of_range": (
+        "'{value}'은(는) Kubernetes가 이 자원에 지킬 수 있는 범위를 벗어납니다. {least} 이상 {most} 이하로 "
+        "쓰세요"
+    ),
     # --- Sign-in and tokens ---
     "auth.not_configured": (
         "인증이 설정되지 않았습니다. NUFI_OIDC_ISSUER를 OIDC 발급자로 설정하세요"
