@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nufi.alerts.go_template import literal
 from nufi.alerts.thresholds import AlertThresholds, RuleName
 from nufi.devices.spec import DeviceType, Labels, Metrics
 from nufi.messages import LANGUAGES, Message
@@ -153,7 +154,9 @@ class _Shape:
 def _rule(
     device_type: DeviceType, name: RuleName, expression: str, params: Mapping[str, Any], held: int
 ) -> dict[str, Any]:
-    said = dict(params) | _FIRED | {"type": device_type.name}
+    # Prometheus renders annotations and labels as templates: what a person typed goes in as a
+    # literal, so `{{` in a type's name is shown as typed, never run.
+    said = dict(params) | _FIRED | {"type": literal(device_type.name)}
     annotations: dict[str, str] = {}
     for language in LANGUAGES:
         suffix = "" if language == "en" else f"_{language}"
@@ -163,6 +166,6 @@ def _rule(
         "alert": ALERT_NAMES[name],
         "expr": expression,
         "for": f"{held}s",
-        "labels": {TYPE_LABEL: device_type.id, RULE_LABEL: name, "severity": _SEVERITY[name]},
+        "labels": {TYPE_LABEL: literal(device_type.id), RULE_LABEL: name, "severity": _SEVERITY[name]},
         "annotations": dict(sorted(annotations.items())),
     }

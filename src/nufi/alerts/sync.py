@@ -127,13 +127,19 @@ class RuleSync:
                 removed=list(converged.removed),
                 reloaded=converged.reloaded,
             )
+        refused = {r.device_type for r in converged.refused}
+        refusal = _refusal(converged)
+        if refusal is not None and refusal != self.status.problem:
+            # Once per new fault, not every pass.
+            _log.warning("alert rules not written: Prometheus would refuse them", problem=refusal.text("en"))
         self.status = RulesStatus(
             target=target.kind,
             configured=True,
-            ok=True,
+            ok=not refused,
             location=converged.location,
-            groups=tuple(g.device_type for g in wanted.groups),
-            last_success_at=started,
+            groups=tuple(g.device_type for g in wanted.groups if g.device_type not in refused),
+            problem=refusal,
+            last_success_at=started if not refused else self.status.last_success_at,
             last_attempt_at=started,
         )
         return converged
@@ -172,3 +178,11 @@ class RuleSync:
             latency_ms=elapsed_ms(started),
             required=False,
         )
+
+
+def _refusal(converged: Converged) -> Message | None:
+    """What admins are told when some groups were not written because Prometheus would refuse them."""
+    if not converged.refused:
+        return None
+    types = sorted({r.device_type for r in converged.refused})
+    return Message("alerts.groups_refused", {"types": types, "reason": converged.refused[0].reason})

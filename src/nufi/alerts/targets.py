@@ -4,19 +4,24 @@ Each target converges to the whole desired set: what differs is written, what Nu
 that is gone is removed, and what is already right is left untouched. So a second replica writing the
 same rules changes nothing: no object's resourceVersion moves, no file is rewritten, and Prometheus is
 not asked to reload.
+
+Every group is checked as Prometheus loads it (`rule_check`) before it is written. A group Prometheus
+would refuse is not written: what was written for its type before stays as it is, and the other
+types' groups are written all the same, so one bad rule never stops the others from loading.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 import yaml
 
+from nufi.alerts.rule_check import GroupRefusal, screened
 from nufi.alerts.rules import GROUP_PREFIX, RuleGroup
 from nufi.cluster.config_maps import ConfigMaps
 from nufi.cluster.prometheus_rules import PrometheusRules
@@ -38,6 +43,8 @@ class Converged:
     # Where the rules live, for operators: a directory or `namespace/prometheusrules`.
     location: str = ""
     reloaded: bool = False
+    # The groups Prometheus would refuse, which were not written.
+    refused: tuple[GroupRefusal, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -72,8 +79,10 @@ class RulesFileTarget:
         return "file"
 
     async def converge(self, groups: Sequence[RuleGroup]) -> Converged:
-        wanted = {_file_name(g.device_type): g for g in groups}
-        written, removed = await asyncio.to_thread(self._write, wanted)
+        good, refused = screened(groups)
+        wanted = {_file_name(g.device_type): g for g in good}
+        kept = {_file_name(r.device_type) for r in refused}
+        written, removed = await asyncio.to_thread(self._write, wanted, kept)
         changed = bool(written or removed)
         reloaded = False
         if self.prometheus is not None and (changed or self._reload_owed):
@@ -81,9 +90,9 @@ class RulesFileTarget:
             await self.prometheus.reload()  # raises PrometheusUnavailable; owed until it succeeds
             self._reload_owed = False
             reloaded = True
-        return Converged(tuple(written), tuple(removed), str(self.directory), reloaded)
+        return Converged(tuple(written), tuple(removed), str(self.directory), reloaded, tuple(refused))
 
-    def _write(self, wanted: Mapping[str, RuleGroup]) -> tuple[list[str], list[str]]:
+    def _write(self, wanted: Mapping[str, RuleGroup], kept: Set[str]) -> tuple[list[str], list[str]]:
         self.directory.mkdir(parents=True, exist_ok=True)
         written: list[str] = []
         for name, group in sorted(wanted.items()):
@@ -98,7 +107,7 @@ class RulesFileTarget:
             written.append(group.device_type)
         removed: list[str] = []
         for path in sorted(self.directory.glob(f"{GROUP_PREFIX}*{FILE_SUFFIX}")):
-            if path.name not in wanted:
+            if path.name not in wanted and path.name not in kept:
                 path.unlink(missing_ok=True)
                 removed.append(_type_of(path.name))
         return written, removed
@@ -118,13 +127,16 @@ class PrometheusRuleTarget:
         return "prometheusrule"
 
     async def converge(self, groups: Sequence[RuleGroup]) -> Converged:
+        good, refused = screened(groups)
         selector = f"{MANAGED_BY}={MANAGED_BY_NUFI}"
         existing = {
             str(item["metadata"]["name"]): item
             for item in await self.rules.list(self.namespace, label_selector=selector)
         }
+        for refusal in refused:
+            existing.pop(f"{GROUP_PREFIX}{refusal.device_type}", None)
         written: list[str] = []
-        for group in groups:
+        for group in good:
             name = f"{GROUP_PREFIX}{group.device_type}"
             labels = {**self.labels, MANAGED_BY: MANAGED_BY_NUFI, DEVICE_TYPE_LABEL: group.device_type}
             spec = {"groups": [group.document]}
@@ -142,7 +154,8 @@ class PrometheusRuleTarget:
             await self.rules.delete(self.namespace, name)
             labels = item["metadata"].get("labels") or {}
             removed.append(str(labels.get(DEVICE_TYPE_LABEL) or name.removeprefix(GROUP_PREFIX)))
-        return Converged(tuple(written), tuple(removed), f"{self.namespace}/prometheusrules")
+        location = f"{self.namespace}/prometheusrules"
+        return Converged(tuple(written), tuple(removed), location, refused=tuple(refused))
 
 
 @dataclass(frozen=True)
@@ -162,22 +175,26 @@ class ConfigMapTarget:
         return "configmap"
 
     async def converge(self, groups: Sequence[RuleGroup]) -> Converged:
-        wanted = {_file_name(g.device_type): rules_document(g) for g in groups}
+        good, refused = screened(groups)
+        wanted = {_file_name(g.device_type): rules_document(g) for g in good}
+        kept = {_file_name(r.device_type) for r in refused}
         location = f"{self.namespace}/configmaps/{self.name}"
         found = await self.config_maps.get(self.namespace, self.name)
         if found is None:
             labels = {**self.labels, MANAGED_BY: MANAGED_BY_NUFI}
             await self.config_maps.create(self.namespace, self.name, labels, wanted)
-            return Converged(tuple(sorted(g.device_type for g in groups)), (), location)
+            written_now = tuple(sorted(g.device_type for g in good))
+            return Converged(written_now, (), location, refused=tuple(refused))
         present: Mapping[str, str] = found.get("data") or {}
         changes: dict[str, str | None] = {k: v for k, v in wanted.items() if present.get(k) != v}
-        gone = [k for k in present if _is_rules_key(k) and k not in wanted]
+        gone = [k for k in present if _is_rules_key(k) and k not in wanted and k not in kept]
         changes |= {key: None for key in gone}
         if changes:
             version = str(found["metadata"].get("resourceVersion", ""))
             await self.config_maps.change_data(self.namespace, self.name, changes, resource_version=version)
         written = tuple(sorted(_type_of(k) for k in changes if k not in gone))
-        return Converged(written, tuple(sorted(_type_of(k) for k in gone)), location)
+        removed = tuple(sorted(_type_of(k) for k in gone))
+        return Converged(written, removed, location, refused=tuple(refused))
 
 
 def _file_name(device_type: str) -> str:

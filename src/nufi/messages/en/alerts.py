@@ -57,4 +57,20 @@ TEXTS: dict[str, str] = {
         "PrometheusRule: install the Prometheus Operator's CRDs, or choose another target"
     ),
     "alerts.sync_failed": "alert rules could not be written: {reason}",
+    # The rules a type's group would break, and how the status reads to those who are not admins.
+    "alerts.groups_refused": (
+        "Prometheus would refuse the alert rules of {types:list}, so they were not written and what "
+        "was written for them before stays as it was; the other types' rules were written. The first "
+        "fault: {reason}"
+    ),
+    "alerts.status.failing": (
+        "The alert rules could not all be written; an administrator can see why on this page."
+    ),
+    "alerts.status.not_configured": "Alert rules are not set up on this installation.",
+    "prometheus.reload_without_rules": (
+        "the metrics engine at {url} answered the reload with HTTP 204, as VictoriaMetrics does: it "
+        "evaluates no alerting rules. NuFi's alerts need Prometheus, or a rule evaluator such as "
+        "vmalert loading the rules NuFi writes; set NUFI_ALERTS_RELOAD=false where that evaluator "
+        "reloads them itself"
+    ),
 }

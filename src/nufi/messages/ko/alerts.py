@@ -54,4 +54,19 @@ TEXTS: dict[str, str] = {
         "제공하지 않습니다. Prometheus Operator의 CRD를 설치하거나 다른 대상을 고르세요"
     ),
     "alerts.sync_failed": "알림 규칙을 쓰지 못했습니다: {reason}",
+    # 유형 하나의 그룹이 규칙을 깨뜨릴 때, 그리고 관리자가 아닌 사람에게 보이는 상태.
+    "alerts.groups_refused": (
+        "{types:list}의 알림 규칙은 Prometheus가 거부할 것이어서 쓰지 않았고, 전에 써 둔 규칙은 "
+        "그대로 두었습니다. 다른 유형의 규칙은 썼습니다. 첫 번째 문제: {reason}"
+    ),
+    "alerts.status.failing": (
+        "알림 규칙을 모두 쓰지는 못했습니다. 관리자는 이 페이지에서 이유를 볼 수 있습니다."
+    ),
+    "alerts.status.not_configured": "이 설치에는 알림 규칙이 설정되어 있지 않습니다.",
+    "prometheus.reload_without_rules": (
+        "{url}의 메트릭 엔진이 VictoriaMetrics처럼 다시 읽기 요청에 HTTP 204로 답했습니다. 이 엔진은 "
+        "알림 규칙을 평가하지 않습니다. NuFi의 알림에는 Prometheus나, NuFi가 쓰는 규칙을 읽는 "
+        "vmalert 같은 규칙 평가기가 필요합니다. 그 평가기가 규칙을 스스로 다시 읽는다면 "
+        "NUFI_ALERTS_RELOAD=false로 설정하세요"
+    ),
 }
