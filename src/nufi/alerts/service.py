@@ -1,9 +1,13 @@
 """Alerts for the faces: the alerts firing now (everyone, masked like monitoring), and each type's
-thresholds and rules (admins), whose changes are audited and written out at once."""
+thresholds and rules (admins), whose changes are audited and written out at once.
+
+Where the rules are written and why a pass failed name servers, paths and Prometheus' own errors, and
+Alertmanager shows every alert with its labels unmasked: admins get both, everyone else a status
+worded by code and no Alertmanager link."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from nufi.alerts.capacity import CapacitySample, NodesNow, capacity_samples
@@ -20,7 +24,8 @@ from nufi.db.audit import AuditRepository
 from nufi.db.thermal import ThermalPolicyRepository
 from nufi.db.types import utc_now
 from nufi.devices.catalog import DeviceCatalog
-from nufi.monitoring.masking import NamespaceVisibility
+from nufi.messages import Message
+from nufi.monitoring.masking import NamespaceVisibility, hidden_in
 from nufi.prom import PrometheusGateway
 
 TARGET_KIND = "alert_thresholds"
@@ -86,20 +91,32 @@ class AlertService:
         if device_type is not None:
             found = [a for a in found if a.device_type == device_type]
         hidden = await self._visibility.hidden_namespaces(principal)
-        shown = masked(found, lambda namespace: namespace in hidden)
+        shown = masked(found, hidden_in(hidden))
         names = {t.id: t.name for t in await self._catalog.list(principal)}
         return AlertsView(
             tuple(shown),
             {a.device_type: names.get(a.device_type, a.device_type) for a in shown},
-            self.sync.status,
-            self._alertmanager_url,
+            *self._rules_for(principal),
         )
 
     def rules_only(self, principal: Principal | None) -> AlertsView:
         """Where the rules are written and how the last pass went, with no alerts: what a face still
         shows when Prometheus cannot be read."""
         require_user(principal)
-        return AlertsView((), {}, self.sync.status, self._alertmanager_url)
+        return AlertsView((), {}, *self._rules_for(principal))
+
+    def _rules_for(self, principal: Principal | None) -> tuple[RulesStatus, str | None]:
+        """The rules' status and Alertmanager's URL as `principal` may see them: as they are for an
+        admin; for anyone else the status without where the rules are or why they failed (worded by
+        a neutral code), and no Alertmanager, whose API shows other projects' pods unmasked."""
+        status = self.sync.status
+        if principal is not None and principal.is_admin:
+            return status, self._alertmanager_url
+        problem = None
+        if status.problem is not None:
+            neutral = "alerts.status.failing" if status.configured else "alerts.status.not_configured"
+            problem = Message(neutral)
+        return replace(status, location="", problem=problem), None
 
     async def thresholds(self, principal: Principal | None, device_type_id: str) -> ThresholdsEntry:
         admin = require_admin(principal)

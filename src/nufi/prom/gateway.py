@@ -244,6 +244,12 @@ class PrometheusGateway:
             response = await client.post("/-/reload")
         except httpx.HTTPError as exc:
             raise self._unreachable(exc) from exc
+        if response.status_code == 204:
+            # Prometheus answers 200. 204 is VictoriaMetrics, which reloads its scrape configuration
+            # but evaluates no alerting rules: saying "did not reload" would send the reader astray.
+            raise PrometheusUnavailable(
+                code="prometheus.reload_without_rules", params={"url": f"{self._base_url}/-/reload"}
+            )
         if response.status_code != 200:
             raise PrometheusUnavailable(
                 code="prometheus.reload_failed",

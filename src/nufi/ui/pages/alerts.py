@@ -2,7 +2,8 @@
 
 The list is Prometheus' own (`AlertService.alerts`), masked like Monitoring: pods of projects the
 reader is not a member of read "another project". Above it, where the rules are written and whether
-the last pass went well, and a link to Alertmanager where one is configured. A page that cannot read
+the last pass went well, and a link to Alertmanager where one is configured (both in full for admins
+only: `AlertService` words them neutrally for everyone else). A page that cannot read
 Prometheus says so and keeps trying on every refresh.
 """
 
@@ -125,9 +126,16 @@ class AlertsPage:
             if status.ok:
                 ui.icon("check_circle").classes("text-green-700")
                 target = t(_TARGETS.get(status.target, "alerting.target.none"))
-                said = t(
-                    "alerting.rules.ok", groups=len(status.groups), target=target, location=status.location
-                )
+                # Where exactly is for admins only; others are told the kind of place.
+                if status.location:
+                    said = t(
+                        "alerting.rules.ok",
+                        groups=len(status.groups),
+                        target=target,
+                        location=status.location,
+                    )
+                else:
+                    said = t("alerting.rules.written", groups=len(status.groups), target=target)
                 ui.label(said).classes("break-all")
             elif status.problem is not None:
                 # Red when writing them failed; grey when none are to be written (NUFI_ALERTS_TARGET=off,

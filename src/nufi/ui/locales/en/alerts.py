@@ -10,6 +10,7 @@ TEXTS: dict[str, str] = {
     "alerting.filter.type": "Device type",
     "alerting.filter.all": "All types",
     "alerting.rules.ok": "Alert rules of {groups} groups written to {target}: {location}",
+    "alerting.rules.written": "Alert rules of {groups} groups written to {target}.",
     "alerting.rules.problem": "The alert rules have a problem: {problem}",
     "alerting.rules.not_yet": "The alert rules are not written yet.",
     "alerting.target.file": "rule files",

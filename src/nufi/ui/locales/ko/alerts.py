@@ -10,6 +10,7 @@ TEXTS: dict[str, str] = {
     "alerting.filter.type": "디바이스 유형",
     "alerting.filter.all": "모든 유형",
     "alerting.rules.ok": "알림 규칙 {groups}개 그룹을 {target}에 기록했습니다: {location}",
+    "alerting.rules.written": "알림 규칙 {groups}개 그룹을 {target}에 기록했습니다.",
     "alerting.rules.problem": "알림 규칙에 문제가 있습니다: {problem}",
     "alerting.rules.not_yet": "알림 규칙을 아직 기록하지 않았습니다.",
     "alerting.target.file": "규칙 파일",
