@@ -13,7 +13,7 @@ from typing import Final, Literal
 
 from nufi.auth import Principal
 from nufi.errors import NufiError
-from nufi.monitoring.masking import NamespaceVisibility, hide_all, mask_snapshot
+from nufi.monitoring.masking import NamespaceVisibility, hidden_in, hide_all, mask_snapshot
 from nufi.monitoring.snapshot import Snapshot
 
 # Every name shown; or none, when who may see what cannot be known (the cluster cannot be read).
@@ -46,4 +46,4 @@ class Audiences:
         if audience == SEES_NONE:
             return mask_snapshot(snapshot, hide_all)
         assert isinstance(audience, frozenset)
-        return mask_snapshot(snapshot, audience.__contains__)
+        return mask_snapshot(snapshot, hidden_in(audience))
