@@ -13,13 +13,46 @@ from nufi.packs.model import DevicePack
 
 # Long PromQL stays on one line: folding it would make diffs of packs hard to read.
 _WIDTH = 1 << 16
+# The server's own bound on a request body (NUFI_MAX_REQUEST_BODY_BYTES' default): a pack larger than
+# it could not be applied anyway, and the reader refuses it before parsing a line.
+MAX_PACK_BYTES = 1024 * 1024
+
+
+class _AliasRefused(Exception):
+    def __init__(self, mark: yaml.Mark) -> None:
+        super().__init__()
+        self.mark = mark
+
+
+class _PackLoader(yaml.SafeLoader):
+    """The safe loader without anchors and aliases. A pack never needs them, and a few nested
+    aliases expand a text of a few hundred bytes into billions of nodes once turned into JSON;
+    refusing them while composing means nothing is ever expanded."""
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise _AliasRefused(event.start_mark)
+        return super().compose_node(parent, index)
 
 
 def parse_packs(text: str) -> list[dict[str, Any]]:
     """The documents of a YAML text (safe load, `---` between documents); empty documents are
-    skipped. Refused (422) when the text is not YAML or a document is not a mapping."""
+    skipped. Refused (422) when the text is larger than a request may be, is not YAML, holds an
+    anchor or alias, or a document is not a mapping."""
+    size = len(text.encode("utf-8", errors="surrogatepass"))
+    if size > MAX_PACK_BYTES:
+        raise ValidationFailed(
+            code="pack.too_large", field="documents", params={"size": size, "limit": MAX_PACK_BYTES}
+        )
     try:
-        loaded = list(yaml.safe_load_all(text))
+        loaded = list(yaml.load_all(text, Loader=_PackLoader))
+    except _AliasRefused as refused:
+        raise ValidationFailed(
+            code="pack.yaml_alias",
+            field="documents",
+            params={"line": refused.mark.line + 1, "column": refused.mark.column + 1},
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = str(getattr(exc, "problem", None) or exc)

@@ -89,6 +89,18 @@ def test_an_invalid_pack_is_a_usage_error_before_any_call(
     assert server.requests == []
 
 
+def test_a_pack_of_nested_aliases_is_a_usage_error_naming_the_line(
+    server: FakeServer, run: Callable[..., Any], tmp_path: Path
+) -> None:
+    levels = ["x0: &a0 [" + ", ".join(["lol"] * 9) + "]"]
+    levels += [f"x{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * 9) + "]" for n in range(1, 10)]
+    (tmp_path / "bomb.yaml").write_text("\n".join([*levels, "bomb: *a9", ""]))
+    result = run("devices", "diff", "-f", str(tmp_path / "bomb.yaml"))
+    assert result.exit_code == 2, result.output
+    assert "bomb.yaml" in result.stderr and "anchor or alias (line 1, column 5)" in result.stderr
+    assert server.requests == []
+
+
 def test_a_directory_without_packs_is_a_usage_error(
     server: FakeServer, run: Callable[..., Any], tmp_path: Path
 ) -> None:

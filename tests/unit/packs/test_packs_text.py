@@ -13,6 +13,7 @@ from nufi.devices.spec import DeviceType
 from nufi.errors import ValidationFailed
 from nufi.packs import DevicePack, dump_packs, parse_packs
 from nufi.packs.export import pack_of
+from nufi.packs.text import MAX_PACK_BYTES
 from nufi.packs.validate import validated_packs
 from unit.packs.strategies import documents
 
@@ -132,6 +133,49 @@ def test_text_that_is_not_a_pack_is_refused(text: str, code: str, field: str) ->
     with pytest.raises(ValidationFailed) as caught:
         parse_packs(text)
     assert (caught.value.code, caught.value.field) == (code, field)
+
+
+def _laughs(levels: int) -> str:
+    """The billion laughs: each level an anchored list of nine aliases of the level below."""
+    lines = ["x0: &a0 [" + ", ".join(["lol"] * 9) + "]"]
+    lines += [f"x{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * 9) + "]" for n in range(1, levels)]
+    return "\n".join([*lines, f"bomb: *a{levels - 1}", ""])
+
+
+def test_the_billion_laughs_is_refused_at_its_first_anchor() -> None:
+    with pytest.raises(ValidationFailed) as caught:
+        parse_packs(_laughs(10))
+    assert (caught.value.code, caught.value.field) == ("pack.yaml_alias", "documents")
+    assert (caught.value.params["line"], caught.value.params["column"]) == (1, 5)
+    assert "line 1" in caught.value.text("en") and "1행" in caught.value.text("ko")
+
+
+@settings(max_examples=30)
+@given(documents(), st.data(), st.sampled_from(["&base ", "*base", "<<: *base"]))
+def test_an_anchor_or_alias_anywhere_in_a_pack_is_refused_with_its_line(
+    doc: dict[str, Any], data: st.DataObject, mark: str
+) -> None:
+    lines = dump_packs([doc]).splitlines()
+    # A line holding a key and its scalar value, where an anchor or an alias may stand for the value.
+    keyed = [i for i, line in enumerate(lines) if ": " in line and not line.lstrip().startswith("- ")]
+    at = data.draw(st.sampled_from(keyed))
+    key, _, value = lines[at].partition(": ")
+    if mark == "<<: *base":
+        lines.insert(at, key[: len(key) - len(key.lstrip())] + mark)
+    else:
+        lines[at] = f"{key}: {mark}{value if mark.startswith('&') else ''}"
+    with pytest.raises(ValidationFailed) as caught:
+        parse_packs("\n".join(lines) + "\n")
+    assert caught.value.code == "pack.yaml_alias"
+    assert caught.value.params["line"] == at + 1
+
+
+def test_a_pack_larger_than_a_request_may_be_is_refused_before_it_is_parsed() -> None:
+    text = "# " + "x" * MAX_PACK_BYTES + "\n" + _LPU
+    with pytest.raises(ValidationFailed) as caught:
+        parse_packs(text)
+    assert caught.value.code == "pack.too_large"
+    assert (caught.value.params["size"], caught.value.params["limit"]) == (len(text), MAX_PACK_BYTES)
 
 
 def test_empty_documents_are_skipped() -> None:

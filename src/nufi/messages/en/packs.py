@@ -21,6 +21,13 @@ TEXTS: dict[str, str] = {
     ),
     "pack.yaml_invalid": "The pack is not YAML (line {line}, column {column}): {problem}",
     "pack.yaml_invalid_nowhere": "The pack is not YAML: {problem}",
+    "pack.yaml_alias": (
+        "The pack uses a YAML anchor or alias (line {line}, column {column}); packs do not allow them. "
+        "Write the value out in full where it is used."
+    ),
+    "pack.too_large": (
+        "The pack is {size} bytes, larger than the {limit} bytes NuFi accepts; split it into several files."
+    ),
     "pack.document_not_mapping": (
         "{path}: a document must be a mapping with apiVersion, kind, metadata and spec, not a {found}."
     ),

@@ -22,6 +22,13 @@ TEXTS: dict[str, str] = {
     ),
     "pack.yaml_invalid": "팩이 YAML이 아닙니다({line}행 {column}열): {problem}",
     "pack.yaml_invalid_nowhere": "팩이 YAML이 아닙니다: {problem}",
+    "pack.yaml_alias": (
+        "팩에 YAML 앵커나 별칭이 있습니다({line}행 {column}열). 팩에서는 쓸 수 없습니다. "
+        "값을 쓰는 곳마다 그대로 적어 주세요."
+    ),
+    "pack.too_large": (
+        "팩이 {size}바이트로, NuFi가 받는 최대 크기 {limit}바이트보다 큽니다. 여러 파일로 나눠 주세요."
+    ),
     "pack.document_not_mapping": (
         "{path}: 문서는 apiVersion, kind, metadata, spec을 가진 매핑이어야 하는데 {found}입니다."
     ),
