@@ -16,7 +16,13 @@ def _expand(scope: str, table: Sequence[tuple[str, str, tuple[str, ...]]]) -> se
 
 
 # Thermal control also taints hot nodes and records Events on nodes and pods.
-CLUSTER = [("", "nodes", (*READ, "patch")), ("", "pods", READ), ("", "events", ("create",))]
+# Admin → Projects lists NuFi's quotas of every project at once.
+CLUSTER = [
+    ("", "nodes", (*READ, "patch")),
+    ("", "pods", READ),
+    ("", "events", ("create",)),
+    ("", "resourcequotas", ("list",)),
+]
 # Projects: their namespaces, and the one RoleBinding per project granting NuFi the workload role.
 PROJECTS = [
     ("", "namespaces", MANAGE),

@@ -1,5 +1,8 @@
-"""Admin → Projects: every project with its members; create one, add and remove members, and delete
-one after a dry run has shown everything that would go with it.
+"""Admin → Projects: every project with its members, a page of `PAGE_SIZE` at a time; create one, add
+and remove members, and delete one after a dry run has shown everything that would go with it.
+
+A page's quotas are read in one list (`QuotaService.read_many`), never one read per project: a page
+build must end within NiceGUI's response timeout however many projects there are.
 
 Only `nufi-admin` sees this in the sidebar; anyone else opening the URL gets the page saying so, and
 the project service refuses them anyway.
@@ -7,7 +10,10 @@ the project service refuses them anyway.
 
 from __future__ import annotations
 
+import math
+
 from nicegui import ui
+from nicegui.events import ValueChangeEventArguments
 
 from nufi.errors import NufiError
 from nufi.ui import context
@@ -18,10 +24,25 @@ from nufi.ui.skeleton import Visit
 from nufi.workloads.projects import Project, ProjectDeletion
 
 PATH = "/admin/projects"
+PAGE_SIZE = 20
 
 
 async def build(visit: Visit) -> None:
     await ProjectsPage(visit).build()
+
+
+def page_count(total: int) -> int:
+    """How many pages `total` projects fill (one, empty, when there are none)."""
+    return max(1, math.ceil(total / PAGE_SIZE))
+
+
+def requested_page(text: str) -> int:
+    """The page `?page=` asks for; anything that is not a positive number is the first."""
+    # ASCII digits only (int() takes other scripts' too), and few of them (int() refuses thousands):
+    # a page past the last shows the last.
+    if not (text.isascii() and text.isdigit()) or len(text) > 9:
+        return 1
+    return max(int(text), 1)
 
 
 def split_members(value: str) -> list[str]:
@@ -33,6 +54,7 @@ class ProjectsPage:
     def __init__(self, visit: Visit) -> None:
         self.who = visit.who
         self.t = visit.t
+        self.page = requested_page(visit.param("page"))
         self._dialog: ui.dialog | None = None
 
     async def build(self) -> None:
@@ -41,6 +63,7 @@ class ProjectsPage:
         self.error = ui.label("").classes("text-negative").mark("projects-error")
         self.error.set_visibility(False)
         self.list = ui.column().classes("w-full max-w-4xl gap-3").mark("projects-list")
+        self.pager = ui.row().classes("w-full max-w-4xl items-center gap-3").mark("projects-pager")
         await self.refresh()
 
     async def refresh(self) -> None:
@@ -52,13 +75,43 @@ class ProjectsPage:
             self.error.set_visibility(True)
             return
         self.error.set_visibility(False)
+        pages = page_count(len(projects))
+        self.page = min(self.page, pages)
+        first = (self.page - 1) * PAGE_SIZE
+        shown = projects[first : first + PAGE_SIZE]
         self.list.clear()
         with self.list:
             if not projects:
                 ui.label(self.t("projects.empty")).classes("text-slate-600").mark("projects-empty")
-            editors = [self._card(project) for project in projects]
-        for editor in editors:
-            await editor.build(types)
+            editors = [self._card(project) for project in shown]
+        self._pager(first, len(shown), len(projects), pages)
+        if not editors:
+            return
+        try:
+            quotas = await context.services().quotas.read_many(self.who.principal, [p.name for p in shown])
+        except Exception as exc:
+            for editor in editors:
+                editor.failed(exc)
+            return
+        for editor, quota in zip(editors, quotas, strict=True):
+            editor.show(types, quota)
+
+    def _pager(self, first: int, count: int, total: int, pages: int) -> None:
+        """Which projects the page shows, and the way to the others when there are more."""
+        self.pager.clear()
+        if total == 0:
+            return
+        with self.pager:
+            said = self.t("projects.page.showing", first=first + 1, last=first + count, total=total)
+            ui.label(said).classes("text-sm text-slate-600").mark("projects-page")
+            if pages > 1:
+
+                async def turn(event: ValueChangeEventArguments[int | None]) -> None:
+                    self.page = event.value or 1
+                    await self.refresh()
+
+                pagination = ui.pagination(1, pages, direction_links=True, value=self.page, on_change=turn)
+                pagination.props(f'aria-label="{self.t("projects.page.label")}"').mark("projects-pagination")
 
     # -- create --------------------------------------------------------------------------------------
 

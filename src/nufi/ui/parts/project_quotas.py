@@ -55,27 +55,26 @@ def _optional(value: object) -> object:
 
 
 class QuotaEditor:
-    """The quota section of one project's card; `build` reads the quota and draws it."""
+    """The quota section of one project's card, drawn from the quota the page read for all its
+    projects at once (`QuotaService.read_many`), or the error that read met."""
 
     def __init__(self, principal: Principal, t: Translator, project: str) -> None:
         self.principal = principal
         self.t = t
         self.project = project
+        self.types: list[DeviceType] = []
         self.box = ui.column().classes("w-full gap-2").mark(f"quota-{project}")
 
-    async def build(self, types: Sequence[DeviceType]) -> None:
+    def show(self, types: Sequence[DeviceType], quota: ProjectQuota) -> None:
         self.types = list(types)
-        try:
-            quota = await context.services().quotas.read(self.principal, self.project)
-        except Exception as exc:
-            self.box.clear()
-            with self.box:
-                ui.label(self.t("projects.quota.title")).classes("font-medium")
-                ui.label(told(self.t, exc).line).classes("text-negative").mark(
-                    f"quota-{self.project}-read-error"
-                )
-            return
         self.draw(quota)
+
+    def failed(self, exc: Exception) -> None:
+        """The quotas could not be read: say why where the quota would be."""
+        self.box.clear()
+        with self.box:
+            ui.label(self.t("projects.quota.title")).classes("font-medium")
+            ui.label(told(self.t, exc).line).classes("text-negative").mark(f"quota-{self.project}-read-error")
 
     def draw(self, quota: ProjectQuota) -> None:
         self.box.clear()

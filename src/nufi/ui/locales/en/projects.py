@@ -35,4 +35,6 @@ TEXTS: dict[str, str] = {
     "projects.quota.no_types": "No device type is enabled; enable one under Admin → Devices to limit it.",
     "projects.quota.action.save": "Save quotas",
     "projects.quota.done.saved": "Saved the quotas of {name}.",
+    "projects.page.showing": "Projects {first} to {last} of {total}",
+    "projects.page.label": "Pages of projects",
 }

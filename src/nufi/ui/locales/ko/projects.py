@@ -37,4 +37,6 @@ TEXTS: dict[str, str] = {
     ),
     "projects.quota.action.save": "할당량 저장",
     "projects.quota.done.saved": "{name}의 할당량을 저장했습니다.",
+    "projects.page.showing": "프로젝트 {total}개 중 {first}~{last}번째",
+    "projects.page.label": "프로젝트 목록 페이지",
 }
