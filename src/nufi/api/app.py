@@ -34,6 +34,7 @@ from nufi.api.openapi import install_openapi
 from nufi.api.problems import install_problem_handlers
 from nufi.api.security_headers import SecurityHeadersMiddleware
 from nufi.api.snapshot_pages import RenderedPages
+from nufi.api.strict_json import install_strict_json
 from nufi.cluster import ClusterGateway
 from nufi.config import Settings, load_settings
 from nufi.health import DependencyCheck
@@ -102,6 +103,8 @@ def create_app(
 def _install_middleware(app: FastAPI, settings: Settings) -> None:
     # The last added runs first: the request id and access log wrap the guard, which checks a body's
     # size and the caller's token before anything reads the body.
+    # Inside the guard: a JSON body's numbers are checked finite once it is bounded and authenticated.
+    install_strict_json(app)
     install_request_guard(app, max_body_bytes=settings.max_request_body_bytes)
     # The lab proxy answers /labs/... and /notebook/... itself, outside the guard: a lab's uploads are
     # the lab's to limit. Both faces have it, so a lab opens wherever the dashboard does.

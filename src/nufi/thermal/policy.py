@@ -21,6 +21,9 @@ from nufi.prom.promql import (
 Scope = Literal["node", "device"]
 MIN_TRIP, MAX_CELSIUS, MIN_RESUME = 30.0, 150.0, 0.0
 MAX_HOLD_SECONDS = 3600
+# An own condition's trip and resume values: wide enough for counters and bytes (a petabyte is 1e15),
+# and every float within it is exact to far below any reading's resolution.
+MAX_CUSTOM_VALUE = 1e15
 
 Trip = Field(ge=MIN_TRIP, le=MAX_CELSIUS, description="Cut traffic at or above this (°C).")
 Resume = Field(ge=MIN_RESUME, le=MAX_CELSIUS, description="Restore traffic at or below this (°C).")
@@ -37,7 +40,7 @@ class UnhealthyCondition(BaseModel):
     and comes back once it has read healthy for `resume_hold_seconds`. Off unless enabled, and only for
     types that map a health expression."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     enabled: bool = False
     trip_hold_seconds: int = Field(default=0, ge=0, le=MAX_HOLD_SECONDS)
@@ -54,14 +57,14 @@ class CustomCondition(BaseModel):
     (e.g. uncorrectable ECC errors, a vendor's throttle flag). The expression gives one series per
     device with the type's node and device labels; it is checked live against Prometheus when saved."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     enabled: bool = False
     # What the condition is called where people read why traffic was cut.
     name: str = Field(default=DEFAULT_CONDITION_NAME, min_length=1, max_length=60)
     expression: str | None = Field(default=None, min_length=1, max_length=MAX_EXPRESSION_CHARS)
-    trip_at: float = 1.0
-    resume_at: float = 0.0
+    trip_at: float = Field(default=1.0, ge=-MAX_CUSTOM_VALUE, le=MAX_CUSTOM_VALUE)
+    resume_at: float = Field(default=0.0, ge=-MAX_CUSTOM_VALUE, le=MAX_CUSTOM_VALUE)
     trip_hold_seconds: int = Field(default=10, ge=0, le=MAX_HOLD_SECONDS)
     resume_hold_seconds: int = Field(default=30, ge=0, le=MAX_HOLD_SECONDS)
 
@@ -106,7 +109,7 @@ class Breaker(BaseModel):
     type's nodes, and of each deployment's replicas (always at least one of each). Beyond it NuFi cuts
     no more and says so; it resumes by itself once fewer are affected."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     max_node_share: float = Field(default=0.3, gt=0, le=1)
     max_replica_share: float = Field(default=0.5, gt=0, le=1)
@@ -118,7 +121,7 @@ class Breaker(BaseModel):
 
 class ThermalPolicy(BaseModel):
     # strict: temperatures and holds are JSON numbers and switches JSON booleans, never strings.
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     enabled: bool = False
     trip_celsius: float = Field(default=85.0, ge=MIN_TRIP, le=MAX_CELSIUS)
@@ -129,7 +132,7 @@ class ThermalPolicy(BaseModel):
     allow_full_shutoff: bool = False
     taint_node: bool = False
     # What a deployment's override may do (PolicyOverride.refusal): switch protection off only when
-    # allowed; raise the trip temperature at most to this (None: up to the range's top).
+    # allowed; raise the trip temperature at most to this (None: not above the policy's own trip).
     overrides_may_disable: bool = False
     override_max_trip_celsius: float | None = Field(default=None, ge=MIN_TRIP, le=MAX_CELSIUS)
     # Beyond temperature: unhealthy devices leave traffic too; and how much may be cut at once.
@@ -153,7 +156,7 @@ class PolicyOverride(BaseModel):
     """What one deployment changes of its type's policy; a field left out (or null) keeps the type's."""
 
     # strict: temperatures and holds are JSON numbers and switches JSON booleans, never strings.
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     enabled: bool | None = None
     trip_celsius: float | None = Field(default=None, ge=MIN_TRIP, le=MAX_CELSIUS)
@@ -183,6 +186,8 @@ class PolicyOverride(BaseModel):
                 field="enabled",
                 bound="overrides_may_disable",
             )
+        # Unbounded by an admin, an override may lower the trip (more protection) but not raise it:
+        # running hotter than the type's policy is the admin's call, made once in the policy.
         limit = policy.override_max_trip_celsius
         if self.trip_celsius is not None and limit is not None and self.trip_celsius > limit:
             return ValidationFailed(
@@ -192,8 +197,26 @@ class PolicyOverride(BaseModel):
                 bound="override_max_trip_celsius",
                 limit=limit,
             )
+        if self.trip_celsius is not None and limit is None and self.trip_celsius > policy.trip_celsius:
+            return ValidationFailed(
+                code="thermal_override.trip_above_policy",
+                params={"trip_celsius": self.trip_celsius},
+                field="trip_celsius",
+                bound="override_max_trip_celsius",
+                limit=policy.trip_celsius,
+            )
         trip = policy.trip_celsius if self.trip_celsius is None else self.trip_celsius
         resume = policy.resume_celsius if self.resume_celsius is None else self.resume_celsius
+        # A resume far below the trip keeps traffic cut long after the device has cooled (at 0 °C,
+        # until the override goes): an override keeps at most the type's own gap between the two.
+        band = policy.trip_celsius - policy.resume_celsius
+        if self.resume_celsius is not None and resume < trip - band:
+            return ValidationFailed(
+                code="thermal_override.resume_too_low",
+                params={"resume_celsius": resume, "trip": trip, "band": band, "least": trip - band},
+                field="resume_celsius",
+                bound="trip_celsius - resume_celsius of the type's policy",
+            )
         problem = _resume_below_trip(resume, trip)
         if problem is not None:
             field = "resume_celsius" if self.resume_celsius is not None else "trip_celsius"

@@ -34,7 +34,7 @@ async def test_deployment_changes_are_audited(nufi: httpx.AsyncClient, world: Wo
     assert (await nufi.post(base, json=deployment_body(replicas=1), headers=world.user)).status_code == 201
     assert (await nufi.patch(f"{base}/llm", json={"replicas": 0}, headers=world.user)).status_code == 200
     thermal = f"{base}/llm/thermal"
-    assert (await nufi.put(thermal, json={"trip_celsius": 95}, headers=world.user)).status_code == 200
+    assert (await nufi.put(thermal, json={"trip_celsius": 80}, headers=world.user)).status_code == 200
     assert (await nufi.delete(thermal, headers=world.user)).status_code == 204
     assert (await nufi.delete(f"{base}/llm", headers=world.user)).status_code == 204
 
@@ -51,7 +51,7 @@ async def test_deployment_changes_are_audited(nufi: httpx.AsyncClient, world: Wo
     assert create["after"]["image"] == "nufi-mock:inference" and create["after"]["replicas"] == 1
     assert (scale["before"], scale["after"]) == ({"replicas": 1}, {"replicas": 0})
     assert override_set["before"] == {"value": None}
-    assert '"trip_celsius": 95' in override_set["after"]["value"]
+    assert '"trip_celsius": 80' in override_set["after"]["value"]
     assert override_removed["after"] == {"value": None}
     assert delete["before"]["name"] == "llm" and delete["after"] is None
 

@@ -98,8 +98,9 @@ def test_a_stale_node_never_trips() -> None:
 
 def test_a_deployment_override_trips_on_its_own_threshold() -> None:
     own = deployment(pod("a", "n1"), pod("b", "n2"), override=PolicyOverride(trip_celsius=99))
-    first = run(0, temps(n1=95, n2=60), own)
-    second = run(10, temps(n1=95, n2=60), own, first.tracks)
+    bounded = POLICY.model_copy(update={"override_max_trip_celsius": 100.0})
+    first = run(0, temps(n1=95, n2=60), own, policy=bounded)
+    second = run(10, temps(n1=95, n2=60), own, first.tracks, policy=bounded)
     # The type's policy says n1 is hot, the deployment's own threshold (99 °C) says it is not.
     assert traffic(second) == {"a": True, "b": True}
     (status,) = second.types

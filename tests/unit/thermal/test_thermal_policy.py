@@ -107,7 +107,7 @@ def test_resume_must_be_below_trip(trip: float, resume: float) -> None:
 
 
 def test_an_override_changes_only_what_it_names() -> None:
-    policy = ThermalPolicy(enabled=True, trip_hold_seconds=3)
+    policy = ThermalPolicy(enabled=True, trip_hold_seconds=3, override_max_trip_celsius=100)
     merged = PolicyOverride(trip_celsius=95).applied_to(policy)
     assert (merged.trip_celsius, merged.resume_celsius, merged.enabled, merged.trip_hold_seconds) == (
         95,
@@ -155,13 +155,45 @@ def test_an_override_raises_the_trip_temperature_at_most_to_the_policys_bound(
 ) -> None:
     policy = ThermalPolicy(trip_celsius=85, resume_celsius=20, override_max_trip_celsius=bound)
     refused = PolicyOverride(trip_celsius=trip).refusal(policy)
-    if bound is not None and trip > bound:
+    # Unbounded by an admin, an override may not raise the trip above the policy's own.
+    most = 85 if bound is None else bound
+    if trip > most:
         assert refused is not None and refused.field == "trip_celsius"
-        assert f"{bound:g}" in refused.detail and "override_max_trip_celsius" in refused.detail
-        assert refused.extra["limit"] == bound
+        assert f"{most:g}" in refused.detail and "override_max_trip_celsius" in refused.detail
+        assert refused.extra["limit"] == most
     else:
         assert refused is None
         assert PolicyOverride(trip_celsius=trip).applied_to(policy).trip_celsius == trip
+
+
+@given(st.floats(30, 150), st.floats(0, 150), st.floats(1, 60))
+def test_an_overrides_resume_stays_within_the_policys_own_gap_below_its_trip(
+    trip: float, resume: float, band: float
+) -> None:
+    policy = ThermalPolicy(trip_celsius=90, resume_celsius=90 - band, override_max_trip_celsius=150)
+    refused = PolicyOverride(trip_celsius=trip, resume_celsius=resume).refusal(policy)
+    gap = policy.trip_celsius - policy.resume_celsius
+    if resume >= trip:
+        assert refused is not None and refused.code == "thermal_override.resume_not_below_trip"
+    elif resume < trip - gap:
+        assert refused is not None and refused.field == "resume_celsius"
+        assert refused.code == "thermal_override.resume_too_low"
+        assert refused.params["least"] == trip - gap
+    else:
+        assert refused is None
+
+
+def test_a_member_cannot_hold_traffic_off_with_a_resume_of_zero() -> None:
+    # The type's policy (85/75) with no bounds set by an admin: the defaults hold.
+    policy = ThermalPolicy(enabled=True)
+    for override, field, code in (
+        (PolicyOverride(trip_celsius=150, resume_celsius=149), "trip_celsius", "trip_above_policy"),
+        (PolicyOverride(resume_celsius=0), "resume_celsius", "resume_too_low"),
+    ):
+        refused = override.refusal(policy)
+        assert refused is not None and refused.field == field, override
+        assert refused.code == f"thermal_override.{code}"
+    assert PolicyOverride(trip_celsius=80, resume_celsius=70).refusal(policy) is None
 
 
 def test_the_bounds_are_checked_against_the_policys_range() -> None:

@@ -35,6 +35,9 @@ TEXTS: dict[str, str] = {
     "request.int_parsing": "must be an integer",
     "request.float_type": "must be a number",
     "request.float_parsing": "must be a number",
+    "request.finite_number": (
+        "must be a finite number: JSON has no NaN or Infinity, and a number must fit a 64-bit float"
+    ),
     "request.bool_type": "must be true or false",
     "request.bool_parsing": "must be true or false",
     "request.list_type": "must be a list",

@@ -54,6 +54,15 @@ TEXTS: dict[str, str] = {
         "the device type's thermal policy does not let a deployment switch thermal protection "
         "off (overrides_may_disable is false): leave 'enabled' out, or ask an admin"
     ),
+    "thermal_override.trip_above_policy": (
+        "trip_celsius {trip_celsius:g} is above {limit:g} °C, the device type's own trip: an override may "
+        "raise it only as far as an admin allows (override_max_trip_celsius, unset here); choose a lower one"
+    ),
+    "thermal_override.resume_too_low": (
+        "resume_celsius {resume_celsius:g} is more than {band:g} °C below the trip of {trip:g} °C, the "
+        "device type's own gap between trip and resume, so traffic would stay cut long after the device "
+        "has cooled: choose {least:g} °C or more"
+    ),
     "thermal_override.trip_above_limit": (
         "trip_celsius {trip_celsius:g} is above {limit:g} °C, the highest the device type's "
         "thermal policy lets an override set (override_max_trip_celsius): choose a lower one"

@@ -34,6 +34,9 @@ TEXTS: dict[str, str] = {
     "request.int_parsing": "정수여야 합니다",
     "request.float_type": "숫자여야 합니다",
     "request.float_parsing": "숫자여야 합니다",
+    "request.finite_number": (
+        "유한한 수여야 합니다. JSON에는 NaN이나 Infinity가 없고, 수는 64비트 부동소수점 범위 안이어야 합니다"
+    ),
     "request.bool_type": "true 또는 false여야 합니다",
     "request.bool_parsing": "true 또는 false여야 합니다",
     "request.list_type": "목록이어야 합니다",

@@ -52,6 +52,16 @@ TEXTS: dict[str, str] = {
         "장치 유형의 온도 정책이 배포에서 온도 보호를 끄도록 허용하지 않습니다"
         "(overrides_may_disable이 false). 'enabled'를 빼거나 관리자에게 요청하세요"
     ),
+    "thermal_override.trip_above_policy": (
+        "trip_celsius {trip_celsius:g}는 장치 유형 자체의 차단 온도 {limit:g} °C보다 높습니다. 배포별 설정은 "
+        "관리자가 허용한 만큼만(override_max_trip_celsius, 여기서는 설정되지 않음) 올릴 수 있으니 더 낮은 "
+        "값을 고르세요"
+    ),
+    "thermal_override.resume_too_low": (
+        "resume_celsius {resume_celsius:g}는 차단 온도 {trip:g} °C보다 {band:g} °C 넘게 낮습니다. 장치 유형 "
+        "자체의 차단·복구 온도 차이보다 커서 장치가 식은 뒤에도 오래 트래픽이 끊긴 채로 남습니다. "
+        "{least:g} °C 이상으로 고르세요"
+    ),
     "thermal_override.trip_above_limit": (
         "trip_celsius {trip_celsius:g}는 장치 유형의 온도 정책이 배포별 설정에 허용하는 최고값 {limit:g} °C"
         "(override_max_trip_celsius)보다 높습니다. 더 낮은 값을 고르세요"

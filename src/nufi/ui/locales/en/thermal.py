@@ -63,7 +63,7 @@ TEXTS: dict[str, str] = {
     "thermal.field.custom_resume_at": "Resume at or below",
     "thermal.field.breaker_nodes": "Cut at most (share of nodes)",
     "thermal.field.breaker_replicas": "Cut at most (share of a deployment's replicas)",
-    "thermal.field.override_max_trip_hint": "empty: no limit",
+    "thermal.field.override_max_trip_hint": "empty: not above the policy's trip",
     "thermal.scope.node": "Node",
     "thermal.scope.device": "Device",
     "thermal.changed_elsewhere": (

@@ -61,7 +61,7 @@ TEXTS: dict[str, str] = {
     "thermal.field.custom_resume_at": "이 값 이하이면 복귀",
     "thermal.field.breaker_nodes": "최대 차단 비율 (노드)",
     "thermal.field.breaker_replicas": "최대 차단 비율 (배포의 복제본)",
-    "thermal.field.override_max_trip_hint": "비우면 제한 없음",
+    "thermal.field.override_max_trip_hint": "비우면 정책의 차단 온도까지",
     "thermal.scope.node": "노드",
     "thermal.scope.device": "장치",
     "thermal.changed_elsewhere": (
