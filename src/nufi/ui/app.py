@@ -19,7 +19,7 @@ from starlette.responses import RedirectResponse
 
 from nufi.auth.web_login import safe_next
 from nufi.auth.web_origin import origin_of, own_origin
-from nufi.ui import context, open_pages, signin
+from nufi.ui import context, open_pages, signin, socket_admission
 from nufi.ui.context import LANGUAGE_COOKIE
 from nufi.ui.i18n import LANGUAGES
 from nufi.ui.registry import PAGES
@@ -75,6 +75,7 @@ def mount_dashboard(app: FastAPI) -> None:
     # The dashboard's socket carries the session cookie too: only NuFi's own pages may open it.
     core.sio.eio.cors_allowed_origins = socket_origin_allowed
     open_pages.install()
+    socket_admission.install()
     metrics = getattr(app.state, "http_metrics", None)
     if metrics is not None:
         metrics.registry.register(open_pages.PagesCollector())

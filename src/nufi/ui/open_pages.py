@@ -22,7 +22,7 @@ import contextlib
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from nicegui import background_tasks, core, ui
 from nicegui.client import Client
@@ -77,6 +77,24 @@ def opened(client: Client, request: Request, principal: Principal, path: str) ->
     _cap(page)
     background_tasks.create(_watch(page), name=f"watch page {client.id}")
     return page
+
+
+def socket_for(client_id: str, session_id: str | None) -> Literal["its own", "another's", "none here"]:
+    """Whose page a socket naming `client_id` would talk to: "its own" (a live page built for the
+    session `session_id` names; a page built for a person named in a header, as the simulated-user
+    tests do, by its id alone), "another's" (a live page of another session), or "none here"."""
+    page = _pages.get(client_id)
+    if page is None or page.closing or page.client.is_deleted:
+        return "none here"
+    if not page.owner.startswith("session:"):
+        return "its own"
+    mine = session_id is not None and page.owner == f"session:{session_hash(session_id)}"
+    return "its own" if mine else "another's"
+
+
+def client_ids() -> frozenset[str]:
+    """The client ids of the pages kept now."""
+    return frozenset(_pages)
 
 
 def discard(client: Client) -> None:

@@ -5,6 +5,7 @@ socket a page talks over opens only from NuFi's own origin."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterator
 
 import httpx
@@ -75,9 +76,23 @@ async def test_gets_of_someone_not_signed_in_keep_no_page(served: Served) -> Non
     assert total(served.pages()) == baseline
 
 
-def handshake(served: Served, origin: str | None) -> httpx.Response:
+def handshake(served: Served, origin: str | None, session_id: str | None = None) -> httpx.Response:
+    """Engine.io's first polling request; with `session_id`, for a page that session just opened (an
+    anonymous socket is refused whatever its origin: test_ui_socket_admission)."""
     headers = {"Origin": origin} if origin else {}
-    return httpx.get(f"{served.url}{SOCKET}", params={"EIO": "4", "transport": "polling"}, headers=headers)
+    params = {"EIO": "4", "transport": "polling"}
+    cookies = None
+    if session_id is not None:
+        cookies = {"nufi_session": session_id}
+        params["client_id"] = page_client_id(served, session_id)
+    return httpx.get(f"{served.url}{SOCKET}", params=params, headers=headers, cookies=cookies)
+
+
+def page_client_id(served: Served, session_id: str) -> str:
+    opened = httpx.get(f"{served.url}/", cookies={"nufi_session": session_id}, timeout=30)
+    found = re.search(r"""["']client_id["']\s*:\s*["']([0-9a-f-]{36})["']""", opened.text)
+    assert found is not None, opened.text[:2000]
+    return found[1]
 
 
 @pytest.mark.parametrize(
@@ -90,11 +105,12 @@ def test_the_socket_refuses_a_polling_handshake_from_another_origin(served: Serv
 
 
 def test_the_socket_accepts_its_own_origin(served: Served) -> None:
-    own = handshake(served, served.url)
+    session_id = sign_in(served, "admin", "admin")
+    own = handshake(served, served.url, session_id)
     assert own.status_code == 200 and own.text.startswith("0{"), own.text
     assert own.headers["access-control-allow-origin"] == served.url
     # No Origin: not started by a page of any site (same-origin GETs may leave it out).
-    assert handshake(served, None).status_code == 200
+    assert handshake(served, None, session_id).status_code == 200
 
 
 async def test_the_socket_refuses_a_websocket_from_another_origin(served: Served) -> None:
@@ -103,5 +119,9 @@ async def test_the_socket_refuses_a_websocket_from_another_origin(served: Served
         async with websockets.connect(url, origin=websockets.Origin("https://evil.example")):
             pass
     assert refused.value.response.status_code in (400, 403)
-    async with websockets.connect(url, origin=websockets.Origin(served.url)) as own:
+    session_id = sign_in(served, "admin", "admin")
+    page = f"{url}&client_id={page_client_id(served, session_id)}"
+    cookie = {"Cookie": f"nufi_session={session_id}"}
+    own_origin = websockets.Origin(served.url)
+    async with websockets.connect(page, origin=own_origin, additional_headers=cookie) as own:
         assert str(await asyncio.wait_for(own.recv(), 10)).startswith("0{")
