@@ -7,8 +7,9 @@ from typing import Annotated
 
 import typer
 
-from nufi.cli.client import Api, exits_on_failure, server_of
-from nufi.cli.login import sign_in
+from nufi.cli import exits
+from nufi.cli.client import INSECURE_HTTP_ENV, Api, exits_on_failure, http_client, server_of
+from nufi.cli.login import revoke, sign_in
 from nufi.cli.output import Format, OutputOption, ServerOption, TokenOption, emit
 from nufi.cli.say import say
 from nufi.cli.tokens import TokenCache
@@ -22,10 +23,14 @@ def login(
     server: ServerOption = None,
     browser: Annotated[bool, typer.Option("--browser/--no-browser", help="cli.help.login.browser")] = True,
     timeout: Annotated[float, typer.Option(help="cli.help.login.timeout")] = LOGIN_TIMEOUT_SECONDS,
+    allow_insecure_http: Annotated[
+        bool,
+        typer.Option("--allow-insecure-http", envvar=INSECURE_HTTP_ENV, help="cli.help.login.insecure_http"),
+    ] = False,
 ) -> None:
     """Sign in with your browser (authorization code + PKCE); the tokens are kept for this server."""
     cache = TokenCache()
-    address = server_of(server, cache)
+    address = server_of(server, cache, allow_insecure_http=allow_insecure_http)
     stored = sign_in(address, open_browser=browser, timeout=timeout)
     cache.save(stored)
     with Api(address, cache=cache) as api:
@@ -37,11 +42,21 @@ def login(
 
 @exits_on_failure
 def logout(server: ServerOption = None) -> None:
-    """Forget the tokens kept for this server."""
+    """Sign out: revoke the sign-in at the issuer and forget the tokens kept for this server."""
     cache = TokenCache()
     address = server_of(server, cache)
+    stored = cache.load(address)
+    problem = None
+    if stored is not None:
+        with http_client() as http:
+            problem = revoke(http, stored)
+    # The local tokens go whatever the issuer said: this machine keeps no sign-in either way.
     deleted = cache.delete(address)
     typer.echo(say("cli.logout.done" if deleted else "cli.logout.none", server=address))
+    if stored is not None and problem is not None:
+        raise exits.CliFailure(
+            exits.UNAVAILABLE, [say("cli.logout.not_revoked", issuer=stored.issuer, error=problem)]
+        )
 
 
 @exits_on_failure

@@ -4,10 +4,13 @@ NUFI_TOKEN or the cached login (renewed when expired), and problems turned into 
 from __future__ import annotations
 
 import functools
+import ipaddress
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar
+from urllib.parse import urlsplit
 
 import httpx
 import typer
@@ -19,6 +22,7 @@ from nufi.cli.say import accept_language, say
 from nufi.cli.tokens import StoredLogin, TokenCache, fresh_login, normalise_server, renew
 
 DEFAULT_SERVER = "http://127.0.0.1:8080"
+INSECURE_HTTP_ENV = "NUFI_ALLOW_INSECURE_HTTP"
 # Unit tests put an httpx.MockTransport here; None is the network.
 transport: httpx.BaseTransport | None = None
 _TIMEOUT = httpx.Timeout(30.0, connect=10.0)
@@ -32,11 +36,41 @@ def http_client(**options: Any) -> httpx.Client:
     return httpx.Client(transport=transport, timeout=_TIMEOUT, headers=headers, **options)
 
 
-def server_of(option: str | None, cache: TokenCache | None = None) -> str:
-    """--server (or NUFI_SERVER), else the server of the last `nufi login`, else the local default."""
-    if option:
-        return normalise_server(option)
-    return normalise_server((cache or TokenCache()).current_server() or DEFAULT_SERVER)
+def server_of(
+    option: str | None, cache: TokenCache | None = None, *, allow_insecure_http: bool = False
+) -> str:
+    """--server (or NUFI_SERVER), else the server of the last `nufi login`, else the local default.
+
+    A server given as plain `http://` to another machine is refused (tokens would cross the network
+    in clear) unless the caller allows it, NUFI_ALLOW_INSECURE_HTTP is set, or a login to it is kept
+    (which `nufi login --allow-insecure-http` made)."""
+    cache = cache or TokenCache()
+    if not option:
+        return normalise_server(cache.current_server() or DEFAULT_SERVER)
+    server = normalise_server(option)
+    if plain_http_off_loopback(server) and not (
+        allow_insecure_http or insecure_http_allowed_by_env() or cache.load(server) is not None
+    ):
+        raise exits.CliFailure(exits.USAGE, [say("cli.usage.insecure_http", server=server)])
+    return server
+
+
+def plain_http_off_loopback(server: str) -> bool:
+    """`http://` to a host other than this machine (`localhost`, 127.0.0.0/8 or `[::1]`)."""
+    parts = urlsplit(server)
+    if parts.scheme.lower() != "http":
+        return False
+    host = (parts.hostname or "").lower()
+    if host == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True
+
+
+def insecure_http_allowed_by_env() -> bool:
+    return os.environ.get(INSECURE_HTTP_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
 class Api:

@@ -18,7 +18,7 @@ from nufi.cli.client import http_client
 from nufi.cli.loopback import LoopbackReceiver
 from nufi.cli.problems import Problem
 from nufi.cli.say import say
-from nufi.cli.tokens import StoredLogin
+from nufi.cli.tokens import StoredLogin, oauth_error
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,28 @@ def discover(http: httpx.Client, server: str) -> SignIn:
     )
 
 
+def revoke(http: httpx.Client, login: StoredLogin) -> str | None:
+    """Revoke the login's refresh token at its issuer (RFC 7009, the `revocation_endpoint` of the
+    issuer's discovery, as Keycloak publishes it); why it could not be, or None once revoked."""
+    if not login.refresh_token:
+        return None
+    try:
+        metadata = _get_json(http, f"{login.issuer.rstrip('/')}/.well-known/openid-configuration")
+    except exits.CliFailure as failure:
+        return "; ".join(failure.lines)
+    endpoint = metadata.get("revocation_endpoint")
+    if not isinstance(endpoint, str) or not endpoint:
+        return say("cli.logout.no_revocation_endpoint", issuer=login.issuer)
+    form = {"token": login.refresh_token, "token_type_hint": "refresh_token", "client_id": login.client_id}
+    try:
+        answer = http.post(endpoint, data=form)
+    except httpx.HTTPError as exc:
+        return say("cli.net.unreachable", url=endpoint, error=str(exc) or type(exc).__name__)
+    if answer.status_code != httpx.codes.OK:
+        return oauth_error(answer)
+    return None
+
+
 def authorization_url(sign_in: SignIn, redirect_uri: str, state: str, challenge: str) -> str:
     query = {
         "response_type": "code",
@@ -66,15 +88,17 @@ def sign_in(server: str, *, open_browser: bool, timeout: float) -> StoredLogin:
     with http_client() as http:
         where = discover(http, server)
         verifier, state = pkce.new_verifier(), secrets.token_urlsafe(24)
-        with LoopbackReceiver() as receiver:
+        with LoopbackReceiver(state) as receiver:
             url = authorization_url(where, receiver.redirect_uri, state, pkce.challenge_of(verifier))
-            typer.echo(say("cli.login.open_browser", issuer=where.issuer), err=True)
-            typer.echo(say("cli.login.visit", url=url), err=True)
             if open_browser:
+                typer.echo(say("cli.login.open_browser", issuer=where.issuer), err=True)
+                typer.echo(say("cli.login.visit", url=url), err=True)
                 webbrowser.open(url)
+            else:
+                typer.echo(say("cli.login.visit_only", issuer=where.issuer, url=url), err=True)
             typer.echo(say("cli.login.waiting"), err=True)
             answer = receiver.wait(timeout)
-        code = _code_of(answer, state, timeout)
+        code = _code_of(answer, timeout)
         form = {
             "grant_type": "authorization_code",
             "client_id": where.client_id,
@@ -88,11 +112,10 @@ def sign_in(server: str, *, open_browser: bool, timeout: float) -> StoredLogin:
     return blank.with_grant(grant, now)
 
 
-def _code_of(answer: dict[str, str] | None, state: str, timeout: float) -> str:
+def _code_of(answer: dict[str, str] | None, timeout: float) -> str:
+    # The listener takes only an answer carrying this sign-in's state (cli/loopback.py).
     if answer is None:
         raise exits.CliFailure(exits.UNAVAILABLE, [say("cli.login.timed_out", seconds=int(timeout))])
-    if not secrets.compare_digest(answer.get("state", ""), state):
-        raise exits.CliFailure(exits.UNAVAILABLE, [say("cli.login.state_mismatch")])
     if "code" not in answer:
         error = answer.get("error_description") or answer.get("error") or "?"
         raise exits.CliFailure(exits.UNAVAILABLE, [say("cli.login.refused", error=error)])

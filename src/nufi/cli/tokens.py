@@ -147,7 +147,7 @@ def renew(cache: TokenCache, login: StoredLogin, http: httpx.Client, now: float 
             exits.UNAVAILABLE, [say("cli.net.unreachable", url=login.token_endpoint, error=str(exc))]
         ) from None
     if answer.status_code != httpx.codes.OK:
-        error = _oauth_error(answer)
+        error = oauth_error(answer)
         raise exits.CliFailure(
             exits.UNAVAILABLE, [say("cli.auth.refresh_refused", server=login.server, error=error)]
         )
@@ -156,7 +156,8 @@ def renew(cache: TokenCache, login: StoredLogin, http: httpx.Client, now: float 
     return renewed
 
 
-def _oauth_error(answer: httpx.Response) -> str:
+def oauth_error(answer: httpx.Response) -> str:
+    """An RFC 6749 §5.2 error answer's words, or its HTTP status."""
     try:
         body = answer.json()
     except ValueError:

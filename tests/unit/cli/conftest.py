@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from nufi.cli import app, client
 
 Handler = Callable[[httpx.Request], httpx.Response]
-SERVER = "http://nufi.test"
+SERVER = "https://nufi.test"
 
 
 class FakeServer:

@@ -4,20 +4,27 @@ TEXTS: dict[str, str] = {
     # --- signing in ---
     "cli.login.open_browser": "Opening your browser to sign in at {issuer}.",
     "cli.login.visit": "If the browser does not open, visit this address:\n{url}",
+    "cli.login.visit_only": "To sign in at {issuer}, open this address in a browser:\n{url}",
     "cli.login.waiting": "Waiting for the sign-in to finish (Ctrl-C to give up)...",
     "cli.login.done": "Signed in to {server} as {username}.",
     "cli.login.page_done": "Signed in to NuFi. You can close this window and return to the terminal.",
     "cli.login.page_failed": "Sign-in failed: {error}. Return to the terminal.",
+    "cli.login.page_wrong_state": (
+        "This answer does not belong to the sign-in under way and was ignored. "
+        "If you are signing in, finish it in the window that `nufi login` opened."
+    ),
     "cli.login.no_issuer": (
         "{server} has no sign-in configured (NUFI_OIDC_ISSUER is unset); it accepts no tokens"
     ),
     "cli.login.refused": "the identity provider refused the sign-in: {error}",
-    "cli.login.state_mismatch": (
-        "the sign-in answer does not belong to this sign-in (state differs); try again"
-    ),
     "cli.login.timed_out": "no sign-in finished within {seconds} s; run `nufi login` again",
     "cli.logout.done": "Signed out of {server}; its tokens are deleted.",
     "cli.logout.none": "Not signed in to {server}; nothing to delete.",
+    "cli.logout.not_revoked": (
+        "the issuer {issuer} did not revoke the sign-in ({error}); the tokens on this machine are deleted, "
+        "but the refresh token stays valid there until it expires or an administrator ends the session"
+    ),
+    "cli.logout.no_revocation_endpoint": "{issuer} publishes no revocation_endpoint",
     "cli.whoami.line": "{username} at {server}{admin}",
     "cli.whoami.admin": " (administrator)",
     "cli.whoami.not_admin": "",
@@ -41,6 +48,11 @@ TEXTS: dict[str, str] = {
     "cli.problem.fix_retry": "fix: retry after {seconds} s",
     # --- usage ---
     "cli.usage.no_files": "no *.yaml or *.yml file in {path}",
+    "cli.usage.insecure_http": (
+        "{server} is plain http to another machine: tokens would cross the network unencrypted. "
+        "Use https://, or pass --allow-insecure-http to `nufi login` (or set NUFI_ALLOW_INSECURE_HTTP=1) "
+        "if that is what you mean"
+    ),
     "cli.usage.unreadable": "cannot read {path}: {error}",
     "cli.usage.bad_pack": "{path} is not a valid device pack: {error}",
     "cli.usage.bad_accelerator": "--accelerator takes TYPE:COUNT (e.g. lpu:1), not {value!r}",
@@ -92,7 +104,12 @@ TEXTS: dict[str, str] = {
     ),
     "cli.help.login.browser": "open the sign-in page in a browser",
     "cli.help.login.timeout": "seconds to wait for the sign-in",
-    "cli.help.logout": "Forget the tokens kept for this server.",
+    "cli.help.login.insecure_http": (
+        "allow a plain http:// server other than this machine (tokens travel unencrypted)"
+    ),
+    "cli.help.logout": (
+        "Sign out: revoke the sign-in at the issuer and forget the tokens kept for this server."
+    ),
     "cli.help.whoami": "Who NuFi sees: your username, roles and whether you are an administrator.",
     "cli.help.monitor": (
         "Watch a device type's devices live (Ctrl-C to stop); json/yaml print one document per snapshot."

@@ -4,18 +4,27 @@ TEXTS: dict[str, str] = {
     # --- signing in ---
     "cli.login.open_browser": "{issuer}에서 로그인하도록 브라우저를 엽니다.",
     "cli.login.visit": "브라우저가 열리지 않으면 이 주소로 가세요:\n{url}",
+    "cli.login.visit_only": "{issuer}에서 로그인하려면 브라우저에서 이 주소를 여세요:\n{url}",
     "cli.login.waiting": "로그인이 끝나기를 기다립니다(그만두려면 Ctrl-C)...",
     "cli.login.done": "{server}에 {username}(으)로 로그인했습니다.",
     "cli.login.page_done": "NuFi에 로그인했습니다. 이 창을 닫고 터미널로 돌아가세요.",
     "cli.login.page_failed": "로그인하지 못했습니다: {error}. 터미널로 돌아가세요.",
+    "cli.login.page_wrong_state": (
+        "진행 중인 로그인의 응답이 아니어서 무시했습니다. "
+        "로그인하는 중이라면 `nufi login`이 알려 준 창에서 마치세요."
+    ),
     "cli.login.no_issuer": (
         "{server}에는 로그인이 설정되어 있지 않습니다(NUFI_OIDC_ISSUER 미설정). 토큰을 받지 않습니다"
     ),
     "cli.login.refused": "ID 공급자가 로그인을 거부했습니다: {error}",
-    "cli.login.state_mismatch": "로그인 응답이 이 로그인의 것이 아닙니다(state 불일치). 다시 시도하세요",
     "cli.login.timed_out": "{seconds}초 안에 로그인이 끝나지 않았습니다. `nufi login`을 다시 실행하세요",
     "cli.logout.done": "{server}에서 로그아웃했습니다. 토큰을 지웠습니다.",
     "cli.logout.none": "{server}에 로그인되어 있지 않습니다. 지울 것이 없습니다.",
+    "cli.logout.not_revoked": (
+        "발급자 {issuer}이(가) 로그인을 취소하지 못했습니다({error}). 이 컴퓨터의 토큰은 지웠지만, "
+        "리프레시 토큰은 만료되거나 관리자가 세션을 끝낼 때까지 발급자 쪽에서 계속 유효합니다"
+    ),
+    "cli.logout.no_revocation_endpoint": "{issuer}에 revocation_endpoint가 없습니다",
     "cli.whoami.line": "{server}의 {username}{admin}",
     "cli.whoami.admin": " (관리자)",
     "cli.whoami.not_admin": "",
@@ -40,6 +49,11 @@ TEXTS: dict[str, str] = {
     "cli.problem.fix_retry": "해결: {seconds}초 뒤에 다시 시도하세요",
     # --- usage ---
     "cli.usage.no_files": "{path}에 *.yaml 또는 *.yml 파일이 없습니다",
+    "cli.usage.insecure_http": (
+        "{server}은(는) 이 컴퓨터가 아닌 곳의 http 주소라 토큰이 암호화되지 않은 채 네트워크를 지나갑니다. "
+        "https://를 쓰세요. 정말 그렇게 하려면 `nufi login`에 --allow-insecure-http를 주거나 "
+        "NUFI_ALLOW_INSECURE_HTTP=1을 설정하세요"
+    ),
     "cli.usage.unreadable": "{path}을(를) 읽을 수 없습니다: {error}",
     "cli.usage.bad_pack": "{path}은(는) 올바른 장치 팩이 아닙니다: {error}",
     "cli.usage.bad_accelerator": (
@@ -84,7 +98,10 @@ TEXTS: dict[str, str] = {
     "cli.help.login": ("브라우저로 로그인합니다(인가 코드 + PKCE). 토큰은 이 서버용으로 보관합니다."),
     "cli.help.login.browser": "로그인 페이지를 브라우저로 엽니다",
     "cli.help.login.timeout": "로그인을 기다릴 시간(초)",
-    "cli.help.logout": "이 서버용으로 보관한 토큰을 지웁니다.",
+    "cli.help.login.insecure_http": (
+        "이 컴퓨터가 아닌 곳의 http:// 서버도 허용합니다(토큰이 암호화 없이 오갑니다)"
+    ),
+    "cli.help.logout": "로그아웃합니다: 발급자에서 로그인을 취소하고 이 서버용으로 보관한 토큰을 지웁니다.",
     "cli.help.whoami": "NuFi가 보는 나: 사용자 이름, 역할, 관리자인지 여부.",
     "cli.help.monitor": (
         "장치 유형의 장치를 실시간으로 봅니다(멈추려면 Ctrl-C). "

@@ -37,6 +37,8 @@ def discovery_document(realm: RealmContext) -> dict[str, Any]:
         "token_endpoint": realm.endpoint("token"),
         "userinfo_endpoint": realm.endpoint("userinfo"),
         "end_session_endpoint": realm.endpoint("logout"),
+        "revocation_endpoint": realm.endpoint("revoke"),
+        "revocation_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
         "jwks_uri": realm.endpoint("certs"),
         "grant_types_supported": ["authorization_code", "refresh_token", "password", "client_credentials"],
         "response_types_supported": ["code"],
@@ -134,6 +136,29 @@ async def _logout_backchannel(realm: RealmContext, request: Request) -> Response
     return Response(status_code=204)
 
 
+async def _revoke(realm: RealmContext, request: Request) -> Response:
+    """Token revocation (RFC 7009) as Keycloak answers it: a refresh token of the calling client ends
+    its session, so the token endpoint refuses that refresh token from then on. A token that is not
+    valid (or an access token, which the dev provider cannot take back) gets 200 all the same."""
+    try:
+        form = await _form(request)
+        client = authenticate_client(realm, form, request.headers.get("authorization"))
+        token = form.get("token")
+        if not token:
+            raise OAuthError("invalid_request", "Token not provided")
+        try:
+            claims = realm.keys.verify_refresh(token, realm.issuer)
+        except jwt.PyJWTError:
+            return Response(status_code=200, headers=_NO_STORE)
+        if claims.get("azp") != client.id:
+            raise OAuthError("unauthorized_client", "Unmatching clients")
+    except OAuthError as exc:
+        return JSONResponse(exc.body(), status_code=exc.status, headers=_NO_STORE)
+    if isinstance(claims.get("sid"), str):
+        realm.sessions.end_session(claims["sid"])
+    return Response(status_code=200, headers=_NO_STORE)
+
+
 async def _form(request: Request) -> dict[str, str]:
     try:
         form = await request.form()
@@ -169,5 +194,6 @@ def create_app(realm: RealmContext) -> Starlette:
         Route(oidc + "/auth", bind(_auth), methods=["GET", "POST"]),
         Route(oidc + "/userinfo", bind(_userinfo), methods=["GET", "POST"]),
         Route(oidc + "/logout", bind(_logout), methods=["GET", "POST"]),
+        Route(oidc + "/revoke", bind(_revoke), methods=["POST"]),
     ]
     return Starlette(routes=routes)
