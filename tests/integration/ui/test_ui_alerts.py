@@ -33,6 +33,7 @@ from nufi.auth import Principal
 from nufi.cli import _Faces, build_server
 from nufi.config import Settings
 from nufi.devices.spec import DeviceTypeCreate
+from nufi.messages import Message
 from nufi.services import Services
 from nufi.ui import context
 from nufi.ui.i18n import Language, text
@@ -59,6 +60,7 @@ class World:
     services: Services
     prometheus: PrometheusServer
     exporter: str
+    rules_dir: Path
 
 
 async def _who(request: Request) -> Principal | None:
@@ -127,7 +129,7 @@ async def world(
             context.attach(services, _who)
             await services.catalog.create(ADMIN, DeviceTypeCreate.model_validate(lpu_type()), force=True)
             await prometheus.wait_for_series('lpu_temperature_celsius{node="lpu-node-2"}', 30)
-            yield World(url, services, prometheus, exporter)
+            yield World(url, services, prometheus, exporter, work / "rules")
 
 
 @contextmanager
@@ -180,8 +182,15 @@ async def test_alerts_fire_and_show_on_every_page(world: World, browser: Browser
         await expect(page.get_by_test_id("alerts-empty")).to_have_text(t(language, "alerting.empty"))
         rules = page.get_by_test_id("alerts-rules")
         await expect(rules).to_contain_text(t(language, "alerting.target.file"))
-        await expect(rules.get_by_role("link")).to_have_attribute("href", ALERTMANAGER)
+        # Where the rules are and Alertmanager (whose API shows every pod unmasked) are the admin's.
+        await expect(rules).not_to_contain_text(str(world.rules_dir))
+        await expect(rules.get_by_role("link")).to_have_count(0)
         await shot(page, language, "empty")
+        admin_page = await open_as(browser, "admin", language, f"{world.url}/alerts")
+        admin_rules = admin_page.get_by_test_id("alerts-rules")
+        await expect(admin_rules).to_contain_text(str(world.rules_dir))
+        await expect(admin_rules.get_by_role("link")).to_have_attribute("href", ALERTMANAGER)
+        await admin_page.context.close()
 
     # One LPU forced to 95 °C, and the hot rule lowered to 90 °C held 0 s: NuFi rewrites the rule
     # file, Prometheus reloads it and fires for that device alone.
@@ -301,8 +310,13 @@ async def test_without_prometheus_the_page_says_so(world: World, browser: Browse
         said = t(language, "alerting.unavailable", detail="").rstrip()
         await expect(page.get_by_test_id("alerts-unavailable")).to_contain_text(said)
         await expect(page.get_by_test_id("alerts-table")).to_be_hidden()
-        # The rules' status is still said, as it does not come from Prometheus: the failed reload,
-        # naming the Prometheus it could not reach.
-        await expect(page.get_by_test_id("alerts-rules")).to_contain_text(world.prometheus.url)
+        # The rules' status is still said, as it does not come from Prometheus: to a user in neutral
+        # words, to an admin as the failed reload naming the Prometheus it could not reach.
+        neutral = Message("alerts.status.failing").text("ko" if language == "ko" else "en")
+        await expect(page.get_by_test_id("alerts-rules")).to_contain_text(neutral)
+        await expect(page.get_by_test_id("alerts-rules")).not_to_contain_text(world.prometheus.url)
         await shot(page, language, "unavailable")
+        await page.context.close()
+        page = await open_as(browser, "admin", language, f"{world.url}/alerts")
+        await expect(page.get_by_test_id("alerts-rules")).to_contain_text(world.prometheus.url)
         await page.context.close()
