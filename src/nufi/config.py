@@ -125,6 +125,9 @@ class Settings(BaseSettings):
     # sign-out and socket accept. Required when NuFi listens off loopback with sign-in configured;
     # unset on loopback, the address of each request that names a loopback host.
     dashboard_public_url: str | None = Field(default=None, pattern=r"^https?://[^/?#]+(/[^?#]*)?$")
+    # A dashboard page not built within this long answers 503 with Retry-After and a message saying
+    # to retry, instead of NiceGUI's 500 (docs/dashboard.md, "Slow pages").
+    dashboard_page_build_timeout_seconds: float = Field(default=10.0, gt=0, le=60)
 
     # Hardening of the request path and of calls to the identity provider.
     # The client whose roles count next to realm roles (resource_access.<client>.roles); unset, the

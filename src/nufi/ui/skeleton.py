@@ -4,8 +4,9 @@ A page is a `Page`: its path, its builder, its entry in the sidebar (if any) and
 whether only `nufi-admin` may open it. `declare(pages)` registers each with NiceGUI behind one door,
 written once here: the visitor signed in (or the redirect to sign-in that brings them back), the
 frame (header and sidebar, whose entries come from these same pages), and, on an admin-only page
-opened by anyone else, the page saying it is not for them (the services refuse them anyway). The
-builder then draws only its content, from a `Visit`.
+opened by anyone else, the page saying it is not for them (the services refuse them anyway), and a
+page that takes longer than its budget to build saying to retry (`page_budget`). The builder then
+draws only its content, from a `Visit`.
 
 The product's pages are listed in `nufi.ui.registry`; adding a page is one module with its builder
 and one entry there.
@@ -24,6 +25,13 @@ from starlette.responses import RedirectResponse, Response
 from nufi.ui import open_pages
 from nufi.ui.i18n import Translator
 from nufi.ui.layout import Frame, forbidden, frame
+from nufi.ui.page_budget import (
+    NICEGUI_RESPONSE_TIMEOUT_SECONDS,
+    BuildTooSlow,
+    budget_seconds,
+    too_slow,
+    within_budget,
+)
 from nufi.ui.parts.gate import Visitor, visitor
 
 # Where a page's entry sits in the sidebar: at the top, under Workloads, or under Admin.
@@ -96,9 +104,13 @@ def _register(page: Page) -> None:
         if page.admin_only and not who.principal.is_admin:
             forbidden(t)
             return None
-        answer = await page.build(Visit(who, t, request, drawn))
+        kept = list(ui.context.client.content.default_slot.children)
+        try:
+            answer = await within_budget(page.build(Visit(who, t, request, drawn)), budget_seconds())
+        except BuildTooSlow:
+            return too_slow(request, t, kept, who.path)
         if answer is not None:
             open_pages.discard(ui.context.client)  # answered with a redirect: nothing to keep
         return answer
 
-    ui.page(page.path)(door)
+    ui.page(page.path, response_timeout=NICEGUI_RESPONSE_TIMEOUT_SECONDS)(door)

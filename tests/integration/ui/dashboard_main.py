@@ -13,7 +13,7 @@ from pydantic import SecretStr
 from starlette.requests import Request
 
 from integration.ui.people import PEOPLE, USER_HEADER
-from integration.ui.sample_page import SAMPLE_PAGE
+from integration.ui.sample_page import SAMPLE_PAGE, SLOW_PAGE
 from nufi.auth import Principal
 from nufi.config import Settings
 from nufi.services import build_services
@@ -35,6 +35,11 @@ async def _start() -> None:
         prometheus_url=os.environ.get("NUFI_TEST_PROMETHEUS_URL") or None,
         # A dev cluster a test started (the wizard's tests); none otherwise.
         kubeconfig=Path(kubeconfig) if (kubeconfig := os.environ.get("NUFI_TEST_KUBECONFIG")) else None,
+        # A page-build budget a test chose (the slow page's tests); the default otherwise.
+        dashboard_page_build_timeout_seconds=float(
+            os.environ.get("NUFI_TEST_PAGE_BUILD_TIMEOUT_SECONDS")
+            or Settings.model_fields["dashboard_page_build_timeout_seconds"].default
+        ),
     )
     services = await _stack.enter_async_context(build_services(settings))
     context.attach(services, _who)
@@ -45,7 +50,7 @@ async def _stop() -> None:
     await _stack.aclose()
 
 
-register_pages((*PAGES, SAMPLE_PAGE))
+register_pages((*PAGES, SAMPLE_PAGE, SLOW_PAGE))
 app.include_router(language_router)
 app.on_startup(_start)
 app.on_shutdown(_stop)

@@ -4,6 +4,8 @@ come from the skeleton alone."""
 
 from __future__ import annotations
 
+import asyncio
+
 from nicegui import ui
 
 from nufi.ui.skeleton import NavEntry, Page, Visit
@@ -23,3 +25,18 @@ SAMPLE_PAGE = Page(
     section="admin",
     admin_only=True,
 )
+
+
+SLOW_PATH = "/admin/slow"
+
+
+async def build_slow(visit: Visit) -> None:
+    """A page whose build waits, with `?hold=1`, for a dependency that never answers (an event nobody
+    sets), after drawing a first element; without it, it is built at once."""
+    ui.label("drawn before the wait").mark("slow-first")
+    if visit.param("hold"):
+        await asyncio.Event().wait()
+    ui.label("drawn after the wait").mark("slow-done")
+
+
+SLOW_PAGE = Page(SLOW_PATH, build_slow, section="admin", admin_only=True)

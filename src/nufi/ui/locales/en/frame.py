@@ -21,4 +21,11 @@ TEXTS: dict[str, str] = {
     "nav.deployments": "Deployments",
     "nav.labs": "Labs",
     "nav.projects": "Projects",
+    # A page that took longer than its budget to build (503, Retry-After).
+    "slow.title": "This page is taking longer than usual",
+    "slow.body": (
+        "NuFi is busy, or a service this page reads is answering slowly, so the page was not ready in "
+        "time. Try again in {seconds} seconds; nothing was changed."
+    ),
+    "slow.retry": "Try again",
 }

@@ -20,4 +20,11 @@ TEXTS: dict[str, str] = {
     "nav.deployments": "배포",
     "nav.labs": "랩",
     "nav.projects": "프로젝트",
+    # A page that took longer than its budget to build (503, Retry-After).
+    "slow.title": "페이지를 여는 데 평소보다 오래 걸리고 있습니다",
+    "slow.body": (
+        "NuFi가 바쁘거나 이 페이지가 읽는 서비스의 응답이 느려서 제시간에 페이지를 준비하지 못했습니다. "
+        "{seconds}초 뒤에 다시 시도하세요. 변경된 것은 없습니다."
+    ),
+    "slow.retry": "다시 시도",
 }
