@@ -6,6 +6,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -19,10 +20,17 @@ def closed_port() -> int:
 
 
 @contextmanager
-def serve_in_thread(app: ASGIApp, *, name: str = "fake-server") -> Iterator[str]:
-    """Run `app` with uvicorn on 127.0.0.1 and a free port; yields its base URL."""
+def serve_in_thread(app: ASGIApp, *, name: str = "fake-server", **options: Any) -> Iterator[str]:
+    """Run `app` with uvicorn on 127.0.0.1 and a free port (uvicorn's `options` beside); yields its
+    base URL."""
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=0, log_level="warning", lifespan="off", timeout_graceful_shutdown=1
+        app,
+        host="127.0.0.1",
+        port=0,
+        log_level="warning",
+        lifespan="off",
+        timeout_graceful_shutdown=1,
+        **options,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name=name, daemon=True)

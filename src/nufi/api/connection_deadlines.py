@@ -11,6 +11,9 @@ uvicorn's httptools protocol with the two deadlines Apache's mod_reqtimeout enfo
   extends by its size over `body_min_bytes_per_second`: a large upload that keeps moving finishes,
   a body that trickles or stalls does not.
 
+A WebSocket upgrade leaves these deadlines to the WebSocket protocol, but the application must
+accept or refuse it within `header_seconds` of the upgrade, or the connection is closed.
+
 Time the server itself holds the body back is not the client's: while reading is paused because
 the application has not taken what arrived, or a `100-continue` is not answered yet, the deadline
 waits. A request that misses its deadline is answered 408 when no answer has started, and its
@@ -89,10 +92,14 @@ class DeadlineHttpProtocol(HttpToolsProtocol):
         super().on_message_complete()
 
     def handle_websocket_upgrade(self) -> None:
-        # The WebSocket protocol takes the connection over, with its own pings and timeouts.
+        # The WebSocket protocol takes the connection over, with its own pings and timeouts; until the
+        # application has accepted or refused the socket, the handshake is bound as headers are.
         self._cancel_header_deadline()
         self._cancel_body_deadline()
         super().handle_websocket_upgrade()
+        self.loop.call_later(
+            self.deadlines.header_seconds, _close_unanswered, self.transport.get_protocol(), self.transport
+        )
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_header_deadline()
@@ -146,6 +153,19 @@ class DeadlineHttpProtocol(HttpToolsProtocol):
         if send_408:
             self.transport.write(_REQUEST_TIMEOUT)
         self.transport.close()
+
+
+def _close_unanswered(protocol: asyncio.BaseProtocol, transport: asyncio.BaseTransport) -> None:
+    if not transport.is_closing() and not _handshake_answered(protocol):
+        transport.close()
+
+
+def _handshake_answered(protocol: asyncio.BaseProtocol) -> bool:
+    # uvicorn's WebSocket protocols keep it differently: an Event (websockets), a flag (wsproto, sansio).
+    event = getattr(protocol, "handshake_completed_event", None)
+    if isinstance(event, asyncio.Event):
+        return event.is_set()
+    return bool(getattr(protocol, "handshake_complete", True))
 
 
 def _request_timeout_answer() -> bytes:
