@@ -1,7 +1,8 @@
 """Labs on origins of their own, in a real browser (Debian's Chromium) against a running sandbox: a
 member of two projects opens a real JupyterLab in each; a script in one lab's page reaches its own lab,
 but neither the other lab's files (with the visitor's credentials) nor the dashboard's pages and API,
-and its WebSocket to the other lab is refused; the lab's Jupyter refuses a foreign-origin socket too."""
+and its WebSocket to the other lab is refused; the lab's Jupyter refuses a foreign-origin socket too.
+A terminal opened in a lab's page stops with the dashboard session: signing out closes its socket."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin
 
-from e2e.browser_support import bounded, shot, sign_in
+from e2e.browser_support import LOCALES, bounded, shot, sign_in
 from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
+from nufi.ui.i18n import text
 from support.polling import until
 
 READY_WITHIN = 180.0
@@ -44,6 +46,35 @@ async ({fetches, socket}) => {
   return out;
 }
 """
+
+# Run in a lab's page: a Jupyter terminal made through the lab's API, its socket opened and a command
+# run in it; the socket's fate is kept in `window.labTerminal` for the test to wait on.
+TERMINAL = """
+async ({path}) => {
+  const xsrf = decodeURIComponent((document.cookie.match(/(?:^|; )_xsrf=([^;]*)/) || [])[1] || "");
+  const made = await fetch(`${path}api/terminals`, {method: "POST", headers: {"X-XSRFToken": xsrf}});
+  if (!made.ok) return `terminal not made: ${made.status}`;
+  const name = (await made.json()).name;
+  const state = window.labTerminal = {closed: null, output: ""};
+  return await new Promise((resolve) => {
+    const timer = setTimeout(() => resolve("no answer"), 30000);
+    const ws = new WebSocket(`ws://${location.host}${path}terminals/websocket/${name}`);
+    ws.onopen = () => ws.send(JSON.stringify(["stdin", "echo ALIVE-$((6*7))\\r"]));
+    ws.onmessage = (event) => {
+      state.output += event.data;
+      if (state.output.includes("ALIVE-42")) { clearTimeout(timer); resolve("alive"); }
+    };
+    ws.onclose = (event) => {
+      state.closed = event.code;
+      clearTimeout(timer);
+      resolve(`closed ${event.code}`);
+    };
+  });
+}
+"""
+# How soon after sign-out the lab's socket must be closed (NuFi closes it at once; bounded generously
+# for a loaded machine).
+CLOSED_WITHIN_MS = 10_000
 
 
 @pytest.fixture(scope="module")
@@ -186,3 +217,29 @@ async def test_a_script_in_one_lab_reaches_neither_another_lab_nor_the_dashboard
     # Both pages settled (their JupyterLab up, the probes answered) before the context closes.
     await expect(lab_b).to_have_title(re.compile("JupyterLab"))
     await bounded(context.close(), "closing the browser context")
+
+
+async def test_a_lab_terminal_socket_closes_when_the_dashboard_session_signs_out(
+    sandbox: SandboxRun, browser: Browser, two_labs: dict[str, str]
+) -> None:
+    url = sandbox.state["nufi_url"]
+    origin_a = f"http://a--origin-a.localhost:{urlsplit(url).port}"
+    context = await browser.new_context(locale=LOCALES["en"], viewport={"width": 1400, "height": 1000})
+    try:
+        lab = await bounded(context.new_page(), "opening a page")
+        await lab.goto(f"{url}/labs/origin-a/a/lab")
+        await sign_in(lab, "user")
+        await _lab_settled(lab, origin_a, "/labs/origin-a/a/lab")
+        started = await bounded(lab.evaluate(TERMINAL, {"path": "/labs/origin-a/a/"}), "running a command")
+        assert started == "alive", started
+
+        dashboard = await bounded(context.new_page(), "opening the dashboard")
+        await dashboard.goto(f"{url}/")
+        await dashboard.get_by_role("button", name=text("en", "header.sign_out")).click()
+        await expect(dashboard).not_to_have_url(re.compile(re.escape(url) + "/$"))
+
+        # The lab's page did nothing: its terminal's socket was closed by NuFi, as a policy violation.
+        await lab.wait_for_function("window.labTerminal.closed !== null", timeout=CLOSED_WITHIN_MS)
+        assert await lab.evaluate("window.labTerminal.closed") == 1008
+    finally:
+        await bounded(context.close(), "closing the browser context")
