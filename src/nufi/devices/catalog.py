@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,7 @@ from nufi.devices.checks import (
     registered_by,
 )
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
+from nufi.devices.metric_checks import FIELD_OF
 from nufi.devices.presets import official_preset, official_presets
 from nufi.devices.said import said_of_error
 from nufi.devices.save_checks import checks_on_save
@@ -38,6 +39,7 @@ from nufi.devices.spec import (
     DeviceTypeCreate,
     DeviceTypeUpdate,
     LabelsDraft,
+    MetricKey,
     MetricsDraft,
 )
 from nufi.devices.stored import (
@@ -183,12 +185,25 @@ class DeviceCatalog:
         metrics: MetricsDraft,
         *,
         fetcher: str = GENERIC_FETCHER,
+        fields: Mapping[MetricKey, str] = FIELD_OF,
     ) -> MetricsCheck:
         require_admin(principal)
         usable = self._fetchers.get(fetcher).usable
         # What the expressions may cost Prometheus is checked before any of them runs.
-        await enforce_query_bounds(metrics, self._prometheus, self._prometheus.admin_limits)
+        await self.check_query_bounds(principal, metrics, fields=fields)
         return await check_metrics(labels, metrics, self._prometheus, usable=usable)
+
+    async def check_query_bounds(
+        self,
+        principal: Principal | None,
+        metrics: MetricsDraft,
+        *,
+        fields: Mapping[MetricKey, str] = FIELD_OF,
+    ) -> None:
+        """Refuse (422 naming the field in `fields`) an admin's expression beyond the admin query bounds,
+        before anything runs it: for every caller that replays or saves an admin's PromQL."""
+        require_admin(principal)
+        await enforce_query_bounds(metrics, self._prometheus, self._prometheus.admin_limits, fields=fields)
 
     # -- writes --------------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from pydantic import BaseModel, Field
@@ -115,11 +115,15 @@ async def enforce_query_bounds(
     limits: AdminQueryLimits,
     *,
     raise_unavailable: bool = False,
+    fields: Mapping[MetricKey, str] = FIELD_OF,
 ) -> None:
     """Refuse (ValidationFailed, 422, naming the field and the bound) an expression that would cost
     Prometheus too much: a range or subquery wider than the limit, a subquery step finer than it, a
     subquery making more points per series than an engine allows over the longest range NuFi asks, more
     series than the limit, or a series count that does not finish within its timeout.
+
+    `fields` names where each quantity's expression sits in the caller's document (a device type's
+    by default; a thermal policy's own condition is `custom.expression`).
 
     Expressions that do not parse, or cannot give a vector, are left to `check_metrics` to report.
     When Prometheus cannot count, the count is skipped, or with `raise_unavailable` the
@@ -131,7 +135,7 @@ async def enforce_query_bounds(
             raise ValidationFailed(
                 code="query_bounds.range",
                 params={"problem": refusal.as_dict()},
-                field=FIELD_OF[metric],
+                field=fields[metric],
                 bound="NUFI_PROMQL_MAX_RANGE_SECONDS, NUFI_PROMQL_MIN_SUBQUERY_STEP_SECONDS, "
                 "NUFI_PROMQL_MAX_POINTS_PER_SERIES",
                 max_range_seconds=limits.max_range_seconds,
@@ -143,7 +147,7 @@ async def enforce_query_bounds(
         *(_count(queries[metric], prometheus, limits, raise_unavailable) for metric in countable)
     )
     for metric, count in zip(countable, counts, strict=True):
-        field, query = FIELD_OF[metric], queries[metric]
+        field, query = fields[metric], queries[metric]
         if count == _TIMED_OUT:
             raise ValidationFailed(
                 code="query_bounds.count_timed_out",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from nufi.auth import Principal
@@ -26,6 +27,10 @@ from nufi.thermal.replay import (
 )
 
 DRY_RUN_DEFAULT_SECONDS = 86400.0
+# Where an own condition's expression sits in a policy: the field its refusals name.
+CUSTOM_EXPRESSION_FIELD = "custom.expression"
+# Refuses (422 naming the field) an admin's expression beyond the admin query bounds.
+BoundsCheck = Callable[[str, str], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -71,13 +76,19 @@ async def dry_run(
     *,
     start: str | None,
     end: str | None,
+    bounds: BoundsCheck,
 ) -> DryRun:
     """Default range: the 24 hours before `end` (default now). One step for every condition: no longer
-    than the scrape interval and dividing each condition's trip hold."""
+    than the scrape interval and dividing each condition's trip hold.
+
+    An own condition's expression is the admin's PromQL, replayed over the whole range: it is held to
+    the admin query bounds (`bounds`) before any history is read, as saving the policy holds it."""
     if start is None:
         until = time.time() if end is None else parse_instant(end, field="end")
         start = str(until - DRY_RUN_DEFAULT_SECONDS)
     conditions = replayed_conditions(device_type, policy)
+    if "custom" in conditions and policy.custom.expression is not None:
+        await bounds(policy.custom.expression, CUSTOM_EXPRESSION_FIELD)
     holds = common_hold(limits_for(policy, c).trip_hold_seconds for c in conditions)
     step = replay_step(holds, monitoring.settings.scrape_interval_seconds)
     histories = await asyncio.gather(

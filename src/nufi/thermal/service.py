@@ -24,7 +24,7 @@ from nufi.errors import NotFound, ValidationFailed
 from nufi.messages import Message
 from nufi.monitoring import MonitoringService
 from nufi.thermal.controller import SYSTEM, ThermalController
-from nufi.thermal.dry_run import DryRun, dry_run
+from nufi.thermal.dry_run import CUSTOM_EXPRESSION_FIELD, DryRun, dry_run
 from nufi.thermal.history import ThermalEvent, ThermalRecords
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy, default_policy
 from nufi.thermal.serving import OVERRIDE_ANNOTATION
@@ -144,7 +144,11 @@ class ThermalService:
         device_type = await self._catalog.get(admin, device_type_id)
         labels = LabelsDraft(node=device_type.labels.node, device=device_type.labels.device)
         checked = await self._catalog.check_metrics(
-            admin, labels, MetricsDraft(utilization=expression), fetcher=device_type.fetcher
+            admin,
+            labels,
+            MetricsDraft(utilization=expression),
+            fetcher=device_type.fetcher,
+            fields={"utilization": CUSTOM_EXPRESSION_FIELD},
         )
         result = checked.results["utilization"]
         said = result.error_message
@@ -154,7 +158,7 @@ class ThermalService:
             raise ValidationFailed(
                 code="thermal_policy.custom_check_failed",
                 params={"problem": Message(said.code, said.params)},
-                field="custom.expression",
+                field=CUSTOM_EXPRESSION_FIELD,
             )
 
     async def override(self, principal: Principal | None, project: str, deployment: str) -> OverrideEntry:
@@ -265,7 +269,15 @@ class ThermalService:
         conditions through the controller's hysteresis and breaker (`thermal.dry_run`)."""
         admin = require_admin(principal)
         device_type = await self._catalog.get(admin, device_type_id)
-        return await dry_run(self._monitoring, admin, device_type, policy, start=start, end=end)
+
+        async def bounds(expression: str, field: str) -> None:
+            await self._catalog.check_query_bounds(
+                admin, MetricsDraft(utilization=expression), fields={"utilization": field}
+            )
+
+        return await dry_run(
+            self._monitoring, admin, device_type, policy, start=start, end=end, bounds=bounds
+        )
 
 
 def _serving(found: dict[str, Any]) -> bool:
