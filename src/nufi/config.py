@@ -214,6 +214,9 @@ class Settings(BaseSettings):
     # cluster shows; every replica looks every NUFI_INTENT_RECONCILE_INTERVAL_SECONDS, and at start.
     intent_settle_after_seconds: float = Field(default=120.0, ge=0, le=86400)
     intent_reconcile_interval_seconds: float = Field(default=30.0, gt=0, le=3600)
+    # Each replica renews a lease every third of NUFI_INTENT_LEASE_SECONDS; the intents of a replica
+    # whose lease ran out (killed, or shut down) are settled at once, not after the age above.
+    intent_lease_seconds: float = Field(default=20.0, gt=0, le=3600)
 
     # What the dashboard's deployment form starts with (docs/dashboard.md): an image and its arguments
     # (NUFI_DEPLOYMENT_DEFAULT_ARGS is a JSON list). The API itself always asks for an image.

@@ -306,6 +306,7 @@ def _start_reconciler(
         projects.recorder,
         settle_after_seconds=settings.intent_settle_after_seconds,
         interval_seconds=settings.intent_reconcile_interval_seconds,
+        lease_seconds=settings.intent_lease_seconds,
     )
     reconciler.start()
     owned.push_async_callback(reconciler.close)

@@ -18,6 +18,7 @@ from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from nufi.db.audit import AuditRepository
+from nufi.db.replica_leases import ReplicaLeases
 from nufi.db.session import SessionFactory, transaction
 from nufi.db.tables import IntentRow, JsonObject
 from nufi.db.types import utc_now
@@ -40,6 +41,8 @@ class Intent:
 class IntentStore:
     def __init__(self, sessions: SessionFactory) -> None:
         self._sessions = sessions
+        # Whether an intent's writer may still be at work (db/replica_leases.py).
+        self.leases = ReplicaLeases(sessions)
 
     async def open(
         self,

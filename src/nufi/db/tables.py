@@ -122,6 +122,16 @@ class IntentRow(Base):
         return f"IntentRow(id={self.id}, action={self.action!r}, target_id={self.target_id!r})"
 
 
+class ReplicaLeaseRow(Base):
+    """A replica's lease, renewed while it lives: an intent whose holder's lease has run out belongs to
+    no request any more and is settled at once (`db/replica_leases.py`)."""
+
+    __tablename__ = "replica_leases"
+
+    holder: Mapped[str] = mapped_column(String(ACTOR_LENGTH), primary_key=True)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
 class WebSessionRow(Base):
     """A dashboard session: the browser holds only a random id, this row holds everything else.
 

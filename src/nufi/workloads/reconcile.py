@@ -1,8 +1,13 @@
 """The reconciler: settles intents whose request ended without settling them (a crash, `kill -9`, a
 database or API server unreachable at the end).
 
-It runs on every replica, at start and then every interval, and takes only intents older than any
-request may take (`NUFI_INTENT_SETTLE_AFTER_SECONDS`), so it never races a change still under way.
+It runs on every replica, at start and then every interval. An intent is settled once no request can
+still be making it: when the replica that wrote it is known to have stopped (its lease in
+`db/replica_leases.py` ran out: this reconciler renews its own replica's lease every third of
+`NUFI_INTENT_LEASE_SECONDS`, and ends it when the replica shuts down), at once; otherwise once it is
+older than any request may take (`NUFI_INTENT_SETTLE_AFTER_SECONDS`). So it never races a change still
+under way, and an auditor reading soon after a crash finds the record. The next pass is brought
+forward to the moment the first waiting intent may be settled.
 No Lease is needed: each settler's cluster steps are idempotent (deleting something absent, creating
 a RoleBinding that exists), and completing an intent removes its row and writes its audit record in
 one transaction that only one replica can win (`db/intents.py`).
@@ -12,9 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from nufi.cluster.kube_rest import KubeRefused
+from nufi.db.replica_leases import DEFAULT_LEASE_SECONDS
 from nufi.db.types import utc_now
 from nufi.errors import NufiError
 from nufi.logging import get_logger
@@ -24,19 +30,40 @@ _log = get_logger("nufi.workloads.reconcile")
 
 
 class Reconciler:
-    def __init__(self, recorder: Recorder, *, settle_after_seconds: float, interval_seconds: float) -> None:
+    def __init__(
+        self,
+        recorder: Recorder,
+        *,
+        settle_after_seconds: float,
+        interval_seconds: float,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
+    ) -> None:
         self._recorder = recorder
+        self._leases = recorder.store.leases
         self._settle_after = timedelta(seconds=settle_after_seconds)
         self._interval = interval_seconds
+        self._lease_seconds = lease_seconds
         self._task: asyncio.Task[None] | None = None
+        # When the first intent left waiting by the last pass may be settled (None: none waits).
+        self._next_due: datetime | None = None
 
     async def run_once(self) -> int:
-        """Settle every intent old enough; how many were settled (those that cannot be yet stay)."""
+        """Settle every intent whose writer has stopped or that is old enough; how many were settled
+        (those that cannot be yet stay)."""
         settled = 0
+        now = utc_now()
         every = await self._recorder.store.open_intents()
         latest = {(i.target_kind, i.target_id): i.id for i in every}
-        cutoff = utc_now() - self._settle_after
-        for intent in (i for i in every if i.at < cutoff):
+        others = {i.holder for i in every if i.holder != self._recorder.holder}
+        expiries = await self._leases.expiries(others)
+        due: list[datetime] = []
+        for intent in every:
+            settle_at = intent.at + self._settle_after
+            if intent.holder in expiries:
+                settle_at = min(settle_at, expiries[intent.holder])
+            if settle_at > now:
+                due.append(settle_at)
+                continue
             try:
                 if latest[(intent.target_kind, intent.target_id)] != intent.id:
                     # A later change of the same object is under way or itself left open: it saw
@@ -50,6 +77,8 @@ class Reconciler:
                 _log.warning(
                     "intent not settled yet", action=intent.action, target=intent.target_id, error=str(exc)
                 )
+        self._next_due = min(due, default=None)
+        await self._leases.forget_expired_before(now - self._settle_after)
         return settled
 
     def start(self) -> None:
@@ -61,14 +90,33 @@ class Reconciler:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+            # Whatever this replica left open is no request's any more: the others settle it at once.
+            with contextlib.suppress(NufiError):
+                await self._leases.release(self._recorder.holder)
 
     async def _loop(self) -> None:
+        renew_every = self._lease_seconds / 3
+        next_pass = utc_now()
         while True:
             try:
-                await self.run_once()
-            except (NufiError, KubeRefused) as exc:
-                _log.warning("intents not read", error=str(exc))
-            except Exception:
-                # A bug in one pass must not end reconciliation for the life of the process.
-                _log.exception("intent reconciliation failed")
-            await asyncio.sleep(self._interval)
+                await self._leases.renew(self._recorder.holder, self._lease_seconds)
+            except NufiError as exc:
+                _log.warning("replica lease not renewed", error=str(exc))
+            if utc_now() >= next_pass:
+                next_pass = await self._pass()
+            wait = min(renew_every, (next_pass - utc_now()).total_seconds())
+            await asyncio.sleep(max(wait, 0.0))
+
+    async def _pass(self) -> datetime:
+        """One pass, whatever goes wrong in it; when the next is due."""
+        try:
+            await self.run_once()
+        except (NufiError, KubeRefused) as exc:
+            _log.warning("intents not read", error=str(exc))
+        except Exception:
+            # A bug in one pass must not end reconciliation for the life of the process.
+            _log.exception("intent reconciliation failed")
+        next_pass = utc_now() + timedelta(seconds=self._interval)
+        if self._next_due is not None:
+            next_pass = min(next_pass, self._next_due)
+        return next_pass

@@ -8,7 +8,9 @@ from __future__ import annotations
 import asyncio
 
 from nufi.db import AuditRepository, Database
-from nufi.db.intents import IntentStore
+from nufi.db.intents import Intent, IntentStore
+from nufi.workloads.intents import Outcome, Recorder
+from nufi.workloads.reconcile import Reconciler
 
 
 async def test_an_intent_is_committed_before_the_change_and_becomes_its_audit_record(
@@ -59,3 +61,48 @@ async def test_an_abandoned_intent_leaves_no_record(database: Database) -> None:
     assert not await store.complete(intent)
     async with database.session() as session:
         assert await AuditRepository(session).count() == 0
+
+
+async def test_only_the_intents_of_a_replica_whose_lease_ran_out_settle_before_their_age(
+    database: Database,
+) -> None:
+    """Four writers: one shut down (lease released), one whose lease ran out, one alive, and one that
+    never took a lease. A pass with an age limit of an hour settles the first two at once."""
+    store = IntentStore(database.sessions)
+    await store.leases.renew("stopped", 60)
+    await store.leases.release("stopped")
+    await store.leases.renew("lapsed", 0)
+    await store.leases.renew("alive", 60)
+    for holder in ("stopped", "lapsed", "alive", "unknown"):
+        await store.open(
+            actor="admin", action="project.create", target_kind="project", target_id=holder, holder=holder
+        )
+    recorder = Recorder(store, holder="this-replica")
+
+    async def finished(intent: Intent) -> Outcome:
+        return Outcome.complete()
+
+    recorder.register("project", finished)
+    reconciler = Reconciler(recorder, settle_after_seconds=3600, interval_seconds=3600, lease_seconds=60)
+    assert await reconciler.run_once() == 2
+    assert sorted(i.target_id for i in await store.open_intents()) == ["alive", "unknown"]
+    async with database.session() as session:
+        assert [r.target_id for r in await AuditRepository(session).list(target_kind="project")] in (
+            ["lapsed", "stopped"],
+            ["stopped", "lapsed"],
+        )
+    # An age limit of none settles the rest, whatever their leases say.
+    old_enough = Reconciler(recorder, settle_after_seconds=0, interval_seconds=3600, lease_seconds=60)
+    assert await old_enough.run_once() == 2
+    assert await store.open_intents() == []
+
+
+async def test_a_lease_is_renewed_in_place_and_released(database: Database) -> None:
+    leases = IntentStore(database.sessions).leases
+    await leases.renew("r", 1)
+    first = (await leases.expiries(["r", "other"]))["r"]
+    await leases.renew("r", 600)
+    renewed = await leases.expiries(["r", "other"])
+    assert list(renewed) == ["r"] and renewed["r"] > first
+    await leases.release("r")
+    assert (await leases.expiries(["r"]))["r"] < renewed["r"]

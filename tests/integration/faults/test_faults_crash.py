@@ -381,3 +381,50 @@ async def test_kill_9_between_the_writes_of_a_change(world: World, tmp_path: Pat
             await kube.delete(f"/api/v1/namespaces/{project}")
         await kube.aclose()
         await proxy.close()
+
+
+async def test_a_killed_replicas_change_is_audited_as_soon_as_its_lease_runs_out(
+    world: World, tmp_path: Path
+) -> None:
+    """The intents of a replica known to have stopped are settled at once, not after
+    NUFI_INTENT_SETTLE_AFTER_SECONDS: with its default of 120 s, the restarted server audits the
+    project the killed one was half-way through within its lease of one second and a pass."""
+    database_url = f"sqlite+aiosqlite:///{tmp_path / 'nufi.db'}"
+    proxy = await HttpFault(world.cluster.url).start()
+    kubeconfig = through(proxy, Path(world.cluster.kubeconfig), tmp_path / "kubeconfig")
+    env = {
+        **_env_through(world, kubeconfig, database_url),
+        "NUFI_INTENT_SETTLE_AFTER_SECONDS": "120",
+        "NUFI_INTENT_RECONCILE_INTERVAL_SECONDS": "30",
+        "NUFI_INTENT_LEASE_SECONDS": "1",
+    }
+    server = Server(tmp_path, env)
+    project = f"k-{uuid.uuid4().hex[:5]}-lease"
+    kube = httpx.AsyncClient(base_url=world.cluster.url, headers=DEV_HEADERS, timeout=10)
+    try:
+        async with client(server.start()) as http:
+            fault = Fault(delay=120, matches=_second_writes)
+            proxy.set(fault)
+            body = {"name": project, "members": []}
+            made = asyncio.ensure_future(http.post("/api/v1/admin/projects", json=body, headers=world.admin))
+            await eventually(lambda: holds(fault.hits >= 1, "the RoleBinding's write not reached"), within=30)
+            assert await open_intents(database_url) == 1
+            server.kill()
+            with suppress(httpx.TransportError):
+                await made
+        proxy.set(None)
+        async with client(server.start()) as http:
+
+            async def recorded() -> bool:
+                return await audited(http, world, "project", project, "project.create")
+
+            # Well within the 120 s an intent of a replica that may still be alive waits.
+            await until(recorded, within=30, every=0.2, what=f"the audit record of {project}'s creation")
+            assert await open_intents(database_url) == 0
+            assert await _missing_role_binding(kube, project) == []
+    finally:
+        server.kill()
+        proxy.set(None)
+        await kube.delete(f"/api/v1/namespaces/{project}")
+        await kube.aclose()
+        await proxy.close()
