@@ -72,7 +72,7 @@ def start_cluster(work: Path) -> DevClusterProcess:
     cluster = DevClusterProcess(work / "cluster", nodes_file=nodes_file)
     try:
         cluster.start(timeout=120)
-        with httpx.Client(base_url=cluster.url, timeout=10.0) as client:
+        with httpx.Client(base_url=cluster.url, headers=cluster.headers, timeout=10.0) as client:
             for i in range(PODS):
                 limits = {"nvidia.com/gpu": str(1 + i % DEVICES_PER_NODE)}
                 body = {

@@ -6,6 +6,7 @@ below it must fit in 108 bytes, which pytest's tmp_path does not leave room for.
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -16,8 +17,9 @@ from typing import Any
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.devcluster.runtime.map import RuntimeMap, dump_runtime_map
 
-# NuFi's service account in the dev cluster: to see and make what NuFi would.
-DEV_TOKEN = "nufi-dev-token"
+# The bearer token of every dev cluster these tests start (the kubeconfig each writes holds it too):
+# NuFi's service account there, to see and make what NuFi would. Made anew by each test process.
+DEV_TOKEN = secrets.token_urlsafe(32)
 DEV_HEADERS = {"Authorization": f"Bearer {DEV_TOKEN}"}
 
 
@@ -43,6 +45,7 @@ def prepared_cluster(
         map_file = state / "runtime-map.json"
         text = runtime_map if isinstance(runtime_map, str) else dump_runtime_map(runtime_map)
         map_file.write_text(text)
+    options.setdefault("token", DEV_TOKEN)
     return DevClusterProcess(state / "cluster", nodes_file=nodes_file, runtime_map=map_file, **options)
 
 

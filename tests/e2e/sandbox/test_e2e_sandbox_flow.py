@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import yaml
 
 from e2e.e2e_sandbox_support import (
     LPU,
@@ -37,6 +38,8 @@ STATE_KEYS = {
     "alert_rules_dir",
     "exporters",
     "exporter_base_urls",
+    "kube_token",
+    "exporter_control_token",
     "users",
     "images",
 }
@@ -73,13 +76,23 @@ def test_sandbox_json_says_where_everything_runs(sandbox: SandboxRun) -> None:
         assert families[node] in httpx.get(url, timeout=5).text, node
     assert set(state["exporter_base_urls"]) == set(state["exporters"])
     for node, base in state["exporter_base_urls"].items():
-        # The base the README steers the exporter with: its control endpoint answers below it.
-        assert "overrides" in httpx.get(f"{base}/control/override", timeout=5).json(), node
-    assert state["kube_api_url"] in Path(state["kubeconfig"]).read_text()
+        # The base the README steers the exporter with: its control endpoint answers below it, to the
+        # holder of the control token alone.
+        control = {"Authorization": f"Bearer {state['exporter_control_token']}"}
+        assert "overrides" in httpx.get(f"{base}/control/override", headers=control, timeout=5).json(), node
+        assert httpx.get(f"{base}/control/override", timeout=5).status_code == 401, node
+    # The kubeconfig names the API's https port (kubectl sends a token over TLS only) and its token.
+    kubeconfig = yaml.safe_load(Path(state["kubeconfig"]).read_text())
+    assert kubeconfig["clusters"][0]["cluster"]["server"].startswith("https://127.0.0.1:")
+    assert kubeconfig["users"][0]["user"]["token"] == state["kube_token"]
+    refused = httpx.get(state["kube_api_url"] + "/api/v1/nodes", timeout=5)
+    assert refused.status_code == 401 and refused.json()["reason"] == "Unauthorized"
 
 
 def test_nodes_advertise_the_seed_topology(sandbox: SandboxRun) -> None:
-    nodes = httpx.get(sandbox.state["kube_api_url"] + "/api/v1/nodes", timeout=5).json()["items"]
+    kube = {"Authorization": f"Bearer {sandbox.state['kube_token']}"}
+    listed = httpx.get(sandbox.state["kube_api_url"] + "/api/v1/nodes", headers=kube, timeout=5)
+    nodes = listed.json()["items"]
     capacity = {
         n["metadata"]["name"]: {k: v for k, v in n["status"]["capacity"].items() if "/" in k} for n in nodes
     }

@@ -195,7 +195,7 @@ def test_the_leader_killed_mid_incident_is_replaced_and_the_incident_goes_on_unc
 
 def test_the_new_leader_lets_traffic_back_once_when_the_node_cools(replicas: Replicas) -> None:
     world = replicas.world
-    assert httpx.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
+    assert world.control.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
     lifted = time.monotonic()
     poll(lambda: any(n == HOT_NODE for _, n, _ in world.answers.since(lifted)), 60, 0.5, f"{HOT_NODE} back")
     assert all(code == 200 for _, _, code in world.answers.since(lifted))
@@ -232,7 +232,7 @@ def test_with_every_controller_stopped_a_hot_node_keeps_its_traffic(replicas: Re
         os.kill(frozen, signal.SIGCONT)
     resumed = time.monotonic()
     poll(lambda: world.last_answer_before_cut(HOT_NODE, resumed), 90, 0.5, f"requests off {HOT_NODE} again")
-    assert httpx.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
+    assert world.control.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
 
 
 def _answering(world: World) -> dict[str, Any] | None:

@@ -113,7 +113,7 @@ def test_admin_thermal_shows_the_hot_node_and_its_history_in_both_languages(worl
 
 
 def test_once_it_cools_it_receives_requests_again(world: World) -> None:
-    assert httpx.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
+    assert world.control.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
     lifted = time.monotonic()
     poll(lambda: any(n == HOT_NODE for _, n, _ in world.answers.since(lifted)), 60, 0.5, f"{HOT_NODE} back")
     back = next(t for t, n, _ in world.answers.since(lifted) if n == HOT_NODE) - lifted
@@ -151,7 +151,7 @@ def test_an_unusable_temperature_trips_nothing(world: World) -> None:
         # Longer than the trip hold and two scrapes: still answered by both nodes, never hot.
         stays_true_blocking(partial(_never_hot, world, forced), POLICY["trip_hold_seconds"] + 3, every=0.5)
         assert HOT_NODE in {n for _, n, _ in world.answers.since(forced)}
-    assert httpx.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
+    assert world.control.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
 
 
 # --- Beyond temperature: an LPU reading unhealthy, and the circuit breaker (three replicas, so one node
@@ -171,7 +171,7 @@ def test_an_unhealthy_lpu_takes_only_the_pod_holding_it_out_of_traffic(world: Wo
     start = time.monotonic()
     poll(lambda: answering(world, start) >= {p["name"] for p in pods}, 30, 0.25, "all three answer")
 
-    forced = httpx.post(
+    forced = world.control.post(
         world.override_url(node),
         json={"node": node, "device": device, "metric": "health", "value": 0, "duration_seconds": 600},
         timeout=10,
@@ -197,7 +197,7 @@ def test_an_unhealthy_lpu_takes_only_the_pod_holding_it_out_of_traffic(world: Wo
     events = world.kube.get(f"/api/v1/namespaces/{PROJECT}/events").json()["items"]
     assert any(e["reason"] == "UnhealthyTrip" and e["involvedObject"]["name"] == sick for e in events)
 
-    assert httpx.delete(world.override_url(node), timeout=10).status_code in (200, 204)
+    assert world.control.delete(world.override_url(node), timeout=10).status_code in (200, 204)
     healthy_at = time.monotonic()
     poll(lambda: sick in answering(world, healthy_at), 60, 0.25, f"{sick} back")
     back = min(t for t, pod in world.answers.pods_since(healthy_at) if pod == sick) - healthy_at
@@ -287,7 +287,7 @@ def test_the_last_replica_on_a_hot_node_keeps_serving_and_says_why_unless_full_s
     poll(lambda: any(s != 200 for _, _, s in world.answers.since(cut)), 30, 0.5, "requests refused")
     label = world.kube.get(f"/api/v1/namespaces/{PROJECT}/pods/{pod['name']}").json()["metadata"]["labels"]
     assert label["nufi.io/traffic"] == "off"
-    assert httpx.delete(world.override_url(node), timeout=10).status_code in (200, 204)
+    assert world.control.delete(world.override_url(node), timeout=10).status_code in (200, 204)
     back = time.monotonic()
     poll(lambda: any(s == 200 for _, _, s in world.answers.since(back)), 60, 0.5, "served again")
 
@@ -352,7 +352,7 @@ def test_a_hot_lpu_fires_in_alertmanager_with_its_pod_and_resolves_when_it_cools
     (pod,) = world.nufi.get(f"/api/v1/projects/{PROJECT}/deployments/llm").json()["pods"]
     nodes = world.nufi.get("/api/v1/monitoring/lpu").json()["nodes"]
     (held,) = [d for n in nodes if n["node"] == pod["node"] for d in n["devices"] if d["pod"] == pod["name"]]
-    forced = httpx.post(
+    forced = world.control.post(
         world.override_url(pod["node"]),
         json={"node": pod["node"], "device": held["device"], "metric": "temperature", "value": 95},
         timeout=10,
@@ -374,7 +374,7 @@ def test_a_hot_lpu_fires_in_alertmanager_with_its_pod_and_resolves_when_it_cools
     assert (seen["device"], seen["pod"], seen["namespace"]) == (held["device"], ANOTHER, ANOTHER)
     assert "과열" in seen["summary"] and pod["name"] not in seen["summary"]
 
-    lifted = httpx.delete(world.override_url(pod["node"]), timeout=10)
+    lifted = world.control.delete(world.override_url(pod["node"]), timeout=10)
     assert lifted.status_code in (200, 204), lifted.text
     poll(lambda: not _delivered(world, "NuFiDeviceHot"), 60, 0.25, "hot alert resolved")
 
@@ -383,15 +383,16 @@ def test_a_silent_device_and_a_silent_exporter_fire_their_node_alerts(world: Wor
     node = COOL_NODE
     url = _absent_url(world, node)
     try:
-        assert httpx.post(url, json={"node": node, "device": 3}, timeout=10).status_code in (200, 201)
+        assert world.control.post(url, json={"node": node, "device": 3}, timeout=10).status_code in (200, 201)
         (missing,) = poll(lambda: _delivered(world, "NuFiDeviceMissing", node=node), 60, 0.25, "missing")
         assert float(missing["annotations"]["summary"].split()[0]) == 1  # one of its four is silent
-        assert httpx.post(url, json={"node": node, "device": None}, timeout=10).status_code in (200, 201)
+        silenced = world.control.post(url, json={"node": node, "device": None}, timeout=10)
+        assert silenced.status_code in (200, 201)
         poll(lambda: _delivered(world, "NuFiExporterDown", node=node), 60, 0.25, "exporter down")
         # A node reporting nothing is down, not missing devices: one alert, not two.
         poll(lambda: not _delivered(world, "NuFiDeviceMissing", node=node), 60, 0.25, "missing resolved")
     finally:
-        httpx.delete(url, timeout=10)
+        world.control.delete(url, timeout=10)
     poll(lambda: not _alertmanager(world), 60, 0.25, "all resolved")
 
 

@@ -71,6 +71,8 @@ class World:
     kube: httpx.Client
     answers: Answers
     stop: threading.Event
+    control: httpx.Client
+    """For the exporters' control endpoints: it carries their control token."""
 
     def override_url(self, node: str) -> str:
         return str(self.sandbox.state["exporters"][node]).replace("/metrics", "/control/override")
@@ -121,6 +123,7 @@ def thermal_world(
         httpx.Client(base_url=state["nufi_url"], headers=admin, timeout=30.0) as nufi,
         httpx.Client(base_url=state["kube_api_url"], headers=bearer(kube_token), timeout=30.0) as kube,
         httpx.Client(base_url=state["kube_api_url"], headers=bearer(kube_token), timeout=30.0) as client,
+        httpx.Client(headers=bearer(state["exporter_control_token"]), timeout=10.0) as control,
     ):
         poll(
             lambda: nufi.post("/api/v1/admin/devices", json=registration).status_code == 201,
@@ -144,7 +147,7 @@ def thermal_world(
         assert created.status_code == 201, created.text
         answers, stop = Answers(), threading.Event()
         steady = threading.Thread(target=steady_requests, args=(client, answers, stop), daemon=True)
-        world = World(sandbox, nufi, kube, answers, stop)
+        world = World(sandbox, nufi, kube, answers, stop, control)
         try:
             poll(
                 lambda: nufi.get(f"/api/v1/projects/{PROJECT}/deployments/llm").json()["status"] == "Ready",
@@ -159,11 +162,11 @@ def thermal_world(
             if steady.is_alive():
                 steady.join(timeout=30)
             for node in (HOT_NODE, COOL_NODE):
-                httpx.delete(world.override_url(node), timeout=10)
+                control.delete(world.override_url(node))
 
 
 def force(world: World, node: str, value: float) -> None:
-    forced = httpx.post(
+    forced = world.control.post(
         world.override_url(node),
         json={"node": node, "device": None, "metric": "temperature", "value": value, "duration_seconds": 600},
         timeout=10,

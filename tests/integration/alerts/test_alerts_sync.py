@@ -186,7 +186,7 @@ async def test_where_prometheusrule_is_served_each_type_is_one_labelled_object_k
     tmp_path: Path, operator_cluster: DevClusterProcess
 ) -> None:
     base = f"{operator_cluster.url}/apis/monitoring.coreos.com/v1/namespaces/monitoring/prometheusrules"
-    async with httpx.AsyncClient() as kube:
+    async with httpx.AsyncClient(headers=operator_cluster.headers) as kube:
         namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "monitoring"}}
         assert (
             await kube.post(f"{operator_cluster.url}/api/v1/namespaces", json=namespace)
@@ -235,7 +235,7 @@ async def test_a_configmap_holds_one_key_per_type_and_leaves_the_keys_of_others(
     url = f"{operator_cluster.url}/api/v1/namespaces/default/configmaps"
     kept = {"nufi-gone.rules.yml": "groups: []\n", "recording.yml": "groups: []\n"}
     body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "prometheus-rules"}, "data": kept}
-    async with httpx.AsyncClient() as kube:
+    async with httpx.AsyncClient(headers=operator_cluster.headers) as kube:
         assert (await kube.post(url, json=body)).status_code == 201
         settings = _settings(
             tmp_path,

@@ -205,8 +205,8 @@ async def test_a_restarted_api_server_is_recovered_from_without_restarting_nufi(
 
         await asyncio.to_thread(first.stop)
         await eventually(lambda: _assert_falling_back(cache), within=10)
-        # The same port and state directory: a fresh API server, whose store no longer has the node.
-        second = prepared_cluster(state, None, simulation=False, port=first.port)
+        # The same ports and state directory: a fresh API server, whose store no longer has the node.
+        second = prepared_cluster(state, None, simulation=False, port=first.port, tls_port=first.tls_port)
         await asyncio.to_thread(second.start, 60)
         await create_node(core, "after-restart", gpus=4)
         await eventually(lambda: _assert_node(cache, "after-restart", GPU, "4"), within=10)

@@ -385,7 +385,7 @@ async def test_deployment_selector_must_match_template(api: client.ApiClient, na
 
 def test_kubeconfig_is_written(cluster: DevClusterProcess) -> None:
     text = Path(cluster.kubeconfig).read_text()
-    assert cluster.url in text
+    assert cluster.tls_url in text
 
 
 async def test_resource_quota_refuses_a_pod_over_it_with_a_forbidden_status(

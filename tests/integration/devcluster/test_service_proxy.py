@@ -119,7 +119,7 @@ async def test_websocket_echo_through_the_proxy(
     url = proxy_url(cluster, namespace, "ws:web", "ws").replace("http://", "ws://")
     async with connect(
         url,
-        additional_headers={"Authorization": "Bearer nufi-dev-token"},
+        additional_headers=cluster.headers,
         subprotocols=[Subprotocol("v1.kernel")],
     ) as socket:
         assert socket.subprotocol == "v1.kernel"
@@ -156,7 +156,7 @@ async def test_scaled_to_zero_answers_503_with_the_real_message(
     # An upgrade is answered the same way: the handshake fails with the Status.
     url = proxy_url(cluster, namespace, "gone:web", "ws").replace("http://", "ws://")
     with pytest.raises(InvalidStatus) as refused:
-        async with connect(url):
+        async with connect(url, additional_headers=cluster.headers):
             pass
     assert refused.value.response.status_code == 503
     assert b"no endpoints available" in refused.value.response.body

@@ -83,11 +83,12 @@ def pod_asking(name: str, count: int) -> dict[str, Any]:
 class Kube:
     """The few dev cluster calls these tests make, over its real REST API."""
 
-    def __init__(self, url: str) -> None:
-        self.url = url
+    def __init__(self, cluster: DevClusterProcess) -> None:
+        self.url = cluster.url
+        self.headers = cluster.headers
 
     def node_status(self, node: str) -> dict[str, Any]:
-        response = httpx.get(f"{self.url}/api/v1/nodes/{node}", timeout=5.0)
+        response = httpx.get(f"{self.url}/api/v1/nodes/{node}", headers=self.headers, timeout=5.0)
         response.raise_for_status()
         status: dict[str, Any] = response.json()["status"]
         return status
@@ -97,11 +98,15 @@ class Kube:
         return status["capacity"].get(LPU), status["allocatable"].get(LPU)
 
     def create_pod(self, body: dict[str, Any], namespace: str = "default") -> None:
-        response = httpx.post(f"{self.url}/api/v1/namespaces/{namespace}/pods", json=body, timeout=5.0)
+        response = httpx.post(
+            f"{self.url}/api/v1/namespaces/{namespace}/pods", json=body, headers=self.headers, timeout=5.0
+        )
         assert response.status_code == 201, response.text
 
     def pod(self, name: str, namespace: str = "default") -> dict[str, Any]:
-        response = httpx.get(f"{self.url}/api/v1/namespaces/{namespace}/pods/{name}", timeout=5.0)
+        response = httpx.get(
+            f"{self.url}/api/v1/namespaces/{namespace}/pods/{name}", headers=self.headers, timeout=5.0
+        )
         response.raise_for_status()
         pod: dict[str, Any] = response.json()
         return pod

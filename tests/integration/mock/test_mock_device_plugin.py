@@ -55,7 +55,7 @@ def set_health(plugin_dir: Path, device: str, health: str) -> str:
 async def test_plugin_advertises_allocates_by_numa_and_reports_health(
     cluster: DevClusterProcess, tmp_path: Path
 ) -> None:
-    kube = Kube(cluster.url)
+    kube = Kube(cluster)
     plugin_dir = cluster.device_plugin_dir(NODE)
     plugin = start_plugin(plugin_dir, tmp_path, "--device-specs", "always")
     try:

@@ -58,7 +58,7 @@ async def world(
                 "exporter-dcgm", base, "--profile", "dcgm", "--resource-name", "hyperaccel.ai/lpu", *common
             )
             processes += [lpu, dcgm]
-            kube = Kube(cluster.url)
+            kube = Kube(cluster)
             poll(lambda: kube.lpu_counts(NODE) == ("4", "4"), what="four LPUs advertised")
             kube.create_pod(pod_asking("infer", 2))
             poll(lambda: kube.pod("infer")["status"].get("phase") == "Running", what="the pod Running")

@@ -82,7 +82,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
             *("--ambient-celsius", str(AMBIENT), "--thermal-time-constant", str(TIME_CONSTANT)),
         )
         processes.append(exporter)
-        kube = Kube(cluster.url)
+        kube = Kube(cluster)
         poll(lambda: kube.lpu_counts(NODE) == ("4", "4"), what="four LPUs advertised")
         for name in ("notes", "infer"):
             kube.create_pod(pod_asking(name, 1))

@@ -229,6 +229,7 @@ def start_cluster(work: Path) -> DevClusterProcess:
             created = httpx.post(
                 f"{cluster.url}/api/v1/namespaces",
                 json={"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
+                headers=cluster.headers,
                 timeout=5.0,
             )
             assert created.status_code == 201, created.text
@@ -244,7 +245,12 @@ def start_cluster(work: Path) -> DevClusterProcess:
                     ],
                 },
             }
-            created = httpx.post(f"{cluster.url}/api/v1/namespaces/{namespace}/pods", json=body, timeout=5.0)
+            created = httpx.post(
+                f"{cluster.url}/api/v1/namespaces/{namespace}/pods",
+                json=body,
+                headers=cluster.headers,
+                timeout=5.0,
+            )
             assert created.status_code == 201, created.text
     except BaseException:
         cluster.stop()

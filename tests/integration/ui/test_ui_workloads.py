@@ -152,7 +152,7 @@ async def test_a_deployment_created_from_the_form_lands_with_the_chosen_accelera
 
 async def _deployment_object(cluster: DevClusterProcess, project: str, name: str) -> dict[str, Any]:
     """The Deployment as the Kubernetes API holds it."""
-    async with httpx.AsyncClient(headers={"Authorization": "Bearer nufi-dev-token"}, timeout=10) as kube:
+    async with httpx.AsyncClient(headers=cluster.headers, timeout=10) as kube:
         response = await kube.get(f"{cluster.url}/apis/apps/v1/namespaces/{project}/deployments/{name}")
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()

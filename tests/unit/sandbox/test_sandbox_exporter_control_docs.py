@@ -19,6 +19,11 @@ README = Path(__file__).resolve().parents[3] / "README.md"
 _READS = re.compile(
     r'EXPORTER=\$\(python3 -c .*json\.load\(open\("\.sandbox/sandbox\.json"\)\)\["(\w+)"\]\["([\w-]+)"\]'
 )
+# `CONTROL="Authorization: Bearer $(python3 -c '... json.load(open(".sandbox/sandbox.json"))["<field>"])')"`
+_TOKEN = re.compile(
+    r'CONTROL="Authorization: Bearer \$\(python3 -c '
+    r'.*json\.load\(open\("\.sandbox/sandbox\.json"\)\)\["(\w+)"\]\)'
+)
 
 
 def control_block() -> str:
@@ -29,8 +34,8 @@ def control_block() -> str:
     return str(steering[0])
 
 
-def curl_requests(block: str) -> list[tuple[str, str, str | None]]:
-    """`(method, URL as written, body)` of each curl command in the block."""
+def curl_requests(block: str) -> list[tuple[str, str, str | None, list[str]]]:
+    """`(method, URL as written, body, headers as written)` of each curl command in the block."""
     found = []
     for command in block.replace("\\\n", " ").splitlines():
         words = shlex.split(command, posix=True)
@@ -39,7 +44,8 @@ def curl_requests(block: str) -> list[tuple[str, str, str | None]]:
         body = words[words.index("-d") + 1] if "-d" in words else None
         method = words[words.index("-X") + 1] if "-X" in words else ("POST" if body else "GET")
         url = next(word for word in words[1:] if word.startswith("$EXPORTER"))
-        found.append((method, url, body))
+        headers = [words[i + 1] for i, word in enumerate(words) if word == "-H"]
+        found.append((method, url, body, headers))
     return found
 
 
@@ -48,6 +54,9 @@ async def test_the_readme_commands_add_list_and_remove_an_override_on_the_sandbo
     reads = _READS.search(block)
     assert reads, "the README reads the exporter's address from sandbox.json"
     field, node = reads.groups()
+    token_read = _TOKEN.search(block)
+    assert token_read, "the README reads the exporter's control token from sandbox.json"
+    (token_field,) = token_read.groups()
     base = exporter_base_url(9850)
     state = SandboxState(
         nufi_url="http://127.0.0.1:8080",
@@ -60,19 +69,27 @@ async def test_the_readme_commands_add_list_and_remove_an_override_on_the_sandbo
         alertmanager_url="http://127.0.0.1:9093",
         alert_rules_dir=Path("alert-rules"),
         exporter_base_urls={node: base},
+        exporter_control_token="a-control-token",
     )
-    exporter = json.loads(json.dumps(state.as_json()))[field][node]
+    written = json.loads(json.dumps(state.as_json()))
+    exporter, token = written[field][node], written[token_field]
     requests = curl_requests(block)
-    assert [method for method, _, _ in requests] == ["POST", "GET", "DELETE"]
+    assert [method for method, _, _, _ in requests] == ["POST", "GET", "DELETE"]
+    assert all(headers == ["$CONTROL"] for _, _, _, headers in requests)
 
     # The exporter as the sandbox starts it for an LPU node, served in process (its lifespan not run:
     # the control endpoint needs no ticking).
-    engine = build_engine(ExporterConfig(profile="lpu", nodes=(node,), devices_per_node=4))
+    config = ExporterConfig(profile="lpu", nodes=(node,), devices_per_node=4, control_token=token)
+    engine = build_engine(config)
     transport = httpx.ASGITransport(app=create_app(engine))
+    control = {"Authorization": f"Bearer {token}"}
     async with httpx.AsyncClient(transport=transport) as client:
         answers = []
-        for method, url, body in requests:
-            answers.append(await client.request(method, url.replace("$EXPORTER", exporter), content=body))
+        for method, url, body, _ in requests:
+            target = url.replace("$EXPORTER", exporter)
+            # Without the header the README adds, the exporter refuses and nothing is forced.
+            assert (await client.request(method, target, content=body)).status_code == 401
+            answers.append(await client.request(method, target, content=body, headers=control))
     added, listed, removed = answers
     assert added.status_code == 201, added.text
     assert listed.status_code == 200

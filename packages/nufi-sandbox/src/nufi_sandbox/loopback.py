@@ -22,8 +22,16 @@ def loopback_parser(prog: str, description: str, default_port: int) -> argparse.
     return parser
 
 
-def loopback_config(app: ASGIApp, port: int, *, lifespan: LifespanType) -> uvicorn.Config:
-    """uvicorn on 127.0.0.1 without access logs; Ctrl-C waits at most 2 s for open requests."""
+def loopback_config(
+    app: ASGIApp,
+    port: int,
+    *,
+    lifespan: LifespanType,
+    ssl_certfile: str | None = None,
+    ssl_keyfile: str | None = None,
+) -> uvicorn.Config:
+    """uvicorn on 127.0.0.1 without access logs (https with the certificate and key, when given);
+    Ctrl-C waits at most 2 s for open requests."""
     return uvicorn.Config(
         app,
         host=HOST,
@@ -32,6 +40,8 @@ def loopback_config(app: ASGIApp, port: int, *, lifespan: LifespanType) -> uvico
         access_log=False,
         lifespan=lifespan,
         timeout_graceful_shutdown=2,
+        ssl_certfile=ssl_certfile,
+        ssl_keyfile=ssl_keyfile,
     )
 
 

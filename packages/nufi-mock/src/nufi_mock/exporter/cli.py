@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import os
 import socket
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated
 
 import typer
 
 from nufi_mock.logs import LogFormat, configure_logging
 
-from .config import ConfigError, ExporterConfig, parse_label_names, parse_nodes, parse_pod_resources
+from .config import (
+    CONTROL_TOKEN_ENV,
+    ConfigError,
+    ExporterConfig,
+    parse_label_names,
+    parse_nodes,
+    parse_pod_resources,
+)
 from .hardware import GIB, ThermalModel
 from .profiles import PROFILES, Naming, ProfileName
 
@@ -159,6 +166,9 @@ def exporter(
       curl -X POST localhost:9850/control/override -d '{"node": "n1", "device": null,
            "metric": "temperature", "value": 95, "duration_seconds": 60}'
       curl -X DELETE localhost:9850/control/override
+
+    With $NUFI_MOCK_CONTROL_TOKEN set, /control/override and /control/absent answer 401 unless a
+    request carries it (-H "Authorization: Bearer $NUFI_MOCK_CONTROL_TOKEN").
     """
     configure_logging(log_format)
     options = ExporterOptions(
@@ -189,7 +199,9 @@ def _serve(options: ExporterOptions) -> None:
     from .app import build_engine, serve
 
     try:
-        engine = build_engine(options.config())
+        # Taken out of the environment: nothing this process might start inherits it.
+        token = os.environ.pop(CONTROL_TOKEN_ENV, "") or None
+        engine = build_engine(replace(options.config(), control_token=token))
     except (ConfigError, ValueError) as exc:
         typer.echo(f"nufi-mock exporter: {exc}", err=True)
         raise typer.Exit(code=2) from None

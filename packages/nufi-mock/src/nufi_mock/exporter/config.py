@@ -15,6 +15,8 @@ from .profiles import Naming
 _LABEL_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 _NODE_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 NODE_PLACEHOLDER = "{node}"
+# The control token comes from the environment only: a command line is readable by every user.
+CONTROL_TOKEN_ENV = "NUFI_MOCK_CONTROL_TOKEN"
 
 
 class ConfigError(ValueError):
@@ -40,6 +42,8 @@ class ExporterConfig:
     quirks: bool = False
     memory_bytes: int | None = None
     thermal: ThermalModel = field(default_factory=ThermalModel)
+    control_token: str | None = field(default=None, repr=False)
+    """The bearer token `/control/override` and `/control/absent` require (None: they are open)."""
 
 
 def parse_nodes(text: str) -> tuple[str, ...]:

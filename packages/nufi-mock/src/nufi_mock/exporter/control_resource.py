@@ -3,6 +3,7 @@ node and device a request names, and GET / POST / DELETE on one path."""
 
 from __future__ import annotations
 
+import hmac
 import json
 from typing import Any, ClassVar
 
@@ -95,12 +96,28 @@ async def json_body(
         raise ControlError(400, "Malformed JSON", f"the body is not JSON: {exc.msg}") from None
 
 
+def _bearer(authorization: str | None) -> str | None:
+    scheme, _, token = (authorization or "").strip().partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def holds_token(request: Request, token: str) -> bool:
+    """Whether `request` carries `Authorization: Bearer <token>` (compared in constant time)."""
+    given = _bearer(request.headers.get("authorization"))
+    return given is not None and hmac.compare_digest(given.encode(), token.encode())
+
+
 class ControlResource:
-    """GET lists, POST sets, DELETE removes; a refusal is a problem response naming the field."""
+    """GET lists, POST sets, DELETE removes; a refusal is a problem response naming the field.
+
+    A resource that steers what the exporter reports (`steers`) takes only requests carrying the
+    exporter's control token, when it has one: on a host where others' programs share the loopback
+    (the sandbox's pods), whoever can connect could otherwise heat any node."""
 
     path: ClassVar[str]
     # The problem's title when the body does not validate.
     invalid: ClassVar[str]
+    steers: ClassVar[bool] = True
 
     def __init__(self, engine: ExporterEngine) -> None:
         self.engine = engine
@@ -116,6 +133,16 @@ class ControlResource:
 
     async def dispatch(self, request: Request) -> Response:
         handler = {"GET": self.get, "POST": self.post, "DELETE": self.delete}[request.method]
+        token = self.engine.config.control_token
+        if self.steers and token is not None and not holds_token(request, token):
+            refusal = ControlError(
+                401,
+                "Control token required",
+                "send the exporter's control token as 'Authorization: Bearer <token>'",
+                "Authorization",
+            ).response()
+            refusal.headers["WWW-Authenticate"] = "Bearer"
+            return refusal
         try:
             return await handler(request)
         except ControlError as exc:

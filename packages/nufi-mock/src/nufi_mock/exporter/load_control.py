@@ -51,6 +51,9 @@ class LoadSelector(BaseModel):
 class LoadControl(ControlResource):
     path = "/control/load"
     invalid = "Invalid load report"
+    # Workloads report their own load here; it moves a device only up to the model's full-load
+    # temperature, unlike an override, and the sandbox's inference pods hold no token.
+    steers = False
 
     def _node(self, node: str | None) -> str:
         nodes = self.engine.fleet.nodes

@@ -4,21 +4,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
+import os
+import secrets
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import uvicorn
 
 from nufi_sandbox.devcluster import kubeconfig
-from nufi_sandbox.devcluster.launcher import STATE_FILE
+from nufi_sandbox.devcluster.launcher import STATE_FILE, TOKEN_ENV
 from nufi_sandbox.devcluster.resources import ResourceRegistry
 from nufi_sandbox.devcluster.runtime.map import RuntimeMap, RuntimeMapError, load_runtime_map
 from nufi_sandbox.devcluster.server import create_app
 from nufi_sandbox.devcluster.sim import Simulation, load_node_specs
 from nufi_sandbox.devcluster.storage.store import Store
+from nufi_sandbox.devcluster.tls import serving_certificate
 from nufi_sandbox.loopback import configure_logging, loopback_config, loopback_parser
+from nufi_sandbox.processes import free_port
 
 log = logging.getLogger("nufi_sandbox.devcluster")
 
@@ -30,7 +36,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "simulation, kubelet device-plugin sockets) on 127.0.0.1.",
         default_port=6443,
     )
-    parser.add_argument("--kubeconfig", type=Path, required=True, help="where to write the kubeconfig")
+    parser.add_argument(
+        "--kubeconfig",
+        type=Path,
+        required=True,
+        help=f"where to write the kubeconfig, with the API's bearer token (${TOKEN_ENV}, else a random one)",
+    )
+    parser.add_argument(
+        "--tls-port",
+        type=int,
+        help="https port on 127.0.0.1, the one the kubeconfig names (default: a free one); --port is "
+        "plain http, for scripts: both take only the bearer token",
+    )
     parser.add_argument("--nodes", type=Path, help="YAML file describing the nodes (default: 3 plain nodes)")
     parser.add_argument(
         "--state-dir", type=Path, help="kubelet sockets and cluster.json (default: a temp dir)"
@@ -56,7 +73,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 async def serve(args: argparse.Namespace) -> None:
     state_dir: Path = args.state_dir
+    token: str = args.token
     url = f"http://127.0.0.1:{args.port}"
+    tls_port: int = args.tls_port or free_port()
+    tls_url = f"https://127.0.0.1:{tls_port}"
+    certificate = serving_certificate(state_dir / "tls")
     store = Store(ResourceRegistry.with_builtins(), history_size=args.watch_history)
     simulation: Simulation | None = None
     if not args.no_simulation:
@@ -70,26 +91,62 @@ async def serve(args: argparse.Namespace) -> None:
     async def started() -> None:
         if simulation is not None:
             await simulation.start()
-        kubeconfig.write(args.kubeconfig, url)
+        # The kubeconfig names the https port: written only once that port answers.
+        while not tls_server.started:  # uvicorn offers no event for it
+            if tls_task.done():
+                raise RuntimeError(f"the https port {tls_port} did not start: {tls_task.exception()}")
+            await asyncio.sleep(0.01)
+        kubeconfig.write(args.kubeconfig, tls_url, token=token, ca_pem=certificate.pem())
         nodes = simulation.node_sockets() if simulation is not None else {}
-        state = {"url": url, "kubeconfig": str(args.kubeconfig), "nodes": nodes}
+        state = {
+            "url": url,
+            "tls_url": tls_url,
+            "certificate": str(certificate.cert_file),
+            "kubeconfig": str(args.kubeconfig),
+            "nodes": nodes,
+        }
         (state_dir / STATE_FILE).write_text(json.dumps(state, indent=2))
-        log.info("dev cluster ready at %s (kubeconfig %s)", url, args.kubeconfig)
+        log.info("dev cluster ready at %s and %s (kubeconfig %s)", tls_url, url, args.kubeconfig)
 
     async def stopping() -> None:
+        tls_server.should_exit = True  # its open connections end meanwhile, not after
         if simulation is not None:
             await simulation.stop()
 
     app = create_app(
         store,
         server_address=f"127.0.0.1:{args.port}",
+        token=token,
         on_startup=[started],
         on_shutdown=[stopping],
         kubelet_restart=simulation.restart_kubelet if simulation is not None else None,
         local_ports=simulation.local_port if simulation is not None else None,
         log_path=simulation.runtime.log_path if simulation is not None and simulation.runtime else None,
     )
-    await uvicorn.Server(loopback_config(app, args.port, lifespan="on")).serve()
+    tls_server = _Companion(
+        loopback_config(
+            app,
+            tls_port,
+            lifespan="off",
+            ssl_certfile=str(certificate.cert_file),
+            ssl_keyfile=str(certificate.key_file),
+        )
+    )
+    tls_task = asyncio.create_task(tls_server.serve(), name="https port")
+    try:
+        await uvicorn.Server(loopback_config(app, args.port, lifespan="on")).serve()
+    finally:
+        tls_server.should_exit = True
+        await tls_task
+
+
+class _Companion(uvicorn.Server):
+    """The https port, served beside the http one from the same app: the http server runs the app's
+    lifespan and takes the signals, and tells this one to stop when it does."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
 
 def _runtime_map(args: argparse.Namespace) -> RuntimeMap | None:
@@ -108,6 +165,9 @@ def main(argv: list[str] | None = None) -> None:
             args.loaded_runtime_map = load_runtime_map(args.runtime_map)
         except RuntimeMapError as exc:
             raise SystemExit(f"python -m nufi_sandbox.devcluster: {exc}") from None
+    # From the environment, not the command line (which every user may read in /proc), and taken out
+    # of it, so no program the dev cluster starts inherits it.
+    args.token = os.environ.pop(TOKEN_ENV, "") or secrets.token_urlsafe(32)
     args.state_dir = args.state_dir or Path(tempfile.mkdtemp(prefix="nufi-devcluster-", dir="/tmp"))
     args.state_dir.mkdir(parents=True, exist_ok=True)
     asyncio.run(serve(args))

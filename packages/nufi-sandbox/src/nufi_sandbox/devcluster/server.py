@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -23,6 +24,7 @@ from nufi_sandbox.devcluster.selectors import (
     parse_label_selector,
 )
 from nufi_sandbox.devcluster.storage.store import Obj, Store
+from nufi_sandbox.devcluster.wire.authn import RequireToken
 from nufi_sandbox.devcluster.wire.discovery_routes import DiscoveryEndpoints
 from nufi_sandbox.devcluster.wire.pod_logs import LogPath, PodLogs
 from nufi_sandbox.devcluster.wire.proxy_target import LocalPorts
@@ -280,14 +282,16 @@ def create_app(
     store: Store,
     *,
     server_address: str,
+    token: str,
     on_startup: list[Any] | None = None,
     on_shutdown: list[Any] | None = None,
     kubelet_restart: Callable[[str], Awaitable[bool]] | None = None,
     local_ports: LocalPorts | None = None,
     log_path: LogPath | None = None,
 ) -> Starlette:
-    """`local_ports` tells the services proxy which local process serves a pod's port, `log_path`
-    where a container's process writes its output."""
+    """`token` is the bearer token every request but the public ones must carry (wire/authn.py);
+    `local_ports` tells the services proxy which local process serves a pod's port, `log_path` where a
+    container's process writes its output."""
     api = ApiServer(store, server_address)
     proxy = ServiceProxy(store, local_ports)
     pod_logs = PodLogs(store, log_path)
@@ -325,7 +329,11 @@ def create_app(
         Route("/apis/{rest:path}", api.handle, methods=verbs),
     ]
 
-    return Starlette(routes=routes, lifespan=_lifespan(on_startup or [], on_shutdown or [], proxy))
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(RequireToken, token=token)],
+        lifespan=_lifespan(on_startup or [], on_shutdown or [], proxy),
+    )
 
 
 def _lifespan(

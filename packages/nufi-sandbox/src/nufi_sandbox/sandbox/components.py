@@ -11,6 +11,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from nufi_mock.exporter.config import CONTROL_TOKEN_ENV
 from nufi_sandbox.processes import ManagedProcess
 from nufi_sandbox.sandbox.images import INFERENCE, INFERENCE_ARGS, JUPYTER, VSCODE
 from nufi_sandbox.sandbox.topology import SandboxNode
@@ -51,8 +52,11 @@ def device_plugin(node: SandboxNode, device_plugin_dir: Path, log_dir: Path) -> 
     return ManagedProcess(f"device-plugin-{node.name}", argv, log_dir=log_dir)
 
 
-def exporter(node: SandboxNode, port: int, pod_resources_socket: Path, log_dir: Path) -> ManagedProcess:
-    """The vendor-shaped exporter of one node, attributing devices to pods via its PodResources socket."""
+def exporter(
+    node: SandboxNode, port: int, pod_resources_socket: Path, log_dir: Path, *, control_token: str
+) -> ManagedProcess:
+    """The vendor-shaped exporter of one node, attributing devices to pods via its PodResources socket;
+    its override and absence controls take requests carrying `control_token` only."""
     argv = [
         *_mock_command(),
         "exporter",
@@ -69,7 +73,8 @@ def exporter(node: SandboxNode, port: int, pod_resources_socket: Path, log_dir: 
         "--pod-resources-socket",
         f"{node.name}={pod_resources_socket}",
     ]
-    return ManagedProcess(f"exporter-{node.name}", argv, log_dir=log_dir)
+    env = {CONTROL_TOKEN_ENV: control_token}
+    return ManagedProcess(f"exporter-{node.name}", argv, log_dir=log_dir, env=env)
 
 
 def nufi_server(

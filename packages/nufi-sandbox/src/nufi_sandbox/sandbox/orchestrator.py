@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -77,14 +78,18 @@ class Sandbox:
         self.progress = progress
         self._announce = announce
         self.nufi_url = f"http://127.0.0.1:{options.port}"
-        self.cluster = DevClusterProcess(
-            layout.cluster_dir, nodes_file=layout.nodes_file, runtime_map=layout.runtime_map_file
-        )
         # Logs of every program side by side in STATE_DIR/logs, also when the sockets live in /tmp.
-        self.cluster.process = ManagedProcess("devcluster", self.cluster.process.argv, log_dir=layout.logs)
+        self.cluster = DevClusterProcess(
+            layout.cluster_dir,
+            nodes_file=layout.nodes_file,
+            runtime_map=layout.runtime_map_file,
+            log_dir=layout.logs,
+        )
         self.idp = IdentityProviderProcess(layout.idp_dir, users_file=components.REALM_FILE)
         self.idp.process = ManagedProcess("idp", self.idp.process.argv, log_dir=layout.logs)
         self.exporter_ports = {node.name: free_port() for node in options.nodes}
+        # What steers the exporters (docs/sandbox.md, "Isolation"): in sandbox.json, not in any pod.
+        self.exporter_control_token = secrets.token_urlsafe(32)
         self.alertmanager = AlertmanagerServer(
             work_dir=layout.alertmanager_dir, binary=options.alertmanager_binary, port=free_port()
         )
@@ -198,7 +203,9 @@ class Sandbox:
         for node in self.options.nodes:
             socket = Path(sockets[node.name]["pod_resources_socket"])
             port = self.exporter_ports[node.name]
-            self.exporters.append(components.exporter(node, port, socket, logs).start())
+            token = self.exporter_control_token
+            exporter = components.exporter(node, port, socket, logs, control_token=token)
+            self.exporters.append(exporter.start())
         self.progress.running("scrape")
 
     def _start_nufi(self) -> None:
@@ -225,7 +232,7 @@ class Sandbox:
         for node, plugin in zip(nodes, self.device_plugins, strict=True):
             await self._wait(
                 plugin,
-                partial(ready.device_plugin_registered, self.cluster.url, node),
+                partial(ready.device_plugin_registered, self.cluster.url, node, self.cluster.headers),
                 f"registered: {node.name} has {node.devices} {node.resource_key}",
             )
         kinds = sorted({f"{n.devices} {n.resource_key}" for n in nodes})
@@ -287,6 +294,8 @@ class Sandbox:
             token_url=self.idp.token_url,
             exporters={node: f"{base}/metrics" for node, base in bases.items()},
             exporter_base_urls=bases,
+            kube_token=self.cluster.token,
+            exporter_control_token=self.exporter_control_token,
         )
 
     # --- run ---------------------------------------------------------------------------------------
@@ -318,7 +327,8 @@ class Sandbox:
             Supervised(self.prometheus.process, answers(f"{self.prometheus.url}/-/ready")),
         ]
         for node, plugin in zip(plugin_nodes(self.options.nodes), self.device_plugins, strict=True):
-            units.append(Supervised(plugin, partial(ready.device_plugin_registered, self.cluster.url, node)))
+            registered = partial(ready.device_plugin_registered, self.cluster.url, node, self.cluster.headers)
+            units.append(Supervised(plugin, registered))
         for node, exporter in zip(self.options.nodes, self.exporters, strict=True):
             url = f"http://127.0.0.1:{self.exporter_ports[node.name]}/healthz"
             units.append(Supervised(exporter, answers(url)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import httpx
@@ -24,9 +25,12 @@ class Readiness:
     async def cluster(self, url: str, state_dir: Path) -> bool:
         return (state_dir / CLUSTER_STATE_FILE).exists() and await self.answers(f"{url}/readyz")
 
-    async def device_plugin_registered(self, kube_api_url: str, node: SandboxNode) -> bool:
-        """The node's capacity and allocatable both show every device of the plugin."""
-        response = await self._client.get(f"{kube_api_url}/api/v1/nodes/{node.name}")
+    async def device_plugin_registered(
+        self, kube_api_url: str, node: SandboxNode, kube_headers: Mapping[str, str]
+    ) -> bool:
+        """The node's capacity and allocatable both show every device of the plugin (asked with
+        `kube_headers`, which carry the API's token)."""
+        response = await self._client.get(f"{kube_api_url}/api/v1/nodes/{node.name}", headers=kube_headers)
         if response.status_code != 200:
             return False
         status = response.json().get("status", {})

@@ -36,6 +36,10 @@ class SandboxState:
     """Where NuFi writes the rule files (`nufi-<type>.rules.yml`) Prometheus loads."""
     exporter_base_urls: Mapping[str, str] = field(default_factory=dict)
     """Each node's exporter by its base URL, below which its control endpoints are."""
+    kube_token: str = ""
+    """The bearer token the dev cluster's API takes (the kubeconfig's)."""
+    exporter_control_token: str = ""
+    """The bearer token the exporters' `/control/override` and `/control/absent` take."""
     users: Mapping[str, str] = field(default_factory=lambda: dict(USERS))
     images: Mapping[str, str] = field(default_factory=lambda: dict(IMAGES))
     """What each image the sandbox runs as a local process is for: inference, jupyter, vscode."""
@@ -52,12 +56,17 @@ class SandboxState:
             "token_url": self.token_url,
             "exporters": dict(self.exporters),
             "exporter_base_urls": dict(self.exporter_base_urls),
+            "kube_token": self.kube_token,
+            "exporter_control_token": self.exporter_control_token,
             "users": dict(self.users),
             "images": dict(self.images),
         }
 
     def write(self, path: Path) -> None:
-        """Replace `path` in one step, so a reader never sees half a file."""
+        """Replace `path` in one step, so a reader never sees half a file; its owner alone reads it
+        (it holds the tokens)."""
         partial = path.with_name(f".{path.name}.{os.getpid()}")
-        partial.write_text(json.dumps(self.as_json(), indent=2) + "\n")
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(json.dumps(self.as_json(), indent=2) + "\n")
         partial.replace(path)
