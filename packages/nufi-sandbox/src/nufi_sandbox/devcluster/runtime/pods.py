@@ -18,7 +18,7 @@ from nufi_sandbox.devcluster.runtime.env import Placeholders, launch_spec
 from nufi_sandbox.devcluster.runtime.map import RuntimeMap
 from nufi_sandbox.devcluster.runtime.unprivileged import (
     let_through_to_interpreter,
-    pod_user,
+    pod_users,
     work_root,
 )
 from nufi_sandbox.processes import free_port
@@ -49,9 +49,10 @@ class ProcessRuntime:
         self.map = runtime_map
         self._root = (state_dir or Path(tempfile.mkdtemp(prefix="nufi-pods-", dir="/tmp"))) / "pods"
         self._pods: dict[str, PodProcesses] = {}
-        # Pods run as nobody when the dev cluster is root, in work dirs outside the state directory
-        # (unprivileged.py); a link in the state directory leads there for whoever may read it.
-        self._run_as = pod_user()
+        # Each pod runs as a user of its own when the dev cluster is root, in work dirs outside the
+        # state directory (unprivileged.py); a link in the state directory leads there for whoever
+        # may read it.
+        self._users = pod_users()
         self._work_root: Path | None = None
 
     def runs(self, pod: Obj) -> bool:
@@ -145,12 +146,12 @@ class ProcessRuntime:
             readiness=container.get("readinessProbe"),
             liveness=container.get("livenessProbe"),
             resolve_port=_resolver(container, local_port),
-            run_as=self._run_as,
+            run_as=None if self._users is None else self._users.take(uid),
         )
 
     def _workdir(self, pod_dir: Path, container: str) -> Path:
         if self._work_root is None:
-            if self._run_as is not None:
+            if self._users is not None:
                 let_through_to_interpreter()
             self._work_root = work_root()
         workdir = self._work_root / pod_dir.name / container
@@ -166,8 +167,11 @@ class ProcessRuntime:
             return
         wait = min(max(grace, 0.0), MAX_STOP_GRACE_SECONDS)
         await asyncio.gather(*(c.stop(wait) for c in processes.containers.values()))
-        # Only once stopped: a stop cut short leaves the pod for stop_all to find.
+        # Only once stopped: a stop cut short leaves the pod for stop_all to find, and its user is
+        # not given to another pod while anything of it may run.
         self._pods.pop(uid, None)
+        if self._users is not None:
+            self._users.release(uid)
 
     async def stop_all(self) -> None:
         await asyncio.gather(*(self.stop_pod(uid, MAX_STOP_GRACE_SECONDS) for uid in list(self._pods)))
