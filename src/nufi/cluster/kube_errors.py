@@ -11,9 +11,12 @@ Kubernetes, with the server's Retry-After when it gave one.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
+from decimal import Decimal
 
 from nufi.cluster.gateway import KUBERNETES
+from nufi.cluster.resources import format_quantity, parse_quantity
 from nufi.errors import (
     DEFAULT_RETRY_AFTER_SECONDS,
     Conflict,
@@ -27,16 +30,26 @@ from nufi.messages import Message
 TIMEOUT_SETTING = "NUFI_KUBE_TIMEOUT_SECONDS"
 # Longer waits are passed on to NuFi's caller rather than slept through.
 MAX_RETRY_AFTER_SECONDS = 300.0
+# kube-apiserver's ResourceQuota admission, refusing an object with 403 Forbidden:
+# `persistentvolumeclaims "x" is forbidden: exceeded quota: <name>, requested: <k>=<v>,..., used: ...,
+# limited: ...` (the figures of each resource the quota has no room for).
+_QUOTA_ADMISSION = re.compile(
+    r"exceeded quota: (?P<quota>[^,\s]+), requested: (?P<requested>\S+), used: (?P<used>\S+), "
+    r"limited: (?P<limited>\S+)"
+)
+_NAMESPACE = re.compile(r"/namespaces/(?P<namespace>[^/]+)/")
 
 
 class KubeRefused(Exception):
     """The API server refused a request with a 4xx status (not found, conflict, invalid...)."""
 
-    def __init__(self, status: int, reason: str, message: str) -> None:
+    def __init__(self, status: int, reason: str, message: str, *, namespace: str | None = None) -> None:
         super().__init__(f"HTTP {status} {reason}: {message}")
         self.status = status
         self.reason = reason
         self.message = message
+        # The namespace the refused request was in, when its path names one.
+        self.namespace = namespace
 
 
 class Gone(KubeRefused):
@@ -56,9 +69,17 @@ def retry_after(headers: Mapping[str, str]) -> float:
 
 
 def answer_error(
-    host: str, what: str, status: int, headers: Mapping[str, str], message: str, reason: str
+    host: str,
+    what: str,
+    status: int,
+    headers: Mapping[str, str],
+    message: str,
+    reason: str,
+    *,
+    path: str = "",
 ) -> Exception:
-    """The exception for an answer that is not 2xx: `what` names the operation in the message."""
+    """The exception for an answer that is not 2xx: `what` names the operation in the message, `path`
+    is the request's (a refusal keeps the namespace it names)."""
     if status == 429:
         wait = retry_after(headers)
         return DependencyUnavailable(
@@ -70,7 +91,8 @@ def answer_error(
     if status == 410:
         return Gone(message)
     if 400 <= status < 500:
-        return KubeRefused(status, reason, message)
+        found = _NAMESPACE.search(path)
+        return KubeRefused(status, reason, message, namespace=found["namespace"] if found else None)
     wait_seconds = DEFAULT_RETRY_AFTER_SECONDS
     if "Retry-After" in headers:
         wait_seconds = math.ceil(retry_after(headers))
@@ -112,9 +134,59 @@ def refusal_error(exc: KubeRefused, *, field: str | None = None) -> NufiError:
         return Conflict(code="kube.conflict", params=said, field=field)
     if exc.status in (400, 422):
         return ValidationFailed(code="kube.object_refused", params=said, field=field)
+    quota = quota_refusal(exc, field=field)
+    if quota is not None:
+        return quota
     if exc.status in (401, 403):
         return DependencyUnavailable(code="kube.credentials_refused", params=said, dependency=KUBERNETES)
     return DependencyUnavailable(code="kube.refused_status", params=said, dependency=KUBERNETES)
+
+
+def quota_refusal(exc: KubeRefused, *, field: str | None = None) -> ValidationFailed | None:
+    """A ResourceQuota's admission refusal (403 Forbidden, "exceeded quota: ...") as the 422 NuFi's own
+    up-front check gives (`quota.exceeded`): the caller asked for more than the project has room for,
+    which is neither NuFi's credentials nor a fault of the cluster. None for any other refusal."""
+    figures = _QUOTA_ADMISSION.search(exc.message) if exc.status == 403 else None
+    if figures is None:
+        return None
+    requested, used, limited = (_figures(figures[part]) for part in ("requested", "used", "limited"))
+    over = [
+        name
+        for name, hard in limited.items()
+        if _amount(used.get(name)) + _amount(requested.get(name)) > _amount(hard)
+    ] or list(limited)
+    if not over:
+        return None
+    # An accelerator first: it is what a workload is most often refused for.
+    resource = next((name for name in over if "/" in name), over[0])
+    room = max(_amount(limited[resource]) - _amount(used.get(resource)), Decimal(0))
+    return ValidationFailed(
+        code="quota.exceeded",
+        field=field,
+        quota=figures["quota"],
+        params={
+            "project": exc.namespace or "",
+            "quota": figures["quota"],
+            "resource_key": resource.removeprefix("requests."),
+            "hard": limited[resource],
+            "used": used.get(resource, "0"),
+            "requested": requested.get(resource, "0"),
+            "room": format_quantity(room, resource),
+        },
+    )
+
+
+def _figures(text: str) -> dict[str, str]:
+    """`requests.storage=4Gi,pods=1` as Kubernetes wrote each figure."""
+    pairs = (pair.partition("=") for pair in text.strip(",").split(","))
+    return {name: value for name, _, value in pairs if name}
+
+
+def _amount(text: str | None) -> Decimal:
+    try:
+        return parse_quantity(text) if text else Decimal(0)
+    except ValueError:
+        return Decimal(0)
 
 
 def unavailable(method: str, path: str, exc: KubeRefused) -> DependencyUnavailable:

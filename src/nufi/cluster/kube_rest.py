@@ -191,7 +191,9 @@ def _answer(call: _Call, status: int, headers: Mapping[str, str], raw: bytes) ->
     if 200 <= status < 300:
         return decoded
     message = str(decoded.get("message") or raw[:200].decode("utf-8", "replace"))
-    raise answer_error(call.host(), call.what, status, headers, message, str(decoded.get("reason") or ""))
+    raise answer_error(
+        call.host(), call.what, status, headers, message, str(decoded.get("reason") or ""), path=call.path
+    )
 
 
 async def get_or_none(cluster: ClusterGateway, path: str) -> Json | None:

@@ -67,6 +67,19 @@ def parse_quantity(text: str) -> Decimal:
         raise ValueError(f"{text!r} is not a Kubernetes quantity (e.g. 8, 500m, 64Gi)") from None
 
 
+_BINARY = (("Ei", 1024**6), ("Pi", 1024**5), ("Ti", 1024**4), ("Gi", 1024**3), ("Mi", 1024**2), ("Ki", 1024))
+
+
+def format_quantity(amount: Decimal, resource: str) -> str:
+    """An amount of `resource` as a person reads it: bytes (storage, memory) in the largest binary unit
+    that holds it whole (`2Gi`), anything else as a plain number (`3`, `0.5`)."""
+    if resource.endswith(("storage", "memory")):
+        for suffix, size in _BINARY:
+            if amount >= size and amount % size == 0:
+                return f"{amount // size}{suffix}"
+    return format(amount.normalize(), "f")
+
+
 def quantity_to_int(text: str) -> int:
     """A count of devices: extended resources are whole numbers, and a fraction rounds up as
     Kubernetes does when it reports an integer value."""

@@ -10,6 +10,7 @@ in the accelerator's words.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,7 +25,7 @@ from nufi.devices.spec import DeviceType
 from nufi.errors import NufiError, ValidationFailed
 from nufi.messages import Message
 from nufi.workloads.quota_room import device_resource, tightest
-from nufi.workloads.quotas import QuotaService
+from nufi.workloads.quotas import Demand, QuotaService, devices_demand
 from nufi.workloads.recent_quotas import RecentQuotas
 
 # More devices than any node carries today, and small enough that a typo is caught.
@@ -116,12 +117,19 @@ class AcceleratorService:
         return offers
 
     async def check_quota(
-        self, project: str, resource_key: str, devices: int, *, field: str = "accelerator.count"
+        self,
+        project: str,
+        resource_key: str,
+        devices: int,
+        *,
+        field: str = "accelerator.count",
+        also: Sequence[Demand] = (),
     ) -> None:
         """Refuse (422 naming `field`) `devices` more of `resource_key` that a quota of the project has
-        no room for, as quota admission would refuse their pods."""
+        no room for, as quota admission would refuse their pods; and likewise what the write asks
+        `also` (its pods, its claim's storage), each naming its own field."""
         if self._quotas is not None:
-            await self._quotas.check_room(project, resource_key, devices, field=field)
+            await self._quotas.check_demands(project, [devices_demand(resource_key, devices, field), *also])
 
     async def resolve(self, request: AcceleratorRequest, *, field: str = "accelerator") -> Placement:
         device_type = await self._catalog.find(request.device_type)

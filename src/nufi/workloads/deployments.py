@@ -64,6 +64,7 @@ from nufi.workloads.labels import (
 from nufi.workloads.names import is_name
 from nufi.workloads.owners import owned_by
 from nufi.workloads.projects import ProjectService
+from nufi.workloads.quotas import pods_demand
 
 _log = get_logger("nufi.workloads.deployments")
 _KIND = "deployment"
@@ -93,7 +94,10 @@ class DeploymentService:
         actor = acting(principal)
         placement = await self._accelerators.resolve(request.accelerator)
         await self._accelerators.check_quota(
-            project, placement.resource_key, request.replicas * placement.count
+            project,
+            placement.resource_key,
+            request.replicas * placement.count,
+            also=[pods_demand(request.replicas, "replicas")],
         )
         if await get_deployment(self._cluster, project, request.name) is not None:
             raise _exists(project, request.name)
@@ -237,7 +241,13 @@ class DeploymentService:
             (first_container(deployment.get("spec") or {}).get("resources") or {}).get("limits") or {}
         )
         if resource_key and more_pods > 0:
-            await self._accelerators.check_quota(project, resource_key, more_pods * count, field="replicas")
+            await self._accelerators.check_quota(
+                project,
+                resource_key,
+                more_pods * count,
+                field="replicas",
+                also=[pods_demand(more_pods, "replicas")],
+            )
 
     async def _remove_service(self, project: str, name: str) -> None:
         # The garbage collector removes it with its Deployment; a Service of an older NuFi (no owner),

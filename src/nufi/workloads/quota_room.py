@@ -133,7 +133,7 @@ def tightest(quotas: Sequence[Json], resource: str) -> Limit | None:
     return min(found, key=lambda limit: (limit.room, limit.hard)) if found else None
 
 
-def exceeded(quotas: Sequence[Json], resource: str, more: int) -> Limit | None:
+def exceeded(quotas: Sequence[Json], resource: str, more: int | Decimal) -> Limit | None:
     """The first quota that `more` of `resource` would exceed (as admission counts), or None."""
     if more <= 0:
         return None

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from nufi.auth import DEFAULT_ADMIN_ROLE, Principal, require_admin
@@ -31,7 +32,7 @@ from nufi.cluster.resource_quotas import (
     list_resource_quotas,
     replace_resource_quota,
 )
-from nufi.cluster.resources import quantity_to_int
+from nufi.cluster.resources import format_quantity, quantity_to_int
 from nufi.db.intents import Intent
 from nufi.devices.catalog import DeviceCatalog
 from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
@@ -44,6 +45,7 @@ from nufi.workloads.quota_room import (
     PODS,
     QUOTA_NAME,
     STORAGE,
+    Limit,
     QuotaSpec,
     device_resource,
     exceeded,
@@ -66,6 +68,32 @@ def device_field(type_id: str) -> str:
     """The field a refusal of one type's limit names (`devices.lpu`), as the API's body and the
     dashboard's editor spell it; built from a constant so it is not mistaken for a catalog key."""
     return f"{DEVICES_FIELD}.{type_id}"
+
+
+GIB = 1024**3
+
+
+@dataclass(frozen=True)
+class Demand:
+    """What a write asks of the project's quotas: `amount` more of `resource` (the quota's name for it:
+    `requests.<key>`, `requests.storage`, `pods`); refused naming `field`, the request's field that
+    asks for it (None when the request as a whole does)."""
+
+    resource: str
+    amount: Decimal
+    field: str | None
+
+
+def devices_demand(resource_key: str, count: int, field: str) -> Demand:
+    return Demand(device_resource(resource_key), Decimal(count), field)
+
+
+def storage_demand(gib: int, field: str) -> Demand:
+    return Demand(STORAGE, Decimal(gib) * GIB, field)
+
+
+def pods_demand(count: int, field: str | None) -> Demand:
+    return Demand(PODS, Decimal(count), field)
 
 
 @dataclass(frozen=True)
@@ -134,26 +162,20 @@ class QuotaService:
     async def check_room(self, project: str, resource_key: str, more: int, *, field: str) -> None:
         """Refuse (422 naming `field`) `more` devices of `resource_key` that some ResourceQuota of the
         namespace has no room for, as admission would refuse their pods."""
-        if more <= 0:
+        await self.check_demands(project, [devices_demand(resource_key, more, field)])
+
+    async def check_demands(self, project: str, demands: Sequence[Demand]) -> None:
+        """Refuse (422 `quota.exceeded` naming the demand's field and the room left) the first demand
+        some ResourceQuota of the namespace has no room for, as admission would refuse the objects
+        asking for it (devices and pods for a pod, storage for a claim), before anything is written."""
+        wanted = [demand for demand in demands if demand.amount > 0]
+        if not wanted:
             return
         quotas = await self.namespace_quotas(project)
-        limit = exceeded(quotas, device_resource(resource_key), more)
-        if limit is None:
-            return
-        raise ValidationFailed(
-            code="quota.exceeded",
-            field=field,
-            quota=limit.quota,
-            params={
-                "project": project,
-                "quota": limit.quota,
-                "resource_key": resource_key,
-                "hard": int(limit.hard),
-                "used": int(limit.used),
-                "requested": more,
-                "room": int(limit.room),
-            },
-        )
+        for demand in wanted:
+            limit = exceeded(quotas, demand.resource, demand.amount)
+            if limit is not None:
+                raise _no_room(project, limit, demand)
 
     async def shortage(self, project: str, resource_key: str, more: int) -> Message | None:
         """Why `more` devices of `resource_key` cannot be admitted now, in the words a deployment the
@@ -325,6 +347,28 @@ class QuotaService:
             _spec_data(spec_of(current), written_types(current)) if current else _spec_data(QuotaSpec(), {})
         )
         return Outcome.complete(intent.after) if held == intent.after else Outcome.nothing()
+
+
+def _no_room(project: str, limit: Limit, demand: Demand) -> ValidationFailed:
+    def shown(amount: Decimal) -> int | str:
+        # Counts stay numbers (devices, pods); bytes read as quantities (`4Gi`).
+        text = format_quantity(amount, demand.resource)
+        return int(amount) if text.isdigit() else text
+
+    return ValidationFailed(
+        code="quota.exceeded",
+        field=demand.field,
+        quota=limit.quota,
+        params={
+            "project": project,
+            "quota": limit.quota,
+            "resource_key": demand.resource.removeprefix("requests."),
+            "hard": shown(limit.hard),
+            "used": shown(limit.used),
+            "requested": shown(demand.amount),
+            "room": shown(limit.room),
+        },
+    )
 
 
 def _followed(

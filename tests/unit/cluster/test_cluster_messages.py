@@ -7,7 +7,7 @@ import pytest
 from pydantic_core import PydanticCustomError
 
 from nufi.cluster.kube_errors import KubeRefused, answer_error, list_refused, refusal_error, timed_out
-from nufi.cluster.resources import check_quantity
+from nufi.cluster.resources import CPU, check_quantity
 from nufi.errors import Conflict, DependencyUnavailable, NotFound, NufiError, ValidationFailed
 from nufi.messages import render
 from support.languages import korean_of
@@ -68,7 +68,7 @@ def test_throttling_and_timeouts_say_how_long_in_seconds() -> None:
 )
 def test_a_quantity_refused_is_a_code_a_form_words_in_korean(value: str, code: str, korean_text: str) -> None:
     with pytest.raises(PydanticCustomError) as caught:
-        check_quantity(value)
+        check_quantity(value, CPU)
     assert (caught.value.type, caught.value.context) == (code, {"value": value})
     assert render("ko", code, caught.value.context) == korean_text
     assert caught.value.message() == render("en", code, caught.value.context)

@@ -135,9 +135,9 @@ TEXTS: dict[str, str] = {
     ),
     # Quotas
     "quota.exceeded": (
-        "프로젝트 {project!r}에는 {resource_key} {requested}개를 더 쓸 여유가 없습니다: 쿼터 {quota!r}는 "
-        "{hard}개까지 허용하며 {used}개가 사용 중이므로 최대 {room}개만 더 쓸 수 있습니다. 더 적게 "
-        "요청하거나 관리자에게 쿼터를 늘려 달라고 하세요."
+        "프로젝트 {project!r}에는 {resource_key}을(를) {requested}만큼 더 쓸 여유가 없습니다: "
+        "쿼터 {quota!r}의 한도는 {hard}이고 {used}이(가) 사용 중이므로 최대 {room}만큼만 더 쓸 수 "
+        "있습니다. 더 적게 요청하거나 관리자에게 쿼터를 늘려 달라고 하세요."
     ),
     "quota.unknown_type": (
         "장치 유형 {device_type!r}이(가) 없습니다. GET /api/v1/devices에 나오는 유형의 id를 쓰세요."

@@ -60,6 +60,7 @@ from nufi.workloads.labs.store import LabStore
 from nufi.workloads.names import check_name
 from nufi.workloads.owners import owned_by
 from nufi.workloads.projects import ProjectService
+from nufi.workloads.quotas import pods_demand, storage_demand
 
 _log = get_logger("nufi.workloads")
 _STARTS_WITH_LETTER = re.compile(r"[a-z]")
@@ -159,7 +160,13 @@ class LabService:
         actor = acting(principal)
         name = _check_lab_name(request.name)
         placement = await self._accelerators.resolve(request.accelerator, field="accelerator")
-        await self._accelerators.check_quota(project, placement.resource_key, placement.count)
+        # Its pod and its home volume's claim count against the project's quotas as much as its devices.
+        await self._accelerators.check_quota(
+            project,
+            placement.resource_key,
+            placement.count,
+            also=[storage_demand(request.storage_gib, "storage_gib"), pods_demand(1, None)],
+        )
         if await self._store.find(project, name) is not None:
             raise Conflict(code="lab.name_taken", field="name", params={"project": project, "name": name})
         try:
@@ -286,7 +293,9 @@ class LabService:
         limits = (first_container(found.top, found.backend).get("resources") or {}).get("limits") or {}
         resource_key, count = next(iter(limits.items()), ("", "0"))
         if resource_key:
-            await self._accelerators.check_quota(project, resource_key, quantity_to_int(str(count)))
+            await self._accelerators.check_quota(
+                project, resource_key, quantity_to_int(str(count)), also=[pods_demand(1, None)]
+            )
 
     async def _view(self, project: str, found: Found) -> Lab:
         top = found.top

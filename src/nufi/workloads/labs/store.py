@@ -120,4 +120,5 @@ class LabStore:
 def _refusal(exc: KubeRefused, kind: Kind, name: str) -> NufiError:
     if exc.status == 409:
         return Conflict(code="lab.object_name_taken", field="name", params={"kind": kind.kind, "name": name})
-    return refusal_error(exc)
+    # A quota that refuses the home volume's claim refuses what the request asked in `storage_gib`.
+    return refusal_error(exc, field="storage_gib" if kind == CLAIM else None)
