@@ -111,3 +111,30 @@ async def test_proper_json_types_are_still_accepted(
     # A whole number is a temperature too (JSON has one number type).
     assert response.status_code == 200, response.text
     assert response.json()["policy"]["trip_celsius"] == 80.0
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "least", "most"),
+    [
+        ("cpu", "1e400", "1m", "9223372036854775807m"),
+        ("cpu", "9223372036854775808", "1m", "9223372036854775807m"),
+        ("cpu", "1e-9", "1m", "9223372036854775807m"),
+        ("cpu", "0.0000001", "1m", "9223372036854775807m"),
+        ("memory", "1e400", "1", "9223372036854775807"),
+        ("memory", "0.5", "1", "9223372036854775807"),
+    ],
+)
+async def test_a_quantity_kubernetes_would_not_honour_is_refused_with_its_range(
+    nufi: httpx.AsyncClient, world: World, project: str, field: str, value: str, least: str, most: str
+) -> None:
+    body = deployment_body(replicas=0, resources={field: value})
+    refused = await nufi.post(f"/api/v1/projects/{project}/deployments", json=body, headers=world.user)
+    assert_refused(refused, f"resources.{field}")
+    reason = refused.json()["errors"][0]
+    assert reason["code"] == "quantity.out_of_range" and reason["params"]["least"] == least, reason
+    assert reason["params"]["most"] == most
+    storage = await nufi.put(
+        f"/api/v1/admin/projects/{project}/quotas", json={"storage": value}, headers=world.admin
+    )
+    if field == "memory":
+        assert_refused(storage, "storage")
