@@ -9,8 +9,10 @@ import asyncio
 
 from nufi.db import AuditRepository, Database
 from nufi.db.intents import Intent, IntentStore
+from nufi.db.types import utc_now
 from nufi.workloads.intents import Outcome, Recorder
 from nufi.workloads.reconcile import Reconciler
+from support.polling import until
 
 
 async def test_an_intent_is_committed_before_the_change_and_becomes_its_audit_record(
@@ -106,3 +108,31 @@ async def test_a_lease_is_renewed_in_place_and_released(database: Database) -> N
     assert list(renewed) == ["r"] and renewed["r"] > first
     await leases.release("r")
     assert (await leases.expiries(["r"]))["r"] < renewed["r"]
+
+
+async def test_the_next_pass_comes_when_a_waiting_writers_lease_runs_out(database: Database) -> None:
+    """The pass after the first is an hour away, but an intent waits for a lease that runs out in a
+    second: the reconciler looks again then, not an hour later."""
+    store = IntentStore(database.sessions)
+    await store.leases.renew("lapsing", 1)
+    await store.open(
+        actor="admin", action="project.create", target_kind="project", target_id="p", holder="lapsing"
+    )
+    recorder = Recorder(store, holder="this-replica")
+
+    async def finished(intent: Intent) -> Outcome:
+        return Outcome.complete()
+
+    recorder.register("project", finished)
+    reconciler = Reconciler(recorder, settle_after_seconds=3600, interval_seconds=3600, lease_seconds=60)
+    reconciler.start()
+    try:
+
+        async def none_open() -> bool:
+            return await store.open_intents() == []
+
+        await until(none_open, within=30, every=0.1, what="the lapsed writer's intent settled")
+    finally:
+        await reconciler.close()
+    # Shut down, this replica's own lease has ended: another replica would settle what it left at once.
+    assert (await store.leases.expiries(["this-replica"]))["this-replica"] <= utc_now()
