@@ -21,6 +21,7 @@ from nufi.devices.catalog import DeviceCatalog
 from nufi.devices.said import Said
 from nufi.devices.spec import LabelsDraft, MetricsDraft
 from nufi.errors import NotFound, ValidationFailed
+from nufi.logging import get_logger
 from nufi.messages import Message
 from nufi.monitoring import MonitoringService
 from nufi.thermal.controller import SYSTEM, ThermalController
@@ -34,6 +35,7 @@ from nufi.workloads.labels import DEVICE_TYPE, MANAGED_BY, MANAGED_BY_NUFI, WORK
 from nufi.workloads.projects import ProjectService
 
 HIDDEN = "another project"
+_log = get_logger("nufi.thermal")
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,8 @@ class ThermalService:
             entries = []
             for device_type in await self._catalog.list(principal):
                 row = await repository.get(device_type.id)
-                if row is None:
+                stored = None if row is None else _usable(device_type.id, row.policy)
+                if row is None or stored is None:
                     entries.append(
                         PolicyEntry(device_type.id, default_policy(device_type.thermal), "default")
                     )
@@ -100,7 +103,7 @@ class ThermalService:
                     entries.append(
                         PolicyEntry(
                             device_type.id,
-                            ThermalPolicy.model_validate(row.policy),
+                            stored,
                             "admin",
                             row.revision,
                             row.updated_by,
@@ -278,6 +281,17 @@ class ThermalService:
         return await dry_run(
             self._monitoring, admin, device_type, policy, start=start, end=end, bounds=bounds
         )
+
+
+def _usable(device_type_id: str, stored: dict[str, Any]) -> ThermalPolicy | None:
+    """A stored policy, or None when today's rules refuse it (a NaN trip saved before numbers had to be
+    finite): the controller applies the type's default then, and so is it shown, until an admin saves
+    a policy again."""
+    try:
+        return ThermalPolicy.model_validate(stored)
+    except ValueError as exc:
+        _log.warning("stored thermal policy unusable", device_type=device_type_id, error=str(exc))
+        return None
 
 
 def _serving(found: dict[str, Any]) -> bool:

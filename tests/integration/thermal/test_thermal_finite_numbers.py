@@ -6,6 +6,10 @@ no resume far below the trip."""
 
 from __future__ import annotations
 
+import json
+import math
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -137,3 +141,25 @@ async def test_a_members_override_stays_within_the_types_policy_by_default(
     assert higher.status_code == 200, higher.text
     beyond = await nufi.put(url, json={"trip_celsius": 96}, headers=world.user)
     assert (beyond.status_code, beyond.json()["code"]) == (422, "thermal_override.trip_above_limit")
+
+
+async def test_a_policy_stored_with_nan_before_numbers_had_to_be_finite_still_reads_and_can_be_fixed(
+    nufi: httpx.AsyncClient, world: World, tmp_path: Path
+) -> None:
+    policy: dict[str, Any] = {"enabled": True, "trip_celsius": 85, "resume_celsius": 75}
+    put = await nufi.put("/api/v1/admin/thermal/policies/lpu", json=policy, headers=world.admin)
+    assert put.status_code == 200, put.text
+    # What an older NuFi let through: an own condition's trip stored as NaN.
+    with sqlite3.connect(tmp_path / "nufi.db") as db:
+        (text,) = db.execute("SELECT policy FROM thermal_policies WHERE device_type_id = 'lpu'").fetchone()
+        stored = json.loads(text)
+        stored["custom"]["trip_at"] = math.nan
+        db.execute(
+            "UPDATE thermal_policies SET policy = ? WHERE device_type_id = 'lpu'", (json.dumps(stored),)
+        )
+    shown = await _stored_policy(nufi, world)
+    # The controller applies the type's default to an unusable stored policy, and so it is shown.
+    assert shown["source"] == "default" and shown["policy"]["custom"]["trip_at"] == 1.0
+    fixed = await nufi.put("/api/v1/admin/thermal/policies/lpu", json=policy, headers=world.admin)
+    assert fixed.status_code == 200, fixed.text
+    assert (await _stored_policy(nufi, world))["source"] == "admin"
