@@ -25,7 +25,7 @@ from nufi.workloads import quotas as quotas_module
 from nufi.workloads.labels import MEMBERS_ANNOTATION, PROJECT
 from nufi.workloads.projects import ProjectService
 from nufi.workloads.quota_room import QUOTA_NAME, QuotaSpec
-from nufi.workloads.quotas import QuotaService
+from nufi.workloads.quotas import QuotaService, devices_demand, pods_demand, storage_demand
 from support.nufi_app import MEMORY_DATABASE
 
 ADMIN = Principal(subject="root", username="root", roles=frozenset({DEFAULT_ADMIN_ROLE}))
@@ -241,6 +241,39 @@ async def test_room_counts_every_quota_of_the_namespace(world: World) -> None:
     with pytest.raises(ValidationFailed) as refused:
         await world.service.check_room("team-a", "hyperaccel.ai/lpu", 1, field="accelerator.count")
     assert refused.value.params["quota"] == "ops-cap"
+
+
+async def test_storage_and_pods_are_counted_like_devices_naming_each_its_field(world: World) -> None:
+    await world.service.replace(ADMIN, "team-a", QuotaSpec(devices={"lpu": 4}, storage="10Gi", pods=3))
+    world.cluster.quotas[("team-a", QUOTA_NAME)]["status"] = {
+        "used": {LPU: "1", "requests.storage": "8Gi", "pods": "2"}
+    }
+    fitting = [
+        devices_demand("hyperaccel.ai/lpu", 1, "accelerator.count"),
+        storage_demand(2, "storage_gib"),
+        pods_demand(1, "replicas"),
+    ]
+    await world.service.check_demands("team-a", fitting)
+    with pytest.raises(ValidationFailed) as refused:
+        await world.service.check_demands("team-a", [fitting[0], storage_demand(4, "storage_gib")])
+    assert refused.value.field == "storage_gib"
+    assert refused.value.own_params == {
+        "project": "team-a",
+        "quota": QUOTA_NAME,
+        "resource_key": "storage",
+        "hard": "10Gi",
+        "used": "8Gi",
+        "requested": "4Gi",
+        "room": "2Gi",
+    }
+    with pytest.raises(ValidationFailed) as refused:
+        await world.service.check_demands("team-a", [*fitting[:2], pods_demand(2, "replicas")])
+    assert refused.value.field == "replicas"
+    assert (refused.value.params["resource_key"], refused.value.params["room"]) == ("pods", 1)
+    # Nothing asked, nothing read.
+    await world.service.check_demands(
+        "team-a", [pods_demand(0, "replicas"), storage_demand(0, "storage_gib")]
+    )
 
 
 async def test_a_key_edit_moves_the_entry_and_a_deletion_removes_it(world: World) -> None:
