@@ -157,15 +157,21 @@ def test_a_socket_that_does_not_finish_its_handshake_in_time_is_closed(
 ) -> None:
     with served_dashboard(tmp_path, idp, NUFI_HTTP_HEADER_TIMEOUT_SECONDS="2") as served:
         session_id = sign_in(served, "admin", "admin")
+        done = engine_sid(connect(served, page(served, session_id), session_id))
+        assert send(served, done, "40").status_code == 200
+        assert receive(served, done).text.startswith("40{")
         # Admitted (a signed-in browser), but it never sends socket.io's connect: no page handshake.
-        sid = engine_sid(connect(served, str(uuid4()), session_id))
+        late = engine_sid(connect(served, str(uuid4()), session_id))
 
         def gone() -> bool:
             # A poll waiting on the socket is answered its close packet; later ones, 400 (no such sid).
-            answer = receive(served, sid)
+            answer = receive(served, late)
             packets = answer.text.split("\x1e")
             if answer.status_code == 200 and "2" in packets:
-                send(served, sid, "3")  # it answers pings, as the held sockets did
+                send(served, late, "3")  # it answers pings, as the held sockets did
             return answer.status_code == 400 or "1" in packets
 
         poll(gone, within=40, what="the late socket closed")
+        # The deadline passed for the earlier socket too: its page handshake was done, so it stays.
+        kept = send(served, done, "3")  # a pong: taken from a live socket, 400 for a closed one
+        assert kept.status_code == 200, kept.text
