@@ -3,12 +3,15 @@ edit, over the revision the draft started from; a newer one is a conflict with a
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from nicegui import ui
 
 from nufi.devices.catalog import SaveOutcome
 from nufi.devices.said import said_of_error
-from nufi.errors import Conflict, NufiError
+from nufi.errors import Conflict, DependencyUnavailable, NufiError
 from nufi.logging import get_logger
+from nufi.prom.errors import PROMETHEUS
 from nufi.ui import context
 from nufi.ui.pages.devices import PATH as DEVICES_PATH
 from nufi.ui.wizard import render
@@ -103,6 +106,7 @@ class ReviewStep(MetricsStep):
             )
         except NufiError as exc:
             self.show_errors(service_errors(exc))
+            self.offer_unchecked(exc, self.save)
             return
         except Exception:  # never a stack trace on the page; the log has it
             _log.exception("saving a device type from the wizard failed")
@@ -134,6 +138,7 @@ class ReviewStep(MetricsStep):
             return
         except NufiError as exc:
             self.show_errors(service_errors(exc))
+            self.offer_unchecked(exc, self.save_changes)
             return
         except Exception:
             _log.exception("saving an edited device type from the wizard failed", device_type=editing)
@@ -141,6 +146,32 @@ class ReviewStep(MetricsStep):
             return
         changed = outcome.device_type
         await self.saved(self.t("wizard.edit_mode.saved", name=changed.name, revision=changed.revision))
+
+    def offer_unchecked(self, exc: NufiError, save: Callable[[], Awaitable[None]]) -> None:
+        """When Prometheus could not be asked, say that the metrics were therefore not checked, and
+        offer the save without the metric check (`force`), which the audit record then notes."""
+        if not (isinstance(exc, DependencyUnavailable) and exc.dependency == PROMETHEUS) or self.top is None:
+            return
+
+        top = self.top
+
+        async def save_unchecked() -> None:
+            if self.force is not None:
+                self.force.set_value(True)
+            # In the top's slot, not this button's: saving clears the top, this panel with it.
+            with top:
+                await save()
+
+        with (
+            self.top,
+            ui.column().classes("w-full gap-1 rounded border border-amber-300 bg-amber-50 p-3") as panel,
+        ):
+            panel.props('data-testid="wizard-prometheus-down"').mark("wizard-prometheus-down")
+            ui.label(self.t("wizard.unchecked.title")).classes("font-semibold text-amber-900")
+            ui.label(self.t("wizard.unchecked.body")).classes("text-sm")
+            ui.button(
+                self.t("wizard.unchecked.save"), icon="playlist_add_check", on_click=save_unchecked
+            ).props("outline no-caps color=brown-9").mark("wizard-save-unchecked")
 
     async def saved(self, message: str) -> None:
         """Done: the draft deleted, the device list with `message`."""

@@ -77,6 +77,15 @@ TEXTS: dict[str, str] = {
         "Save even if the checks fail (the device plugin or exporter is not installed yet; "
         "recorded in the audit log)"
     ),
+    # Saving while Prometheus cannot be asked: the metrics go unchecked only when the admin says so.
+    "wizard.unchecked.title": "Prometheus cannot be reached, so the metrics were not checked.",
+    "wizard.unchecked.body": (
+        "Nothing was saved. Saving checks each metric against Prometheus. You can save without that "
+        'check, as the box "Save even if the checks fail" below does: the type is saved as entered, '
+        "and the audit log records that its metrics were not checked. Check them again once "
+        "Prometheus answers."
+    ),
+    "wizard.unchecked.save": "Save without checking the metrics",
     "wizard.restart": "Start over",
     "wizard.saved": "Saved the device type {name}.",
     "wizard.error.unexpected": (

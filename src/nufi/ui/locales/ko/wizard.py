@@ -74,6 +74,15 @@ TEXTS: dict[str, str] = {
         "검사를 통과하지 못해도 저장 (디바이스 플러그인이나 익스포터를 아직 설치하지 않은 경우에 씁니다. "
         "감사 로그에 기록됩니다)"
     ),
+    # Saving while Prometheus cannot be asked: the metrics go unchecked only when the admin says so.
+    "wizard.unchecked.title": "Prometheus에 연결할 수 없어서 지표를 검사하지 못했습니다.",
+    "wizard.unchecked.body": (
+        "아무것도 저장되지 않았습니다. 저장할 때는 지표마다 Prometheus로 검사합니다. 아래의 "
+        '"검사를 통과하지 못해도 저장"처럼 이 검사 없이 저장할 수도 있습니다. 유형은 입력한 그대로 '
+        "저장되고, 지표를 검사하지 않았다는 사실이 감사 로그에 남습니다. Prometheus가 다시 응답하면 "
+        "지표를 다시 확인하세요."
+    ),
+    "wizard.unchecked.save": "지표 검사 없이 저장",
     "wizard.restart": "처음부터 다시",
     "wizard.saved": "디바이스 유형 {name}을(를) 저장했습니다.",
     "wizard.error.unexpected": (
