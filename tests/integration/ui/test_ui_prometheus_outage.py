@@ -39,7 +39,6 @@ def served(
         idp,
         NUFI_KUBECONFIG=str(cluster.kubeconfig),
         NUFI_PROMETHEUS_URL=own_prometheus.url,
-        NUFI_CLUSTER_CACHE_ENABLED="false",
     ) as running:
         yield running
 
@@ -99,6 +98,12 @@ def test_with_prometheus_stopped_nufi_stays_ready_and_serves_what_does_not_need_
             # The page that reads metrics says that it cannot, and is still a page.
             monitoring = browser.get("/")
             assert monitoring.status_code == 200, monitoring.text[:500]
+            assert '"data-testid":"monitoring-unavailable"' in monitoring.text
+            assert own_prometheus.url in monitoring.text
+        # So does the API's.
+        readings = api.get("/api/v1/monitoring/lpu")
+        assert readings.status_code == 503, readings.text
+        assert readings.json()["code"].startswith("prometheus."), readings.text
     finally:
         api.delete(f"/api/v1/admin/projects/{project}")
         api.close()
