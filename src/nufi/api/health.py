@@ -27,7 +27,8 @@ class ReadyBody(BaseModel):
 
 _NOT_READY_DOC: ResponseDocs = {
     503: problem(
-        "A configured dependency is failing; the problem lists every dependency under `dependencies`."
+        "A required dependency (the database) is failing; the problem lists every dependency under "
+        "`dependencies`."
     )
 }
 
@@ -42,7 +43,9 @@ async def healthz() -> Liveness:
 async def readyz(
     request: Request, services: Annotated[Services, Depends(get_services)]
 ) -> ReadyBody | ProblemResponse:
-    """Ready when every configured dependency answers; unconfigured ones are listed, not required."""
+    """Ready when every required dependency answers (the database: nothing can be served without it).
+    The others (Kubernetes, the metrics engine, alert rules) are listed with `required: false`: when
+    they fail, the routes and pages that need them say so and the rest keeps serving."""
     report = await services.readiness.run()
     if report.ready:
         return ReadyBody(dependencies=report.dependencies)
