@@ -40,9 +40,11 @@ def metrics(**expressions: Any) -> MetricsDraft:
     return MetricsDraft.model_validate({"utilization": "lpu_utilization_percent", **expressions})
 
 
-async def refusal(draft: MetricsDraft, counter: FakeCounter, **options: bool) -> ValidationFailed:
+async def refusal(
+    draft: MetricsDraft, counter: FakeCounter, *, raise_unavailable: bool = False
+) -> ValidationFailed:
     with pytest.raises(ValidationFailed) as caught:
-        await enforce_query_bounds(draft, counter, LIMITS, **options)
+        await enforce_query_bounds(draft, counter, LIMITS, raise_unavailable=raise_unavailable)
     assert caught.value.status == 422
     return caught.value
 
