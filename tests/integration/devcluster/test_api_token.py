@@ -6,6 +6,7 @@ The real kubectl and kubernetes-asyncio get in with the kubeconfig it writes."""
 from __future__ import annotations
 
 import shutil
+import ssl
 import stat
 import subprocess
 from collections.abc import Iterator
@@ -86,7 +87,8 @@ def test_a_token_it_was_not_given_is_unauthorized(cluster: DevClusterProcess) ->
 def test_the_https_port_the_kubeconfig_names_takes_the_same_token(cluster: DevClusterProcess) -> None:
     (entry,) = yaml.safe_load(Path(cluster.kubeconfig).read_text())["clusters"]
     assert entry["cluster"]["server"] == cluster.tls_url
-    with httpx.Client(base_url=cluster.tls_url, verify=str(cluster.certificate), timeout=10.0) as https:
+    trusted = ssl.create_default_context(cafile=str(cluster.certificate))
+    with httpx.Client(base_url=cluster.tls_url, verify=trusted, timeout=10.0) as https:
         _unauthorized(https.get("/api/v1/namespaces"))
         assert https.get("/readyz").status_code == 200
         assert https.get("/api/v1/namespaces", headers=cluster.headers).status_code == 200
