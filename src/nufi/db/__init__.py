@@ -13,6 +13,7 @@ from nufi.db.health import DatabaseCheck
 from nufi.db.migrate import current_revision, head_revision, migration_lock, upgrade_database
 from nufi.db.session import SessionFactory, create_session_factory, transaction
 from nufi.db.tables import AuditRecordRow, Base, DeviceTypeRow, WebSessionRow
+from nufi.db.type_dependents import DeviceTypeDependentsRepository, RemovedDependents
 from nufi.db.web_sessions import WebSessionStore
 
 __all__ = [
@@ -23,9 +24,11 @@ __all__ = [
     "Database",
     "DatabaseCheck",
     "DeviceTypeChanges",
+    "DeviceTypeDependentsRepository",
     "DeviceTypeRepository",
     "DeviceTypeRow",
     "NewDeviceType",
+    "RemovedDependents",
     "SessionFactory",
     "WebSessionRow",
     "WebSessionStore",

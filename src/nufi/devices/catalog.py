@@ -17,7 +17,13 @@ from pydantic import ValidationError
 
 from nufi.auth import Principal, require_admin, require_user
 from nufi.cluster import ClusterReader
-from nufi.db import AuditRepository, Database, DeviceTypeRepository, DeviceTypeRow
+from nufi.db import (
+    AuditRepository,
+    Database,
+    DeviceTypeDependentsRepository,
+    DeviceTypeRepository,
+    DeviceTypeRow,
+)
 from nufi.devices.audit import AuditPage, audit_page
 from nufi.devices.capacity import Inventory
 from nufi.devices.checks import (
@@ -299,12 +305,15 @@ class DeviceCatalog:
             )
         async with self._db.transaction() as session:
             row = await DeviceTypeRepository(session).delete(device_type_id, revision)
+            # Its policy, thresholds and history go in the same transaction: a type registered later
+            # under this id must not inherit another admin's protection settings or past events.
+            removed = await DeviceTypeDependentsRepository(session).remove(device_type_id)
             await AuditRepository(session).record(
                 principal.username,
                 "device_type.delete",
                 TARGET_KIND,
                 device_type_id,
-                before=audit_before(row, None),
+                before={**audit_before(row, None), "dependents": removed.audit_view()},
             )
         self._changed(device_type_id)
 
