@@ -171,6 +171,9 @@ async def test_deleting_a_custom_type_asks_first_and_cancelling_keeps_it(live: U
     await eventually(
         lambda: holds("Delete the device type Act NPU (act-npu)?" in shown(live, "dialog-title"))
     )
+    # What goes with the type is said before it goes.
+    said = shown(live, "device-dialog")
+    assert "temperature protection policy" in said and "alert thresholds" in said, said
     live.find(marker="dialog-cancel").click()
     await eventually(lambda: holds(not dialog_open(live)))
     assert CUSTOM in rows(live)
@@ -183,6 +186,16 @@ async def test_deleting_a_custom_type_asks_first_and_cancelling_keeps_it(live: U
     await live.should_see("Deleted Act NPU.")
     with pytest.raises(NotFound):
         await catalog().get(ADMIN, CUSTOM)
+
+
+async def test_the_delete_confirmation_names_what_goes_with_the_type_in_korean(live: User) -> None:
+    await add_custom()
+    await open_devices(live, "ko")
+    send(live, "delete", CUSTOM)
+    await eventually(lambda: holds(dialog_open(live)))
+    said = shown(live, "device-dialog")
+    assert "온도 보호 정책" in said and "알림 임계값" in said and "온도 이력" in said, said
+    live.find(marker="dialog-cancel").click()
 
 
 async def test_official_types_offer_no_delete(offline: User) -> None:

@@ -21,7 +21,11 @@ TEXTS: dict[str, str] = {
     "devices.action.reload": "Reload the list",
     "devices.action.enable_anyway": "Enable without the checks",
     "devices.delete.title": "Delete the device type {name} ({id})?",
-    "devices.delete.body": "This cannot be undone; the type also leaves monitoring.",
+    "devices.delete.body": (
+        "This cannot be undone; the type also leaves monitoring. Its temperature protection policy,"
+        " its alert thresholds and its temperature history are deleted with it: a type registered"
+        " again under this id starts from the defaults."
+    ),
     "devices.reset.title": "Reset {name} ({id}) to its preset?",
     "devices.reset.body": (
         "Every change admins made to it (enabled, labels, metrics, thermal) is dropped, "

@@ -21,7 +21,10 @@ TEXTS: dict[str, str] = {
     "devices.action.reload": "목록 다시 읽기",
     "devices.action.enable_anyway": "검사 없이 사용",
     "devices.delete.title": "디바이스 유형 {name} ({id})을(를) 삭제할까요?",
-    "devices.delete.body": ("되돌릴 수 없습니다. 이 유형은 모니터링에서도 사라집니다."),
+    "devices.delete.body": (
+        "되돌릴 수 없습니다. 이 유형은 모니터링에서도 사라지며, 온도 보호 정책과 알림 임계값,"
+        " 온도 이력도 함께 삭제됩니다. 같은 ID로 다시 등록하면 기본값부터 시작합니다."
+    ),
     "devices.reset.title": "{name} ({id})을(를) 기본 프리셋으로 되돌릴까요?",
     "devices.reset.body": (
         "관리자가 바꾼 설정(사용 여부, 레이블, 지표, 온도 기준)이 모두 사라지고 "
