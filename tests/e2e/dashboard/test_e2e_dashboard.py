@@ -147,8 +147,9 @@ async def fill_the_wizard(page: Page, language: Language, type_id: str, shots: s
     tests = page.get_by_role("button", name=text(language, "wizard.test"), exact=True)
     for index in range(await bounded(tests.count(), "counting the Test buttons")):
         await tests.nth(index).click()
-    # Utilization, memory used and total, and temperature each work (the LPU reports no power).
-    await expect(page.get_by_text(text(language, "wizard.test.ok"))).to_have_count(4, timeout=15_000)
+    # Utilization, memory used and total, and temperature each work (the LPU reports no power). Each
+    # test asks Prometheus several queries: four at once can take more than 15 s on a loaded machine.
+    await expect(page.get_by_text(text(language, "wizard.test.ok"))).to_have_count(4, timeout=60_000)
     await shot(page, language, f"{shots}-2-metrics")
     await page.get_by_role("button", name=text(language, "wizard.next")).click()
     await expect(page.get_by_text(text(language, "wizard.review.title"))).to_be_visible()
