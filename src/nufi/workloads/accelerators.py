@@ -24,8 +24,8 @@ from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.spec import DeviceType
 from nufi.errors import NufiError, ValidationFailed
 from nufi.messages import Message
-from nufi.workloads.quota_room import device_resource, tightest
-from nufi.workloads.quotas import Demand, QuotaService, devices_demand
+from nufi.workloads.quota_room import Demand, device_resource, devices_demand, tightest
+from nufi.workloads.quotas import QuotaService
 from nufi.workloads.recent_quotas import RecentQuotas
 
 # More devices than any node carries today, and small enough that a typo is caught.

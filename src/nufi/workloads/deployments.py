@@ -64,7 +64,7 @@ from nufi.workloads.labels import (
 from nufi.workloads.names import is_name
 from nufi.workloads.owners import owned_by
 from nufi.workloads.projects import ProjectService
-from nufi.workloads.quotas import pods_demand
+from nufi.workloads.quota_room import pods_demand
 
 _log = get_logger("nufi.workloads.deployments")
 _KIND = "deployment"

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from nufi.cluster.kube_rest import Json
-from nufi.cluster.resources import parse_quantity
+from nufi.cluster.resources import format_quantity, parse_quantity
+from nufi.errors import ValidationFailed
 from nufi.workloads.labels import MANAGED_BY, MANAGED_BY_NUFI, PROJECT
 
 QUOTA_NAME = "nufi-accelerators"
@@ -142,3 +143,53 @@ def exceeded(quotas: Sequence[Json], resource: str, more: int | Decimal) -> Limi
 
 def _name(quota: Json) -> str:
     return str((quota.get("metadata") or {}).get("name") or "")
+
+
+GIB = 1024**3
+
+
+@dataclass(frozen=True)
+class Demand:
+    """What a write asks of the project's quotas: `amount` more of `resource` (the quota's name for it:
+    `requests.<key>`, `requests.storage`, `pods`); refused naming `field`, the request's field that
+    asks for it (None when the request as a whole does)."""
+
+    resource: str
+    amount: Decimal
+    field: str | None
+
+
+def devices_demand(resource_key: str, count: int, field: str) -> Demand:
+    return Demand(device_resource(resource_key), Decimal(count), field)
+
+
+def storage_demand(gib: int, field: str) -> Demand:
+    return Demand(STORAGE, Decimal(gib) * GIB, field)
+
+
+def pods_demand(count: int, field: str | None) -> Demand:
+    return Demand(PODS, Decimal(count), field)
+
+
+def no_room(project: str, limit: Limit, demand: Demand) -> ValidationFailed:
+    """The 422 `quota.exceeded` for `demand`, naming its field and the room `limit` leaves."""
+
+    def shown(amount: Decimal) -> int | str:
+        # Counts stay numbers (devices, pods); bytes read as quantities (`4Gi`).
+        text = format_quantity(amount, demand.resource)
+        return int(amount) if text.isdigit() else text
+
+    return ValidationFailed(
+        code="quota.exceeded",
+        field=demand.field,
+        quota=limit.quota,
+        params={
+            "project": project,
+            "quota": limit.quota,
+            "resource_key": demand.resource.removeprefix("requests."),
+            "hard": shown(limit.hard),
+            "used": shown(limit.used),
+            "requested": shown(demand.amount),
+            "room": shown(limit.room),
+        },
+    )

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from nufi.auth import DEFAULT_ADMIN_ROLE, Principal, require_admin
@@ -32,7 +31,7 @@ from nufi.cluster.resource_quotas import (
     list_resource_quotas,
     replace_resource_quota,
 )
-from nufi.cluster.resources import format_quantity, quantity_to_int
+from nufi.cluster.resources import quantity_to_int
 from nufi.db.intents import Intent
 from nufi.devices.catalog import DeviceCatalog
 from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
@@ -45,10 +44,12 @@ from nufi.workloads.quota_room import (
     PODS,
     QUOTA_NAME,
     STORAGE,
-    Limit,
+    Demand,
     QuotaSpec,
     device_resource,
+    devices_demand,
     exceeded,
+    no_room,
     quota_manifest,
     spec_of,
     written_types,
@@ -68,32 +69,6 @@ def device_field(type_id: str) -> str:
     """The field a refusal of one type's limit names (`devices.lpu`), as the API's body and the
     dashboard's editor spell it; built from a constant so it is not mistaken for a catalog key."""
     return f"{DEVICES_FIELD}.{type_id}"
-
-
-GIB = 1024**3
-
-
-@dataclass(frozen=True)
-class Demand:
-    """What a write asks of the project's quotas: `amount` more of `resource` (the quota's name for it:
-    `requests.<key>`, `requests.storage`, `pods`); refused naming `field`, the request's field that
-    asks for it (None when the request as a whole does)."""
-
-    resource: str
-    amount: Decimal
-    field: str | None
-
-
-def devices_demand(resource_key: str, count: int, field: str) -> Demand:
-    return Demand(device_resource(resource_key), Decimal(count), field)
-
-
-def storage_demand(gib: int, field: str) -> Demand:
-    return Demand(STORAGE, Decimal(gib) * GIB, field)
-
-
-def pods_demand(count: int, field: str | None) -> Demand:
-    return Demand(PODS, Decimal(count), field)
 
 
 @dataclass(frozen=True)
@@ -175,7 +150,7 @@ class QuotaService:
         for demand in wanted:
             limit = exceeded(quotas, demand.resource, demand.amount)
             if limit is not None:
-                raise _no_room(project, limit, demand)
+                raise no_room(project, limit, demand)
 
     async def shortage(self, project: str, resource_key: str, more: int) -> Message | None:
         """Why `more` devices of `resource_key` cannot be admitted now, in the words a deployment the
@@ -347,28 +322,6 @@ class QuotaService:
             _spec_data(spec_of(current), written_types(current)) if current else _spec_data(QuotaSpec(), {})
         )
         return Outcome.complete(intent.after) if held == intent.after else Outcome.nothing()
-
-
-def _no_room(project: str, limit: Limit, demand: Demand) -> ValidationFailed:
-    def shown(amount: Decimal) -> int | str:
-        # Counts stay numbers (devices, pods); bytes read as quantities (`4Gi`).
-        text = format_quantity(amount, demand.resource)
-        return int(amount) if text.isdigit() else text
-
-    return ValidationFailed(
-        code="quota.exceeded",
-        field=demand.field,
-        quota=limit.quota,
-        params={
-            "project": project,
-            "quota": limit.quota,
-            "resource_key": demand.resource.removeprefix("requests."),
-            "hard": shown(limit.hard),
-            "used": shown(limit.used),
-            "requested": shown(demand.amount),
-            "room": shown(limit.room),
-        },
-    )
 
 
 def _followed(

@@ -24,8 +24,8 @@ from nufi.workloads import projects as projects_module
 from nufi.workloads import quotas as quotas_module
 from nufi.workloads.labels import MEMBERS_ANNOTATION, PROJECT
 from nufi.workloads.projects import ProjectService
-from nufi.workloads.quota_room import QUOTA_NAME, QuotaSpec
-from nufi.workloads.quotas import QuotaService, devices_demand, pods_demand, storage_demand
+from nufi.workloads.quota_room import QUOTA_NAME, QuotaSpec, devices_demand, pods_demand, storage_demand
+from nufi.workloads.quotas import QuotaService
 from support.nufi_app import MEMORY_DATABASE
 
 ADMIN = Principal(subject="root", username="root", roles=frozenset({DEFAULT_ADMIN_ROLE}))
