@@ -26,6 +26,7 @@ from nufi_sandbox.prometheus import PrometheusServer
 from support.databases import BACKENDS, empty_database_url
 from support.engines import ENGINES, metrics_engine, metrics_server
 from support.env import clear_nufi_env
+from support.hypothesis_profiles import register_profiles
 from support.world_fixtures import foreign_project as foreign_project
 from support.world_fixtures import idp as idp
 from support.world_fixtures import kube as kube
@@ -112,6 +113,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_LEAKS] = []
+    register_profiles()
     become_subreaper()
     # Apps built from default settings must not leave a database in the working tree.
     scratch = Path(tempfile.mkdtemp(prefix="nufi-tests-"))
