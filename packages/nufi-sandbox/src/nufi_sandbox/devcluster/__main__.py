@@ -22,7 +22,7 @@ from nufi_sandbox.devcluster.runtime.map import RuntimeMap, RuntimeMapError, loa
 from nufi_sandbox.devcluster.server import create_app
 from nufi_sandbox.devcluster.sim import Simulation, load_node_specs
 from nufi_sandbox.devcluster.storage.store import Store
-from nufi_sandbox.devcluster.tls import serving_certificate
+from nufi_sandbox.devcluster.tls import ServingCertificate, serving_certificate
 from nufi_sandbox.loopback import configure_logging, loopback_config, loopback_parser
 from nufi_sandbox.processes import free_port
 
@@ -79,14 +79,7 @@ async def serve(args: argparse.Namespace) -> None:
     tls_url = f"https://127.0.0.1:{tls_port}"
     certificate = serving_certificate(state_dir / "tls")
     store = Store(ResourceRegistry.with_builtins(), history_size=args.watch_history)
-    simulation: Simulation | None = None
-    if not args.no_simulation:
-        simulation = Simulation(
-            store,
-            state_dir=state_dir,
-            nodes=load_node_specs(args.nodes),
-            runtime_map=_runtime_map(args),
-        )
+    simulation = None if args.no_simulation else _simulation(args, store)
 
     async def started() -> None:
         if simulation is not None:
@@ -98,15 +91,14 @@ async def serve(args: argparse.Namespace) -> None:
             await asyncio.sleep(0.01)
         kubeconfig.write(args.kubeconfig, tls_url, token=token, ca_pem=certificate.pem())
         nodes = simulation.node_sockets() if simulation is not None else {}
-        state = {
-            "url": url,
-            "tls_url": tls_url,
-            "certificate": str(certificate.cert_file),
-            "kubeconfig": str(args.kubeconfig),
-            "nodes": nodes,
-        }
-        (state_dir / STATE_FILE).write_text(json.dumps(state, indent=2))
-        log.info("dev cluster ready at %s and %s (kubeconfig %s)", tls_url, url, args.kubeconfig)
+        _write_state(
+            state_dir,
+            url=url,
+            tls_url=tls_url,
+            certificate=certificate,
+            kubeconfig=args.kubeconfig,
+            nodes=nodes,
+        )
 
     async def stopping() -> None:
         tls_server.should_exit = True  # its open connections end meanwhile, not after
@@ -138,6 +130,34 @@ async def serve(args: argparse.Namespace) -> None:
     finally:
         tls_server.should_exit = True
         await tls_task
+
+
+def _simulation(args: argparse.Namespace, store: Store) -> Simulation:
+    """Controllers, the scheduler and the kubelets over the store, on the nodes and runtime map asked."""
+    return Simulation(
+        store, state_dir=args.state_dir, nodes=load_node_specs(args.nodes), runtime_map=_runtime_map(args)
+    )
+
+
+def _write_state(
+    state_dir: Path,
+    *,
+    url: str,
+    tls_url: str,
+    certificate: ServingCertificate,
+    kubeconfig: Path,
+    nodes: object,
+) -> None:
+    """Where the cluster serves, for the launcher: written last, once both ports answer."""
+    state = {
+        "url": url,
+        "tls_url": tls_url,
+        "certificate": str(certificate.cert_file),
+        "kubeconfig": str(kubeconfig),
+        "nodes": nodes,
+    }
+    (state_dir / STATE_FILE).write_text(json.dumps(state, indent=2))
+    log.info("dev cluster ready at %s and %s (kubeconfig %s)", tls_url, url, kubeconfig)
 
 
 class _Companion(uvicorn.Server):

@@ -30,7 +30,7 @@ from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.pids import record_processes
 from nufi_sandbox.processes import ManagedProcess, ProcessNotReadyError, free_port, pid_alive
-from nufi_sandbox.prometheus import PrometheusQueryError, PrometheusServer
+from nufi_sandbox.prometheus import PrometheusQueryError, PrometheusServer, ScrapeJob
 from nufi_sandbox.sandbox import components
 from nufi_sandbox.sandbox.banner import registered_lpu
 from nufi_sandbox.sandbox.errors import SandboxError
@@ -95,41 +95,12 @@ class Sandbox:
         )
         # NuFi's port is fixed before anything starts: Prometheus scrapes it from the first config on.
         jobs = [*scrape_jobs(options.nodes, self.exporter_ports), nufi_job(options.port)]
-        self.prometheus: PrometheusServer
-        if options.metrics == "victoriametrics":
-            # Set as docs/install.md advises: no later than a scrape interval, so NuFi's data is fresh,
-            # and a series that stops (or turns NaN) answers with its old value for two at most.
-            self.prometheus = VictoriaMetricsServer(
-                jobs=jobs,
-                scrape_interval=f"{SCRAPE_INTERVAL_SECONDS}s",
-                work_dir=layout.prometheus_dir,
-                binary=options.victoria_metrics_binary,
-                latency_offset_seconds=SCRAPE_INTERVAL_SECONDS,
-                max_staleness_seconds=2 * SCRAPE_INTERVAL_SECONDS,
-            )
-        else:
-            self.prometheus = PrometheusServer(
-                jobs=jobs,
-                scrape_interval=f"{SCRAPE_INTERVAL_SECONDS}s",
-                work_dir=layout.prometheus_dir,
-                binary=options.prometheus_binary,
-                rule_files=[f"{layout.alert_rules_dir}/*.yml"],
-                alertmanagers=[self.alertmanager.address],
-            )
+        self.prometheus = _metrics_server(layout, options, jobs, self.alertmanager.address)
         self._servers: list[ManagedProcess] = []
         self.device_plugins: list[ManagedProcess] = []
         self.exporters: list[ManagedProcess] = []
         self.nufi: ManagedProcess | None = None
-        self._steps = {
-            "cluster": f"Kubernetes dev cluster ({len(options.nodes)} nodes)",
-            "idp": "Identity provider (realm super-llm)",
-            "alertmanager": "Alertmanager",
-            "prometheus": self.prometheus.name,
-            "plugins": "Mock LPU device plugins",
-            "exporters": f"Exporters ({', '.join(sorted({n.profile for n in options.nodes}))})",
-            "scrape": f"{self.prometheus.name} scraping the exporters",
-            "nufi": "NuFi server",
-        }
+        self._steps = _steps(options, self.prometheus.name)
         for key, label in self._steps.items():
             progress.add(key, label)
 
@@ -377,3 +348,42 @@ def _first(group: BaseExceptionGroup[Exception]) -> Exception:
     """The first failure of a concurrent start, which is the one worth showing."""
     first = group.exceptions[0]
     return _first(first) if isinstance(first, BaseExceptionGroup) else first
+
+
+def _metrics_server(
+    layout: StateLayout, options: SandboxOptions, jobs: list[ScrapeJob], alertmanager: str
+) -> PrometheusServer:
+    """The engine NuFi reads, scraping every job; only Prometheus evaluates the alert rules."""
+    if options.metrics == "victoriametrics":
+        # Set as docs/install.md advises: no later than a scrape interval, so NuFi's data is fresh,
+        # and a series that stops (or turns NaN) answers with its old value for two at most.
+        return VictoriaMetricsServer(
+            jobs=jobs,
+            scrape_interval=f"{SCRAPE_INTERVAL_SECONDS}s",
+            work_dir=layout.prometheus_dir,
+            binary=options.victoria_metrics_binary,
+            latency_offset_seconds=SCRAPE_INTERVAL_SECONDS,
+            max_staleness_seconds=2 * SCRAPE_INTERVAL_SECONDS,
+        )
+    return PrometheusServer(
+        jobs=jobs,
+        scrape_interval=f"{SCRAPE_INTERVAL_SECONDS}s",
+        work_dir=layout.prometheus_dir,
+        binary=options.prometheus_binary,
+        rule_files=[f"{layout.alert_rules_dir}/*.yml"],
+        alertmanagers=[alertmanager],
+    )
+
+
+def _steps(options: SandboxOptions, metrics_name: str) -> dict[str, str]:
+    """The start-up steps the progress display shows, in order."""
+    return {
+        "cluster": f"Kubernetes dev cluster ({len(options.nodes)} nodes)",
+        "idp": "Identity provider (realm super-llm)",
+        "alertmanager": "Alertmanager",
+        "prometheus": metrics_name,
+        "plugins": "Mock LPU device plugins",
+        "exporters": f"Exporters ({', '.join(sorted({n.profile for n in options.nodes}))})",
+        "scrape": f"{metrics_name} scraping the exporters",
+        "nufi": "NuFi server",
+    }
