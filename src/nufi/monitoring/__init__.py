@@ -2,8 +2,8 @@
 
 from nufi.monitoring.contracts import DeviceTypes, MonitoringPrometheus
 from nufi.monitoring.overview import Overview, OverviewRow
-from nufi.monitoring.range_request import RANGE_METRICS, RangeRequest, parse_range_request
-from nufi.monitoring.range_result import RangeResult, RangeSeries
+from nufi.monitoring.ranges.request import RANGE_METRICS, RangeRequest, parse_range_request
+from nufi.monitoring.ranges.result import RangeResult, RangeSeries
 from nufi.monitoring.service import MonitoringService
 from nufi.monitoring.settings import MonitoringSettings
 from nufi.monitoring.snapshot import (

@@ -23,6 +23,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from nufi.background.periodic import JobStatus
 from nufi.logging import get_logger
 from nufi.messages import Message
 from nufi.monitoring.snapshot import MonitoringError, Snapshot, said_of
@@ -40,9 +41,30 @@ _log = get_logger("nufi.monitoring")
 @dataclass
 class RefresherStats:
     evaluations: int = 0
+    # Evaluations Prometheus answered none of.
     failures: int = 0
     evaluation_seconds: float = 0.0
     reads: int = 0
+    # For the `monitoring-refresh` job's report: any evaluation that failed, for whatever reason.
+    last_success_at: float | None = None
+    last_failure_at: float | None = None
+    last_error: str | None = None
+    failures_in_a_row: int = 0
+
+    def job_status(self, running: bool) -> JobStatus:
+        return JobStatus(
+            running=running,
+            last_success_at=self.last_success_at,
+            last_failure_at=self.last_failure_at,
+            last_error=self.last_error,
+            consecutive_failures=self.failures_in_a_row,
+            failures=self.failures,
+            passes=self.evaluations,
+        )
+
+    def failed(self, at: float, error: str) -> None:
+        self.last_failure_at, self.last_error = at, error
+        self.failures_in_a_row += 1
 
 
 class Refresher:
@@ -203,10 +225,15 @@ class Refresher:
         except PrometheusUnavailable as exc:
             self._failure, self._failed_at = exc, at
             self.stats.failures += 1
+            self.stats.failed(self._clock(), exc.detail)
+        except Exception as exc:
+            self.stats.failed(self._clock(), f"{type(exc).__name__}: {exc}")
+            raise
         else:
             self._latest = snapshot
             self._retained.append(snapshot)
             self._failure = None
+            self.stats.last_success_at, self.stats.failures_in_a_row = self._clock(), 0
         finally:
             self.stats.evaluations += 1
             self.stats.evaluation_seconds += wall.perf_counter() - started

@@ -42,11 +42,11 @@ from nufi.monitoring.lookups import RecentLookups
 from nufi.monitoring.masking import NamespaceVisibility
 from nufi.monitoring.overview import Overview
 from nufi.monitoring.paging import PageQuery, SnapshotPage, decode_continue, page_snapshot
-from nufi.monitoring.range_cache import RangeCache, Window, align
-from nufi.monitoring.range_chunks import chunks
-from nufi.monitoring.range_queries import peak_expression, range_expressions
-from nufi.monitoring.range_request import Grouping, RangeRequest, parse_range_request
-from nufi.monitoring.range_result import RangeResult, RangeSeries, assemble_range, limit_series
+from nufi.monitoring.ranges.cache import RangeCache, Window, align
+from nufi.monitoring.ranges.chunks import chunks
+from nufi.monitoring.ranges.queries import peak_expression, range_expressions
+from nufi.monitoring.ranges.request import Grouping, RangeRequest, parse_range_request
+from nufi.monitoring.ranges.result import RangeResult, RangeSeries, assemble_range, limit_series
 from nufi.monitoring.refresher import Refresher
 from nufi.monitoring.settings import MonitoringSettings
 from nufi.monitoring.snapshot import MonitoringError, Snapshot, said_of
@@ -253,7 +253,7 @@ class MonitoringService:
     ) -> RangeResult:
         """A time range of one metric of one type, per device or per node, its window aligned to its
         step so that every reader of the same range shares one query per expression
-        (`nufi.monitoring.range_cache`). `points` caps the points per series of the default step,
+        (`nufi.monitoring.ranges.cache`). `points` caps the points per series of the default step,
         `series` the series sent, the highest by `top` (`latest` or `peak`), chosen after the shared
         query."""
         require_user(principal)

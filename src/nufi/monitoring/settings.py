@@ -13,7 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from nufi.config import Settings
-from nufi.monitoring.range_request import DEFAULT_MAX_RANGE_SECONDS
+from nufi.monitoring.ranges.request import DEFAULT_MAX_RANGE_SECONDS
 
 STALE_AFTER_INTERVALS = 3
 FORGET_AFTER_INTERVALS = 10

@@ -123,21 +123,12 @@ class MonitoringError:
 
     @property
     def params(self) -> dict[str, Any] | None:
-        return None if self.said is None else message_data(self.said)["params"]
+        return None if self.said is None else self.said.to_data()["params"]
 
 
 def said_of(error: NufiError) -> Message | None:
     """The message a domain error carries, or None for one raised with a sentence of its own."""
     return Message(error.code, error.params) if error.code else None
-
-
-def message_data(message: Message) -> dict[str, Any]:
-    """`message` as JSON data, `{"code", "params"}`, a message among its params as one too."""
-    params = {
-        key: message_data(value) if isinstance(value, Message) else value
-        for key, value in message.params.items()
-    }
-    return {"code": message.code, "params": params}
 
 
 # The code of the error a snapshot carries when the engine showed its data late (monitoring/lag.py).

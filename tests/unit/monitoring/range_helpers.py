@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from nufi.devices.spec import DeviceType
-from nufi.monitoring.range_request import RangeRequest, parse_range_request
+from nufi.monitoring.ranges.request import RangeRequest, parse_range_request
 
 NOW = 1_700_000_000.0
 LPU = DeviceType.model_validate(

@@ -10,8 +10,8 @@ from nufi.errors import ValidationFailed
 from nufi.messages import Message
 from nufi.monitoring.contracts import ContinueExpired
 from nufi.monitoring.paging import parse_page_query
-from nufi.monitoring.range_request import parse_range_request
-from nufi.monitoring.range_result import _unplaced as unplaced
+from nufi.monitoring.ranges.request import parse_range_request
+from nufi.monitoring.ranges.result import _unplaced as unplaced
 from nufi.monitoring.snapshot import MonitoringError, said_of
 from support.languages import korean_of
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nufi.monitoring.range_cache import RangeCache, Window, align, expires_at
+from nufi.monitoring.ranges.cache import RangeCache, Window, align, expires_at
 from nufi.prom import PrometheusUnavailable, QueryResult, Series
 
 # A multiple of 15 s, the step of the windows below.

@@ -14,7 +14,7 @@ from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.devices.spec import DeviceType
 from nufi.errors import ValidationFailed
 from nufi.monitoring import MonitoringService, MonitoringSettings
-from nufi.monitoring.range_result import RangeSeries
+from nufi.monitoring.ranges.result import RangeSeries
 from nufi.prom import QueryResult, Series
 
 from .range_helpers import LPU, parse

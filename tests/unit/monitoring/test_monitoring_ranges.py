@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from nufi.config import load_settings
 from nufi.errors import ValidationFailed
-from nufi.monitoring.range_request import (
+from nufi.monitoring.ranges.request import (
     DEFAULT_MAX_RANGE_SECONDS,
     MAX_POINTS,
     MAX_STEP_SECONDS,

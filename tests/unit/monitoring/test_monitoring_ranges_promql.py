@@ -11,8 +11,8 @@ from nufi.devices.official.nvidia import DcgmFetcher
 from nufi.devices.readings import finite_value
 from nufi.devices.spec import LabelsDraft, MetricKey
 from nufi.errors import NufiError
-from nufi.monitoring.range_queries import output_filter, range_expressions
-from nufi.monitoring.range_result import assemble_range
+from nufi.monitoring.ranges.queries import output_filter, range_expressions
+from nufi.monitoring.ranges.result import assemble_range
 from nufi.prom import PrometheusUnavailable, QueryResult, Series
 from nufi.prom.promql import parse_expression
 from support.bodies import as_json

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from nufi.models.promql import parse_expression
 from nufi.monitoring.freshness import SeriesMemory
 from nufi.monitoring.probe import ReducedQueries, reduced_query
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult, Sample
-from nufi.prom.promql import parse_expression
 
 T = 1_700_000_000.0
 

@@ -16,7 +16,7 @@ from nufi.devices.metric_checks import enforce_query_bounds
 from nufi.devices.spec import DeviceType, MetricKey, MetricsDraft
 from nufi.errors import ValidationFailed
 from nufi.monitoring import MonitoringService, MonitoringSettings
-from nufi.monitoring.range_request import points_between
+from nufi.monitoring.ranges.request import points_between
 from nufi.prom import QueryResult, Series
 from nufi.prom.gateway import AdminQueryLimits
 from nufi.thermal.dry_run import CUSTOM_EXPRESSION_FIELD, dry_run

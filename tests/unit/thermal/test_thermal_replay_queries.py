@@ -6,9 +6,9 @@ from __future__ import annotations
 import itertools
 
 from nufi.devices.spec import LabelsDraft
-from nufi.monitoring.range_chunks import chunks
-from nufi.monitoring.range_queries import peak_expression
-from nufi.monitoring.range_request import PROMETHEUS_MAX_POINTS, points_between
+from nufi.monitoring.ranges.chunks import chunks
+from nufi.monitoring.ranges.queries import peak_expression
+from nufi.monitoring.ranges.request import PROMETHEUS_MAX_POINTS, points_between
 
 LABELS = LabelsDraft(node="host", device="dev")
 

@@ -30,7 +30,7 @@ LOCALES = SRC / "nufi" / "ui" / "locales"
 DYNAMIC: dict[str, Source] = {
     "audit.action.{}": FromCode("nufi.ui.pages.audit:AUDITED_ACTIONS"),
     "charts.metric.{}": IN_CODE,
-    "charts.unit.{}": FromCode("nufi.monitoring.range_request:RangeMetric"),
+    "charts.unit.{}": FromCode("nufi.monitoring.ranges.request:RangeMetric"),
     "deployments.column.{}": IN_CODE,
     "devices.column.{}": IN_CODE,
     "devices.kind.{}": FromCode("nufi.devices.spec:DeviceKind"),
@@ -51,7 +51,7 @@ DYNAMIC: dict[str, Source] = {
     "wizard.memory.mode.{}": FromCode("nufi.devices.spec:MemoryMode"),
     "workloads.age.{}": IN_CODE,
     "workloads.status.{}": FromCode(
-        "nufi.workloads.deployment_status:Status", "nufi.workloads.labs.model:LabStatus"
+        "nufi.workloads.deployments.status:Status", "nufi.workloads.labs.model:LabStatus"
     ),
 }
 

@@ -2,7 +2,7 @@
 
 A point is `[unix seconds, value]`. Memory series carry `used` and `total` in whole bytes; the other
 metrics carry `values` in their unit. `start` and `end` are the window answered: the one asked, aligned
-to the step so that readers of the same range share one query (`nufi.monitoring.range_cache`).
+to the step so that readers of the same range share one query (`nufi.monitoring.ranges.cache`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from nufi.api.schemas.monitoring import MonitoringErrorView
 from nufi.api.schemas.values import Bytes, Instant
 from nufi.monitoring import RangeResult, RangeSeries
-from nufi.monitoring.range_request import Grouping, RangeMetric
-from nufi.monitoring.range_result import UNITS
+from nufi.monitoring.ranges.request import Grouping, RangeMetric
+from nufi.monitoring.ranges.result import UNITS
 
 
 class _View(BaseModel):

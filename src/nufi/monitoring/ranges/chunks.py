@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nufi.monitoring.range_request import PROMETHEUS_MAX_POINTS
+from nufi.monitoring.ranges.request import PROMETHEUS_MAX_POINTS
 
 
 def chunks(start: float, end: float, step: float) -> list[tuple[float, float]]:

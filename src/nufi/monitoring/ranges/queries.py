@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Literal
 
 from nufi.devices.spec import DeviceType, LabelsDraft, MetricKey
-from nufi.monitoring.range_request import Grouping, RangeMetric, RangeRequest
+from nufi.monitoring.ranges.request import Grouping, RangeMetric, RangeRequest
 from nufi.prom.promql import quote_label_value
 
 NodeAggregation = Literal["avg", "sum"]

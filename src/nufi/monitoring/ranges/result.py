@@ -10,7 +10,7 @@ from nufi.devices.spec import DeviceType, MetricKey
 from nufi.devices.units import MemoryUnit, to_bytes
 from nufi.errors import NufiError
 from nufi.messages import Message
-from nufi.monitoring.range_request import RangeMetric, RangeRequest
+from nufi.monitoring.ranges.request import RangeMetric, RangeRequest
 from nufi.monitoring.snapshot import MonitoringError
 from nufi.prom import QueryResult
 
