@@ -43,11 +43,11 @@ from nufi.thermal.controller import ControllerSettings, ThermalController
 from nufi.thermal.history import ThermalRecords
 from nufi.thermal.service import ThermalService
 from nufi.workloads.accelerators import AcceleratorService
-from nufi.workloads.deployments import DeploymentService
+from nufi.workloads.deployments.service import DeploymentService
 from nufi.workloads.labs import LabService, LabSettings
-from nufi.workloads.projects import ProjectService
-from nufi.workloads.quota_room import QuotaSpec
-from nufi.workloads.quotas import QuotaService
+from nufi.workloads.projects.service import ProjectService
+from nufi.workloads.quotas.room import QuotaSpec
+from nufi.workloads.quotas.service import QuotaService
 from nufi.workloads.reconcile import Reconciler
 from nufi.workloads.usage import WorkloadDeviceUsage
 

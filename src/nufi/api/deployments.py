@@ -11,8 +11,8 @@ from nufi.api.projects import PROJECT_RESPONSES, ProjectAccess
 from nufi.api.schemas.problem import CONFLICT
 from nufi.api.schemas.workloads import DeploymentDetail, DeploymentList
 from nufi.api.services import get_services
-from nufi.workloads.deployment_spec import DeploymentCreate, ReplicasPatch
-from nufi.workloads.deployments import DeploymentService
+from nufi.workloads.deployments.service import DeploymentService
+from nufi.workloads.deployments.spec import DeploymentCreate, ReplicasPatch
 
 
 def get_deployments(request: Request) -> DeploymentService:

@@ -18,7 +18,7 @@ from nufi.api.schemas.workloads import (
 )
 from nufi.api.services import get_services
 from nufi.workloads.accelerators import AcceleratorService
-from nufi.workloads.projects import Project, ProjectService
+from nufi.workloads.projects.service import Project, ProjectService
 
 FORBIDDEN = problem("Not a member of this project (answered whether the project exists or not).")
 PROJECT_RESPONSES: ResponseDocs = {**AUTH_RESPONSES, 403: FORBIDDEN, 404: NOT_FOUND}

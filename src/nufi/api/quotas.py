@@ -11,9 +11,9 @@ from nufi.api.projects import PROJECT_RESPONSES, ProjectAccess
 from nufi.api.schemas.problem import CONFLICT, NOT_FOUND
 from nufi.api.schemas.quotas import QuotaView
 from nufi.api.services import get_services
-from nufi.workloads.quota_request import QuotaRequest
-from nufi.workloads.quota_room import QUOTA_NAME
-from nufi.workloads.quotas import QuotaService
+from nufi.workloads.quotas.request import QuotaRequest
+from nufi.workloads.quotas.room import QUOTA_NAME
+from nufi.workloads.quotas.service import QuotaService
 
 
 def get_quotas(request: Request) -> QuotaService:

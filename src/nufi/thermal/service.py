@@ -32,7 +32,7 @@ from nufi.thermal.serving import OVERRIDE_ANNOTATION
 from nufi.thermal.status import NodeStatus, PodTraffic, ThermalStatus, node_marks
 from nufi.workloads.intents import acting
 from nufi.workloads.labels import DEVICE_TYPE, MANAGED_BY, MANAGED_BY_NUFI, WORKLOAD_KIND
-from nufi.workloads.projects import ProjectService
+from nufi.workloads.projects.service import ProjectService
 
 HIDDEN = "another project"
 _log = get_logger("nufi.thermal")

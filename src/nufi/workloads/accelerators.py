@@ -24,9 +24,9 @@ from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.spec import DeviceType
 from nufi.errors import NufiError, ValidationFailed
 from nufi.messages import Message
-from nufi.workloads.quota_room import Demand, device_resource, devices_demand, tightest
-from nufi.workloads.quotas import QuotaService
-from nufi.workloads.recent_quotas import RecentQuotas
+from nufi.workloads.quotas.recent import RecentQuotas
+from nufi.workloads.quotas.room import Demand, device_resource, devices_demand, tightest
+from nufi.workloads.quotas.service import QuotaService
 
 # More devices than any node carries today, and small enough that a typo is caught.
 MAX_DEVICES_PER_POD = 128

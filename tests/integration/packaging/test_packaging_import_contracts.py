@@ -171,7 +171,7 @@ def test_the_analysis_reads_the_copies_not_the_installed_packages(tree: Path) ->
             id="a-new-ui-imports-the-api",
         ),
         pytest.param(
-            "nufi.workloads.deployments",
+            "nufi.workloads.deployments.service",
             "import nufi.thermal",
             "nufi-layers",
             "nufi.workloads is not allowed to import nufi.thermal",

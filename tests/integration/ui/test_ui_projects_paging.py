@@ -13,7 +13,7 @@ from nicegui import ui
 from nicegui.testing import User
 
 from nufi.devices.spec import DeviceTypeCreate
-from nufi.workloads.quota_room import QUOTA_NAME, QuotaSpec
+from nufi.workloads.quotas.room import QUOTA_NAME, QuotaSpec
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.dev_cluster import DEV_HEADERS, dev_cluster
 from support.http_fault import HttpFault, through

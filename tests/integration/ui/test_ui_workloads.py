@@ -18,7 +18,7 @@ from nicegui import ui
 from nicegui.testing import User
 
 from nufi.errors import NotFound
-from nufi.workloads.deployment_spec import DeploymentCreate
+from nufi.workloads.deployments.spec import DeploymentCreate
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.languages import english_sentences
 from support.polling import eventually, holds

@@ -20,9 +20,9 @@ from nufi.ui.parts.project_quotas import fraction, shown_types
 from nufi.ui.parts.workload_accelerators import accelerator_label, fit_warning, quota_text
 from nufi.ui.parts.workload_forms import accelerator_text, age, age_cells, as_int, chosen_project
 from nufi.workloads.accelerators import AcceleratorOffer, NodeOffer
-from nufi.workloads.projects import Project
-from nufi.workloads.quota_request import QuotaRequest
-from nufi.workloads.quotas import DeviceQuota, ProjectQuota
+from nufi.workloads.projects.service import Project
+from nufi.workloads.quotas.request import QuotaRequest
+from nufi.workloads.quotas.service import DeviceQuota, ProjectQuota
 from support.languages import english_sentences
 from support.lpu_type import lpu_type
 

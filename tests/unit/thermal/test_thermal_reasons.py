@@ -14,7 +14,7 @@ from nufi.thermal.policy import CustomCondition, ThermalPolicy
 from nufi.thermal.reasons import why
 from nufi.thermal.serving import ServingDeployment, ServingPod
 from nufi.thermal.temperatures import Temperatures, temperatures
-from nufi.workloads.deployment_status import pod_state
+from nufi.workloads.deployments.status import pod_state
 from nufi.workloads.labels import THERMAL_OFF_REASON, THERMAL_REASON_MESSAGE
 
 POLICY = ThermalPolicy(enabled=True, trip_hold_seconds=0, resume_hold_seconds=30, trip_celsius=85)

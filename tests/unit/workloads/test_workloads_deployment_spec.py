@@ -13,7 +13,7 @@ from pydantic_core import PydanticCustomError
 
 from nufi.cluster.resources import BYTES, CPU, QuantityRange, check_quantity, parse_quantity
 from nufi.workloads.accelerators import Placement
-from nufi.workloads.deployment_spec import DeploymentCreate, deployment_manifest, service_manifest
+from nufi.workloads.deployments.spec import DeploymentCreate, deployment_manifest, service_manifest
 
 LPU = "hyperaccel.ai/lpu"
 

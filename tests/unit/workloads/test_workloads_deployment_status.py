@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from nufi.messages import Message
-from nufi.workloads.deployment_status import deployment_status, pod_state
+from nufi.workloads.deployments.status import deployment_status, pod_state
 
 
 def _pod(

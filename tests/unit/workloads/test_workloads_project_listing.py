@@ -12,9 +12,9 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from nufi.auth import Principal
 from nufi.cluster import ClusterGateway
 from nufi.db import Database
-from nufi.workloads import projects as projects_module
 from nufi.workloads.labels import MEMBERS_ANNOTATION, PROJECT
-from nufi.workloads.projects import ProjectService
+from nufi.workloads.projects import service as projects_module
+from nufi.workloads.projects.service import ProjectService
 from support.nufi_app import MEMORY_DATABASE
 
 ALICE = Principal(subject="alice", username="alice", roles=frozenset())

@@ -7,10 +7,10 @@ from decimal import Decimal
 from typing import Any
 
 from nufi.messages import Message
-from nufi.workloads.deployment_status import PodState, deployment_status
+from nufi.workloads.deployments.status import PodState, deployment_status
 from nufi.workloads.kube_reasons import deployment_failure
 from nufi.workloads.labels import MANAGED_BY, PROJECT
-from nufi.workloads.quota_room import (
+from nufi.workloads.quotas.room import (
     DEVICE_TYPES_ANNOTATION,
     QUOTA_NAME,
     QuotaSpec,

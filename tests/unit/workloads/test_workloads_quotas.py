@@ -20,12 +20,12 @@ from nufi.db.audit import AuditRepository
 from nufi.db.intents import Intent
 from nufi.devices.catalog import DeviceCatalog
 from nufi.errors import Forbidden, NotFound, NufiError, Unauthorized, ValidationFailed
-from nufi.workloads import projects as projects_module
-from nufi.workloads import quotas as quotas_module
 from nufi.workloads.labels import MEMBERS_ANNOTATION, PROJECT
-from nufi.workloads.projects import ProjectService
-from nufi.workloads.quota_room import QUOTA_NAME, QuotaSpec, devices_demand, pods_demand, storage_demand
-from nufi.workloads.quotas import QuotaService
+from nufi.workloads.projects import service as projects_module
+from nufi.workloads.projects.service import ProjectService
+from nufi.workloads.quotas import service as quotas_module
+from nufi.workloads.quotas.room import QUOTA_NAME, QuotaSpec, devices_demand, pods_demand, storage_demand
+from nufi.workloads.quotas.service import QuotaService
 from support.nufi_app import MEMORY_DATABASE
 
 ADMIN = Principal(subject="root", username="root", roles=frozenset({DEFAULT_ADMIN_ROLE}))

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from nufi.cluster.kube_rest import Json
-from nufi.workloads.recent_quotas import RecentQuotas
+from nufi.workloads.quotas.recent import RecentQuotas
 
 
 class _Reads:

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 from nufi.devices.spec import ThermalDefaults
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
 from nufi.workloads.accelerators import AcceleratorRequest
-from nufi.workloads.deployment_spec import DeploymentCreate, ReplicasPatch
+from nufi.workloads.deployments.spec import DeploymentCreate, ReplicasPatch
 from nufi.workloads.labs import LabRequest
 
 JSON_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)

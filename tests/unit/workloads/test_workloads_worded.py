@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from nufi.errors import NufiError, ValidationFailed
 from nufi.messages.validation import validation_message
-from nufi.workloads.deployment_spec import DeploymentCreate
+from nufi.workloads.deployments.spec import DeploymentCreate
 from nufi.workloads.labs.service import _check_lab_name
 from nufi.workloads.names import check_env_name, check_name, check_stored_username, check_username
 from support.languages import english_sentences

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from nufi.workloads.quotas import Figure, ProjectQuota
+from nufi.workloads.quotas.service import Figure, ProjectQuota
 
 
 class DeviceQuotaView(BaseModel):

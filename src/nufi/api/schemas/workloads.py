@@ -7,10 +7,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from nufi.workloads.accelerators import AcceleratorOffer
-from nufi.workloads.deployment_status import Status
-from nufi.workloads.deployment_view import DeploymentView
+from nufi.workloads.deployments.status import Status
+from nufi.workloads.deployments.view import DeploymentView
 from nufi.workloads.kube_reasons import message_data
-from nufi.workloads.projects import Project, ProjectDeletion
+from nufi.workloads.projects.service import Project, ProjectDeletion
 
 
 class _Body(BaseModel):

@@ -37,13 +37,13 @@ from nufi.ui.parts.workload_forms import (
     workload_table,
 )
 from nufi.ui.skeleton import Visit
-from nufi.workloads.deployment_spec import (
+from nufi.workloads.deployments.spec import (
     DEFAULT_PORT,
     DEFAULT_READINESS_PATH,
     MAX_REPLICAS,
     DeploymentCreate,
 )
-from nufi.workloads.deployment_view import DeploymentView, PodView
+from nufi.workloads.deployments.view import DeploymentView, PodView
 
 PATH = "/deployments"
 COLUMNS = ("name", "status", "ready", "accelerator", "nodes", "reason", "age")

@@ -21,7 +21,7 @@ from nufi.ui.pages import deployments, labs
 from nufi.ui.parts.project_quotas import QuotaEditor
 from nufi.ui.parts.workload_forms import FieldErrors, problem_text, project_url
 from nufi.ui.skeleton import Visit
-from nufi.workloads.projects import Project, ProjectDeletion
+from nufi.workloads.projects.service import Project, ProjectDeletion
 
 PATH = "/admin/projects"
 PAGE_SIZE = 20

@@ -21,8 +21,8 @@ from nufi.ui import context
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.errors import told
 from nufi.ui.parts.workload_forms import FieldErrors, as_int
-from nufi.workloads.quota_request import QuotaRequest
-from nufi.workloads.quotas import Figure, ProjectQuota, device_field
+from nufi.workloads.quotas.request import QuotaRequest
+from nufi.workloads.quotas.service import Figure, ProjectQuota, device_field
 
 
 def shown_types(types: Sequence[DeviceType], quota: ProjectQuota) -> list[tuple[str, str]]:

@@ -24,7 +24,7 @@ from nufi.ui.i18n import Translator
 from nufi.ui.parts.errors import told
 from nufi.ui.parts.moments import utc_text
 from nufi.workloads.kube_reasons import kubernetes_words
-from nufi.workloads.projects import Project
+from nufi.workloads.projects.service import Project
 
 TIMES = "\N{MULTIPLICATION SIGN}"
 

@@ -59,8 +59,8 @@ from nufi.workloads.labs.status import observe
 from nufi.workloads.labs.store import LabStore
 from nufi.workloads.names import check_name
 from nufi.workloads.owners import owned_by
-from nufi.workloads.projects import ProjectService
-from nufi.workloads.quota_room import pods_demand, storage_demand
+from nufi.workloads.projects.service import ProjectService
+from nufi.workloads.quotas.room import pods_demand, storage_demand
 
 _log = get_logger("nufi.workloads")
 _STARTS_WITH_LETTER = re.compile(r"[a-z]")

@@ -19,8 +19,8 @@ from nufi.errors import NufiError
 from nufi.messages import Message
 from nufi.monitoring import MonitoringService
 from nufi.workloads.accelerators import AcceleratorService, Placement
-from nufi.workloads.deployment_reading import accelerator_of, first_container, port_of
-from nufi.workloads.deployment_status import PodState, Status, deployment_status, pod_state
+from nufi.workloads.deployments.reading import accelerator_of, first_container, port_of
+from nufi.workloads.deployments.status import PodState, Status, deployment_status, pod_state
 from nufi.workloads.labels import DEVICE_TYPE
 
 _ATTRIBUTION_WAIT_SECONDS = 1.0

@@ -9,7 +9,7 @@ cluster's garbage collector removes it with the Deployment); when the Service is
 Deployment is deleted again, so a failed create leaves nothing behind. Create, scale and delete are
 recorded as intents and audited (`workloads/intents.py`); a crash half-way is settled by the
 reconciler from what the cluster shows. What a reader is shown of a deployment (its pods, the
-devices they hold, why it waits) is built in `workloads/deployment_view.py`.
+devices they hold, why it waits) is built in `workloads/deployments/view.py`.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
 from nufi.logging import get_logger
 from nufi.monitoring import MonitoringService
 from nufi.workloads.accelerators import AcceleratorService
-from nufi.workloads.deployment_reading import (
+from nufi.workloads.deployments.reading import (
     accelerator_of,
     annotation_outcome,
     first_container,
@@ -46,13 +46,13 @@ from nufi.workloads.deployment_reading import (
     summary_of,
     target_id,
 )
-from nufi.workloads.deployment_spec import (
+from nufi.workloads.deployments.spec import (
     MAX_REPLICAS,
     DeploymentCreate,
     deployment_manifest,
     service_manifest,
 )
-from nufi.workloads.deployment_view import DeploymentView, DeploymentViews
+from nufi.workloads.deployments.view import DeploymentView, DeploymentViews
 from nufi.workloads.intents import Outcome, acting
 from nufi.workloads.labels import (
     MANAGED_BY,
@@ -63,8 +63,8 @@ from nufi.workloads.labels import (
 )
 from nufi.workloads.names import is_name
 from nufi.workloads.owners import owned_by
-from nufi.workloads.projects import ProjectService
-from nufi.workloads.quota_room import pods_demand
+from nufi.workloads.projects.service import ProjectService
+from nufi.workloads.quotas.room import pods_demand
 
 _log = get_logger("nufi.workloads.deployments")
 _KIND = "deployment"

@@ -39,8 +39,8 @@ from nufi.logging import get_logger
 from nufi.messages import Message
 from nufi.workloads.intents import Outcome
 from nufi.workloads.labels import MANAGED_BY, MANAGED_BY_NUFI
-from nufi.workloads.projects import ProjectService
-from nufi.workloads.quota_room import (
+from nufi.workloads.projects.service import ProjectService
+from nufi.workloads.quotas.room import (
     PODS,
     QUOTA_NAME,
     STORAGE,

@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from nufi.cluster.resources import BYTES, check_quantity
-from nufi.workloads.quota_room import QuotaSpec
+from nufi.workloads.quotas.room import QuotaSpec
 
 MAX_QUOTA_COUNT = 1_000_000
 Count = Annotated[int, Field(ge=0, le=MAX_QUOTA_COUNT)]

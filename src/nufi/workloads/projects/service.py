@@ -41,8 +41,8 @@ from nufi.errors import Conflict, DependencyUnavailable, Forbidden, NotFound, Va
 from nufi.monitoring.flight import SingleFlight
 from nufi.workloads.intents import Outcome, Recorder
 from nufi.workloads.labels import MANAGED_BY, MANAGED_BY_NUFI, MEMBERS_ANNOTATION, PROJECT
-from nufi.workloads.members import decode_members, encode_members
 from nufi.workloads.names import check_name, check_stored_username, check_username, is_name
+from nufi.workloads.projects.members import decode_members, encode_members
 
 TARGET_KIND = "project"
 CreatedHook = Callable[[Principal, str], Awaitable[None]]

@@ -7,7 +7,7 @@ from typing import Any
 
 from nufi.cluster.kube_rest import Json
 from nufi.db.intents import Intent
-from nufi.workloads.deployment_spec import PORT_NAME
+from nufi.workloads.deployments.spec import PORT_NAME
 from nufi.workloads.intents import Outcome
 from nufi.workloads.labels import DEVICE_TYPE, MANAGED_BY, MANAGED_BY_NUFI, WORKLOAD_KIND
 

@@ -1,0 +1,1 @@
+"""Projects: labelled namespaces with their members."""

@@ -1,0 +1,1 @@
+"""Quotas: each project's accelerator ResourceQuota, the room it leaves, and the recent reads forms share."""
