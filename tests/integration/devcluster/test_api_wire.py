@@ -23,42 +23,6 @@ def body_of(raised: pytest.ExceptionInfo[ApiException]) -> str:
     return body
 
 
-NOTEBOOK_CRD = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "notebooks.kubeflow.org"},
-    "spec": {
-        "group": "kubeflow.org",
-        "scope": "Namespaced",
-        "names": {
-            "kind": "Notebook",
-            "plural": "notebooks",
-            "singular": "notebook",
-            "listKind": "NotebookList",
-        },
-        "versions": [
-            {
-                "name": "v1",
-                "served": True,
-                "storage": True,
-                "subresources": {"status": {}},
-                "schema": {
-                    "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-                },
-            },
-            {
-                "name": "v1beta1",
-                "served": True,
-                "storage": False,
-                "schema": {
-                    "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-                },
-            },
-        ],
-    },
-}
-
-
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[DevClusterProcess]:
     with dev_cluster(None, prefix="api-", simulation=False, watch_history=40) as cluster:
@@ -300,46 +264,6 @@ async def test_owner_reference_cascade(api: client.ApiClient, namespace: str) ->
     with pytest.raises(ApiException) as exc:
         await v1.read_namespaced_config_map("dependent", namespace)
     assert exc.value.status == 404
-
-
-async def test_custom_resources_appear_with_their_crd(api: client.ApiClient, namespace: str) -> None:
-    custom = client.CustomObjectsApi(api)
-    with pytest.raises(ApiException):
-        await custom.list_namespaced_custom_object("kubeflow.org", "v1", namespace, "notebooks")
-    ext = client.ApiextensionsV1Api(api)
-    await ext.create_custom_resource_definition(NOTEBOOK_CRD)
-    try:
-        groups = await client.ApisApi(api).get_api_versions()
-        assert "kubeflow.org" in [g.name for g in groups.groups]
-        nb = {
-            "apiVersion": "kubeflow.org/v1",
-            "kind": "Notebook",
-            "metadata": {"name": "lab"},
-            "spec": {"template": {"spec": {"containers": [{"name": "lab", "image": "jupyter:1"}]}}},
-        }
-        created = await custom.create_namespaced_custom_object(
-            "kubeflow.org", "v1", namespace, "notebooks", nb
-        )
-        assert created["metadata"]["uid"]
-        # the same object is served under the other version too
-        beta = await custom.get_namespaced_custom_object(
-            "kubeflow.org", "v1beta1", namespace, "notebooks", "lab"
-        )
-        assert beta["apiVersion"] == "kubeflow.org/v1beta1"
-        patched = await custom.patch_namespaced_custom_object(
-            "kubeflow.org",
-            "v1",
-            namespace,
-            "notebooks",
-            "lab",
-            {"metadata": {"annotations": {"kubeflow-resource-stopped": "now"}}},
-            _content_type="application/merge-patch+json",
-        )
-        assert patched["metadata"]["annotations"] == {"kubeflow-resource-stopped": "now"}
-    finally:
-        await ext.delete_custom_resource_definition("notebooks.kubeflow.org")
-    with pytest.raises(ApiException):
-        await custom.list_namespaced_custom_object("kubeflow.org", "v1", namespace, "notebooks")
 
 
 async def test_scale_subresource(api: client.ApiClient, namespace: str) -> None:
