@@ -34,6 +34,7 @@ from e2e.e2e_sandbox_support import SandboxRun, bearer, token
 from support.lpu_type import LPU_METRICS, lpu_type
 from support.polling import poll, stays_true_blocking
 
+from .alert_support import absent_url, alertmanager_alerts, delivered, never_hot
 from .protection_support import (
     answering,
     audited,
@@ -129,13 +130,6 @@ def test_once_it_cools_it_receives_requests_again(world: World) -> None:
     assert not [t for t in node["spec"].get("taints") or [] if t["key"] == "nufi.io/thermal"]
 
 
-def _never_hot(world: World, since: float) -> bool:
-    """Every request since `since` answered, and the hot node's status not hot."""
-    status = world.node_status(HOT_NODE)
-    answered = all(s == 200 for _, _, s in world.answers.since(since))
-    return answered and status is not None and status["hot"] is False
-
-
 def test_an_unusable_temperature_trips_nothing(world: World) -> None:
     # 0 °C is what exporters give for an unsupported field; 190 °C no device can have (implausible).
     for value in (0.0, 190.0):
@@ -149,7 +143,7 @@ def test_an_unusable_temperature_trips_nothing(world: World) -> None:
         )
         assert not stale["hot"] and stale["stale_reason"], stale
         # Longer than the trip hold and two scrapes: still answered by both nodes, never hot.
-        stays_true_blocking(partial(_never_hot, world, forced), POLICY["trip_hold_seconds"] + 3, every=0.5)
+        stays_true_blocking(partial(never_hot, world, forced), POLICY["trip_hold_seconds"] + 3, every=0.5)
         assert HOT_NODE in {n for _, n, _ in world.answers.since(forced)}
     assert world.control.delete(world.override_url(HOT_NODE), timeout=10).status_code in (200, 204)
 
@@ -299,25 +293,6 @@ ALERT_HOLD_SECONDS = 2
 ANOTHER = "another project"
 
 
-def _alertmanager(world: World) -> list[dict[str, Any]]:
-    """The alerts Alertmanager holds active now (resolved ones are not listed)."""
-    answer = httpx.get(f"{world.sandbox.state['alertmanager_url']}/api/v2/alerts", timeout=10)
-    answer.raise_for_status()
-    return [a for a in answer.json() if a["labels"].get("device_type") == "lpu"]
-
-
-def _delivered(world: World, name: str, **labels: str) -> list[dict[str, Any]]:
-    return [
-        a
-        for a in _alertmanager(world)
-        if a["labels"]["alertname"] == name and all(a["labels"].get(k) == v for k, v in labels.items())
-    ]
-
-
-def _absent_url(world: World, node: str) -> str:
-    return world.override_url(node).replace("/control/override", "/control/absent")
-
-
 def test_registering_the_lpu_gave_prometheus_its_rules(world: World) -> None:
     # Thermal control steps aside: these tests heat a device the last replica holds.
     off = world.nufi.put("/api/v1/admin/thermal/policies/lpu", json={**POLICY, "enabled": False})
@@ -345,7 +320,7 @@ def test_registering_the_lpu_gave_prometheus_its_rules(world: World) -> None:
         "NuFiDeviceMissing",
         "NuFiProtectionBreakerHeld",
     }
-    assert not _alertmanager(world)
+    assert not alertmanager_alerts(world)
 
 
 def test_a_hot_lpu_fires_in_alertmanager_with_its_pod_and_resolves_when_it_cools(world: World) -> None:
@@ -360,12 +335,12 @@ def test_a_hot_lpu_fires_in_alertmanager_with_its_pod_and_resolves_when_it_cools
     assert forced.status_code in (200, 201), forced.text
     forced_at = time.monotonic()
     labels = {"node": pod["node"], "device": held["device"], "pod": pod["name"], "namespace": PROJECT}
-    (alert,) = poll(lambda: _delivered(world, "NuFiDeviceHot", **labels), 60, 0.25, "hot alert delivered")
+    (alert,) = poll(lambda: delivered(world, "NuFiDeviceHot", **labels), 60, 0.25, "hot alert delivered")
     print(f"hot alert in Alertmanager {time.monotonic() - forced_at:.2f} s after the force")
     assert alert["labels"]["severity"] == "critical"
     assert "95" in alert["annotations"]["summary"] and "과열" in alert["annotations"]["summary_ko"]
     # Only the heated device: its neighbours stay quiet.
-    assert [a["labels"]["device"] for a in _alertmanager(world)] == [held["device"]]
+    assert [a["labels"]["device"] for a in alertmanager_alerts(world)] == [held["device"]]
     listed = world.nufi.get("/api/v1/alerts", params={"device_type": "lpu"}).json()["items"]
     assert [(a["rule"], a["state"], a["pod"]) for a in listed] == [("hot", "firing", pod["name"])]
     # A user of no project sees the device's alert, not whose pod it is; in Korean when asked.
@@ -376,24 +351,24 @@ def test_a_hot_lpu_fires_in_alertmanager_with_its_pod_and_resolves_when_it_cools
 
     lifted = world.control.delete(world.override_url(pod["node"]), timeout=10)
     assert lifted.status_code in (200, 204), lifted.text
-    poll(lambda: not _delivered(world, "NuFiDeviceHot"), 60, 0.25, "hot alert resolved")
+    poll(lambda: not delivered(world, "NuFiDeviceHot"), 60, 0.25, "hot alert resolved")
 
 
 def test_a_silent_device_and_a_silent_exporter_fire_their_node_alerts(world: World) -> None:
     node = COOL_NODE
-    url = _absent_url(world, node)
+    url = absent_url(world, node)
     try:
         assert world.control.post(url, json={"node": node, "device": 3}, timeout=10).status_code in (200, 201)
-        (missing,) = poll(lambda: _delivered(world, "NuFiDeviceMissing", node=node), 60, 0.25, "missing")
+        (missing,) = poll(lambda: delivered(world, "NuFiDeviceMissing", node=node), 60, 0.25, "missing")
         assert float(missing["annotations"]["summary"].split()[0]) == 1  # one of its four is silent
         silenced = world.control.post(url, json={"node": node, "device": None}, timeout=10)
         assert silenced.status_code in (200, 201)
-        poll(lambda: _delivered(world, "NuFiExporterDown", node=node), 60, 0.25, "exporter down")
+        poll(lambda: delivered(world, "NuFiExporterDown", node=node), 60, 0.25, "exporter down")
         # A node reporting nothing is down, not missing devices: one alert, not two.
-        poll(lambda: not _delivered(world, "NuFiDeviceMissing", node=node), 60, 0.25, "missing resolved")
+        poll(lambda: not delivered(world, "NuFiDeviceMissing", node=node), 60, 0.25, "missing resolved")
     finally:
         world.control.delete(url, timeout=10)
-    poll(lambda: not _alertmanager(world), 60, 0.25, "all resolved")
+    poll(lambda: not alertmanager_alerts(world), 60, 0.25, "all resolved")
 
 
 def test_deleting_the_type_removes_its_rules(world: World) -> None:
