@@ -20,8 +20,8 @@ from starlette.responses import RedirectResponse
 from nufi.auth.web_login import safe_next
 from nufi.auth.web_origin import origin_of, own_origin
 from nufi.ui import context, open_pages, signin, socket_admission
-from nufi.ui.context import LANGUAGE_COOKIE
 from nufi.ui.i18n import LANGUAGES
+from nufi.ui.language_choice import LANGUAGE_COOKIE
 from nufi.ui.registry import PAGES
 from nufi.ui.skeleton import Page, declare
 

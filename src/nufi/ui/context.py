@@ -1,4 +1,4 @@
-"""What every dashboard page needs: the process's services, the signed-in principal, the language.
+"""What every dashboard page needs: the process's services and the signed-in principal.
 
 NiceGUI keeps one app per process, so the dashboard has one set of services per process too: the
 server attaches them when it starts (`attach`) and detaches them when it stops. The principal comes
@@ -15,9 +15,8 @@ from starlette.requests import Request
 
 from nufi.auth import Principal
 from nufi.services import Services
-from nufi.ui.i18n import LANGUAGES, Language, preferred_language
+from nufi.ui.signin import signed_in
 
-LANGUAGE_COOKIE = "nufi_language"
 PrincipalResolver = Callable[[Request], Awaitable[Principal | None]]
 
 
@@ -49,15 +48,4 @@ def services() -> Services:
 async def principal(request: Request) -> Principal | None:
     if _attached.resolver is not None:
         return await _attached.resolver(request)
-    from nufi.ui.signin import signed_in  # the sign-in module needs the services, attached first
-
     return await signed_in(request)
-
-
-def language_of(request: Request) -> Language:
-    """The language the person chose (remembered in a cookie), else the browser's."""
-    chosen = request.cookies.get(LANGUAGE_COOKIE)
-    for language in LANGUAGES:
-        if chosen == language:
-            return language
-    return preferred_language(request.headers.get("accept-language"))

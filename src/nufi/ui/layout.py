@@ -5,8 +5,9 @@ ones under Admin (Devices, Projects, Thermal, Audit)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
 from urllib.parse import quote
 
 from nicegui import ui
@@ -15,15 +16,36 @@ from nufi.auth import Principal
 from nufi.ui.i18n import LANGUAGE_NAMES, LANGUAGES, Language, Translator
 from nufi.ui.parts.moments import page_head
 
-if TYPE_CHECKING:
-    from nufi.ui.skeleton import Page, Section
-
 HOME_PATH = "/"
+# Where a page's entry sits in the sidebar: at the top, under Workloads, or under Admin.
+Section = Literal["main", "workloads", "admin"]
 _SECTION_CLASSES = "text-xs uppercase text-slate-500 mt-6 mb-1 px-2"
 
 
 def language_url(language: Language, back_to: str) -> str:
     return f"/ui/language?set={language}&next={quote(back_to, safe='')}"
+
+
+@dataclass(frozen=True)
+class NavEntry:
+    """A page's entry in the sidebar: its label (a call of the translator, so the key is written
+    where it is used) and its Material icon."""
+
+    label: Callable[[Translator], str]
+    icon: str
+
+
+class Listed(Protocol):
+    """What the sidebar reads of a declared page (`nufi.ui.skeleton.Page`)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def nav(self) -> NavEntry | None: ...
+    @property
+    def section(self) -> Section: ...
+    @property
+    def admin_only(self) -> bool: ...
 
 
 class Frame:
@@ -39,7 +61,7 @@ class Frame:
             link.update()
 
 
-def frame(principal: Principal, t: Translator, pages: Sequence[Page], *, current: str) -> Frame:
+def frame(principal: Principal, t: Translator, pages: Sequence[Listed], *, current: str) -> Frame:
     """Header and sidebar for a page at path `current` (its query included)."""
     ui.page_title(t("app.title"))
     page_head(t.language)
@@ -80,7 +102,7 @@ def _section_label(t: Translator, section: Section) -> str:
     return t("nav.workloads") if section == "workloads" else t("nav.admin")
 
 
-def _nav(t: Translator, page: Page, here: str) -> None:
+def _nav(t: Translator, page: Listed, here: str) -> None:
     assert page.nav is not None
     path = page.path
     active = here == path or (path != HOME_PATH and here.startswith(path))

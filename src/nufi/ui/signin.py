@@ -32,8 +32,8 @@ from nufi.auth.web_origin import from_own_origin, is_loopback_host, origin_of, o
 from nufi.auth.web_sessions import WebSessions, missing_settings
 from nufi.auth.web_tokens import SealBroken
 from nufi.services import Services
-from nufi.ui.context import language_of
 from nufi.ui.i18n import Language, text
+from nufi.ui.language_choice import language_of
 
 SESSION_COOKIE = "nufi_session"
 LOGIN_COOKIE = "nufi_login"

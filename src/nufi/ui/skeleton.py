@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from nicegui import ui
 from starlette.requests import Request
@@ -24,7 +23,7 @@ from starlette.responses import RedirectResponse, Response
 
 from nufi.ui import open_pages
 from nufi.ui.i18n import Translator
-from nufi.ui.layout import Frame, forbidden, frame
+from nufi.ui.layout import Frame, NavEntry, Section, forbidden, frame
 from nufi.ui.page_budget import (
     NICEGUI_RESPONSE_TIMEOUT_SECONDS,
     BuildTooSlow,
@@ -34,17 +33,8 @@ from nufi.ui.page_budget import (
 )
 from nufi.ui.parts.gate import Visitor, visitor
 
-# Where a page's entry sits in the sidebar: at the top, under Workloads, or under Admin.
-Section = Literal["main", "workloads", "admin"]
-
-
-@dataclass(frozen=True)
-class NavEntry:
-    """A page's entry in the sidebar: its label (a call of the translator, so the key is written
-    where it is used) and its Material icon."""
-
-    label: Callable[[Translator], str]
-    icon: str
+# A page module needs only this module: the sidebar's own types are named here too.
+__all__ = ["Builder", "NavEntry", "Page", "Section", "Visit", "declare", "declared"]
 
 
 @dataclass(frozen=True)

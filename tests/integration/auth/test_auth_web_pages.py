@@ -16,8 +16,8 @@ import pytest
 from fastapi import FastAPI
 
 from nufi.ui import signin
-from nufi.ui.context import LANGUAGE_COOKIE
 from nufi.ui.i18n import CATALOG, Language
+from nufi.ui.language_choice import LANGUAGE_COOKIE
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from support.languages import HANGUL
 

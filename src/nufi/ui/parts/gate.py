@@ -14,6 +14,7 @@ from starlette.responses import RedirectResponse
 from nufi.auth import Principal
 from nufi.ui import context, open_pages
 from nufi.ui.i18n import Language
+from nufi.ui.language_choice import language_of
 from nufi.ui.signin import sign_in_url
 
 
@@ -32,4 +33,4 @@ async def visitor(request: Request) -> Visitor | RedirectResponse:
         open_pages.discard(ui.context.client)
         return RedirectResponse(sign_in_url(path), status_code=303)
     open_pages.opened(ui.context.client, request, signed, path)
-    return Visitor(signed, context.language_of(request), path)
+    return Visitor(signed, language_of(request), path)
