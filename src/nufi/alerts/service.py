@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from nufi.alerts.capacity import CapacitySample, NodesNow, capacity_samples
-from nufi.alerts.desired import thresholds_of, trip_of
+from nufi.alerts.desired import thresholds_of
 from nufi.alerts.firing import FiringAlert, masked, read_alerts
 from nufi.alerts.rules import RuleGroup, rule_group
 from nufi.alerts.sync import RulesStatus, RuleSync
@@ -21,12 +21,12 @@ from nufi.auth.policy import require_admin, require_user
 from nufi.db import Database
 from nufi.db.alerts import AlertThresholdsRepository
 from nufi.db.audit import AuditRepository
-from nufi.db.thermal import ThermalPolicyRepository
 from nufi.db.types import utc_now
 from nufi.devices.catalog import DeviceCatalog
 from nufi.messages import Message
 from nufi.monitoring.masking import NamespaceVisibility, hidden_in
 from nufi.prom import PrometheusGateway
+from nufi.thermal.effective import StoredPolicies
 
 TARGET_KIND = "alert_thresholds"
 
@@ -123,9 +123,8 @@ class AlertService:
         device_type = await self._catalog.get(admin, device_type_id)
         async with self._database.session() as session:
             row = await AlertThresholdsRepository(session).get(device_type.id)
-            policy = await ThermalPolicyRepository(session).get(device_type.id)
         thresholds = thresholds_of(None if row is None else dict(row.thresholds))
-        trip = trip_of(device_type, None if policy is None else dict(policy.policy))
+        trip = (await StoredPolicies(self._database.sessions).of(device_type)).policy.trip_celsius
         group = rule_group(device_type, thresholds, trip) if device_type.enabled else None
         hot = trip if thresholds.hot.celsius is None else thresholds.hot.celsius
         has_health = "health" in device_type.metrics.queries()

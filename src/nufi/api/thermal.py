@@ -24,8 +24,9 @@ from nufi.api.schemas.thermal import (
 from nufi.api.services import get_services
 from nufi.messages import Message
 from nufi.monitoring.snapshot import message_data
+from nufi.thermal.effective import PolicyEntry
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
-from nufi.thermal.service import OverrideEntry, PolicyEntry, ThermalService
+from nufi.thermal.service import OverrideEntry, ThermalService
 from nufi.thermal.status import ThermalStatus
 
 
@@ -50,7 +51,15 @@ def _override_view(entry: OverrideEntry) -> OverrideView:
 
 
 def _view(entry: PolicyEntry) -> PolicyView:
-    return PolicyView.model_validate(dataclasses.asdict(entry) | {"policy": entry.policy})
+    return PolicyView(
+        device_type=entry.device_type,
+        policy=entry.policy,
+        source=entry.source,
+        revision=entry.revision,
+        updated_by=entry.updated_by,
+        updated_at=entry.updated_at,
+        **_said("unreadable", entry.unreadable),
+    )
 
 
 @router.get("/policies", summary="Every device type's temperature policy")

@@ -35,7 +35,7 @@ from nufi.thermal.custom_readings import custom_readings
 from nufi.thermal.history import ThermalRecords
 from nufi.thermal.history_events import history_event, name_of
 from nufi.thermal.hysteresis import Track
-from nufi.thermal.policy import ThermalPolicy, default_policy
+from nufi.thermal.policy import ThermalPolicy
 from nufi.thermal.serving import OVERRIDE_ANNOTATION, ServingDeployment, read_serving
 from nufi.thermal.status import ThermalStatus
 from nufi.thermal.temperatures import Readings, Temperatures, health, temperatures
@@ -94,6 +94,7 @@ class ThermalController:
         self._labels: dict[str, Labels] = {}
         self._prometheus = prometheus
         self._status = ThermalStatus(None, identity, False, None, ())
+        self._unreadable: tuple[Message, ...] = ()
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -179,23 +180,19 @@ class ThermalController:
                 )
                 for d in serving
                 if d.override_problem
-            ),
+            )
+            + self._unreadable,
         )
         return result
 
     async def _policies(self) -> dict[str, ThermalPolicy]:
-        stored = await self._records.policies()
-        policies = {}
-        for device_type in await self._catalog.list(SYSTEM, enabled_only=True):
-            self._labels[device_type.id] = device_type.labels
-            policy = default_policy(device_type.thermal)
-            if device_type.id in stored:
-                try:
-                    policy = ThermalPolicy.model_validate(stored[device_type.id])
-                except ValueError as exc:
-                    _log.warning("stored thermal policy unusable", device_type=device_type.id, error=str(exc))
-            policies[device_type.id] = policy
-        return policies
+        """Each enabled type's effective policy (`thermal.effective`); why a stored one is not applied
+        goes to the status until the next pass."""
+        types = await self._catalog.list(SYSTEM, enabled_only=True)
+        self._labels.update((t.id, t.labels) for t in types)
+        entries = (await self._records.policies.effective(types)).values()
+        self._unreadable = tuple(e.unreadable for e in entries if e.unreadable is not None)
+        return {entry.device_type: entry.policy for entry in entries}
 
     async def _readings(self, device_type: str) -> tuple[Temperatures, Readings]:
         """The type's temperatures and health, from one snapshot."""

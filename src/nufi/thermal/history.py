@@ -10,12 +10,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import Any
+
+from pydantic import ValidationError
 
 from nufi.db.audit import AuditRepository
 from nufi.db.session import SessionFactory, transaction
-from nufi.db.tables import JsonObject, ThermalEventRow
-from nufi.db.thermal import ThermalStore
+from nufi.db.tables import ThermalEventRow
+from nufi.db.thermal import ThermalEventRepository
+from nufi.thermal.effective import StoredPolicies
+from nufi.thermal.policy import ThermalPolicy
 
 _AUDITED_KIND = "thermal_policy"
 
@@ -37,20 +42,33 @@ class ThermalEvent:
     # Given by the database when the event is stored; None until then.
     id: int | None = None
 
+    @cached_property
+    def policy(self) -> ThermalPolicy | None:
+        """The policy the transition was judged by; None for an event stored without a usable one."""
+        try:
+            return ThermalPolicy.model_validate(self.details.get("policy"))
+        except ValidationError:
+            return None
+
+    @property
+    def condition(self) -> str:
+        """Which condition changed: `temperature` (also for events older than the others), `unhealthy`
+        or `custom`."""
+        return str(self.details.get("condition") or "temperature")
+
 
 class ThermalRecords:
-    """The stored policies (as saved: the controller validates them) and the events, each call in a
-    session of its own."""
+    """The stored policies (as `thermal.effective` reads them) and the events, each call in a session
+    of its own."""
 
     def __init__(self, sessions: SessionFactory) -> None:
         self._sessions = sessions
-        self._store = ThermalStore(sessions)
-
-    async def policies(self) -> dict[str, JsonObject]:
-        return await self._store.policies()
+        self.policies = StoredPolicies(sessions)
 
     async def add(self, events: Sequence[ThermalEvent]) -> None:
-        await self._store.add_events([_row(event) for event in events])
+        if events:
+            async with transaction(self._sessions) as session:
+                ThermalEventRepository(session).add([_row(event) for event in events])
 
     async def audit(self, actor: str, action: str, device_type_id: str, details: dict[str, Any]) -> None:
         """An audit record of something protection decided on its own (the breaker holding)."""
@@ -69,8 +87,11 @@ class ThermalRecords:
         self, *, limit: int = 100, device_type_id: str | None = None, node: str | None = None
     ) -> list[ThermalEvent]:
         """The newest `limit` events matching the filters given, newest first."""
-        rows = await self._store.events(limit=limit, device_type_id=device_type_id, node=node)
-        return [_event(row) for row in rows]
+        async with self._sessions() as session:
+            rows = await ThermalEventRepository(session).newest(
+                limit=limit, device_type_id=device_type_id, node=node
+            )
+            return [_event(row) for row in rows]
 
 
 def _row(event: ThermalEvent) -> ThermalEventRow:

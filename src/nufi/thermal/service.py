@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import Any
 
 from nufi.auth import Principal
@@ -21,13 +20,13 @@ from nufi.devices.catalog import DeviceCatalog
 from nufi.devices.said import Said
 from nufi.devices.spec import LabelsDraft, MetricsDraft
 from nufi.errors import NotFound, ValidationFailed
-from nufi.logging import get_logger
 from nufi.messages import Message
 from nufi.monitoring import MonitoringService
 from nufi.thermal.controller import SYSTEM, ThermalController
 from nufi.thermal.dry_run import CUSTOM_EXPRESSION_FIELD, DryRun, dry_run
+from nufi.thermal.effective import PolicyEntry, StoredPolicies
 from nufi.thermal.history import ThermalEvent, ThermalRecords
-from nufi.thermal.policy import PolicyOverride, ThermalPolicy, default_policy
+from nufi.thermal.policy import PolicyOverride, ThermalPolicy
 from nufi.thermal.serving import OVERRIDE_ANNOTATION
 from nufi.thermal.status import NodeStatus, PodTraffic, ThermalStatus, node_marks
 from nufi.workloads.intents import acting
@@ -35,18 +34,6 @@ from nufi.workloads.labels import DEVICE_TYPE, MANAGED_BY, MANAGED_BY_NUFI, WORK
 from nufi.workloads.projects.service import ProjectService
 
 HIDDEN = "another project"
-_log = get_logger("nufi.thermal")
-
-
-@dataclass(frozen=True)
-class PolicyEntry:
-    device_type: str
-    policy: ThermalPolicy
-    # `default` (from the type's thermal defaults) or `admin` (stored).
-    source: str
-    revision: int | None = None
-    updated_by: str | None = None
-    updated_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +62,7 @@ class ThermalService:
         self._cluster = cluster
         self._database = database
         self._records = ThermalRecords(database.sessions)
+        self._stored = StoredPolicies(database.sessions)
         self._projects = projects
         self._controller = controller
         self._policy_listeners: list[Callable[[str], None]] = []
@@ -88,29 +76,9 @@ class ThermalService:
         return self._records
 
     async def policies(self, principal: Principal | None) -> list[PolicyEntry]:
+        """Each type's effective policy (`thermal.effective`), in the catalog's order."""
         require_user(principal)
-        async with self._database.session() as session:
-            repository = ThermalPolicyRepository(session)
-            entries = []
-            for device_type in await self._catalog.list(principal):
-                row = await repository.get(device_type.id)
-                stored = None if row is None else _usable(device_type.id, row.policy)
-                if row is None or stored is None:
-                    entries.append(
-                        PolicyEntry(device_type.id, default_policy(device_type.thermal), "default")
-                    )
-                else:
-                    entries.append(
-                        PolicyEntry(
-                            device_type.id,
-                            stored,
-                            "admin",
-                            row.revision,
-                            row.updated_by,
-                            row.updated_at,
-                        )
-                    )
-        return entries
+        return list((await self._stored.effective(await self._catalog.list(principal))).values())
 
     async def policy(self, principal: Principal | None, device_type_id: str) -> PolicyEntry:
         for entry in await self.policies(principal):
@@ -281,17 +249,6 @@ class ThermalService:
         return await dry_run(
             self._monitoring, admin, device_type, policy, start=start, end=end, bounds=bounds
         )
-
-
-def _usable(device_type_id: str, stored: dict[str, Any]) -> ThermalPolicy | None:
-    """A stored policy, or None when today's rules refuse it (a NaN trip saved before numbers had to be
-    finite): the controller applies the type's default then, and so is it shown, until an admin saves
-    a policy again."""
-    try:
-        return ThermalPolicy.model_validate(stored)
-    except ValueError as exc:
-        _log.warning("stored thermal policy unusable", device_type=device_type_id, error=str(exc))
-        return None
 
 
 def _serving(found: dict[str, Any]) -> bool:

@@ -15,12 +15,13 @@ import pytest
 import yaml
 from pydantic import SecretStr
 
+from nufi.alerts.desired import StoredThresholds
 from nufi.alerts.rules import GROUP_PREFIX
 from nufi.alerts.thresholds import AlertThresholds
 from nufi.auth import Principal
 from nufi.config import Settings
 from nufi.db import AuditRepository
-from nufi.db.alerts import AlertThresholdsRepository, AlertThresholdsStore
+from nufi.db.alerts import AlertThresholdsRepository
 from nufi.db.types import utc_now
 from nufi.services import Services, build_services
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
@@ -147,7 +148,7 @@ async def test_rule_files_are_loaded_by_prometheus_follow_thresholds_and_a_secon
             await stored.put("gone", {}, actor="alice", now=utc_now() - timedelta(minutes=5))
             await stored.put("new", {}, actor="alice", now=utc_now() + timedelta(minutes=5))
         await first.alerts.sync.sync_now()
-        assert set(await AlertThresholdsStore(first.database.sessions).all()) == {"nvidia-gpu", "new"}
+        assert set(await StoredThresholds(first.database.sessions).all()) == {"nvidia-gpu", "new"}
 
 
 async def test_a_prometheus_refusing_reloads_is_reported_and_breaks_nothing(tmp_path: Path) -> None:

@@ -158,8 +158,11 @@ async def test_a_policy_stored_with_nan_before_numbers_had_to_be_finite_still_re
             "UPDATE thermal_policies SET policy = ? WHERE device_type_id = 'lpu'", (json.dumps(stored),)
         )
     shown = await _stored_policy(nufi, world)
-    # The controller applies the type's default to an unusable stored policy, and so it is shown.
+    # The controller applies the type's default to an unusable stored policy, and so it is shown, with why.
     assert shown["source"] == "default" and shown["policy"]["custom"]["trip_at"] == 1.0
+    assert shown["unreadable_message"]["code"] == "thermal_policy.unreadable", shown
+    assert shown["unreadable_message"]["params"]["reason"]["code"] == "request.finite_number", shown
     fixed = await nufi.put("/api/v1/admin/thermal/policies/lpu", json=policy, headers=world.admin)
     assert fixed.status_code == 200, fixed.text
     assert (await _stored_policy(nufi, world))["source"] == "admin"
+    assert (await _stored_policy(nufi, world))["unreadable"] is None

@@ -18,6 +18,10 @@ class PolicyView(BaseModel):
     revision: int | None = None
     updated_by: str | None = None
     updated_at: Timestamp | None = None
+    # Set while the stored policy no longer validates (the type's default applies, `source` default):
+    # why, in English, and as a message.
+    unreadable: str | None = None
+    unreadable_message: MessageView | None = None
 
 
 class PolicyList(BaseModel):

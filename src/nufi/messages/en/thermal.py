@@ -44,6 +44,10 @@ TEXTS: dict[str, str] = {
     "thermal.override_unusable": (
         "{deployment}: the annotation {annotation} is not a valid override ({reason}); it is ignored"
     ),
+    "thermal_policy.unreadable": (
+        "the stored thermal policy of {device_type} is no longer valid ({reason}); the type's default "
+        "applies until an admin saves its policy again"
+    ),
     # Policies and overrides refused.
     "thermal_policy.resume_not_below_trip": (
         "resume_celsius ({resume:g}) must be below trip_celsius ({trip:g}), e.g. 10 degrees lower, "

@@ -42,6 +42,10 @@ TEXTS: dict[str, str] = {
     "thermal.override_unusable": (
         "{deployment}: {annotation} 어노테이션이 올바른 배포별 설정이 아니어서 무시합니다({reason})"
     ),
+    "thermal_policy.unreadable": (
+        "{device_type}에 저장된 온도 정책이 더 이상 올바르지 않습니다({reason}). 관리자가 정책을 다시 "
+        "저장할 때까지 장치 유형의 기본 정책을 적용합니다"
+    ),
     # Policies and overrides refused.
     "thermal_policy.resume_not_below_trip": (
         "resume_celsius({resume:g})는 trip_celsius({trip:g})보다 낮아야 합니다. 차단 온도 부근을 오가는 "

@@ -13,14 +13,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from nicegui import ui
-from pydantic import ValidationError
 
 from nufi.auth import Principal
 from nufi.errors import NufiError
 from nufi.messages import Message
+from nufi.thermal.effective import PolicyEntry
 from nufi.thermal.history import ThermalEvent
-from nufi.thermal.policy import ThermalPolicy
-from nufi.thermal.service import PolicyEntry
 from nufi.thermal.status import NodeStatus, PodTraffic
 from nufi.ui import context
 from nufi.ui.format import celsius
@@ -216,19 +214,17 @@ def _history_table(t: Translator) -> ui.table:
 def _message(row: ThermalEvent, t: Translator) -> str:
     """The transition told in the page's language from the event's fields; the stored (English)
     message for an event without the policy it was judged by."""
-    policy = row.details.get("policy") if isinstance(row.details, dict) else None
-    try:
-        checked = ThermalPolicy.model_validate(policy)
-    except ValidationError:
+    checked = row.policy
+    if checked is None:
         return row.message
     where = row.node if row.device is None else t("thermal.history.device", node=row.node, device=row.device)
-    if row.details.get("condition") == "custom":
+    if row.condition == "custom":
         tripped, own = row.to_state == "tripped", checked.custom
         key = "thermal.history.tripped" if tripped else "thermal.history.untripped"
         bound = f"{own.trip_at if tripped else own.resume_at:g}"
         held_for = own.trip_hold_seconds if tripped else own.resume_hold_seconds
         return t(key, where=where, name=condition_name(t, own), limit=bound, hold=held_for)
-    if row.details.get("condition") == "unhealthy":
+    if row.condition == "unhealthy":
         unhealthy = row.to_state == "unhealthy"
         condition = checked.unhealthy
         hold = condition.trip_hold_seconds if unhealthy else condition.resume_hold_seconds

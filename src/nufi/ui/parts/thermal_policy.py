@@ -9,6 +9,7 @@ from pydantic import ValidationError
 from nufi.auth import Principal
 from nufi.errors import NufiError
 from nufi.messages.validation import validation_message
+from nufi.thermal.effective import PolicyEntry
 from nufi.thermal.policy import (
     DEFAULT_CONDITION_NAME,
     Breaker,
@@ -16,7 +17,6 @@ from nufi.thermal.policy import (
     ThermalPolicy,
     UnhealthyCondition,
 )
-from nufi.thermal.service import PolicyEntry
 from nufi.ui import context
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.thermal_chips import condition_name
@@ -42,6 +42,12 @@ class PolicyCard:
             )
             # Said when another admin saved while this card was being edited.
             self.note = ui.label("").classes("text-amber-700").mark(f"thermal-note-{entry.device_type}")
+            # Said while the stored policy no longer validates and the type's default applies.
+            self.unreadable = (
+                ui.label(self._unreadable(entry))
+                .classes("text-red-700")
+                .mark(f"thermal-unreadable-{entry.device_type}")
+            )
             self._fields(entry.policy)
             self.error = (
                 ui.label("")
@@ -176,6 +182,10 @@ class PolicyCard:
     def _heading(self, entry: PolicyEntry) -> str:
         return f"{self.name} · {self.t(f'thermal.source.{entry.source}')}"
 
+    def _unreadable(self, entry: PolicyEntry) -> str:
+        said = entry.unreadable
+        return "" if said is None else self.t.message(said.code, said.params)
+
     def show(self, entry: PolicyEntry) -> None:
         """Show the stored policy `entry`: its source always, its values unless the admin is editing
         them (fields that differ from what the card last showed). An entry older than the one shown
@@ -183,6 +193,7 @@ class PolicyCard:
         if (entry.revision or 0) < (self.shown.revision or 0):
             return
         self.heading.text = self._heading(entry)
+        self.unreadable.text = self._unreadable(entry)
         if entry.policy != self.shown.policy:
             if self.editing():
                 self.note.text = self.t("thermal.changed_elsewhere", who=entry.updated_by or "—")
