@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response
@@ -27,7 +28,7 @@ from nufi.errors import NufiError
 from nufi.monitoring import MonitoringService
 from nufi.monitoring.contracts import StreamItem
 from nufi.monitoring.paging import MAX_PAGE_NODES, PageQuery, page_snapshot, parse_page_query
-from nufi.monitoring.ranges.request import MAX_POINTS, MAX_SERIES_LIMIT, MIN_POINTS
+from nufi.monitoring.ranges.request import MAX_POINTS, MAX_SERIES_LIMIT, MIN_POINTS, RangeQuery
 
 router = APIRouter(prefix="/api/v1/monitoring", tags=["monitoring"], responses=AUTH_RESPONSES)
 Monitoring = Annotated[MonitoringService, Depends(get_monitoring)]
@@ -84,6 +85,28 @@ Sort = Annotated[
 Order = Annotated[str | None, Query(description="asc or desc; default asc by node, desc otherwise")]
 
 
+@dataclass(frozen=True)
+class PageAsk:
+    """The page a reader asks for, as given; `query` checks it with the previous page's token."""
+
+    node: str | None
+    limit: str | None
+    sort: str | None
+    order: str | None
+
+    def query(self, continue_token: str | None) -> PageQuery:
+        return parse_page_query(
+            node=self.node, limit=self.limit, continue_token=continue_token, sort=self.sort, order=self.order
+        )
+
+
+def page_ask(node: NodeFilter = None, limit: Limit = None, sort: Sort = None, order: Order = None) -> PageAsk:
+    return PageAsk(node, limit, sort, order)
+
+
+Asked = Annotated[PageAsk, Depends(page_ask)]
+
+
 @router.get(
     "/{device_type_id}",
     summary="Nodes and devices of a type right now, filtered, sorted and paged on the server",
@@ -101,15 +124,12 @@ async def snapshot(
     principal: CurrentPrincipal,
     monitoring: Monitoring,
     pages: Pages,
-    node: NodeFilter = None,
-    limit: Limit = None,
+    asked: Asked,
     continue_: Annotated[
         str | None, Query(alias="continue", description="the `continue` of the previous page")
     ] = None,
-    sort: Sort = None,
-    order: Order = None,
 ) -> Response:
-    query = parse_page_query(node=node, limit=limit, continue_token=continue_, sort=sort, order=order)
+    query = asked.query(continue_)
     read = await monitoring.read_page(principal, device_type_id, query)
     # Keyed by the query string as sent, which is what a cached read (nufi.api.cached_reads) sees.
     rendered = pages.of((device_type_id, request.scope["query_string"], read.audience), read)
@@ -139,12 +159,9 @@ async def stream(
     request: Request,
     principal: CurrentPrincipal,
     monitoring: Monitoring,
-    node: NodeFilter = None,
-    limit: Limit = None,
-    sort: Sort = None,
-    order: Order = None,
+    asked: Asked,
 ) -> StreamingResponse:
-    query = parse_page_query(node=node, limit=limit, continue_token=None, sort=sort, order=order)
+    query = asked.query(None)
     items = monitoring.stream(
         principal, device_type_id, heartbeat_seconds=monitoring.settings.stream_heartbeat_seconds
     )
@@ -187,15 +204,7 @@ def _sse(event: str, data: str) -> str:
     return f"event: {event}\ndata: {data}\n\n"
 
 
-@router.get(
-    "/{device_type_id}/range",
-    summary="One metric of a type over time, per device or per node",
-    responses={**_RESPONSES, 422: problem("A parameter is invalid; `field` names it.")},
-)
-async def history(
-    device_type_id: str,
-    principal: CurrentPrincipal,
-    monitoring: Monitoring,
+def range_query(
     metric: Annotated[str, Query(description="utilization, memory, temperature or power")],
     start: Annotated[
         str | None, Query(description="RFC 3339 or Unix seconds; default an hour before end")
@@ -223,21 +232,22 @@ async def history(
         str | None,
         Query(description="with `series`: latest (default, the value at the end) or peak (the highest)"),
     ] = None,
+) -> RangeQuery:
+    """The range's query parameters as one `RangeQuery`, checked by the monitoring service."""
+    return RangeQuery(metric, start, end, step, by, node, device, points, series, top)
+
+
+@router.get(
+    "/{device_type_id}/range",
+    summary="One metric of a type over time, per device or per node",
+    responses={**_RESPONSES, 422: problem("A parameter is invalid; `field` names it.")},
+)
+async def history(
+    device_type_id: str,
+    principal: CurrentPrincipal,
+    monitoring: Monitoring,
+    query: Annotated[RangeQuery, Depends(range_query)],
 ) -> RangeView:
     """The window is aligned to the step (its end rounded down to a multiple of it), so every reader
     of a range shares one Prometheus query per series family until the next step boundary."""
-    result = await monitoring.history(
-        principal,
-        device_type_id,
-        metric=metric,
-        start=start,
-        end=end,
-        step=step,
-        by=by,
-        node=node,
-        device=device,
-        points=points,
-        series=series,
-        top=top,
-    )
-    return RangeView.of(result)
+    return RangeView.of(await monitoring.history(principal, device_type_id, query))

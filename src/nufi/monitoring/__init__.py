@@ -2,7 +2,7 @@
 
 from nufi.monitoring.contracts import DeviceTypes, MonitoringPrometheus
 from nufi.monitoring.overview import Overview, OverviewRow
-from nufi.monitoring.ranges.request import RANGE_METRICS, RangeRequest, parse_range_request
+from nufi.monitoring.ranges.request import RANGE_METRICS, RangeQuery, RangeRequest, parse_range_request
 from nufi.monitoring.ranges.result import RangeResult, RangeSeries
 from nufi.monitoring.service import MonitoringService
 from nufi.monitoring.settings import MonitoringSettings
@@ -28,6 +28,7 @@ __all__ = [
     "NotReporting",
     "Overview",
     "OverviewRow",
+    "RangeQuery",
     "RangeRequest",
     "RangeResult",
     "RangeSeries",

@@ -17,15 +17,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncGenerator, Callable, Hashable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from nufi.auth import Principal, require_user
 from nufi.cluster import ClusterReader
 from nufi.devices.fetcher import DeviceFetcher
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
-from nufi.devices.readings import finite_value
-from nufi.devices.spec import DeviceType, MetricKey
-from nufi.errors import NotFound, NufiError
+from nufi.devices.spec import DeviceType
+from nufi.errors import NotFound
 from nufi.monitoring.audience import Audience, Audiences
 from nufi.monitoring.contracts import (
     ContinueExpired,
@@ -42,15 +41,13 @@ from nufi.monitoring.lookups import RecentLookups
 from nufi.monitoring.masking import NamespaceVisibility
 from nufi.monitoring.overview import Overview
 from nufi.monitoring.paging import PageQuery, SnapshotPage, decode_continue, page_snapshot
-from nufi.monitoring.ranges.cache import RangeCache, Window, align
-from nufi.monitoring.ranges.chunks import chunks
-from nufi.monitoring.ranges.queries import peak_expression, range_expressions
-from nufi.monitoring.ranges.request import Grouping, RangeRequest, parse_range_request
-from nufi.monitoring.ranges.result import RangeResult, RangeSeries, assemble_range, limit_series
+from nufi.monitoring.ranges.request import RangeQuery
+from nufi.monitoring.ranges.result import RangeResult
+from nufi.monitoring.ranges.service import RangeReader
 from nufi.monitoring.refresher import Refresher
 from nufi.monitoring.settings import MonitoringSettings
 from nufi.monitoring.snapshot import MonitoringError, Snapshot, said_of
-from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult
+from nufi.prom import PrometheusUnavailable
 
 
 @dataclass
@@ -89,11 +86,18 @@ class MonitoringService:
         self._listings: SingleFlight[str, list[DeviceType]] = SingleFlight()
         self._closing: set[asyncio.Future[None]] = set()
         self._open_streams: dict[str, int] = {}
-        self._ranges = RangeCache(prometheus.query_range, clock=clock)
+        self._ranges = RangeReader(
+            catalog, fetchers, prometheus, self._settings, clock=clock, lookups=self._lookups
+        )
 
     @property
     def settings(self) -> MonitoringSettings:
         return self._settings
+
+    @property
+    def ranges(self) -> RangeReader:
+        """Time ranges of the types' metrics, through this replica's shared range cache."""
+        return self._ranges
 
     async def snapshot(self, principal: Principal | None, device_type_id: str) -> Snapshot:
         """Every node and device of one type, as of the type's latest evaluation."""
@@ -236,115 +240,10 @@ class MonitoringService:
         await asyncio.gather(*(w.refresher.close() for w in watched), *self._closing)
 
     async def history(
-        self,
-        principal: Principal | None,
-        device_type_id: str,
-        *,
-        metric: str,
-        start: str | None = None,
-        end: str | None = None,
-        step: str | None = None,
-        by: str | None = None,
-        node: str | None = None,
-        device: str | None = None,
-        points: int | None = None,
-        series: int | None = None,
-        top: str | None = None,
+        self, principal: Principal | None, device_type_id: str, query: RangeQuery
     ) -> RangeResult:
-        """A time range of one metric of one type, per device or per node, its window aligned to its
-        step so that every reader of the same range shares one query per expression
-        (`nufi.monitoring.ranges.cache`). `points` caps the points per series of the default step,
-        `series` the series sent, the highest by `top` (`latest` or `peak`), chosen after the shared
-        query."""
-        require_user(principal)
-        request = _aligned(
-            parse_range_request(
-                metric=metric,
-                start=start,
-                end=end,
-                step=step,
-                by=by,
-                node=node,
-                device=device,
-                points=points,
-                series=series,
-                top=top,
-                now=self._clock(),
-                finest_step_seconds=self._settings.scrape_interval_seconds,
-                max_range_seconds=self._settings.max_range_seconds,
-            )
-        )
-        # Concurrent charts of a type share one catalog read as they share the range queries.
-        device_type = await self._lookups.run(
-            device_type_id, lambda: self._catalog.get(principal, device_type_id)
-        )
-        fetcher = self._fetchers.for_type(device_type)
-        expressions = range_expressions(device_type, request)
-        window = Window(request.start, request.end, request.step_seconds)
-        results = await asyncio.gather(
-            *(self._range(device_type.id, expression, window) for expression in expressions.values())
-        )
-        outcomes: dict[MetricKey, QueryResult | NufiError] = dict(zip(expressions, results, strict=True))
-        unreachable = [o for o in results if isinstance(o, PrometheusUnavailable)]
-        if unreachable and len(unreachable) == len(results):
-            raise unreachable[0]
-        return limit_series(
-            assemble_range(device_type, request, outcomes, expressions, usable=fetcher.usable)
-        )
-
-    async def peak_history(
-        self,
-        principal: Principal | None,
-        device_type_id: str,
-        *,
-        start: str | None,
-        end: str | None,
-        step_seconds: float,
-        by: Grouping,
-        expression: str | None = None,
-    ) -> RangeResult:
-        """The highest temperature per device (or per node, of its hottest device) over each step of a
-        range, at `step_seconds` however long the range (asked in parts within Prometheus' limit); or
-        the highest of `expression`, any finite value a reading, where one is given. `start` defaults
-        to an hour before `end`, `end` to now, checked as `history` checks them."""
-        require_user(principal)
-        request = parse_range_request(
-            metric="temperature",
-            start=start,
-            end=end,
-            by=by,
-            now=self._clock(),
-            finest_step_seconds=self._settings.scrape_interval_seconds,
-            max_range_seconds=self._settings.max_range_seconds,
-        )
-        request = _aligned(replace(request, step_seconds=step_seconds))
-        device_type = await self._catalog.get(principal, device_type_id)
-        usable = self._fetchers.for_type(device_type).usable if expression is None else finite_value
-        family = device_type.metrics.queries().get("temperature") if expression is None else expression
-        if family is None:
-            return assemble_range(device_type, request, {}, {}, usable=usable)
-        resolution = min(step_seconds, self._settings.scrape_interval_seconds)
-        expression = peak_expression(
-            family, device_type.labels, by=by, window_seconds=step_seconds, resolution_seconds=resolution
-        )
-        parts = chunks(request.start, request.end, step_seconds)
-        results = await asyncio.gather(
-            *(self._range(device_type.id, expression, Window(a, b, step_seconds)) for a, b in parts)
-        )
-        unreachable = [o for o in results if isinstance(o, PrometheusUnavailable)]
-        if unreachable and len(unreachable) == len(results):
-            raise unreachable[0]
-        queries: dict[MetricKey, str] = {"temperature": expression}
-        assembled = [
-            assemble_range(device_type, request, {"temperature": r}, queries, usable=usable) for r in results
-        ]
-        points: dict[tuple[str, str | None], list[tuple[float, float]]] = {}
-        for part in assembled:
-            for one in part.series:
-                points.setdefault((one.node, one.device), []).extend(one.values)
-        series = tuple(RangeSeries(k[0], k[1], tuple(v)) for k, v in sorted(points.items()))
-        errors = tuple(dict.fromkeys(e for part in assembled for e in part.errors))
-        return RangeResult(device_type.id, request, True, series, errors)
+        """A time range of one metric of one type (`nufi.monitoring.ranges.service`)."""
+        return await self._ranges.history(principal, device_type_id, query)
 
     # -- internals -----------------------------------------------------------------------------------
 
@@ -394,14 +293,3 @@ class MonitoringService:
             closing = asyncio.ensure_future(watched.refresher.close())
             self._closing.add(closing)
             closing.add_done_callback(self._closing.discard)
-
-    async def _range(self, device_type_id: str, expression: str, window: Window) -> QueryResult | NufiError:
-        try:
-            return await self._ranges.read(device_type_id, expression, window)
-        except (PrometheusQueryRejected, PrometheusUnavailable) as exc:
-            return exc
-
-
-def _aligned(request: RangeRequest) -> RangeRequest:
-    window = align(request.start, request.end, request.step_seconds)
-    return replace(request, start=window.start, end=window.end)

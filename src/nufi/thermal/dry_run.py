@@ -93,7 +93,7 @@ async def dry_run(
     step = replay_step(holds, monitoring.settings.scrape_interval_seconds)
     histories = await asyncio.gather(
         *(
-            monitoring.peak_history(
+            monitoring.ranges.peak_history(
                 principal,
                 device_type.id,
                 start=start,

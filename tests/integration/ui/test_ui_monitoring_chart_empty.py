@@ -40,7 +40,7 @@ def points(offline: User, monkeypatch: pytest.MonkeyPatch) -> list[tuple[tuple[f
     ) -> SnapshotPage:
         return SnapshotPage(snapshot, matched_nodes=0, continue_token=None)
 
-    async def history(principal: Principal | None, device_type_id: str, **asked: object) -> RangeResult:
+    async def history(principal: Principal | None, device_type_id: str, query: object) -> RangeResult:
         request = RangeRequest("utilization", now - 3600, now, 30.0, by="node")
         return RangeResult(KIND, request, True, (RangeSeries("gpu-node-1", None, held[0]),))
 

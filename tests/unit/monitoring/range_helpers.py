@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from nufi.devices.spec import DeviceType
-from nufi.monitoring.ranges.request import RangeRequest, parse_range_request
+from nufi.monitoring.ranges.request import RangeQuery, RangeRequest, parse_range_request
 
 NOW = 1_700_000_000.0
 LPU = DeviceType.model_validate(
@@ -26,4 +26,6 @@ LPU = DeviceType.model_validate(
 
 
 def parse(**values: Any) -> RangeRequest:
-    return parse_range_request(**({"metric": "utilization"} | values), now=NOW, finest_step_seconds=15.0)
+    return parse_range_request(
+        RangeQuery(**({"metric": "utilization"} | values)), now=NOW, finest_step_seconds=15.0
+    )

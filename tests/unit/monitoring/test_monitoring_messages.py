@@ -10,7 +10,7 @@ from nufi.errors import ValidationFailed
 from nufi.messages import Message
 from nufi.monitoring.contracts import ContinueExpired
 from nufi.monitoring.paging import parse_page_query
-from nufi.monitoring.ranges.request import parse_range_request
+from nufi.monitoring.ranges.request import RangeQuery, parse_range_request
 from nufi.monitoring.ranges.result import _unplaced as unplaced
 from nufi.monitoring.snapshot import MonitoringError, said_of
 from support.languages import korean_of
@@ -29,7 +29,7 @@ def refused(**given: str | None) -> ValidationFailed:
 
 def refused_range(**given: str) -> ValidationFailed:
     with pytest.raises(ValidationFailed) as caught:
-        parse_range_request(metric="temperature", now=NOW, finest_step_seconds=15.0, **given)  # type: ignore[arg-type]
+        parse_range_request(RangeQuery("temperature", **given), now=NOW, finest_step_seconds=15.0)  # type: ignore[arg-type]
     return caught.value
 
 

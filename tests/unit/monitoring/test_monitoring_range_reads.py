@@ -13,7 +13,7 @@ from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.devices.spec import DeviceType
 from nufi.errors import ValidationFailed
-from nufi.monitoring import MonitoringService, MonitoringSettings
+from nufi.monitoring import MonitoringService, MonitoringSettings, RangeQuery
 from nufi.monitoring.ranges.result import RangeSeries
 from nufi.prom import QueryResult, Series
 
@@ -83,14 +83,14 @@ def service(prometheus: Prometheus, clock: Clock) -> MonitoringService:
 async def test_readers_within_one_step_share_one_query_per_family_and_the_next_step_asks_again() -> None:
     prometheus, clock = Prometheus(), Clock()
     monitoring = service(prometheus, clock)
-    first = await monitoring.history(ALICE, "lpu", metric="memory")
+    first = await monitoring.history(ALICE, "lpu", RangeQuery(metric="memory"))
     clock.now = NOW + 14
-    again = await monitoring.history(ADMIN, "lpu", metric="memory")
+    again = await monitoring.history(ADMIN, "lpu", RangeQuery(metric="memory"))
     assert len(prometheus.ranges) == 2  # used and total, once each
     assert again == first
     assert (first.request.start, first.request.end) == (NOW - 3600, NOW)
     clock.now = NOW + 15
-    later = await monitoring.history(ALICE, "lpu", metric="memory")
+    later = await monitoring.history(ALICE, "lpu", RangeQuery(metric="memory"))
     assert len(prometheus.ranges) == 4
     assert later.request.end == NOW + 15
 
@@ -100,7 +100,9 @@ async def test_an_explicit_range_is_aligned_too_so_identical_asks_share() -> Non
     monitoring = service(prometheus, clock)
     for shift in (0.0, 3.0, 14.9):
         await monitoring.history(
-            ALICE, "lpu", metric="utilization", start=str(NOW - 7200 + shift), end=str(NOW - 3600 + shift)
+            ALICE,
+            "lpu",
+            RangeQuery("utilization", start=str(NOW - 7200 + shift), end=str(NOW - 3600 + shift)),
         )
     assert len(prometheus.ranges) == 1
     assert prometheus.ranges[0][1:] == (NOW - 7200, NOW - 3600, 15.0)
@@ -109,10 +111,10 @@ async def test_an_explicit_range_is_aligned_too_so_identical_asks_share() -> Non
 async def test_filters_and_groupings_are_asked_apart() -> None:
     prometheus, clock = Prometheus(), Clock()
     monitoring = service(prometheus, clock)
-    await monitoring.history(ALICE, "lpu", metric="utilization")
-    await monitoring.history(ALICE, "lpu", metric="utilization", node="n1")
-    await monitoring.history(ALICE, "lpu", metric="utilization", by="node")
-    await monitoring.history(ALICE, "lpu", metric="utilization", step="30")
+    await monitoring.history(ALICE, "lpu", RangeQuery(metric="utilization"))
+    await monitoring.history(ALICE, "lpu", RangeQuery(metric="utilization", node="n1"))
+    await monitoring.history(ALICE, "lpu", RangeQuery(metric="utilization", by="node"))
+    await monitoring.history(ALICE, "lpu", RangeQuery(metric="utilization", step="30"))
     assert len({asked[0] for asked in prometheus.ranges}) == 3
     assert len(prometheus.ranges) == 4
 
@@ -149,9 +151,11 @@ def test_budgets_out_of_bounds_are_refused_naming_the_parameter(
 async def test_a_series_limit_keeps_the_highest_after_the_one_shared_query() -> None:
     prometheus, clock = Prometheus(), Clock()
     monitoring = service(prometheus, clock)
-    every = await monitoring.history(ALICE, "lpu", metric="utilization", by="node")
-    latest = await monitoring.history(ALICE, "lpu", metric="utilization", by="node", series=1)
-    peak = await monitoring.history(ALICE, "lpu", metric="utilization", by="node", series=1, top="peak")
+    every = await monitoring.history(ALICE, "lpu", RangeQuery(metric="utilization", by="node"))
+    latest = await monitoring.history(ALICE, "lpu", RangeQuery(metric="utilization", by="node", series=1))
+    peak = await monitoring.history(
+        ALICE, "lpu", RangeQuery(metric="utilization", by="node", series=1, top="peak")
+    )
     assert len(prometheus.ranges) == 1
     assert [s.node for s in every.series] == ["n1", "n2"]
     # n1 ends at 60 and peaked at 60, n2 ends at 10 but peaked at 90.
@@ -163,5 +167,7 @@ async def test_a_series_limit_keeps_the_highest_after_the_one_shared_query() -> 
 async def test_memory_is_ranked_by_the_memory_in_use() -> None:
     prometheus, clock = Prometheus(), Clock()
     monitoring = service(prometheus, clock)
-    (kept,) = (await monitoring.history(ALICE, "lpu", metric="memory", by="node", series=1)).series
+    (kept,) = (
+        await monitoring.history(ALICE, "lpu", RangeQuery(metric="memory", by="node", series=1))
+    ).series
     assert kept.node == "n1" and kept.total is not None

@@ -16,6 +16,7 @@ from nufi.monitoring.ranges.request import (
     MAX_STEP_SECONDS,
     MIN_STEP_SECONDS,
     PROMETHEUS_MAX_POINTS,
+    RangeQuery,
     RangeRequest,
     choose_step,
     finest_step,
@@ -130,9 +131,7 @@ def test_too_long_a_range_names_start_and_the_earliest_start() -> None:
 def test_the_maximum_range_is_a_parameter() -> None:
     week = 7 * 86400.0
     request = parse_range_request(
-        metric="power",
-        start=str(NOW - week),
-        end=str(NOW),
+        RangeQuery("power", start=str(NOW - week), end=str(NOW)),
         now=NOW,
         finest_step_seconds=15.0,
         max_range_seconds=week,
@@ -140,9 +139,7 @@ def test_the_maximum_range_is_a_parameter() -> None:
     assert request.end - request.start == week
     with pytest.raises(ValidationFailed) as raised:
         parse_range_request(
-            metric="power",
-            start=str(NOW - week - 1),
-            end=str(NOW),
+            RangeQuery("power", start=str(NOW - week - 1), end=str(NOW)),
             now=NOW,
             finest_step_seconds=15.0,
             max_range_seconds=week,
@@ -153,10 +150,7 @@ def test_the_maximum_range_is_a_parameter() -> None:
 def bounded(start: float, end: float, step: float, max_range: float) -> RangeRequest | ValidationFailed:
     try:
         return parse_range_request(
-            metric="utilization",
-            start=repr(start),
-            end=repr(end),
-            step=repr(step),
+            RangeQuery("utilization", start=repr(start), end=repr(end), step=repr(step)),
             now=NOW,
             finest_step_seconds=15.0,
             max_range_seconds=max_range,

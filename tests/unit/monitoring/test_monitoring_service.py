@@ -12,7 +12,7 @@ from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.devices.spec import DeviceType
 from nufi.errors import NotFound, Unauthorized
-from nufi.monitoring import MonitoringService, MonitoringSettings, Snapshot
+from nufi.monitoring import MonitoringService, MonitoringSettings, RangeQuery, Snapshot
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult, Sample
 from support.bodies import as_json
 
@@ -159,7 +159,7 @@ async def test_an_overview_with_prometheus_down_for_every_type_is_unavailable() 
 
 async def test_ranges_with_every_family_unreachable_are_unavailable() -> None:
     with pytest.raises(PrometheusUnavailable):
-        await service(Prometheus({}), lpu("a", "a")).history(ME, "a", metric="utilization")
+        await service(Prometheus({}), lpu("a", "a")).history(ME, "a", RangeQuery(metric="utilization"))
 
 
 async def test_signed_out_callers_are_refused_before_anything_is_asked() -> None:
@@ -168,7 +168,7 @@ async def test_signed_out_callers_are_refused_before_anything_is_asked() -> None
     for call in (
         monitoring.snapshot(None, "a"),
         monitoring.overview(None),
-        monitoring.history(None, "a", metric="power"),
+        monitoring.history(None, "a", RangeQuery("power")),
     ):
         with pytest.raises(Unauthorized):
             await call

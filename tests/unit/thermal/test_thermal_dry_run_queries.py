@@ -68,7 +68,7 @@ async def test_two_days_at_a_second_are_asked_in_parts_and_joined() -> None:
         background=False,
     )
     span = 2 * 86400.0
-    result = await monitoring.peak_history(
+    result = await monitoring.ranges.peak_history(
         ADMIN, "lpu", start=str(T - span), end=str(T), step_seconds=1.0, by="node"
     )
     assert len(prometheus.asked) == math.ceil((span + 1) / (PROMETHEUS_MAX_POINTS - 1))

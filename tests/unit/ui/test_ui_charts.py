@@ -10,7 +10,7 @@ import pytest
 
 from nufi.auth import Principal
 from nufi.messages.catalog import Language
-from nufi.monitoring import MonitoringService, RangeRequest, RangeResult, RangeSeries
+from nufi.monitoring import MonitoringService, RangeQuery, RangeRequest, RangeResult, RangeSeries
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.charts import CHART_POINTS, MAX_SERIES, chart_options, read_chart
 
@@ -61,9 +61,9 @@ class Monitoring:
     def __init__(self) -> None:
         self.asked: dict[str, Any] = {}
 
-    async def history(self, principal: Principal, device_type_id: str, **asked: Any) -> RangeResult:
-        self.asked = {"device_type_id": device_type_id, **asked}
-        return result(asked["metric"], 1)
+    async def history(self, principal: Principal, device_type_id: str, query: RangeQuery) -> RangeResult:
+        self.asked = {"device_type_id": device_type_id, **vars(query)}
+        return result(query.metric, 1)
 
 
 async def test_the_chart_asks_only_for_what_it_draws() -> None:

@@ -41,6 +41,23 @@ MAX_SERIES_LIMIT = 1000
 
 
 @dataclass(frozen=True)
+class RangeQuery:
+    """A time range as a caller asks for it, each parameter as given; `parse_range_request` checks it."""
+
+    metric: str
+    start: str | None = None
+    end: str | None = None
+    step: str | None = None
+    by: str | None = None
+    node: str | None = None
+    device: str | None = None
+    # A cap on the default step's points per series (what a chart can draw).
+    points: int | None = None
+    series: int | None = None
+    top: str | None = None
+
+
+@dataclass(frozen=True)
 class RangeRequest:
     metric: RangeMetric
     start: float
@@ -92,17 +109,8 @@ def choose_step(span_seconds: float, finest_seconds: float, max_points: int = MA
 
 
 def parse_range_request(
+    query: RangeQuery,
     *,
-    metric: str,
-    start: str | None = None,
-    end: str | None = None,
-    step: str | None = None,
-    by: str | None = None,
-    node: str | None = None,
-    device: str | None = None,
-    points: int | None = None,
-    series: int | None = None,
-    top: str | None = None,
     now: float,
     finest_step_seconds: float,
     max_range_seconds: float = DEFAULT_MAX_RANGE_SECONDS,
@@ -113,43 +121,45 @@ def parse_range_request(
     value allowed as `limit`: the earliest `start` (Unix seconds), the finest or coarsest `step`
     (seconds). `points` (what a chart can draw) lowers the default step's MAX_POINTS; a step given
     wins over it. `series` keeps only the highest series by `top` (default `latest`)."""
-    if metric not in RANGE_METRICS:
+    if query.metric not in RANGE_METRICS:
         raise ValidationFailed(
             code="monitoring.metric_unknown",
             field="metric",
-            params={"value": metric, "allowed": ", ".join(RANGE_METRICS)},
+            params={"value": query.metric, "allowed": ", ".join(RANGE_METRICS)},
         )
-    grouping = "device" if by is None else by
+    grouping = "device" if query.by is None else query.by
     if grouping not in GROUPINGS:
         raise ValidationFailed(
             code="monitoring.grouping_unknown",
             field="by",
-            params={"value": by, "allowed": ", ".join(GROUPINGS)},
+            params={"value": query.by, "allowed": ", ".join(GROUPINGS)},
         )
-    most_points = _within("points", points, MIN_POINTS, MAX_POINTS)
-    limit = _within("series", series, 1, MAX_SERIES_LIMIT)
-    if top is not None and top not in TOPS:
+    most_points = _within("points", query.points, MIN_POINTS, MAX_POINTS)
+    limit = _within("series", query.series, 1, MAX_SERIES_LIMIT)
+    if query.top is not None and query.top not in TOPS:
         raise ValidationFailed(
-            code="monitoring.top_unknown", field="top", params={"value": top, "allowed": ", ".join(TOPS)}
+            code="monitoring.top_unknown",
+            field="top",
+            params={"value": query.top, "allowed": ", ".join(TOPS)},
         )
-    start_at, end_at = _checked_span(start, end, now=now, max_range_seconds=max_range_seconds)
+    start_at, end_at = _checked_span(query.start, query.end, now=now, max_range_seconds=max_range_seconds)
     span = end_at - start_at
-    if step is None:
+    if query.step is None:
         step_seconds = choose_step(
             span, finest_step_seconds, MAX_POINTS if most_points is None else most_points
         )
     else:
-        step_seconds = _checked_step(step, span)
+        step_seconds = _checked_step(query.step, span)
     return RangeRequest(
-        metric=metric,
+        metric=query.metric,
         start=start_at,
         end=end_at,
         step_seconds=step_seconds,
         by=grouping,
-        node=_label_value(node, "node"),
-        device=_label_value(device, "device"),
+        node=_label_value(query.node, "node"),
+        device=_label_value(query.device, "device"),
         series=limit,
-        top="peak" if top == "peak" else "latest",
+        top="peak" if query.top == "peak" else "latest",
     )
 
 

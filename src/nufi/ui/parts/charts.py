@@ -16,7 +16,7 @@ from nicegui import ui
 
 from nufi.auth import Principal
 from nufi.errors import NufiError
-from nufi.monitoring import MonitoringService, RangeResult
+from nufi.monitoring import MonitoringService, RangeQuery, RangeResult
 from nufi.ui import context
 from nufi.ui.i18n import Translator
 
@@ -97,16 +97,9 @@ async def read_chart(
 ) -> RangeResult:
     """The last `span_seconds` of `metric`, as much as the chart draws: per node, the busiest nodes at
     the range's end, at most `CHART_POINTS` points a line."""
-    return await monitoring.history(
-        principal,
-        device_type_id,
-        metric=metric,
-        start=str(time.time() - span_seconds),
-        by="node",
-        points=CHART_POINTS,
-        series=MAX_SERIES,
-        top="latest",
-    )
+    start = str(time.time() - span_seconds)
+    query = RangeQuery(metric, start=start, by="node", points=CHART_POINTS, series=MAX_SERIES, top="latest")
+    return await monitoring.history(principal, device_type_id, query)
 
 
 def chart_options(result: RangeResult, t: Translator) -> dict[str, Any]:
