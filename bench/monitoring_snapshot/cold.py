@@ -19,8 +19,8 @@ from nufi.api.schemas.monitoring import SnapshotPageView
 from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.cluster.cache import ClusterCache
 from nufi.db import Database
-from nufi.devices import FetcherRegistry
 from nufi.devices.catalog import DeviceCatalog
+from nufi.devices.fetcher_registry import FetcherRegistry
 from nufi.devices.presets import official_preset
 from nufi.monitoring import MonitoringService, MonitoringSettings, Snapshot
 from nufi.monitoring.paging import page_snapshot, parse_page_query

@@ -11,8 +11,8 @@ from bench.monitoring_snapshot.world import MANY_READERS, PRINCIPAL, TYPE_ID, Wo
 from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.cluster.cache import ClusterCache
 from nufi.db import Database
-from nufi.devices import FetcherRegistry
 from nufi.devices.catalog import DeviceCatalog
+from nufi.devices.fetcher_registry import FetcherRegistry
 from nufi.monitoring import MonitoringService, MonitoringSettings
 from nufi.prom import PrometheusGateway
 

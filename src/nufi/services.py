@@ -30,9 +30,9 @@ from nufi.config import Settings
 from nufi.db import Database as Database  # re-exported: the faces name it from here, never from nufi.db
 from nufi.db import WebSessionStore
 from nufi.db.wizard_drafts import WizardDraftStore
-from nufi.devices import FetcherRegistry
 from nufi.devices.catalog import DeviceCatalog
 from nufi.devices.drafts import WizardDrafts
+from nufi.devices.fetcher_registry import FetcherRegistry
 from nufi.health import DependencyCheck, Readiness
 from nufi.logging import get_logger
 from nufi.monitoring import MonitoringService, MonitoringSettings

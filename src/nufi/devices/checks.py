@@ -17,12 +17,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.cluster.inventory import PAGE_SIZE, NodeResources
-from nufi.cluster.resources import is_extended_resource, resource_key_violations
+from nufi.cluster.resources import is_extended_resource
 from nufi.devices.metric_checks import MetricCheck, MetricsCheck, check_metrics, enforce_query_bounds
 from nufi.devices.resource_key_words import rule_message
 from nufi.devices.said import Said
 from nufi.devices.spec import GENERIC_FETCHER, DeviceType, LabelsDraft, MetricsDraft
 from nufi.messages import Message
+from nufi.models.resource_keys import resource_key_violations
 
 __all__ = [
     "MetricCheck",

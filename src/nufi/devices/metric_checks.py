@@ -23,11 +23,11 @@ from nufi.devices.sample_warnings import CONVERTED_LABEL, conversion_warnings, p
 from nufi.devices.spec import LabelsDraft, MetricKey, MetricsDraft
 from nufi.errors import ValidationFailed
 from nufi.messages import Message
+from nufi.models.promql import ExpressionError, instant_vector_problem, label_name_problem, range_problem
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, Sample
 from nufi.prom.budgets import subquery_points_problem
 from nufi.prom.errors import PrometheusTimedOut
 from nufi.prom.gateway import AdminQueryLimits
-from nufi.prom.promql import ExpressionError, instant_vector_problem, label_name_problem, range_problem
 
 SAMPLE_SIZE = 3
 __all__ = ["CONVERTED_LABEL", "MetricCheck", "MetricsCheck", "check_metrics", "enforce_query_bounds"]

@@ -3,8 +3,8 @@ cluster module names the rule, this module gives it the values its sentence name
 
 from __future__ import annotations
 
-from nufi.cluster.resources import NAME_MAX_LENGTH, PREFIX_MAX_LENGTH, ResourceKeyRule
 from nufi.messages import Message
+from nufi.models.resource_keys import NAME_MAX_LENGTH, PREFIX_MAX_LENGTH, ResourceKeyRule
 
 
 def rule_message(key: str, rule: ResourceKeyRule) -> Message:

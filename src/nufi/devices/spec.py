@@ -34,14 +34,13 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from nufi.cluster.resources import NAME_MAX_LENGTH, PREFIX_MAX_LENGTH, resource_key_violations
 from nufi.devices.resource_key_words import rule_message
 from nufi.devices.said import plain
 from nufi.devices.units import MemoryUnit
 from nufi.messages import Message
 
 # Importable from here too, where the dashboard's wizard takes it from.
-from nufi.prom.promql import (
+from nufi.models.promql import (
     MAX_EXPRESSION_CHARS,
     ExpressionError,
     ExpressionTooLarge,
@@ -49,6 +48,7 @@ from nufi.prom.promql import (
     instant_vector_problem,
     label_name_problem,
 )
+from nufi.models.resource_keys import NAME_MAX_LENGTH, PREFIX_MAX_LENGTH, resource_key_violations
 
 DeviceKind = Literal["official", "custom"]
 MemoryMode = Literal["used_total", "used_free"]

@@ -14,7 +14,7 @@ import math
 import promql_parser
 
 from nufi.messages import Message
-from nufi.prom.promql import parse_expression
+from nufi.models.promql import parse_expression
 
 # VictoriaMetrics aligns the range to the steps and starts a step or two of the outer query earlier
 # than asked: [1h:3s] over exactly 24 h made 30,103 points, not 30,000. A twentieth of the span covers

@@ -15,6 +15,7 @@ import httpx
 
 from nufi.config import Settings
 from nufi.health import DependencyStatus, elapsed_ms
+from nufi.models.promql import MAX_EXPRESSION_CHARS
 from nufi.prom.errors import (
     PROMETHEUS,
     PrometheusAnswerTooLarge,
@@ -22,7 +23,6 @@ from nufi.prom.errors import (
     PrometheusUnavailable,
 )
 from nufi.prom.failures import query_failure
-from nufi.prom.promql import MAX_EXPRESSION_CHARS
 from nufi.prom.results import QueryResult, parse_query_data
 
 # Longer queries go in a form body so no proxy trips over the URL length.

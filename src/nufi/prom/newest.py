@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import promql_parser
 
-from nufi.prom.promql import ExpressionError, parse_expression, quote_label_value
+from nufi.models.promql import ExpressionError, parse_expression
+from nufi.prom.promql import quote_label_value
 
 _OPERATORS = {"Equal": "=", "NotEqual": "!=", "Re": "=~", "NotRe": "!~"}
 

@@ -11,7 +11,7 @@ from pydantic_core import PydanticCustomError
 from nufi.devices.spec import ThermalDefaults
 from nufi.errors import ValidationFailed
 from nufi.messages import Message
-from nufi.prom.promql import (
+from nufi.models.promql import (
     MAX_EXPRESSION_CHARS,
     ExpressionError,
     ExpressionTooLarge,

@@ -19,9 +19,11 @@ from nufi.api.schemas.devices import (
     SavedDeviceType,
 )
 from nufi.db.tables import AuditRecordRow
-from nufi.devices import CatalogEntry, DeviceType, Inventory, NodeInventory, official_presets
 from nufi.devices.audit import audit_page
-from nufi.devices.catalog import SaveOutcome
+from nufi.devices.capacity import Inventory, NodeInventory
+from nufi.devices.catalog import CatalogEntry, SaveOutcome
+from nufi.devices.presets import official_presets
+from nufi.devices.spec import DeviceType
 
 LPU = DeviceType.model_validate(
     {

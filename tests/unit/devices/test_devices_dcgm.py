@@ -14,8 +14,8 @@ from nufi.devices.official.nvidia import PRESET, DcgmFetcher
 from nufi.devices.readings import assemble_readings
 from nufi.devices.spec import MetricKey
 from nufi.errors import NufiError
+from nufi.models.promql import MAX_EXPRESSION_CHARS, MAX_EXPRESSION_DEPTH, nesting_depth, range_problem
 from nufi.prom import QueryResult, Sample
-from nufi.prom.promql import MAX_EXPRESSION_CHARS, MAX_EXPRESSION_DEPTH, nesting_depth, range_problem
 
 from .dcgm_promql import evaluate
 

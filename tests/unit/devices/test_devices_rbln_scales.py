@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from nufi.devices.metric_checks import CONVERTED_LABEL, check_metrics
 from nufi.devices.official.rebellions import GIBIBYTES, MICROWATTS, MILLI_CELSIUS, PRESET, SCALES
+from nufi.models.promql import MAX_EXPRESSION_CHARS, MAX_EXPRESSION_DEPTH, nesting_depth
 from nufi.prom import QueryResult, Sample
-from nufi.prom.promql import MAX_EXPRESSION_CHARS, MAX_EXPRESSION_DEPTH, nesting_depth
 
 GIB = 2**30
 CELSIUS = st.floats(min_value=-40.0, max_value=150.0)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nufi.cluster.resources import (
+from nufi.models.resource_keys import (
     ResourceKeyRule,
     is_valid_resource_key,
     resource_key_problems,

@@ -15,7 +15,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-from nufi.cluster.resources import is_valid_resource_key
 from nufi.devices.presets import official_presets
 from nufi.devices.spec import (
     FETCHER_PATTERN,
@@ -31,7 +30,8 @@ from nufi.devices.spec import (
     is_fetcher_name,
 )
 from nufi.devices.validation_errors import field_errors
-from nufi.prom.promql import MAX_EXPRESSION_CHARS, MAX_EXPRESSION_DEPTH, label_name_problem
+from nufi.models.promql import MAX_EXPRESSION_CHARS, MAX_EXPRESSION_DEPTH, label_name_problem
+from nufi.models.resource_keys import is_valid_resource_key
 from support.lpu_type import LPU_METRICS, lpu_type
 
 PLUS_ZERO_16K = "lpu_utilization_percent" + "+0" * 8000

@@ -7,10 +7,7 @@ import httpx
 import pytest
 
 from nufi.messages import Message
-from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable
-from nufi.prom.errors import PrometheusAnswerTooLarge, PrometheusTimedOut
-from nufi.prom.gateway import PrometheusGateway
-from nufi.prom.promql import (
+from nufi.models.promql import (
     MAX_EXPRESSION_CHARS,
     ExpressionError,
     ExpressionTooLarge,
@@ -18,6 +15,9 @@ from nufi.prom.promql import (
     parse_expression,
     range_problem,
 )
+from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable
+from nufi.prom.errors import PrometheusAnswerTooLarge, PrometheusTimedOut
+from nufi.prom.gateway import PrometheusGateway
 from nufi.prom.results import parse_query_data
 from nufi.prom.values import parse_sample_value, parse_timestamp
 from support.languages import HANGUL

@@ -8,8 +8,8 @@ import pytest
 
 from nufi.devices.checks import check_metrics
 from nufi.devices.spec import LabelsDraft, MetricsDraft
+from nufi.models.promql import instant_vector_problem
 from nufi.prom import QueryResult
-from nufi.prom.promql import instant_vector_problem
 from nufi.prom.results import parse_query_data
 
 pytestmark = pytest.mark.unit

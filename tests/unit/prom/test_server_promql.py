@@ -12,21 +12,19 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from nufi.messages import Message
-from nufi.prom.promql import (
+from nufi.models.promql import (
     MAX_EXPRESSION_CHARS,
     MAX_EXPRESSION_DEPTH,
     ExpressionError,
     ExpressionTooLarge,
-    aggregate,
-    copy_label,
     expression_size_problem,
     instant_vector_problem,
     label_name_problem,
     nesting_depth,
     parse_expression,
-    quote_label_value,
     range_problem,
 )
+from nufi.prom.promql import aggregate, copy_label, quote_label_value
 
 label_names = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_]{0,20}", fullmatch=True).filter(
     lambda n: not n.startswith("__")

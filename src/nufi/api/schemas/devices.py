@@ -11,8 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-from nufi.devices import CatalogEntry, DeviceType, Inventory, NodeInventory
-from nufi.devices.catalog import SaveOutcome
+from nufi.devices.capacity import Inventory, NodeInventory
+from nufi.devices.catalog import CatalogEntry, SaveOutcome
+from nufi.devices.spec import DeviceType
 
 
 class NodeCounts(BaseModel):

@@ -250,7 +250,7 @@ TEXTS: dict[str, str] = {
     "save.label_problem": "labels.{label}: {problem}",
     "save.labels_invalid": "{problems:list}",
     "save.metric_warning": "{metric}: {warning}",
-    # --- PromQL expressions (nufi.prom.promql) ---
+    # --- PromQL expressions (nufi.models.promql) ---
     "promql.empty": "the expression is empty",
     "promql.not_text": "the expression contains characters that are not text",
     "promql.syntax": "cannot parse '{expression}': {reason}",

@@ -246,7 +246,7 @@ TEXTS: dict[str, str] = {
     "save.label_problem": "labels.{label}: {problem}",
     "save.labels_invalid": "{problems:list}",
     "save.metric_warning": "{metric}: {warning}",
-    # --- PromQL 식 (nufi.prom.promql) ---
+    # --- PromQL 식 (nufi.models.promql) ---
     "promql.empty": "식이 비어 있습니다",
     "promql.not_text": "식에 텍스트가 아닌 문자가 들어 있습니다",
     "promql.syntax": "PromQL 식 {expression}을(를) 해석할 수 없습니다(파서 메시지: “{reason}”)",
