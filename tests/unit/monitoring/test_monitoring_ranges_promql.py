@@ -11,10 +11,10 @@ from nufi.devices.official.nvidia import DcgmFetcher
 from nufi.devices.readings import finite_value
 from nufi.devices.spec import LabelsDraft, MetricKey
 from nufi.errors import NufiError
+from nufi.models.promql import parse_expression
 from nufi.monitoring.ranges.queries import output_filter, range_expressions
 from nufi.monitoring.ranges.result import assemble_range
 from nufi.prom import PrometheusUnavailable, QueryResult, Series
-from nufi.prom.promql import parse_expression
 from support.bodies import as_json
 
 from .range_helpers import LPU, parse
