@@ -11,13 +11,14 @@ Alerts page) and the next pass tries again; nothing else depends on it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 
 from nufi.alerts.desired import DesiredRules
 from nufi.alerts.targets import Converged, RuleTarget
+from nufi.background.jobs import ALERT_RULES
+from nufi.background.periodic import Periodic
 from nufi.db.types import utc_now
 from nufi.errors import NufiError
 from nufi.health import DependencyStatus, elapsed_ms
@@ -54,9 +55,12 @@ class RuleSync:
     # resource key -> type id of every enabled type at the last pass, for the capacity NuFi serves.
     resources: Mapping[str, str] = field(default_factory=dict)
     _wake: asyncio.Event = field(default_factory=asyncio.Event, init=False)
-    _task: asyncio.Task[None] | None = field(default=None, init=False)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
-    _closing: bool = field(default=False, init=False)
+    job: Periodic = field(init=False)
+
+    def __post_init__(self) -> None:
+        # A pass keeps its own failure as the status and never raises: the next one tries again.
+        self.job = Periodic(ALERT_RULES, self.interval_seconds, self._sync, wake=self._wake)
 
     @property
     def name(self) -> str:
@@ -67,19 +71,10 @@ class RuleSync:
         return self.status.configured
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._run(), name="nufi-alert-rules")
+        self.job.start()
 
     async def close(self) -> None:
-        task, self._task = self._task, None
-        if task is None:
-            return
-        # The flag ends the loop even if a client library swallows the cancellation mid-request.
-        self._closing = True
-        self._wake.set()
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await self.job.close()
 
     def changed(self, _device_type_id: str = "") -> None:
         """Something the rules are made of changed: converge soon (a catalog change listener)."""
@@ -90,12 +85,8 @@ class RuleSync:
         async with self._lock:
             return await self._pass()
 
-    async def _run(self) -> None:
-        while not self._closing:
-            self._wake.clear()
-            await self.sync_now()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=self.interval_seconds)
+    async def _sync(self) -> None:
+        await self.sync_now()
 
     async def _pass(self) -> Converged | None:
         started = time.time()

@@ -17,7 +17,6 @@ directly (`reader.ClusterReader`); `why_not_serving` says why, and so does the r
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from collections.abc import Callable, Mapping
@@ -26,6 +25,8 @@ from typing import Any, Generic, TypeVar
 
 import structlog
 
+from nufi.background.jobs import CLUSTER_CACHE_NODES, CLUSTER_CACHE_PODS
+from nufi.background.periodic import Backoff, Periodic
 from nufi.cluster.gateway import ClusterGateway
 from nufi.cluster.inventory import (
     BOUND_LIVE_PODS,
@@ -88,6 +89,7 @@ class _Reflector(Generic[T]):
         self,
         cluster: ClusterGateway,
         settings: CacheSettings,
+        job: str,
         plural: str,
         decode: Callable[[Mapping[str, Any]], T | None],
         key: Callable[[Mapping[str, Any]], str],
@@ -107,31 +109,38 @@ class _Reflector(Generic[T]):
         self.broken_since: float | None = time.monotonic()
         self.broken_reason = f"{plural} not listed yet"
         self.lists = 0
+        # When to list again (None: at the next pass, as after a failure or a 410 Gone).
+        self._resync_at: float | None = None
+        # One pass is one watch; the next opens at once. Only a watch that held resets the back-off:
+        # a list that works while every watch fails must not.
+        self.job = Periodic(
+            job,
+            0.0,
+            self.watch_once,
+            backoff=Backoff(settings.backoff_initial_seconds, settings.backoff_max_seconds, jitter=True),
+        )
 
     def items(self) -> tuple[T, ...]:
         if self._snapshot is None:
             self._snapshot = tuple(self._items[name] for name in sorted(self._items))
         return self._snapshot
 
-    async def run(self) -> None:
-        backoff = self._settings.backoff_initial_seconds
-        while True:
-            try:
+    async def watch_once(self) -> None:
+        """List when due (first, every `resync_seconds`, after a failure), then watch until the watch
+        ends or the resync is due."""
+        try:
+            if self._resync_at is None or time.monotonic() >= self._resync_at:
                 await self._list()
-                resync_at = time.monotonic() + self._settings.resync_seconds
-                while (left := resync_at - time.monotonic()) > 0:
-                    await self._watch(left)
-                    # Only a watch that held is a sign of health: a list that works while every
-                    # watch fails must not reset the pause.
-                    backoff = self._settings.backoff_initial_seconds
-            except Gone as exc:
-                self._break(f"the watch of {self.plural} expired (410 Gone: {exc}); listing again")
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                self._break(_describe(self.plural, exc))
-                await asyncio.sleep(backoff * random.uniform(0.5, 1.0))
-                backoff = min(backoff * 2, self._settings.backoff_max_seconds)
+                self._resync_at = time.monotonic() + self._settings.resync_seconds
+            await self._watch(self._resync_at - time.monotonic())
+        except Gone as exc:
+            # Not a failure: the version was compacted away; list again at once.
+            self._resync_at = None
+            self._break(f"the watch of {self.plural} expired (410 Gone: {exc}); listing again")
+        except Exception as exc:
+            self._resync_at = None
+            self._break(_describe(self.plural, exc))
+            raise
 
     def _break(self, reason: str) -> None:
         if self.broken_since is None:
@@ -142,6 +151,7 @@ class _Reflector(Generic[T]):
     def _healthy(self) -> None:
         self.broken_since = None
         self.broken_reason = ""
+        self.job.progressed()
 
     async def _list(self) -> None:
         items, version = await list_raw(
@@ -233,32 +243,32 @@ class ClusterCache:
         self._cluster = cluster
         self.settings = settings or CacheSettings()
         self.nodes: _Reflector[NodeResources] = _Reflector(
-            cluster, self.settings, "nodes", node_resources, _node_key
+            cluster, self.settings, CLUSTER_CACHE_NODES, "nodes", node_resources, _node_key
         )
         self.pods: _Reflector[BoundPod] = _Reflector(
-            cluster, self.settings, "pods", _decode_pod, _pod_key, BOUND_LIVE_PODS
+            cluster, self.settings, CLUSTER_CACHE_PODS, "pods", _decode_pod, _pod_key, BOUND_LIVE_PODS
         )
-        self._tasks: list[asyncio.Task[None]] = []
 
     @property
     def configured(self) -> bool:
         return self._cluster.configured
 
+    @property
+    def jobs(self) -> tuple[Periodic, ...]:
+        return (self.nodes.job, self.pods.job)
+
     def start(self) -> None:
-        if self._tasks or not self._cluster.configured:
-            return
-        for reflector in (self.nodes, self.pods):
-            self._tasks.append(asyncio.create_task(reflector.run(), name=f"cluster-cache-{reflector.plural}"))
+        if self._cluster.configured:
+            for job in self.jobs:
+                job.start()
 
     async def close(self) -> None:
-        tasks, self._tasks = self._tasks, []
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        for job in self.jobs:
+            await job.close()
 
     def why_not_serving(self) -> str | None:
         """None while the cache is serving; else why readers list directly."""
-        if not self._tasks:
+        if not all(job.running for job in self.jobs):
             return "the cache is not running"
         for reflector in (self.nodes, self.pods):
             if not reflector.synced:

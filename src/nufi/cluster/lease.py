@@ -10,12 +10,13 @@ holder, duration 1 s) so another replica takes over at once.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from nufi.background.jobs import THERMAL_LEASE
+from nufi.background.periodic import Periodic
 from nufi.cluster.gateway import ClusterGateway
 from nufi.cluster.kube_rest import Json, KubeRefused, api_path, request_json
 from nufi.errors import DependencyUnavailable
@@ -59,39 +60,36 @@ class LeaderElector:
         self._observed: tuple[str, str] | None = None  # (holder, renewTime) last seen
         self._observed_at = 0.0
         self.holder: str | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._release_on_stop = True
+        # Retried every `retry_seconds`, failing or not: a leader must renew well within its deadline.
+        self.job = Periodic(THERMAL_LEASE, retry_seconds, self._attempt, on_stop=self._stopped)
 
     @property
     def is_leader(self) -> bool:
         return self._leading_until is not None and self._clock() < self._leading_until
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self.run(), name=f"lease-{self._name}")
+        self.job.start()
 
     async def close(self, *, release: bool = True) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-        if release and self.is_leader:
+        """Stop; `release` hands the Lease over at once (False: as a crash would, after it expires)."""
+        self._release_on_stop = release
+        await self.job.close()
+
+    async def _stopped(self) -> None:
+        if self._release_on_stop and self.is_leader:
             try:
                 await self._release()
             except (KubeRefused, DependencyUnavailable) as exc:
                 _log.warning("lease not released", lease=self._name, error=str(exc))
         self._lose("closed")
 
-    async def run(self) -> None:
-        while True:
-            try:
-                await self.try_acquire_or_renew()
-            except asyncio.CancelledError:
-                raise
-            except (KubeRefused, DependencyUnavailable) as exc:
-                _log.warning("lease attempt failed", lease=self._name, error=str(exc))
+    async def _attempt(self) -> None:
+        try:
+            await self.try_acquire_or_renew()
+        finally:
             if self._leading_until is not None and not self.is_leader:
                 self._lose("could not renew within the renew deadline")
-            await asyncio.sleep(self._retry)
 
     async def try_acquire_or_renew(self) -> bool:
         """One attempt; True when this replica leads afterwards."""

@@ -9,7 +9,6 @@ stay off until a controller runs again (docs/thermal.md says how to turn them ba
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -18,6 +17,8 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from nufi.auth import Principal
+from nufi.background.jobs import THERMAL_CONTROL
+from nufi.background.periodic import Periodic
 from nufi.cluster import ClusterGateway
 from nufi.cluster.lease import LeaderElector
 from nufi.cluster.traffic import node_taints, record_event, set_node_taint, set_pod_traffic
@@ -95,7 +96,7 @@ class ThermalController:
         self._prometheus = prometheus
         self._status = ThermalStatus(None, identity, False, None, ())
         self._unreadable: tuple[Message, ...] = ()
-        self._task: asyncio.Task[None] | None = None
+        self.job = Periodic(THERMAL_CONTROL, settings.interval_seconds, self._pass)
 
     @property
     def status(self) -> ThermalStatus:
@@ -105,31 +106,23 @@ class ThermalController:
     def leader(self) -> bool:
         return self._elector is not None and self._elector.is_leader
 
+    @property
+    def jobs(self) -> tuple[Periodic, ...]:
+        """The Lease first: the controller reads who holds it."""
+        return (self.job,) if self._elector is None else (self._elector.job, self.job)
+
     def start(self) -> None:
-        if self._task is not None:
-            return
-        if self._elector is not None:
-            self._elector.start()
-        self._task = asyncio.create_task(self._run(), name="thermal-controller")
+        for job in self.jobs:
+            job.start()
 
     async def close(self, *, release: bool = True) -> None:
         """Stop; `release` hands the Lease over at once (False: as a crash would, after it expires)."""
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        await self.job.close()
         if self._elector is not None:
             await self._elector.close(release=release)
 
-    async def _run(self) -> None:
-        while True:
-            try:
-                await self.run_once()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # one failed pass must not end thermal control
-                _log.warning("thermal pass failed", error=str(exc), error_type=type(exc).__name__)
-            await asyncio.sleep(self._settings.interval_seconds)
+    async def _pass(self) -> None:
+        await self.run_once()
 
     async def run_once(self) -> Assessment:
         """One pass: assess, and act when leading. Reading the cluster failing changes nothing."""

@@ -15,11 +15,12 @@ one transaction that only one replica can win (`db/intents.py`).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from datetime import datetime, timedelta
 
-from nufi.cluster.kube_rest import KubeRefused
+from nufi.background.jobs import INTENT_RECONCILER
+from nufi.background.periodic import Periodic
+from nufi.cluster.workload_apply import Refused
 from nufi.db.replica_leases import DEFAULT_LEASE_SECONDS
 from nufi.db.types import utc_now
 from nufi.errors import NufiError
@@ -43,9 +44,13 @@ class Reconciler:
         self._settle_after = timedelta(seconds=settle_after_seconds)
         self._interval = interval_seconds
         self._lease_seconds = lease_seconds
-        self._task: asyncio.Task[None] | None = None
         # When the first intent left waiting by the last pass may be settled (None: none waits).
         self._next_due: datetime | None = None
+        self._next_pass = utc_now()
+        self._renewed = False
+        # Woken every third of the lease to renew it, failing or not (a lease run out would let the
+        # others settle this replica's intents under its running requests); a pass runs when due.
+        self.job = Periodic(INTENT_RECONCILER, lease_seconds / 3, self._tick, on_stop=self._stopped)
 
     async def run_once(self) -> int:
         """Settle every intent whose writer has stopped or that is old enough; how many were settled
@@ -73,7 +78,7 @@ class Reconciler:
                     settled += 1
                 elif await self._recorder.settle(intent):
                     settled += 1
-            except (NufiError, KubeRefused) as exc:
+            except (NufiError, Refused) as exc:
                 _log.warning(
                     "intent not settled yet", action=intent.action, target=intent.target_id, error=str(exc)
                 )
@@ -82,41 +87,28 @@ class Reconciler:
         return settled
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._loop(), name="nufi-intent-reconciler")
+        self.job.start()
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self.job.close()
+
+    async def _stopped(self) -> None:
+        if self._renewed:
             # Whatever this replica left open is no request's any more: the others settle it at once.
             with contextlib.suppress(NufiError):
                 await self._leases.release(self._recorder.holder)
 
-    async def _loop(self) -> None:
-        renew_every = self._lease_seconds / 3
-        next_pass = utc_now()
-        while True:
-            try:
-                await self._leases.renew(self._recorder.holder, self._lease_seconds)
-            except NufiError as exc:
-                _log.warning("replica lease not renewed", error=str(exc))
-            if utc_now() >= next_pass:
-                next_pass = await self._pass()
-            wait = min(renew_every, (next_pass - utc_now()).total_seconds())
-            await asyncio.sleep(max(wait, 0.0))
-
-    async def _pass(self) -> datetime:
-        """One pass, whatever goes wrong in it; when the next is due."""
+    async def _tick(self) -> float:
+        """Renew this replica's lease, and run a pass when one is due; the seconds to the next tick."""
         try:
+            await self._leases.renew(self._recorder.holder, self._lease_seconds)
+            self._renewed = True
+        except NufiError as exc:
+            _log.warning("replica lease not renewed", error=str(exc))
+        if utc_now() >= self._next_pass:
+            # A failed pass is tried again after the interval, not at the next renewal.
+            self._next_pass = utc_now() + timedelta(seconds=self._interval)
             await self.run_once()
-        except (NufiError, KubeRefused) as exc:
-            _log.warning("intents not read", error=str(exc))
-        except Exception:
-            # A bug in one pass must not end reconciliation for the life of the process.
-            _log.exception("intent reconciliation failed")
-        next_pass = utc_now() + timedelta(seconds=self._interval)
-        if self._next_due is not None:
-            next_pass = min(next_pass, self._next_due)
-        return next_pass
+            if self._next_due is not None:
+                self._next_pass = min(self._next_pass, self._next_due)
+        return max(min(self._lease_seconds / 3, (self._next_pass - utc_now()).total_seconds()), 0.0)
