@@ -40,7 +40,7 @@ from nufi.monitoring.lag import LagCheck
 from nufi.packs.service import PackService
 from nufi.prom import PrometheusGateway
 from nufi.thermal.controller import ControllerSettings, ThermalController
-from nufi.thermal.history import ThermalRecords
+from nufi.thermal.history.records import ThermalRecords
 from nufi.thermal.service import ThermalService
 from nufi.workloads.accelerators import AcceleratorService
 from nufi.workloads.deployments.service import DeploymentService

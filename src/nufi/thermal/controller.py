@@ -31,10 +31,10 @@ from nufi.monitoring import MonitoringService
 from nufi.monitoring.snapshot import message_data
 from nufi.prom import PrometheusGateway
 from nufi.thermal.assessment import Assessment, Decision, TrackKey, Transition, assess
-from nufi.thermal.breaker_events import BreakerAnnouncements
 from nufi.thermal.custom_readings import custom_readings
-from nufi.thermal.history import ThermalRecords
-from nufi.thermal.history_events import history_event, name_of
+from nufi.thermal.history.breaker_events import BreakerAnnouncements
+from nufi.thermal.history.records import ThermalRecords
+from nufi.thermal.history.transitions import history_event, name_of
 from nufi.thermal.hysteresis import Track
 from nufi.thermal.policy import ThermalPolicy
 from nufi.thermal.serving import OVERRIDE_ANNOTATION, ServingDeployment, read_serving

@@ -25,7 +25,7 @@ from nufi.monitoring import MonitoringService
 from nufi.thermal.controller import SYSTEM, ThermalController
 from nufi.thermal.dry_run import CUSTOM_EXPRESSION_FIELD, DryRun, dry_run
 from nufi.thermal.effective import PolicyEntry, StoredPolicies
-from nufi.thermal.history import ThermalEvent, ThermalRecords
+from nufi.thermal.history.records import ThermalEvent, ThermalRecords
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
 from nufi.thermal.serving import OVERRIDE_ANNOTATION
 from nufi.thermal.status import NodeStatus, PodTraffic, ThermalStatus, node_marks

@@ -19,8 +19,8 @@ from nufi.cluster.kube_rest import request_json
 from nufi.config import Settings
 from nufi.db import Database
 from nufi.thermal.breaker import BreakerStatus
-from nufi.thermal.breaker_events import BreakerAnnouncements
-from nufi.thermal.history import ThermalRecords
+from nufi.thermal.history.breaker_events import BreakerAnnouncements
+from nufi.thermal.history.records import ThermalRecords
 from nufi.thermal.policy import ThermalPolicy
 from nufi.thermal.status import DeviceTypeStatus
 from support.world import World

@@ -14,7 +14,7 @@ from fastapi import FastAPI
 
 from nufi.api import create_app
 from nufi.services import Services
-from nufi.thermal.history import ThermalEvent
+from nufi.thermal.history.records import ThermalEvent
 from support.asgi import serving
 from support.world import World, register_lpu
 

@@ -15,7 +15,7 @@ from nicegui.testing import User
 
 from nufi.auth import Principal
 from nufi.messages import Message
-from nufi.thermal.history import ThermalEvent
+from nufi.thermal.history.records import ThermalEvent
 from nufi.thermal.policy import ThermalPolicy
 from nufi.thermal.status import DeviceTypeStatus, NodeStatus, PodTraffic, ThermalStatus
 from support.polling import eventually, until

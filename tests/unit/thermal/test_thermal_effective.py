@@ -25,7 +25,7 @@ from nufi.devices.spec import DeviceType
 from nufi.messages import Message
 from nufi.thermal.controller import ControllerSettings, ThermalController
 from nufi.thermal.effective import UNREADABLE, effective_policy
-from nufi.thermal.history import ThermalRecords
+from nufi.thermal.history.records import ThermalRecords
 from nufi.thermal.policy import ThermalPolicy, default_policy
 from nufi.thermal.service import ThermalService
 

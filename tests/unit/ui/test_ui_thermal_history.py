@@ -6,7 +6,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from nufi.thermal.history import ThermalEvent
+from nufi.thermal.history.records import ThermalEvent
 from nufi.thermal.policy import ThermalPolicy
 from nufi.ui.i18n import Translator
 from nufi.ui.pages.thermal import _message

@@ -18,7 +18,7 @@ from nufi.auth import Principal
 from nufi.errors import NufiError
 from nufi.messages import Message
 from nufi.thermal.effective import PolicyEntry
-from nufi.thermal.history import ThermalEvent
+from nufi.thermal.history.records import ThermalEvent
 from nufi.thermal.status import NodeStatus, PodTraffic
 from nufi.ui import context
 from nufi.ui.format import celsius

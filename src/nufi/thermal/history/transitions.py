@@ -9,7 +9,7 @@ from typing import Any
 from nufi.monitoring.snapshot import message_data
 from nufi.thermal.assessment import Decision, Transition
 from nufi.thermal.conditions import TRIPPED_STATE
-from nufi.thermal.history import ThermalEvent
+from nufi.thermal.history.records import ThermalEvent
 
 
 def name_of(decision: Decision) -> str:

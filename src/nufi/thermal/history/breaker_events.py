@@ -10,7 +10,7 @@ from nufi.cluster import ClusterGateway
 from nufi.cluster.traffic import record_event
 from nufi.logging import get_logger
 from nufi.thermal.breaker import BreakerStatus
-from nufi.thermal.history import ThermalRecords
+from nufi.thermal.history.records import ThermalRecords
 from nufi.thermal.status import DeviceTypeStatus
 
 COMPONENT = "nufi-thermal"
