@@ -239,9 +239,11 @@ def check(
 ) -> Findings:
     """Hold the code in `sources` against `catalog` (language → key → text), with `dynamic` declaring
     the values of each template the code builds keys from; `not_keys` are strings shaped like keys
-    that are something else (the services' message codes, worded by `nufi.messages`)."""
+    that are something else (the services' message codes, worded by `nufi.messages`). The catalog
+    may be the one the dashboard words from, the services' codes joined in: those are not held to be
+    used by the dashboard, and their areas' names do not make a string a key."""
     every = set().union(*(set(texts) for texts in catalog.values()))
-    prefixes = {key.split(".")[0] for key in every}
+    prefixes = {key.split(".")[0] for key in every - not_keys}
     uses = scan(sources, prefixes, not_keys)
     findings = Findings()
     used = {key: list(sites) for key, sites in uses.keys.items()}
@@ -269,7 +271,7 @@ def check(
         fields = {str(language): format_fields(catalog[language][key]) for language in having}
         if len({frozenset(f) for f in fields.values()}) > 1:
             findings.fields_differ[key] = fields
-    findings.unused = every - set(used)
+    findings.unused = every - set(used) - not_keys
     findings.unfilled = _unfilled(uses.calls, built, catalog)
     return findings
 

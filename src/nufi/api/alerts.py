@@ -15,10 +15,8 @@ from nufi.api.auth import ADMIN_RESPONSES, AUTH_RESPONSES, AdminPrincipal, Curre
 from nufi.api.problems import current_language
 from nufi.api.schemas.alerts import AlertList, AlertView, RulesStatusView, ThresholdsView
 from nufi.api.schemas.problem import NOT_FOUND, problem
-from nufi.api.schemas.thermal import MessageView
 from nufi.api.services import get_services
-from nufi.messages import Language
-from nufi.monitoring.snapshot import message_data
+from nufi.messages import Language, MessageModel
 
 
 def get_alerts(request: Request) -> AlertService:
@@ -82,7 +80,7 @@ def _alert(alert: FiringAlert, type_name: str, language: Language) -> AlertView:
         value=alert.value,
         active_since=alert.active_since,
         summary=summary.text(language),
-        summary_message=MessageView.model_validate(message_data(summary)),
+        summary_message=MessageModel.of(summary),
     )
 
 
@@ -95,7 +93,7 @@ def _rules(status: RulesStatus) -> RulesStatusView:
         location=status.location,
         groups=list(status.groups),
         problem=None if problem is None else problem.text("en"),
-        problem_message=None if problem is None else MessageView.model_validate(message_data(problem)),
+        problem_message=None if problem is None else MessageModel.of(problem),
         last_success_at=_at(status.last_success_at),
     )
 

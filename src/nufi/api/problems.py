@@ -27,7 +27,7 @@ from starlette.types import Scope
 from nufi.auth.errors import bearer_challenge
 from nufi.errors import DependencyUnavailable, NufiError, Unauthorized
 from nufi.logging import get_logger
-from nufi.messages import CATALOG, Language, fields_of, preferred_language, render, title_of
+from nufi.messages import CATALOG, Language, Message, fields_of, preferred_language, render, title_of
 from nufi.messages.validation import validation_message
 
 PROBLEM_JSON = "application/problem+json"
@@ -114,7 +114,7 @@ def problem_body(
         "status": status,
         "detail": render(language, code, values),
         "code": code,
-        "params": jsonable_encoder(named),
+        "params": jsonable_encoder(Message(code, named).to_data()["params"]),
     }
     for key, value in (extra or {}).items():
         # Extra members describe the problem; they may not rewrite its core members.
@@ -224,16 +224,16 @@ def _describe_validation_error(error: Mapping[str, Any], language: Language) -> 
 
 def _reason(code: str, params: Mapping[str, object]) -> dict[str, object]:
     own = {key: value for key, value in params.items() if key != "input"}
-    reason: dict[str, object] = {"code": code, "params": own}
+    reason = Message(code, own)
     if "input" in params:
-        return {"code": "request.got", "params": {"reason": reason, "input": params["input"]}}
-    return reason
+        return Message("request.got", {"reason": reason, "input": params["input"]}).to_data()
+    return reason.to_data()
 
 
 def _location(location: str) -> object:
     """Where in the request a field is, as a message of its own when the catalogs name the place."""
     code = f"request.location.{location}"
-    return {"code": code, "params": {}} if code in CATALOG[API_DEFAULT_LANGUAGE] else location
+    return Message(code).to_data() if code in CATALOG[API_DEFAULT_LANGUAGE] else location
 
 
 def _described(

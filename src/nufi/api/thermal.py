@@ -23,7 +23,6 @@ from nufi.api.schemas.thermal import (
 )
 from nufi.api.services import get_services
 from nufi.messages import Message
-from nufi.monitoring.snapshot import message_data
 from nufi.thermal.effective import PolicyEntry
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
 from nufi.thermal.service import OverrideEntry, ThermalService
@@ -76,7 +75,7 @@ def _status_view(status: ThermalStatus) -> StatusView:
     """The status with each reason twice: in English (as the API always said it) and as a message."""
     data = dataclasses.asdict(status)
     data["problems"] = [problem.text("en") for problem in status.problems]
-    data["problem_messages"] = [message_data(problem) for problem in status.problems]
+    data["problem_messages"] = [problem.to_data() for problem in status.problems]
     for entry, kind in zip(data["types"], status.types, strict=True):
         entry.update(_said("unusable", kind.unusable))
         if kind.breaker is not None:
@@ -91,7 +90,7 @@ def _status_view(status: ThermalStatus) -> StatusView:
 def _said(name: str, message: Message | None) -> dict[str, Any]:
     if message is None:
         return {name: None, f"{name}_message": None}
-    return {name: message.text("en"), f"{name}_message": message_data(message)}
+    return {name: message.text("en"), f"{name}_message": message.to_data()}
 
 
 @router.get("/events", summary="The history of transitions, newest first")

@@ -389,7 +389,7 @@ def _validated(data: dict[str, Any]) -> DeviceType:
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"])
-        reason = validation_message(first).as_dict()
+        reason = validation_message(first).to_data()
         raise ValidationFailed(
             code="device_type.invalid_field", field=field, params={"reason": reason}
         ) from None

@@ -20,9 +20,8 @@ from nufi.cluster.inventory import PAGE_SIZE, NodeResources
 from nufi.cluster.resources import is_extended_resource
 from nufi.devices.metric_checks import MetricCheck, MetricsCheck, check_metrics, enforce_query_bounds
 from nufi.devices.resource_key_words import rule_message
-from nufi.devices.said import Said
 from nufi.devices.spec import GENERIC_FETCHER, DeviceType, LabelsDraft, MetricsDraft
-from nufi.messages import Message
+from nufi.messages import Message, MessageModel
 from nufi.models.resource_keys import resource_key_violations
 
 __all__ = [
@@ -33,7 +32,6 @@ __all__ = [
     "RegisteredType",
     "ResourceKeyCheck",
     "ResourceKeyCheckRequest",
-    "Said",
     "check_metrics",
     "check_resource_key",
     "enforce_query_bounds",
@@ -91,16 +89,16 @@ class ResourceKeyCheck(BaseModel):
     code: str
     params: dict[str, Any] = Field(default_factory=dict)
     problems: list[str] = Field(default_factory=list)
-    problem_messages: list[Said] = Field(default_factory=list)
+    problem_messages: list[MessageModel] = Field(default_factory=list)
     registered_by: RegisteredType | None = None
 
     @property
-    def said(self) -> Said:
-        return Said(code=self.code, params=self.params)
+    def said(self) -> MessageModel:
+        return MessageModel(code=self.code, params=self.params)
 
     @classmethod
     def of(cls, message: Message, **fields: Any) -> ResourceKeyCheck:
-        said = Said.of(message)
+        said = MessageModel.of(message)
         return cls(message=said.text("en"), code=said.code, params=said.params, **fields)
 
 
@@ -121,7 +119,7 @@ async def check_resource_key(
 
     Raises DependencyUnavailable when the node list cannot be read.
     """
-    problems = [Said.of(rule_message(key, problem.rule)) for problem in resource_key_violations(key)]
+    problems = [MessageModel.of(rule_message(key, problem.rule)) for problem in resource_key_violations(key)]
     if problems:
         return ResourceKeyCheck.of(
             Message("resource_key.invalid", {"key": key, "problems": [p.model_dump() for p in problems]}),

@@ -18,11 +18,11 @@ from pydantic import BaseModel, Field
 
 from nufi.devices.fetcher import PrometheusQueries
 from nufi.devices.readings import ValueFilter, finite_value
-from nufi.devices.said import Said, said_of_error
+from nufi.devices.said import said_of_error
 from nufi.devices.sample_warnings import CONVERTED_LABEL, conversion_warnings, plausibility_warnings
 from nufi.devices.spec import LabelsDraft, MetricKey, MetricsDraft
 from nufi.errors import ValidationFailed
-from nufi.messages import Message
+from nufi.messages import Message, MessageModel
 from nufi.models.promql import ExpressionError, instant_vector_problem, label_name_problem, range_problem
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, Sample
 from nufi.prom.budgets import subquery_points_problem
@@ -70,9 +70,9 @@ class MetricCheck(BaseModel):
     sample: list[SamplePoint] = Field(default_factory=list)
     missing_labels: list[str] = Field(default_factory=list)
     error: str | None = None
-    error_message: Said | None = None
+    error_message: MessageModel | None = None
     warnings: list[str] = Field(default_factory=list)
-    warning_messages: list[Said] = Field(default_factory=list)
+    warning_messages: list[MessageModel] = Field(default_factory=list)
 
 
 class MetricsCheck(BaseModel):
@@ -82,7 +82,7 @@ class MetricsCheck(BaseModel):
     ok: bool
     results: dict[str, MetricCheck]
     label_errors: dict[str, str] = Field(default_factory=dict)
-    label_error_messages: dict[str, Said] = Field(default_factory=dict)
+    label_error_messages: dict[str, MessageModel] = Field(default_factory=dict)
 
 
 def _checked(
@@ -94,8 +94,8 @@ def _checked(
     sample: list[SamplePoint] | None = None,
     missing: list[str] | None = None,
 ) -> MetricCheck:
-    said_error = None if error is None else Said.of(error)
-    said_warnings = [Said.of(warning) for warning in warnings]
+    said_error = None if error is None else MessageModel.of(error)
+    said_warnings = [MessageModel.of(warning) for warning in warnings]
     return MetricCheck(
         ok=error is None,
         query=query,
@@ -134,7 +134,7 @@ async def enforce_query_bounds(
         if refusal is not None:
             raise ValidationFailed(
                 code="query_bounds.range",
-                params={"problem": refusal.as_dict()},
+                params={"problem": refusal.to_data()},
                 field=fields[metric],
                 bound="NUFI_PROMQL_MAX_RANGE_SECONDS, NUFI_PROMQL_MIN_SUBQUERY_STEP_SECONDS, "
                 "NUFI_PROMQL_MAX_POINTS_PER_SERIES",
@@ -232,7 +232,7 @@ async def check_metrics(
     )
     results: dict[str, MetricCheck] = dict(zip(queries, checked, strict=True))
     ok = not label_errors and all(result.ok for result in results.values())
-    said = {field: Said.of(problem) for field, problem in label_errors.items()}
+    said = {field: MessageModel.of(problem) for field, problem in label_errors.items()}
     return MetricsCheck(
         ok=ok,
         results=results,
@@ -265,7 +265,7 @@ async def _check_one(
     try:
         shape_problem = await asyncio.to_thread(instant_vector_problem, query)
     except ExpressionError as exc:
-        return _checked(query, error=Message("metric_check.unparsable", {"problem": exc.problem.as_dict()}))
+        return _checked(query, error=Message("metric_check.unparsable", {"problem": exc.problem}))
     if shape_problem is not None:
         return _checked(query, error=shape_problem)
     try:
@@ -276,7 +276,7 @@ async def _check_one(
     except PrometheusUnavailable as exc:
         if raise_unavailable:
             raise
-        untried = {"reason": said_of_error(exc).as_dict()}
+        untried = {"reason": said_of_error(exc)}
         return _checked(query, error=Message("metric_check.untried", untried))
     if result.result_type != "vector":
         not_vector = {"query": query, "result_type": result.result_type}
@@ -316,18 +316,18 @@ def _missing_labels_message(
         Message(
             "metric_check.label_absent",
             {"count": sum(1 for s in samples if not s.metric.get(name)), "total": len(samples), "name": name},
-        ).as_dict()
+        )
         for name in missing
     ]
     which = (
         absent[0]
         if len(absent) == 1
-        else Message("metric_check.both", {"first": absent[0], "second": absent[1]}).as_dict()
+        else Message("metric_check.both", {"first": absent[0], "second": absent[1]})
     )
     present = sorted({name for sample in samples for name in sample.metric if name != "__name__"})
     shown: object = ", ".join(present[:_SHOWN_LABELS]) + (", ..." if len(present) > _SHOWN_LABELS else "")
     if not present:
-        shown = Message("metric_check.no_labels").as_dict()
+        shown = Message("metric_check.no_labels")
     return Message(
         "metric_check.missing_labels",
         {"which": which, "present": shown, "node": labels.node, "device": labels.device, "query": query},

@@ -58,9 +58,7 @@ class Implausible:
     @property
     def said(self) -> Message:
         """The whole finding as a message (`plausibility.reading`), for a face to word."""
-        return Message(
-            "plausibility.reading", {"device": self.device, "node": self.node, "reason": self.why.as_dict()}
-        )
+        return Message("plausibility.reading", {"device": self.device, "node": self.node, "reason": self.why})
 
     @property
     def message(self) -> str:
@@ -91,9 +89,8 @@ def implausible(metric: MetricKey, value: float) -> Message | None:
     return None
 
 
-def _metric_name(metric: MetricKey) -> dict[str, object]:
-    # Nested as plain data: check results travel as JSON.
-    return Message(f"metric.{metric}").as_dict()
+def _metric_name(metric: MetricKey) -> Message:
+    return Message(f"metric.{metric}")
 
 
 def plausible_reading(reading: DeviceReading) -> tuple[DeviceReading, tuple[Implausible, ...]]:

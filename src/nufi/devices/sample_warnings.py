@@ -39,7 +39,7 @@ def plausibility_warnings(metric: MetricKey, samples: Sequence[Sample], usable: 
     if wrong:
         example = max(wrong, key=lambda s: abs(s.value)).value
         params = {"count": len(wrong), "total": total, "example": example}
-        params["hint"] = hint(metric).as_dict()
+        params["hint"] = hint(metric)
         warnings.append(Message("metric_check.implausible_values", params))
     return warnings
 

@@ -7,9 +7,9 @@ from typing import Any
 from nufi.cluster import ClusterReader
 from nufi.devices.checks import MetricsCheck, check_metrics, check_resource_key, enforce_query_bounds
 from nufi.devices.fetcher import DeviceFetcher
-from nufi.devices.said import Said
 from nufi.devices.spec import DeviceType
 from nufi.errors import DependencyUnavailable, ValidationFailed
+from nufi.messages import MessageModel
 from nufi.prom import PrometheusGateway
 from nufi.prom.errors import PrometheusUnavailable
 
@@ -28,7 +28,7 @@ async def checks_on_save(
     the save goes ahead and the audit record says the metrics were not checked. The bounds on
     what an expression may cost Prometheus hold even with `force`."""
     bypassed: list[str] = []
-    warnings: list[Said] = []
+    warnings: list[MessageModel] = []
     presence = await check_resource_key(device_type.resource_key, cluster)
     if not presence.found:
         if not force:
@@ -58,7 +58,7 @@ async def checks_on_save(
         bypassed += _metric_problems(metrics, force=force)
         for name, result in metrics.results.items():
             warnings += [
-                Said(code="save.metric_warning", params={"metric": name, "warning": w.model_dump()})
+                MessageModel(code="save.metric_warning", params={"metric": name, "warning": w.model_dump()})
                 for w in result.warning_messages
             ]
     return {
@@ -76,7 +76,8 @@ def _metric_problems(metrics: MetricsCheck, *, force: bool) -> list[str]:
     bypassed: list[str] = []
     for name, result in metrics.results.items():
         errors = ([result.error_message] if result.error_message else []) + [
-            Said(code="save.label_lacking", params={"label": label}) for label in result.missing_labels
+            MessageModel(code="save.label_lacking", params={"label": label})
+            for label in result.missing_labels
         ]
         if errors and not force:
             raise ValidationFailed(
@@ -86,7 +87,7 @@ def _metric_problems(metrics: MetricsCheck, *, force: bool) -> list[str]:
             )
         bypassed += [f"{name}: {error.text('en')}" for error in errors]
     labels = [
-        Said(code="save.label_problem", params={"label": key, "problem": why.model_dump()})
+        MessageModel(code="save.label_problem", params={"label": key, "problem": why.model_dump()})
         for key, why in metrics.label_error_messages.items()
     ]
     if labels and not force:

@@ -35,7 +35,6 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from nufi.devices.resource_key_words import rule_message
-from nufi.devices.said import plain
 from nufi.devices.units import MemoryUnit
 from nufi.messages import Message
 
@@ -97,7 +96,7 @@ class _Model(BaseModel):
 def _invalid(message: Message) -> PydanticCustomError:
     # The error's type is the catalog code and its context the params, so every face words it from
     # the catalog (`nufi.messages.validation`); the English rendering is pydantic's own `msg`.
-    return PydanticCustomError(message.code, message.text("en"), plain(message.params))
+    return PydanticCustomError(message.code, message.text("en"), message.to_data()["params"])
 
 
 # --- labels -------------------------------------------------------------------------------------------

@@ -105,7 +105,7 @@ def _validated(row: DeviceTypeRow, data: dict[str, Any]) -> DeviceType:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        reason = validation_message(first).as_dict()
+        reason = validation_message(first).to_data()
         if row.kind == "official":
             raise UnreadableDeviceType(
                 code="device_type.unreadable_official",

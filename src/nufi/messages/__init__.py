@@ -8,11 +8,13 @@ carry a code and the values it names; the API renders them in the language the c
 """
 
 from nufi.messages.catalog import (
+    AREAS,
     CATALOG,
     DEFAULT_LANGUAGE,
     LANGUAGES,
     Language,
     Message,
+    areas_of,
     fields_of,
     join_areas,
     preferred_language,
@@ -20,13 +22,17 @@ from nufi.messages.catalog import (
     render_sentence,
     title_of,
 )
+from nufi.messages.model import MessageModel
 
 __all__ = [
+    "AREAS",
     "CATALOG",
     "DEFAULT_LANGUAGE",
     "LANGUAGES",
     "Language",
     "Message",
+    "MessageModel",
+    "areas_of",
     "fields_of",
     "join_areas",
     "preferred_language",

@@ -7,13 +7,19 @@ read right in each language:
 - `{problems:list}` joins a list; items that are messages themselves (`{"code", "params"}`) are
   rendered in the same language first.
 A param that is itself a message is rendered in place too.
+
+Every face words its texts with this one renderer: the dashboard's labels (`nufi.ui.locales`) are
+areas joined onto these (`nufi.ui.i18n`), so a label's plural reads right as a message's does.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import string
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Literal, get_args
 
 from nufi.messages import en, ko
@@ -40,7 +46,20 @@ def join_areas(areas: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
     return catalog
 
 
-CATALOG: dict[Language, dict[str, str]] = {"ko": join_areas(ko.AREAS), "en": join_areas(en.AREAS)}
+def areas_of(package: ModuleType) -> dict[str, dict[str, str]]:
+    """A language package's areas, by module name: each module in it that holds `TEXTS`. Found, not
+    listed, so that an area is added by adding its module in every language."""
+    areas: dict[str, dict[str, str]] = {}
+    for module in sorted(pkgutil.iter_modules(package.__path__), key=lambda found: found.name):
+        texts = getattr(importlib.import_module(f"{package.__name__}.{module.name}"), "TEXTS", None)
+        if texts is not None:
+            areas[module.name] = texts
+    return areas
+
+
+Texts = Mapping[Language, Mapping[str, str]]
+AREAS: dict[Language, dict[str, dict[str, str]]] = {"ko": areas_of(ko), "en": areas_of(en)}
+CATALOG: dict[Language, dict[str, str]] = {language: join_areas(AREAS[language]) for language in LANGUAGES}
 
 
 @dataclass(frozen=True)
@@ -50,16 +69,45 @@ class Message:
     code: str
     params: Mapping[str, object] = field(default_factory=dict)
 
-    def as_dict(self) -> dict[str, object]:
-        return {"code": self.code, "params": dict(self.params)}
+    def to_data(self) -> dict[str, Any]:
+        """This message as JSON data, `{"code", "params"}`: the one serialiser of every face. A
+        message among the params (alone, in a list or in a mapping) becomes such data too."""
+        return {"code": self.code, "params": {str(key): _data(value) for key, value in self.params.items()}}
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Message:
+        """The message `to_data` gave; `{"code", "params"}` among the params become messages again."""
+        params = data.get("params")
+        return cls(str(data["code"]), {key: _typed(value) for key, value in (params or {}).items()})
 
     def text(self, language: Language) -> str:
         return render(language, self.code, self.params)
 
 
+def _data(value: object) -> object:
+    if isinstance(value, Message):
+        return value.to_data()
+    if isinstance(value, Mapping):
+        return {str(key): _data(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_data(item) for item in value]
+    return value
+
+
+def _typed(value: object) -> object:
+    if isinstance(value, Mapping) and _as_message(value) is not None:
+        return Message.from_data(value)
+    if isinstance(value, Mapping):
+        return {key: _typed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_typed(item) for item in value]
+    return value
+
+
 class _Formatter(string.Formatter):
-    def __init__(self, language: Language) -> None:
+    def __init__(self, language: Language, catalog: Texts) -> None:
         self.language = language
+        self.catalog = catalog
 
     def format_field(self, value: Any, format_spec: str) -> str:
         kind, _, argument = format_spec.partition(":")
@@ -72,7 +120,7 @@ class _Formatter(string.Formatter):
 
     def _shown(self, value: object) -> object:
         nested = _as_message(value)
-        return render(self.language, nested.code, nested.params) if nested else value
+        return render(self.language, nested.code, nested.params, self.catalog) if nested else value
 
 
 def _as_message(value: object) -> Message | None:
@@ -84,18 +132,23 @@ def _as_message(value: object) -> Message | None:
     return None
 
 
-def render(language: Language, code: str, params: Mapping[str, object] | None = None) -> str:
+def render(
+    language: Language, code: str, params: Mapping[str, object] | None = None, catalog: Texts = CATALOG
+) -> str:
     """The sentence of `code` in `language` with `params` filled in; KeyError for a code the
-    catalog does not have or a field `params` lacks (a test holds every raise site to the catalog)."""
-    return _Formatter(language).vformat(CATALOG[language][code], (), dict(params or {}))
+    catalog does not have or a field `params` lacks (a test holds every raise site to the catalog).
+    `catalog` is these messages unless a face joined its own areas onto them."""
+    return _Formatter(language, catalog).vformat(catalog[language][code], (), dict(params or {}))
 
 
-def render_sentence(language: Language, code: str, params: Mapping[str, object] | None = None) -> str:
+def render_sentence(
+    language: Language, code: str, params: Mapping[str, object] | None = None, catalog: Texts = CATALOG
+) -> str:
     """`render`, standing alone as a sentence: catalog texts begin in lower case (they are also parts
     of sentences), so a first letter of the text's own is raised; a value it begins with (a device
     type's id, say) is left as it is."""
-    rendered = render(language, code, params)
-    if CATALOG[language][code][:1] in ("", "{"):
+    rendered = render(language, code, params, catalog)
+    if catalog[language][code][:1] in ("", "{"):
         return rendered
     return rendered[:1].upper() + rendered[1:]
 

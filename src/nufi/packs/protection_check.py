@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from nufi.auth import Principal
 from nufi.devices.catalog import DeviceCatalog
-from nufi.devices.said import Said
 from nufi.devices.spec import LabelsDraft, MetricsDraft
 from nufi.errors import ValidationFailed
-from nufi.messages import Message
+from nufi.messages import Message, MessageModel
 from nufi.packs.model import PackSpec
 from nufi.thermal.policy import CustomCondition
 
@@ -27,7 +26,7 @@ async def check_custom_condition(
     result = checked.results["utilization"]
     said = result.error_message
     if said is None and result.series == 0:
-        said = Said.of(Message("metric_check.no_series", {"query": custom.expression}))
+        said = MessageModel.of(Message("metric_check.no_series", {"query": custom.expression}))
     if said is not None:
         raise ValidationFailed(
             code="thermal_policy.custom_check_failed",

@@ -59,7 +59,7 @@ def refusal(index: int, error: ErrorDetails, count: int = 1) -> ValidationFailed
             field=path,
             params={"path": path, "allowed": ", ".join(allowed), **more},
         )
-    reason = validation_message(error).as_dict()
+    reason = validation_message(error).to_data()
     return ValidationFailed(
         code="pack.invalid_field", field=path, params={"path": path, "reason": reason, **more}
     )

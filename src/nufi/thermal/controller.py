@@ -28,7 +28,6 @@ from nufi.errors import NufiError
 from nufi.logging import get_logger
 from nufi.messages import Message
 from nufi.monitoring import MonitoringService
-from nufi.monitoring.snapshot import message_data
 from nufi.prom import PrometheusGateway
 from nufi.thermal.assessment import Assessment, Decision, TrackKey, Transition, assess
 from nufi.thermal.custom_readings import custom_readings
@@ -260,7 +259,7 @@ async def _apply(cluster: ClusterGateway, decision: Decision, stamp: str) -> Non
             annotations[THERMAL_OFF_SINCE] = since
     # The English reason stays for kubectl readers; the message lets each face word it in its language.
     shown = decision.reason if (decision.kept or not decision.traffic_on) else None
-    annotations[THERMAL_REASON_MESSAGE] = None if shown is None else json.dumps(message_data(shown))
+    annotations[THERMAL_REASON_MESSAGE] = None if shown is None else json.dumps(shown.to_data())
     await set_pod_traffic(
         cluster,
         pod.namespace,

@@ -17,10 +17,9 @@ from nufi.db.audit import AuditRepository
 from nufi.db.thermal import ThermalPolicyRepository
 from nufi.db.types import utc_now
 from nufi.devices.catalog import DeviceCatalog
-from nufi.devices.said import Said
 from nufi.devices.spec import LabelsDraft, MetricsDraft
 from nufi.errors import NotFound, ValidationFailed
-from nufi.messages import Message
+from nufi.messages import Message, MessageModel
 from nufi.monitoring import MonitoringService
 from nufi.thermal.controller import SYSTEM, ThermalController
 from nufi.thermal.dry_run import CUSTOM_EXPRESSION_FIELD, DryRun, dry_run
@@ -124,7 +123,7 @@ class ThermalService:
         result = checked.results["utilization"]
         said = result.error_message
         if said is None and result.series == 0:
-            said = Said.of(Message("metric_check.no_series", {"query": expression}))
+            said = MessageModel.of(Message("metric_check.no_series", {"query": expression}))
         if said is not None:
             raise ValidationFailed(
                 code="thermal_policy.custom_check_failed",

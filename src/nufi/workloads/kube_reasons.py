@@ -183,16 +183,3 @@ def kubernetes_words(message: Message | None) -> str | None:
             if nested:
                 return nested
     return None
-
-
-def message_data(message: Message) -> dict[str, Any]:
-    """A message as JSON data, messages among its params too: `{"code", "params"}`."""
-    return {"code": message.code, "params": {key: _data(value) for key, value in message.params.items()}}
-
-
-def _data(value: object) -> object:
-    if isinstance(value, Message):
-        return message_data(value)
-    if isinstance(value, list | tuple):
-        return [_data(item) for item in value]
-    return value

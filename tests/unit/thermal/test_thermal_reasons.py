@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 from nufi.messages import Message
-from nufi.monitoring.snapshot import message_data
 from nufi.thermal.assessment import Assessment, assess
 from nufi.thermal.hysteresis import Track
 from nufi.thermal.policy import CustomCondition, ThermalPolicy
@@ -48,7 +47,7 @@ def test_a_hot_pod_is_cut_with_the_node_and_its_temperature_to_a_tenth() -> None
     result = hot_pass(serving, Temperatures({"n1": 91.26, "n2": 60.0}, {}, {}))
     cut = next(d for d in result.decisions if d.pod.name == "a")
     assert not cut.traffic_on and cut.reason is not None and cut.reason.code == "thermal.reason.hot"
-    assert message_data(cut.reason)["params"] == {
+    assert cut.reason.to_data()["params"] == {
         "where": {"code": "thermal.where.node", "params": {"node": "n1"}},
         "trip": 85.0,
         "resume": 75.0,
@@ -84,7 +83,7 @@ def test_a_deployments_pod_reads_the_reason_thermal_control_wrote() -> None:
     )
     annotations = {
         THERMAL_OFF_REASON: reason.text("en"),
-        THERMAL_REASON_MESSAGE: json.dumps(message_data(reason)),
+        THERMAL_REASON_MESSAGE: json.dumps(reason.to_data()),
     }
     state = pod_state({"metadata": {"name": "llm-a", "annotations": annotations}, "spec": {}, "status": {}})
     assert state.thermal_reason == reason.text("en")
@@ -104,7 +103,7 @@ def test_an_own_condition_the_admin_did_not_name_is_worded_in_the_readers_langua
     assert "사용자 정의 조건" in said.text("ko") and "custom" not in said.text("ko")
     assert "own condition" in said.text("en")
     # On the pod, as data: the name is a code of its own, for each face to word.
-    assert message_data(said)["params"]["name"] == {"code": "thermal.condition.unnamed", "params": {}}
+    assert said.to_data()["params"]["name"] == {"code": "thermal.condition.unnamed", "params": {}}
     named = ThermalPolicy(
         custom=CustomCondition(enabled=True, expression="ecc_errors_total", name="ECC 오류")
     )

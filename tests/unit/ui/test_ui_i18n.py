@@ -10,14 +10,24 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nufi.ui.format import human_bytes, memory
-from nufi.ui.i18n import CATALOG, LANGUAGES, missing_keys, preferred_language, text
+from nufi.ui.i18n import (
+    CATALOG,
+    DASHBOARD_AREAS,
+    LANGUAGES,
+    Translator,
+    missing_keys,
+    preferred_language,
+    text,
+)
 from support.locale_keys import scan
 
 
 def test_every_key_is_there_in_both_languages() -> None:
     assert missing_keys() == {language: set() for language in LANGUAGES}
     for language in LANGUAGES:
-        assert all(value.strip() for value in CATALOG[language].values()), language
+        # A service's message may be empty (nothing to add); a label never.
+        labels = [text for texts in DASHBOARD_AREAS[language].values() for text in texts.values()]
+        assert labels and all(label.strip() for label in labels), language
 
 
 def test_both_languages_take_the_same_fields() -> None:
@@ -79,3 +89,25 @@ def test_wizard_samples_are_readable() -> None:
     assert sample_value(35.03) == "35.03"
     assert sample_value(0.000123) == "0.000123"
     assert sample_value(float("nan")) == "nan"
+
+
+def test_a_dashboard_text_takes_the_plural_of_its_number_in_each_language() -> None:
+    english, korean = Translator("en"), Translator("ko")
+    once = english("thermal.dry_run.breaker", count=1, allowed=1, total=3)
+    twice = english("thermal.dry_run.breaker", count=2, allowed=1, total=3)
+    assert "held 1 time:" in once and "held 2 times:" in twice
+    # Korean has no plural: the same words, only the number changes.
+    assert korean("thermal.dry_run.breaker", count=1, allowed=1, total=3) == korean(
+        "thermal.dry_run.breaker", count=2, allowed=1, total=3
+    ).replace("2번", "1번")
+    assert "(s)" not in once + twice and ":plural" not in korean(
+        "thermal.dry_run.breaker", count=1, allowed=1, total=3
+    )
+
+
+def test_a_label_and_a_service_message_come_from_the_one_catalog() -> None:
+    t = Translator("en")
+    assert t("metric_check.no_labels") == t.message("metric_check.no_labels")
+    assert t.message("thermal.dry_run.breaker", {"count": 1, "allowed": 1, "total": 3}).startswith(
+        "The breaker"
+    )

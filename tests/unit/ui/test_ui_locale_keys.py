@@ -18,7 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nufi.messages import CATALOG as MESSAGES
-from nufi.ui.i18n import CATALOG, LANGUAGES, join_areas
+from nufi.messages import areas_of
+from nufi.ui.i18n import CATALOG, DASHBOARD_AREAS, LANGUAGES, join_areas
 from support.locale_keys import check, duplicate_dict_keys, python_sources, scan
 from support.locale_sources import IN_CODE, FromCode, Site, Source, Values
 
@@ -72,7 +73,7 @@ def test_the_dashboard_code_and_the_catalog_agree() -> None:
 
 
 def test_the_checker_finds_the_dashboards_keys() -> None:
-    prefixes = {key.split(".")[0] for key in CATALOG["ko"]}
+    prefixes = {key.split(".")[0] for key in set(CATALOG["ko"]) - MESSAGE_CODES}
     uses = scan(dashboard_sources(), prefixes, MESSAGE_CODES)
     assert {"nav.monitoring", "wizard.next", "signin.again", "thermal.title"} <= set(uses.keys)
     assert {"thermal.column.{}", "workloads.status.{}"} <= set(uses.templates)
@@ -81,18 +82,24 @@ def test_the_checker_finds_the_dashboards_keys() -> None:
 # -- the language packages -------------------------------------------------------------------------
 
 
-def test_each_language_lists_every_area_module_it_has() -> None:
+def test_every_area_module_of_a_language_is_found() -> None:
     for language in LANGUAGES:
         package = importlib.import_module(f"nufi.ui.locales.{language}")
         files = {path.stem for path in (LOCALES / language).glob("*.py") if path.stem != "__init__"}
-        assert set(package.AREAS) == files, language
+        assert set(areas_of(package)) == files, language
         assert {
             area: importlib.import_module(f"nufi.ui.locales.{language}.{area}").TEXTS for area in files
-        } == package.AREAS
+        } == DASHBOARD_AREAS[language]
+
+
+def test_the_dashboard_words_from_the_one_catalog_with_the_services_codes_in_it() -> None:
+    for language in LANGUAGES:
+        assert set(MESSAGES[language]) <= set(CATALOG[language])
+        assert set(join_areas(DASHBOARD_AREAS[language])) == set(CATALOG[language]) - set(MESSAGES[language])
 
 
 def test_a_key_lives_in_the_same_area_in_every_language() -> None:
-    areas = {language: importlib.import_module(f"nufi.ui.locales.{language}").AREAS for language in LANGUAGES}
+    areas = DASHBOARD_AREAS
     first, *others = LANGUAGES
     for other in others:
         assert list(areas[first]) == list(areas[other])

@@ -12,7 +12,6 @@ from nufi.workloads.kube_reasons import (
     container_failure,
     deployment_failure,
     kubernetes_words,
-    message_data,
     pod_failure,
     scheduler_reason,
 )
@@ -186,7 +185,7 @@ def test_a_reason_travels_as_data_with_its_nested_messages() -> None:
         "workload.pending.with_scheduler",
         {"reason": Message("workload.pending.waiting"), "scheduler": scheduler_reason(SHORT_OF_LPU)},
     )
-    data = message_data(reason)
+    data = reason.to_data()
     assert data["params"]["reason"] == {"code": "workload.pending.waiting", "params": {}}
     assert data["params"]["scheduler"]["params"]["causes"] == [
         {"code": "workload.cause.insufficient", "params": {"nodes": 2, "resource": LPU}}

@@ -7,8 +7,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from nufi.alerts.thresholds import AlertThresholds
-from nufi.api.schemas.thermal import MessageView
 from nufi.api.schemas.values import Timestamp
+from nufi.messages import MessageModel
 
 
 class AlertView(BaseModel):
@@ -30,7 +30,7 @@ class AlertView(BaseModel):
     value: float | None = None
     active_since: Timestamp | None = None
     summary: str = Field(description="One line in the language asked for (Accept-Language)")
-    summary_message: MessageView
+    summary_message: MessageModel
 
 
 class RulesStatusView(BaseModel):
@@ -40,7 +40,7 @@ class RulesStatusView(BaseModel):
     location: str = Field(description="The rules directory, or `<namespace>/prometheusrules`")
     groups: list[str] = Field(description="The device types whose rule groups are written")
     problem: str | None = None
-    problem_message: MessageView | None = None
+    problem_message: MessageModel | None = None
     last_success_at: Timestamp | None = None
 
 

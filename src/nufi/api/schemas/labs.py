@@ -7,8 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 from pydantic.json_schema import SkipJsonSchema
 
-from nufi.api.schemas.workloads import ReasonMessage
-from nufi.workloads.kube_reasons import message_data
+from nufi.messages import MessageModel
 from nufi.workloads.labs import Lab
 from nufi.workloads.labs.model import Backend, LabKind, LabStatus
 
@@ -34,7 +33,7 @@ class LabView(BaseModel):
     reason: str | SkipJsonSchema[None] = Field(
         default=None, description="why Pending, or what broke (English)"
     )
-    reason_message: ReasonMessage | SkipJsonSchema[None] = Field(
+    reason_message: MessageModel | SkipJsonSchema[None] = Field(
         default=None, description="the reason as a message code and its params, to word in any language"
     )
     url: str = Field(
@@ -78,7 +77,7 @@ class LabView(BaseModel):
             storage_gib=lab.storage_gib,
             status=lab.status,
             reason=None if lab.reason is None else lab.reason.text("en"),
-            reason_message=None if lab.reason is None else ReasonMessage(**message_data(lab.reason)),
+            reason_message=None if lab.reason is None else MessageModel.of(lab.reason),
             url=lab.url,
             origin_url=lab.origin_url,
             created_at=lab.created_at,

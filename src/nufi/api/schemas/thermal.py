@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from nufi.api.schemas.values import Instant, Timestamp
+from nufi.messages import MessageModel
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
 
 
@@ -21,19 +22,11 @@ class PolicyView(BaseModel):
     # Set while the stored policy no longer validates (the type's default applies, `source` default):
     # why, in English, and as a message.
     unreadable: str | None = None
-    unreadable_message: MessageView | None = None
+    unreadable_message: MessageModel | None = None
 
 
 class PolicyList(BaseModel):
     items: list[PolicyView]
-
-
-class MessageView(BaseModel):
-    """What a service said, as data: the catalog `code` and its `params` (docs/messages.md); a param
-    may itself be a message. The English text beside it is kept for callers that read it."""
-
-    code: str
-    params: dict[str, Any]
 
 
 class PodTrafficView(BaseModel):
@@ -44,7 +37,7 @@ class PodTrafficView(BaseModel):
     # Why traffic is off (or, kept, why a hot pod keeps it), in English; `reason_message` is the same
     # as code and params, to word in any language.
     reason: str | None = None
-    reason_message: MessageView | None = None
+    reason_message: MessageModel | None = None
     kept: bool = False
 
 
@@ -58,7 +51,7 @@ class NodeStatusView(BaseModel):
     deployments: list[str]
     pods: list[PodTrafficView]
     stale_reason: str | None = None
-    stale_reason_message: MessageView | None = None
+    stale_reason_message: MessageModel | None = None
     # Health cuts it: the node as a whole (scope node) or these devices (scope device).
     unhealthy: bool = False
     unhealthy_devices: list[str] = []
@@ -86,7 +79,7 @@ class DeviceTypeStatusView(BaseModel):
     policy: ThermalPolicy
     nodes: list[NodeStatusView]
     unusable: str | None = None
-    unusable_message: MessageView | None = None
+    unusable_message: MessageModel | None = None
     breaker: BreakerView | None = None
 
 
@@ -99,7 +92,7 @@ class StatusView(BaseModel):
     # Deployments whose override annotation is unusable, in English; `problem_messages` the same as
     # messages of the catalogs.
     problems: list[str]
-    problem_messages: list[MessageView] = []
+    problem_messages: list[MessageModel] = []
 
 
 class EventView(BaseModel):
@@ -211,4 +204,4 @@ class OverrideView(BaseModel):
     # Set when the override goes beyond its type's policy's bounds (or no longer makes a valid policy
     # with it): why, and then `effective` is the type's own policy.
     not_honoured: str | None = None
-    not_honoured_message: MessageView | None = None
+    not_honoured_message: MessageModel | None = None

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict, Field
 
+from nufi.messages import MessageModel
 from nufi.workloads.accelerators import AcceleratorOffer
 from nufi.workloads.deployments.status import Status
 from nufi.workloads.deployments.view import DeploymentView
-from nufi.workloads.kube_reasons import message_data
 from nufi.workloads.projects.service import Project, ProjectDeletion
 
 
@@ -116,18 +114,9 @@ class PodView(BaseModel):
     thermal_reason: str | None = Field(
         default=None, description="why its traffic is off, or why a hot pod was kept routable"
     )
-    thermal_reason_message: ReasonMessage | None = Field(
+    thermal_reason_message: MessageModel | None = Field(
         default=None, description="the same reason as a message of the catalogs, to word in any language"
     )
-
-
-class ReasonMessage(BaseModel):
-    """A reason as a message of the catalogs (docs/messages.md): its code and the values it names.
-    A param may be a message itself (`{"code", "params"}`), a list may hold messages; `kubernetes`,
-    when present, is Kubernetes' own words the reason was read from."""
-
-    code: str
-    params: dict[str, Any]
 
 
 class DeploymentUrlsView(BaseModel):
@@ -155,7 +144,7 @@ class DeploymentDetail(BaseModel):
     reason: str | None = Field(
         description="why it is Pending (or Degraded/Error), in the accelerator's words (English)"
     )
-    reason_message: ReasonMessage | None = Field(
+    reason_message: MessageModel | None = Field(
         default=None, description="the reason as a message code and its params, to word in any language"
     )
     pods: list[PodView]
@@ -176,7 +165,7 @@ class DeploymentDetail(BaseModel):
             port=view.port,
             status=view.status,
             reason=None if view.reason is None else view.reason.text("en"),
-            reason_message=None if view.reason is None else ReasonMessage(**message_data(view.reason)),
+            reason_message=None if view.reason is None else MessageModel.of(view.reason),
             pods=[
                 PodView(
                     name=p.name,
@@ -189,7 +178,7 @@ class DeploymentDetail(BaseModel):
                     thermal_reason=p.thermal_reason,
                     thermal_reason_message=None
                     if p.thermal_message is None
-                    else ReasonMessage(**message_data(p.thermal_message)),
+                    else MessageModel.of(p.thermal_message),
                 )
                 for p in view.pods
             ],

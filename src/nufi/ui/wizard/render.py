@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from nicegui import ui
 
 from nufi.devices.checks import MetricCheck, RegisteredType, ResourceKeyCheck
-from nufi.devices.said import Said
+from nufi.messages import MessageModel
 from nufi.ui.i18n import Translator
 
 ERROR_CLASSES = "text-red-700 text-sm whitespace-pre-line"
@@ -56,7 +56,7 @@ def key_found(t: Translator, check: ResourceKeyCheck) -> None:
         ).mark("key-nodes")
 
 
-def key_invalid(t: Translator, detail: str, problems: Sequence[Said]) -> None:
+def key_invalid(t: Translator, detail: str, problems: Sequence[MessageModel]) -> None:
     """Each broken rule of a resource key, worded from the catalog; `detail` (already in the reader's
     language) when the service named none."""
     ui.label(t("wizard.key.invalid")).classes(ERROR_CLASSES).mark("key-invalid")
@@ -113,7 +113,7 @@ def metric_result(t: Translator, result: MetricCheck) -> None:
         ).mark("metric-sample")
 
 
-def _no_series(t: Translator, warnings: list[Said]) -> str:
+def _no_series(t: Translator, warnings: list[MessageModel]) -> str:
     """The service's "no series yet" (taken out of `warnings`, naming the expression and what to do),
     as a sentence of its own; the wizard's general one when the service gave none."""
     said = next((warning for warning in warnings if warning.code == "metric_check.no_series"), None)
@@ -131,7 +131,7 @@ def sample_value(value: float) -> str:
     return f"{value:.6g}"
 
 
-def metric_error(t: Translator, error: Said) -> None:
+def metric_error(t: Translator, error: MessageModel) -> None:
     """An expression's error in the reader's language; the PromQL parser's own words, when that is
     what the error quotes, only as a technical fragment in a <code> element below it."""
     quoted = _parser_words(error)
@@ -146,7 +146,7 @@ def metric_error(t: Translator, error: Said) -> None:
     )
 
 
-def _parser_words(error: Said) -> tuple[str, str] | None:
+def _parser_words(error: MessageModel) -> tuple[str, str] | None:
     """The expression and the parser's message of an error that quotes the PromQL parser."""
     problem = error.params.get("problem")
     if error.code != "metric_check.unparsable" or not isinstance(problem, dict):

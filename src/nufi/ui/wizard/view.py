@@ -10,8 +10,8 @@ from functools import partial
 from nicegui import background_tasks, ui
 
 from nufi.devices.checks import registered_by
-from nufi.devices.said import Said
 from nufi.errors import NufiError, ValidationFailed
+from nufi.messages import MessageModel
 from nufi.ui import context
 from nufi.ui.wizard import render
 from nufi.ui.wizard.draft import is_official_edit, slug_of, started_revision
@@ -171,7 +171,7 @@ class WizardView(ReviewStep):
             check = await catalog.check_resource_key(self.visitor.principal, key)
         except ValidationFailed as exc:
             problems = exc.own_params.get("problems")
-            listed = [Said.model_validate(p) for p in problems] if isinstance(problems, list) else []
+            listed = [MessageModel.model_validate(p) for p in problems] if isinstance(problems, list) else []
             show = partial(render.key_invalid, self.t, exc.text(self.t.language), listed)
         except NufiError as exc:
             show = partial(render.key_unreadable, self.t, exc.text(self.t.language))

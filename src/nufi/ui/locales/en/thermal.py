@@ -91,7 +91,8 @@ TEXTS: dict[str, str] = {
     "thermal.dry_run.temperature": "Temperature",
     "thermal.dry_run.conditions": "Replayed: {conditions}",
     "thermal.dry_run.breaker": (
-        "The breaker would have held {count} time(s): at most {allowed} of {total} nodes cut at once"
+        "The breaker would have held {count} {count:plural:time|times}: "
+        "at most {allowed} of {total} nodes cut at once"
     ),
     "thermal.dry_run.breaker_waiting": "Nodes that kept their traffic",
     "thermal.dry_run.breaker_ongoing": "still holding",
