@@ -13,11 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import signal
-import subprocess
-import sys
-import threading
-import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
@@ -31,13 +26,11 @@ from sqlalchemy.exc import DBAPIError
 from nufi.db import create_database_engine
 from nufi.errors import DependencyUnavailable
 from support.dev_cluster import DEV_HEADERS
-from support.env import env_without_nufi
 from support.http_fault import Fault, HttpFault, through
+from support.nufi_serve import KillableServer
 from support.polling import eventually, holds, until
 from support.world import World, deployment_body, register_lpu
 
-NUFI = Path(sys.executable).parent / "nufi"
-LISTENING = "NuFi listening on "
 ROUNDS = int(os.environ.get("NUFI_CRASH_ROUNDS", "1"))
 SEED = int(os.environ.get("NUFI_CRASH_SEED", "23"))
 # Short, so a restarted server settles what the killed one left within the test; still longer than
@@ -47,51 +40,6 @@ WRITERS = 4
 LAB = "nufi.io/workload-kind=lab"
 DEPLOYMENT = "nufi.io/workload-kind=deployment"
 NUFI_MADE = "app.kubernetes.io/managed-by=nufi"
-
-
-class Server:
-    """`nufi serve` on a free loopback port; `kill()` is `kill -9`."""
-
-    def __init__(self, work_dir: Path, env: dict[str, str]) -> None:
-        self._work_dir = work_dir
-        self._env = env
-        self.process: subprocess.Popen[str] | None = None
-        self._stderr: Any = None
-
-    def start(self) -> str:
-        self.kill()
-        self._stderr = (self._work_dir / "nufi.stderr").open("a")
-        self.process = subprocess.Popen(
-            [str(NUFI), "serve", "--host", "127.0.0.1", "--port", "0"],
-            cwd=self._work_dir,
-            env=env_without_nufi(**self._env),
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        deadline = time.monotonic() + 60
-        for line in self.process.stdout:
-            if line.startswith(LISTENING):
-                # Nothing else is read from it: drop the rest so the process never blocks on a pipe.
-                threaded_drain(self.process.stdout)
-                return line[len(LISTENING) :].strip()
-            if time.monotonic() > deadline:
-                break
-        errors = (self._work_dir / "nufi.stderr").read_text()[-3000:]
-        raise AssertionError(f"nufi serve printed no listening URL; it wrote:\n{errors}")
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait(timeout=10)
-        if self._stderr is not None:
-            self._stderr.close()
-            self._stderr = None
-
-
-def threaded_drain(stream: Any) -> None:
-    threading.Thread(target=lambda: [None for _ in stream], daemon=True).start()
 
 
 @asynccontextmanager
@@ -207,7 +155,7 @@ async def test_kill_9_mid_write_leaves_every_object_audited_and_deletable(
         "NUFI_INTENT_SETTLE_AFTER_SECONDS": str(SETTLE_AFTER_SECONDS),
         "NUFI_INTENT_RECONCILE_INTERVAL_SECONDS": "0.5",
     }
-    server = Server(tmp_path, env)
+    server = KillableServer(tmp_path, env)
     writer = Writer(world, rng, uuid.uuid4().hex[:5])
     kube = httpx.AsyncClient(base_url=world.cluster.url, headers=DEV_HEADERS, timeout=10)
     try:
@@ -337,7 +285,7 @@ async def test_kill_9_between_the_writes_of_a_change(world: World, tmp_path: Pat
     proxy = await HttpFault(world.cluster.url).start()
     kubeconfig = through(proxy, Path(world.cluster.kubeconfig), tmp_path / "kubeconfig")
     env = _env_through(world, kubeconfig, database_url)
-    server = Server(tmp_path, env)
+    server = KillableServer(tmp_path, env)
     tag = uuid.uuid4().hex[:5]
     first, second = f"k-{tag}-a", f"k-{tag}-b"
     kube = httpx.AsyncClient(base_url=world.cluster.url, headers=DEV_HEADERS, timeout=10)
@@ -398,7 +346,7 @@ async def test_a_killed_replicas_change_is_audited_as_soon_as_its_lease_runs_out
         "NUFI_INTENT_RECONCILE_INTERVAL_SECONDS": "30",
         "NUFI_INTENT_LEASE_SECONDS": "1",
     }
-    server = Server(tmp_path, env)
+    server = KillableServer(tmp_path, env)
     project = f"k-{uuid.uuid4().hex[:5]}-lease"
     kube = httpx.AsyncClient(base_url=world.cluster.url, headers=DEV_HEADERS, timeout=10)
     try:
