@@ -6,7 +6,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from nufi.monitoring.snapshot import message_data
 from nufi.thermal.assessment import Decision, Transition
 from nufi.thermal.conditions import TRIPPED_STATE
 from nufi.thermal.history.records import ThermalEvent
@@ -62,5 +61,5 @@ def history_event(transition: Transition, pods: list[Decision], now: float) -> T
 
 
 def _kept(decision: Decision) -> dict[str, Any]:
-    message = None if decision.reason is None else message_data(decision.reason)
+    message = None if decision.reason is None else decision.reason.to_data()
     return {"pod": name_of(decision), "reason": decision.reason_text, "reason_message": message}
