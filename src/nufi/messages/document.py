@@ -21,6 +21,14 @@ the same language.
 
 Codes are stable: a new meaning gets a new code. Problem titles are `title.<type>`.
 This file is made by `python -m nufi.messages.document`; a test keeps it current.
+
+On the wire a message is always `Message.to_data()`, `{"code", "params"}` with every message among
+the params (alone, in a list or in a mapping) written the same way, and its pydantic model is
+`nufi.messages.MessageModel`; `Message.from_data()` reads it back. The CLI's own texts (`cli.*`:
+its help, labels and sentences) live in this catalog too and are listed here. The dashboard's labels live
+in `nufi.ui.locales`, one module per language and area, and are not listed here; `nufi.ui.i18n`
+joins them onto these areas, so the dashboard words a label and a message from one catalog with the
+same renderer and its plural and list specs.
 """
 
 
