@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nufi.auth import Principal, require_user
-from nufi.cluster.kube_rest import KubeRefused
+from nufi.cluster.workload_apply import Refused
 from nufi.db.intents import Intent, IntentStore
 from nufi.db.tables import JsonObject
 from nufi.errors import NufiError
@@ -133,7 +133,7 @@ class Recorder:
         # for the reconciler.
         try:
             await work
-        except (NufiError, KubeRefused) as exc:
+        except (NufiError, Refused) as exc:
             _log.warning(
                 "intent left open for the reconciler", action=intent.action, id=intent.id, error=str(exc)
             )

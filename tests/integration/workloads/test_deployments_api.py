@@ -270,9 +270,13 @@ async def test_a_bad_name_and_a_taken_one_are_told_in_korean_with_their_codes(
     assert problem["detail"] == (
         f"프로젝트 '{project}'에 이름이 'llm'인 배포가 이미 있습니다. 다른 이름을 고르세요."
     )
-    assert problem["code"] == "deployment.name_taken"
+    assert problem["code"] == "workload.name_taken"
     # The params are what the sentence names; the field stands in the body on its own.
-    assert problem["params"] == {"project": project, "name": "llm"}
+    assert problem["params"] == {
+        "kind": {"code": "workload.kind_named.deployment", "params": {}},
+        "project": project,
+        "name": "llm",
+    }
     assert problem["field"] == "name"
     # Without a Korean reader, the same problem in English.
     english = await nufi.post(path, json=deployment_body(replicas=0), headers=world.user)

@@ -25,7 +25,7 @@ class _Form(BaseModel):
             "devices.error.invalid",
         ),
         (
-            Conflict(code="deployment.name_taken", params={"name": "a", "project": "p"}),
+            Conflict(code="project.name_taken", project="p"),
             "workloads.error.conflict",
             "devices.error.conflict",
         ),

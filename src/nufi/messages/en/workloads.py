@@ -59,9 +59,11 @@ TEXTS: dict[str, str] = {
     "accelerator.node_has": "{node} has {count}",
     "accelerator.uncountable": "the devices of type {device_type!r} cannot be counted: {reason}",
     # Deployments
-    "deployment.name_taken": (
-        "a deployment named {name!r} already exists in project {project!r}; choose another name"
+    "workload.name_taken": (
+        "a {kind} named {name!r} already exists in project {project!r}; choose another name"
     ),
+    "workload.kind_named.deployment": "deployment",
+    "workload.kind_named.lab": "lab",
     "deployment.service_taken": (
         "a Service named {name!r} already exists in project {project!r}; choose another deployment name"
     ),
@@ -76,7 +78,6 @@ TEXTS: dict[str, str] = {
     ),
     "deployment.env_duplicate": "env names must be unique: {name!r} is given twice",
     # Labs
-    "lab.name_taken": "project {project!r} already has a lab named {name!r}; choose another name",
     "lab.no_such_lab": "project {project!r} has no lab named {lab!r}",
     "lab.name_too_long": (
         "name {name!r} is {length} characters long; a lab's name may have at most {most} "

@@ -63,9 +63,12 @@ TEXTS: dict[str, str] = {
     "accelerator.node_has": "{node}에 {count}개",
     "accelerator.uncountable": "장치 유형 {device_type!r}의 장치 수를 셀 수 없습니다: {reason}",
     # Deployments
-    "deployment.name_taken": (
-        "프로젝트 {project!r}에 이름이 {name!r}인 배포가 이미 있습니다. 다른 이름을 고르세요."
+    # The kind's word carries its own subject particle (배포가, 랩이).
+    "workload.name_taken": (
+        "프로젝트 {project!r}에 이름이 {name!r}인 {kind} 이미 있습니다. 다른 이름을 고르세요."
     ),
+    "workload.kind_named.deployment": "배포가",
+    "workload.kind_named.lab": "랩이",
     "deployment.service_taken": (
         "프로젝트 {project!r}에 이름이 {name!r}인 Service가 이미 있습니다. 다른 배포 이름을 고르세요."
     ),
@@ -78,7 +81,6 @@ TEXTS: dict[str, str] = {
     ),
     "deployment.env_duplicate": "env 이름은 겹칠 수 없습니다. {name!r}이(가) 두 번 나옵니다.",
     # Labs
-    "lab.name_taken": "프로젝트 {project!r}에 이름이 {name!r}인 랩이 이미 있습니다. 다른 이름을 고르세요.",
     "lab.no_such_lab": "프로젝트 {project!r}에 이름이 {lab!r}인 랩이 없습니다.",
     "lab.name_too_long": (
         "이름 {name!r}은(는) {length}자입니다. 랩의 파드와 리비전 이름에 쓰이므로 랩 이름은 "

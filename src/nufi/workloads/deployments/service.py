@@ -29,8 +29,8 @@ from nufi.cluster.deployments import (
     list_pods,
     scale_deployment,
 )
-from nufi.cluster.kube_errors import refusal_error
-from nufi.cluster.kube_rest import Json, KubeRefused
+from nufi.cluster.kube_rest import Json
+from nufi.cluster.workload_apply import Refused, refused_as
 from nufi.db.intents import Intent
 from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
 from nufi.logging import get_logger
@@ -54,6 +54,7 @@ from nufi.workloads.deployments.spec import (
 )
 from nufi.workloads.deployments.view import DeploymentView, DeploymentViews
 from nufi.workloads.intents import Outcome, acting
+from nufi.workloads.kinds import WorkloadKind, name_taken
 from nufi.workloads.labels import (
     MANAGED_BY,
     MANAGED_BY_NUFI,
@@ -67,7 +68,7 @@ from nufi.workloads.projects.service import ProjectService
 from nufi.workloads.quotas.room import pods_demand
 
 _log = get_logger("nufi.workloads.deployments")
-_KIND = "deployment"
+_KIND: WorkloadKind = "deployment"
 _OURS = selector_text({MANAGED_BY: MANAGED_BY_NUFI, WORKLOAD_KIND: _KIND})
 
 
@@ -109,29 +110,18 @@ class DeploymentService:
         target = target_id(project, request.name)
         async with self._recorder.change(actor, "deployment.create", _KIND, target, after=planned) as change:
             change.touched = True
-            try:
+            with refused_as(taken=_exists(project, request.name), change=change):
                 created = await create_deployment(
                     self._cluster, project, deployment_manifest(project, request, placement)
                 )
-            except KubeRefused as exc:
-                change.touched = False
-                if exc.status == 409:
-                    raise _exists(project, request.name) from None
-                raise refusal_error(exc) from None
+            service = owned_by(service_manifest(project, request, placement), created)
+            said = {"project": project, "name": request.name}
+            service_taken = Conflict(code="deployment.service_taken", field="name", params=said)
             try:
-                await create_service(
-                    self._cluster, project, owned_by(service_manifest(project, request, placement), created)
-                )
-            except BaseException as exc:
+                with refused_as(taken=service_taken):
+                    await create_service(self._cluster, project, service)
+            except BaseException:
                 await self._undo(project, request.name)
-                if isinstance(exc, KubeRefused):
-                    if exc.status == 409:
-                        raise Conflict(
-                            code="deployment.service_taken",
-                            field="name",
-                            params={"project": project, "name": request.name},
-                        ) from None
-                    raise refusal_error(exc) from None
                 raise
         return await self._views.view(principal, project, created, [])
 
@@ -177,13 +167,8 @@ class DeploymentService:
             after={"replicas": replicas},
         ) as change:
             change.touched = True
-            try:
+            with refused_as(absent=_absent(project, name), field="replicas", change=change):
                 scaled = await scale_deployment(self._cluster, project, name, replicas)
-            except KubeRefused as exc:
-                change.touched = False
-                if exc.status == 404:
-                    raise _absent(project, name) from None
-                raise refusal_error(exc, field="replicas") from None
         return await self._views.view(principal, project, scaled, await self._pods(project, name))
 
     async def delete(self, principal: Principal | None, project: str, name: str) -> None:
@@ -203,11 +188,9 @@ class DeploymentService:
             actor, "deployment.delete", _KIND, target_id(project, name), before=before
         ) as change:
             change.touched = True
-            try:
+            with refused_as():
                 await delete_deployment(self._cluster, project, name)
                 await self._remove_service(project, name)
-            except KubeRefused as exc:
-                raise refusal_error(exc) from None
 
     async def _settle(self, intent: Intent) -> Outcome:
         """What the cluster shows of a deployment change whose request ended before it was recorded:
@@ -252,12 +235,10 @@ class DeploymentService:
     async def _remove_service(self, project: str, name: str) -> None:
         # The garbage collector removes it with its Deployment; a Service of an older NuFi (no owner),
         # or one the collector has not reached yet, is removed here.
-        try:
+        with refused_as():
             service = await get_service(self._cluster, project, name)
             if service is not None and is_ours(service):
                 await delete_service(self._cluster, project, name)
-        except KubeRefused as exc:
-            raise refusal_error(exc) from None
 
     # -- internals -----------------------------------------------------------------------------------
 
@@ -274,7 +255,7 @@ class DeploymentService:
     async def _undo(self, project: str, name: str) -> None:
         try:
             await delete_deployment(self._cluster, project, name)
-        except (KubeRefused, NufiError) as exc:
+        except (Refused, NufiError) as exc:
             # The caller's error is the one that matters; this one is for the operator.
             _log.warning(
                 "could not delete a half-created deployment", project=project, name=name, error=str(exc)
@@ -282,7 +263,7 @@ class DeploymentService:
 
 
 def _exists(project: str, name: str) -> Conflict:
-    return Conflict(code="deployment.name_taken", field="name", params={"project": project, "name": name})
+    return name_taken(_KIND, project, name)
 
 
 def _absent(project: str, name: str) -> NotFound:

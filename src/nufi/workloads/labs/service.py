@@ -18,16 +18,17 @@ import re
 from dataclasses import dataclass
 
 from nufi.auth import Principal
-from nufi.cluster.kube_errors import refusal_error
-from nufi.cluster.kube_rest import Json, KubeRefused
+from nufi.cluster.kube_rest import Json
 from nufi.cluster.labs import CLAIM, NOTEBOOK, POD, SERVICE, STATEFULSET, Kind, LabObjects
 from nufi.cluster.resources import quantity_to_int
+from nufi.cluster.workload_apply import refused_as
 from nufi.config import Settings
 from nufi.db.intents import Intent
-from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
+from nufi.errors import NotFound, NufiError, ValidationFailed
 from nufi.logging import get_logger
 from nufi.workloads.accelerators import AcceleratorService, Placement
 from nufi.workloads.intents import Outcome, acting
+from nufi.workloads.kinds import name_taken
 from nufi.workloads.labels import DEVICE_TYPE
 from nufi.workloads.labs import manifests
 from nufi.workloads.labs.manifests import STORAGE_ANNOTATION
@@ -168,11 +169,9 @@ class LabService:
             also=[storage_demand(request.storage_gib, "storage_gib"), pods_demand(1, None)],
         )
         if await self._store.find(project, name) is not None:
-            raise Conflict(code="lab.name_taken", field="name", params={"project": project, "name": name})
-        try:
+            raise name_taken("lab", project, name)
+        with refused_as():
             served = await self._objects.notebooks_served()
-        except KubeRefused as exc:
-            raise refusal_error(exc) from None
         backend: Backend = "notebook" if served else "statefulset"
         plan = manifests.LabPlan(
             project=project,
@@ -307,10 +306,8 @@ class LabService:
         limits = (container.get("resources") or {}).get("limits") or {}
         device_type = (meta.get("labels") or {}).get(DEVICE_TYPE, "")
         resource_key, count = next(iter(limits.items()), ("", "0"))
-        try:
+        with refused_as():
             pod = await self._objects.get(POD, project, f"{name}-0")
-        except KubeRefused as exc:
-            raise refusal_error(exc) from None
         observed = observe(top, found.backend, pod)
         reason = observed.detail
         status = observed.status

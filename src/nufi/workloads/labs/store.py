@@ -8,12 +8,13 @@ already taken is a 409 on `name`).
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any
 
-from nufi.cluster.kube_errors import refusal_error
-from nufi.cluster.kube_rest import Json, KubeRefused
+from nufi.cluster.kube_rest import Json
 from nufi.cluster.labs import CLAIM, NOTEBOOK, SERVICE, STATEFULSET, Kind, LabObjects
+from nufi.cluster.workload_apply import Refused, refused_as
 from nufi.errors import Conflict, NotFound, NufiError
 from nufi.logging import get_logger
 from nufi.workloads.labels import WORKLOAD
@@ -31,13 +32,11 @@ class LabStore:
         self._objects = objects
 
     async def find(self, project: str, name: str) -> Found | None:
-        try:
+        with refused_as():
             notebook = await self._objects.get(NOTEBOOK, project, name)
             if notebook is not None and is_lab(notebook):
                 return Found("notebook", notebook)
             sts = await self._objects.get(STATEFULSET, project, name)
-        except KubeRefused as exc:
-            raise refusal_error(exc) from None
         if sts is not None and is_lab(sts) and not (sts.get("metadata") or {}).get("ownerReferences"):
             return Found("statefulset", sts)
         return None
@@ -51,14 +50,12 @@ class LabStore:
     async def parts(self, project: str, name: str) -> list[tuple[Kind, str]]:
         selector = f"{lab_selector()},{WORKLOAD}={name}"
         found: list[tuple[Kind, str]] = []
-        try:
+        with refused_as():
             for kind in _PARTS:
                 found += [
                     (kind, object_name(obj))
                     for obj in await self._objects.list(kind, project, label_selector=selector)
                 ]
-        except KubeRefused as exc:
-            raise refusal_error(exc) from None
         return found
 
     async def remove_parts(self, project: str, name: str) -> None:
@@ -70,13 +67,11 @@ class LabStore:
 
     async def complete(self, project: str, name: str, found: Found) -> bool:
         """Whether every part the lab's backend needs is there."""
-        try:
+        with refused_as():
             claim = await self._objects.get(CLAIM, project, claim_name(name))
             service = (
                 await self._objects.get(SERVICE, project, name) if found.backend == "statefulset" else {}
             )
-        except KubeRefused as exc:
-            raise refusal_error(exc) from None
         return claim is not None and service is not None
 
     async def switch(self, project: str, name: str, found: Found, *, running: bool) -> Json:
@@ -91,34 +86,27 @@ class LabStore:
         else:
             patch = {"spec": {"replicas": 1 if running else 0}}
             kind = STATEFULSET
-        try:
+        with _refused(kind, name):
             return await self._objects.merge_patch(kind, project, name, patch)
-        except KubeRefused as exc:
-            raise _refusal(exc, kind, name) from None
 
     async def write(self, kind: Kind, project: str, body: Json) -> Json:
-        try:
+        with _refused(kind, body["metadata"]["name"]):
             return await self._objects.create(kind, project, body)
-        except KubeRefused as exc:
-            raise _refusal(exc, kind, body["metadata"]["name"]) from None
 
     async def undo(self, project: str, created: list[tuple[Kind, str]]) -> None:
         for kind, name in reversed(created):
             try:
                 await self._objects.delete(kind, project, name)
-            except (KubeRefused, NufiError) as exc:
+            except (Refused, NufiError) as exc:
                 # The original refusal is what the caller must hear; this one goes to the log.
                 _log.error("lab rollback left an object behind", kind=kind.kind, name=name, error=str(exc))
 
     async def remove(self, kind: Kind, project: str, name: str) -> None:
-        try:
+        with _refused(kind, name):
             await self._objects.delete(kind, project, name)
-        except KubeRefused as exc:
-            raise _refusal(exc, kind, name) from None
 
 
-def _refusal(exc: KubeRefused, kind: Kind, name: str) -> NufiError:
-    if exc.status == 409:
-        return Conflict(code="lab.object_name_taken", field="name", params={"kind": kind.kind, "name": name})
+def _refused(kind: Kind, name: str) -> AbstractContextManager[None]:
+    taken = Conflict(code="lab.object_name_taken", field="name", params={"kind": kind.kind, "name": name})
     # A quota that refuses the home volume's claim refuses what the request asked in `storage_gib`.
-    return refusal_error(exc, field="storage_gib" if kind == CLAIM else None)
+    return refused_as(taken=taken, field="storage_gib" if kind == CLAIM else None)

@@ -24,7 +24,7 @@ from typing import Any
 from nufi.auth import DEFAULT_ADMIN_ROLE, Principal, require_admin, require_user
 from nufi.cluster import ClusterGateway
 from nufi.cluster.gateway import KUBERNETES
-from nufi.cluster.kube_rest import Json, KubeRefused, refusal_error
+from nufi.cluster.kube_rest import Json
 from nufi.cluster.namespaces import (
     create_namespace,
     create_role_binding,
@@ -35,6 +35,7 @@ from nufi.cluster.namespaces import (
     replace_namespace,
 )
 from nufi.cluster.service_account import ServiceAccountRef
+from nufi.cluster.workload_apply import Said, refused_as
 from nufi.db import Database
 from nufi.db.intents import Intent, IntentStore
 from nufi.errors import Conflict, DependencyUnavailable, Forbidden, NotFound, ValidationFailed
@@ -173,13 +174,13 @@ class ProjectService:
         ) as change:
             try:
                 change.touched = True
-                try:
+
+                def taken(_: Said) -> Conflict:
+                    change.touched = False  # someone else's namespace: ours was never made
+                    return _exists(name)
+
+                with refused_as(taken=taken, field="name"):
                     created = await create_namespace(self._cluster, body)
-                except KubeRefused as exc:
-                    if exc.status == 409:
-                        change.touched = False  # someone else's namespace: ours was never made
-                        raise _exists(name) from None
-                    raise refusal_error(exc, field="name") from None
                 await self._grant_workload_role(name)
                 for hook in self._created_hooks:
                     await hook(admin, name)
@@ -205,23 +206,21 @@ class ProjectService:
             },
             "subjects": [{"kind": "ServiceAccount", "name": account.name, "namespace": account.namespace}],
         }
-        try:
+
+        def refused(said: Said) -> DependencyUnavailable:
+            return DependencyUnavailable(
+                code="project.role_binding_refused",
+                dependency=KUBERNETES,
+                params={
+                    "project": namespace,
+                    "status": said.status,
+                    "kubernetes": said.message,
+                    "account": f"{account.namespace}/{account.name}",
+                },
+            )
+
+        with refused_as(forbidden=refused, exists_ok=exists_ok):
             await create_role_binding(self._cluster, namespace, body)
-        except KubeRefused as exc:
-            if exc.status == 409 and exists_ok:
-                return
-            if exc.status in (401, 403):
-                raise DependencyUnavailable(
-                    code="project.role_binding_refused",
-                    dependency=KUBERNETES,
-                    params={
-                        "project": namespace,
-                        "status": exc.status,
-                        "kubernetes": exc.message,
-                        "account": f"{account.namespace}/{account.name}",
-                    },
-                ) from None
-            raise refusal_error(exc) from None
 
     async def delete(
         self, principal: Principal | None, name: str, *, dry_run: bool = False
@@ -325,6 +324,7 @@ class ProjectService:
             annotations = metadata.get("annotations") or {}
             metadata["annotations"] = {**annotations, MEMBERS_ANNOTATION: encode_members(changed.members)}
             action = "project.member.add" if add else "project.member.remove"
+            gone = NotFound(code="project.not_found", project=name)
             try:
                 async with self.recorder.change(
                     admin,
@@ -336,18 +336,10 @@ class ProjectService:
                     details={"username": username},
                 ) as change:
                     change.touched = True
-                    try:
+                    with refused_as(taken=_Changed(), absent=gone, field="username", change=change):
                         await replace_namespace(self._cluster, name, namespace)
-                    except KubeRefused:
-                        # Refused by the API server: the namespace is as it was.
-                        change.touched = False
-                        raise
-            except KubeRefused as exc:
-                if exc.status == 409:
-                    continue  # someone changed it since we read it: read again and reapply
-                if exc.status == 404:
-                    raise NotFound(code="project.not_found", project=name) from None
-                raise refusal_error(exc, field="username") from None
+            except _Changed:
+                continue  # someone changed it since we read it: read again and reapply
             return changed
         raise Conflict(code="project.members_kept_changing", project=name)
 
@@ -396,6 +388,10 @@ def _name(item: Json) -> str:
 
 def _view(project: Project) -> dict[str, Any]:
     return {"name": project.name, "members": list(project.members)}
+
+
+class _Changed(Exception):
+    """The namespace changed since it was read (a 409 on its replace): read it again."""
 
 
 def _exists(name: str) -> Conflict:

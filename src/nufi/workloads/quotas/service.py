@@ -5,7 +5,8 @@ kubectl users too); NuFi writes it, reads its `status.used` back, and refuses up
 would refuse (`check_room`, counting every ResourceQuota of the namespace). The quota holds, per
 device type, `requests.<resource key>` (the only form Kubernetes allows for extended resources),
 and optionally `requests.storage` and `pods`. Which entry is which type is kept in an annotation, so
-a type's key edit moves its entry and a type's deletion removes it (`type_changed`).
+a type's key edit moves its entry and a type's deletion removes it (`follow_type`, run after each
+change of a type as a follow-up of `nufi.events.DeviceTypeChanged`).
 
 Admins write (`replace`), members and admins read. Every write is an intent turned into an audit
 record (`project.quota.set`, target kind `project-quota`); one ResourceQuota write is all-or-nothing,
@@ -14,15 +15,13 @@ so a failure leaves the cluster as it was.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from nufi.auth import DEFAULT_ADMIN_ROLE, Principal, require_admin
 from nufi.cluster import ClusterGateway
-from nufi.cluster.kube_errors import refusal_error
-from nufi.cluster.kube_rest import Json, KubeRefused
+from nufi.cluster.kube_rest import Json
 from nufi.cluster.resource_quotas import (
     create_resource_quota,
     delete_resource_quota,
@@ -32,6 +31,7 @@ from nufi.cluster.resource_quotas import (
     replace_resource_quota,
 )
 from nufi.cluster.resources import quantity_to_int
+from nufi.cluster.workload_apply import refused_as
 from nufi.db.intents import Intent
 from nufi.devices.catalog import DeviceCatalog
 from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
@@ -111,7 +111,6 @@ class QuotaService:
         self._recorder = projects.recorder
         self._recorder.register(TARGET_KIND, self._settle)
         projects.on_created(self._apply_defaults)
-        self._following: set[asyncio.Task[None]] = set()
 
     async def read(self, principal: Principal | None, project: str) -> ProjectQuota:
         await self._projects.require_access(principal, project)
@@ -173,26 +172,13 @@ class QuotaService:
         not read them there (a namespace bound to an older workload role): admission still enforces
         them, so the up-front check is skipped rather than every workload refused."""
         try:
-            return await list_resource_quotas(self._cluster, project)
-        except KubeRefused as exc:
-            if exc.status in (401, 403):
-                _log.warning(
-                    "quotas not readable; checked by admission only", project=project, error=exc.message
-                )
-                return []
-            raise refusal_error(exc) from None
+            with refused_as(forbidden=lambda said: _Unreadable(said.message)):
+                return await list_resource_quotas(self._cluster, project)
+        except _Unreadable as exc:
+            _log.warning("quotas not readable; checked by admission only", project=project, error=str(exc))
+            return []
 
     # -- device type edits ---------------------------------------------------------------------------
-
-    def type_changed(self, device_type_id: str) -> None:
-        """The catalog's listener: follow an edit or a deletion of the type in every project's quota,
-        after the catalog's change is answered (it cannot wait for every namespace)."""
-        try:
-            task = asyncio.get_running_loop().create_task(self._follow_quietly(device_type_id))
-        except RuntimeError:
-            return  # no loop: nothing serves, nothing to follow
-        self._following.add(task)
-        task.add_done_callback(self._following.discard)
 
     async def follow_type(self, device_type_id: str) -> None:
         """Move the type's entry to its current resource key in every NuFi quota that has it, or
@@ -210,18 +196,6 @@ class QuotaService:
                 )
             except NufiError as exc:
                 _log.warning("quota not rewritten", project=project.name, type=device_type_id, error=str(exc))
-
-    async def _follow_quietly(self, device_type_id: str) -> None:
-        # Nobody awaits this task: what goes wrong is the log's (Kubernetes or the database unreachable).
-        try:
-            await self.follow_type(device_type_id)
-        except (NufiError, KubeRefused) as exc:
-            _log.warning("quotas not rewritten after a type change", type=device_type_id, error=str(exc))
-
-    async def wait_following(self) -> None:
-        """Until every type edit under way is followed (tests, shutdown)."""
-        while self._following:
-            await asyncio.gather(*self._following, return_exceptions=True)
 
     # -- internals -----------------------------------------------------------------------------------
 
@@ -278,30 +252,23 @@ class QuotaService:
             after = _spec_data(spec, keys)
             if before == after or (current is None and spec.empty):
                 return _view(project, current)
+            gone = NotFound(code="project.not_found", project=project)
             try:
                 async with self._recorder.change(
                     admin, action, TARGET_KIND, project, before=before, after=after
                 ) as change:
                     change.touched = True
-                    try:
+                    # Refused by the API server: the quota is as it was.
+                    with refused_as(taken=_Changed(), absent=gone, field="devices", change=change):
                         written = await self._put(project, current, spec, keys)
-                    except KubeRefused:
-                        change.touched = False  # refused by the API server: the quota is as it was
-                        raise
-            except KubeRefused as exc:
-                if exc.status == 409:
-                    continue
-                if exc.status == 404:
-                    raise NotFound(code="project.not_found", project=project) from None
-                raise refusal_error(exc, field="devices") from None
+            except _Changed:
+                continue
             return _view(project, written)
         raise Conflict(code="quota.kept_changing", params={"project": project})
 
     async def _current(self, project: str) -> Json | None:
-        try:
+        with refused_as():
             return await get_resource_quota(self._cluster, project, QUOTA_NAME)
-        except KubeRefused as exc:
-            raise refusal_error(exc) from None
 
     async def _put(
         self, project: str, current: Json | None, spec: QuotaSpec, keys: dict[str, str]
@@ -322,6 +289,14 @@ class QuotaService:
             _spec_data(spec_of(current), written_types(current)) if current else _spec_data(QuotaSpec(), {})
         )
         return Outcome.complete(intent.after) if held == intent.after else Outcome.nothing()
+
+
+class _Unreadable(Exception):
+    """NuFi may not read the namespace's quotas (401/403): Kubernetes' words."""
+
+
+class _Changed(Exception):
+    """The quota changed since it was read (a 409 on its write): read it again and plan again."""
 
 
 def _followed(
