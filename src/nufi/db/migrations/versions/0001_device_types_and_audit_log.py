@@ -1,21 +1,16 @@
-"""Device types and the audit log.
-
-Revision ID: 0001
-Revises:
-Create Date: 2026-05-10
-"""
+"""Device types and the audit log."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
+from nufi.db.migrations.shapes import create_table, drop_table, record_columns
+
 revision: str = "0001"
 down_revision: str | None = None
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
+
+AUDIT_INDEXES = {"ix_audit_log_at": ["at"], "ix_audit_log_target": ["target_kind", "target_id"]}
 
 
 def upgrade() -> None:
@@ -41,25 +36,14 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_device_types")),
         sa.UniqueConstraint("resource_key", name=op.f("uq_device_types_resource_key")),
     )
-    op.create_table(
+    create_table(
         "audit_log",
-        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
-        sa.Column("at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("actor", sa.String(length=255), nullable=False),
-        sa.Column("action", sa.String(length=64), nullable=False),
-        sa.Column("target_kind", sa.String(length=64), nullable=False),
-        sa.Column("target_id", sa.String(length=255), nullable=False),
-        sa.Column("before", sa.JSON(), nullable=True),
-        sa.Column("after", sa.JSON(), nullable=True),
-        sa.Column("details", sa.JSON(), nullable=True),
+        *record_columns(),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_audit_log")),
+        indexes=AUDIT_INDEXES,
     )
-    op.create_index("ix_audit_log_at", "audit_log", ["at"], unique=False)
-    op.create_index("ix_audit_log_target", "audit_log", ["target_kind", "target_id"], unique=False)
 
 
 def downgrade() -> None:
-    op.drop_index("ix_audit_log_target", table_name="audit_log")
-    op.drop_index("ix_audit_log_at", table_name="audit_log")
-    op.drop_table("audit_log")
+    drop_table("audit_log", indexes=AUDIT_INDEXES)
     op.drop_table("device_types")

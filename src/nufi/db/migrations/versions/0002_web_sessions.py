@@ -1,25 +1,20 @@
-"""Dashboard sessions.
-
-Revision ID: 0002
-Revises: 0001
-Create Date: 2026-12-02
-"""
+"""Dashboard sessions."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
+from nufi.db.migrations.shapes import create_table, drop_table
+
 revision: str = "0002"
 down_revision: str | None = "0001"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
+
+INDEXES = {"ix_web_sessions_expires_at": ["expires_at"]}
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "web_sessions",
         sa.Column("id_hash", sa.String(length=64), nullable=False),
         sa.Column("subject", sa.String(length=255), nullable=False),
@@ -29,10 +24,9 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("last_seen_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id_hash", name=op.f("pk_web_sessions")),
+        indexes=INDEXES,
     )
-    op.create_index("ix_web_sessions_expires_at", "web_sessions", ["expires_at"], unique=False)
 
 
 def downgrade() -> None:
-    op.drop_index("ix_web_sessions_expires_at", table_name="web_sessions")
-    op.drop_table("web_sessions")
+    drop_table("web_sessions", indexes=INDEXES)

@@ -1,25 +1,20 @@
-"""The Add Device wizard's drafts.
-
-Revision ID: 0003
-Revises: 0002
-Create Date: 2026-12-09
-"""
+"""The Add Device wizard's drafts."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
+from nufi.db.migrations.shapes import create_table, drop_table
+
 revision: str = "0003"
 down_revision: str | None = "0002"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
+
+INDEXES = {"ix_wizard_drafts_updated_at": ["updated_at"]}
 
 
 def upgrade() -> None:
-    op.create_table(
+    create_table(
         "wizard_drafts",
         sa.Column("id", sa.String(length=64), nullable=False),
         sa.Column("owner", sa.String(length=255), nullable=False),
@@ -27,10 +22,9 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_wizard_drafts")),
+        indexes=INDEXES,
     )
-    op.create_index("ix_wizard_drafts_updated_at", "wizard_drafts", ["updated_at"], unique=False)
 
 
 def downgrade() -> None:
-    op.drop_index("ix_wizard_drafts_updated_at", table_name="wizard_drafts")
-    op.drop_table("wizard_drafts")
+    drop_table("wizard_drafts", indexes=INDEXES)

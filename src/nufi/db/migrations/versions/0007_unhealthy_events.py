@@ -1,21 +1,12 @@
 """Thermal events may record a device or node turning unhealthy, or tripping the policy's own
-condition (protection beyond temperature).
-
-Revision ID: 0007
-Revises: 0006
-Create Date: 2026-12-05
-"""
+condition (protection beyond temperature)."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 from alembic import op
 
 revision: str = "0007"
 down_revision: str | None = "0006"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:

@@ -1,22 +1,13 @@
 """Replica leases: each replica renews its own row while it lives, so the intents of a replica whose
-lease has run out are settled at once rather than after NUFI_INTENT_SETTLE_AFTER_SECONDS.
-
-Revision ID: 0008
-Revises: 0007
-Create Date: 2026-12-07
-"""
+lease has run out are settled at once rather than after NUFI_INTENT_SETTLE_AFTER_SECONDS."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0008"
 down_revision: str | None = "0007"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
