@@ -166,15 +166,7 @@ async def build_services(
             web_sessions=gateways.web_sessions,
             thermal=thermal,
             alerts=alerts,
-            packs=PackService(
-                catalog=domains.catalog,
-                thermal=thermal,
-                alerts=alerts,
-                fetchers=domains.fetchers,
-                cluster=reader,
-                prometheus=gateways.prometheus,
-                usage=WorkloadDeviceUsage(gateways.cluster),
-            ),
+            packs=PackService(catalog=domains.catalog, thermal=thermal, alerts=alerts),
             thermal_controller=thermal_controller,
         )
 

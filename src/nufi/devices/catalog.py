@@ -13,17 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
-
 from nufi.auth import Principal, require_admin, require_user
 from nufi.cluster import ClusterReader
-from nufi.db import (
-    AuditRepository,
-    Database,
-    DeviceTypeDependentsRepository,
-    DeviceTypeRepository,
-    DeviceTypeRow,
-)
+from nufi.db import AuditRepository, Database, DeviceTypeRepository, DeviceTypeRow
 from nufi.devices.audit import AuditPage, audit_page
 from nufi.devices.capacity import Inventory
 from nufi.devices.checks import (
@@ -36,6 +28,18 @@ from nufi.devices.checks import (
 )
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.metric_checks import FIELD_OF
+from nufi.devices.plan import (
+    TARGET_KIND,
+    SavePlan,
+    commit_plan,
+    refuse_identity_change,
+    refuse_in_use,
+    refuse_new_id,
+    refuse_official_key,
+    refuse_taken_key,
+    stale_revision,
+    validated_type,
+)
 from nufi.devices.presets import official_preset, official_presets
 from nufi.devices.said import said_of_error
 from nufi.devices.save_checks import checks_on_save
@@ -48,29 +52,14 @@ from nufi.devices.spec import (
     MetricKey,
     MetricsDraft,
 )
-from nufi.devices.stored import (
-    UnreadableDeviceType,
-    audit_before,
-    audit_view,
-    custom_type,
-    new_row,
-    overlay,
-    resolve,
-    row_values,
-)
+from nufi.devices.stored import UnreadableDeviceType, audit_before, audit_view, custom_type, overlay, resolve
 from nufi.devices.usage import DeviceTypeUsage
 from nufi.errors import Conflict, DependencyUnavailable, NotFound, ValidationFailed
 from nufi.logging import get_logger
 from nufi.messages import Message
-from nufi.messages.validation import validation_message
 from nufi.prom import PrometheusGateway
 
-TARGET_KIND = "device_type"
 _log = get_logger("nufi.devices.catalog")
-# Fields an admin may change on an official type; its identity and resource key are the vendor's.
-OFFICIAL_EDITABLE = ("enabled", "labels", "metrics", "thermal")
-# Ids that would shadow fixed API paths such as /api/v1/monitoring/overview (device packs check them too).
-RESERVED_IDS = frozenset({"overview"})
 
 
 @dataclass(frozen=True)
@@ -211,35 +200,96 @@ class DeviceCatalog:
         require_admin(principal)
         await enforce_query_bounds(metrics, self._prometheus, self._prometheus.admin_limits, fields=fields)
 
-    # -- writes --------------------------------------------------------------------------------------
+    # -- writes: plan, then commit -------------------------------------------------------------------
+
+    async def plan_create(
+        self,
+        principal: Principal | None,
+        payload: DeviceTypeCreate,
+        *,
+        force: bool = False,
+        live: bool = True,
+    ) -> SavePlan:
+        """Every refusal of registering `payload`, then (with `live`) the live checks; writes nothing."""
+        admin = require_admin(principal)
+        refuse_new_id(payload.id, official_preset(payload.id))
+        refuse_official_key(payload.resource_key)
+        device_type = validated_type({**payload.model_dump(), "kind": "custom", "revision": 1})
+        await self._refuse_taken(admin, device_type, new=True)
+        plan = SavePlan("device_type.create", device_type.id, admin.username, None, device_type)
+        return await self.live_checked(plan, force=force) if live else plan
+
+    async def plan_update(
+        self,
+        principal: Principal | None,
+        device_type_id: str,
+        payload: DeviceTypeUpdate,
+        *,
+        force: bool = False,
+        live: bool = True,
+    ) -> SavePlan:
+        """Every refusal of changing the type to `payload`, then (with `live`) the live checks."""
+        admin = require_admin(principal)
+        async with self._db.session() as session:
+            current = resolve(device_type_id, await DeviceTypeRepository(session).get(device_type_id))
+        if payload.revision != current.revision:
+            raise stale_revision(device_type_id, current.revision, payload.revision)
+        wanted = payload.model_dump(exclude={"revision"})
+        if current.kind == "official":
+            refuse_identity_change(current, wanted)
+        else:
+            refuse_official_key(payload.resource_key)
+        updated = validated_type(
+            {**wanted, "id": current.id, "kind": current.kind, "revision": current.revision + 1}
+        )
+        await self._refuse_taken(admin, updated, new=False)
+        # An official type's row holds its revision less one (the preset alone is revision 1); its
+        # first edit inserts that row.
+        official = current.kind == "official"
+        stored: int | None = current.revision - 1 if official else current.revision
+        if official and current.revision == 1:
+            stored = None
+        plan = SavePlan(
+            "device_type.update", current.id, admin.username, current, updated, audit_view(current), stored
+        )
+        return await self.live_checked(plan, force=force) if live else plan
+
+    async def plan_delete(
+        self, principal: Principal | None, device_type_id: str, *, revision: int | None = None
+    ) -> SavePlan:
+        """Every refusal of deleting the type (official, in use by workloads, absent, stale)."""
+        admin = require_admin(principal)
+        if official_preset(device_type_id) is not None:
+            raise Conflict(code="device_type.official_undeletable", device_type=device_type_id)
+        users = [] if self._usage is None else await self._usage.users_of(device_type_id)
+        refuse_in_use(device_type_id, users)
+        async with self._db.session() as session:
+            row = await DeviceTypeRepository(session).get(device_type_id)
+        if row is None:
+            raise NotFound(code="device_type.not_found", device_type=device_type_id)
+        if revision is not None and row.revision != revision:
+            raise stale_revision(device_type_id, row.revision, revision)
+        before = audit_before(row, None)
+        return SavePlan("device_type.delete", device_type_id, admin.username, None, None, before, revision)
+
+    async def live_checked(self, plan: SavePlan, *, force: bool = False) -> SavePlan:
+        """The plan with the results of the wizard's checks of the type it saves (once per plan)."""
+        if plan.after is None or plan.checks is not None:
+            return plan
+        fetcher = self._fetchers.for_type(plan.after)
+        return plan.checked(
+            await checks_on_save(plan.after, fetcher, self._cluster, self._prometheus, force=force)
+        )
+
+    async def commit(self, plan: SavePlan) -> None:
+        """Write the plan and its audit record in one transaction, then tell this replica's readers."""
+        await commit_plan(self._db, plan)
+        self._changed(plan.device_type_id)
 
     async def create(
         self, principal: Principal | None, payload: DeviceTypeCreate, *, force: bool = False
     ) -> SaveOutcome:
-        principal = require_admin(principal)
-        if payload.id in RESERVED_IDS:
-            raise ValidationFailed(code="device_type.id_reserved", field="id", params={"id": payload.id})
-        if official_preset(payload.id) is not None:
-            raise Conflict(code="device_type.id_official", field="id", device_type=payload.id)
-        self._refuse_official_key(payload.resource_key)
-        device_type = _validated({**payload.model_dump(), "kind": "custom", "revision": 1})
-        details = await checks_on_save(
-            device_type, self._fetchers.for_type(device_type), self._cluster, self._prometheus, force=force
-        )
-        async with self._db.transaction() as session:
-            await DeviceTypeRepository(session).insert(
-                new_row(device_type, "custom"), actor=principal.username
-            )
-            await AuditRepository(session).record(
-                principal.username,
-                "device_type.create",
-                TARGET_KIND,
-                device_type.id,
-                after=audit_view(device_type),
-                details=details,
-            )
-        self._changed(device_type.id)
-        return SaveOutcome(device_type, details["warnings"], details["warning_messages"])
+        return await self._saved(await self.plan_create(principal, payload, force=force))
 
     async def update(
         self,
@@ -249,73 +299,12 @@ class DeviceCatalog:
         *,
         force: bool = False,
     ) -> SaveOutcome:
-        principal = require_admin(principal)
-        async with self._db.session() as session:
-            current = resolve(device_type_id, await DeviceTypeRepository(session).get(device_type_id))
-        if payload.revision != current.revision:
-            raise _stale(device_type_id, current.revision, payload.revision)
-        wanted = payload.model_dump(exclude={"revision"})
-        if current.kind == "official":
-            _refuse_official_identity_change(current, wanted)
-        else:
-            self._refuse_official_key(payload.resource_key)
-        updated = _validated(
-            {**wanted, "id": current.id, "kind": current.kind, "revision": current.revision + 1}
-        )
-        details = await checks_on_save(
-            updated, self._fetchers.for_type(updated), self._cluster, self._prometheus, force=force
-        )
-        async with self._db.transaction() as session:
-            repo = DeviceTypeRepository(session)
-            values = row_values(updated)
-            if current.kind == "official" and current.revision == 1:
-                # The first edit of an official type stores its override row.
-                try:
-                    await repo.insert(new_row(updated, "official"), actor=principal.username)
-                except Conflict:
-                    raise _stale(device_type_id, current.revision + 1, payload.revision) from None
-            else:
-                stored_revision = current.revision - 1 if current.kind == "official" else current.revision
-                await repo.update(current.id, stored_revision, values, actor=principal.username)
-            await AuditRepository(session).record(
-                principal.username,
-                "device_type.update",
-                TARGET_KIND,
-                current.id,
-                before=audit_view(current),
-                after=audit_view(updated),
-                details=details,
-            )
-        self._changed(current.id)
-        return SaveOutcome(updated, details["warnings"], details["warning_messages"])
+        return await self._saved(await self.plan_update(principal, device_type_id, payload, force=force))
 
     async def delete(
         self, principal: Principal | None, device_type_id: str, *, revision: int | None = None
     ) -> None:
-        principal = require_admin(principal)
-        if official_preset(device_type_id) is not None:
-            raise Conflict(code="device_type.official_undeletable", device_type=device_type_id)
-        users = [] if self._usage is None else await self._usage.users_of(device_type_id)
-        if users:
-            raise Conflict(
-                code="device_type.in_use",
-                params={"count": len(users), "names": ", ".join(users[:20])},
-                device_type=device_type_id,
-                workloads=users,
-            )
-        async with self._db.transaction() as session:
-            row = await DeviceTypeRepository(session).delete(device_type_id, revision)
-            # Its policy, thresholds and history go in the same transaction: a type registered later
-            # under this id must not inherit another admin's protection settings or past events.
-            removed = await DeviceTypeDependentsRepository(session).remove(device_type_id)
-            await AuditRepository(session).record(
-                principal.username,
-                "device_type.delete",
-                TARGET_KIND,
-                device_type_id,
-                before={**audit_before(row, None), "dependents": removed.audit_view()},
-            )
-        self._changed(device_type_id)
+        await self.commit(await self.plan_delete(principal, device_type_id, revision=revision))
 
     async def reset(self, principal: Principal | None, device_type_id: str) -> DeviceType:
         """Drop an admin's overrides of an official type, back to the built-in preset."""
@@ -372,27 +361,17 @@ class DeviceCatalog:
             entries.append(CatalogEntry(device_type, fetcher.inventory(device_type, state)))
         return entries
 
-    def _refuse_official_key(self, resource_key: str) -> None:
-        for preset in official_presets():
-            if preset.resource_key == resource_key:
-                raise Conflict(
-                    code="device_type.official_key",
-                    field="resource_key",
-                    resource_key=resource_key,
-                    device_type=preset.id,
-                )
+    async def _refuse_taken(self, admin: Principal, device_type: DeviceType, *, new: bool) -> None:
+        """The database's refusals of a taken id or resource key, known before anything is written."""
+        types = await self.list(admin)
+        if new and any(t.id == device_type.id for t in types):
+            raise Conflict(code="db.device_type_id_taken", field="id", device_type=device_type.id)
+        refuse_taken_key(device_type, types)
 
-
-def _validated(data: dict[str, Any]) -> DeviceType:
-    try:
-        return DeviceType.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"])
-        reason = validation_message(first).to_data()
-        raise ValidationFailed(
-            code="device_type.invalid_field", field=field, params={"reason": reason}
-        ) from None
+    async def _saved(self, plan: SavePlan) -> SaveOutcome:
+        await self.commit(plan)
+        assert plan.after is not None
+        return SaveOutcome(plan.after, plan.warnings, plan.warning_messages)
 
 
 def _readable_official(preset: DeviceType, row: DeviceTypeRow | None) -> DeviceType:
@@ -402,23 +381,3 @@ def _readable_official(preset: DeviceType, row: DeviceTypeRow | None) -> DeviceT
         # The vendor's preset still describes the hardware; the admins' overrides wait for a reset.
         _log.warning("official device type served as its preset", reason=exc.detail)
         return preset
-
-
-def _refuse_official_identity_change(current: DeviceType, wanted: dict[str, Any]) -> None:
-    baseline = current.model_dump(mode="json")
-    for field in ("name", "vendor", "resource_key", "fetcher"):
-        if wanted.get(field) != baseline[field]:
-            raise ValidationFailed(
-                code="device_type.official_identity",
-                field=field,
-                params={"device_type": current.id, "editable": ", ".join(OFFICIAL_EDITABLE)},
-            )
-
-
-def _stale(device_type_id: str, current: int, expected: int) -> Conflict:
-    return Conflict(
-        code="device_type.stale",
-        device_type=device_type_id,
-        current_revision=current,
-        expected_revision=expected,
-    )

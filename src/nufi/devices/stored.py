@@ -99,13 +99,17 @@ def stored_view(row: DeviceTypeRow) -> dict[str, Any]:
     }
 
 
+def first_problem(exc: ValidationError) -> tuple[str, dict[str, Any]]:
+    """The dotted field of a validation error's first problem, and the reason as `{code, params}`."""
+    first = exc.errors()[0]
+    return ".".join(str(part) for part in first["loc"]), validation_message(first).to_data()
+
+
 def _validated(row: DeviceTypeRow, data: dict[str, Any]) -> DeviceType:
     try:
         return DeviceType.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        reason = validation_message(first).to_data()
+        where, reason = first_problem(exc)
         if row.kind == "official":
             raise UnreadableDeviceType(
                 code="device_type.unreadable_official",

@@ -10,7 +10,7 @@ from datetime import datetime
 import pytest
 from pydantic import ValidationError
 
-from nufi.devices import catalog as catalog_module
+from nufi.devices import plan as plan_module
 from nufi.devices.checks import check_resource_key, enforce_query_bounds
 from nufi.devices.drafts import MAX_DRAFT_CHARS, _checked
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
@@ -227,7 +227,7 @@ def test_readings_name_their_problems_as_messages() -> None:
 
 
 def test_the_catalogs_own_refusals_carry_codes_and_read_in_korean() -> None:
-    stale = catalog_module._stale("lpu", 3, 2)
+    stale = plan_module.stale_revision("lpu", 3, 2)
     assert (stale.code, stale.params["current_revision"], stale.params["expected_revision"]) == (
         "device_type.stale",
         3,
@@ -237,11 +237,11 @@ def test_the_catalogs_own_refusals_carry_codes_and_read_in_korean() -> None:
     preset = official_preset("nvidia-gpu")
     assert preset is not None
     with pytest.raises(ValidationFailed) as caught:
-        catalog_module._refuse_official_identity_change(preset, {**preset.model_dump(), "name": "Other"})
+        plan_module.refuse_identity_change(preset, {**preset.model_dump(), "name": "Other"})
     assert (caught.value.code, caught.value.field) == ("device_type.official_identity", "name")
     korean(caught.value.text("ko"))
     with pytest.raises(ValidationFailed) as caught:
-        catalog_module._validated({**preset.model_dump(mode="json"), "resource_key": "kubernetes.io/x"})
+        plan_module.validated_type({**preset.model_dump(mode="json"), "resource_key": "kubernetes.io/x"})
     assert (caught.value.code, caught.value.field) == ("device_type.invalid_field", "resource_key")
     reason = caught.value.params["reason"]
     assert isinstance(reason, dict) and reason["code"] == "resource_key.problems"
