@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from nufi.messages import CATALOG, Message
-from nufi.workloads.kube_reasons import container_failure, deployment_failure, pod_failure, scheduler_reason
+from nufi.workloads.kube_reasons import deployment_failure, pod_failure, scheduler_reason
 from nufi.workloads.labels import (
     THERMAL_KEPT_REASON,
     THERMAL_OFF_REASON,
@@ -37,20 +37,10 @@ from nufi.workloads.labels import (
     TRAFFIC,
     TRAFFIC_OFF,
 )
+from nufi.workloads.pods import conditions_of, stuck_container
 
 QUOTA_EXCEEDED = "workload.quota_exceeded"
 Status = Literal["Ready", "Starting", "Degraded", "Error", "Pending", "ScaledDown"]
-STUCK_WAITING_REASONS = frozenset(
-    {
-        "CrashLoopBackOff",
-        "ErrImagePull",
-        "ImagePullBackOff",
-        "InvalidImageName",
-        "CreateContainerConfigError",
-        "CreateContainerError",
-        "RunContainerError",
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -79,7 +69,7 @@ def pod_state(pod: dict[str, Any]) -> PodState:
     metadata = pod.get("metadata") or {}
     spec = pod.get("spec") or {}
     status = pod.get("status") or {}
-    conditions = {c.get("type"): c for c in status.get("conditions") or [] if isinstance(c, dict)}
+    conditions = conditions_of(status)
     annotations = metadata.get("annotations") or {}
     scheduled = conditions.get("PodScheduled") or {}
     unschedulable = None
@@ -148,12 +138,7 @@ def deployment_status(
 def _failure(status: dict[str, Any]) -> Message | None:
     if status.get("phase") == "Failed":
         return pod_failure(status)
-    for container in status.get("containerStatuses") or []:
-        waiting = (container.get("state") or {}).get("waiting") or {}
-        reason = waiting.get("reason")
-        if reason in STUCK_WAITING_REASONS:
-            return container_failure(str(container.get("name") or ""), str(reason), waiting.get("message"))
-    return None
+    return stuck_container(status)
 
 
 def _deployment_failure(conditions: Sequence[dict[str, Any]]) -> Message | None:

@@ -6,22 +6,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from nufi.messages import Message
-from nufi.workloads.kube_reasons import container_failure, pod_failure, scheduler_reason
+from nufi.workloads.kube_reasons import pod_failure, scheduler_reason
 from nufi.workloads.labs.model import Backend, LabStatus
+from nufi.workloads.pods import conditions_of, stuck_container
 
 Obj = dict[str, Any]
-# Container waiting reasons that will not fix themselves: the lab needs a new image or a fix.
-_BROKEN_WAITING = frozenset(
-    {
-        "CrashLoopBackOff",
-        "ErrImagePull",
-        "ImagePullBackOff",
-        "InvalidImageName",
-        "CreateContainerConfigError",
-        "CreateContainerError",
-        "RunContainerError",
-    }
-)
 _STOPPED_ANNOTATION = "kubeflow-resource-stopped"
 
 
@@ -49,7 +38,7 @@ def observe(top: Obj, backend: Backend, pod: Obj | None) -> Observed:
     if pod is None or (pod.get("metadata") or {}).get("deletionTimestamp"):
         return Observed("Starting")
     status = pod.get("status") or {}
-    conditions = {c.get("type"): c for c in status.get("conditions") or [] if isinstance(c, dict)}
+    conditions = conditions_of(status)
     scheduled = conditions.get("PodScheduled")
     if (
         scheduled is not None
@@ -60,15 +49,9 @@ def observe(top: Obj, backend: Backend, pod: Obj | None) -> Observed:
     phase = status.get("phase")
     if phase in ("Failed", "Succeeded"):
         return Observed("Error", pod_failure(status))
-    for container in status.get("containerStatuses") or []:
-        waiting = (container.get("state") or {}).get("waiting") or {}
-        if waiting.get("reason") in _BROKEN_WAITING:
-            return Observed(
-                "Error",
-                container_failure(
-                    str(container.get("name") or ""), waiting["reason"], waiting.get("message")
-                ),
-            )
+    stuck = stuck_container(status)
+    if stuck is not None:
+        return Observed("Error", stuck)
     ready = conditions.get("Ready")
     if phase == "Running" and ready is not None and ready.get("status") == "True":
         return Observed("Ready")
