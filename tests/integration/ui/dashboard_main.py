@@ -1,6 +1,6 @@
 """The dashboard as the simulated-user tests run it: NuFi's pages over services built from settings,
-with the signed-in person named by the test in a request header (sign-in has its own tests), and one
-page the product does not have (`sample_page`), declared beside the product's."""
+with the signed-in person named by the test in a request header (sign-in has its own tests), and the
+pages the product does not have (`sample_page`), declared beside the product's."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pydantic import SecretStr
 from starlette.requests import Request
 
 from integration.ui.people import PEOPLE, USER_HEADER
-from integration.ui.sample_page import SAMPLE_PAGE, SLOW_PAGE
+from integration.ui.sample_page import SAMPLE_PAGE, SAMPLES_PAGE, SLOW_PAGE
 from nufi.auth import Principal
 from nufi.config import Settings
 from nufi.services import build_services
@@ -50,7 +50,7 @@ async def _stop() -> None:
     await _stack.aclose()
 
 
-register_pages((*PAGES, SAMPLE_PAGE, SLOW_PAGE))
+register_pages((*PAGES, SAMPLE_PAGE, SLOW_PAGE, SAMPLES_PAGE))
 app.include_router(language_router)
 app.on_startup(_start)
 app.on_shutdown(_stop)

@@ -33,10 +33,13 @@ DYNAMIC: dict[str, Source] = {
     "charts.metric.{}": IN_CODE,
     "charts.unit.{}": FromCode("nufi.monitoring.ranges.request:RangeMetric"),
     "deployments.column.{}": IN_CODE,
+    # WorkloadKind.text: the texts every workload kind has under its own area.
+    "deployments.{}": FromCode("nufi.ui.parts.workload_page:KindText"),
     "devices.column.{}": IN_CODE,
     "devices.kind.{}": FromCode("nufi.devices.spec:DeviceKind"),
     "labs.column.{}": IN_CODE,
     "labs.done.{}": IN_CODE,
+    "labs.{}": FromCode("nufi.ui.parts.workload_page:KindText"),
     "monitoring.column.{}": IN_CODE,
     "monitoring.state.{}": IN_CODE,
     # ThermalService.marked_nodes: the nodes thermal control has cut, kept serving or cannot read.
