@@ -265,12 +265,7 @@ class ProjectsPage:
             if not plan.objects:
                 ui.label(self.t("projects.delete.nothing")).classes("text-slate-600")
                 return
-            count = len(plan.objects)
-            if count == 1:
-                said = self.t("projects.delete.objects.one", count=count)
-            else:
-                said = self.t("projects.delete.objects.other", count=count)
-            ui.label(said).classes("font-medium")
+            ui.label(self.t("projects.delete.objects", count=len(plan.objects))).classes("font-medium")
             with ui.column().classes("gap-0 max-h-64 overflow-auto w-full bg-slate-50 rounded p-2"):
                 for item in plan.objects:
                     ui.label(f"{item.kind}/{item.name}").classes("font-mono text-sm").mark("dry-run-object")

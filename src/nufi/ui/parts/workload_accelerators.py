@@ -85,14 +85,10 @@ def fit_warning(t: Translator, offer: AcceleratorOffer | None, count: object) ->
         )
     most = most_on_one_node(offer)
     if wanted > most:
-        if wanted == 1:
-            return FitWarning("never", t("workloads.fit.never.one", count=wanted, name=name, most=most))
-        return FitWarning("never", t("workloads.fit.never.other", count=wanted, name=name, most=most))
+        return FitWarning("never", t("workloads.fit.never", count=wanted, name=name, most=most))
     free = most_free_on_one_node(offer)
     if wanted > free:
-        if wanted == 1:
-            return FitWarning("now", t("workloads.fit.not_now.one", count=wanted, name=name, most=free))
-        return FitWarning("now", t("workloads.fit.not_now.other", count=wanted, name=name, most=free))
+        return FitWarning("now", t("workloads.fit.not_now", count=wanted, name=name, most=free))
     return None
 
 

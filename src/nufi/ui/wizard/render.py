@@ -32,7 +32,7 @@ def key_found(t: Translator, check: ResourceKeyCheck) -> None:
         ui.label(t("wizard.key.found")).classes(OK_CLASSES).mark("key-found")
         ui.label(
             t(
-                "wizard.key.totals.one" if len(offering) == 1 else "wizard.key.totals.other",
+                "wizard.key.totals",
                 capacity=sum(node.capacity for node in offering),
                 allocatable=sum(node.allocatable for node in offering),
                 nodes=len(offering),

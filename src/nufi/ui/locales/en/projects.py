@@ -16,8 +16,7 @@ TEXTS: dict[str, str] = {
     "projects.delete.body": (
         "The namespace {name} and everything in it are deleted. A dry run found what would go:"
     ),
-    "projects.delete.objects.one": "{count} object goes with it:",
-    "projects.delete.objects.other": "{count} objects go with it:",
+    "projects.delete.objects": "{count} {count:plural:object goes|objects go} with it:",
     "projects.delete.nothing": "No workloads go with it.",
     "projects.delete.confirm": "Delete {name}",
     "projects.done.created": "Created the project {name}.",

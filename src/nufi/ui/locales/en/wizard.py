@@ -20,8 +20,7 @@ TEXTS: dict[str, str] = {
     ),
     "wizard.key.checking": "Checking the cluster…",
     "wizard.key.found": "✓ Detected in the cluster.",
-    "wizard.key.totals.one": "{capacity} in all on {nodes} node ({allocatable} allocatable)",
-    "wizard.key.totals.other": "{capacity} in all on {nodes} nodes ({allocatable} allocatable)",
+    "wizard.key.totals": "{capacity} in all on {nodes} {nodes:plural:node|nodes} ({allocatable} allocatable)",
     "wizard.key.not_found": "⚠ Not detected in the cluster.",
     "wizard.key.confirm.title": "No node advertises {resource_key}",
     "wizard.key.confirm.body": (

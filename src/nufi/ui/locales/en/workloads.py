@@ -9,20 +9,14 @@ TEXTS: dict[str, str] = {
     "workloads.no_projects.body": "Workloads live in projects. Ask an administrator to add you to one.",
     "workloads.accelerator.option": "{name} — {free} free (at most {most} on one node now)",
     "workloads.accelerator.option_none_free": "{name} — none free now",
-    "workloads.fit.not_now.one": (
-        "No node has {count} {name} device free right now (at most {most} on one node): "
-        "the pod will wait, Pending, until one frees up."
+    "workloads.fit.not_now": (
+        "No node has {count} {name} {count:plural:device|devices} free right now (at most {most} on one "
+        "node): the pod will wait, Pending, until {count:plural:one frees|enough free} up."
     ),
-    "workloads.fit.not_now.other": (
-        "No node has {count} {name} devices free right now (at most {most} on one node): "
-        "the pod will wait, Pending, until enough free up."
-    ),
-    "workloads.fit.never.one": (
-        "No node has even {count} {name} device (at most {most} on one node): the service refuses this count."
-    ),
-    "workloads.fit.never.other": (
-        "No node has {count} {name} devices at all (at most {most} on one node): "
-        "the service refuses this count."
+    # "even" before a single device, "at all" after several.
+    "workloads.fit.never": (
+        "No node has {count:plural:even |}{count} {name} {count:plural:device|devices at all} "
+        "(at most {most} on one node): the service refuses this count."
     ),
     "workloads.accelerator.none": (
         "No accelerator is available in the cluster. An administrator can enable a type "

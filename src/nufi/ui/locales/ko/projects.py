@@ -16,8 +16,7 @@ TEXTS: dict[str, str] = {
     "projects.delete.body": (
         "네임스페이스 {name}과(와) 그 안의 모든 것이 삭제됩니다. 아래는 미리 확인한(dry run) 결과입니다."
     ),
-    "projects.delete.objects.one": "함께 삭제되는 객체 {count}개:",
-    "projects.delete.objects.other": "함께 삭제되는 객체 {count}개:",
+    "projects.delete.objects": "함께 삭제되는 객체 {count}개:",
     "projects.delete.nothing": "함께 삭제되는 워크로드는 없습니다.",
     "projects.delete.confirm": "{name} 삭제",
     "projects.done.created": "프로젝트 {name}을(를) 만들었습니다.",

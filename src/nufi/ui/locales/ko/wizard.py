@@ -17,8 +17,7 @@ TEXTS: dict[str, str] = {
     "wizard.hint.resource_key": ("디바이스 플러그인이 노드에 알리는 이름 (예: hyperaccel.ai/lpu)"),
     "wizard.key.checking": "클러스터에서 확인하는 중…",
     "wizard.key.found": "✓ 클러스터에서 감지된 리소스입니다.",
-    "wizard.key.totals.one": "노드 {nodes}개에 모두 {capacity}개 (할당 가능 {allocatable}개)",
-    "wizard.key.totals.other": "노드 {nodes}개에 모두 {capacity}개 (할당 가능 {allocatable}개)",
+    "wizard.key.totals": "노드 {nodes}개에 모두 {capacity}개 (할당 가능 {allocatable}개)",
     "wizard.key.not_found": "⚠ 클러스터에서 감지되지 않은 리소스입니다.",
     "wizard.key.confirm.title": "{resource_key} 리소스를 알리는 노드가 없습니다",
     "wizard.key.confirm.body": (

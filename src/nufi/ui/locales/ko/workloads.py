@@ -11,18 +11,11 @@ TEXTS: dict[str, str] = {
     ),
     "workloads.accelerator.option": "{name} — {free}개 사용 가능 (지금 한 노드에 최대 {most}개)",
     "workloads.accelerator.option_none_free": "{name} — 지금 사용 가능한 장치 없음",
-    "workloads.fit.not_now.one": (
+    "workloads.fit.not_now": (
         "지금은 {name} {count}개가 남은 노드가 없습니다(한 노드에 남은 최대 개수 {most}개). "
         "장치가 풀릴 때까지 파드가 대기 중 상태로 기다립니다."
     ),
-    "workloads.fit.not_now.other": (
-        "지금은 {name} {count}개가 남은 노드가 없습니다(한 노드에 남은 최대 개수 {most}개). "
-        "장치가 풀릴 때까지 파드가 대기 중 상태로 기다립니다."
-    ),
-    "workloads.fit.never.one": (
-        "{name} {count}개를 가진 노드가 없습니다(한 노드에 최대 {most}개). 이 개수로는 만들 수 없습니다."
-    ),
-    "workloads.fit.never.other": (
+    "workloads.fit.never": (
         "{name} {count}개를 가진 노드가 없습니다(한 노드에 최대 {most}개). 이 개수로는 만들 수 없습니다."
     ),
     "workloads.accelerator.none": (
