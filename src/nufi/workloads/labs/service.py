@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from nufi.auth import Principal
 from nufi.cluster.kube_rest import Json
-from nufi.cluster.labs import CLAIM, NOTEBOOK, POD, SERVICE, STATEFULSET, Kind, LabObjects
+from nufi.cluster.labs import CLAIM, NOTEBOOK, POD, SERVICE, STATEFULSET, LabObjects
+from nufi.cluster.objects import Kind
 from nufi.cluster.resources import quantity_to_int
 from nufi.cluster.workload_apply import refused_as
 from nufi.config import Settings

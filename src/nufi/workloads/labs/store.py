@@ -13,7 +13,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from nufi.cluster.kube_rest import Json
-from nufi.cluster.labs import CLAIM, NOTEBOOK, SERVICE, STATEFULSET, Kind, LabObjects
+from nufi.cluster.labs import CLAIM, NOTEBOOK, SERVICE, STATEFULSET, LabObjects
+from nufi.cluster.objects import Kind
 from nufi.cluster.workload_apply import Refused, refused_as
 from nufi.errors import Conflict, NotFound, NufiError
 from nufi.logging import get_logger
