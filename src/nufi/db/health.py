@@ -27,21 +27,12 @@ class DatabaseCheck:
     async def check(self) -> DependencyStatus:
         where = display_url(self._engine.url)
         started = perf_counter()
+        ok, detail = True, f"the database at {where} answered SELECT 1"
         try:
             async with self._engine.connect() as connection:
                 await connection.execute(text("SELECT 1"))
         except (SQLAlchemyError, OSError, DependencyUnavailable) as exc:
-            return DependencyStatus(
-                name=self.name,
-                ok=False,
-                configured=True,
-                detail=f"cannot query the database at {where}: {describe_database_error(exc)}",
-                latency_ms=elapsed_ms(started),
-            )
+            ok, detail = False, f"cannot query the database at {where}: {describe_database_error(exc)}"
         return DependencyStatus(
-            name=self.name,
-            ok=True,
-            configured=True,
-            detail=f"the database at {where} answered SELECT 1",
-            latency_ms=elapsed_ms(started),
+            name=self.name, ok=ok, configured=True, detail=detail, latency_ms=elapsed_ms(started)
         )

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import JSON, Boolean, CheckConstraint, Float, Index, Integer, MetaData, String, Text, text
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column
 
 from nufi.db.types import UtcDateTime
 
@@ -74,7 +74,25 @@ class DeviceTypeRow(Base):
         return f"DeviceTypeRow(id={self.id!r}, resource_key={self.resource_key!r}, revision={self.revision})"
 
 
-class AuditRecordRow(Base):
+class _Recorded:
+    """Who did (or is about to do) what to which thing, when, with the state before and after: what an
+    audit record and an intent both hold."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(UtcDateTime)
+    actor: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
+    action: Mapped[str] = mapped_column(String(64))
+    target_kind: Mapped[str] = mapped_column(String(64))
+    target_id: Mapped[str] = mapped_column(String(255))
+    before: Mapped[JsonObject | None] = mapped_column(JSON)
+    after: Mapped[JsonObject | None] = mapped_column(JSON)
+    details: Mapped[JsonObject | None] = mapped_column(JSON)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id}, action={self.action!r}, target_id={self.target_id!r})"
+
+
+class AuditRecordRow(_Recorded, Base):
     """Who did what to which thing, when, with the state before and after."""
 
     __tablename__ = "audit_log"
@@ -83,21 +101,8 @@ class AuditRecordRow(Base):
         Index("ix_audit_log_at", "at"),
     )
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    at: Mapped[datetime] = mapped_column(UtcDateTime)
-    actor: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
-    action: Mapped[str] = mapped_column(String(64))
-    target_kind: Mapped[str] = mapped_column(String(64))
-    target_id: Mapped[str] = mapped_column(String(255))
-    before: Mapped[JsonObject | None] = mapped_column(JSON)
-    after: Mapped[JsonObject | None] = mapped_column(JSON)
-    details: Mapped[JsonObject | None] = mapped_column(JSON)
 
-    def __repr__(self) -> str:
-        return f"AuditRecordRow(id={self.id}, action={self.action!r}, target_id={self.target_id!r})"
-
-
-class IntentRow(Base):
+class IntentRow(_Recorded, Base):
     """A change NuFi is about to make in the cluster, committed before it is made: who asked, what,
     to which object, and the planned state. Completing it writes the audit record and removes the row
     in one transaction; a row still here after its change should have ended is settled by the
@@ -106,20 +111,8 @@ class IntentRow(Base):
     __tablename__ = "intents"
     __table_args__ = (Index("ix_intents_at", "at"),)
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    at: Mapped[datetime] = mapped_column(UtcDateTime)
-    actor: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
-    action: Mapped[str] = mapped_column(String(64))
-    target_kind: Mapped[str] = mapped_column(String(64))
-    target_id: Mapped[str] = mapped_column(String(255))
-    before: Mapped[JsonObject | None] = mapped_column(JSON)
-    after: Mapped[JsonObject | None] = mapped_column(JSON)
-    details: Mapped[JsonObject | None] = mapped_column(JSON)
     # The replica that made the change (host, process, random suffix), for the operator's eyes.
     holder: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
-
-    def __repr__(self) -> str:
-        return f"IntentRow(id={self.id}, action={self.action!r}, target_id={self.target_id!r})"
 
 
 class ReplicaLeaseRow(Base):
@@ -175,36 +168,36 @@ class WizardDraftRow(Base):
         return f"WizardDraftRow(owner={self.owner!r}, updated_at={self.updated_at.isoformat()})"
 
 
-class ThermalPolicyRow(Base):
+class TypeDocument:
+    """One document an admin keeps per device type, revised under optimistic locking."""
+
+    device_type_id: Mapped[str] = mapped_column(String(DEVICE_TYPE_ID_LENGTH), primary_key=True)
+    revision: Mapped[int] = mapped_column(Integer, default=1, server_default=text("1"))
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    updated_by: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
+
+    @declared_attr.directive
+    def __table_args__(cls) -> tuple[CheckConstraint]:
+        return (CheckConstraint("revision >= 1", name="revision_positive"),)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(device_type_id={self.device_type_id!r}, revision={self.revision})"
+
+
+class ThermalPolicyRow(TypeDocument, Base):
     """An admin's temperature policy for one device type (without a row the type's defaults apply)."""
 
     __tablename__ = "thermal_policies"
-    __table_args__ = (CheckConstraint("revision >= 1", name="revision_positive"),)
 
-    device_type_id: Mapped[str] = mapped_column(String(DEVICE_TYPE_ID_LENGTH), primary_key=True)
     policy: Mapped[JsonObject] = mapped_column(JSON)
-    revision: Mapped[int] = mapped_column(Integer, default=1, server_default=text("1"))
-    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
-    updated_by: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
-
-    def __repr__(self) -> str:
-        return f"ThermalPolicyRow(device_type_id={self.device_type_id!r}, revision={self.revision})"
 
 
-class AlertThresholdsRow(Base):
+class AlertThresholdsRow(TypeDocument, Base):
     """An admin's alert thresholds for one device type (without a row the defaults apply)."""
 
     __tablename__ = "alert_thresholds"
-    __table_args__ = (CheckConstraint("revision >= 1", name="revision_positive"),)
 
-    device_type_id: Mapped[str] = mapped_column(String(DEVICE_TYPE_ID_LENGTH), primary_key=True)
     thresholds: Mapped[JsonObject] = mapped_column(JSON)
-    revision: Mapped[int] = mapped_column(Integer, default=1, server_default=text("1"))
-    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
-    updated_by: Mapped[str] = mapped_column(String(ACTOR_LENGTH))
-
-    def __repr__(self) -> str:
-        return f"AlertThresholdsRow(device_type_id={self.device_type_id!r}, revision={self.revision})"
 
 
 class ThermalEventRow(Base):

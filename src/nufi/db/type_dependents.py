@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
 
-from nufi.db.tables import AlertThresholdsRow, JsonObject, ThermalEventRow, ThermalPolicyRow
+from nufi.db.tables import AlertThresholdsRow, JsonObject, ThermalEventRow, ThermalPolicyRow, TypeDocument
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,20 +37,10 @@ class DeviceTypeDependentsRepository:
         self._session = session
 
     async def remove(self, device_type_id: str) -> RemovedDependents:
-        policy = (
-            await self._session.scalars(
-                delete(ThermalPolicyRow)
-                .where(ThermalPolicyRow.device_type_id == device_type_id)
-                .returning(ThermalPolicyRow.policy)
-            )
-        ).one_or_none()
-        thresholds = (
-            await self._session.scalars(
-                delete(AlertThresholdsRow)
-                .where(AlertThresholdsRow.device_type_id == device_type_id)
-                .returning(AlertThresholdsRow.thresholds)
-            )
-        ).one_or_none()
+        policy = await self._remove_document(ThermalPolicyRow, ThermalPolicyRow.policy, device_type_id)
+        thresholds = await self._remove_document(
+            AlertThresholdsRow, AlertThresholdsRow.thresholds, device_type_id
+        )
         events = await self._session.execute(
             delete(ThermalEventRow).where(ThermalEventRow.device_type_id == device_type_id)
         )
@@ -58,3 +49,10 @@ class DeviceTypeDependentsRepository:
             alert_thresholds=None if thresholds is None else dict(thresholds),
             thermal_events=int(getattr(events, "rowcount", 0) or 0),
         )
+
+    async def _remove_document(
+        self, table: type[TypeDocument], document: InstrumentedAttribute[JsonObject], device_type_id: str
+    ) -> JsonObject | None:
+        """Delete the type's row of `table`, giving back the document it held (None: there was none)."""
+        removed = delete(table).where(table.device_type_id == device_type_id).returning(document)
+        return (await self._session.scalars(removed)).one_or_none()
