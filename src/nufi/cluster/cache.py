@@ -39,7 +39,7 @@ from nufi.cluster.inventory import (
     node_resources,
 )
 from nufi.cluster.kube_rest import Gone, api_path, watch
-from nufi.config import Settings
+from nufi.config import Settings, settings_part
 from nufi.errors import DependencyUnavailable
 from nufi.health import DependencyStatus
 
@@ -74,12 +74,8 @@ class CacheSettings:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> CacheSettings:
-        return cls(
-            enabled=settings.cluster_cache_enabled,
-            resync_seconds=settings.cluster_cache_resync_seconds,
-            max_outage_seconds=settings.cluster_cache_max_outage_seconds,
-            watch_seconds=settings.cluster_cache_watch_seconds,
-        )
+        fields = ("enabled", "resync_seconds", "max_outage_seconds", "watch_seconds")
+        return cls(**settings_part(settings, "cluster_cache_", fields))
 
 
 class _Reflector(Generic[T]):

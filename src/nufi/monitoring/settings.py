@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nufi.config import Settings
+from nufi.config import Settings, settings_part
 from nufi.monitoring.ranges.request import DEFAULT_MAX_RANGE_SECONDS
 
 STALE_AFTER_INTERVALS = 3
@@ -32,11 +32,16 @@ class MonitoringSettings(BaseModel):
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MonitoringSettings:
+        fields = (
+            "scrape_interval_seconds",
+            "max_range_seconds",
+            "refresh_interval_seconds",
+            "stream_heartbeat_seconds",
+        )
         return cls(
-            scrape_interval_seconds=settings.monitoring_scrape_interval_seconds,
-            max_range_seconds=settings.monitoring_max_range_seconds,
-            refresh_interval_seconds=settings.monitoring_refresh_seconds,
-            stream_heartbeat_seconds=settings.monitoring_stream_heartbeat_seconds,
+            **settings_part(
+                settings, "monitoring_", fields, refresh_interval_seconds="monitoring_refresh_seconds"
+            )
         )
 
     @property

@@ -5,15 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import Generator
 from dataclasses import dataclass
-from datetime import datetime
 from time import perf_counter
 from typing import Any
 
 import httpx
 
-from nufi.config import Settings
+from nufi.config import Settings, settings_part
 from nufi.health import DependencyStatus, elapsed_ms
 from nufi.models.promql import MAX_EXPRESSION_CHARS
 from nufi.prom.errors import (
@@ -24,6 +22,7 @@ from nufi.prom.errors import (
 )
 from nufi.prom.failures import query_failure
 from nufi.prom.results import QueryResult, parse_query_data
+from nufi.prom.wire import Instant, auth_from, format_bytes, format_instant, format_timeout
 
 # Longer queries go in a form body so no proxy trips over the URL length.
 _MAX_GET_QUERY_CHARS = 2000
@@ -40,8 +39,6 @@ _COUNT_HTTP_MARGIN_SECONDS = 1.0
 _DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 # Answers larger than this are decoded in a worker thread (a 1,000-node type's answers are megabytes).
 _DECODED_ASIDE_BYTES = 256 * 1024
-
-Instant = datetime | float
 
 
 @dataclass(frozen=True)
@@ -62,13 +59,14 @@ class AdminQueryLimits:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> AdminQueryLimits:
-        return cls(
-            max_range_seconds=settings.promql_max_range_seconds,
-            min_subquery_step_seconds=settings.promql_min_subquery_step_seconds,
-            max_series=settings.promql_max_series,
-            series_check_timeout_seconds=settings.promql_series_check_timeout_seconds,
-            max_points_per_series=settings.promql_max_points_per_series,
+        # The longest span is what NuFi asks, not a setting.
+        limits = (
+            "max_range_seconds",
+            "min_subquery_step_seconds",
+            "max_series",
+            "series_check_timeout_seconds",
         )
+        return cls(**settings_part(settings, "promql_", (*limits, "max_points_per_series")))
 
 
 class PrometheusGateway:
@@ -114,7 +112,7 @@ class PrometheusGateway:
             query_timeout_seconds=settings.promql_query_timeout_seconds,
             admin_limits=AdminQueryLimits.from_settings(settings),
             max_response_bytes=settings.prometheus_max_response_bytes,
-            auth=_auth_from(settings),
+            auth=auth_from(settings),
         )
 
     @property
@@ -189,7 +187,7 @@ class PrometheusGateway:
         `timeout_seconds` (default: the gateway's query timeout)."""
         params: dict[str, str] = {"query": promql}
         if time is not None:
-            params["time"] = _format_instant(time)
+            params["time"] = format_instant(time)
         return await self._call("/api/v1/query", params, promql, timeout_seconds)
 
     async def count_series(self, expression: str, *, timeout_seconds: float) -> int:
@@ -213,8 +211,8 @@ class PrometheusGateway:
             raise ValueError(f"step_seconds must be a positive number, got {step_seconds}")
         params = {
             "query": promql,
-            "start": _format_instant(start),
-            "end": _format_instant(end),
+            "start": format_instant(start),
+            "end": format_instant(end),
             "step": repr(float(step_seconds)),
         }
         return await self._call("/api/v1/query_range", params, promql, None)
@@ -265,7 +263,7 @@ class PrometheusGateway:
     ) -> QueryResult:
         client = self._require_client()
         evaluation = self._query_timeout if timeout_seconds is None else timeout_seconds
-        params = {**params, "timeout": _format_timeout(evaluation)}
+        params = {**params, "timeout": format_timeout(evaluation)}
         # A shorter evaluation than usual is waited for only a little longer than Prometheus takes.
         waited = min(self._timeout, evaluation + _COUNT_HTTP_MARGIN_SECONDS)
         request_timeout = httpx.Timeout(waited, connect=min(waited, 5.0))
@@ -315,7 +313,7 @@ class PrometheusGateway:
     def _too_large(self, promql: str) -> PrometheusAnswerTooLarge:
         limit = self._max_response_bytes
         return PrometheusAnswerTooLarge(
-            query=promql, limit_bytes=limit, params={"url": self._base_url, "limit": _format_bytes(limit)}
+            query=promql, limit_bytes=limit, params={"url": self._base_url, "limit": format_bytes(limit)}
         )
 
     def _decoded(
@@ -365,47 +363,3 @@ class PrometheusGateway:
         return DependencyStatus(
             name=self.name, ok=ok, configured=True, detail=detail, latency_ms=elapsed_ms(started)
         )
-
-
-class _BearerAuth(httpx.Auth):
-    def __init__(self, token: str) -> None:
-        self._header = f"Bearer {token}"
-
-    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        request.headers["Authorization"] = self._header
-        yield request
-
-
-def _auth_from(settings: Settings) -> httpx.Auth | None:
-    if settings.prometheus_bearer_token is not None:
-        return _BearerAuth(settings.prometheus_bearer_token.get_secret_value())
-    if settings.prometheus_username is not None:
-        password = settings.prometheus_password.get_secret_value() if settings.prometheus_password else ""
-        return httpx.BasicAuth(settings.prometheus_username, password)
-    return None
-
-
-def _format_timeout(seconds: float) -> str:
-    # Whole milliseconds: Prometheus' durations take no fractions (`1.5s` is refused, `1500ms` is not).
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise ValueError(f"a query timeout must be a positive number of seconds, got {seconds}")
-    return f"{max(round(seconds * 1000), 1)}ms"
-
-
-def _format_bytes(count: int) -> str:
-    """`count` bytes for a person: "64 MiB", "1.5 KiB", "1000 bytes"."""
-    for unit, size in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if count >= size:
-            value = count / size
-            return f"{value:.0f} {unit}" if count % size == 0 else f"{value:.1f} {unit}"
-    return f"{count} bytes"
-
-
-def _format_instant(value: Instant) -> str:
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            raise ValueError(f"time {value.isoformat()} has no timezone; pass an aware datetime")
-        return repr(value.timestamp())
-    if not math.isfinite(value):
-        raise ValueError(f"time must be finite Unix seconds, got {value}")
-    return repr(float(value))

@@ -1,4 +1,4 @@
-"""Server settings.
+"""Server settings: the one settings tree.
 
 Read from `NUFI_*` environment variables and, when `NUFI_SETTINGS_FILE` names one, a settings file
 (YAML, JSON or dotenv; YAML/JSON keys are the field names without the prefix, dotenv keys carry it).
@@ -7,26 +7,28 @@ Environment variables win over the file. Secrets are `SecretStr` so they never r
 
 from __future__ import annotations
 
-import ipaddress
-import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
-    DotEnvSettingsSource,
-    JsonConfigSettingsSource,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
-    YamlConfigSettingsSource,
 )
 
+from nufi.config.sources import (
+    MASK,
+    hide_url_password,
+    is_loopback_address,
+    require_http_url,
+    settings_file_source,
+)
 from nufi.errors import ValidationFailed
 
 ENV_PREFIX = "NUFI_"
-SETTINGS_FILE_ENV = "NUFI_SETTINGS_FILE"
 
 LogFormat = Literal["auto", "json", "console"]
 LogLevel = Literal["debug", "info", "warning", "error", "critical"]
@@ -40,7 +42,6 @@ _SECRET_FIELDS = frozenset(
         "dashboard_session_secret",
     }
 )
-_MASK = "**********"
 
 
 class Settings(BaseSettings):
@@ -281,7 +282,7 @@ class Settings(BaseSettings):
     def _prometheus_url(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        _require_http_url(value, example="http://prometheus:9090")
+        require_http_url(value, example="http://prometheus:9090")
         parts = urlsplit(value)
         if parts.username is not None or parts.password is not None:
             raise ValueError(
@@ -295,7 +296,7 @@ class Settings(BaseSettings):
     def _issuer_url(cls, value: str | None) -> str | None:
         # Kept verbatim: tokens are checked against the exact issuer string.
         if value is not None:
-            _require_http_url(value, example="https://keycloak.example.com/realms/super-llm")
+            require_http_url(value, example="https://keycloak.example.com/realms/super-llm")
         return value
 
     @model_validator(mode="after")
@@ -303,7 +304,7 @@ class Settings(BaseSettings):
         # A Host header is the client's to choose: off loopback it must not decide where the issuer
         # sends codes, nor whether cookies are Secure.
         signing_in = self.dashboard_session_secret is not None
-        if signing_in and self.dashboard_public_url is None and not _is_loopback_address(self.host):
+        if signing_in and self.dashboard_public_url is None and not is_loopback_address(self.host):
             raise ValueError(
                 f"NUFI_DASHBOARD_PUBLIC_URL is required when NuFi listens on {self.host} (not a loopback "
                 "address) with dashboard sign-in configured: set it to the dashboard's address as "
@@ -325,7 +326,7 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        file_source = _settings_file_source(settings_cls)
+        file_source = settings_file_source(settings_cls)
         if file_source is None:
             return (init_settings, env_settings)
         return (init_settings, env_settings, file_source)
@@ -333,59 +334,16 @@ class Settings(BaseSettings):
     def redacted(self) -> dict[str, Any]:
         """The settings as a dict fit for a log line: secrets masked, credentials in URLs hidden."""
         view = self.model_dump(mode="json", exclude=set(_SECRET_FIELDS))
-        view["database_url"] = _hide_url_password(self.database_url.get_secret_value())
+        view["database_url"] = hide_url_password(self.database_url.get_secret_value())
         for name in _SECRET_FIELDS - {"database_url"}:
-            view[name] = _MASK if getattr(self, name) is not None else None
+            view[name] = MASK if getattr(self, name) is not None else None
         return view
 
 
-def _is_loopback_address(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def _require_http_url(value: str, *, example: str) -> None:
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"must be an http(s) URL such as {example}")
-
-
-def _settings_file_source(settings_cls: type[BaseSettings]) -> PydanticBaseSettingsSource | None:
-    raw = os.environ.get(SETTINGS_FILE_ENV, "").strip()
-    if not raw:
-        return None
-    path = Path(raw)
-    if not path.is_file():
-        raise ValidationFailed(
-            code="config.settings_file_missing", field=SETTINGS_FILE_ENV, params={"path": str(path)}
-        )
-    suffix = path.suffix.lower()
-    if suffix in (".yaml", ".yml"):
-        return YamlConfigSettingsSource(settings_cls, yaml_file=path)
-    if suffix == ".json":
-        return JsonConfigSettingsSource(settings_cls, json_file=path)
-    # A dotenv file is often shared with other tools: only NUFI_* keys are ours (and typos in those
-    # still fail as unknown settings).
-    return DotEnvSettingsSource(settings_cls, env_file=path, dotenv_filtering="match_prefix")
-
-
-def _hide_url_password(url: str) -> str:
-    try:
-        parts = urlsplit(url)
-        if parts.password is None:
-            return url
-        host = parts.hostname or ""
-        if parts.port is not None:
-            host = f"{host}:{parts.port}"
-    except ValueError:
-        # Not parseable as a URL, so the password cannot be told apart: hide everything.
-        return _MASK
-    netloc = f"{parts.username or ''}:{_MASK}@{host}"
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+def settings_part(settings: Settings, prefix: str, fields: Iterable[str], **renamed: str) -> dict[str, Any]:
+    """One part's own settings as keyword arguments: each field read from the setting `prefix + field`,
+    or from the one `renamed` names for it."""
+    return {field: getattr(settings, renamed.get(field, prefix + field)) for field in fields}
 
 
 def env_name(field: str) -> str:
@@ -416,7 +374,7 @@ def _as_validation_failed(exc: ValidationError) -> ValidationFailed:
         if error["loc"] and field not in _SECRET_FIELDS and error["type"] != "missing" and "input" in error:
             shown = error["input"]
             if isinstance(shown, str):
-                shown = _hide_url_password(shown)
+                shown = hide_url_password(shown)
             message += f" (got {shown!r})"
         problems.append(message)
     # Settings are read at start-up, by an operator: each problem keeps pydantic's English words.
