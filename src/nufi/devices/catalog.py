@@ -243,6 +243,8 @@ class DeviceCatalog:
             {**wanted, "id": current.id, "kind": current.kind, "revision": current.revision + 1}
         )
         await self._refuse_taken(admin, updated, new=False)
+        if updated.resource_key != current.resource_key:
+            refuse_in_use(current.id, await self._users(current.id), field="resource_key")
         # An official type's row holds its revision less one (the preset alone is revision 1); its
         # first edit inserts that row.
         official = current.kind == "official"
@@ -261,8 +263,7 @@ class DeviceCatalog:
         admin = require_admin(principal)
         if official_preset(device_type_id) is not None:
             raise Conflict(code="device_type.official_undeletable", device_type=device_type_id)
-        users = [] if self._usage is None else await self._usage.users_of(device_type_id)
-        refuse_in_use(device_type_id, users)
+        refuse_in_use(device_type_id, await self._users(device_type_id))
         async with self._db.session() as session:
             row = await DeviceTypeRepository(session).get(device_type_id)
         if row is None:
@@ -367,6 +368,9 @@ class DeviceCatalog:
         if new and any(t.id == device_type.id for t in types):
             raise Conflict(code="db.device_type_id_taken", field="id", device_type=device_type.id)
         refuse_taken_key(device_type, types)
+
+    async def _users(self, device_type_id: str) -> builtins.list[str]:
+        return [] if self._usage is None else await self._usage.users_of(device_type_id)
 
     async def _saved(self, plan: SavePlan) -> SaveOutcome:
         await self.commit(plan)

@@ -142,11 +142,14 @@ def refuse_identity_change(current: DeviceType, wanted: dict[str, Any]) -> None:
             )
 
 
-def refuse_in_use(device_type_id: str, users: Sequence[str]) -> None:
+def refuse_in_use(device_type_id: str, users: Sequence[str], *, field: str | None = None) -> None:
+    """A type workloads hold may not go, nor change the resource key their pods hold devices by
+    (`field`: resource_key)."""
     if users:
         raise Conflict(
             code="device_type.in_use",
             params={"count": len(users), "names": ", ".join(users[:20])},
+            field=field,
             device_type=device_type_id,
             workloads=list(users),
         )

@@ -105,6 +105,12 @@ REFUSALS = {
     "in use": Refusal(
         "device_type.in_use", None, official_unchanged, {"prune": True}, setup=lpu_held_by_a_workload
     ),
+    "key change in use": Refusal(
+        "device_type.in_use",
+        "documents[0].spec.resource_key",
+        given(lpu_pack(resource_key="example.com/elsewhere")),
+        setup=lpu_held_by_a_workload,
+    ),
     "stale revision": Refusal(
         "device_type.stale",
         "documents[0].metadata.revision",
