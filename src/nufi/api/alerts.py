@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Annotated
 
@@ -99,16 +100,8 @@ def _rules(status: RulesStatus) -> RulesStatusView:
 
 
 def _thresholds(entry: ThresholdsEntry) -> ThresholdsView:
-    return ThresholdsView(
-        device_type=entry.device_type,
-        thresholds=entry.thresholds,
-        hot_celsius=entry.hot_celsius,
-        source=entry.source,
-        rules=None if entry.rules is None else entry.rules.document,
-        revision=entry.revision,
-        updated_by=entry.updated_by,
-        updated_at=entry.updated_at,
-    )
+    rules = None if entry.rules is None else entry.rules.document
+    return ThresholdsView.model_validate(dataclasses.asdict(entry) | {"rules": rules})
 
 
 def _at(epoch: float | None) -> datetime | None:

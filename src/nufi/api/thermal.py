@@ -50,15 +50,8 @@ def _override_view(entry: OverrideEntry) -> OverrideView:
 
 
 def _view(entry: PolicyEntry) -> PolicyView:
-    return PolicyView(
-        device_type=entry.device_type,
-        policy=entry.policy,
-        source=entry.source,
-        revision=entry.revision,
-        updated_by=entry.updated_by,
-        updated_at=entry.updated_at,
-        **_said("unreadable", entry.unreadable),
-    )
+    values = dataclasses.asdict(entry) | {"policy": entry.policy}
+    return PolicyView.model_validate(values | _said("unreadable", entry.unreadable))
 
 
 @router.get("/policies", summary="Every device type's temperature policy")

@@ -8,7 +8,7 @@ through `devices/stored.py`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import cached_property
 from typing import Any
@@ -95,28 +95,15 @@ class ThermalRecords:
 
 
 def _row(event: ThermalEvent) -> ThermalEventRow:
-    return ThermalEventRow(
-        id=event.id,
-        at=event.at,
-        device_type_id=event.device_type_id,
-        node=event.node,
-        device=event.device,
-        to_state=event.to_state,
-        temperature_celsius=event.temperature_celsius,
-        details=dict(event.details),
-        message=event.message,
-    )
+    return ThermalEventRow(**_columns(event))
 
 
 def _event(row: ThermalEventRow) -> ThermalEvent:
-    return ThermalEvent(
-        at=row.at,
-        device_type_id=row.device_type_id,
-        node=row.node,
-        device=row.device,
-        to_state=row.to_state,
-        temperature_celsius=row.temperature_celsius,
-        details=dict(row.details),
-        message=row.message,
-        id=row.id,
-    )
+    return ThermalEvent(**_columns(row))
+
+
+def _columns(source: ThermalEvent | ThermalEventRow) -> dict[str, Any]:
+    """An event's values by name: the domain record and the row name each column alike (the details
+    copied, so neither shares the other's dict)."""
+    values = {field.name: getattr(source, field.name) for field in fields(ThermalEvent)}
+    return values | {"details": dict(source.details)}

@@ -17,28 +17,8 @@ def name_of(decision: Decision) -> str:
 
 def history_event(transition: Transition, pods: list[Decision], now: float) -> ThermalEvent:
     key = transition.key
-    where = key.node if key.device is None else f"device {key.device} on {key.node}"
-    reading = "" if transition.temperature is None else f" at {transition.temperature:g} °C"
     policy = transition.policy
-    if key.condition == "custom":
-        own = policy.custom
-        if transition.hot:
-            message = f"{where} read {own.name} at or above {own.trip_at:g} for {own.trip_hold_seconds} s"
-        else:
-            message = f"{where} read {own.name} at or below {own.resume_at:g} for {own.resume_hold_seconds} s"
-    elif key.condition == "unhealthy":
-        condition = policy.unhealthy
-        if transition.hot:
-            message = f"{where} unhealthy for {condition.trip_hold_seconds} s"
-        else:
-            message = f"{where} healthy again for {condition.resume_hold_seconds} s"
-    elif transition.hot:
-        message = f"{where}{reading} reached {policy.trip_celsius:g} °C for {policy.trip_hold_seconds} s"
-    else:
-        message = (
-            f"{where}{reading} back at or below {policy.resume_celsius:g} °C "
-            f"for {policy.resume_hold_seconds} s"
-        )
+    message = _told(transition)
     if transition.override_of:
         message += f" (override of {transition.override_of})"
     return ThermalEvent(
@@ -57,6 +37,28 @@ def history_event(transition: Transition, pods: list[Decision], now: float) -> T
             "condition": key.condition,
         },
         message=message,
+    )
+
+
+def _told(transition: Transition) -> str:
+    """The transition in English, as kubectl readers and rows older than the messages read it."""
+    key, policy, hot = transition.key, transition.policy, transition.hot
+    where = key.node if key.device is None else f"device {key.device} on {key.node}"
+    if key.condition == "custom":
+        own = policy.custom
+        bound, hold = (
+            (own.trip_at, own.trip_hold_seconds) if hot else (own.resume_at, own.resume_hold_seconds)
+        )
+        return f"{where} read {own.name} at or {'above' if hot else 'below'} {bound:g} for {hold} s"
+    if key.condition == "unhealthy":
+        condition = policy.unhealthy
+        hold = condition.trip_hold_seconds if hot else condition.resume_hold_seconds
+        return f"{where} {'unhealthy' if hot else 'healthy again'} for {hold} s"
+    reading = "" if transition.temperature is None else f" at {transition.temperature:g} °C"
+    if hot:
+        return f"{where}{reading} reached {policy.trip_celsius:g} °C for {policy.trip_hold_seconds} s"
+    return (
+        f"{where}{reading} back at or below {policy.resume_celsius:g} °C for {policy.resume_hold_seconds} s"
     )
 
 
