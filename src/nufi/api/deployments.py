@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request, Response, status
+from fastapi import Depends, Request, Response, status
 
 from nufi.api.auth import CurrentPrincipal
-from nufi.api.projects import PROJECT_RESPONSES, ProjectAccess
-from nufi.api.schemas.problem import CONFLICT
+from nufi.api.projects import creating, deleting, located, workload_router
 from nufi.api.schemas.workloads import DeploymentDetail, DeploymentList
 from nufi.api.services import get_services
 from nufi.workloads.deployments.service import DeploymentService
@@ -20,20 +19,10 @@ def get_deployments(request: Request) -> DeploymentService:
 
 
 Deployments = Annotated[DeploymentService, Depends(get_deployments)]
-router = APIRouter(
-    prefix="/api/v1/projects/{project}/deployments",
-    tags=["deployments"],
-    responses=PROJECT_RESPONSES,
-    dependencies=[ProjectAccess],
-)
+router = workload_router("deployments")
 
 
-@router.post(
-    "",
-    status_code=status.HTTP_201_CREATED,
-    summary="Deploy an inference server (a Deployment and a Service) on an accelerator",
-    responses={409: CONFLICT},
-)
+@creating(router, "Deploy an inference server (a Deployment and a Service) on an accelerator")
 async def create_deployment(
     project: str,
     payload: DeploymentCreate,
@@ -42,7 +31,7 @@ async def create_deployment(
     response: Response,
 ) -> DeploymentDetail:
     view = await deployments.create(principal, project, payload)
-    response.headers["Location"] = f"/api/v1/projects/{project}/deployments/{view.name}"
+    located(response, f"/api/v1/projects/{project}/deployments/{view.name}")
     return DeploymentDetail.of(view)
 
 
@@ -67,9 +56,7 @@ async def scale_deployment(
     return DeploymentDetail.of(await deployments.scale(principal, project, name, payload.replicas))
 
 
-@router.delete(
-    "/{name}", status_code=status.HTTP_204_NO_CONTENT, summary="Delete a deployment and its Service"
-)
+@deleting(router, "Delete a deployment and its Service")
 async def delete_deployment(
     project: str, name: str, principal: CurrentPrincipal, deployments: Deployments
 ) -> Response:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Request, Response, status
+from fastapi import Depends, Path, Request, Response, status
 
 from nufi.api.auth import CurrentPrincipal
-from nufi.api.projects import PROJECT_RESPONSES, ProjectAccess
+from nufi.api.projects import creating, deleting, located, workload_router
 from nufi.api.schemas.labs import LabList, LabView
-from nufi.api.schemas.problem import CONFLICT
 from nufi.api.services import get_services
 from nufi.workloads.labs import LabRequest, LabService
 
@@ -23,27 +22,15 @@ Labs = Annotated[LabService, Depends(get_labs)]
 ProjectName = Annotated[str, Path(max_length=63, description="the project (its namespace)")]
 LabName = Annotated[str, Path(max_length=63, description="the lab's name")]
 
-# Membership is checked before the body is read: a non-member gets 403 whatever they send.
-router = APIRouter(
-    prefix="/api/v1/projects/{project}/labs",
-    tags=["labs"],
-    responses=PROJECT_RESPONSES,
-    dependencies=[ProjectAccess],
-)
+router = workload_router("labs")
 
 
-@router.post(
-    "",
-    status_code=status.HTTP_201_CREATED,
-    summary="Create a Jupyter or VS Code lab",
-    response_model_exclude_none=True,
-    responses={409: CONFLICT},
-)
+@creating(router, "Create a Jupyter or VS Code lab", response_model_exclude_none=True)
 async def create_lab(
     project: ProjectName, payload: LabRequest, principal: CurrentPrincipal, labs: Labs, response: Response
 ) -> LabView:
     lab = await labs.create(principal, project, payload)
-    response.headers["Location"] = f"/api/v1/projects/{project}/labs/{lab.name}"
+    located(response, f"/api/v1/projects/{project}/labs/{lab.name}")
     return LabView.of(lab)
 
 
@@ -67,9 +54,7 @@ async def start_lab(project: ProjectName, name: LabName, principal: CurrentPrinc
     return LabView.of(await labs.start(principal, project, name))
 
 
-@router.delete(
-    "/{name}", status_code=status.HTTP_204_NO_CONTENT, summary="Delete a lab and everything it was made of"
-)
+@deleting(router, "Delete a lab and everything it was made of")
 async def delete_lab(
     project: ProjectName, name: LabName, principal: CurrentPrincipal, labs: Labs
 ) -> Response:

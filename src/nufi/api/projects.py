@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, Query, Request, Response, status
 
@@ -44,22 +45,46 @@ async def project_access(project: str, principal: CurrentPrincipal, projects: Pr
 
 
 ProjectAccess = Depends(project_access)
+_Route = TypeVar("_Route", bound=Callable[..., Any])
+
+
+def workload_router(plural: str) -> APIRouter:
+    """The routes of one kind of a project's workloads, `/api/v1/projects/{project}/<plural>`.
+    Membership is checked before the body is read: a non-member gets 403 whatever they send."""
+    return APIRouter(
+        prefix=f"/api/v1/projects/{{project}}/{plural}",
+        tags=[plural],
+        responses=PROJECT_RESPONSES,
+        dependencies=[ProjectAccess],
+    )
+
+
+def creating(router: APIRouter, summary: str, **options: Any) -> Callable[[_Route], _Route]:
+    """The route that creates one: 201 with its `Location` (`located`), 409 when its name is taken."""
+    return router.post(
+        "", status_code=status.HTTP_201_CREATED, summary=summary, responses={409: CONFLICT}, **options
+    )
+
+
+def deleting(router: APIRouter, summary: str) -> Callable[[_Route], _Route]:
+    """The route that deletes one by name: 204."""
+    return router.delete("/{name}", status_code=status.HTTP_204_NO_CONTENT, summary=summary)
+
+
+def located(response: Response, path: str) -> None:
+    response.headers["Location"] = path
+
 
 admin_router = APIRouter(prefix="/api/v1/admin/projects", tags=["admin"], responses=ADMIN_RESPONSES)
 router = APIRouter(prefix="/api/v1/projects", tags=["projects"], responses=AUTH_RESPONSES)
 
 
-@admin_router.post(
-    "",
-    status_code=status.HTTP_201_CREATED,
-    summary="Create a project (a namespace) with its members",
-    responses={409: CONFLICT},
-)
+@creating(admin_router, "Create a project (a namespace) with its members")
 async def create_project(
     payload: ProjectCreate, principal: AdminPrincipal, projects: Projects, response: Response
 ) -> ProjectView:
     project = await projects.create(principal, payload.name, payload.members)
-    response.headers["Location"] = f"/api/v1/projects/{project.name}"
+    located(response, f"/api/v1/projects/{project.name}")
     return ProjectView.of(project)
 
 
