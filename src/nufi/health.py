@@ -129,23 +129,18 @@ class Readiness:
         try:
             status = await asyncio.wait_for(check.check(), timeout=self._timeout)
         except TimeoutError:
-            return DependencyStatus(
-                name=check.name,
-                ok=False,
-                configured=check.configured,
-                detail=f"{check.name} did not answer within {self._timeout:g} s",
-                latency_ms=elapsed_ms(started),
-            )
+            return _failed(check, f"{check.name} did not answer within {self._timeout:g} s", started)
         except Exception as exc:
             # A check is meant to report failure, not raise it; still, one broken check must not
             # hide the others or turn /readyz into a 500.
-            return DependencyStatus(
-                name=check.name,
-                ok=False,
-                configured=check.configured,
-                detail=f"{check.name} check failed: {type(exc).__name__}: {exc}",
-                latency_ms=elapsed_ms(started),
-            )
+            return _failed(check, f"{check.name} check failed: {type(exc).__name__}: {exc}", started)
         if status.latency_ms is None and status.configured:
             status = status.model_copy(update={"latency_ms": elapsed_ms(started)})
         return status
+
+
+def _failed(check: DependencyCheck, detail: str, started: float) -> DependencyStatus:
+    """What a check that timed out or raised is reported as."""
+    return DependencyStatus(
+        name=check.name, ok=False, configured=check.configured, detail=detail, latency_ms=elapsed_ms(started)
+    )

@@ -7,9 +7,6 @@ caller, who closes them; those built here are closed when the context ends.
 
 from __future__ import annotations
 
-import os
-import secrets
-import socket
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
@@ -20,6 +17,8 @@ from nufi.alerts.service import AlertService
 from nufi.alerts.sync import RuleSync
 from nufi.auth import TokenVerifier
 from nufi.auth.web_sessions import WebSessions
+from nufi.background.board import Background
+from nufi.background.jobs import MONITORING_REFRESH, THERMAL_CONTROL, job_named
 from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.cluster.cache import CacheSettings, ClusterCache
 from nufi.cluster.labs import LabObjects
@@ -33,6 +32,7 @@ from nufi.db.wizard_drafts import WizardDraftStore
 from nufi.devices.catalog import DeviceCatalog
 from nufi.devices.drafts import WizardDrafts
 from nufi.devices.fetcher_registry import FetcherRegistry
+from nufi.events import Events, Parts, wire
 from nufi.health import DependencyCheck, Readiness
 from nufi.logging import get_logger
 from nufi.monitoring import MonitoringService, MonitoringSettings
@@ -56,6 +56,7 @@ _log = get_logger("nufi.services")
 
 @dataclass(frozen=True)
 class Services:
+    # The one settings tree this process was built from.
     settings: Settings
     cluster: ClusterGateway
     # How the domains read nodes and pods: from `cluster_cache` while it serves, else listed.
@@ -67,11 +68,13 @@ class Services:
     # The device catalog and the fetchers that read each type's devices.
     catalog: DeviceCatalog
     fetchers: FetcherRegistry
+    # Each type's live snapshot, shared per replica, its streams and time ranges.
     monitoring: MonitoringService
     # The Add Device wizard's drafts, kept in the database so any replica resumes them.
     wizard_drafts: WizardDrafts
     # Projects (namespaces with members) and the accelerators their workloads may ask for.
     projects: ProjectService
+    # The accelerators a workload may ask for, with what each project's quota leaves of them.
     accelerators: AcceleratorService
     # Accelerator, storage and pod quotas per project (one ResourceQuota each).
     quotas: QuotaService
@@ -86,6 +89,10 @@ class Services:
     alerts: AlertService
     # Device packs: types with their protection and alert thresholds, exported and applied as YAML.
     packs: PackService
+    # Every background job of this process (nufi.background.jobs lists them), each on /readyz and /metrics.
+    background: Background
+    # The change events (device types, thermal policies, sessions) and every subscriber of each.
+    events: Events
     # None when NUFI_OIDC_ISSUER is unset: every authenticated route then answers 401.
     verifier: TokenVerifier | None = None
     # Nodes and pods from watches, which `cluster_reader` serves once synced; None when Kubernetes is
@@ -112,11 +119,13 @@ async def build_services(
     `extra_checks` join it too."""
     async with AsyncExitStack() as owned:
         gateways = await _gateways(owned, settings, cluster, prometheus, database)
-        cluster_cache = _cluster_cache(owned, settings, gateways.cluster)
+        background = Background(single_connection=gateways.database.single_connection)
+        cluster_cache = _cluster_cache(settings, gateways.cluster, background)
         reader = ClusterReader(gateways.cluster, cluster_cache)
         domains = _domains(owned, settings, gateways, reader)
-        _start_reconciler(owned, settings, gateways, domains.projects)
-        thermal_controller = _start_thermal(owned, settings, gateways, domains)
+        if gateways.cluster.configured:
+            background.add(_reconciler(settings, domains.projects).job)
+        thermal_controller = _thermal(settings, gateways, domains, background)
         thermal = ThermalService(
             catalog=domains.catalog,
             monitoring=domains.monitoring,
@@ -125,31 +134,19 @@ async def build_services(
             projects=domains.projects,
             controller=thermal_controller,
         )
-        alerts = _alerts(owned, settings, gateways, domains, cluster_cache)
-        # The hot rule follows the thermal policy's trip.
-        thermal.on_policy_change(alerts.sync.changed)
-        cache_checks = [] if cluster_cache is None else [cluster_cache]
+        alerts = _alerts(settings, gateways, domains, cluster_cache)
+        events = Events(Parts(domains.monitoring, domains.quotas, alerts.sync, domains.labs))
+        wire(events, catalog=domains.catalog, thermal=thermal, web_sessions=gateways.web_sessions)
+        owned.push_async_callback(events.wait_following)
+        _start(owned, background, alerts, domains.monitoring)
         yield Services(
             settings=settings,
             cluster=gateways.cluster,
             cluster_reader=reader,
             prometheus=gateways.prometheus,
             database=gateways.database,
-            # Only what nothing can be served without makes a replica unready (docs/install.md, §6).
-            readiness=Readiness(
-                [gateways.database.check, *extra_checks],
-                reported=[
-                    gateways.cluster,
-                    *cache_checks,
-                    gateways.prometheus,
-                    alerts.sync,
-                    LagCheck(
-                        domains.monitoring.lags,
-                        domains.monitoring.settings.stale_after_seconds,
-                        configured=gateways.prometheus.configured,
-                    ),
-                ],
-                timeout_seconds=settings.readiness_timeout_seconds,
+            readiness=_readiness(
+                settings, gateways, domains, cluster_cache, alerts, background, extra_checks
             ),
             catalog=domains.catalog,
             fetchers=domains.fetchers,
@@ -168,7 +165,50 @@ async def build_services(
             alerts=alerts,
             packs=PackService(catalog=domains.catalog, thermal=thermal, alerts=alerts),
             thermal_controller=thermal_controller,
+            background=background,
+            events=events,
         )
+
+
+def _start(
+    owned: AsyncExitStack, background: Background, alerts: AlertService, monitoring: MonitoringService
+) -> None:
+    """Every background job started together, and stopped before what they read closes (the stack
+    unwinds in reverse)."""
+    background.add(alerts.sync.job)
+    background.add_source(
+        job_named(MONITORING_REFRESH), lambda: [t.stats.job_status(t.refreshing) for t in monitoring.stats()]
+    )
+    background.start()
+    owned.push_async_callback(background.close)
+
+
+def _readiness(
+    settings: Settings,
+    gateways: _Gateways,
+    domains: _Domains,
+    cluster_cache: ClusterCache | None,
+    alerts: AlertService,
+    background: Background,
+    extra_checks: Sequence[DependencyCheck],
+) -> Readiness:
+    """Only what nothing can be served without makes a replica unready (docs/install.md, §6)."""
+    return Readiness(
+        [gateways.database.check, *extra_checks],
+        reported=[
+            gateways.cluster,
+            *([] if cluster_cache is None else [cluster_cache]),
+            gateways.prometheus,
+            alerts.sync,
+            *background.checks(),
+            LagCheck(
+                domains.monitoring.lags,
+                domains.monitoring.settings.stale_after_seconds,
+                configured=gateways.prometheus.configured,
+            ),
+        ],
+        timeout_seconds=settings.readiness_timeout_seconds,
+    )
 
 
 @dataclass(frozen=True)
@@ -210,15 +250,15 @@ async def _gateways(
     return _Gateways(cluster, prometheus, database, verifier, web_sessions)
 
 
-def _cluster_cache(owned: AsyncExitStack, settings: Settings, cluster: ClusterGateway) -> ClusterCache | None:
-    """The watch-fed cache of nodes and pods, started; None when Kubernetes is not configured or
-    NUFI_CLUSTER_CACHE_ENABLED is false."""
+def _cluster_cache(
+    settings: Settings, cluster: ClusterGateway, background: Background
+) -> ClusterCache | None:
+    """The watch-fed cache of nodes and pods, its watches added to `background`; None when Kubernetes
+    is not configured or NUFI_CLUSTER_CACHE_ENABLED is false."""
     if not (settings.cluster_cache_enabled and cluster.configured):
         return None
     cache = ClusterCache(cluster, CacheSettings.from_settings(settings))
-    cache.start()
-    # Before the gateway closes (the stack unwinds in reverse): no watch outlives its client.
-    owned.push_async_callback(cache.close)
+    background.add(*cache.jobs)
     return cache
 
 
@@ -259,11 +299,7 @@ def _domains(
         MonitoringSettings.from_settings(settings),
         visibility=projects,
     )
-    catalog.on_change(monitoring.type_changed)
     quotas = QuotaService(cluster, projects, catalog, defaults=_default_quota(settings))
-    # A type's key edit or deletion is followed in every project's quota.
-    catalog.on_change(quotas.type_changed)
-    owned.push_async_callback(quotas.wait_following)
     accelerators = AcceleratorService(catalog, fetchers, reader, quotas=quotas)
     # Before the gateways close: no refresher outlives the clients it evaluates with.
     owned.push_async_callback(monitoring.close)
@@ -271,9 +307,6 @@ def _domains(
     owned.push_async_callback(lab_upstreams.close)
     deployments = DeploymentService(projects, accelerators, cluster, monitoring=monitoring)
     labs = LabService(projects, accelerators, LabObjects(cluster), LabSettings.from_settings(settings))
-    if gateways.web_sessions is not None:
-        # A session ended here closes the lab sockets opened under it at once.
-        gateways.web_sessions.on_end(labs.sockets.session_ended)
     return _Domains(
         fetchers, catalog, projects, monitoring, accelerators, quotas, lab_upstreams, deployments, labs
     )
@@ -287,41 +320,26 @@ def _default_quota(settings: Settings) -> QuotaSpec:
     )
 
 
-def _start_reconciler(
-    owned: AsyncExitStack, settings: Settings, gateways: _Gateways, projects: ProjectService
-) -> None:
-    if not gateways.cluster.configured or gateways.database.single_connection:
-        return
+def _reconciler(settings: Settings, projects: ProjectService) -> Reconciler:
     # Every settler is registered (by the domain services): intents a crash left open are settled
     # from the cluster, at start and then periodically.
-    reconciler = Reconciler(
+    return Reconciler(
         projects.recorder,
         settle_after_seconds=settings.intent_settle_after_seconds,
         interval_seconds=settings.intent_reconcile_interval_seconds,
         lease_seconds=settings.intent_lease_seconds,
     )
-    reconciler.start()
-    owned.push_async_callback(reconciler.close)
 
 
 def _alerts(
-    owned: AsyncExitStack,
-    settings: Settings,
-    gateways: _Gateways,
-    domains: _Domains,
-    cluster_cache: ClusterCache | None,
+    settings: Settings, gateways: _Gateways, domains: _Domains, cluster_cache: ClusterCache | None
 ) -> AlertService:
-    """The alerts service and its rule sync, started unless the database is in memory (one
-    connection cannot serve a background loop beside requests)."""
+    """The alerts service and its rule sync (a background job)."""
     sync = RuleSync(
         DesiredRules(domains.catalog, gateways.database),
         target_choice(settings, gateways.cluster, gateways.prometheus),
         interval_seconds=settings.alerts_sync_seconds,
     )
-    domains.catalog.on_change(sync.changed)
-    if not gateways.database.single_connection:
-        sync.start()
-        owned.push_async_callback(sync.close)
     return AlertService(
         catalog=domains.catalog,
         database=gateways.database,
@@ -333,15 +351,14 @@ def _alerts(
     )
 
 
-def _start_thermal(
-    owned: AsyncExitStack, settings: Settings, gateways: _Gateways, domains: _Domains
+def _thermal(
+    settings: Settings, gateways: _Gateways, domains: _Domains, background: Background
 ) -> ThermalController | None:
-    """The thermal controller, started; None when Kubernetes is not configured, NUFI_THERMAL_ENABLED
-    is false or the database is in memory."""
+    """The thermal controller, its jobs added to `background`; None when Kubernetes is not configured,
+    NUFI_THERMAL_ENABLED is false or the database is in memory."""
     if not (settings.thermal_enabled and gateways.cluster.configured):
         return None
-    if gateways.database.single_connection:
-        # An in-memory database cannot serve a background loop beside requests (one connection).
+    if not background.allows(job_named(THERMAL_CONTROL)):
         _log.warning("thermal control not started: the database is in memory (one connection)")
         return None
     controller = _thermal_controller(
@@ -352,9 +369,7 @@ def _start_thermal(
         domains.monitoring,
         gateways.database,
     )
-    controller.start()
-    # Before monitoring closes: the controller reads its refreshers.
-    owned.push_async_callback(controller.close)
+    background.add(*controller.jobs)
     return controller
 
 
@@ -366,18 +381,7 @@ def _thermal_controller(
     monitoring: MonitoringService,
     database: Database,
 ) -> ThermalController:
-    identity = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
-    account = own_service_account(cluster.source, settings.project_service_account)
-    namespace = settings.thermal_lease_namespace or (account.namespace if account else "default")
-    elector = LeaderElector(
-        cluster,
-        namespace=namespace,
-        name=settings.thermal_lease_name,
-        identity=identity,
-        lease_seconds=settings.thermal_lease_seconds,
-        renew_deadline_seconds=settings.thermal_renew_deadline_seconds,
-        retry_seconds=settings.thermal_retry_seconds,
-    )
+    elector = LeaderElector.for_thermal(cluster, settings)
     refresh = monitoring.settings.refresh_seconds
     return ThermalController(
         catalog=catalog,
@@ -389,6 +393,6 @@ def _thermal_controller(
             interval_seconds=settings.thermal_interval_seconds or refresh / 2,
             max_snapshot_age_seconds=monitoring.settings.stale_after_seconds,
         ),
-        identity=identity,
+        identity=elector.identity,
         prometheus=prometheus,
     )

@@ -73,6 +73,7 @@ def create_app(
             app.state.http_metrics.watch(services.monitoring)
             app.state.http_metrics.watch_thermal(services.thermal_controller)
             app.state.http_metrics.watch_capacity(services.alerts)
+            app.state.http_metrics.watch_background(services.background)
             _log.info("NuFi starting", version=__version__, settings=resolved.redacted())
             try:
                 yield
@@ -80,6 +81,7 @@ def create_app(
                 app.state.http_metrics.watch(None)
                 app.state.http_metrics.watch_thermal(None)
                 app.state.http_metrics.watch_capacity(None)
+                app.state.http_metrics.watch_background(None)
                 del app.state.services
                 _log.info("NuFi stopping")
 

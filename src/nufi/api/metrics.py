@@ -5,7 +5,9 @@ Each app owns its registry, so several apps in one process (tests, embedded use)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from fastapi import APIRouter, Request, Response
 from prometheus_client import (
@@ -24,10 +26,13 @@ from prometheus_client.registry import Collector
 
 from nufi.alerts.service import AlertService
 from nufi.api.snapshot_pages import RenderedPages
+from nufi.background.board import Background, JobReport
 from nufi.monitoring import MonitoringService
+from nufi.monitoring.contracts import TypeStats
 from nufi.thermal.controller import ThermalController
 
 THERMAL_STATES = ("normal", "hot", "stale")
+Row = TypeVar("Row")
 
 _KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 _BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -66,6 +71,8 @@ class HttpMetrics:
         self.registry.register(self._pages)
         self._capacity = _CapacityCollector()
         self.registry.register(self._capacity)
+        self._background = _BackgroundCollector()
+        self.registry.register(self._background)
 
     def watch(self, monitoring: MonitoringService | None) -> None:
         """Report the refreshers of `monitoring` (None: stop reporting them)."""
@@ -84,6 +91,10 @@ class HttpMetrics:
         reports (None: stop serving it)."""
         self._capacity.alerts = alerts
 
+    def watch_background(self, background: Background | None) -> None:
+        """Report every listed background job's status (None: stop reporting them)."""
+        self._background.board = background
+
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
         # Unbounded label values (raw paths, made-up methods) would grow the series count forever.
         method_label = method if method in _KNOWN_METHODS else "OTHER"
@@ -93,6 +104,65 @@ class HttpMetrics:
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+
+@dataclass(frozen=True)
+class _Series(Generic[Row]):
+    """One labelled metric family, valued from each row; a None value is no sample."""
+
+    kind: type[GaugeMetricFamily | CounterMetricFamily]
+    name: str
+    doc: str
+    value: Callable[[Row], float | None]
+
+
+def _families(label: str, series: Sequence[_Series[Row]], rows: list[tuple[str, Row]]) -> Iterator[Metric]:
+    families = [one.kind(one.name, one.doc, labels=[label]) for one in series]
+    for key, row in rows:
+        for family, one in zip(families, series, strict=True):
+            value = one.value(row)
+            if value is not None:
+                family.add_metric([key], value)
+    yield from families
+
+
+class _BackgroundCollector(Collector):
+    """Each listed background job: whether it runs here, its last success and its failures."""
+
+    def __init__(self) -> None:
+        self.board: Background | None = None
+
+    def collect(self) -> Iterator[Metric]:
+        reports = list(self.board.reports()) if self.board is not None else []
+        yield from _families("job", _BACKGROUND, [(r.job.name, r) for r in reports])
+
+
+_BACKGROUND: tuple[_Series[JobReport], ...] = (
+    _Series(
+        GaugeMetricFamily,
+        "nufi_background_job_running",
+        "1 while the job runs in this replica, 0 when it does not.",
+        lambda r: 1 if r.not_running is None else 0,
+    ),
+    _Series(
+        GaugeMetricFamily,
+        "nufi_background_job_last_success_timestamp_seconds",
+        "When the job's last pass succeeded (Unix time); absent until one has.",
+        lambda r: r.status.last_success_at,
+    ),
+    _Series(
+        GaugeMetricFamily,
+        "nufi_background_job_consecutive_failures",
+        "Passes failed since the last success.",
+        lambda r: r.status.consecutive_failures,
+    ),
+    _Series(
+        CounterMetricFamily,
+        "nufi_background_job_failures",
+        "Passes of the job that failed since start.",
+        lambda r: r.status.failures,
+    ),
+)
 
 
 class _CapacityCollector(Collector):
@@ -187,48 +257,62 @@ class _MonitoringCollector(Collector):
         self.service: MonitoringService | None = None
 
     def collect(self) -> Iterator[Metric]:
-        label = ["device_type"]
-        evaluations = CounterMetricFamily(
-            "nufi_monitoring_evaluations", "Evaluations of a device type's expressions.", labels=label
-        )
-        failures = CounterMetricFamily(
-            "nufi_monitoring_evaluation_failures",
-            "Evaluations that Prometheus answered none of (the last good snapshot was served).",
-            labels=label,
-        )
+        entries = self.service.stats() if self.service is not None else []
+        yield from _families("device_type", _MONITORING, [(e.device_type, e) for e in entries])
         duration = SummaryMetricFamily(
-            "nufi_monitoring_evaluation_seconds", "Time one evaluation of a device type took.", labels=label
+            "nufi_monitoring_evaluation_seconds",
+            "Time one evaluation of a device type took.",
+            labels=["device_type"],
         )
-        reads = CounterMetricFamily(
-            "nufi_monitoring_reads", "Reads of a device type's snapshot (and stream waits).", labels=label
-        )
-        refreshing = GaugeMetricFamily(
-            "nufi_monitoring_refreshing",
-            "1 while a device type is being evaluated in the background.",
-            labels=label,
-        )
-        streams = GaugeMetricFamily(
-            "nufi_monitoring_streams", "Open monitoring streams of a device type.", labels=label
-        )
-        stale = GaugeMetricFamily(
-            "nufi_monitoring_stale_series", "Quantities listed as stale in the latest snapshot.", labels=label
-        )
-        remembered = GaugeMetricFamily(
-            "nufi_monitoring_remembered_series",
-            "Series remembered between evaluations (the freshness window).",
-            labels=label,
-        )
-        for entry in self.service.stats() if self.service is not None else ():
-            values = [entry.device_type]
-            evaluations.add_metric(values, entry.stats.evaluations)
-            failures.add_metric(values, entry.stats.failures)
-            duration.add_metric(values, entry.stats.evaluations, entry.stats.evaluation_seconds)
-            reads.add_metric(values, entry.stats.reads)
-            refreshing.add_metric(values, 1 if entry.refreshing else 0)
-            streams.add_metric(values, entry.open_streams)
-            stale.add_metric(values, entry.stale_series)
-            remembered.add_metric(values, entry.remembered_series)
-        yield from (evaluations, failures, duration, reads, refreshing, streams, stale, remembered)
+        for entry in entries:
+            duration.add_metric([entry.device_type], entry.stats.evaluations, entry.stats.evaluation_seconds)
+        yield duration
+
+
+_MONITORING: tuple[_Series[TypeStats], ...] = (
+    _Series(
+        CounterMetricFamily,
+        "nufi_monitoring_evaluations",
+        "Evaluations of a device type's expressions.",
+        lambda e: e.stats.evaluations,
+    ),
+    _Series(
+        CounterMetricFamily,
+        "nufi_monitoring_evaluation_failures",
+        "Evaluations that Prometheus answered none of (the last good snapshot was served).",
+        lambda e: e.stats.failures,
+    ),
+    _Series(
+        CounterMetricFamily,
+        "nufi_monitoring_reads",
+        "Reads of a device type's snapshot (and stream waits).",
+        lambda e: e.stats.reads,
+    ),
+    _Series(
+        GaugeMetricFamily,
+        "nufi_monitoring_refreshing",
+        "1 while a device type is being evaluated in the background.",
+        lambda e: 1 if e.refreshing else 0,
+    ),
+    _Series(
+        GaugeMetricFamily,
+        "nufi_monitoring_streams",
+        "Open monitoring streams of a device type.",
+        lambda e: e.open_streams,
+    ),
+    _Series(
+        GaugeMetricFamily,
+        "nufi_monitoring_stale_series",
+        "Quantities listed as stale in the latest snapshot.",
+        lambda e: e.stale_series,
+    ),
+    _Series(
+        GaugeMetricFamily,
+        "nufi_monitoring_remembered_series",
+        "Series remembered between evaluations (the freshness window).",
+        lambda e: e.remembered_series,
+    ),
+)
 
 
 @router.get("/metrics", include_in_schema=False)

@@ -78,39 +78,39 @@ class CacheSettings:
         return cls(**settings_part(settings, "cluster_cache_", fields))
 
 
+@dataclass(frozen=True)
+class _Kind(Generic[T]):
+    """What a reflector lists and watches, and how it keeps each object."""
+
+    job: str
+    plural: str
+    decode: Callable[[Mapping[str, Any]], T | None]
+    key: Callable[[Mapping[str, Any]], str]
+    field_selector: str | None = None
+
+
 class _Reflector(Generic[T]):
     """One kind's store, fed by list + watch."""
 
-    def __init__(
-        self,
-        cluster: ClusterGateway,
-        settings: CacheSettings,
-        job: str,
-        plural: str,
-        decode: Callable[[Mapping[str, Any]], T | None],
-        key: Callable[[Mapping[str, Any]], str],
-        field_selector: str | None = None,
-    ) -> None:
+    def __init__(self, cluster: ClusterGateway, settings: CacheSettings, kind: _Kind[T]) -> None:
         self._cluster = cluster
         self._settings = settings
-        self.plural = plural
-        self._decode = decode
-        self._key = key
-        self._field_selector = field_selector
+        self.plural = kind.plural
+        self._kind = kind
         self._items: dict[str, T] = {}
         self._snapshot: tuple[T, ...] | None = None
         self.resource_version: str | None = None
         self.synced = False
         # When the reflector last stopped receiving events, and why; None while it is watching.
         self.broken_since: float | None = time.monotonic()
-        self.broken_reason = f"{plural} not listed yet"
+        self.broken_reason = f"{kind.plural} not listed yet"
         self.lists = 0
         # When to list again (None: at the next pass, as after a failure or a 410 Gone).
         self._resync_at: float | None = None
         # One pass is one watch; the next opens at once. Only a watch that held resets the back-off:
         # a list that works while every watch fails must not.
         self.job = Periodic(
-            job,
+            kind.job,
             0.0,
             self.watch_once,
             backoff=Backoff(settings.backoff_initial_seconds, settings.backoff_max_seconds, jitter=True),
@@ -154,13 +154,13 @@ class _Reflector(Generic[T]):
             self._cluster,
             self.plural,
             page_size=self._settings.page_size,
-            field_selector=self._field_selector,
+            field_selector=self._kind.field_selector,
         )
         fresh: dict[str, T] = {}
         for item in items:
-            decoded = self._decode(item)
+            decoded = self._kind.decode(item)
             if decoded is not None:
-                fresh[self._key(item)] = decoded
+                fresh[self._kind.key(item)] = decoded
         self._items = fresh
         self._touch()
         self.resource_version = version
@@ -175,7 +175,7 @@ class _Reflector(Generic[T]):
             api_path("v1", self.plural),
             resource_version=self.resource_version,
             seconds=seconds,
-            field_selector=self._field_selector,
+            field_selector=self._kind.field_selector,
         ) as events:
             self._healthy()
             opened = time.monotonic()
@@ -194,8 +194,8 @@ class _Reflector(Generic[T]):
         obj = event.get("object") or {}
         version = (obj.get("metadata") or {}).get("resourceVersion")
         if kind in ("ADDED", "MODIFIED", "DELETED"):
-            key = self._key(obj)
-            decoded = self._decode(obj) if kind != "DELETED" else None
+            key = self._kind.key(obj)
+            decoded = self._kind.decode(obj) if kind != "DELETED" else None
             if decoded is None:
                 if self._items.pop(key, None) is not None:
                     self._touch()
@@ -230,6 +230,10 @@ def _describe(plural: str, exc: Exception) -> str:
     return f"watching {plural} failed: {type(exc).__name__}: {exc}"
 
 
+_NODES = _Kind(CLUSTER_CACHE_NODES, "nodes", node_resources, _node_key)
+_PODS = _Kind(CLUSTER_CACHE_PODS, "pods", _decode_pod, _pod_key, BOUND_LIVE_PODS)
+
+
 class ClusterCache:
     """Nodes and pods from list + watch; a readiness check named `cluster-cache`."""
 
@@ -238,12 +242,8 @@ class ClusterCache:
     def __init__(self, cluster: ClusterGateway, settings: CacheSettings | None = None) -> None:
         self._cluster = cluster
         self.settings = settings or CacheSettings()
-        self.nodes: _Reflector[NodeResources] = _Reflector(
-            cluster, self.settings, CLUSTER_CACHE_NODES, "nodes", node_resources, _node_key
-        )
-        self.pods: _Reflector[BoundPod] = _Reflector(
-            cluster, self.settings, CLUSTER_CACHE_PODS, "pods", _decode_pod, _pod_key, BOUND_LIVE_PODS
-        )
+        self.nodes = _Reflector(cluster, self.settings, _NODES)
+        self.pods = _Reflector(cluster, self.settings, _PODS)
 
     @property
     def configured(self) -> bool:

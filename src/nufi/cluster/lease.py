@@ -10,6 +10,9 @@ holder, duration 1 s) so another replica takes over at once.
 
 from __future__ import annotations
 
+import os
+import secrets
+import socket
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -19,6 +22,8 @@ from nufi.background.jobs import THERMAL_LEASE
 from nufi.background.periodic import Periodic
 from nufi.cluster.gateway import ClusterGateway
 from nufi.cluster.kube_rest import Json, KubeRefused, api_path, request_json
+from nufi.cluster.service_account import own_service_account
+from nufi.config import Settings
 from nufi.errors import DependencyUnavailable
 from nufi.logging import get_logger
 
@@ -64,6 +69,22 @@ class LeaderElector:
         # Retried every `retry_seconds`, failing or not: a leader must renew well within its deadline.
         self.job = Periodic(THERMAL_LEASE, retry_seconds, self._attempt, on_stop=self._stopped)
 
+    @classmethod
+    def for_thermal(cls, cluster: ClusterGateway, settings: Settings) -> LeaderElector:
+        """The thermal controller's elector (NUFI_THERMAL_LEASE_*), under an identity unique to this
+        process; the Lease lives in NuFi's own namespace unless one is set."""
+        identity = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+        account = own_service_account(cluster.source, settings.project_service_account)
+        return cls(
+            cluster,
+            namespace=settings.thermal_lease_namespace or (account.namespace if account else "default"),
+            name=settings.thermal_lease_name,
+            identity=identity,
+            lease_seconds=settings.thermal_lease_seconds,
+            renew_deadline_seconds=settings.thermal_renew_deadline_seconds,
+            retry_seconds=settings.thermal_retry_seconds,
+        )
+
     @property
     def is_leader(self) -> bool:
         return self._leading_until is not None and self._clock() < self._leading_until
@@ -98,19 +119,8 @@ class LeaderElector:
         current = await self._get()
         spec = self._spec(now_wall, None)
         if current is None:
-            try:
-                await request_json(
-                    self._cluster,
-                    "POST",
-                    self._path,
-                    body={"metadata": {"name": self._name, "namespace": self._namespace}, "spec": spec},
-                )
-            except KubeRefused as exc:
-                if exc.status == 409:
-                    return False
-                raise
-            self._lead(attempt_at)
-            return True
+            metadata = {"name": self._name, "namespace": self._namespace}
+            return await self._write("POST", self._path, {"metadata": metadata, "spec": spec}, attempt_at)
         held = current.get("spec") or {}
         holder = held.get("holderIdentity") or ""
         record = (holder, str(held.get("renewTime") or ""))
@@ -128,8 +138,12 @@ class LeaderElector:
             # Every change of holder counts, from a released Lease too (as client-go counts them).
             spec["leaseTransitions"] = int(held.get("leaseTransitions") or 0) + 1
         body = {"metadata": {**(current.get("metadata") or {})}, "spec": spec}
+        return await self._write("PUT", self._object, body, attempt_at)
+
+    async def _write(self, method: str, path: str, body: Json, attempt_at: float) -> bool:
+        """Create or take the Lease; False when another candidate's write won (409)."""
         try:
-            await request_json(self._cluster, "PUT", self._object, body=body)
+            await request_json(self._cluster, method, path, body=body)
         except KubeRefused as exc:
             if exc.status == 409:
                 return False

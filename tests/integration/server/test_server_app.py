@@ -6,6 +6,7 @@ import pytest
 
 from nufi import __version__
 from nufi.api import create_app
+from nufi.background.jobs import JOBS
 from nufi.config import Settings
 from support.asgi import serving
 from support.loopback import closed_port
@@ -27,7 +28,11 @@ async def test_readyz_with_nothing_configured_is_ready_and_lists_dependencies() 
     body = response.json()
     assert body["status"] == "ready"
     by_name = {d["name"]: d for d in body["dependencies"]}
+    jobs = {name: by_name.pop(name) for name in list(by_name) if name.startswith("background/")}
     assert set(by_name) == {"kubernetes", "prometheus", "database", "alert_rules", "metrics-freshness"}
+    # Every background job is listed too, whether it runs here or not, and never makes NuFi unready.
+    assert set(jobs) == {f"background/{job.name}" for job in JOBS}
+    assert not any(job["required"] for job in jobs.values())
     assert by_name.pop("database")["ok"] is True
     # Reported, but never what makes NuFi unready.
     assert by_name["alert_rules"]["required"] is False

@@ -59,7 +59,7 @@ async def admin_page(
         await services.quotas.replace(ADMIN, PROJECTS[1], QuotaSpec(devices={"lpu": 3}))
         await services.quotas.replace(ADMIN, PROJECTS[21], QuotaSpec(devices={"lpu": 5}))
         # A new type makes the quotas follow it, project by project, in the background: not the page.
-        await services.quotas.wait_following()
+        await services.events.wait_following()
         yield user
 
 

@@ -20,6 +20,7 @@ from nufi.db.audit import AuditRepository
 from nufi.db.intents import Intent
 from nufi.devices.catalog import DeviceCatalog
 from nufi.errors import Forbidden, NotFound, NufiError, Unauthorized, ValidationFailed
+from nufi.events import DeviceTypeChanged, Events, Parts
 from nufi.workloads.labels import MEMBERS_ANNOTATION, PROJECT
 from nufi.workloads.projects import service as projects_module
 from nufi.workloads.projects.service import ProjectService
@@ -305,10 +306,11 @@ async def test_a_key_edit_moves_the_entry_and_a_deletion_removes_it(world: World
 async def test_the_catalogs_change_notice_is_followed_after_it_returns(world: World) -> None:
     await world.service.replace(ADMIN, "team-a", QuotaSpec(devices={"lpu": 4}))
     world.catalog.types["lpu"] = "hyperaccel.ai/lpu-v2"
-    # The catalog calls its listeners synchronously, before answering the edit.
-    world.service.type_changed("lpu")
+    events = Events(Parts(monitoring=_IGNORED, quotas=world.service, rules=_IGNORED, labs=_IGNORED))
+    # The catalog publishes its change synchronously, before answering the edit.
+    events.publish(DeviceTypeChanged("lpu"))
     assert world.cluster.quotas[("team-a", QUOTA_NAME)]["spec"]["hard"] == {LPU: "4"}
-    await world.service.wait_following()
+    await events.wait_following()
     assert world.cluster.quotas[("team-a", QUOTA_NAME)]["spec"]["hard"] == {
         "requests.hyperaccel.ai/lpu-v2": "4"
     }
@@ -359,3 +361,16 @@ async def test_a_new_project_gets_the_defaults_and_a_crashed_create_gets_them_on
         assert (await projects.recorder.settlers["project"](intent)).done
     assert world.cluster.quotas[("team-a", QUOTA_NAME)]["spec"]["hard"] == {LPU: "1"}
     assert world.cluster.quotas[("team-b", QUOTA_NAME)]["spec"]["hard"] == {LPU: "3", "pods": "10"}
+
+
+class _Ignores:
+    """The other subscribers of a type's change, which these tests do not watch."""
+
+    def type_changed(self, _device_type_id: str) -> None:
+        pass
+
+    def changed(self, _device_type_id: str = "") -> None:
+        pass
+
+
+_IGNORED: Any = _Ignores()
