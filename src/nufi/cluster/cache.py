@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Generic, TypeVar
 
 import structlog
@@ -74,8 +74,7 @@ class CacheSettings:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> CacheSettings:
-        fields = ("enabled", "resync_seconds", "max_outage_seconds", "watch_seconds")
-        return cls(**settings_part(settings, "cluster_cache_", fields))
+        return cls(**settings_part(settings, "cluster_cache_", (field.name for field in fields(cls))))
 
 
 @dataclass(frozen=True)

@@ -341,9 +341,10 @@ class Settings(BaseSettings):
 
 
 def settings_part(settings: Settings, prefix: str, fields: Iterable[str], **renamed: str) -> dict[str, Any]:
-    """One part's own settings as keyword arguments: each field read from the setting `prefix + field`,
-    or from the one `renamed` names for it."""
-    return {field: getattr(settings, renamed.get(field, prefix + field)) for field in fields}
+    """One part's own settings as keyword arguments: each of `fields` that has a setting, read from the
+    setting `prefix + field` or from the one `renamed` names for it; the others keep their defaults."""
+    names = {field: renamed.get(field, prefix + field) for field in fields}
+    return {field: getattr(settings, name) for field, name in names.items() if name in Settings.model_fields}
 
 
 def env_name(field: str) -> str:

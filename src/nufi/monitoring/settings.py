@@ -32,17 +32,8 @@ class MonitoringSettings(BaseModel):
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MonitoringSettings:
-        fields = (
-            "scrape_interval_seconds",
-            "max_range_seconds",
-            "refresh_interval_seconds",
-            "stream_heartbeat_seconds",
-        )
-        return cls(
-            **settings_part(
-                settings, "monitoring_", fields, refresh_interval_seconds="monitoring_refresh_seconds"
-            )
-        )
+        renamed = {"refresh_interval_seconds": "monitoring_refresh_seconds"}
+        return cls(**settings_part(settings, "monitoring_", cls.model_fields, **renamed))
 
     @property
     def refresh_seconds(self) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from time import perf_counter
 from typing import Any
 
@@ -59,14 +59,7 @@ class AdminQueryLimits:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> AdminQueryLimits:
-        # The longest span is what NuFi asks, not a setting.
-        limits = (
-            "max_range_seconds",
-            "min_subquery_step_seconds",
-            "max_series",
-            "series_check_timeout_seconds",
-        )
-        return cls(**settings_part(settings, "promql_", (*limits, "max_points_per_series")))
+        return cls(**settings_part(settings, "promql_", (field.name for field in fields(cls))))
 
 
 class PrometheusGateway:
