@@ -1,12 +1,11 @@
-"""The frame every step of the Add Device wizard shares: the draft (kept in the database), the slots
-that show errors next to their fields (or at the top), inputs bound to the draft, and the buttons
-between the steps. The same frame edits a stored type (`edit_url`): then the id, and for an official
+"""What every step of the Add Device wizard shares: the draft (kept in the database), the slots that
+show errors next to their fields (or at the top), inputs bound to the draft, and the buttons between
+the steps. The same frame edits a stored type (`edit_url`): then the id, and for an official
 type its whole identity, is shown read-only."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -50,8 +49,13 @@ def edit_url(device_type_id: str, step: int | None = None, draft: str | None = N
     return f"{path}?step={step or 1}" + (f"&draft={draft}" if draft else "")
 
 
+# Whether the person, asked when a step's values are valid but doubtful, still moves on to a step.
+MayLeave = Callable[[int], Awaitable[bool]]
+
+
 class WizardForm:
-    """One open wizard page: its step, its draft, and the slots showing errors."""
+    """One open wizard page's shared state, held by each of its steps: the step shown, the draft,
+    and the slots showing errors."""
 
     def __init__(self, who: Visitor, t: Translator, draft: KeptDraft, step: int) -> None:
         self.visitor = who
@@ -59,17 +63,7 @@ class WizardForm:
         self.draft = draft
         self.step = step
         self.errors: dict[str, ui.label] = {}
-        self.results: dict[str, ui.column] = {}
         self.top: ui.column | None = None
-        self.key_result: ui.column | None = None
-        self.key_task: asyncio.Task[None] | None = None
-        self.key_sequence = 0
-        self.id_input: ui.input | None = None
-        self.second_input: ui.input | None = None
-        # A question before leaving the step is open: another click on Next waits for its answer.
-        self.asking = False
-        # Step 3's "save even if the checks fail".
-        self.force: ui.checkbox | None = None
 
     @property
     def editing(self) -> str | None:
@@ -185,16 +179,13 @@ class WizardForm:
             return
         ui.navigate.to(edit_url(editing) if editing is not None else step_url(1))
 
-    async def go_on(self, step: int) -> None:
-        """To `step` when the model's rules hold for this step's fields; else the errors, in place."""
+    async def go_on(self, step: int, may_leave: MayLeave | None = None) -> None:
+        """To `step` when the model's rules hold for this step's fields, and `may_leave` (the step's
+        question, if it asks one) agrees; else the errors, in place."""
         self.clear_errors()
         errors = payload_errors(self.draft, STEP_SLOTS[self.step])
         if errors:
             self.show_errors(errors)
             return
-        if await self.may_leave(step):
+        if may_leave is None or await may_leave(step):
             await self.go_to(step)
-
-    async def may_leave(self, step: int) -> bool:
-        """Whether the person, asked when this step's values are valid but doubtful, still moves on."""
-        return True

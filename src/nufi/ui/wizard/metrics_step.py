@@ -34,26 +34,33 @@ _EXPRESSIONS: tuple[tuple[str, str, tuple[MetricKey, ...]], ...] = (
 _MEMORY_KEYS: tuple[MetricKey, ...] = ("memory_used", "memory_total", "memory_free")
 
 
-class MetricsStep(WizardForm):
-    # -- step 2: labels and expressions --------------------------------------------------------------
+class MetricsStep:
+    """Step 2 on the wizard's shared form: the label and expression fields, and their Tests' results."""
 
-    def metrics_step(self) -> None:
+    def __init__(self, form: WizardForm) -> None:
+        self.form = form
+        self.t = form.t
+        self.draft = form.draft
+        self.results: dict[str, ui.column] = {}
+        self.second_input: ui.input | None = None
+
+    def render(self) -> None:
         ui.label(self.t("wizard.labels.title")).classes("text-lg font-semibold")
         ui.label(self.t("wizard.labels.help")).classes(render.NOTE_CLASSES)
-        self.error_slot("labels")
+        self.form.error_slot("labels")
         with ui.grid(columns=2).classes("w-full gap-2"):
-            self.field("labels.node", "wizard.label.node")
-            self.field("labels.device", "wizard.label.device")
-            self.field("labels.pod", "wizard.label.pod", optional=True)
-            self.field("labels.namespace", "wizard.label.namespace", optional=True)
+            self.form.field("labels.node", "wizard.label.node")
+            self.form.field("labels.device", "wizard.label.device")
+            self.form.field("labels.pod", "wizard.label.pod", optional=True)
+            self.form.field("labels.namespace", "wizard.label.namespace", optional=True)
         ui.label(self.t("wizard.metrics.title")).classes("text-lg font-semibold mt-4")
-        self.error_slot("metrics")
+        self.form.error_slot("metrics")
         first, *rest = _EXPRESSIONS
         self.expression_card(*first)
         self.memory_card()
         for slot, label_key, keys in rest:
             self.expression_card(slot, label_key, keys, optional=True)
-        self.navigation(back=1, forward=lambda: self.go_on(3), forward_key="wizard.next")
+        self.form.navigation(back=1, forward=lambda: self.form.go_on(3), forward_key="wizard.next")
 
     def expression_card(
         self, slot: str, label_key: str, keys: tuple[MetricKey, ...], *, optional: bool = False
@@ -61,7 +68,7 @@ class MetricsStep(WizardForm):
         with ui.card().classes("w-full").props("flat bordered"):
             with ui.row().classes("w-full items-start gap-2 no-wrap"):
                 with ui.column().classes("grow gap-0"):
-                    self.field(slot, label_key, optional=optional)
+                    self.form.field(slot, label_key, optional=optional)
                 self.test_button(slot, keys)
             self.results[slot] = ui.column().classes("w-full gap-1").mark(f"result-{slot}")
 
@@ -81,11 +88,11 @@ class MetricsStep(WizardForm):
                         [unit.value for unit in MemoryUnit],
                         label=self.t("wizard.memory.unit"),
                         value=self.draft.get("metrics.memory.unit") or MemoryUnit.BYTES.value,
-                        on_change=lambda event: self.set_value("metrics.memory.unit", event.value),
+                        on_change=lambda event: self.form.set_value("metrics.memory.unit", event.value),
                     ).props("outlined dense").classes("w-32").mark("metrics.memory.unit")
-                    self.error_slot("metrics.memory.unit")
+                    self.form.error_slot("metrics.memory.unit")
                 self.test_button("metrics.memory.used", _MEMORY_KEYS)
-            self.field("metrics.memory.used", "wizard.memory.used")
+            self.form.field("metrics.memory.used", "wizard.memory.used")
             self.results["metrics.memory.used"] = (
                 ui.column().classes("w-full gap-1").mark("result-metrics.memory.used")
             )
@@ -93,10 +100,10 @@ class MetricsStep(WizardForm):
                 self.second_input = ui.input(
                     self.second_label(),
                     value=self.draft.get(second_memory_field(self.draft), ""),
-                    on_change=lambda event: self.set_value(second_memory_field(self.draft), event.value),
+                    on_change=lambda event: self.form.set_value(second_memory_field(self.draft), event.value),
                 )
                 self.second_input.classes("w-full").props("outlined dense").mark(MEMORY_SECOND)
-                self.error_slot(MEMORY_SECOND)
+                self.form.error_slot(MEMORY_SECOND)
             self.results[MEMORY_SECOND] = ui.column().classes("w-full gap-1").mark(f"result-{MEMORY_SECOND}")
 
     def second_label(self) -> str:
@@ -106,7 +113,7 @@ class MetricsStep(WizardForm):
 
     def mode_changed(self, mode: Any) -> None:
         self.draft["metrics.memory.mode"] = "used_free" if mode == "used_free" else "used_total"
-        self.errors[MEMORY_SECOND].set_text("")
+        self.form.errors[MEMORY_SECOND].set_text("")
         self.results[MEMORY_SECOND].clear()
         if self.second_input is not None:
             self.second_input.props["label"] = self.second_label()
@@ -122,13 +129,13 @@ class MetricsStep(WizardForm):
     async def test(self, keys: tuple[MetricKey, ...]) -> None:
         """Run the catalog's check on the whole draft; show the label errors and the results of `keys`."""
         slots = {RESULT_SLOT[key] for key in keys}
-        self.clear_errors()
+        self.form.clear_errors()
         for slot in slots:
             self.results[slot].clear()
         try:
             labels, metrics = check_drafts(self.draft)
         except DraftErrors as exc:
-            self.show_errors(exc.errors)
+            self.form.show_errors(exc.errors)
             return
         for slot in slots:
             with self.results[slot]:
@@ -136,16 +143,16 @@ class MetricsStep(WizardForm):
         try:
             # An edited type's values are judged by its own fetcher's rules, as its save will be.
             check = await context.services().catalog.check_metrics(
-                self.visitor.principal, labels, metrics, fetcher=fetcher_of(self.draft)
+                self.form.visitor.principal, labels, metrics, fetcher=fetcher_of(self.draft)
             )
         except NufiError as exc:
             for slot in slots:
                 self.results[slot].clear()
-            self.show_errors(service_errors(exc))
+            self.form.show_errors(service_errors(exc))
             return
         for slot in slots:
             self.results[slot].clear()
-        self.show_errors(
+        self.form.show_errors(
             {f"labels.{name}": why.message() for name, why in check.label_error_messages.items()}
         )
         shown = [key for key in keys if key in check.results]

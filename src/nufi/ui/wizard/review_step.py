@@ -28,15 +28,23 @@ from nufi.ui.wizard.draft import (
     started_revision,
     update_payload,
 )
-from nufi.ui.wizard.metrics_step import MetricsStep
+from nufi.ui.wizard.form import WizardForm
 
 _log = get_logger("nufi.ui.wizard")
 
 
-class ReviewStep(MetricsStep):
-    # -- step 3: review and save ---------------------------------------------------------------------
+class ReviewStep:
+    """Step 3 on the wizard's shared form: the review, and the save or the edit's save."""
 
-    def review_step(self) -> None:
+    def __init__(self, form: WizardForm) -> None:
+        self.form = form
+        self.visitor = form.visitor
+        self.t = form.t
+        self.draft = form.draft
+        # "Save even if the checks fail".
+        self.force: ui.checkbox | None = None
+
+    def render(self) -> None:
         ui.label(self.t("wizard.review.title")).classes("text-lg font-semibold")
         none = self.t("wizard.review.none")
         mode = memory_mode(self.draft)
@@ -77,53 +85,53 @@ class ReviewStep(MetricsStep):
                             look += "" if typed else " text-slate-600"
                             ui.label(value.strip() or none).classes(f"text-sm {look}").mark(f"review-{slot}")
                         if slot in SLOTS:
-                            self.error_slot(slot)
+                            self.form.error_slot(slot)
         with ui.row().classes("gap-4"):
-            ui.link(self.t("wizard.edit.identity"), self.url(1))
-            ui.link(self.t("wizard.edit.metrics"), self.url(2))
+            ui.link(self.t("wizard.edit.identity"), self.form.url(1))
+            ui.link(self.t("wizard.edit.metrics"), self.form.url(2))
         # An admin may register a type before its device plugin or exporter is installed; the save
         # then records that the checks were bypassed.
         self.force = ui.checkbox(self.t("wizard.force")).mark("wizard-force")
-        if self.editing is not None:
-            self.navigation(back=2, forward=self.save_changes, forward_key="wizard.edit_mode.save")
+        if self.form.editing is not None:
+            self.form.navigation(back=2, forward=self.save_changes, forward_key="wizard.edit_mode.save")
         else:
-            self.navigation(back=2, forward=self.save, forward_key="wizard.save")
+            self.form.navigation(back=2, forward=self.save, forward_key="wizard.save")
 
     @property
     def forced(self) -> bool:
         return self.force is not None and bool(self.force.value)
 
     async def save(self) -> None:
-        self.clear_errors()
+        self.form.clear_errors()
         try:
             payload = create_payload(self.draft)
         except DraftErrors as exc:
-            self.show_errors(exc.errors)
+            self.form.show_errors(exc.errors)
             return
         try:
             outcome = await context.services().catalog.create(
                 self.visitor.principal, payload, force=self.forced
             )
         except NufiError as exc:
-            self.show_errors(service_errors(exc))
+            self.form.show_errors(service_errors(exc))
             self.offer_unchecked(exc, self.save)
             return
         except Exception:  # never a stack trace on the page; the log has it
             _log.exception("saving a device type from the wizard failed")
-            self.show_errors({None: self.t("wizard.error.unexpected")})
+            self.form.show_errors({None: self.t("wizard.error.unexpected")})
             return
         await self.saved(self.t("wizard.saved", name=outcome.device_type.name))
 
     async def save_changes(self) -> None:
         """The edit, over the revision the draft started from; a newer one is a conflict with a Reload."""
-        editing = self.editing
+        editing = self.form.editing
         if editing is None:
             return
-        self.clear_errors()
+        self.form.clear_errors()
         try:
             payload = update_payload(self.draft)
         except DraftErrors as exc:
-            self.show_errors(exc.errors)
+            self.form.show_errors(exc.errors)
             return
         outcome: SaveOutcome
         try:
@@ -134,15 +142,15 @@ class ReviewStep(MetricsStep):
             if "current_revision" in exc.extra:
                 self.say_stale(exc.extra["current_revision"])
             else:
-                self.show_errors(service_errors(exc))
+                self.form.show_errors(service_errors(exc))
             return
         except NufiError as exc:
-            self.show_errors(service_errors(exc))
+            self.form.show_errors(service_errors(exc))
             self.offer_unchecked(exc, self.save_changes)
             return
         except Exception:
             _log.exception("saving an edited device type from the wizard failed", device_type=editing)
-            self.show_errors({None: self.t("wizard.error.unexpected")})
+            self.form.show_errors({None: self.t("wizard.error.unexpected")})
             return
         changed = outcome.device_type
         await self.saved(self.t("wizard.edit_mode.saved", name=changed.name, revision=changed.revision))
@@ -150,10 +158,9 @@ class ReviewStep(MetricsStep):
     def offer_unchecked(self, exc: NufiError, save: Callable[[], Awaitable[None]]) -> None:
         """When Prometheus could not be asked, say that the metrics were therefore not checked, and
         offer the save without the metric check (`force`), which the audit record then notes."""
-        if not (isinstance(exc, DependencyUnavailable) and exc.dependency == PROMETHEUS) or self.top is None:
+        top = self.form.top
+        if not (isinstance(exc, DependencyUnavailable) and exc.dependency == PROMETHEUS) or top is None:
             return
-
-        top = self.top
 
         async def save_unchecked() -> None:
             if self.force is not None:
@@ -163,7 +170,7 @@ class ReviewStep(MetricsStep):
                 await save()
 
         with (
-            self.top,
+            top,
             ui.column().classes("w-full gap-1 rounded border border-amber-300 bg-amber-50 p-3") as panel,
         ):
             panel.props('data-testid="wizard-prometheus-down"').mark("wizard-prometheus-down")
@@ -183,9 +190,9 @@ class ReviewStep(MetricsStep):
         ui.navigate.to(DEVICES_PATH)
 
     def say_stale(self, current: object) -> None:
-        if self.top is None:
+        if self.form.top is None:
             return
-        with self.top, ui.column().classes("w-full gap-1").mark("edit-stale"):
+        with self.form.top, ui.column().classes("w-full gap-1").mark("edit-stale"):
             ui.label(
                 self.t("wizard.edit_mode.stale", current=current, started=started_revision(self.draft))
             ).classes(render.ERROR_CLASSES).mark("edit-stale-message")
@@ -195,19 +202,19 @@ class ReviewStep(MetricsStep):
 
     async def reload_stored(self) -> None:
         """The stored type, read again into this draft (their changes win), at this step again."""
-        editing = self.editing
+        editing = self.form.editing
         if editing is None:
             return
-        self.clear_errors()
+        self.form.clear_errors()
         try:
             stored = await context.services().catalog.get(self.visitor.principal, editing)
         except NufiError as exc:
-            self.show_errors({None: said_of_error(exc)})
+            self.form.show_errors({None: said_of_error(exc)})
             return
         fresh = draft_of(stored)
         for key in [key for key in self.draft if key not in fresh]:
             del self.draft[key]
         for key, value in fresh.items():
             self.draft[key] = value
-        if await self.kept():
-            ui.navigate.to(self.url(self.step))
+        if await self.form.kept():
+            ui.navigate.to(self.form.url(self.form.step))

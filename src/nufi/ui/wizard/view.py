@@ -1,36 +1,49 @@
-"""The Add Device wizard's page: the frame of every step, and step 1 (name, vendor and the resource
-key, checked live against the cluster as it is typed)."""
+"""The Add Device wizard's page: the frame of every step around the step shown, each step an object
+on the one form the steps share (its draft, its error slots, its moves between steps)."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
-from functools import partial
+from typing import Protocol
 
-from nicegui import background_tasks, ui
+from nicegui import ui
 
-from nufi.devices.checks import registered_by
-from nufi.errors import NufiError, ValidationFailed
-from nufi.messages import MessageModel
-from nufi.ui import context
+from nufi.ui.i18n import Translator
+from nufi.ui.parts.gate import Visitor
 from nufi.ui.wizard import render
-from nufi.ui.wizard.draft import is_official_edit, slug_of, started_revision
-from nufi.ui.wizard.form import STEPS, edit_url
+from nufi.ui.wizard.draft import started_revision
+from nufi.ui.wizard.form import STEPS, WizardForm
+from nufi.ui.wizard.identity_step import IdentityStep
+from nufi.ui.wizard.kept import KeptDraft
+from nufi.ui.wizard.metrics_step import MetricsStep
 from nufi.ui.wizard.review_step import ReviewStep
 
-KEY_CHECK_DELAY_SECONDS = 0.4
 
-
-class WizardView(ReviewStep):
-    """The wizard's page: the steps' frame and step 1 (identity); step 2 and step 3 come from its bases."""
-
-    # -- the frame of every step ---------------------------------------------------------------------
+class Step(Protocol):
+    @property
+    def form(self) -> WizardForm: ...
 
     def render(self) -> None:
+        """The step's content, below the frame, on the form the steps share."""
+
+
+class WizardView:
+    """The wizard's page: the steps' frame around the step shown, the steps sharing one form."""
+
+    def __init__(self, who: Visitor, t: Translator, draft: KeptDraft, step: int) -> None:
+        self.form = WizardForm(who, t, draft, step)
+        self.t = t
+        self.steps: dict[int, Step] = {
+            1: IdentityStep(self.form),
+            2: MetricsStep(self.form),
+            3: ReviewStep(self.form),
+        }
+
+    def render(self) -> None:
+        form = self.form
         with ui.column().classes("w-full max-w-4xl gap-4 p-2"):
             title = (
-                self.t("wizard.edit_mode.title", name=self.draft.get("name", ""))
-                if self.editing is not None
+                self.t("wizard.edit_mode.title", name=form.draft.get("name", ""))
+                if form.editing is not None
                 else self.t("wizard.title")
             )
             ui.label(title).classes("text-2xl font-semibold").mark("wizard-title")
@@ -38,149 +51,25 @@ class WizardView(ReviewStep):
                 for number, key in zip(
                     STEPS, ("wizard.step.identity", "wizard.step.metrics", "wizard.step.review"), strict=True
                 ):
-                    current = number == self.step
+                    current = number == form.step
                     chip = ui.label(f"{number}. {self.t(key)}").classes(
                         "rounded px-2 py-1 " + ("bg-slate-800 text-white" if current else "bg-slate-200")
                     )
                     if current:
                         chip.mark("wizard-current-step")
-            ui.label(self.t("wizard.step_of", step=self.step)).classes("text-sm text-slate-500")
-            if self.editing is not None:
+            ui.label(self.t("wizard.step_of", step=form.step)).classes("text-sm text-slate-500")
+            if form.editing is not None:
                 ui.label(
                     self.t(
                         "wizard.edit_mode.editing",
-                        id=self.editing,
-                        revision=started_revision(self.draft),
+                        id=form.editing,
+                        revision=started_revision(form.draft),
                     )
                 ).classes(render.NOTE_CLASSES).mark("edit-revision")
-            self.top = ui.column().classes("w-full gap-1").mark("error-top")
-            if self.step == 1:
-                self.identity_step()
-            elif self.step == 2:
-                self.metrics_step()
-            else:
-                self.review_step()
+            form.top = ui.column().classes("w-full gap-1").mark("error-top")
+            self.steps[form.step].render()
 
     def say_draft_missing(self) -> None:
-        if self.top is not None:
-            with self.top:
+        if self.form.top is not None:
+            with self.form.top:
                 ui.label(self.t("wizard.draft.missing")).classes(render.NOTE_CLASSES).mark("draft-missing")
-
-    # -- step 1: name, vendor, resource key ----------------------------------------------------------
-
-    def identity_step(self) -> None:
-        if is_official_edit(self.draft):
-            ui.label(self.t("wizard.edit_mode.official")).classes(render.NOTE_CLASSES).mark("edit-official")
-        self.field("name", "wizard.field.name")
-        self.field("vendor", "wizard.field.vendor")
-        self.id_input = self.field("id", "wizard.field.id", hint_key="wizard.hint.id")
-        self.field(
-            "resource_key",
-            "wizard.field.resource_key",
-            hint_key="wizard.hint.resource_key",
-            on_change=lambda _: self.schedule_key_check(),
-        )
-        self.key_result = ui.column().classes("w-full gap-1").mark("key-result")
-        if self.draft.get("resource_key", "").strip():
-            self.schedule_key_check(delay=0)
-        self.navigation(back=None, forward=lambda: self.go_on(2), forward_key="wizard.next")
-
-    async def go_on(self, step: int) -> None:
-        # A new type left without an id takes one made from its name, when the admin moves on rather
-        # than while they type: rewriting a field under someone typing in the next one loses keys.
-        if self.step == 1 and not self.editing and not self.draft.get("id", "").strip():
-            slug = slug_of(self.draft.get("name", ""))
-            if slug and self.id_input is not None:
-                self.id_input.set_value(slug)
-        await super().go_on(step)
-
-    async def may_leave(self, step: int) -> bool:
-        """Step 1 asks before going on with a valid key no node advertises: the type could be saved,
-        but would show and place nothing. An official type's key cannot change here, so it is not asked
-        about; nor is a key the cluster cannot be read for (the live check already says so)."""
-        if self.step != 1 or step < self.step or self.locked("resource_key"):
-            return True
-        if self.asking:
-            return False
-        self.asking = True
-        try:
-            return await self.key_confirmed(self.draft.get("resource_key", "").strip())
-        finally:
-            self.asking = False
-
-    async def key_confirmed(self, key: str) -> bool:
-        """Whether the cluster offers `key`, or the person, asked, goes on without it."""
-        try:
-            check = await context.services().catalog.check_resource_key(self.visitor.principal, key)
-        except NufiError:
-            return True
-        if check.found:
-            return True
-        dialog = self.key_confirmation(key)
-        try:
-            return await dialog is True
-        finally:
-            dialog.delete()
-
-    def key_confirmation(self, key: str) -> ui.dialog:
-        """The opened question whether to go on with `key`; answers True (go on) or False (back)."""
-        with ui.dialog() as dialog, ui.card().classes("max-w-lg gap-3").mark("key-confirm"):
-            ui.label(self.t("wizard.key.confirm.title", resource_key=key)).classes(
-                "text-lg font-semibold break-all"
-            ).mark("key-confirm-title")
-            ui.label(self.t("wizard.key.confirm.body"))
-            with ui.row().classes("w-full justify-end gap-2"):
-                ui.button(self.t("wizard.key.confirm.back"), on_click=lambda: dialog.submit(False)).props(
-                    "flat no-caps"
-                ).mark("key-confirm-back")
-                ui.button(self.t("wizard.key.confirm.go_on"), on_click=lambda: dialog.submit(True)).props(
-                    "no-caps color=warning"
-                ).mark("key-confirm-go-on")
-        dialog.open()
-        return dialog
-
-    def schedule_key_check(self, delay: float = KEY_CHECK_DELAY_SECONDS) -> None:
-        """Check the key once typing pauses for `delay`; a newer key cancels the check of an older one."""
-        if self.key_task is not None:
-            self.key_task.cancel()
-        self.key_sequence += 1
-        self.key_task = background_tasks.create(
-            self.check_key(self.key_sequence, delay), name="wizard key check"
-        )
-
-    async def check_key(self, sequence: int, delay: float) -> None:
-        if delay:
-            await asyncio.sleep(delay)
-        key = self.draft.get("resource_key", "").strip()
-        area = self.key_result
-        if area is None or sequence != self.key_sequence:
-            return
-        area.clear()
-        if not key:
-            return
-        with area:
-            ui.label(self.t("wizard.key.checking")).classes(render.NOTE_CLASSES).mark("key-checking")
-        show: Callable[[], None]
-        catalog = context.services().catalog
-        try:
-            # Whichever type already uses the key is shown even when the cluster cannot be read.
-            owner = registered_by(key, await catalog.list(self.visitor.principal), editing=self.editing)
-        except NufiError:
-            owner = None
-        try:
-            check = await catalog.check_resource_key(self.visitor.principal, key)
-        except ValidationFailed as exc:
-            problems = exc.own_params.get("problems")
-            listed = [MessageModel.model_validate(p) for p in problems] if isinstance(problems, list) else []
-            show = partial(render.key_invalid, self.t, exc.text(self.t.language), listed)
-        except NufiError as exc:
-            show = partial(render.key_unreadable, self.t, exc.text(self.t.language))
-        else:
-            show = partial(render.key_found, self.t, check)
-        if sequence != self.key_sequence or area.is_deleted:
-            return  # a newer key was typed meanwhile, or the page is gone
-        area.clear()
-        with area:
-            if owner is not None:
-                render.key_registered(self.t, owner, edit_url(owner.id))
-            show()
