@@ -19,8 +19,7 @@ import builtins
 from nufi.auth import Principal
 from nufi.cluster import ClusterGateway
 from nufi.cluster.deployments import (
-    create_deployment,
-    create_service,
+    DEPLOYMENT,
     delete_deployment,
     delete_service,
     get_deployment,
@@ -30,10 +29,10 @@ from nufi.cluster.deployments import (
     scale_deployment,
 )
 from nufi.cluster.kube_rest import Json
-from nufi.cluster.workload_apply import Refused, refused_as
+from nufi.cluster.objects import SERVICE, KubeObjects
+from nufi.cluster.workload_apply import Write, apply_workload, refused_as
 from nufi.db.intents import Intent
-from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
-from nufi.logging import get_logger
+from nufi.errors import Conflict, NotFound, ValidationFailed
 from nufi.monitoring import MonitoringService
 from nufi.workloads.accelerators import AcceleratorService
 from nufi.workloads.deployments.reading import (
@@ -63,11 +62,9 @@ from nufi.workloads.labels import (
     selector_text,
 )
 from nufi.workloads.names import is_name
-from nufi.workloads.owners import owned_by
 from nufi.workloads.projects.service import ProjectService
 from nufi.workloads.quotas.room import pods_demand
 
-_log = get_logger("nufi.workloads.deployments")
 _KIND: WorkloadKind = "deployment"
 _OURS = selector_text({MANAGED_BY: MANAGED_BY_NUFI, WORKLOAD_KIND: _KIND})
 
@@ -108,21 +105,14 @@ class DeploymentService:
         planned = summary(request.name, request.image, placement.device_type, request.accelerator.count)
         planned |= {"replicas": request.replicas, "port": request.port}
         target = target_id(project, request.name)
+        said = {"project": project, "name": request.name}
+        top = Write(
+            DEPLOYMENT, deployment_manifest(project, request, placement), _exists(project, request.name)
+        )
+        service_taken = Conflict(code="deployment.service_taken", field="name", params=said)
+        service = Write(SERVICE, service_manifest(project, request, placement), service_taken)
         async with self._recorder.change(actor, "deployment.create", _KIND, target, after=planned) as change:
-            change.touched = True
-            with refused_as(taken=_exists(project, request.name), change=change):
-                created = await create_deployment(
-                    self._cluster, project, deployment_manifest(project, request, placement)
-                )
-            service = owned_by(service_manifest(project, request, placement), created)
-            said = {"project": project, "name": request.name}
-            service_taken = Conflict(code="deployment.service_taken", field="name", params=said)
-            try:
-                with refused_as(taken=service_taken):
-                    await create_service(self._cluster, project, service)
-            except BaseException:
-                await self._undo(project, request.name)
-                raise
+            created = await apply_workload(KubeObjects(self._cluster), project, top, [service], change)
         return await self._views.view(principal, project, created, [])
 
     async def list(self, principal: Principal | None, project: str) -> builtins.list[DeploymentView]:
@@ -251,15 +241,6 @@ class DeploymentService:
     async def _pods(self, project: str, name: str) -> builtins.list[Json]:
         selector = selector_text({MANAGED_BY: MANAGED_BY_NUFI, WORKLOAD_KIND: _KIND, WORKLOAD: name})
         return await list_pods(self._cluster, project, label_selector=selector)
-
-    async def _undo(self, project: str, name: str) -> None:
-        try:
-            await delete_deployment(self._cluster, project, name)
-        except (Refused, NufiError) as exc:
-            # The caller's error is the one that matters; this one is for the operator.
-            _log.warning(
-                "could not delete a half-created deployment", project=project, name=name, error=str(exc)
-            )
 
 
 def _exists(project: str, name: str) -> Conflict:

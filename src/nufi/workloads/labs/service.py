@@ -22,10 +22,10 @@ from nufi.cluster.kube_rest import Json
 from nufi.cluster.labs import CLAIM, NOTEBOOK, POD, SERVICE, STATEFULSET, LabObjects
 from nufi.cluster.objects import Kind
 from nufi.cluster.resources import quantity_to_int
-from nufi.cluster.workload_apply import refused_as
+from nufi.cluster.workload_apply import Write, apply_workload, refused_as
 from nufi.config import Settings
 from nufi.db.intents import Intent
-from nufi.errors import NotFound, NufiError, ValidationFailed
+from nufi.errors import Conflict, NotFound, NufiError, ValidationFailed
 from nufi.logging import get_logger
 from nufi.workloads.accelerators import AcceleratorService, Placement
 from nufi.workloads.intents import Outcome, acting
@@ -60,7 +60,6 @@ from nufi.workloads.labs.sockets import LabSockets
 from nufi.workloads.labs.status import observe
 from nufi.workloads.labs.store import LabStore
 from nufi.workloads.names import check_name
-from nufi.workloads.owners import owned_by
 from nufi.workloads.projects.service import ProjectService
 from nufi.workloads.quotas.room import pods_demand, storage_demand
 
@@ -184,12 +183,14 @@ class LabService:
             profile=PROFILES[request.kind],
             origin=self._settings.origin(project, name),
         )
+        claim = _write(CLAIM, manifests.claim(plan))
         if backend == "notebook":
-            first: tuple[Kind, Json] = (NOTEBOOK, manifests.notebook(plan))
-            parts = [(CLAIM, manifests.claim(plan))]
+            top, parts = _write(NOTEBOOK, manifests.notebook(plan)), [claim]
         else:
-            first = (STATEFULSET, manifests.statefulset(plan))
-            parts = [(SERVICE, manifests.service(plan)), (CLAIM, manifests.claim(plan))]
+            top, parts = (
+                _write(STATEFULSET, manifests.statefulset(plan)),
+                [_write(SERVICE, manifests.service(plan)), claim],
+            )
         # Parts of an earlier lab of this name whose top object is gone would refuse ours (409).
         await self._store.remove_parts(project, name)
         planned = {
@@ -203,19 +204,9 @@ class LabService:
         }
         target = f"{project}/{name}"
         async with self._recorder.change(actor, "lab.create", _TARGET_KIND, target, after=planned) as change:
-            change.touched = True
-            created: list[tuple[Kind, str]] = []
-            try:
-                top = await self._store.write(first[0], project, first[1])
-                created.append((first[0], name))
-                for kind, body in parts:
-                    await self._store.write(kind, project, owned_by(body, top))
-                    created.append((kind, body["metadata"]["name"]))
-            except BaseException:
-                await self._store.undo(project, created)
-                raise
+            created = await apply_workload(self._objects, project, top, parts, change)
         _log.info("lab created", project=project, lab=name, kind=request.kind, backend=backend)
-        return await self._view(project, Found(backend, top))
+        return await self._view(project, Found(backend, created))
 
     async def stop(self, principal: Principal | None, project: str, name: str) -> Lab:
         return await self._set_running(principal, project, name, running=False)
@@ -345,6 +336,16 @@ class LabService:
             origin_url=self._settings.origin_url(project, name, prefix),
             created_at=meta.get("creationTimestamp"),
         )
+
+
+def _write(kind: Kind, body: Json) -> Write:
+    taken = Conflict(
+        code="lab.object_name_taken",
+        field="name",
+        params={"kind": kind.kind, "name": body["metadata"]["name"]},
+    )
+    # A quota that refuses the home volume's claim refuses what the request asked in `storage_gib`.
+    return Write(kind, body, taken, field="storage_gib" if kind == CLAIM else None)
 
 
 def _check_lab_name(value: str) -> str:

@@ -1,9 +1,9 @@
 """A lab's objects in the cluster, found, written and removed in the lab's words.
 
-`LabStore` is what `LabService` does to the cluster: find a lab's top object (its Notebook, or a
-StatefulSet of its own), list the parts labelled as the lab's, write and remove objects, undo a
-half-made create, and start or stop a lab. A refusal from the cluster becomes a domain error (a name
-already taken is a 409 on `name`).
+`LabStore` is what `LabService` does to the cluster besides creating a lab (`workload_apply`, as
+every kind): find a lab's top object (its Notebook, or a StatefulSet of its own), list the parts
+labelled as the lab's, remove objects, and start or stop a lab. A refusal from the cluster becomes a
+domain error (a name already taken is a 409 on `name`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 from nufi.cluster.kube_rest import Json
 from nufi.cluster.labs import CLAIM, NOTEBOOK, SERVICE, STATEFULSET, LabObjects
 from nufi.cluster.objects import Kind
-from nufi.cluster.workload_apply import Refused, refused_as
-from nufi.errors import Conflict, NotFound, NufiError
+from nufi.cluster.workload_apply import refused_as
+from nufi.errors import Conflict, NotFound
 from nufi.logging import get_logger
 from nufi.workloads.labels import WORKLOAD
 from nufi.workloads.labs.manifests import STOPPED_ANNOTATION
@@ -89,18 +89,6 @@ class LabStore:
             kind = STATEFULSET
         with _refused(kind, name):
             return await self._objects.merge_patch(kind, project, name, patch)
-
-    async def write(self, kind: Kind, project: str, body: Json) -> Json:
-        with _refused(kind, body["metadata"]["name"]):
-            return await self._objects.create(kind, project, body)
-
-    async def undo(self, project: str, created: list[tuple[Kind, str]]) -> None:
-        for kind, name in reversed(created):
-            try:
-                await self._objects.delete(kind, project, name)
-            except (Refused, NufiError) as exc:
-                # The original refusal is what the caller must hear; this one goes to the log.
-                _log.error("lab rollback left an object behind", kind=kind.kind, name=name, error=str(exc))
 
     async def remove(self, kind: Kind, project: str, name: str) -> None:
         with _refused(kind, name):
