@@ -24,6 +24,7 @@ from nufi.api.schemas.thermal import (
 from nufi.api.services import get_services
 from nufi.messages import Message
 from nufi.thermal.effective import PolicyEntry
+from nufi.thermal.history.records import event_values
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
 from nufi.thermal.service import OverrideEntry, ThermalService
 from nufi.thermal.status import ThermalStatus
@@ -95,7 +96,7 @@ async def events(
     node: str | None = None,
 ) -> EventList:
     rows = await thermal.events(principal, limit=limit, device_type=device_type, node=node)
-    return EventList(items=[EventView.model_validate(row) for row in rows])
+    return EventList(items=[EventView(**event_values(row)) for row in rows])
 
 
 @admin_router.put(

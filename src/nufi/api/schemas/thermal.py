@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, dataclasses
 
 from nufi.api.schemas.values import Instant, Timestamp
 from nufi.messages import MessageModel
+from nufi.thermal.history.records import ThermalEvent
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
 
 
@@ -95,18 +94,14 @@ class StatusView(BaseModel):
     problem_messages: list[MessageModel] = []
 
 
-class EventView(BaseModel):
-    model_config = ConfigDict(from_attributes=True)
+@dataclasses.dataclass(frozen=True)
+class EventView(ThermalEvent):
+    """A transition as the history stores it (`ThermalEvent`): stored, so with its id; its moment in
+    ISO 8601 with its offset."""
 
-    id: int
     at: Timestamp
-    device_type_id: str
-    node: str
-    device: str | None
-    to_state: str
-    temperature_celsius: float | None
-    details: dict[str, Any]
-    message: str
+    # Required here: without `Field()` the record's default (None, not yet stored) would be inherited.
+    id: int = Field()
 
 
 class EventList(BaseModel):

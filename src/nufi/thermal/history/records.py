@@ -95,15 +95,15 @@ class ThermalRecords:
 
 
 def _row(event: ThermalEvent) -> ThermalEventRow:
-    return ThermalEventRow(**_columns(event))
+    return ThermalEventRow(**event_values(event))
 
 
 def _event(row: ThermalEventRow) -> ThermalEvent:
-    return ThermalEvent(**_columns(row))
+    return ThermalEvent(**event_values(row))
 
 
-def _columns(source: ThermalEvent | ThermalEventRow) -> dict[str, Any]:
-    """An event's values by name: the domain record and the row name each column alike (the details
-    copied, so neither shares the other's dict)."""
+def event_values(source: ThermalEvent | ThermalEventRow) -> dict[str, Any]:
+    """An event's values by field name, the details copied: the record, its row and its view in the
+    API name each field alike."""
     values = {field.name: getattr(source, field.name) for field in fields(ThermalEvent)}
     return values | {"details": dict(source.details)}
