@@ -13,7 +13,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from nufi.api import lab_origin
-from nufi.api.lab_forward import SESSION_COOKIE
+from nufi.api.lab_forward import SESSION_COOKIE, Target
 from nufi.api.lab_origin import LabAccess
 from nufi.api.lab_paths import LabPath, RouteCache
 from nufi.api.problems import request_id_in
@@ -116,6 +116,19 @@ class Exchange:
             route = await self.services.labs.route(principal, self.lab_path.project, self.lab_path.name)
             self.routes.put(key, route)
         return route
+
+    async def target(self, route: LabRoute) -> Target:
+        """Where the lab serves this request: whichever path family it came on, the lab's own path."""
+        upstream = await self.services.lab_upstreams.route.upstream(
+            route.namespace, route.service, route.port
+        )
+        return Target(
+            upstream=upstream,
+            path=self.upstream_path(route),
+            query=self.query(),
+            prefix=route.prefix,
+            serves_prefix=route.serves_prefix,
+        )
 
     def upstream_path(self, route: LabRoute) -> str:
         """The path the lab is asked for, percent-encoded as the caller sent it."""

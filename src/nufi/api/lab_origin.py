@@ -18,7 +18,7 @@ from starlette.requests import cookie_parser
 from starlette.responses import RedirectResponse, Response
 from starlette.types import Message, Send
 
-from nufi.api.problems import problem_response
+from nufi.api.lab_paths import LabProblem
 from nufi.auth.lab_grants import LabGrants, LabPass
 from nufi.auth.web_login import safe_next
 from nufi.auth.web_tokens import SealBroken
@@ -131,65 +131,36 @@ def has_dot_segment(raw_path: str) -> bool:
     return True  # still encoded after three rounds: nobody needs that
 
 
+ORIGIN_UNSET = LabProblem(403, "lab-origin-unset", "lab.origin_unset", "Forbidden")
+ELSEWHERE = LabProblem(403, "lab-on-its-own-origin", "lab.elsewhere", "Forbidden")
+ORIGIN_REFUSED = LabProblem(403, "origin-refused", "lab.origin_refused", "Forbidden")
+GRANT_REFUSED = LabProblem(403, "lab-grant-refused", "lab.grant_refused", "Forbidden")
+NOT_ON_THIS_HOST = LabProblem(404, "not-found", "lab.not_on_this_host")
+DOT_SEGMENTS = LabProblem(400, "invalid-lab-path", "lab.dot_segments", "Bad request")
+
+
 def lab_origin_unset(request_id: str | None) -> Response:
-    return problem_response(
-        status=403, type="lab-origin-unset", code="lab.origin_unset", title="Forbidden", request_id=request_id
-    )
+    return ORIGIN_UNSET.response(request_id)
 
 
 def lab_elsewhere(origin: str, request_id: str | None) -> Response:
-    return problem_response(
-        status=403,
-        type="lab-on-its-own-origin",
-        code="lab.elsewhere",
-        title="Forbidden",
-        request_id=request_id,
-        extra={"origin": origin},
-    )
+    return ELSEWHERE.response(request_id, origin=origin)
 
 
 def origin_refused(origin: str, request_id: str | None) -> Response:
-    return problem_response(
-        status=403,
-        type="origin-refused",
-        code="lab.origin_refused",
-        title="Forbidden",
-        request_id=request_id,
-        extra={"origin": origin},
-    )
+    return ORIGIN_REFUSED.response(request_id, origin=origin)
 
 
 def grant_refused(reason: SealBroken, request_id: str | None) -> Response:
-    return problem_response(
-        status=403,
-        type="lab-grant-refused",
-        code="lab.grant_refused",
-        params={"reason": str(reason)},
-        title="Forbidden",
-        request_id=request_id,
-    )
+    return GRANT_REFUSED.response(request_id, params={"reason": str(reason)})
 
 
 def not_on_this_host(path: str, request_id: str | None) -> Response:
-    return problem_response(
-        status=404,
-        type="not-found",
-        code="lab.not_on_this_host",
-        params={"path": path},
-        request_id=request_id,
-    )
+    return NOT_ON_THIS_HOST.response(request_id, params={"path": path})
 
 
 def dot_segments(path: str, request_id: str | None) -> Response:
-    return problem_response(
-        status=400,
-        type="invalid-lab-path",
-        code="lab.dot_segments",
-        params={"path": path},
-        title="Bad request",
-        request_id=request_id,
-        extra={"field": "path"},
-    )
+    return DOT_SEGMENTS.response(request_id, params={"path": path}, field="path")
 
 
 def lab_redirect(location: str, status: int, *cookies: str) -> Response:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -93,6 +93,32 @@ class RouteCache:
             self._entries.popitem(last=False)
 
 
+@dataclass(frozen=True)
+class LabProblem:
+    """One kind of refusal of the lab proxy or the lab sign-in, answered as a problem."""
+
+    status: int
+    type: str
+    code: str
+    title: str | None = None
+
+    def response(
+        self, request_id: str | None, *, params: Mapping[str, object] | None = None, **extra: object
+    ) -> Response:
+        return problem_response(
+            status=self.status,
+            type=self.type,
+            code=self.code,
+            params=params,
+            title=self.title,
+            request_id=request_id,
+            extra=extra or None,
+        )
+
+
+UNREACHABLE = LabProblem(502, "lab-unreachable", "lab.unreachable", "Bad gateway")
+
+
 def no_such_lab_path(path: str) -> Response:
     return problem_response(status=404, type="not-found", code="lab.no_such_path", params={"path": path})
 
@@ -100,27 +126,17 @@ def no_such_lab_path(path: str) -> Response:
 def lab_unreachable(route: LabRoute, exc: BaseException, request_id: str | None) -> Response:
     reason = str(exc) or type(exc).__name__
     _log.info("lab unreachable", namespace=route.namespace, lab=route.service, reason=reason)
-    return problem_response(
-        status=502,
-        type="lab-unreachable",
-        code="lab.unreachable",
-        params={"reason": reason},
-        title="Bad gateway",
-        request_id=request_id,
-        extra={"project": route.namespace, "lab": route.service},
-    )
+    return UNREACHABLE.response(request_id, params={"reason": reason}, **_lab_of(route))
 
 
 def lab_refused_socket(route: LabRoute, status: int, request_id: str | None) -> Response:
     """The lab itself refused a WebSocket handshake NuFi let through: its status when it is a
     refusal (4xx), else a bad gateway."""
     refused = 400 <= status < 500
-    return problem_response(
-        status=status if refused else 502,
-        type="lab-refused-websocket",
-        code="lab.refused_websocket",
-        params={"lab_status": status},
-        title="Forbidden" if status == 403 else ("Refused" if refused else "Bad gateway"),
-        request_id=request_id,
-        extra={"project": route.namespace, "lab": route.service},
-    )
+    title = ("Forbidden" if status == 403 else "Refused") if refused else "Bad gateway"
+    problem = LabProblem(status if refused else 502, "lab-refused-websocket", "lab.refused_websocket", title)
+    return problem.response(request_id, params={"lab_status": status}, **_lab_of(route))
+
+
+def _lab_of(route: LabRoute) -> dict[str, object]:
+    return {"project": route.namespace, "lab": route.service}

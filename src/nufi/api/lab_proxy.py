@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from nufi.api import lab_origin, lab_signin
 from nufi.api.lab_exchange import Exchange
-from nufi.api.lab_forward import Target, forward_http, forward_websocket
+from nufi.api.lab_forward import forward_http, forward_websocket
 from nufi.api.lab_origin import SAFE_METHODS, SIGN_IN_PATH, LabAccess
 from nufi.api.lab_paths import (
     LAB_PREFIXES,
@@ -178,16 +178,7 @@ class _HttpExchange(Exchange):
             await self.send(message)
 
         try:
-            upstream = await self.services.lab_upstreams.route.upstream(
-                route.namespace, route.service, route.port
-            )
-            target = Target(
-                upstream=upstream,
-                path=self.upstream_path(route),
-                query=self.query(),
-                prefix=route.prefix,
-                serves_prefix=route.serves_prefix,
-            )
+            target = await self.target(route)
             await forward_http(
                 self.services.lab_upstreams.session(), target, self.scope, self.receive, watched
             )
@@ -271,20 +262,10 @@ class _WebSocketExchange(Exchange):
                 await self._deny(refused)
                 return
             route = await self.route(principal)
-            upstream = await self.services.lab_upstreams.route.upstream(
-                route.namespace, route.service, route.port
-            )
+            target = await self.target(route)
         except NufiError as exc:
             await self._deny(nufi_error_response(exc, self.request_id))
             return
-        target = Target(
-            upstream=upstream,
-            # Whichever path family the socket was opened on, it reaches the lab where it serves.
-            path=self.upstream_path(route),
-            query=self.query(),
-            prefix=route.prefix,
-            serves_prefix=route.serves_prefix,
-        )
         sockets = self.services.labs.sockets
         session = self.cookie_session() if by_cookie else None
         try:
