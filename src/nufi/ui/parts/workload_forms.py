@@ -31,27 +31,18 @@ TIMES = "\N{MULTIPLICATION SIGN}"
 # How often an open list reads its workloads again.
 REFRESH_SECONDS = 3.0
 
-# Quasar colours per status, deployments' and labs' alike.
-STATUS_COLORS: dict[str, str] = {
-    "Ready": "positive",
-    "Starting": "info",
-    "Pending": "warning",
-    "Degraded": "orange",
-    "Error": "negative",
-    "ScaledDown": "grey",
-    "Stopped": "grey",
+# Per status, deployments' and labs' alike: its Quasar colour, and an icon beside the word so the
+# status does not rest on colour alone.
+STATUS_LOOKS: dict[str, tuple[str, str]] = {
+    "Ready": ("positive", "check_circle"),
+    "Starting": ("info", "autorenew"),
+    "Pending": ("warning", "hourglass_empty"),
+    "Degraded": ("orange", "warning"),
+    "Error": ("negative", "error"),
+    "ScaledDown": ("grey", "pause_circle"),
+    "Stopped": ("grey", "stop_circle"),
 }
-
-# An icon beside the word, so the status does not rest on colour alone.
-STATUS_ICONS: dict[str, str] = {
-    "Ready": "check_circle",
-    "Starting": "autorenew",
-    "Pending": "hourglass_empty",
-    "Degraded": "warning",
-    "Error": "error",
-    "ScaledDown": "pause_circle",
-    "Stopped": "stop_circle",
-}
+UNKNOWN_LOOK = ("grey", "help_outline")
 
 _Item = TypeVar("_Item")
 
@@ -192,11 +183,12 @@ def status_slot(field: str = "status") -> str:
 
 
 def status_cells(t: Translator, status: str) -> dict[str, str]:
+    color, icon = STATUS_LOOKS.get(status, UNKNOWN_LOOK)
     return {
         "status": status,
         "status_text": status_text(t, status),
-        "status_color": STATUS_COLORS.get(status, "grey"),
-        "status_icon": STATUS_ICONS.get(status, "help_outline"),
+        "status_color": color,
+        "status_icon": icon,
     }
 
 
