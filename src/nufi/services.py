@@ -135,9 +135,7 @@ async def build_services(
             controller=thermal_controller,
         )
         alerts = _alerts(settings, gateways, domains, cluster_cache)
-        events = Events(Parts(domains.monitoring, domains.quotas, alerts.sync, domains.labs))
-        wire(events, catalog=domains.catalog, thermal=thermal, web_sessions=gateways.web_sessions)
-        owned.push_async_callback(events.wait_following)
+        events = _events(owned, gateways, domains, thermal, alerts)
         _start(owned, background, alerts, domains.monitoring)
         yield Services(
             settings=settings,
@@ -168,6 +166,20 @@ async def build_services(
             background=background,
             events=events,
         )
+
+
+def _events(
+    owned: AsyncExitStack,
+    gateways: _Gateways,
+    domains: _Domains,
+    thermal: ThermalService,
+    alerts: AlertService,
+) -> Events:
+    """The change events, wired to their publishers; shutting down waits for their follow-ups."""
+    events = Events(Parts(domains.monitoring, domains.quotas, alerts.sync, domains.labs))
+    wire(events, catalog=domains.catalog, thermal=thermal, web_sessions=gateways.web_sessions)
+    owned.push_async_callback(events.wait_following)
+    return events
 
 
 def _start(
@@ -361,38 +373,20 @@ def _thermal(
     if not background.allows(job_named(THERMAL_CONTROL)):
         _log.warning("thermal control not started: the database is in memory (one connection)")
         return None
-    controller = _thermal_controller(
-        settings,
-        gateways.cluster,
-        gateways.prometheus,
-        domains.catalog,
-        domains.monitoring,
-        gateways.database,
+    elector = LeaderElector.for_thermal(gateways.cluster, settings)
+    monitoring = domains.monitoring.settings
+    controller = ThermalController(
+        catalog=domains.catalog,
+        monitoring=domains.monitoring,
+        cluster=gateways.cluster,
+        records=ThermalRecords(gateways.database.sessions),
+        elector=elector,
+        settings=ControllerSettings(
+            interval_seconds=settings.thermal_interval_seconds or monitoring.refresh_seconds / 2,
+            max_snapshot_age_seconds=monitoring.stale_after_seconds,
+        ),
+        identity=elector.identity,
+        prometheus=gateways.prometheus,
     )
     background.add(*controller.jobs)
     return controller
-
-
-def _thermal_controller(
-    settings: Settings,
-    cluster: ClusterGateway,
-    prometheus: PrometheusGateway,
-    catalog: DeviceCatalog,
-    monitoring: MonitoringService,
-    database: Database,
-) -> ThermalController:
-    elector = LeaderElector.for_thermal(cluster, settings)
-    refresh = monitoring.settings.refresh_seconds
-    return ThermalController(
-        catalog=catalog,
-        monitoring=monitoring,
-        cluster=cluster,
-        records=ThermalRecords(database.sessions),
-        elector=elector,
-        settings=ControllerSettings(
-            interval_seconds=settings.thermal_interval_seconds or refresh / 2,
-            max_snapshot_age_seconds=monitoring.settings.stale_after_seconds,
-        ),
-        identity=elector.identity,
-        prometheus=prometheus,
-    )
