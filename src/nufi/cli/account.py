@@ -9,10 +9,12 @@ import typer
 
 from nufi.cli import exits
 from nufi.cli.client import INSECURE_HTTP_ENV, Api, exits_on_failure, http_client, server_of
+from nufi.cli.command import with_api
 from nufi.cli.login import revoke, sign_in
-from nufi.cli.output import Format, OutputOption, ServerOption, TokenOption, emit
+from nufi.cli.output import Format, OutputOption, ServerOption, emit
 from nufi.cli.say import say
 from nufi.cli.tokens import TokenCache
+from nufi.cli.typed_client import NufiClient
 
 # How long `nufi login` waits for the browser part.
 LOGIN_TIMEOUT_SECONDS = 300.0
@@ -34,10 +36,10 @@ def login(
     stored = sign_in(address, open_browser=browser, timeout=timeout)
     cache.save(stored)
     with Api(address, cache=cache) as api:
-        me = api.json("GET", "/api/v1/me")
-    cache.save(replace(stored, username=me["username"]))
+        me = NufiClient(api).me()
+    cache.save(replace(stored, username=me.username))
     cache.remember_current(address)
-    typer.echo(say("cli.login.done", server=address, username=me["username"]))
+    typer.echo(say("cli.login.done", server=address, username=me.username))
 
 
 @exits_on_failure
@@ -59,16 +61,12 @@ def logout(server: ServerOption = None) -> None:
         )
 
 
-@exits_on_failure
-def whoami(
-    server: ServerOption = None, token: TokenOption = None, output: OutputOption = Format.table
-) -> None:
+@with_api
+def whoami(nufi: NufiClient, output: OutputOption = Format.table) -> None:
     """Who NuFi sees: your username, roles and whether you are an administrator."""
-    address = server_of(server)
-    with Api(address, token) as api:
-        me = api.json("GET", "/api/v1/me")
+    me = nufi.me()
     if output is not Format.table:
         emit(me, output, None, [])
         return
-    admin = say("cli.whoami.admin" if me.get("is_admin") else "cli.whoami.not_admin")
-    typer.echo(say("cli.whoami.line", username=me["username"], server=address, admin=admin))
+    admin = say("cli.whoami.admin" if me.is_admin else "cli.whoami.not_admin")
+    typer.echo(say("cli.whoami.line", username=me.username, server=nufi.server, admin=admin))

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import typer
+from pydantic import BaseModel, ValidationError
 
 from nufi import __version__
 from nufi.cli import exits
@@ -29,6 +30,7 @@ _TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 
 P = ParamSpec("P")
 R = TypeVar("R")
+M = TypeVar("M", bound=BaseModel)
 
 
 def http_client(**options: Any) -> httpx.Client:
@@ -110,6 +112,11 @@ class Api:
                 [say("cli.net.not_json", url=str(response.url), status=response.status_code)],
             ) from None
 
+    def read(self, model: type[M], method: str, path: str, **options: Any) -> M:
+        """The answer as `model`; an answer that is not one is the server's failure, said as such
+        (exit 3) rather than a traceback further on."""
+        return parsed(model, self.json(method, path, **options), self.server + path)
+
     @contextmanager
     def stream(self, path: str, **options: Any) -> Iterator[httpx.Response]:
         request = self.http.build_request("GET", self.server + path, headers=self._headers(), **options)
@@ -152,6 +159,17 @@ class Api:
         return exits.CliFailure(
             exits.UNAVAILABLE, [say("cli.net.unreachable", url=self.server + path, error=error)]
         )
+
+
+def parsed(model: type[M], data: object, url: str) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "-"
+        raise exits.CliFailure(
+            exits.UNAVAILABLE, [say("cli.net.unexpected_answer", url=url, field=where, problem=first["msg"])]
+        ) from None
 
 
 def exits_on_failure(command: Callable[P, R]) -> Callable[P, R]:

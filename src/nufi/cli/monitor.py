@@ -4,31 +4,50 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Annotated, Any
+from dataclasses import dataclass
+from typing import Annotated
 
 import typer
 from rich.live import Live
 from rich.table import Table
 
-from nufi.cli.client import Api, exits_on_failure, server_of
+from nufi.cli.client import parsed
+from nufi.cli.command import with_api
 from nufi.cli.output import (
     Column,
     Format,
     OutputOption,
-    ServerOption,
-    TokenOption,
     as_yaml,
     console,
     emit,
+    field,
     table,
 )
 from nufi.cli.say import say
+from nufi.cli.typed_client import NufiClient
+from nufi.models.answers import DeviceSample, Snapshot, View
+
+
+class StreamError(View):
+    detail: str = ""
+
 
 _GIB = 1024**3
 
 
-def _memory(device: dict[str, Any]) -> str | None:
-    used, total = device.get("memory_used_bytes"), device.get("memory_total_bytes")
+@dataclass(frozen=True)
+class DeviceRow:
+    """One device beside its node (a node with no device reading is one row of its own)."""
+
+    node: str
+    sample: DeviceSample
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.sample, name)
+
+
+def _memory(row: DeviceRow) -> str | None:
+    used, total = row.sample.memory_used_bytes, row.sample.memory_total_bytes
     if used is None:
         return None
     shown = f"{used / _GIB:.1f}"
@@ -36,33 +55,30 @@ def _memory(device: dict[str, Any]) -> str | None:
 
 
 DEVICE_COLUMNS = [
-    Column("NODE", lambda row: row["node"]),
-    Column("DEVICE", lambda row: row.get("device")),
-    Column("UTIL %", lambda row: row.get("utilization_percent")),
+    field("node", "NODE"),
+    field("device", "DEVICE"),
+    field("utilization_percent", "UTIL %"),
     Column("MEMORY", _memory),
-    Column("TEMP °C", lambda row: row.get("temperature_celsius")),
-    Column("POWER W", lambda row: row.get("power_watts")),
-    Column("HEALTH", lambda row: row.get("health")),
-    Column("POD", lambda row: f"{row['namespace']}/{row['pod']}" if row.get("pod") else None),
+    field("temperature_celsius", "TEMP °C"),
+    field("power_watts", "POWER W"),
+    field("health", "HEALTH"),
+    Column("POD", lambda row: f"{row.namespace}/{row.pod}" if row.pod else None),
 ]
 
 
-def device_rows(snapshot: dict[str, Any]) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
-    for node in snapshot.get("nodes") or []:
-        devices = node.get("devices") or [{}]
-        rows.extend({"node": node["node"], **device} for device in devices)
-    return rows
+def device_rows(snapshot: Snapshot) -> list[DeviceRow]:
+    return [
+        DeviceRow(node.node, device) for node in snapshot.nodes for device in node.devices or [DeviceSample()]
+    ]
 
 
-def snapshot_table(snapshot: dict[str, Any]) -> Table:
-    summary = snapshot.get("summary") or {}
+def snapshot_table(snapshot: Snapshot) -> Table:
     title = say(
         "cli.monitor.title",
-        device_type=snapshot.get("device_type"),
-        time=snapshot.get("time"),
-        nodes=summary.get("nodes", 0),
-        devices=summary.get("devices", 0),
+        device_type=snapshot.device_type,
+        time=snapshot.time,
+        nodes=snapshot.summary.nodes,
+        devices=snapshot.summary.devices,
     )
     return table(device_rows(snapshot), DEVICE_COLUMNS, title=title)
 
@@ -86,32 +102,30 @@ def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, str]]:
                 data.append(value)
 
 
-@exits_on_failure
+@with_api
 def monitor(
+    nufi: NufiClient,
     device_type: Annotated[str, typer.Argument(help="cli.help.option.device_type")],
     once: Annotated[bool, typer.Option("--once", help="cli.help.monitor.once")] = False,
     node: Annotated[str | None, typer.Option(help="cli.help.monitor.node")] = None,
     sort: Annotated[str | None, typer.Option(help="cli.help.monitor.sort")] = None,
     limit: Annotated[int | None, typer.Option(help="cli.help.monitor.limit")] = None,
-    server: ServerOption = None,
-    token: TokenOption = None,
     output: OutputOption = Format.table,
 ) -> None:
     """Watch a device type's devices live (Ctrl-C to stop); json/yaml print one document per snapshot."""
     params = {k: v for k, v in {"node": node, "sort": sort, "limit": limit}.items() if v is not None}
-    with Api(server_of(server), token) as api:
-        if once:
-            snapshot = api.json("GET", f"/api/v1/monitoring/{device_type}", params=params)
-            if output is Format.table:
-                console().print(snapshot_table(snapshot))
-            else:
-                emit(snapshot, output, None, [])
-            return
-        with api.stream(f"/api/v1/monitoring/{device_type}/stream", params=params) as response:
-            _follow(device_type, sse_events(response.iter_lines()), output)
+    if once:
+        snapshot = nufi.monitoring.snapshot(device_type, params)
+        if output is Format.table:
+            console().print(snapshot_table(snapshot))
+        else:
+            emit(snapshot, output, None, [])
+        return
+    with nufi.monitoring.stream(device_type, params) as response:
+        _follow(device_type, sse_events(response.iter_lines()), output, nufi.server)
 
 
-def _follow(device_type: str, events: Iterator[tuple[str, str]], output: Format) -> None:
+def _follow(device_type: str, events: Iterator[tuple[str, str]], output: Format, server: str) -> None:
     live = Live(console=console(), auto_refresh=False) if output is Format.table else None
     try:
         if live is not None:
@@ -127,9 +141,10 @@ def _follow(device_type: str, events: Iterator[tuple[str, str]], output: Format)
                 )
             elif event == "snapshot":
                 assert live is not None
-                live.update(snapshot_table(body), refresh=True)
+                live.update(snapshot_table(parsed(Snapshot, body, server)), refresh=True)
             elif event == "error":
-                typer.echo(say("cli.monitor.error", detail=body.get("detail", "")), err=True)
+                problem = parsed(StreamError, body, server)
+                typer.echo(say("cli.monitor.error", detail=problem.detail), err=True)
     except KeyboardInterrupt:
         return
     finally:

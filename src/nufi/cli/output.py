@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 import yaml
+from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
@@ -46,11 +47,19 @@ TokenOption = Annotated[
 @dataclass(frozen=True)
 class Column:
     header: str
-    value: Callable[[dict[str, Any]], object]
+    # Reads a typed row (a view of the API's answer, or a row a command made of one).
+    value: Callable[[Any], object]
 
 
 def field(name: str, header: str | None = None) -> Column:
-    return Column(header or name.upper(), lambda row: row.get(name))
+    return Column(header or name.upper(), lambda row: getattr(row, name, None))
+
+
+def body_of(answer: BaseModel | Mapping[str, Any]) -> Any:
+    """What scripts get: the fields the API answered, as it answered them."""
+    if isinstance(answer, BaseModel):
+        return answer.model_dump(mode="json", exclude_unset=True)
+    return {key: body_of(value) if isinstance(value, BaseModel) else value for key, value in answer.items()}
 
 
 def as_json(data: object) -> str:
@@ -61,7 +70,7 @@ def as_yaml(data: object) -> str:
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 
 
-def table(rows: Sequence[dict[str, Any]], columns: Sequence[Column], title: str | None = None) -> Table:
+def table(rows: Sequence[Any], columns: Sequence[Column], title: str | None = None) -> Table:
     shown = Table(title=title, header_style="bold", show_edge=False, pad_edge=False)
     for column in columns:
         shown.add_column(column.header)
@@ -86,19 +95,21 @@ def console() -> Console:
     return Console(soft_wrap=True)
 
 
-def emit(data: Any, fmt: Format, rows: Sequence[dict[str, Any]] | None, columns: Sequence[Column]) -> None:
+def emit(
+    data: BaseModel | Mapping[str, Any], fmt: Format, rows: Sequence[Any] | None, columns: Sequence[Column]
+) -> None:
     """`data` as JSON or YAML, or `rows` (the items of `data`) as a table of `columns`."""
     if fmt is Format.json:
-        typer.echo(as_json(data))
+        typer.echo(as_json(body_of(data)))
     elif fmt is Format.yaml:
-        typer.echo(as_yaml(data), nl=False)
+        typer.echo(as_yaml(body_of(data)), nl=False)
     elif not rows:
         typer.echo(say("cli.empty"))
     else:
         console().print(table(rows, columns))
 
 
-def emit_one(data: dict[str, Any], fmt: Format, columns: Sequence[Column]) -> None:
+def emit_one(data: BaseModel, fmt: Format, columns: Sequence[Column]) -> None:
     """One object: a two-column table of the chosen fields in table format."""
     if fmt is not Format.table:
         emit(data, fmt, None, columns)

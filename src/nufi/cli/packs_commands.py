@@ -12,10 +12,13 @@ import yaml
 from rich.text import Text
 
 from nufi.cli import exits
-from nufi.cli.client import Api, exits_on_failure, server_of
-from nufi.cli.output import Format, ServerOption, TokenOption, as_json, as_yaml, console
+from nufi.cli.command import with_api
+from nufi.cli.output import Format, as_json, as_yaml, body_of, console
 from nufi.cli.say import language, say
+from nufi.cli.typed_client import NufiClient
 from nufi.errors import NufiError
+from nufi.packs.diff import ApplyOutcome, Change, PackResult
+from nufi.packs.text import dump_packs, parse_packs
 
 PACK_SUFFIXES = (".yaml", ".yml")
 _ACTION_STYLE = {"created": "green", "updated": "yellow", "deleted": "red", "unchanged": "dim"}
@@ -28,65 +31,50 @@ Files = Annotated[
 PackOutput = Annotated[Format, typer.Option("--output", "-o", help="cli.help.packs.output")]
 
 
-@exits_on_failure
+@with_api
 def export(
+    nufi: NufiClient,
     device_id: Annotated[str, typer.Argument(help="cli.help.option.device_type")],
-    server: ServerOption = None,
-    token: TokenOption = None,
     output: PackOutput = Format.yaml,
 ) -> None:
     """Print a device type as a pack document (canonical YAML): `apply` elsewhere recreates it."""
-    with Api(server_of(server), token) as api:
-        document = api.json("GET", f"/api/v1/admin/devices/{device_id}/pack")
+    document = nufi.devices.pack(device_id)
     if output is Format.json:
         typer.echo(as_json(document))
     else:
-        from nufi.packs import dump_packs  # the pack models import the catalog: only when needed
-
         typer.echo(dump_packs([document]), nl=False)
 
 
-@exits_on_failure
+@with_api
 def apply(
+    nufi: NufiClient,
     filename: Files,
-    server: ServerOption = None,
-    token: TokenOption = None,
     prune: Annotated[bool, typer.Option(help="cli.help.packs.prune")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="cli.help.packs.dry_run")] = False,
     force: Annotated[bool, typer.Option(help="cli.help.packs.force")] = False,
     output: PackOutput = Format.table,
 ) -> None:
     """Make the catalog hold these packs: create, update (and with --prune delete) device types."""
-    answer = _apply(filename, server, token, dry_run=dry_run, force=force, prune=prune)
+    answer = nufi.packs.apply(read_documents(filename), dry_run=dry_run, force=force, prune=prune)
     if output is not Format.table:
-        typer.echo(as_json(answer) if output is Format.json else as_yaml(answer), nl=output is Format.json)
+        body = body_of(answer)
+        typer.echo(as_json(body) if output is Format.json else as_yaml(body), nl=output is Format.json)
         return
     _print_results(answer, show_changes=False)
 
 
-@exits_on_failure
+@with_api
 def diff(
+    nufi: NufiClient,
     filename: Files,
-    server: ServerOption = None,
-    token: TokenOption = None,
     prune: Annotated[bool, typer.Option(help="cli.help.packs.diff_prune")] = False,
     exit_code: Annotated[bool, typer.Option("--exit-code", help="cli.help.packs.exit_code")] = False,
 ) -> None:
     """Show what `apply` would change, field by field; changes nothing, exits 0."""
-    answer = _apply(filename, server, token, dry_run=True, force=False, prune=prune)
+    answer = nufi.packs.apply(read_documents(filename), dry_run=True, force=False, prune=prune)
     _print_results(answer, show_changes=True)
-    if exit_code and any(r.get("action") != "unchanged" for r in answer.get("results") or []):
+    if exit_code and any(result.action != "unchanged" for result in answer.results):
         raise typer.Exit(exits.REFUSED)
-
-
-def _apply(
-    paths: list[Path], server: str | None, token: str | None, *, dry_run: bool, force: bool, prune: bool
-) -> dict[str, Any]:
-    documents = read_documents(paths)
-    body = {"documents": documents, "dry_run": dry_run, "force": force, "prune": prune}
-    with Api(server_of(server), token) as api:
-        answer: dict[str, Any] = api.json("POST", "/api/v1/admin/device-packs/apply", json=body)
-    return answer
 
 
 def pack_files(path: Path) -> list[Path]:
@@ -99,8 +87,6 @@ def pack_files(path: Path) -> list[Path]:
 
 
 def read_documents(paths: list[Path]) -> list[dict[str, Any]]:
-    from nufi.packs import parse_packs  # the pack models import the catalog: only when needed
-
     documents: list[dict[str, Any]] = []
     for path in [file for given in paths for file in pack_files(given)]:
         try:
@@ -122,38 +108,34 @@ def read_documents(paths: list[Path]) -> list[dict[str, Any]]:
     return documents
 
 
-def _print_results(answer: dict[str, Any], *, show_changes: bool) -> None:
+def _print_results(answer: ApplyOutcome, *, show_changes: bool) -> None:
     out = console()
-    results = answer.get("results") or []
     counts = {action: 0 for action in _ACTION_STYLE}
-    for result in results:
-        action = str(result.get("action"))
-        counts[action] = counts.get(action, 0) + 1
-        style = _ACTION_STYLE.get(action, "")
-        out.print(
-            Text(
-                f"{_ACTION_MARK.get(action, '?')} "
-                + say("cli.packs.result", name=result.get("name"), action=action),
-                style=style,
-            )
-        )
+    for result in answer.results:
+        counts[result.action] += 1
+        out.print(_result_line(result))
         if show_changes:
-            for change in result.get("changes") or []:
+            for change in result.changes:
                 _print_change(change)
-    if answer.get("dry_run"):
+    if answer.dry_run:
         out.print(say("cli.packs.dry_run"))
     if not any(counts[a] for a in ("created", "updated", "deleted")):
         out.print(say("cli.packs.no_changes"))
-    out.print(say("cli.packs.summary", **{a: counts.get(a, 0) for a in _ACTION_STYLE}))
+    out.print(say("cli.packs.summary", **counts))
 
 
-def _print_change(change: dict[str, Any]) -> None:
+def _result_line(result: PackResult) -> Text:
+    line = f"{_ACTION_MARK[result.action]} " + say("cli.packs.result", name=result.name, action=result.action)
+    return Text(line, style=_ACTION_STYLE[result.action])
+
+
+def _print_change(change: Change) -> None:
     out = console()
-    out.print(Text(f"    {change.get('path')}:", style="bold"))
-    if change.get("before") is not None:
-        out.print(Text(f"      - {_inline(change['before'])}", style="red"))
-    if change.get("after") is not None:
-        out.print(Text(f"      + {_inline(change['after'])}", style="green"))
+    out.print(Text(f"    {change.path}:", style="bold"))
+    if change.before is not None:
+        out.print(Text(f"      - {_inline(change.before)}", style="red"))
+    if change.after is not None:
+        out.print(Text(f"      + {_inline(change.after)}", style="green"))
 
 
 def _inline(value: object) -> str:

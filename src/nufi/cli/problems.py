@@ -4,12 +4,13 @@ language (the API localised them from `Accept-Language`), then code, field and a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import httpx
+from pydantic import ValidationError
 
 from nufi.cli import exits
 from nufi.cli.say import say
+from nufi.models.answers import ProblemBody
 
 _UNAUTHORISED = 401
 _FORBIDDEN = 403
@@ -28,15 +29,15 @@ class Problem:
 
     @classmethod
     def of(cls, response: httpx.Response) -> Problem:
-        body = _json_object(response)
-        retry = body.get("retry_after_seconds") or response.headers.get("retry-after")
+        body = _problem_body(response)
+        retry = body.retry_after_seconds or response.headers.get("retry-after")
         return cls(
             status=response.status_code,
-            title=str(body.get("title") or response.reason_phrase or response.status_code),
-            detail=str(body.get("detail") or ""),
-            code=_text(body.get("code")),
-            field=_text(body.get("field")),
-            request_id=_text(body.get("request_id")) or response.headers.get("x-request-id"),
+            title=body.title or response.reason_phrase or str(response.status_code),
+            detail=body.detail or "",
+            code=body.code or None,
+            field=body.field or None,
+            request_id=body.request_id or response.headers.get("x-request-id"),
             retry_after=int(retry) if str(retry or "").isdigit() else None,
         )
 
@@ -76,13 +77,9 @@ class Problem:
         return exits.CliFailure(self.exit_code, self.lines())
 
 
-def _json_object(response: httpx.Response) -> dict[str, Any]:
+def _problem_body(response: httpx.Response) -> ProblemBody:
+    # Whatever a failing server or proxy answered, the status alone is still worth showing.
     try:
-        body = response.json()
-    except ValueError:
-        return {}
-    return body if isinstance(body, dict) else {}
-
-
-def _text(value: object) -> str | None:
-    return str(value) if value not in (None, "") else None
+        return ProblemBody.model_validate_json(response.content)
+    except ValidationError:
+        return ProblemBody()

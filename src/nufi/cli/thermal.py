@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 import typer
 
-from nufi.cli.client import Api, exits_on_failure, server_of
+from nufi.cli.command import with_api
 from nufi.cli.help_pages import WordedGroup
-from nufi.cli.output import Column, Format, OutputOption, ServerOption, TokenOption, emit, field
+from nufi.cli.output import Column, Format, OutputOption, emit, field
 from nufi.cli.say import say
+from nufi.cli.typed_client import NufiClient
+from nufi.models.answers import ThermalNode, ThermalStatus
 
 app = typer.Typer(name="thermal", help="cli.help.thermal", cls=WordedGroup, no_args_is_help=True)
 
@@ -20,31 +22,37 @@ COLUMNS = [
     field("temperature_celsius", "TEMP °C"),
     field("trip_celsius", "TRIP °C"),
     field("hot", "HOT"),
-    Column("DEPLOYMENTS", lambda row: ", ".join(row.get("deployments") or []) or None),
+    Column("DEPLOYMENTS", lambda row: ", ".join(row.deployments) or None),
 ]
 
 
-def node_rows(status: dict[str, Any]) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
-    for kind in status.get("types") or []:
-        trip = (kind.get("policy") or {}).get("trip_celsius")
-        for node in kind.get("nodes") or []:
-            rows.append({"device_type": kind["device_type"], "trip_celsius": trip, **node})
-    return rows
+@dataclass(frozen=True)
+class NodeRow:
+    """One node of one type: the node's status beside its type and trip point."""
+
+    device_type: str
+    trip_celsius: float | None
+    status: ThermalNode
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.status, name)
+
+
+def node_rows(status: ThermalStatus) -> list[NodeRow]:
+    return [
+        NodeRow(kind.device_type, kind.policy.trip_celsius if kind.policy else None, node)
+        for kind in status.types
+        for node in kind.nodes
+    ]
 
 
 @app.command("status", help="cli.help.thermal.status")
-@exits_on_failure
-def status(
-    server: ServerOption = None, token: TokenOption = None, output: OutputOption = Format.table
-) -> None:
+@with_api
+def status(nufi: NufiClient, output: OutputOption = Format.table) -> None:
     """The controller's leader, and per type and node the temperature, state and what is cut."""
-    with Api(server_of(server), token) as api:
-        body = api.json("GET", "/api/v1/thermal/status")
+    answer = nufi.thermal.status()
     if output is Format.table:
-        typer.echo(
-            say("cli.thermal.header", leader=body.get("holder") or "-", updated=body.get("updated_at") or "-")
-        )
-        for problem in body.get("problems") or []:
+        typer.echo(say("cli.thermal.header", leader=answer.holder or "-", updated=answer.updated_at or "-"))
+        for problem in answer.problems:
             typer.echo(f"! {problem}", err=True)
-    emit(body, output, node_rows(body), COLUMNS)
+    emit(answer, output, node_rows(answer), COLUMNS)

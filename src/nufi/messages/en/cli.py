@@ -38,6 +38,7 @@ TEXTS: dict[str, str] = {
     # --- talking to the server ---
     "cli.net.unreachable": "cannot reach {url}: {error}",
     "cli.net.not_json": "{url} answered HTTP {status} with something that is not JSON",
+    "cli.net.unexpected_answer": "{url} answered with something NuFi does not expect at {field}: {problem}",
     "cli.problem.line": "error: {title} (HTTP {status})",
     "cli.problem.code": "code: {code}",
     "cli.problem.field": "field: {field}",

@@ -39,6 +39,7 @@ TEXTS: dict[str, str] = {
     # --- talking to the server ---
     "cli.net.unreachable": "{url}에 연결할 수 없습니다: {error}",
     "cli.net.not_json": "{url}이(가) HTTP {status}로 JSON이 아닌 응답을 보냈습니다",
+    "cli.net.unexpected_answer": "{url}이(가) 예상과 다른 응답을 보냈습니다({field}): {problem}",
     "cli.problem.line": "오류: {title} (HTTP {status})",
     "cli.problem.code": "코드: {code}",
     "cli.problem.field": "필드: {field}",
