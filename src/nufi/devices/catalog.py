@@ -97,7 +97,7 @@ class DeviceCatalog:
         self._cluster = cluster
         self._prometheus = prometheus
         self._fetchers = fetchers
-        # Consulted before a delete: a type that workloads hold cannot go from under them.
+        # Consulted before a delete or a key change: a type that workloads hold cannot go from under them.
         self._usage = usage
         self._listeners: list[Callable[[str], None]] = []
 

@@ -16,6 +16,21 @@ from nufi.devices.spec import DeviceType
 from nufi.errors import Conflict, NotFound
 from nufi.messages.validation import validation_message
 
+# A row's columns, in the order a device type's fields come.
+_COLUMNS = (
+    "id",
+    "kind",
+    "revision",
+    "name",
+    "vendor",
+    "enabled",
+    "resource_key",
+    "labels",
+    "metrics",
+    "thermal",
+    "fetcher",
+)
+
 
 class UnreadableDeviceType(Conflict):
     """A stored row no longer makes a valid device type (e.g. saved before a bound was introduced)."""
@@ -84,19 +99,7 @@ def resolve(device_type_id: str, row: DeviceTypeRow | None) -> DeviceType:
 
 def stored_view(row: DeviceTypeRow) -> dict[str, Any]:
     """A row's values as stored, whether or not they still make a valid device type."""
-    return {
-        "id": row.id,
-        "kind": row.kind,
-        "revision": row.revision,
-        "name": row.name,
-        "vendor": row.vendor,
-        "enabled": row.enabled,
-        "resource_key": row.resource_key,
-        "labels": row.labels,
-        "metrics": row.metrics,
-        "thermal": row.thermal,
-        "fetcher": row.fetcher,
-    }
+    return {column: getattr(row, column) for column in _COLUMNS}
 
 
 def first_problem(exc: ValidationError) -> tuple[str, dict[str, Any]]:
