@@ -117,7 +117,7 @@ async def audit_log(
 ) -> AuditPage:
     page = await catalog.audit(principal, limit=limit, offset=offset, target_id=target_id, actor=actor)
     return AuditPage(
-        items=[AuditRecord.model_validate(row) for row in page.items],
+        items=[AuditRecord.of(row) for row in page.items],
         total=page.total,
         limit=limit,
         offset=offset,

@@ -155,9 +155,7 @@ def test_a_reset_type_is_its_own_json(device_type: DeviceType) -> None:
 def test_audit_records_are_written_as_before() -> None:
     # Stored rows reach the API as the catalog's records, and are written as the rows were.
     records = audit_page([AUDITED, BARE], 12).items
-    page = AuditPage(
-        items=[AuditRecord.model_validate(record) for record in records], total=12, limit=2, offset=4
-    )
+    page = AuditPage(items=[AuditRecord.of(record) for record in records], total=12, limit=2, offset=4)
     assert page.model_dump_json() == as_before(
         {"items": [AUDITED_BODY, BARE_BODY], "total": 12, "limit": 2, "offset": 4}
     )

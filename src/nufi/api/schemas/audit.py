@@ -1,26 +1,25 @@
-"""Response body of the audit log, built from the stored audit records."""
+"""Response body of the audit log, built from the audit records the catalog reads."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import asdict
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
+from pydantic.dataclasses import dataclass
 
 from nufi.api.schemas.values import Timestamp
+from nufi.devices import audit
 
 
-class AuditRecord(BaseModel):
-    model_config = ConfigDict(from_attributes=True, frozen=True)
+@dataclass(frozen=True)
+class AuditRecord(audit.AuditRecord):
+    """A record of the audit log (`devices.audit.AuditRecord`), its moment in ISO 8601 with its offset."""
 
-    id: int
     at: Timestamp
-    actor: str
-    action: str
-    target_kind: str
-    target_id: str
-    before: dict[str, Any] | None
-    after: dict[str, Any] | None
-    details: dict[str, Any] | None
+
+    @classmethod
+    def of(cls, record: audit.AuditRecord) -> AuditRecord:
+        return cls(**asdict(record))
 
 
 class AuditPage(BaseModel):
