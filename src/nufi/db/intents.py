@@ -118,15 +118,4 @@ async def _remove(session: AsyncSession, intent_id: int) -> bool:
 
 
 def _intent(row: IntentRow) -> Intent:
-    return Intent(
-        id=row.id,
-        at=row.at,
-        actor=row.actor,
-        action=row.action,
-        target_kind=row.target_kind,
-        target_id=row.target_id,
-        before=row.before,
-        after=row.after,
-        details=row.details,
-        holder=row.holder,
-    )
+    return Intent(**row.recorded(), holder=row.holder)

@@ -37,6 +37,8 @@ DEVICE_ID_LENGTH = 255
 THERMAL_STATES = ("normal", "hot", "unhealthy", "tripped")
 
 JsonObject = dict[str, Any]
+# What an audit record and an intent both hold (`_Recorded`).
+RECORD_FIELDS = ("id", "at", "actor", "action", "target_kind", "target_id", "before", "after", "details")
 
 
 class Base(DeclarativeBase):
@@ -87,6 +89,10 @@ class _Recorded:
     before: Mapped[JsonObject | None] = mapped_column(JSON)
     after: Mapped[JsonObject | None] = mapped_column(JSON)
     details: Mapped[JsonObject | None] = mapped_column(JSON)
+
+    def recorded(self) -> dict[str, Any]:
+        """The record's own fields by name, for the domain value read from the row."""
+        return {name: getattr(self, name) for name in RECORD_FIELDS}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(id={self.id}, action={self.action!r}, target_id={self.target_id!r})"
