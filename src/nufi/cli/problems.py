@@ -3,8 +3,6 @@ language (the API localised them from `Accept-Language`), then code, field and a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import httpx
 from pydantic import ValidationError
 
@@ -17,29 +15,24 @@ _FORBIDDEN = 403
 _SERVER_ERROR = 500
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(ProblemBody):
+    """The members the server gave, and what the response itself says where one is missing."""
+
     status: int
     title: str
-    detail: str = ""
-    code: str | None = None
-    field: str | None = None
-    request_id: str | None = None
     retry_after: int | None = None
 
     @classmethod
     def of(cls, response: httpx.Response) -> Problem:
         body = _problem_body(response)
         retry = body.retry_after_seconds or response.headers.get("retry-after")
-        return cls(
-            status=response.status_code,
-            title=body.title or response.reason_phrase or str(response.status_code),
-            detail=body.detail or "",
-            code=body.code or None,
-            field=body.field or None,
-            request_id=body.request_id or response.headers.get("x-request-id"),
-            retry_after=int(retry) if str(retry or "").isdigit() else None,
-        )
+        given = {
+            "status": response.status_code,
+            "title": body.title or response.reason_phrase or str(response.status_code),
+            "request_id": body.request_id or response.headers.get("x-request-id"),
+            "retry_after": int(retry) if str(retry or "").isdigit() else None,
+        }
+        return cls.model_validate({**body.model_dump(), **given})
 
     @property
     def exit_code(self) -> int:
