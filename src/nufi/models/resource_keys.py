@@ -92,8 +92,8 @@ def resource_key_violations(key: str) -> list[ResourceKeyProblem]:
                     "domain prefix and the name (e.g. 'example.com/npu')",
                 )
             )
-        problems.extend(_prefix_problems(parts[0]))
-    problems.extend(_name_problems(parts[-1]))
+        problems.extend(_PREFIX.problems(parts[0]))
+    problems.extend(_NAME.problems(parts[-1]))
     return problems
 
 
@@ -106,61 +106,68 @@ def is_valid_resource_key(key: str) -> bool:
     return not resource_key_violations(key)
 
 
-def _prefix_problems(prefix: str) -> list[ResourceKeyProblem]:
-    if not prefix:
-        return [
-            _problem(
-                ResourceKeyRule.PREFIX_EMPTY,
-                "the domain prefix before '/' is empty: write the vendor's domain there, "
-                "e.g. 'example.com/npu'",
-            )
-        ]
-    problems = []
-    if len(prefix) > PREFIX_MAX_LENGTH:
-        problems.append(
-            _problem(
-                ResourceKeyRule.PREFIX_TOO_LONG,
-                f"the prefix must be at most {PREFIX_MAX_LENGTH} characters (it has {len(prefix)}): "
-                "Kubernetes adds 'requests.' to it for quotas and allows 253 in all",
-            )
-        )
-    if _DNS_SUBDOMAIN.fullmatch(prefix) is None:
-        problems.append(
-            _problem(
-                ResourceKeyRule.PREFIX_SYNTAX,
-                f"the prefix '{prefix}' must be a lowercase DNS subdomain: lowercase letters, digits, "
-                "'-' and '.', each dot-separated part starting and ending with a letter or digit "
-                "(e.g. 'hyperaccel.ai')",
-            )
-        )
-    return problems
+@dataclass(frozen=True)
+class _Part:
+    """One side of the `/`: what makes it empty, too long or of the wrong syntax, and how each is said
+    (the texts take the part and its length)."""
+
+    limit: int
+    pattern: re.Pattern[str]
+    empty: tuple[ResourceKeyRule, str]
+    too_long: tuple[ResourceKeyRule, str]
+    syntax: tuple[ResourceKeyRule, str]
+
+    def problems(self, part: str) -> list[ResourceKeyProblem]:
+        if not part:
+            return [ResourceKeyProblem(*self.empty)]
+        found = []
+        if len(part) > self.limit:
+            found.append(self._said(self.too_long, part))
+        if self.pattern.fullmatch(part) is None:
+            found.append(self._said(self.syntax, part))
+        return found
+
+    def _said(self, rule_and_text: tuple[ResourceKeyRule, str], part: str) -> ResourceKeyProblem:
+        rule, text = rule_and_text
+        return ResourceKeyProblem(rule, text.format(part=part, length=len(part), limit=self.limit))
 
 
-def _name_problems(name: str) -> list[ResourceKeyProblem]:
-    if not name:
-        return [
-            _problem(
-                ResourceKeyRule.NAME_EMPTY,
-                "the name part after '/' is empty: write the resource's name there, e.g. 'example.com/npu'",
-            )
-        ]
-    problems = []
-    if len(name) > NAME_MAX_LENGTH:
-        problems.append(
-            _problem(
-                ResourceKeyRule.NAME_TOO_LONG,
-                f"the name part must be at most {NAME_MAX_LENGTH} characters ('{name}' has {len(name)})",
-            )
-        )
-    if _NAME_PART.fullmatch(name) is None:
-        problems.append(
-            _problem(
-                ResourceKeyRule.NAME_SYNTAX,
-                f"the name part '{name}' must consist of letters, digits, '-', '_' and '.', and start "
-                "and end with a letter or digit (e.g. 'lpu', 'ATOM', 'mig-1g.5gb')",
-            )
-        )
-    return problems
+_PREFIX = _Part(
+    PREFIX_MAX_LENGTH,
+    _DNS_SUBDOMAIN,
+    (
+        ResourceKeyRule.PREFIX_EMPTY,
+        "the domain prefix before '/' is empty: write the vendor's domain there, e.g. 'example.com/npu'",
+    ),
+    (
+        ResourceKeyRule.PREFIX_TOO_LONG,
+        "the prefix must be at most {limit} characters (it has {length}): "
+        "Kubernetes adds 'requests.' to it for quotas and allows 253 in all",
+    ),
+    (
+        ResourceKeyRule.PREFIX_SYNTAX,
+        "the prefix '{part}' must be a lowercase DNS subdomain: lowercase letters, digits, "
+        "'-' and '.', each dot-separated part starting and ending with a letter or digit "
+        "(e.g. 'hyperaccel.ai')",
+    ),
+)
+_NAME = _Part(
+    NAME_MAX_LENGTH,
+    _NAME_PART,
+    (
+        ResourceKeyRule.NAME_EMPTY,
+        "the name part after '/' is empty: write the resource's name there, e.g. 'example.com/npu'",
+    ),
+    (
+        ResourceKeyRule.NAME_TOO_LONG,
+        "the name part must be at most {limit} characters ('{part}' has {length})",
+    ),
+    (
+        ResourceKeyRule.NAME_SYNTAX,
+        "the name part '{part}' must consist of letters, digits, '-', '_' and '.', and start "
+        "and end with a letter or digit (e.g. 'lpu', 'ATOM', 'mig-1g.5gb')",
+    ),
+)
 
 
 def _problem(rule: ResourceKeyRule, message: str) -> ResourceKeyProblem:
