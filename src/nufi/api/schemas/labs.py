@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 from pydantic.json_schema import SkipJsonSchema
 
+from nufi.api.schemas.workloads import reason_fields
 from nufi.messages import MessageModel
 from nufi.workloads.labs import Lab
 from nufi.workloads.labs.model import Backend, LabKind, LabStatus
@@ -76,8 +77,7 @@ class LabView(BaseModel):
             ),
             storage_gib=lab.storage_gib,
             status=lab.status,
-            reason=None if lab.reason is None else lab.reason.text("en"),
-            reason_message=None if lab.reason is None else MessageModel.of(lab.reason),
+            **reason_fields(lab.reason),
             url=lab.url,
             origin_url=lab.origin_url,
             created_at=lab.created_at,

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
-from nufi.messages import MessageModel
+from nufi.messages import Message, MessageModel
 from nufi.workloads.accelerators import AcceleratorOffer
 from nufi.workloads.deployments.status import Status
 from nufi.workloads.deployments.view import DeploymentView
 from nufi.workloads.projects.service import Project, ProjectDeletion
+
+
+def reason_fields(reason: Message | None) -> dict[str, Any]:
+    """A workload's `reason` (English) and `reason_message` (to word in any language), for every kind."""
+    if reason is None:
+        return {"reason": None, "reason_message": None}
+    return {"reason": reason.text("en"), "reason_message": MessageModel.of(reason)}
 
 
 class _Body(BaseModel):
@@ -77,21 +86,8 @@ class AcceleratorView(BaseModel):
 
     @classmethod
     def of(cls, offer: AcceleratorOffer) -> AcceleratorView:
-        return cls(
-            device_type=offer.device_type,
-            name=offer.name,
-            vendor=offer.vendor,
-            resource_key=offer.resource_key,
-            capacity=offer.capacity,
-            allocatable=offer.allocatable,
-            free=offer.free,
-            quota=offer.quota,
-            in_use=offer.in_use,
-            nodes=[
-                NodeOfferView(node=n.node, capacity=n.capacity, allocatable=n.allocatable, free=n.free)
-                for n in offer.nodes
-            ],
-        )
+        # The view is the record as it stands, its nodes included.
+        return cls.model_validate(offer, from_attributes=True)
 
 
 class AcceleratorList(BaseModel):
@@ -164,8 +160,7 @@ class DeploymentDetail(BaseModel):
             ready_replicas=view.ready_replicas,
             port=view.port,
             status=view.status,
-            reason=None if view.reason is None else view.reason.text("en"),
-            reason_message=None if view.reason is None else MessageModel.of(view.reason),
+            **reason_fields(view.reason),
             pods=[
                 PodView(
                     name=p.name,
