@@ -30,6 +30,7 @@ from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.metric_checks import FIELD_OF
 from nufi.devices.plan import (
     TARGET_KIND,
+    LiveChecks,
     SavePlan,
     commit_plan,
     refuse_identity_change,
@@ -42,7 +43,6 @@ from nufi.devices.plan import (
 )
 from nufi.devices.presets import official_preset, official_presets
 from nufi.devices.said import said_of_error
-from nufi.devices.save_checks import checks_on_save
 from nufi.devices.spec import (
     GENERIC_FETCHER,
     DeviceType,
@@ -94,9 +94,8 @@ class DeviceCatalog:
         usage: DeviceTypeUsage | None = None,
     ) -> None:
         self._db = db
-        self._cluster = cluster
-        self._prometheus = prometheus
-        self._fetchers = fetchers
+        # Where the wizard's checks and the inventories read from.
+        self._live = LiveChecks(cluster, prometheus, fetchers)
         # Consulted before a delete or a key change: a type that workloads hold cannot go from under them.
         self._usage = usage
         self._listeners: list[Callable[[str], None]] = []
@@ -162,7 +161,7 @@ class DeviceCatalog:
         self, principal: Principal | None, resource_key: str, *, editing: str | None = None
     ) -> ResourceKeyCheck:
         require_admin(principal)
-        result = await check_resource_key(resource_key, self._cluster)
+        result = await check_resource_key(resource_key, self._live.cluster)
         if not result.valid:
             raise ValidationFailed(
                 code="resource_key.invalid",
@@ -183,10 +182,10 @@ class DeviceCatalog:
         fields: Mapping[MetricKey, str] = FIELD_OF,
     ) -> MetricsCheck:
         require_admin(principal)
-        usable = self._fetchers.get(fetcher).usable
+        usable = self._live.fetchers.get(fetcher).usable
         # What the expressions may cost Prometheus is checked before any of them runs.
         await self.check_query_bounds(principal, metrics, fields=fields)
-        return await check_metrics(labels, metrics, self._prometheus, usable=usable)
+        return await check_metrics(labels, metrics, self._live.prometheus, usable=usable)
 
     async def check_query_bounds(
         self,
@@ -198,7 +197,8 @@ class DeviceCatalog:
         """Refuse (422 naming the field in `fields`) an admin's expression beyond the admin query bounds,
         before anything runs it: for every caller that replays or saves an admin's PromQL."""
         require_admin(principal)
-        await enforce_query_bounds(metrics, self._prometheus, self._prometheus.admin_limits, fields=fields)
+        prometheus = self._live.prometheus
+        await enforce_query_bounds(metrics, prometheus, prometheus.admin_limits, fields=fields)
 
     # -- writes: plan, then commit -------------------------------------------------------------------
 
@@ -275,12 +275,7 @@ class DeviceCatalog:
 
     async def live_checked(self, plan: SavePlan, *, force: bool = False) -> SavePlan:
         """The plan with the results of the wizard's checks of the type it saves (once per plan)."""
-        if plan.after is None or plan.checks is not None:
-            return plan
-        fetcher = self._fetchers.for_type(plan.after)
-        return plan.checked(
-            await checks_on_save(plan.after, fetcher, self._cluster, self._prometheus, force=force)
-        )
+        return await self._live.of_save(plan, force=force)
 
     async def commit(self, plan: SavePlan) -> None:
         """Write the plan and its audit record in one transaction, then tell this replica's readers."""
@@ -349,13 +344,13 @@ class DeviceCatalog:
 
     async def _with_inventory(self, types: Sequence[DeviceType]) -> builtins.list[CatalogEntry]:
         try:
-            state = await self._cluster.state()
+            state = await self._live.cluster.state()
         except DependencyUnavailable as exc:
             return [CatalogEntry(t, None, exc.detail, said_of_error(exc)) for t in types]
         entries = []
         for device_type in types:
             try:
-                fetcher = self._fetchers.for_type(device_type)
+                fetcher = self._live.fetchers.for_type(device_type)
             except UnknownFetcher as exc:
                 entries.append(CatalogEntry(device_type, None, exc.detail, said_of_error(exc)))
                 continue

@@ -9,11 +9,15 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from nufi.cluster import ClusterReader
 from nufi.db import AuditRepository, Database, DeviceTypeDependentsRepository, DeviceTypeRepository
+from nufi.devices.fetcher_registry import FetcherRegistry
 from nufi.devices.presets import official_presets
+from nufi.devices.save_checks import checks_on_save
 from nufi.devices.spec import DeviceType
 from nufi.devices.stored import audit_view, first_problem, new_row, row_values
 from nufi.errors import Conflict, ValidationFailed
+from nufi.prom import PrometheusGateway
 
 TARGET_KIND = "device_type"
 # Fields an admin may change on an official type; its identity and resource key are the vendor's.
@@ -52,6 +56,25 @@ class SavePlan:
     @property
     def warning_messages(self) -> list[dict[str, Any]]:
         return [] if self.checks is None else list(self.checks["warning_messages"])
+
+
+@dataclass(frozen=True)
+class LiveChecks:
+    """What the live checks ask: the cluster's nodes, Prometheus, and each type's fetcher (which says
+    what its metrics may be)."""
+
+    cluster: ClusterReader
+    prometheus: PrometheusGateway
+    fetchers: FetcherRegistry
+
+    async def of_save(self, plan: SavePlan, *, force: bool) -> SavePlan:
+        """The plan with the results of the wizard's checks of the type it saves, run once per plan."""
+        if plan.after is None or plan.checks is not None:
+            return plan
+        fetcher = self.fetchers.for_type(plan.after)
+        return plan.checked(
+            await checks_on_save(plan.after, fetcher, self.cluster, self.prometheus, force=force)
+        )
 
 
 async def commit_plan(db: Database, plan: SavePlan) -> None:
