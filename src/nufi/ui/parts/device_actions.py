@@ -31,6 +31,23 @@ COLUMNS = ("name", "vendor", "resource_key", "kind", "nodes", "capacity", "enabl
 
 
 @dataclass(frozen=True)
+class _Question:
+    """The texts of a confirmation: its title (of the type's name and id), body, button and done
+    (of the type's name)."""
+
+    title: str
+    body: str
+    action: str
+    done: str
+
+
+_DELETE = _Question(
+    "devices.delete.title", "devices.delete.body", "devices.action.delete", "devices.done.deleted"
+)
+_RESET = _Question("devices.reset.title", "devices.reset.body", "devices.action.reset", "devices.done.reset")
+
+
+@dataclass(frozen=True)
 class Problem:
     """What the person is told of a failed action: a headline in their language, the service's detail,
     and whether reading the list again (`reload`) or saving without the checks (`force`) may help."""
@@ -185,14 +202,7 @@ class DeviceList:
         async def delete() -> None:
             await context.services().catalog.delete(self.principal, shown.id, revision=shown.revision)
 
-        self._confirm(
-            shown,
-            title=self.t("devices.delete.title", name=shown.name, id=shown.id),
-            body=self.t("devices.delete.body"),
-            action=self.t("devices.action.delete"),
-            run=delete,
-            done=self.t("devices.done.deleted", name=shown.name),
-        )
+        self._confirm(shown, _DELETE, delete)
 
     async def ask_reset(self, device_type_id: str) -> None:
         shown = self.shown.get(device_type_id)
@@ -202,25 +212,12 @@ class DeviceList:
         async def reset() -> None:
             await context.services().catalog.reset(self.principal, shown.id)
 
-        self._confirm(
-            shown,
-            title=self.t("devices.reset.title", name=shown.name, id=shown.id),
-            body=self.t("devices.reset.body"),
-            action=self.t("devices.action.reset"),
-            run=reset,
-            done=self.t("devices.done.reset", name=shown.name),
-        )
+        self._confirm(shown, _RESET, reset)
 
-    def _confirm(
-        self,
-        shown: DeviceType,
-        *,
-        title: str,
-        body: str,
-        action: str,
-        run: Callable[[], Awaitable[None]],
-        done: str,
-    ) -> None:
+    def _confirm(self, shown: DeviceType, asked: _Question, run: Callable[[], Awaitable[None]]) -> None:
+        """Ask `asked` of the type `shown`; its confirm button calls `run`, a refusal is shown beside it."""
+        title = self.t(asked.title, name=shown.name, id=shown.id)
+        body, action, done = self.t(asked.body), self.t(asked.action), self.t(asked.done, name=shown.name)
         if self._dialog is not None:
             self._dialog.delete()
         with ui.dialog() as dialog, ui.card().classes("max-w-lg").mark("device-dialog"):

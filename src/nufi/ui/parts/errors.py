@@ -55,7 +55,7 @@ def told(t: Translator, exc: Exception, area: Area = "workloads", *, form: bool 
     logged with its stack. With `form`, a ValidationError is the form's own request model refusing
     what was typed (elsewhere it is unexpected: the services raise ValidationFailed)."""
     if isinstance(exc, NufiError):
-        headline = _device_headline(t, exc) if area == "devices" else _workload_headline(t, exc)
+        headline = _headline(t, exc, area)
         said = exc.text(t.language)
         return Told(headline, said, ((field_of(exc), said),))
     if form and isinstance(exc, ValidationError):
@@ -76,27 +76,26 @@ def _invalid(t: Translator, area: Area) -> str:
     return t("devices.error.invalid") if area == "devices" else t("workloads.error.invalid")
 
 
-def _workload_headline(t: Translator, exc: NufiError) -> str:
-    if isinstance(exc, ValidationFailed):
-        return t("workloads.error.invalid")
-    if isinstance(exc, Conflict):
-        return t("workloads.error.conflict")
-    if isinstance(exc, NotFound):
-        return t("workloads.error.not_found")
-    if isinstance(exc, Forbidden):
-        return t("workloads.error.forbidden")
-    return t("workloads.error.failed")
+# Per area, the headline of each kind of domain error, the first that fits in this order; the last
+# says the action failed otherwise.
+_HEADLINES: dict[Area, tuple[tuple[type[NufiError], str], ...]] = {
+    "workloads": (
+        (ValidationFailed, "workloads.error.invalid"),
+        (Conflict, "workloads.error.conflict"),
+        (NotFound, "workloads.error.not_found"),
+        (Forbidden, "workloads.error.forbidden"),
+        (NufiError, "workloads.error.failed"),
+    ),
+    "devices": (
+        (NotFound, "devices.error.not_found"),
+        (Conflict, "devices.error.conflict"),
+        (ValidationFailed, "devices.error.invalid"),
+        (DependencyUnavailable, "devices.error.unavailable"),
+        (Forbidden, "devices.error.forbidden"),
+        (NufiError, "devices.error.unexpected"),
+    ),
+}
 
 
-def _device_headline(t: Translator, exc: NufiError) -> str:
-    if isinstance(exc, NotFound):
-        return t("devices.error.not_found")
-    if isinstance(exc, Conflict):
-        return t("devices.error.conflict")
-    if isinstance(exc, ValidationFailed):
-        return t("devices.error.invalid")
-    if isinstance(exc, DependencyUnavailable):
-        return t("devices.error.unavailable")
-    if isinstance(exc, Forbidden):
-        return t("devices.error.forbidden")
-    return t("devices.error.unexpected")
+def _headline(t: Translator, exc: NufiError, area: Area) -> str:
+    return t(next(key for kind, key in _HEADLINES[area] if isinstance(exc, kind)))
