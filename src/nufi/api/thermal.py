@@ -38,7 +38,11 @@ Thermal = Annotated[ThermalService, Depends(get_thermal)]
 
 router = APIRouter(prefix="/api/v1/thermal", tags=["thermal"], responses=AUTH_RESPONSES)
 admin_router = APIRouter(prefix="/api/v1/admin/thermal", tags=["admin"], responses=ADMIN_RESPONSES)
-override_router = APIRouter(prefix="/api/v1/projects", tags=["projects"], responses=PROJECT_RESPONSES)
+# Every override route reads or writes a deployment of the project in its path: members only.
+override_router = APIRouter(
+    prefix="/api/v1/projects", tags=["projects"], responses=PROJECT_RESPONSES, dependencies=[ProjectAccess]
+)
+OVERRIDE_PATH = "/{project}/deployments/{name}/thermal"
 
 
 def _override_view(entry: OverrideEntry) -> OverrideView:
@@ -121,9 +125,8 @@ async def dry_run(
 
 
 @override_router.get(
-    "/{project}/deployments/{name}/thermal",
+    OVERRIDE_PATH,
     summary="A deployment's thermal override (null: the device type's policy applies)",
-    dependencies=[ProjectAccess],
 )
 async def get_override(
     project: str, name: str, principal: CurrentPrincipal, thermal: Thermal
@@ -132,9 +135,8 @@ async def get_override(
 
 
 @override_router.put(
-    "/{project}/deployments/{name}/thermal",
+    OVERRIDE_PATH,
     summary="Override the device type's policy for one deployment (enabled, trip, resume)",
-    dependencies=[ProjectAccess],
 )
 async def put_override(
     project: str, name: str, override: PolicyOverride, principal: CurrentPrincipal, thermal: Thermal
@@ -143,9 +145,8 @@ async def put_override(
 
 
 @override_router.delete(
-    "/{project}/deployments/{name}/thermal",
+    OVERRIDE_PATH,
     summary="Remove a deployment's override",
-    dependencies=[ProjectAccess],
     status_code=204,
 )
 async def delete_override(project: str, name: str, principal: CurrentPrincipal, thermal: Thermal) -> None:
