@@ -9,7 +9,6 @@ range: were the refusal ever broken, the test fails instead of taking the shared
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,8 +29,6 @@ from support.world import World, serve
 KILLER = "max_over_time(lpu_utilization_percent[30d:1ms])"
 PLUS_ZERO_16K = "lpu_utilization_percent" + "+0" * 8000
 UP_256K = "up" + "+up" * 85_000
-# Well under any sensible request-body limit, yet far beyond the parser's bounds.
-QUICK = 2.0
 
 
 @dataclass
@@ -115,13 +112,11 @@ async def prometheus_is_up(world: World) -> None:
 @pytest.mark.parametrize(
     ("expression", "bound"), [(PLUS_ZERO_16K, "limit of 4096 characters"), (UP_256K, "4096")]
 )
-async def test_oversized_expressions_are_refused_quickly_and_the_server_answers_on(
+async def test_oversized_expressions_are_refused_before_prometheus_and_the_server_answers_on(
     nufi: httpx.AsyncClient, world: World, recorded: RecordingProxy, expression: str, bound: str
 ) -> None:
     for send in (check, save):
-        started = time.perf_counter()
         response = await send(nufi, world, utilization=expression)
-        assert time.perf_counter() - started < QUICK
         assert response.status_code == 422, response.text[:500]
         problem = response.json()
         assert problem["field"] == "metrics.utilization"
@@ -137,13 +132,11 @@ async def test_oversized_expressions_are_refused_quickly_and_the_server_answers_
     assert fine.status_code == 200 and fine.json()["ok"], fine.text
 
 
-async def test_the_prometheus_killing_subquery_is_refused_in_milliseconds(
+async def test_the_prometheus_killing_subquery_is_refused_before_prometheus_sees_it(
     nufi: httpx.AsyncClient, world: World, recorded: RecordingProxy
 ) -> None:
     for send in (check, save):
-        started = time.perf_counter()
         response = await send(nufi, world, utilization=KILLER)
-        assert time.perf_counter() - started < QUICK
         assert response.status_code == 422, response.text
         problem = response.json()
         assert problem["field"] == "metrics.utilization"
