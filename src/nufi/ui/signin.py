@@ -15,7 +15,7 @@ is unambiguous; tests running apps one after another get each its own.
 from __future__ import annotations
 
 import hmac
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from html import escape
@@ -124,8 +124,8 @@ async def callback(request: Request) -> Response:
     except (IssuerRefused, InvalidToken) as exc:
         refused = _page(
             language,
-            text(language, "signin.refused.title"),
-            text(language, "signin.refused.message"),
+            "signin.refused.title",
+            "signin.refused.message",
             401,
             next_path=pending.next_path,
             detail=exc.text(language),
@@ -154,28 +154,20 @@ def _pending_or_page(
     params = request.query_params
     error = params.get("error")
     if error:
-        reason = params.get("error_description") or error
-        return _page(
-            language,
-            text(language, "signin.not_completed.title"),
-            text(language, "signin.not_completed.message", reason=reason),
-            403,
-        )
-    unfinished = text(language, "signin.unfinished.title")
+        said = {"reason": params.get("error_description") or error}
+        return _page(language, "signin.not_completed.title", "signin.not_completed.message", 403, said)
+    unfinished = "signin.unfinished.title"
     try:
         pending = sessions.pending(request.cookies.get(LOGIN_COOKIE, ""))
     except SealBroken:
-        return _page(language, unfinished, text(language, "signin.unfinished.expired"), 400)
+        return _page(language, unfinished, "signin.unfinished.expired", 400)
     if not hmac.compare_digest(params.get("state", "").encode(), pending.state.encode()):
-        message = text(language, "signin.unfinished.state")
+        message = "signin.unfinished.state"
         return _page(language, unfinished, message, 400, next_path=pending.next_path)
     issuer = params.get("iss")
     code = params.get("code")
     if (issuer is not None and issuer != sessions.client.issuer) or not code:
-        if code:
-            message = text(language, "signin.unfinished.issuer")
-        else:
-            message = text(language, "signin.unfinished.no_code")
+        message = "signin.unfinished.issuer" if code else "signin.unfinished.no_code"
         return _page(language, unfinished, message, 400, next_path=pending.next_path)
     return pending
 
@@ -186,13 +178,7 @@ async def logout(request: Request) -> Response:
     # the same site (another port, another host name under the same domain): the origin decides.
     if not same_origin(request):
         language = language_of(request)
-        return _page(
-            language,
-            text(language, "signout.refused.title"),
-            text(language, "signout.refused.message"),
-            403,
-            retry=False,
-        )
+        return _page(language, "signout.refused.title", "signout.refused.message", 403, retry=False)
     target: str | None = None
     services = _services(request)
     session_id = request.cookies.get(SESSION_COOKIE)
@@ -217,22 +203,14 @@ def _sessions_or_page(request: Request) -> WebSessions | Response:
     services = _services(request)
     language = language_of(request)
     if services is None:
-        return _page(
-            language,
-            text(language, "signin.not_ready.title"),
-            text(language, "signin.not_ready.message"),
-            503,
-        )
+        return _page(language, "signin.not_ready.title", "signin.not_ready.message", 503)
     if services.web_sessions is None:
         missing = ", ".join(missing_settings(services.settings)) or text(
             language, "signin.unconfigured.settings"
         )
+        fields = {"missing": missing}
         return _page(
-            language,
-            text(language, "signin.unconfigured.title"),
-            text(language, "signin.unconfigured.message", missing=missing),
-            503,
-            retry=False,
+            language, "signin.unconfigured.title", "signin.unconfigured.message", 503, fields, retry=False
         )
     return services.web_sessions
 
@@ -271,20 +249,14 @@ def _secure(request: Request) -> bool:
 
 
 def _unknown_address_page(language: Language) -> HTMLResponse:
-    return _page(
-        language,
-        text(language, "signin.unknown_address.title"),
-        text(language, "signin.unknown_address.message"),
-        400,
-        retry=False,
-    )
+    return _page(language, "signin.unknown_address.title", "signin.unknown_address.message", 400, retry=False)
 
 
 def _unreachable_page(language: Language, detail: str, *, next_path: str) -> HTMLResponse:
     return _page(
         language,
-        text(language, "signin.unreachable.title"),
-        text(language, "signin.unreachable.message"),
+        "signin.unreachable.title",
+        "signin.unreachable.message",
         503,
         next_path=next_path,
         detail=detail,
@@ -307,14 +279,18 @@ def _page(
     title: str,
     message: str,
     status: int,
+    fields: Mapping[str, object] | None = None,
     *,
     next_path: str = "/",
     retry: bool = True,
     detail: str | None = None,
 ) -> HTMLResponse:
     """A short page saying what happened, in the reader's language: the sign-in routes answer a
-    browser, not an API client. `detail` is what the identity provider or the token check said, as
-    they said it, for whoever has to look into it."""
+    browser, not an API client. `title` and `message` are the keys of its texts (`fields`, those its
+    message takes, when it takes any); `detail` is what the identity provider or the
+    token check said, as they said it, for whoever has to look into it."""
+    title = text(language, title)
+    message = text(language, message, **(fields or {}))
     said = f"<p id='detail'>{escape(text(language, 'signin.detail', detail=detail))}</p>\n" if detail else ""
     again = (
         f"<p><a id='sign-in-again' href='{escape(sign_in_url(next_path))}'>"
