@@ -19,7 +19,7 @@ BENCH_MODULES := $(filter-out bench/__init__.py bench/dashboard_server.py bench/
 BENCH_PACKAGES := $(filter-out bench/load/__main__.py,$(wildcard bench/*/__main__.py))
 BENCHMARKS := $(sort $(basename $(notdir $(BENCH_MODULES))) $(patsubst bench/%/__main__.py,%,$(BENCH_PACKAGES)))
 
-.PHONY: help setup debian-packages run test test-vm unit fuzz crash lint-imports lint typecheck bench load reliability protos clean
+.PHONY: help setup debian-packages run test test-vm unit fuzz crash lint-imports lint typecheck bench load reliability docs protos clean
 
 setup: $(VENV)/.synced debian-packages ## Install uv, the locked .venv (all three distributions) and the Debian packages the tests start
 
@@ -98,6 +98,10 @@ load: setup ## A minute of readers, dashboard sessions and admin writers against
 
 reliability: setup ## make fuzz, the fault tests, make load and make bench, then their figures into docs/reliability.md (about an hour on two cores)
 	@$(PY) -m bench.reliability_report
+
+docs: $(VENV)/.synced ## Regenerate the generated parts of the docs: docs/messages.md and the tables of docs/ARCHITECTURE.md
+	@$(PY) -m nufi.messages.document > docs/messages.md
+	@$(PY) tests/support/architecture_doc.py --write
 
 protos: $(VENV)/.synced ## Regenerate the kubelet gRPC modules of nufi-mock from their .proto files
 	@$(PY) -m nufi_mock.kubelet_api.generate

@@ -1,4 +1,4 @@
-"""Domain errors.
+"""Domain errors: a message code with its params, and the HTTP status each face agrees on.
 
 Services raise these; the API face turns them into RFC 9457 problem details and the dashboard
 into what the person reads. Nothing here knows about a web framework: `status` is the HTTP status
