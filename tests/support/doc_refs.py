@@ -19,7 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 # Where a path that does not start at the repository's top is looked for: the packages' own folders,
-# as the docs name their modules (`api/lab_proxy.py`, `devcluster/storage/garbage.py`).
+# as the docs name their modules (`api/labproxy/proxy.py`, `devcluster/storage/garbage.py`).
 ROOTS = (
     ".",
     "src/nufi",

@@ -27,7 +27,7 @@ from nufi.api import (
 )
 from nufi.api.cached_reads import CachedReadsMiddleware
 from nufi.api.guard import install_request_guard
-from nufi.api.lab_proxy import LabProxyMiddleware
+from nufi.api.labproxy import LabProxyMiddleware
 from nufi.api.metrics import HttpMetrics
 from nufi.api.middleware import RequestContextMiddleware
 from nufi.api.openapi import install_openapi

@@ -1,5 +1,5 @@
 """Routes of a project's labs: create, list, read, stop, start, delete. Opening one is the lab proxy's
-(`nufi.api.lab_proxy`)."""
+(`nufi.api.labproxy.proxy`)."""
 
 from __future__ import annotations
 

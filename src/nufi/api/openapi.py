@@ -13,7 +13,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from nufi.api.lab_proxy import ROUTE_TEMPLATE as LAB_PROXY_PATH
+from nufi.api.labproxy import ROUTE_TEMPLATE as LAB_PROXY_PATH
 from nufi.api.schemas.problem import (
     NOT_FOUND,
     RETRY_AFTER_HEADER,
@@ -43,7 +43,7 @@ def install_openapi(app: FastAPI) -> None:
 RESPONSE_BOUND_SECONDS = 30
 
 
-# The lab proxy is middleware (`nufi.api.lab_proxy`), not a route, so FastAPI cannot describe it.
+# The lab proxy is middleware (`nufi.api.labproxy`), not a route, so FastAPI cannot describe it.
 _LAB_PROXY: dict[str, Any] = {
     "get": {
         "summary": "A lab's own pages and API, proxied (HTTP and WebSocket)",

@@ -24,7 +24,7 @@ A header a response already carries is left as it is: a route (or a lab) that kn
     `frame-ancestors 'self'`, when the lab sets no policy of its own. A lab runs software its owner
     chose (JupyterLab, VS Code) whose needs NuFi cannot know; JupyterLab sends that same directive
     itself, and VS Code frames its own pages (webviews), so `'none'` would break it. That holds on the
-    lab's own host (nufi.api.lab_origin); on the dashboard's origin, where only bearer callers get a
+    lab's own host (nufi.api.labproxy.origin); on the dashboard's origin, where only bearer callers get a
     lab's answers, the proxy adds `sandbox; frame-ancestors 'none'` to each (a policy of its own, which
     a lab's cannot loosen), so a browser that renders one does so in an opaque origin.
 """
@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from nufi.api.lab_proxy import match_lab_path
+from nufi.api.labproxy import match_lab_path
 
 NOSNIFF = "nosniff"
 REFERRER_POLICY = "same-origin"

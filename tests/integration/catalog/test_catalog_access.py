@@ -10,7 +10,7 @@ from typing import Any
 from fastapi.routing import APIRoute
 
 from nufi.api import create_app
-from nufi.api.lab_proxy import ROUTE_TEMPLATE as LAB_PROXY_PATH
+from nufi.api.labproxy.proxy import ROUTE_TEMPLATE as LAB_PROXY_PATH
 from support.nufi_app import bearer
 from support.world import World, serve
 

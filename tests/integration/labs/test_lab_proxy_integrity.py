@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from nufi.api.lab_forward import MAX_REWRITTEN_HTML_BYTES
+from nufi.api.labproxy.forward import MAX_REWRITTEN_HTML_BYTES
 from support.world import World
 
 from . import upstream

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from pydantic import SecretStr
 
 from nufi.api import create_app
-from nufi.api.lab_proxy import ROUTE_TEMPLATE as LAB_PROXY_PATH
+from nufi.api.labproxy.proxy import ROUTE_TEMPLATE as LAB_PROXY_PATH
 from nufi.config import Settings
 from support.asgi import serving
 from support.nufi_app import MEMORY_DATABASE

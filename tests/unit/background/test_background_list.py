@@ -26,7 +26,7 @@ ALLOWED: dict[str, str] = {
     "monitoring/evaluation.py:evaluate": "request-scoped: an evaluation's two reads, awaited by it",
     "workloads/deployments/view.py:DeploymentViews._held_devices": "request-scoped: a shared read, awaited",
     "cluster/state.py:list_cluster_state": "request-scoped: nodes and pods listed together, awaited",
-    "api/lab_forward.py:_pump": "request-scoped: one lab socket's two directions, ended with it",
+    "api/labproxy/forward.py:_pump": "request-scoped: one lab socket's two directions, ended with it",
 }
 
 

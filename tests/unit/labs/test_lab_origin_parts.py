@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.datastructures import Headers
 
-from nufi.api.lab_forward import request_headers
-from nufi.api.lab_origin import has_dot_segment, next_for, own_origin
+from nufi.api.labproxy.forward import request_headers
+from nufi.api.labproxy.origin import has_dot_segment, next_for, own_origin
 from nufi.auth.lab_grants import COOKIE_PURPOSE, GRANT_PURPOSE, GRANT_SECONDS, LabGrants, LabPass
 from nufi.auth.web_sessions import session_hash
 from nufi.auth.web_tokens import SealBroken, TokenCipher, TokenSet, fernet_for

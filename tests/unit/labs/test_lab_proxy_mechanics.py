@@ -9,7 +9,7 @@ import string
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nufi.api.lab_forward import (
+from nufi.api.labproxy.forward import (
     LAB_COOKIES,
     NUFI_COOKIES,
     SESSION_COOKIE,
@@ -17,8 +17,8 @@ from nufi.api.lab_forward import (
     request_headers,
     without_session_cookie,
 )
-from nufi.api.lab_origin import LAB_COOKIE, SECURE_LAB_COOKIE, SECURE_STATE_COOKIE, STATE_COOKIE
-from nufi.api.lab_proxy import LOGIN_PATH, RouteCache, match_lab_path
+from nufi.api.labproxy.origin import LAB_COOKIE, SECURE_LAB_COOKIE, SECURE_STATE_COOKIE, STATE_COOKIE
+from nufi.api.labproxy.proxy import LOGIN_PATH, RouteCache, match_lab_path
 from nufi.auth import Principal
 from nufi.cluster import ClusterGateway, KubeSource
 from nufi.cluster.service_route import ClusterDnsRoute, ServiceProxyRoute, Upstream, route_from_settings

@@ -4,7 +4,7 @@ is the one workload page (`nufi.ui.parts.workload_page`) over this kind.
 
 Open is a plain link to the lab's path on the dashboard's origin, in a new tab (`noopener`): the lab
 proxy checks the member there and sends the browser on to the lab's own origin with a grant for that
-lab alone (nufi.api.lab_origin), so the dashboard never renders a lab. Stop and Start act at once.
+lab alone (nufi.api.labproxy.origin), so the dashboard never renders a lab. Stop and Start act at once.
 """
 
 from __future__ import annotations

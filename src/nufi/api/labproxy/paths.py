@@ -1,7 +1,7 @@
 """Which paths are a lab's, and who may open which lab, remembered for a few seconds.
 
 `/labs/<project>/<name>/...` (a lab NuFi runs as a StatefulSet) and `/notebook/<namespace>/<name>/...`
-(a Kubeflow Notebook) are the lab proxy's (nufi.api.lab_proxy); a path under either prefix that no lab
+(a Kubeflow Notebook) are the lab proxy's (nufi.api.labproxy.proxy); a path under either prefix that no lab
 can have is a 404 problem, never the dashboard's page.
 """
 

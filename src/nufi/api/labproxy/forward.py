@@ -24,7 +24,7 @@ from yarl import URL
 from nufi.cluster.service_route import Upstream
 
 SESSION_COOKIE = "nufi_session"  # the dashboard's session (nufi.ui.signin.SESSION_COOKIE)
-# The lab cookie and the lab sign-in's state cookie (nufi.api.lab_origin), by their names over http
+# The lab cookie and the lab sign-in's state cookie (nufi.api.labproxy.origin), by their names over http
 # and over https.
 LAB_COOKIES = frozenset({"nufi_lab", "__Host-nufi_lab", "nufi_lab_state", "__Host-nufi_lab_state"})
 # NuFi's cookies, which a lab (running whatever image its owner chose) must not set: a lab planting its

@@ -2,7 +2,7 @@
 
 On the dashboard's origin a browser signed in to the dashboard is never served a lab: opening
 `/labs/<p>/<n>/...` there, it is checked (a member or an admin) and sent through the lab sign-in
-(nufi.api.lab_signin), which ends with a host-only lab cookie on the lab's own host. On a lab's host
+(nufi.api.labproxy.signin), which ends with a host-only lab cookie on the lab's own host. On a lab's host
 only that lab's paths are served, only the lab cookie (never the dashboard's) or a bearer token is
 accepted, and a cookie caller's WebSocket handshake or state-changing request must come from the
 lab's own origin.
@@ -18,7 +18,7 @@ from starlette.requests import cookie_parser
 from starlette.responses import RedirectResponse, Response
 from starlette.types import Message, Send
 
-from nufi.api.lab_paths import LabProblem
+from nufi.api.labproxy.paths import LabProblem
 from nufi.auth.lab_grants import LabGrants, LabPass
 from nufi.auth.web_login import safe_next
 from nufi.auth.web_tokens import SealBroken

@@ -2,7 +2,7 @@
 Notebooks serve) passed to the lab's Service, HTTP and WebSocket alike.
 
 Only the project's members and admins get through. Browsers open a lab on its own origin
-(nufi.api.lab_origin): the dashboard's session cookie (`nufi_session`) on the dashboard's origin only
+(nufi.api.labproxy.origin): the dashboard's session cookie (`nufi_session`) on the dashboard's origin only
 earns a redirect there, with a grant for that one lab, and on the lab's host only the lab cookie that
 grant is exchanged for counts. A bearer token (`Authorization`, checked by the API's TokenVerifier)
 is accepted on either, and on the dashboard's origin what the lab answers is sandboxed. An
@@ -14,7 +14,7 @@ Kubeflow Notebook serves at `/notebook/<namespace>/<name>/` (its controller's NB
 It is a pure ASGI middleware, installed by `nufi.api.create_app` inside the request-id and access
 log middleware and outside the request guard: a lab's uploads stream through without the API's body
 limit, and it exists wherever the API or the dashboard is served. Here: which host and path a request
-is for, and the HTTP and WebSocket exchanges; what both ask of a caller is `nufi.api.lab_exchange`'s.
+is for, and the HTTP and WebSocket exchanges; what both ask of a caller is `nufi.api.labproxy.exchange`'s.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from nufi.api import lab_origin, lab_signin
-from nufi.api.lab_exchange import Exchange
-from nufi.api.lab_forward import forward_http, forward_websocket
-from nufi.api.lab_origin import SAFE_METHODS, SIGN_IN_PATH, LabAccess
-from nufi.api.lab_paths import (
+from nufi.api.labproxy import origin, signin
+from nufi.api.labproxy.exchange import Exchange
+from nufi.api.labproxy.forward import forward_http, forward_websocket
+from nufi.api.labproxy.origin import SAFE_METHODS, SIGN_IN_PATH, LabAccess
+from nufi.api.labproxy.paths import (
     LAB_PREFIXES,
     LOGIN_PATH,
     ROUTE_TEMPLATE,
@@ -82,8 +82,8 @@ class LabProxyMiddleware:
                 # A lab's host is the lab proxy's alone: nothing on it ever reaches the dashboard.
                 await self._on_lab_host(services, access, lab_path, scope, receive, send)
                 return
-            if scope["type"] == "http" and scope["path"] == lab_signin.GRANT_PATH:
-                await lab_signin.grant(services, access, scope, receive, send)
+            if scope["type"] == "http" and scope["path"] == signin.GRANT_PATH:
+                await signin.grant(services, access, scope, receive, send)
                 return
         if lab_path is None and scope["type"] == "http" and scope["path"].startswith(LAB_PREFIXES):
             # The lab paths are the proxy's: one no lab can have is a 404 problem here, not the
@@ -113,11 +113,11 @@ class LabProxyMiddleware:
         origins = access.origins
         assert origins is not None
         if scope["type"] == "http" and scope["path"] == SIGN_IN_PATH:
-            await lab_signin.at_lab_host(services, access, scope, receive, send)
+            await signin.at_lab_host(services, access, scope, receive, send)
             return
         if lab_path is None or not origins.serves(headers.get("host", ""), lab_path.project, lab_path.name):
             if scope["type"] == "http":
-                await lab_origin.not_on_this_host(scope["path"], None)(scope, receive, send)
+                await origin.not_on_this_host(scope["path"], None)(scope, receive, send)
             else:
                 await send({"type": "websocket.close", "code": 1008})
             return
@@ -136,7 +136,7 @@ class LabProxyMiddleware:
 class _HttpExchange(Exchange):
     async def run(self) -> None:
         if not self.lab_host:
-            self.send = lab_origin.sandboxed(self.send)
+            self.send = origin.sandboxed(self.send)
         lab_path = self.lab_path
         refused = self.dot_segments()
         if refused is not None:
@@ -160,7 +160,7 @@ class _HttpExchange(Exchange):
             await nufi_error_response(exc, self.request_id)(self.scope, self.receive, self.send)
             return
         if by_cookie and not self.lab_host:
-            # Checked a member: off to the lab sign-in (nufi.api.lab_signin) on the lab's own origin.
+            # Checked a member: off to the lab sign-in (nufi.api.labproxy.signin) on the lab's own origin.
             await self._to_lab_origin(route.prefix)
             return
         if route.prefix != lab_path.prefix:
@@ -211,9 +211,9 @@ class _HttpExchange(Exchange):
                 await self._redirect(_sign_in_url(self._here()), status=302)
                 return
             if self.access.dashboard_url is not None:
-                # The lab sign-in (nufi.api.lab_signin) goes by the dashboard and comes back here.
+                # The lab sign-in (nufi.api.labproxy.signin) goes by the dashboard and comes back here.
                 location = self.access.sign_in_url("", next=self._here())
-                await lab_origin.lab_redirect(location, 302)(self.scope, self.receive, self.send)
+                await origin.lab_redirect(location, 302)(self.scope, self.receive, self.send)
                 return
         raise Unauthorized(code="lab.sign_in")
 
@@ -223,10 +223,10 @@ class _HttpExchange(Exchange):
         # The dashboard's own address, for the lab's host to send the browser back to: the configured
         # one, or (on loopback, where it may be unset) the one this request came to.
         dashboard = self.access.dashboard_url or f"{_scheme(self.scope)}://{self.headers.get('host', '')}"
-        location = lab_signin.first_step(
+        location = signin.first_step(
             self.access, self.lab_path, here + (f"?{query}" if query else ""), dashboard
         )
-        await lab_origin.lab_redirect(location, 302)(self.scope, self.receive, self.send)
+        await origin.lab_redirect(location, 302)(self.scope, self.receive, self.send)
 
     def _here(self) -> str:
         mount = f"/{self.lab_path.family}/{self.lab_path.project}/{self.lab_path.name}"
@@ -239,7 +239,7 @@ class _HttpExchange(Exchange):
         query = self.query()
         if query and "?" not in location:
             location += f"?{query}"
-        await lab_origin.lab_redirect(location, status)(self.scope, self.receive, self.send)
+        await origin.lab_redirect(location, status)(self.scope, self.receive, self.send)
 
 
 class _WebSocketExchange(Exchange):

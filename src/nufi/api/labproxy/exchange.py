@@ -1,7 +1,7 @@
 """One caller's exchange with a lab through the proxy, before HTTP and WebSocket part ways: who the
 caller is (bearer token, else the cookie that counts on this origin), whether they may go on from
 here, which lab route (remembered briefly in the RouteCache) and which upstream path they ask for.
-`nufi.api.lab_proxy` runs the HTTP and WebSocket exchanges over this."""
+`nufi.api.labproxy.proxy` runs the HTTP and WebSocket exchanges over this."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from starlette.requests import cookie_parser
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from nufi.api import lab_origin
-from nufi.api.lab_forward import SESSION_COOKIE, Target
-from nufi.api.lab_origin import LabAccess
-from nufi.api.lab_paths import LabPath, RouteCache
+from nufi.api.labproxy import origin
+from nufi.api.labproxy.forward import SESSION_COOKIE, Target
+from nufi.api.labproxy.origin import LabAccess
+from nufi.api.labproxy.paths import LabPath, RouteCache
 from nufi.api.problems import request_id_in
 from nufi.auth import Principal, authenticate
 from nufi.auth.web_tokens import SealBroken
@@ -95,18 +95,18 @@ class Exchange:
         if not by_cookie:
             return None
         if self.access.origins is None or self.access.grants is None:
-            return lab_origin.lab_origin_unset(self.request_id)
+            return origin.lab_origin_unset(self.request_id)
         if not self.lab_host:
-            return lab_origin.lab_elsewhere(self.own_origin(), self.request_id)
-        if changes and not lab_origin.own_origin(self.headers, self.own_origin()):
-            return lab_origin.origin_refused(self.own_origin(), self.request_id)
+            return origin.lab_elsewhere(self.own_origin(), self.request_id)
+        if changes and not origin.own_origin(self.headers, self.own_origin()):
+            return origin.origin_refused(self.own_origin(), self.request_id)
         return None
 
     def dot_segments(self) -> Response | None:
         raw = self.scope.get("raw_path")
         text = raw.decode("latin-1").split("?", 1)[0] if isinstance(raw, bytes) else self.scope["path"]
-        if lab_origin.has_dot_segment(text) or lab_origin.has_dot_segment(self.scope["path"]):
-            return lab_origin.dot_segments(self.scope["path"], self.request_id)
+        if origin.has_dot_segment(text) or origin.has_dot_segment(self.scope["path"]):
+            return origin.dot_segments(self.scope["path"], self.request_id)
         return None
 
     async def route(self, principal: Principal) -> LabRoute:

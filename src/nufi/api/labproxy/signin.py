@@ -1,7 +1,7 @@
 """Signing a browser in to one lab, across the dashboard's origin and the lab's own (the grant and its
 binding to the browser: nufi.auth.lab_grants).
 
-1. Dashboard's origin, `/labs/<p>/<n>/...` opened as a page by a member (nufi.api.lab_proxy): 302 to
+1. Dashboard's origin, `/labs/<p>/<n>/...` opened as a page by a member (nufi.api.labproxy.proxy): 302 to
    `<lab origin>/_nufi/lab-signin?next=<path>&return=<the dashboard's address, sealed>`.
 2. Lab's host, no grant: a fresh random state in the browser's state cookie, 302 to
    `<dashboard>/_nufi/lab-grant?next=<path>&state=<state>`.
@@ -26,8 +26,8 @@ from starlette.requests import cookie_parser
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from nufi.api.lab_forward import SESSION_COOKIE
-from nufi.api.lab_origin import (
+from nufi.api.labproxy.forward import SESSION_COOKIE
+from nufi.api.labproxy.origin import (
     LabAccess,
     grant_refused,
     lab_origin_unset,
@@ -35,7 +35,7 @@ from nufi.api.lab_origin import (
     next_for,
     not_on_this_host,
 )
-from nufi.api.lab_paths import LOGIN_PATH, LabPath, match_lab_path
+from nufi.api.labproxy.paths import LOGIN_PATH, LabPath, match_lab_path
 from nufi.api.problems import nufi_error_response, problem_response, request_id_in
 from nufi.auth.lab_grants import LabPass
 from nufi.auth.web_login import safe_next
