@@ -176,25 +176,42 @@ def t(language: str, key: str, **fields: object) -> str:
 
 async def test_alerts_fire_and_show_on_every_page(world: World, browser: Browser) -> None:
     # Nothing fires yet: the LPUs idle near 35 °C, below the thermal trip the hot rule follows.
-    pages: dict[str, Page] = {}
-    for language in ("ko", "en"):
-        page = pages[language] = await open_as(browser, "user", language, f"{world.url}/alerts")
-        await expect(page.get_by_test_id("alerts-empty")).to_have_text(t(language, "alerting.empty"))
-        rules = page.get_by_test_id("alerts-rules")
-        await expect(rules).to_contain_text(t(language, "alerting.target.file"))
-        # Where the rules are and Alertmanager (whose API shows every pod unmasked) are the admin's.
-        await expect(rules).not_to_contain_text(str(world.rules_dir))
-        await expect(rules.get_by_role("link")).to_have_count(0)
-        await shot(page, language, "empty")
-        admin_page = await open_as(browser, "admin", language, f"{world.url}/alerts")
-        admin_rules = admin_page.get_by_test_id("alerts-rules")
-        await expect(admin_rules).to_contain_text(str(world.rules_dir))
-        await expect(admin_rules.get_by_role("link")).to_have_attribute("href", ALERTMANAGER)
-        await admin_page.context.close()
+    pages = {language: await _shows_no_alert(world, browser, language) for language in ("ko", "en")}
 
     # One LPU forced to 95 °C, and the hot rule lowered to 90 °C held 0 s: NuFi rewrites the rule
     # file, Prometheus reloads it and fires for that device alone.
-    node, index, device = HOT
+    await _force_hot(world)
+    node, _, device = HOT
+    summary = {
+        "ko": f"{node}의 HyperAccel LPU 디바이스 {device} 과열 (95 °C)",
+        "en": f"HyperAccel LPU device {device} on {node} is hot (95 °C)",
+    }
+    for language in ("ko", "en"):
+        # The pages opened empty show it by themselves, without a reload.
+        await _lists_the_hot_device(pages[language], language, summary[language])
+        await _monitoring_marks_the_hot_device(world, browser, language, summary[language])
+
+
+async def _shows_no_alert(world: World, browser: Browser, language: str) -> Page:
+    """The Alerts page with nothing firing, left open; the rules' place shown to the admin alone."""
+    page = await open_as(browser, "user", language, f"{world.url}/alerts")
+    await expect(page.get_by_test_id("alerts-empty")).to_have_text(t(language, "alerting.empty"))
+    rules = page.get_by_test_id("alerts-rules")
+    await expect(rules).to_contain_text(t(language, "alerting.target.file"))
+    # Where the rules are and Alertmanager (whose API shows every pod unmasked) are the admin's.
+    await expect(rules).not_to_contain_text(str(world.rules_dir))
+    await expect(rules.get_by_role("link")).to_have_count(0)
+    await shot(page, language, "empty")
+    admin_page = await open_as(browser, "admin", language, f"{world.url}/alerts")
+    admin_rules = admin_page.get_by_test_id("alerts-rules")
+    await expect(admin_rules).to_contain_text(str(world.rules_dir))
+    await expect(admin_rules.get_by_role("link")).to_have_attribute("href", ALERTMANAGER)
+    await admin_page.context.close()
+    return page
+
+
+async def _force_hot(world: World) -> None:
+    node, index, _ = HOT
     override = {
         "node": node,
         "device": index,
@@ -211,42 +228,43 @@ async def test_alerts_fire_and_show_on_every_page(world: World, browser: Browser
         return any(a["state"] == "firing" for a in await world.prometheus.alerts())
 
     await until(fired, within=WITHIN, what="the hot-device alert firing in Prometheus")
-    summary = {
-        "ko": f"{node}의 HyperAccel LPU 디바이스 {device} 과열 (95 °C)",
-        "en": f"HyperAccel LPU device {device} on {node} is hot (95 °C)",
-    }
-    for language in ("ko", "en"):
-        # The pages opened empty show it by themselves, without a reload.
-        page = pages[language]
-        table = page.get_by_test_id("alerts-table")
-        await expect(table).to_contain_text(summary[language], timeout=WITHIN * 1000)
-        rows = table.locator("tbody tr")
-        await expect(rows).to_have_count(1)
-        row = rows.first
-        await expect(row.locator('[data-state="hot"]')).to_have_text(t(language, "alerting.state.firing"))
-        for shown in (node, device, "95.0 °C", "HyperAccel LPU", t(language, "alerting.severity.critical")):
-            await expect(row).to_contain_text(shown)
-        await shot(page, language, "firing")
-        # Filtered by another type, nothing fires; by the LPU, its alert is back.
-        for name, firing in (("NVIDIA GPU", False), ("HyperAccel LPU", True)):
-            await page.get_by_test_id("alerts-type").click()
-            await page.get_by_role("option", name=name, exact=True).click()
-            await expect(page.get_by_test_id("alerts-empty")).to_be_visible(visible=not firing)
-        await expect(rows).to_have_count(1)
-        await page.context.close()
 
-        # Monitoring marks the hot device, and only it; the mark's tooltip is the summary.
-        page = await open_as(browser, "user", language, f"{world.url}/?type=lpu")
-        mark = page.get_by_test_id("devices-table").locator('[data-state="alert"]')
-        await expect(mark).to_have_count(1, timeout=WITHIN * 1000)
-        await expect(mark).to_have_text(t(language, "alerting.mark"))
-        assert summary[language] in (await mark.get_attribute("title") or "")
-        marked = page.get_by_test_id("devices-table").locator(
-            "tbody tr", has=page.locator('[data-state="alert"]')
-        )
-        await expect(marked).to_contain_text(node)
-        await shot(page, language, "monitoring")
-        await page.context.close()
+
+async def _lists_the_hot_device(page: Page, language: str, summary: str) -> None:
+    node, _, device = HOT
+    table = page.get_by_test_id("alerts-table")
+    await expect(table).to_contain_text(summary, timeout=WITHIN * 1000)
+    rows = table.locator("tbody tr")
+    await expect(rows).to_have_count(1)
+    row = rows.first
+    await expect(row.locator('[data-state="hot"]')).to_have_text(t(language, "alerting.state.firing"))
+    for shown in (node, device, "95.0 °C", "HyperAccel LPU", t(language, "alerting.severity.critical")):
+        await expect(row).to_contain_text(shown)
+    await shot(page, language, "firing")
+    # Filtered by another type, nothing fires; by the LPU, its alert is back.
+    for name, firing in (("NVIDIA GPU", False), ("HyperAccel LPU", True)):
+        await page.get_by_test_id("alerts-type").click()
+        await page.get_by_role("option", name=name, exact=True).click()
+        await expect(page.get_by_test_id("alerts-empty")).to_be_visible(visible=not firing)
+    await expect(rows).to_have_count(1)
+    await page.context.close()
+
+
+async def _monitoring_marks_the_hot_device(
+    world: World, browser: Browser, language: str, summary: str
+) -> None:
+    """Monitoring marks the hot device, and only it; the mark's tooltip is the summary."""
+    page = await open_as(browser, "user", language, f"{world.url}/?type=lpu")
+    mark = page.get_by_test_id("devices-table").locator('[data-state="alert"]')
+    await expect(mark).to_have_count(1, timeout=WITHIN * 1000)
+    await expect(mark).to_have_text(t(language, "alerting.mark"))
+    assert summary in (await mark.get_attribute("title") or "")
+    marked = page.get_by_test_id("devices-table").locator(
+        "tbody tr", has=page.locator('[data-state="alert"]')
+    )
+    await expect(marked).to_contain_text(HOT[0])
+    await shot(page, language, "monitoring")
+    await page.context.close()
 
 
 async def test_the_admin_section_shows_the_rules_saves_and_refuses_an_invalid_threshold(

@@ -101,9 +101,14 @@ class PolicyCard:
             self._advanced_fields(policy)
 
     def _advanced_fields(self, policy: ThermalPolicy) -> None:
+        self._override_fields(policy)
+        self._unhealthy_fields(policy.unhealthy)
+        self._custom_fields(policy.custom)
+        self._breaker_fields(policy.breaker)
+
+    def _override_fields(self, policy: ThermalPolicy) -> None:
+        """What one deployment's override may do (PolicyOverride.refusal)."""
         t = self.t
-        seconds = t("thermal.unit.seconds")
-        # What one deployment's override may do (PolicyOverride.refusal).
         with ui.row().classes("items-end gap-4 flex-wrap"):
             self.may_disable = ui.checkbox(
                 t("thermal.field.overrides_may_disable"), value=policy.overrides_may_disable
@@ -118,24 +123,31 @@ class PolicyCard:
                 .classes("min-w-[16rem]")
                 .props(f'stack-label data-testid="thermal-max-trip-{self.device_type}"')
             )
-        # Beyond temperature: unhealthy devices, and the breaker (shares in %, stored as fractions).
+
+    def _unhealthy_fields(self, unhealthy: UnhealthyCondition) -> None:
+        """Beyond temperature: devices the plugin reports unhealthy."""
+        t = self.t
+        seconds = t("thermal.unit.seconds")
         with ui.row().classes("items-end gap-4 flex-wrap"):
-            self.unhealthy = ui.switch(t("thermal.field.unhealthy"), value=policy.unhealthy.enabled).props(
+            self.unhealthy = ui.switch(t("thermal.field.unhealthy"), value=unhealthy.enabled).props(
                 f'data-testid="thermal-unhealthy-{self.device_type}"'
             )
             self.unhealthy_trip = ui.number(
                 t("thermal.field.unhealthy_trip_hold"),
-                value=policy.unhealthy.trip_hold_seconds,
+                value=unhealthy.trip_hold_seconds,
                 suffix=seconds,
             )
             self.unhealthy_resume = ui.number(
                 t("thermal.field.unhealthy_resume_hold"),
-                value=policy.unhealthy.resume_hold_seconds,
+                value=unhealthy.resume_hold_seconds,
                 suffix=seconds,
             )
-        # The policy's own condition: an expression of the admin's, checked live when saved.
+
+    def _custom_fields(self, own: CustomCondition) -> None:
+        """The policy's own condition: an expression of the admin's, checked live when saved."""
+        t = self.t
+        seconds = t("thermal.unit.seconds")
         with ui.row().classes("items-end gap-4 flex-wrap"):
-            own = policy.custom
             self.custom = ui.switch(t("thermal.field.custom"), value=own.enabled).props(
                 f'data-testid="thermal-custom-{self.device_type}"'
             )
@@ -163,11 +175,15 @@ class PolicyCard:
             self.custom_resume_hold = ui.number(
                 t("thermal.field.resume_hold_seconds"), value=own.resume_hold_seconds, suffix=seconds
             )
+
+    def _breaker_fields(self, breaker: Breaker) -> None:
+        """The breaker's shares, shown in % and stored as fractions."""
+        t = self.t
         with ui.row().classes("items-end gap-4 flex-wrap"):
             self.breaker_nodes = (
                 ui.number(
                     t("thermal.field.breaker_nodes"),
-                    value=_percent(policy.breaker.max_node_share),
+                    value=_percent(breaker.max_node_share),
                     suffix="%",
                 )
                 .classes("min-w-[14rem]")
@@ -175,7 +191,7 @@ class PolicyCard:
             )
             self.breaker_replicas = ui.number(
                 t("thermal.field.breaker_replicas"),
-                value=_percent(policy.breaker.max_replica_share),
+                value=_percent(breaker.max_replica_share),
                 suffix="%",
             ).classes("min-w-[20rem]")
 
