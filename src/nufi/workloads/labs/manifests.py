@@ -64,66 +64,49 @@ class LabPlan:
         return statefulset_prefix(self.project, self.name)
 
 
+def lab_object(plan: LabPlan, api_version: str, kind: str, spec: Obj, **metadata: object) -> Obj:
+    """One of the lab's objects, wearing its labels, and its name and annotations (those NuFi reads it
+    back from) unless `metadata` gives others."""
+    head = {"name": plan.name, "labels": plan.labels, "annotations": plan.annotations} | metadata
+    return {"apiVersion": api_version, "kind": kind, "metadata": head, "spec": spec}
+
+
 def claim(plan: LabPlan) -> Obj:
-    return {
-        "apiVersion": "v1",
-        "kind": "PersistentVolumeClaim",
-        "metadata": {"name": plan.claim_name, "labels": plan.labels, "annotations": plan.annotations},
-        "spec": {
-            "accessModes": ["ReadWriteOnce"],
-            "resources": {"requests": {"storage": f"{plan.storage_gib}Gi"}},
-        },
-    }
+    spec = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": f"{plan.storage_gib}Gi"}}}
+    return lab_object(plan, "v1", "PersistentVolumeClaim", spec, name=plan.claim_name)
 
 
 def service(plan: LabPlan) -> Obj:
-    return {
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": {"name": plan.name, "labels": plan.labels, "annotations": plan.annotations},
-        "spec": {
-            "type": "ClusterIP",
-            "selector": workload_selector(plan.name, "lab"),
-            "ports": [
-                {
-                    "name": f"http-{plan.name}",
-                    "port": SERVICE_PORT,
-                    "targetPort": CONTAINER_PORT_NAME,
-                    "protocol": "TCP",
-                }
-            ],
-        },
+    port = {
+        "name": f"http-{plan.name}",
+        "port": SERVICE_PORT,
+        "targetPort": CONTAINER_PORT_NAME,
+        "protocol": "TCP",
     }
+    spec = {"type": "ClusterIP", "selector": workload_selector(plan.name, "lab"), "ports": [port]}
+    return lab_object(plan, "v1", "Service", spec)
 
 
 def statefulset(plan: LabPlan) -> Obj:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "StatefulSet",
-        "metadata": {"name": plan.name, "labels": plan.labels, "annotations": plan.annotations},
-        "spec": {
-            "replicas": 1,
-            "serviceName": plan.name,
-            "selector": {"matchLabels": workload_selector(plan.name, "lab")},
-            "template": {
-                "metadata": {"labels": plan.labels, "annotations": plan.annotations},
-                "spec": pod_spec(plan, "statefulset"),
-            },
+    spec = {
+        "replicas": 1,
+        "serviceName": plan.name,
+        "selector": {"matchLabels": workload_selector(plan.name, "lab")},
+        "template": {
+            "metadata": {"labels": plan.labels, "annotations": plan.annotations},
+            "spec": pod_spec(plan, "statefulset"),
         },
     }
+    return lab_object(plan, "apps/v1", "StatefulSet", spec)
 
 
 def notebook(plan: LabPlan) -> Obj:
     annotations = dict(plan.annotations)
     if not plan.profile.serves_prefix:
         annotations[REWRITE_ANNOTATION] = "/"
-    return {
-        "apiVersion": "kubeflow.org/v1",
-        "kind": "Notebook",
-        "metadata": {"name": plan.name, "labels": plan.labels, "annotations": annotations},
-        # The controller copies the Notebook's labels onto the pod and sets NB_PREFIX itself.
-        "spec": {"template": {"spec": pod_spec(plan, "notebook")}},
-    }
+    # The controller copies the Notebook's labels onto the pod and sets NB_PREFIX itself.
+    spec = {"template": {"spec": pod_spec(plan, "notebook")}}
+    return lab_object(plan, "kubeflow.org/v1", "Notebook", spec, annotations=annotations)
 
 
 def pod_spec(plan: LabPlan, backend: Backend) -> Obj:
