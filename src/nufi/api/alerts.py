@@ -69,19 +69,7 @@ async def put_thresholds(
 def _alert(alert: FiringAlert, type_name: str, language: Language) -> AlertView:
     summary = alert.summary(type_name)
     return AlertView(
-        name=alert.name,
-        rule=alert.rule,
-        device_type=alert.device_type,
-        state=alert.state,
-        severity=alert.severity,
-        node=alert.node,
-        device=alert.device,
-        pod=alert.pod,
-        namespace=alert.namespace,
-        value=alert.value,
-        active_since=alert.active_since,
-        summary=summary.text(language),
-        summary_message=MessageModel.of(summary),
+        **dataclasses.asdict(alert), summary=summary.text(language), summary_message=MessageModel.of(summary)
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -32,19 +32,14 @@ class AuditPage:
     total: int
 
 
+_STATES = ("before", "after", "details")
+
+
 def audit_page(rows: Sequence[AuditRecordRow], total: int) -> AuditPage:
     return AuditPage(tuple(_record(row) for row in rows), total)
 
 
 def _record(row: AuditRecordRow) -> AuditRecord:
-    return AuditRecord(
-        id=row.id,
-        at=row.at,
-        actor=row.actor,
-        action=row.action,
-        target_kind=row.target_kind,
-        target_id=row.target_id,
-        before=None if row.before is None else dict(row.before),
-        after=None if row.after is None else dict(row.after),
-        details=None if row.details is None else dict(row.details),
-    )
+    values = {field.name: getattr(row, field.name) for field in fields(AuditRecord)}
+    # The states are copied so that no reader holds the row's own JSON.
+    return AuditRecord(**values | {name: dict(values[name]) for name in _STATES if values[name] is not None})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
@@ -64,24 +65,8 @@ class LabView(BaseModel):
 
     @classmethod
     def of(cls, lab: Lab) -> LabView:
-        return cls(
-            project=lab.project,
-            name=lab.name,
-            kind=lab.kind,
-            image=lab.image,
-            backend=lab.backend,
-            accelerator=LabAcceleratorView(
-                device_type=lab.accelerator.device_type,
-                resource_key=lab.accelerator.resource_key,
-                count=lab.accelerator.count,
-            ),
-            storage_gib=lab.storage_gib,
-            status=lab.status,
-            **reason_fields(lab.reason),
-            url=lab.url,
-            origin_url=lab.origin_url,
-            created_at=lab.created_at,
-        )
+        # The view is the record, its reason worded for every reader.
+        return cls.model_validate({**asdict(lab), **reason_fields(lab.reason)})
 
 
 class LabList(BaseModel):

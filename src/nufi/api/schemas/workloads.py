@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -10,6 +11,7 @@ from nufi.messages import Message, MessageModel
 from nufi.workloads.accelerators import AcceleratorOffer
 from nufi.workloads.deployments.status import Status
 from nufi.workloads.deployments.view import DeploymentView
+from nufi.workloads.deployments.view import PodView as DomainPod
 from nufi.workloads.projects.service import Project, ProjectDeletion
 
 
@@ -114,6 +116,13 @@ class PodView(BaseModel):
         default=None, description="the same reason as a message of the catalogs, to word in any language"
     )
 
+    @classmethod
+    def of(cls, pod: DomainPod) -> PodView:
+        message = pod.thermal_message
+        return cls.model_validate(
+            {**asdict(pod), "thermal_reason_message": None if message is None else MessageModel.of(message)}
+        )
+
 
 class DeploymentUrlsView(BaseModel):
     cluster: str = Field(description="the Service's DNS name, for clients inside the cluster")
@@ -149,36 +158,14 @@ class DeploymentDetail(BaseModel):
 
     @classmethod
     def of(cls, view: DeploymentView) -> DeploymentDetail:
-        return cls(
-            project=view.project,
-            name=view.name,
-            image=view.image,
-            accelerator=DeploymentAccelerator(
-                device_type=view.device_type, resource_key=view.resource_key, count=view.count
-            ),
-            replicas=view.replicas,
-            ready_replicas=view.ready_replicas,
-            port=view.port,
-            status=view.status,
-            **reason_fields(view.reason),
-            pods=[
-                PodView(
-                    name=p.name,
-                    node=p.node,
-                    phase=p.phase,
-                    ready=p.ready,
-                    accelerators=dict(p.accelerators),
-                    devices=list(p.devices),
-                    traffic_on=p.traffic_on,
-                    thermal_reason=p.thermal_reason,
-                    thermal_reason_message=None
-                    if p.thermal_message is None
-                    else MessageModel.of(p.thermal_message),
-                )
-                for p in view.pods
-            ],
-            urls=DeploymentUrlsView(cluster=view.urls.cluster, api_proxy=view.urls.api_proxy),
-            created_at=view.created_at,
+        # The view is the record, its accelerator gathered and its reasons worded for every reader.
+        return cls.model_validate(
+            {
+                **asdict(view),
+                "accelerator": DeploymentAccelerator.model_validate(view, from_attributes=True),
+                **reason_fields(view.reason),
+                "pods": [PodView.of(pod) for pod in view.pods],
+            }
         )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from nufi.auth import Principal
@@ -158,14 +158,6 @@ def _retrieve(reading: asyncio.Future[Any]) -> None:
 
 
 def _pod_view(state: PodState, devices: tuple[str, ...]) -> PodView:
-    return PodView(
-        name=state.name,
-        node=state.node,
-        phase=state.phase,
-        ready=state.ready,
-        accelerators=state.accelerators,
-        devices=devices,
-        traffic_on=state.traffic_on,
-        thermal_reason=state.thermal_reason,
-        thermal_message=state.thermal_message,
-    )
+    # A pod's view is its state as read, less what only the status needs, plus the devices it holds.
+    shared = {field.name: getattr(state, field.name) for field in fields(PodView) if field.name != "devices"}
+    return PodView(**shared, devices=devices)
