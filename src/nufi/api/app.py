@@ -26,15 +26,15 @@ from nufi.api import (
     version,
 )
 from nufi.api.cached_reads import CachedReadsMiddleware
-from nufi.api.guard import install_request_guard
+from nufi.api.edge.guard import install_request_guard
+from nufi.api.edge.middleware import RequestContextMiddleware
+from nufi.api.edge.security_headers import SecurityHeadersMiddleware
+from nufi.api.edge.strict_json import install_strict_json
 from nufi.api.labproxy import LabProxyMiddleware
 from nufi.api.metrics import HttpMetrics
-from nufi.api.middleware import RequestContextMiddleware
 from nufi.api.openapi import install_openapi
 from nufi.api.problems import install_problem_handlers
-from nufi.api.security_headers import SecurityHeadersMiddleware
 from nufi.api.snapshot_pages import RenderedPages
-from nufi.api.strict_json import install_strict_json
 from nufi.cluster import ClusterGateway
 from nufi.config import Settings, load_settings
 from nufi.health import DependencyCheck

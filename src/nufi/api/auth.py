@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from nufi.api.guard import verified_principal
+from nufi.api.edge.guard import verified_principal
 from nufi.api.schemas.problem import ResponseDocs, problem
 from nufi.api.services import get_services
 from nufi.auth import Principal, authenticate, require_admin

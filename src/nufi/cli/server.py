@@ -164,7 +164,7 @@ def build_server(settings: Settings, faces: _Faces) -> FastAPI:
 
     application = create_app(settings, api=faces.api)
     if faces.dashboard:
-        from nufi.api.unknown_paths import install_unknown_api_paths
+        from nufi.api.edge.unknown_paths import install_unknown_api_paths
         from nufi.ui.app import mount_dashboard
 
         # The dashboard's mount at `/` would answer every unknown `/api/...` path with a page.
@@ -230,7 +230,7 @@ def _uvicorn_config(application: FastAPI, settings: Settings) -> uvicorn.Config:
 
 def _server_options(settings: Settings) -> dict[str, Any]:
     """uvicorn's options for NuFi, with or without the reloader."""
-    from nufi.api.connection_deadlines import RequestDeadlines, deadline_protocol
+    from nufi.api.edge.connection_deadlines import RequestDeadlines, deadline_protocol
 
     return {
         "host": settings.host,

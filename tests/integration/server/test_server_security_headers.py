@@ -30,7 +30,7 @@ from starlette.types import Receive, Scope, Send
 
 from integration.labs.sign_in import sign_in
 from nufi.api import create_app
-from nufi.api.security_headers import SecurityHeadersMiddleware
+from nufi.api.edge.security_headers import SecurityHeadersMiddleware
 from nufi.config import Settings
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from support.asgi import serving

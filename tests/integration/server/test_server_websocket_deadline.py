@@ -1,6 +1,6 @@
 """A WebSocket upgrade the application neither accepts nor refuses is closed once the header deadline
 passes, as a request whose headers never end is; one it accepts is left to the WebSocket protocol.
-uvicorn with NuFi's protocol (`nufi.api.connection_deadlines`) on loopback, a raw socket as client."""
+uvicorn with NuFi's protocol (`nufi.api.edge.connection_deadlines`) on loopback, a raw socket as client."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 from starlette.types import Receive, Scope, Send
 
-from nufi.api.connection_deadlines import RequestDeadlines, deadline_protocol
+from nufi.api.edge.connection_deadlines import RequestDeadlines, deadline_protocol
 from support.loopback import serve_in_thread
 
 HEADER_SECONDS = 1.0

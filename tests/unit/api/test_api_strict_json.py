@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nufi.api.strict_json import first_non_finite
+from nufi.api.edge.strict_json import first_non_finite
 
 FINITE: st.SearchStrategy[Any] = st.recursive(
     st.none()
