@@ -23,7 +23,7 @@ from nufi.devices.catalog import DeviceCatalog
 from nufi.devices.fetcher_registry import FetcherRegistry
 from nufi.devices.presets import official_preset
 from nufi.monitoring import MonitoringService, MonitoringSettings, Snapshot
-from nufi.monitoring.paging import page_snapshot, parse_page_query
+from nufi.monitoring.snapshots.paging import page_snapshot, parse_page_query
 from nufi.prom import PrometheusGateway
 
 COLD_RUNS = 7

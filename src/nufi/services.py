@@ -36,11 +36,11 @@ from nufi.events import Events, Parts, wire
 from nufi.health import DependencyCheck, Readiness
 from nufi.logging import get_logger
 from nufi.monitoring import MonitoringService, MonitoringSettings
-from nufi.monitoring.lag import LagCheck
+from nufi.monitoring.snapshots.lag import LagCheck
 from nufi.packs.service import PackService
 from nufi.prom import PrometheusGateway
-from nufi.thermal.controller import ControllerSettings, ThermalController
 from nufi.thermal.history.records import ThermalRecords
+from nufi.thermal.protection.controller import ControllerSettings, ThermalController
 from nufi.thermal.service import ThermalService
 from nufi.workloads.accelerators import AcceleratorService
 from nufi.workloads.deployments.service import DeploymentService

@@ -3,7 +3,7 @@ code's own constants, or read from the loop around the place the key is built.
 
 A declaration is one of
 - `Values("hot", "stale")`: the values, written out, for a value the code gets while it runs;
-- `FromCode("nufi.thermal.hysteresis:ThermalState", ...)`: the values of constants in the code
+- `FromCode("nufi.thermal.protection.hysteresis:ThermalState", ...)`: the values of constants in the code
   (a `Literal` type, an `Enum`, a tuple, list or set of strings, a dict's keys), imported;
 - `IN_CODE`: each place that builds the key loops over values written there (`for name in ("a", "b")`),
   over a constant of the same function or module, or over a constant it imports (`for m in METRICS`).

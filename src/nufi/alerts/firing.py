@@ -12,7 +12,7 @@ from typing import Any, Literal, cast
 from nufi.alerts.rules import RULE_LABEL, TYPE_LABEL
 from nufi.alerts.thresholds import RULE_NAMES, RuleName
 from nufi.messages import Message
-from nufi.monitoring.masking import ANOTHER_PROJECT, Hidden
+from nufi.monitoring.snapshots.masking import ANOTHER_PROJECT, Hidden
 
 AlertState = Literal["firing", "pending"]
 _STATES: tuple[AlertState, ...] = ("firing", "pending")

@@ -24,7 +24,7 @@ from nufi.db.audit import AuditRepository
 from nufi.db.types import utc_now
 from nufi.devices.catalog import DeviceCatalog
 from nufi.messages import Message
-from nufi.monitoring.masking import NamespaceVisibility, hidden_in
+from nufi.monitoring.snapshots.masking import NamespaceVisibility, hidden_in
 from nufi.prom import PrometheusGateway
 from nufi.thermal.effective import StoredPolicies
 

@@ -26,7 +26,7 @@ from nufi.api import monitoring
 from nufi.api.snapshot_pages import PageKey, RenderedPages
 from nufi.auth import bearer_token
 from nufi.errors import NufiError
-from nufi.monitoring.paging import PageQuery, parse_page_query
+from nufi.monitoring.snapshots.paging import PageQuery, parse_page_query
 from nufi.services import Services
 
 SNAPSHOT_PREFIX = "/api/v1/monitoring/"

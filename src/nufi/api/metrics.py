@@ -29,7 +29,7 @@ from nufi.api.snapshot_pages import RenderedPages
 from nufi.background.board import Background, JobReport
 from nufi.monitoring import MonitoringService
 from nufi.monitoring.contracts import TypeStats
-from nufi.thermal.controller import ThermalController
+from nufi.thermal.protection.controller import ThermalController
 
 THERMAL_STATES = ("normal", "hot", "stale")
 Row = TypeVar("Row")

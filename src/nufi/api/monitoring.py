@@ -27,8 +27,8 @@ from nufi.api.snapshot_pages import RenderedPages
 from nufi.errors import NufiError
 from nufi.monitoring import MonitoringService
 from nufi.monitoring.contracts import StreamItem
-from nufi.monitoring.paging import MAX_PAGE_NODES, PageQuery, page_snapshot, parse_page_query
 from nufi.monitoring.ranges.request import MAX_POINTS, MAX_SERIES_LIMIT, MIN_POINTS, RangeQuery
+from nufi.monitoring.snapshots.paging import MAX_PAGE_NODES, PageQuery, page_snapshot, parse_page_query
 
 router = APIRouter(prefix="/api/v1/monitoring", tags=["monitoring"], responses=AUTH_RESPONSES)
 Monitoring = Annotated[MonitoringService, Depends(get_monitoring)]

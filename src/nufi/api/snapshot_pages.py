@@ -18,8 +18,8 @@ from fastapi import Response
 
 from nufi.api.conditional import CACHE_CONTROL, entity_tag, none_match
 from nufi.api.schemas.monitoring import SnapshotPageView
-from nufi.monitoring.audience import Audience
 from nufi.monitoring.contracts import PageRead
+from nufi.monitoring.snapshots.audience import Audience
 
 MAX_PAGES = 1024
 MAX_BYTES = 64 * 1024 * 1024

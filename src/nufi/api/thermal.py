@@ -27,7 +27,7 @@ from nufi.thermal.effective import PolicyEntry
 from nufi.thermal.history.records import event_values
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
 from nufi.thermal.service import OverrideEntry, ThermalService
-from nufi.thermal.status import ThermalStatus
+from nufi.thermal.protection.status import ThermalStatus
 
 
 def get_thermal(request: Request) -> ThermalService:

@@ -88,7 +88,10 @@ JOBS: tuple[Job, ...] = (
         Where.LEASE_HOLDER_ACTS,
         "NUFI_THERMAL_INTERVAL_SECONDS",
         uses_database=True,
-        does="assesses temperatures and cuts or restores serving pods' traffic (thermal/controller.py)",
+        does=(
+            "assesses temperatures and cuts or restores serving pods' traffic "
+            "(thermal/protection/controller.py)"
+        ),
     ),
     Job(
         ALERT_RULES,
@@ -104,7 +107,7 @@ JOBS: tuple[Job, ...] = (
         Where.EVERY_REPLICA,
         "NUFI_MONITORING_REFRESH_SECONDS",
         uses_database=False,
-        does="evaluates a read device type's metrics once per interval (monitoring/refresher.py)",
+        does="evaluates a read device type's metrics once per interval (monitoring/snapshots/refresher.py)",
     ),
 )
 

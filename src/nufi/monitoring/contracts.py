@@ -11,10 +11,10 @@ from typing import Protocol
 from nufi.auth import Principal
 from nufi.devices.spec import DeviceType
 from nufi.errors import NufiError
-from nufi.monitoring.audience import Audience
-from nufi.monitoring.paging import SnapshotPage
-from nufi.monitoring.refresher import RefresherStats
-from nufi.monitoring.snapshot import Snapshot
+from nufi.monitoring.snapshots.audience import Audience
+from nufi.monitoring.snapshots.paging import SnapshotPage
+from nufi.monitoring.snapshots.refresher import RefresherStats
+from nufi.monitoring.snapshots.snapshot import Snapshot
 from nufi.prom import PrometheusUnavailable, QueryResult
 
 

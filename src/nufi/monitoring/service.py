@@ -1,6 +1,6 @@
 """The monitoring service: snapshots, the overview and time ranges of device types.
 
-Snapshots come from one refresher per device type (`nufi.monitoring.refresher`), shared by every
+Snapshots come from one refresher per device type (`nufi.monitoring.snapshots.refresher`), shared by every
 reader in the replica: however many people watch a type, Prometheus is asked once per refresh interval
 per quantity. A read first looks the type up in the catalog (concurrent lookups of one type share one
 database read), so a type registered or edited a moment ago is served with its new expressions on the
@@ -25,7 +25,6 @@ from nufi.devices.fetcher import DeviceFetcher
 from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.spec import DeviceType
 from nufi.errors import NotFound
-from nufi.monitoring.audience import Audience, Audiences
 from nufi.monitoring.contracts import (
     ContinueExpired,
     DeviceTypes,
@@ -34,19 +33,20 @@ from nufi.monitoring.contracts import (
     StreamItem,
     TypeStats,
 )
-from nufi.monitoring.evaluation import Sources, evaluate
 from nufi.monitoring.flight import SingleFlight
-from nufi.monitoring.freshness import SeriesMemory
-from nufi.monitoring.lookups import RecentLookups
-from nufi.monitoring.masking import NamespaceVisibility
-from nufi.monitoring.overview import Overview
-from nufi.monitoring.paging import PageQuery, SnapshotPage, decode_continue, page_snapshot
 from nufi.monitoring.ranges.request import RangeQuery
 from nufi.monitoring.ranges.result import RangeResult
 from nufi.monitoring.ranges.service import RangeReader
-from nufi.monitoring.refresher import Refresher
 from nufi.monitoring.settings import MonitoringSettings
-from nufi.monitoring.snapshot import MonitoringError, Snapshot, said_of
+from nufi.monitoring.snapshots.audience import Audience, Audiences
+from nufi.monitoring.snapshots.evaluation import Sources, evaluate
+from nufi.monitoring.snapshots.freshness import SeriesMemory
+from nufi.monitoring.snapshots.lookups import RecentLookups
+from nufi.monitoring.snapshots.masking import NamespaceVisibility
+from nufi.monitoring.snapshots.overview import Overview
+from nufi.monitoring.snapshots.paging import PageQuery, SnapshotPage, decode_continue, page_snapshot
+from nufi.monitoring.snapshots.refresher import Refresher
+from nufi.monitoring.snapshots.snapshot import MonitoringError, Snapshot, said_of
 from nufi.prom import PrometheusUnavailable
 
 

@@ -21,13 +21,13 @@ from nufi.devices.spec import LabelsDraft, MetricsDraft
 from nufi.errors import NotFound, ValidationFailed
 from nufi.messages import Message, MessageModel
 from nufi.monitoring import MonitoringService
-from nufi.thermal.controller import SYSTEM, ThermalController
-from nufi.thermal.dry_run import CUSTOM_EXPRESSION_FIELD, DryRun, dry_run
 from nufi.thermal.effective import PolicyEntry, StoredPolicies
 from nufi.thermal.history.records import ThermalEvent, ThermalRecords
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
-from nufi.thermal.serving import OVERRIDE_ANNOTATION
-from nufi.thermal.status import NodeStatus, PodTraffic, ThermalStatus, node_marks
+from nufi.thermal.protection.controller import SYSTEM, ThermalController
+from nufi.thermal.protection.dry_run import CUSTOM_EXPRESSION_FIELD, DryRun, dry_run
+from nufi.thermal.protection.serving import OVERRIDE_ANNOTATION
+from nufi.thermal.protection.status import NodeStatus, PodTraffic, ThermalStatus, node_marks
 from nufi.workloads.intents import acting
 from nufi.workloads.labels import DEVICE_TYPE, MANAGED_BY, MANAGED_BY_NUFI, WORKLOAD_KIND
 from nufi.workloads.projects.service import ProjectService

@@ -18,11 +18,11 @@ from nufi.cluster import ClusterGateway
 from nufi.cluster.kube_rest import request_json
 from nufi.config import Settings
 from nufi.db import Database
-from nufi.thermal.breaker import BreakerStatus
 from nufi.thermal.history.breaker_events import BreakerAnnouncements
 from nufi.thermal.history.records import ThermalRecords
 from nufi.thermal.policy import ThermalPolicy
-from nufi.thermal.status import DeviceTypeStatus
+from nufi.thermal.protection.breaker import BreakerStatus
+from nufi.thermal.protection.status import DeviceTypeStatus
 from support.world import World
 
 

@@ -1,5 +1,5 @@
 """The monitoring page while the metrics engine shows a type's data late (VictoriaMetrics'
-`-search.latencyOffset`, monitoring/lag.py): a banner above the table says how late, that thermal
+`-search.latencyOffset`, monitoring/snapshots/lag.py): a banner above the table says how late, that thermal
 control waits, and what to check, in the page's language; it goes once the data is in time again, and
 late data is not listed among the data that could not be read."""
 
@@ -15,10 +15,10 @@ from nicegui.testing import User
 from nufi.auth import Principal
 from nufi.devices.presets import OFFICIAL_PRESETS
 from nufi.monitoring import Overview, Snapshot
-from nufi.monitoring.lag import lagging
-from nufi.monitoring.overview import OverviewRow
-from nufi.monitoring.paging import PageQuery, SnapshotPage
-from nufi.monitoring.snapshot import Summary
+from nufi.monitoring.snapshots.lag import lagging
+from nufi.monitoring.snapshots.overview import OverviewRow
+from nufi.monitoring.snapshots.paging import PageQuery, SnapshotPage
+from nufi.monitoring.snapshots.snapshot import Summary
 from support.polling import eventually
 
 from .wizard_world import as_, attached_services

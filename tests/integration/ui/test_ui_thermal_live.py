@@ -17,7 +17,7 @@ from nufi.auth import Principal
 from nufi.messages import Message
 from nufi.thermal.history.records import ThermalEvent
 from nufi.thermal.policy import ThermalPolicy
-from nufi.thermal.status import DeviceTypeStatus, NodeStatus, PodTraffic, ThermalStatus
+from nufi.thermal.protection.status import DeviceTypeStatus, NodeStatus, PodTraffic, ThermalStatus
 from support.polling import eventually, until
 
 from .people import PEOPLE

@@ -21,11 +21,11 @@ from nufi.devices.official.nvidia import PRESET, DcgmFetcher
 from nufi.devices.spec import DeviceType
 from nufi.errors import NotFound
 from nufi.monitoring import MonitoringService, MonitoringSettings, Snapshot
-from nufi.monitoring.freshness import SeriesMemory
-from nufi.monitoring.probe import ReducedQueries
+from nufi.monitoring.snapshots.freshness import SeriesMemory
+from nufi.monitoring.snapshots.probe import ReducedQueries
 from nufi.prom import PrometheusGateway, PrometheusQueryRejected
 from nufi.prom.budgets import subquery_points_problem
-from nufi.thermal.temperatures import temperatures
+from nufi.thermal.protection.temperatures import temperatures
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob

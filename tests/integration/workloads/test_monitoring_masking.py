@@ -10,7 +10,7 @@ import httpx
 
 from nufi.api import create_app
 from nufi.auth import Principal
-from nufi.monitoring.snapshot import Snapshot
+from nufi.monitoring.snapshots.snapshot import Snapshot
 from nufi.services import Services
 from support.asgi import serving
 from support.polling import until

@@ -20,8 +20,8 @@ import pytest
 
 from nufi.api import create_app
 from nufi.auth import Principal
-from nufi.monitoring.masking import ANOTHER_PROJECT
-from nufi.monitoring.snapshot import Snapshot
+from nufi.monitoring.snapshots.masking import ANOTHER_PROJECT
+from nufi.monitoring.snapshots.snapshot import Snapshot
 from nufi.services import Services
 from nufi_sandbox.prometheus import PrometheusServer, ScrapeJob
 from support.asgi import serving

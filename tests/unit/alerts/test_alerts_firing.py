@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nufi.alerts.firing import masked, read_alerts
-from nufi.monitoring.masking import ANOTHER_PROJECT
+from nufi.monitoring.snapshots.masking import ANOTHER_PROJECT
 
 
 def _alert(state: str = "firing", **labels: str) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from nufi.monitoring import (
     StaleMetric,
     Summary,
 )
-from nufi.monitoring.attribution import PodHolding
+from nufi.monitoring.snapshots.attribution import PodHolding
 
 NOW = 1_700_000_000.0
 BUSY = DeviceEntry("0", 87.5, 31457280000.4, 85304115200.6, 71.0, 245.5, "trainer", "ml", health="ok")

@@ -23,7 +23,7 @@ from nufi.devices.official.nvidia import PRESET as NVIDIA
 from nufi.errors import NotFound
 from nufi.monitoring import DeviceEntry, NodeEntry, Overview, OverviewRow, Snapshot, Summary
 from nufi.monitoring.contracts import PageRead
-from nufi.monitoring.paging import PageQuery, page_snapshot
+from nufi.monitoring.snapshots.paging import PageQuery, page_snapshot
 from support.asgi import serving
 from support.etag import weak_tag
 from support.nufi_app import MEMORY_DATABASE

@@ -12,9 +12,9 @@ from nufi.api.conditional import entity_tag
 from nufi.api.schemas.monitoring import SnapshotPageView
 from nufi.api.snapshot_pages import PageKey, RenderedPages, render
 from nufi.monitoring import DeviceEntry, NodeEntry, Snapshot, Summary
-from nufi.monitoring.audience import SEES_ALL
 from nufi.monitoring.contracts import PageRead
-from nufi.monitoring.paging import PageQuery, page_snapshot
+from nufi.monitoring.snapshots.audience import SEES_ALL
+from nufi.monitoring.snapshots.paging import PageQuery, page_snapshot
 
 NOW = 1_700_000_000.0
 

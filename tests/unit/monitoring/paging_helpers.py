@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nufi.monitoring.snapshot import (
+from nufi.monitoring.snapshots.snapshot import (
     DeviceEntry,
     MonitoringError,
     NodeEntry,

@@ -9,10 +9,10 @@ from nufi.devices.official.nvidia import PRESET as NVIDIA
 from nufi.devices.readings import DeviceReading, MetricProblem, Readings
 from nufi.devices.spec import DeviceType, MetricKey
 from nufi.messages import Message
-from nufi.monitoring.assembly import assemble_snapshot
-from nufi.monitoring.attribution import PodHolding
-from nufi.monitoring.cluster_view import ClusterView
-from nufi.monitoring.snapshot import MonitoringError
+from nufi.monitoring.snapshots.assembly import assemble_snapshot
+from nufi.monitoring.snapshots.attribution import PodHolding
+from nufi.monitoring.snapshots.cluster_view import ClusterView
+from nufi.monitoring.snapshots.snapshot import MonitoringError
 from support.bodies import as_json
 
 NOW = 1_700_000_000.0

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nufi.cluster.inventory import BoundPod
-from nufi.monitoring.attribution import PodHolding, attribute_node, holdings_by_node
+from nufi.monitoring.snapshots.attribution import PodHolding, attribute_node, holdings_by_node
 
 LPU = "hyperaccel.ai/lpu"
 

@@ -9,10 +9,10 @@ from nufi.cluster.kube_errors import KubeRefused, refusal_error
 from nufi.errors import ValidationFailed
 from nufi.messages import Message
 from nufi.monitoring.contracts import ContinueExpired
-from nufi.monitoring.paging import parse_page_query
 from nufi.monitoring.ranges.request import RangeQuery, parse_range_request
 from nufi.monitoring.ranges.result import _unplaced as unplaced
-from nufi.monitoring.snapshot import MonitoringError, said_of
+from nufi.monitoring.snapshots.paging import parse_page_query
+from nufi.monitoring.snapshots.snapshot import MonitoringError, said_of
 from support.languages import korean_of
 
 pytestmark = pytest.mark.unit

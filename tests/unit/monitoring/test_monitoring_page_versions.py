@@ -14,9 +14,10 @@ from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.devices.spec import DeviceType
 from nufi.errors import DependencyUnavailable
-from nufi.monitoring import MonitoringService, MonitoringSettings, lookups
-from nufi.monitoring.audience import SEES_ALL, SEES_NONE
-from nufi.monitoring.paging import PageQuery
+from nufi.monitoring import MonitoringService, MonitoringSettings
+from nufi.monitoring.snapshots import lookups
+from nufi.monitoring.snapshots.audience import SEES_ALL, SEES_NONE
+from nufi.monitoring.snapshots.paging import PageQuery
 from support.polling import until
 
 from .test_monitoring_service import ME, Prometheus, lpu

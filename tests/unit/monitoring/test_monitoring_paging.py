@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nufi.monitoring.paging import (
+from nufi.monitoring.snapshots.paging import (
     ORDERS,
     SORT_KEYS,
     PageQuery,
@@ -17,7 +17,7 @@ from nufi.monitoring.paging import (
     page_snapshot,
     parse_page_query,
 )
-from nufi.monitoring.snapshot import (
+from nufi.monitoring.snapshots.snapshot import (
     DeviceEntry,
     NodeEntry,
     Snapshot,

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nufi.errors import ValidationFailed
-from nufi.monitoring.paging import (
+from nufi.monitoring.snapshots.paging import (
     MAX_PAGE_NODES,
     ORDERS,
     SORT_KEYS,

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from nufi.monitoring.refresher import IDLE_AFTER_INTERVALS, RETAINED_SNAPSHOTS, Refresher
-from nufi.monitoring.snapshot import Snapshot, Summary
+from nufi.monitoring.snapshots.refresher import IDLE_AFTER_INTERVALS, RETAINED_SNAPSHOTS, Refresher
+from nufi.monitoring.snapshots.snapshot import Snapshot, Summary
 from nufi.prom import PrometheusUnavailable
 from support.polling import eventually, stays_true
 

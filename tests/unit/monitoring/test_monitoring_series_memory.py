@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nufi.models.promql import parse_expression
-from nufi.monitoring.freshness import SeriesMemory
-from nufi.monitoring.probe import ReducedQueries, reduced_query
+from nufi.monitoring.snapshots.freshness import SeriesMemory
+from nufi.monitoring.snapshots.probe import ReducedQueries, reduced_query
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult, Sample
 
 T = 1_700_000_000.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nufi.monitoring.lag import LagCheck
+from nufi.monitoring.snapshots.lag import LagCheck
 from nufi.prom.newest import newest_sample_query
 
 pytestmark = pytest.mark.unit

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from nufi.thermal.assessment import Assessment, TrackKey, assess
-from nufi.thermal.hysteresis import Track
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
-from nufi.thermal.serving import ServingDeployment, ServingPod
-from nufi.thermal.temperatures import Temperatures
+from nufi.thermal.protection.assessment import Assessment, TrackKey, assess
+from nufi.thermal.protection.hysteresis import Track
+from nufi.thermal.protection.serving import ServingDeployment, ServingPod
+from nufi.thermal.protection.temperatures import Temperatures
 
 POLICY = ThermalPolicy(
     enabled=True, trip_hold_seconds=10, resume_hold_seconds=30, taint_node=True, trip_celsius=85

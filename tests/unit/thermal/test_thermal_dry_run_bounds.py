@@ -19,8 +19,8 @@ from nufi.monitoring import MonitoringService, MonitoringSettings
 from nufi.monitoring.ranges.request import points_between
 from nufi.prom import QueryResult, Series
 from nufi.prom.gateway import AdminQueryLimits
-from nufi.thermal.dry_run import CUSTOM_EXPRESSION_FIELD, dry_run
 from nufi.thermal.policy import ThermalPolicy
+from nufi.thermal.protection.dry_run import CUSTOM_EXPRESSION_FIELD, dry_run
 
 T = 1_700_000_000.0
 ADMIN = Principal(subject="a", username="a", roles=frozenset({"nufi-admin"}))

@@ -23,10 +23,10 @@ from nufi.db.types import utc_now
 from nufi.devices.presets import official_presets
 from nufi.devices.spec import DeviceType
 from nufi.messages import Message
-from nufi.thermal.controller import ControllerSettings, ThermalController
 from nufi.thermal.effective import UNREADABLE, effective_policy
 from nufi.thermal.history.records import ThermalRecords
 from nufi.thermal.policy import ThermalPolicy, default_policy
+from nufi.thermal.protection.controller import ControllerSettings, ThermalController
 from nufi.thermal.service import ThermalService
 
 ADMIN = Principal(subject="a", username="ada", roles=frozenset({DEFAULT_ADMIN_ROLE}))

@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nufi.thermal.hysteresis import Track, start, step, temperature_limits
 from nufi.thermal.policy import ThermalPolicy
+from nufi.thermal.protection.hysteresis import Track, start, step, temperature_limits
 
 POLICY = temperature_limits(
     ThermalPolicy(

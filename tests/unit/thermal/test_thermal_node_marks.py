@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from nufi.thermal.hysteresis import ThermalState
 from nufi.thermal.policy import ThermalPolicy
-from nufi.thermal.status import DeviceTypeStatus, NodeStatus, PodTraffic, ThermalStatus, node_marks
+from nufi.thermal.protection.hysteresis import ThermalState
+from nufi.thermal.protection.status import DeviceTypeStatus, NodeStatus, PodTraffic, ThermalStatus, node_marks
 
 pytestmark = pytest.mark.unit
 

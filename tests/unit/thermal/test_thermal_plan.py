@@ -4,8 +4,8 @@ allows a full shutoff."""
 from __future__ import annotations
 
 from nufi.messages import Message
-from nufi.thermal.plan import DeploymentView, PodView, decide
 from nufi.thermal.policy import ThermalPolicy
+from nufi.thermal.protection.plan import DeploymentView, PodView, decide
 
 ON = ThermalPolicy(enabled=True)
 

@@ -10,11 +10,11 @@ from collections.abc import Mapping
 import pytest
 from pydantic import ValidationError
 
-from nufi.thermal.assessment import Assessment, TrackKey, assess
-from nufi.thermal.hysteresis import Track
 from nufi.thermal.policy import ThermalPolicy
-from nufi.thermal.serving import ServingDeployment, ServingPod
-from nufi.thermal.temperatures import Readings, Temperatures
+from nufi.thermal.protection.assessment import Assessment, TrackKey, assess
+from nufi.thermal.protection.hysteresis import Track
+from nufi.thermal.protection.serving import ServingDeployment, ServingPod
+from nufi.thermal.protection.temperatures import Readings, Temperatures
 
 HEALTH = ThermalPolicy.model_validate(
     {

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 
 from nufi.messages import Message
-from nufi.thermal.assessment import Assessment, assess
-from nufi.thermal.hysteresis import Track
 from nufi.thermal.policy import CustomCondition, ThermalPolicy
-from nufi.thermal.reasons import why
-from nufi.thermal.serving import ServingDeployment, ServingPod
-from nufi.thermal.temperatures import Temperatures, temperatures
+from nufi.thermal.protection.assessment import Assessment, assess
+from nufi.thermal.protection.hysteresis import Track
+from nufi.thermal.protection.reasons import why
+from nufi.thermal.protection.serving import ServingDeployment, ServingPod
+from nufi.thermal.protection.temperatures import Temperatures, temperatures
 from nufi.workloads.deployments.status import pod_state
 from nufi.workloads.labels import THERMAL_OFF_REASON, THERMAL_REASON_MESSAGE
 

@@ -3,9 +3,9 @@ nodes it affects."""
 
 from __future__ import annotations
 
-from nufi.thermal.conditions import Condition
 from nufi.thermal.policy import Breaker, CustomCondition, ThermalPolicy, UnhealthyCondition
-from nufi.thermal.replay import Recording, common_hold, replay, replay_step
+from nufi.thermal.protection.conditions import Condition
+from nufi.thermal.protection.replay import Recording, common_hold, replay, replay_step
 
 POLICY = ThermalPolicy(
     enabled=True, trip_celsius=85, resume_celsius=75, trip_hold_seconds=10, resume_hold_seconds=20

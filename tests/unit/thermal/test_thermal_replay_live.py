@@ -11,12 +11,12 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
-from nufi.monitoring.snapshot import DeviceEntry, NodeEntry, Snapshot, Summary
-from nufi.thermal.assessment import TrackKey, assess
-from nufi.thermal.hysteresis import Track
+from nufi.monitoring.snapshots.snapshot import DeviceEntry, NodeEntry, Snapshot, Summary
 from nufi.thermal.policy import Breaker, CustomCondition, Scope, ThermalPolicy, UnhealthyCondition
-from nufi.thermal.replay import ReplayKey, replay, replay_step, with_gaps
-from nufi.thermal.temperatures import Readings, health, temperatures
+from nufi.thermal.protection.assessment import TrackKey, assess
+from nufi.thermal.protection.hysteresis import Track
+from nufi.thermal.protection.replay import ReplayKey, replay, replay_step, with_gaps
+from nufi.thermal.protection.temperatures import Readings, health, temperatures
 
 Reading = Callable[[str, str, int], float]
 DEVICES = {"n1": ("d0", "d1"), "n2": ("d0",)}

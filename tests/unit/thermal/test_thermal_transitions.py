@@ -7,10 +7,10 @@ from typing import cast
 
 import pytest
 
-from nufi.thermal.assessment import TrackKey, Transition
-from nufi.thermal.conditions import Condition
 from nufi.thermal.history.transitions import history_event
 from nufi.thermal.policy import CustomCondition, ThermalPolicy, UnhealthyCondition
+from nufi.thermal.protection.assessment import TrackKey, Transition
+from nufi.thermal.protection.conditions import Condition
 
 POLICY = ThermalPolicy(
     trip_celsius=85,

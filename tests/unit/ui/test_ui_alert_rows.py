@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from nufi.alerts.firing import FiringAlert
 from nufi.alerts.thresholds import RuleName
-from nufi.monitoring.masking import ANOTHER_PROJECT
+from nufi.monitoring.snapshots.masking import ANOTHER_PROJECT
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.alert_rows import alert_row, mark_chips, marks
 

@@ -48,7 +48,7 @@ DYNAMIC: dict[str, Source] = {
     "thermal.dry_run.{}": IN_CODE,
     # PolicyEntry.source: the type's thermal defaults, or a policy an administrator stored.
     "thermal.source.{}": Values("default", "admin"),
-    "thermal.state.{}": FromCode("nufi.thermal.hysteresis:ThermalState"),
+    "thermal.state.{}": FromCode("nufi.thermal.protection.hysteresis:ThermalState"),
     "wizard.column.{}": IN_CODE,
     "wizard.field.{}": IN_CODE,
     "wizard.label.{}": IN_CODE,

@@ -8,10 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nufi.alerts.firing import masked, read_alerts
-from nufi.monitoring.attribution import PodHolding
-from nufi.monitoring.audience import SEES_ALL, Audiences
-from nufi.monitoring.masking import ANOTHER_PROJECT, hidden_in
-from nufi.monitoring.snapshot import DeviceEntry, NodeEntry, Snapshot, Summary
+from nufi.monitoring.snapshots.attribution import PodHolding
+from nufi.monitoring.snapshots.audience import SEES_ALL, Audiences
+from nufi.monitoring.snapshots.masking import ANOTHER_PROJECT, hidden_in
+from nufi.monitoring.snapshots.snapshot import DeviceEntry, NodeEntry, Snapshot, Summary
 
 OTHER = ANOTHER_PROJECT
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from nufi.monitoring.attribution import PodHolding
-from nufi.monitoring.masking import ANOTHER_PROJECT, hide_all, mask_snapshot
-from nufi.monitoring.snapshot import DeviceEntry, NodeEntry, Snapshot, Summary
+from nufi.monitoring.snapshots.attribution import PodHolding
+from nufi.monitoring.snapshots.masking import ANOTHER_PROJECT, hide_all, mask_snapshot
+from nufi.monitoring.snapshots.snapshot import DeviceEntry, NodeEntry, Snapshot, Summary
 
 OTHER = ANOTHER_PROJECT
 

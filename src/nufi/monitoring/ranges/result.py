@@ -11,7 +11,7 @@ from nufi.devices.units import MemoryUnit, to_bytes
 from nufi.errors import NufiError
 from nufi.messages import Message
 from nufi.monitoring.ranges.request import RangeMetric, RangeRequest
-from nufi.monitoring.snapshot import MonitoringError
+from nufi.monitoring.snapshots.snapshot import MonitoringError
 from nufi.prom import QueryResult
 
 Point = tuple[float, float]

@@ -9,9 +9,9 @@ from collections.abc import Iterable
 from nufi.cluster import ClusterGateway
 from nufi.cluster.traffic import record_event
 from nufi.logging import get_logger
-from nufi.thermal.breaker import BreakerStatus
 from nufi.thermal.history.records import ThermalRecords
-from nufi.thermal.status import DeviceTypeStatus
+from nufi.thermal.protection.breaker import BreakerStatus
+from nufi.thermal.protection.status import DeviceTypeStatus
 
 COMPONENT = "nufi-thermal"
 HELD, RELEASED = "protection.breaker_held", "protection.breaker_released"

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from nufi.thermal.assessment import Decision, Transition
-from nufi.thermal.conditions import TRIPPED_STATE
 from nufi.thermal.history.records import ThermalEvent
+from nufi.thermal.protection.assessment import Decision, Transition
+from nufi.thermal.protection.conditions import TRIPPED_STATE
 
 
 def name_of(decision: Decision) -> str:

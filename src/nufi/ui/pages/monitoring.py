@@ -20,8 +20,8 @@ from nicegui import ui
 
 from nufi.errors import NufiError
 from nufi.monitoring import Overview, Snapshot
-from nufi.monitoring.masking import ANOTHER_PROJECT
-from nufi.monitoring.paging import PageQuery
+from nufi.monitoring.snapshots.masking import ANOTHER_PROJECT
+from nufi.monitoring.snapshots.paging import PageQuery
 from nufi.ui import context
 from nufi.ui.format import celsius, memory, percent, watts
 from nufi.ui.i18n import Translator

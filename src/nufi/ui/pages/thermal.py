@@ -19,7 +19,7 @@ from nufi.errors import NufiError
 from nufi.messages import Message
 from nufi.thermal.effective import PolicyEntry
 from nufi.thermal.history.records import ThermalEvent
-from nufi.thermal.status import NodeStatus, PodTraffic
+from nufi.thermal.protection.status import NodeStatus, PodTraffic
 from nufi.ui import context
 from nufi.ui.format import celsius
 from nufi.ui.i18n import Translator

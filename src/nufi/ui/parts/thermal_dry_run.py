@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 from nicegui import ui
 
-from nufi.thermal.dry_run import DryRun
-from nufi.thermal.replay import Episode
+from nufi.thermal.protection.dry_run import DryRun
+from nufi.thermal.protection.replay import Episode
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.moments import moment_cell_slot, utc_text
 from nufi.ui.parts.thermal_chips import condition_name

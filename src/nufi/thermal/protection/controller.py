@@ -29,16 +29,16 @@ from nufi.logging import get_logger
 from nufi.messages import Message
 from nufi.monitoring import MonitoringService
 from nufi.prom import PrometheusGateway
-from nufi.thermal.assessment import Assessment, Decision, TrackKey, Transition, assess
-from nufi.thermal.custom_readings import custom_readings
 from nufi.thermal.history.breaker_events import BreakerAnnouncements
 from nufi.thermal.history.records import ThermalRecords
 from nufi.thermal.history.transitions import history_event, name_of
-from nufi.thermal.hysteresis import Track
 from nufi.thermal.policy import ThermalPolicy
-from nufi.thermal.serving import OVERRIDE_ANNOTATION, ServingDeployment, read_serving
-from nufi.thermal.status import ThermalStatus
-from nufi.thermal.temperatures import Readings, Temperatures, health, temperatures
+from nufi.thermal.protection.assessment import Assessment, Decision, TrackKey, Transition, assess
+from nufi.thermal.protection.custom_readings import custom_readings
+from nufi.thermal.protection.hysteresis import Track
+from nufi.thermal.protection.serving import OVERRIDE_ANNOTATION, ServingDeployment, read_serving
+from nufi.thermal.protection.status import ThermalStatus
+from nufi.thermal.protection.temperatures import Readings, Temperatures, health, temperatures
 from nufi.workloads.labels import (
     THERMAL_KEPT_REASON,
     THERMAL_OFF_REASON,

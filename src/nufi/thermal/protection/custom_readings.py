@@ -11,7 +11,7 @@ from nufi.devices.spec import Labels
 from nufi.errors import NufiError
 from nufi.messages import Message
 from nufi.prom import PrometheusGateway
-from nufi.thermal.temperatures import DeviceKey, PodKey, Readings
+from nufi.thermal.protection.temperatures import DeviceKey, PodKey, Readings
 
 
 async def custom_readings(

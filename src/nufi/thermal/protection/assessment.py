@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 from nufi.errors import ValidationFailed
 from nufi.messages import Message
-from nufi.thermal.breaker import BreakerStatus, hold
-from nufi.thermal.conditions import (
+from nufi.thermal.policy import ThermalPolicy
+from nufi.thermal.protection.breaker import BreakerStatus, hold
+from nufi.thermal.protection.conditions import (
     Condition,
     Thresholds,
     conditions_of,
@@ -27,13 +28,12 @@ from nufi.thermal.conditions import (
     thresholds,
     unhealthy_limits,
 )
-from nufi.thermal.hysteresis import Limits, Track, start, step, temperature_limits
-from nufi.thermal.plan import DeploymentView, PodDecision, PodView, decide
-from nufi.thermal.policy import ThermalPolicy
-from nufi.thermal.reasons import held_back, why
-from nufi.thermal.serving import ServingDeployment, ServingPod
-from nufi.thermal.status import DeviceTypeStatus, NodeStatus, PodTraffic
-from nufi.thermal.temperatures import Readings, Temperatures
+from nufi.thermal.protection.hysteresis import Limits, Track, start, step, temperature_limits
+from nufi.thermal.protection.plan import DeploymentView, PodDecision, PodView, decide
+from nufi.thermal.protection.reasons import held_back, why
+from nufi.thermal.protection.serving import ServingDeployment, ServingPod
+from nufi.thermal.protection.status import DeviceTypeStatus, NodeStatus, PodTraffic
+from nufi.thermal.protection.temperatures import Readings, Temperatures
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from nufi.devices.plausibility import Implausible, plausible_reading
 from nufi.devices.readings import DeviceReading, Readings
 from nufi.devices.spec import DeviceType, MetricKey
 from nufi.messages import Message
-from nufi.monitoring.attribution import attribute_node
-from nufi.monitoring.cluster_view import ClusterView
-from nufi.monitoring.snapshot import (
+from nufi.monitoring.snapshots.attribution import attribute_node
+from nufi.monitoring.snapshots.cluster_view import ClusterView
+from nufi.monitoring.snapshots.snapshot import (
     DeviceEntry,
     Health,
     MonitoringError,

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from nufi.background.periodic import JobStatus
 from nufi.logging import get_logger
 from nufi.messages import Message
-from nufi.monitoring.snapshot import MonitoringError, Snapshot, said_of
+from nufi.monitoring.snapshots.snapshot import MonitoringError, Snapshot, said_of
 from nufi.monitoring.times import rfc3339
 from nufi.prom import PrometheusUnavailable
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from nufi.messages import Message
-from nufi.monitoring.snapshot import DeviceEntry, Snapshot
+from nufi.monitoring.snapshots.snapshot import DeviceEntry, Snapshot
 
 DeviceKey = tuple[str, str]
 PodKey = tuple[str, str]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from nufi.thermal.hysteresis import Limits, temperature_limits
 from nufi.thermal.policy import ThermalPolicy
+from nufi.thermal.protection.hysteresis import Limits, temperature_limits
 
 Thresholds = tuple[float, float, int, int]
 Condition = Literal["temperature", "unhealthy", "custom"]

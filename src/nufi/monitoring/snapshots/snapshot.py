@@ -16,7 +16,7 @@ from typing import Any, Literal
 from nufi.devices.spec import MetricKey
 from nufi.errors import NufiError
 from nufi.messages import Message
-from nufi.monitoring.attribution import PodHolding
+from nufi.monitoring.snapshots.attribution import PodHolding
 
 # `catalog`: the device type itself cannot be read (e.g. its fetcher is not installed);
 # `plausibility`: a device reported a value no device can have, which is shown as null.
@@ -131,7 +131,7 @@ def said_of(error: NufiError) -> Message | None:
     return Message(error.code, error.params) if error.code else None
 
 
-# The code of the error a snapshot carries when the engine showed its data late (monitoring/lag.py).
+# The code of the error a snapshot carries when the engine showed its data late (monitoring/snapshots/lag.py).
 LAGGING = "metrics_backend.lagging"
 
 

@@ -13,7 +13,7 @@ from nufi.cluster import ClusterState
 from nufi.devices.capacity import Inventory
 from nufi.devices.fetcher import DeviceFetcher
 from nufi.devices.spec import DeviceType
-from nufi.monitoring.attribution import PodHolding, holdings_by_node
+from nufi.monitoring.snapshots.attribution import PodHolding, holdings_by_node
 
 
 @dataclass(frozen=True)

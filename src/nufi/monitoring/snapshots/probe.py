@@ -4,7 +4,7 @@ Exporters attach a dozen labels to every series, and carrying them costs more th
 query, so each expression `E` is asked as `max by (<node>, <device>, <pod>, <namespace>) (E)` when the
 fetcher reads no other labels. That also joins, per instant, the series of a restarted exporter (a new
 `instance`) with those of the old one. Nothing else is added: what a series did before now is
-remembered in memory between evaluations (`nufi.monitoring.freshness`), not asked of Prometheus.
+remembered in memory between evaluations (`nufi.monitoring.snapshots.freshness`), not asked of Prometheus.
 
 The probe keeps count: a query Prometheus could not answer (unreachable, timed out, too large) is
 recorded and answered from memory alone, so the other quantities still arrive; the caller decides
@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Protocol
 
 from nufi.devices.spec import MetricKey
-from nufi.monitoring.freshness import SeriesMemory
+from nufi.monitoring.snapshots.freshness import SeriesMemory
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult
 from nufi.prom.promql import aggregate
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from nufi.devices.spec import DeviceType
-from nufi.monitoring.snapshot import MonitoringError, Snapshot, said_of
+from nufi.monitoring.snapshots.snapshot import MonitoringError, Snapshot, said_of
 from nufi.prom import PrometheusUnavailable
 
 

@@ -4,11 +4,11 @@ whoever shows them."""
 from __future__ import annotations
 
 from nufi.messages import Message
-from nufi.thermal.breaker import BreakerStatus
-from nufi.thermal.conditions import Condition
-from nufi.thermal.hysteresis import Track
-from nufi.thermal.plan import PodDecision
 from nufi.thermal.policy import ThermalPolicy
+from nufi.thermal.protection.breaker import BreakerStatus
+from nufi.thermal.protection.conditions import Condition
+from nufi.thermal.protection.hysteresis import Track
+from nufi.thermal.protection.plan import PodDecision
 
 
 def why(where: Message, track: Track, policy: ThermalPolicy, condition: Condition = "temperature") -> Message:

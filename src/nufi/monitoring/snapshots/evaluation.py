@@ -1,7 +1,7 @@
 """One evaluation of one device type: its expressions at one instant, the cluster's view, a snapshot.
 
 Cost is fixed by construction: one instant query per reported quantity (memory is two), each reduced
-to the mapped labels, one for the time of the type's newest sample (`nufi.monitoring.lag`), and one
+to the mapped labels, one for the time of the type's newest sample (`nufi.monitoring.snapshots.lag`), and one
 read of the cluster (from the watch-fed cache once it serves), whatever
 the number of nodes and devices; everything is joined in memory. Kubernetes and Prometheus are asked
 at the same time.
@@ -17,12 +17,12 @@ from nufi.cluster import ClusterReader
 from nufi.devices.fetcher import DeviceFetcher
 from nufi.devices.spec import DeviceType, MetricKey
 from nufi.errors import DependencyUnavailable
-from nufi.monitoring.assembly import assemble_snapshot
-from nufi.monitoring.cluster_view import ClusterView, view_of
-from nufi.monitoring.freshness import SeriesMemory
-from nufi.monitoring.lag import lagging, measured_lag
-from nufi.monitoring.probe import InstantQueries, ReducedQueries, metrics_of
-from nufi.monitoring.snapshot import MonitoringError, Snapshot, said_of
+from nufi.monitoring.snapshots.assembly import assemble_snapshot
+from nufi.monitoring.snapshots.cluster_view import ClusterView, view_of
+from nufi.monitoring.snapshots.freshness import SeriesMemory
+from nufi.monitoring.snapshots.lag import lagging, measured_lag
+from nufi.monitoring.snapshots.probe import InstantQueries, ReducedQueries, metrics_of
+from nufi.monitoring.snapshots.snapshot import MonitoringError, Snapshot, said_of
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ async def evaluate(
 ) -> Snapshot:
     """The snapshot of `device_type` at `at`; raises PrometheusUnavailable when Prometheus answered
     none of its queries. A query that failed, a cluster that could not be read, or data older than
-    `stale_after_seconds` when read (`nufi.monitoring.lag`) is in `errors`."""
+    `stale_after_seconds` when read (`nufi.monitoring.snapshots.lag`) is in `errors`."""
     probe = ReducedQueries(
         sources.prometheus, memory=memory, now=at, keep_labels=fetcher.labels_read(device_type) or ()
     )

@@ -13,9 +13,9 @@ from nufi.auth import Principal
 from nufi.devices.spec import DeviceType
 from nufi.monitoring import MonitoringService
 from nufi.monitoring.times import parse_instant
-from nufi.thermal.conditions import Condition, conditions_of, limits_for
 from nufi.thermal.policy import ThermalPolicy
-from nufi.thermal.replay import (
+from nufi.thermal.protection.conditions import Condition, conditions_of, limits_for
+from nufi.thermal.protection.replay import (
     BreakerHold,
     Episode,
     NodeReplay,

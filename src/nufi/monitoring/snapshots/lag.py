@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from nufi.devices.spec import DeviceType
 from nufi.health import DependencyStatus, elapsed_ms
 from nufi.messages import Message
-from nufi.monitoring.probe import InstantQueries
-from nufi.monitoring.snapshot import LAGGING, MonitoringError
+from nufi.monitoring.snapshots.probe import InstantQueries
+from nufi.monitoring.snapshots.snapshot import LAGGING, MonitoringError
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable
 from nufi.prom.newest import newest_sample_query
 

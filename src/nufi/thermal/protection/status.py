@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from nufi.messages import Message
-from nufi.thermal.breaker import BreakerStatus
-from nufi.thermal.hysteresis import ThermalState
 from nufi.thermal.policy import ThermalPolicy
+from nufi.thermal.protection.breaker import BreakerStatus
+from nufi.thermal.protection.hysteresis import ThermalState
 
 
 @dataclass(frozen=True)

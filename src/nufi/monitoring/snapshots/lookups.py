@@ -13,7 +13,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
-from nufi.monitoring.refresher import Refresher
+from nufi.monitoring.snapshots.refresher import Refresher
 
 # How long a lookup stands for the catalog in reads that do not wait.
 CATALOG_RECHECK_SECONDS = 1.0

@@ -19,8 +19,8 @@ from collections.abc import Callable, Set
 from typing import Protocol
 
 from nufi.auth import Principal
-from nufi.monitoring.attribution import PodHolding
-from nufi.monitoring.snapshot import DeviceEntry, NodeEntry, Snapshot
+from nufi.monitoring.snapshots.attribution import PodHolding
+from nufi.monitoring.snapshots.snapshot import DeviceEntry, NodeEntry, Snapshot
 
 ANOTHER_PROJECT = "another project"
 

@@ -1,6 +1,6 @@
 """Who a snapshot is shown to, as a value: readers with the same audience see the same masked snapshot.
 
-Masking (`nufi.monitoring.masking`) hides other projects' pod names from non-admins, so a snapshot
+Masking (`nufi.monitoring.snapshots.masking`) hides other projects' pod names from non-admins, so a snapshot
 page is not the same bytes for everyone. But it is the same for everyone who may see the same names:
 an `Audience` names that group (everyone sees everything, nobody sees any name, or a set of hidden
 namespaces), so a page rendered for one reader can be answered to every reader of its audience, and
@@ -13,8 +13,8 @@ from typing import Final, Literal
 
 from nufi.auth import Principal
 from nufi.errors import NufiError
-from nufi.monitoring.masking import NamespaceVisibility, hidden_in, hide_all, mask_snapshot
-from nufi.monitoring.snapshot import Snapshot
+from nufi.monitoring.snapshots.masking import NamespaceVisibility, hidden_in, hide_all, mask_snapshot
+from nufi.monitoring.snapshots.snapshot import Snapshot
 
 # Every name shown; or none, when who may see what cannot be known (the cluster cannot be read).
 SEES_ALL: Final = "all"

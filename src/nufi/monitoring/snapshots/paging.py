@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from nufi.errors import ValidationFailed
-from nufi.monitoring.snapshot import DeviceEntry, NodeEntry, Snapshot
+from nufi.monitoring.snapshots.snapshot import DeviceEntry, NodeEntry, Snapshot
 
 SortKey = Literal["node", "temperature", "utilization", "memory"]
 Order = Literal["asc", "desc"]

@@ -18,10 +18,10 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from nufi.thermal.breaker import hold
-from nufi.thermal.conditions import TRIPPED_STATE, Condition, TrippedState, limits_for
-from nufi.thermal.hysteresis import Limits, start, step
 from nufi.thermal.policy import ThermalPolicy
+from nufi.thermal.protection.breaker import hold
+from nufi.thermal.protection.conditions import TRIPPED_STATE, Condition, TrippedState, limits_for
+from nufi.thermal.protection.hysteresis import Limits, start, step
 
 # A node, or a (node, device) pair with scope `device`.
 ReplayKey = str | tuple[str, str | None]

@@ -1,0 +1,1 @@
+"""The snapshot path: evaluation of a device type's readings, their assembly, paging, masking and refresh."""
