@@ -19,13 +19,11 @@ from nufi.ui.i18n import Translator
 from nufi.ui.parts.workload_forms import (
     FieldErrors,
     accelerator_text,
-    age_cells,
     as_int,
     problem_text,
-    reason_cells,
-    status_cells,
+    workload_cells,
 )
-from nufi.ui.parts.workload_page import KindText, RowButton, WorkloadKind, WorkloadPage
+from nufi.ui.parts.workload_page import RowButton, WorkloadKind, WorkloadPage
 from nufi.ui.skeleton import Visit
 from nufi.workloads.deployments.spec import (
     DEFAULT_PORT,
@@ -111,34 +109,26 @@ class Deployments(WorkloadKind[DeploymentView, _Inputs]):
     form_marker = "deployment-form"
     prefix = "dep"
     create_icon = "rocket_launch"
+    area = "deployments"
+    column_names = COLUMNS
     name_placeholder = "llm-chat"
     buttons = ((RowButton("deployments.action.scale", "tune", "scale"), _ask_scale),)
-
-    def text(self, t: Translator, what: KindText, **params: object) -> str:
-        return t(f"deployments.{what}", **params)
-
-    def columns(self, t: Translator) -> dict[str, str]:
-        return {name: t(f"deployments.column.{name}") for name in COLUMNS}
 
     async def read(self, principal: Principal, project: str) -> Sequence[DeploymentView]:
         return await context.services().deployments.list(principal, project)
 
     def row(self, t: Translator, names: dict[str, str], item: DeploymentView) -> dict[str, Any]:
         nodes = sorted({pod.node for pod in item.pods if pod.node})
-        reason = reason_cells(t, item.reason)
+        cells: dict[str, Any] = workload_cells(t, item.name, item.status, item.reason, item.created_at)
         thermal = [f"{pod.name}: {_thermal(t, pod)}" for pod in item.pods if pod.thermal_reason]
-        if not reason["reason"] and thermal:
-            reason["reason"] = t("deployments.thermal", reason="; ".join(thermal))
-        return {
-            "name": item.name,
-            **status_cells(t, item.status),
+        if not cells["reason"] and thermal:
+            cells["reason"] = t("deployments.thermal", reason="; ".join(thermal))
+        return cells | {
             "ready": f"{item.ready_replicas} / {item.replicas}",
             "replicas": item.replicas,
             "accelerator": accelerator_text(names, item.device_type, item.count),
             "resource_key": item.resource_key,
             "nodes": ", ".join(nodes) or "—",
-            **reason,
-            **age_cells(t, item.created_at),
             "image": item.image,
         }
 

@@ -21,13 +21,11 @@ from nufi.ui.i18n import Translator
 from nufi.ui.parts.workload_forms import (
     FieldErrors,
     accelerator_text,
-    age_cells,
     as_int,
     problem_text,
-    reason_cells,
-    status_cells,
+    workload_cells,
 )
-from nufi.ui.parts.workload_page import KindText, RowButton, WorkloadKind, WorkloadPage
+from nufi.ui.parts.workload_page import RowButton, WorkloadKind, WorkloadPage
 from nufi.ui.skeleton import Visit
 from nufi.workloads.labs import Lab, LabRequest
 from nufi.workloads.labs.model import MAX_STORAGE_GIB
@@ -88,6 +86,8 @@ class Labs(WorkloadKind[Lab, _Inputs]):
     form_marker = "lab-form"
     prefix = "lab"
     create_icon = "science"
+    area = "labs"
+    column_names = COLUMNS
     name_placeholder = "my-notebook"
     buttons = (
         (_OPEN, None),
@@ -95,25 +95,15 @@ class Labs(WorkloadKind[Lab, _Inputs]):
         (RowButton("labs.action.stop", "stop", "stop", look="v-else flat"), _stop),
     )
 
-    def text(self, t: Translator, what: KindText, **params: object) -> str:
-        return t(f"labs.{what}", **params)
-
-    def columns(self, t: Translator) -> dict[str, str]:
-        return {name: t(f"labs.column.{name}") for name in COLUMNS}
-
     async def read(self, principal: Principal, project: str) -> Sequence[Lab]:
         return await context.services().labs.list_labs(principal, project)
 
     def row(self, t: Translator, names: dict[str, str], item: Lab) -> dict[str, Any]:
         accelerator = item.accelerator
-        return {
-            "name": item.name,
+        return workload_cells(t, item.name, item.status, item.reason, item.created_at) | {
             "kind": KIND_NAMES.get(item.kind, item.kind),
-            **status_cells(t, item.status),
             "accelerator": accelerator_text(names, accelerator.device_type, accelerator.count),
             "storage": f"{item.storage_gib} GiB" if item.storage_gib else "—",
-            **reason_cells(t, item.reason),
-            **age_cells(t, item.created_at),
             "url": item.url,
             "stopped": item.status == "Stopped",
             "openable": item.status == "Ready",

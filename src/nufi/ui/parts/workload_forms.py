@@ -210,6 +210,13 @@ def reason_cells(t: Translator, reason: Message | None) -> dict[str, str]:
     return {"reason": t.message(reason.code, reason.params), "reason_source": kubernetes_words(reason) or ""}
 
 
+def workload_cells(
+    t: Translator, name: str, status: str, reason: Message | None, created_at: str | None
+) -> dict[str, str]:
+    """The cells every workload's row has, of either kind: its name, status, reason and age."""
+    return {"name": name, **status_cells(t, status), **reason_cells(t, reason), **age_cells(t, created_at)}
+
+
 class FieldErrors:
     """Errors of one form: a label under each field (`slot`) and one at the top for the rest."""
 

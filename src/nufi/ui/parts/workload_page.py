@@ -95,19 +95,21 @@ class WorkloadKind(ABC, Generic[Item, Inputs]):
     prefix: str  # the create form's markers: "<prefix>-name", "<prefix>-create", ...
     create_icon: str
     name_placeholder: str
+    area: str  # the catalog's area of the kind's texts: "<area>.column.<name>", "<area>.<what>"
+    column_names: tuple[str, ...]
     # The buttons before Delete, each with its action (Delete, last, asks first).
     buttons: tuple[tuple[RowButton, Callable[[WorkloadPage[Item, Inputs], str], Awaitable[None]] | None], ...]
 
-    @abstractmethod
     def columns(self, t: Translator) -> dict[str, str]:
         """Each column's field and its heading, in their order."""
+        return {name: t(f"{self.area}.column.{name}") for name in self.column_names}
 
     @abstractmethod
     async def read(self, principal: Principal, project: str) -> Sequence[Item]: ...
 
-    @abstractmethod
     def text(self, t: Translator, what: KindText, **params: object) -> str:
-        """The kind's own text `what` (`t(f"<area>.{what}")`)."""
+        """The kind's own text `what`."""
+        return t(f"{self.area}.{what}", **params)
 
     @abstractmethod
     def row(self, t: Translator, names: dict[str, str], item: Item) -> dict[str, Any]:

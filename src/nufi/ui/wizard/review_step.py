@@ -4,6 +4,8 @@ edit, over the revision the draft started from; a newer one is a conflict with a
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import TypeVar
 
 from nicegui import ui
 
@@ -19,6 +21,7 @@ from nufi.ui.wizard.draft import (
     IDENTITY_SLOTS,
     MEMORY_SECOND,
     SLOTS,
+    Draft,
     DraftErrors,
     create_payload,
     draft_of,
@@ -31,6 +34,7 @@ from nufi.ui.wizard.draft import (
 from nufi.ui.wizard.form import WizardForm
 
 _log = get_logger("nufi.ui.wizard")
+Payload = TypeVar("Payload")
 
 
 class ReviewStep:
@@ -92,8 +96,11 @@ class ReviewStep:
         # An admin may register a type before its device plugin or exporter is installed; the save
         # then records that the checks were bypassed.
         self.force = ui.checkbox(self.t("wizard.force")).mark("wizard-force")
-        if self.form.editing is not None:
-            self.form.navigation(back=2, forward=self.save_changes, forward_key="wizard.edit_mode.save")
+        editing = self.form.editing
+        if editing is not None:
+            self.form.navigation(
+                back=2, forward=partial(self.save_changes, editing), forward_key="wizard.edit_mode.save"
+            )
         else:
             self.form.navigation(back=2, forward=self.save, forward_key="wizard.save")
 
@@ -101,12 +108,19 @@ class ReviewStep:
     def forced(self) -> bool:
         return self.force is not None and bool(self.force.value)
 
-    async def save(self) -> None:
+    def payload(self, make: Callable[[Draft], Payload]) -> Payload | None:
+        """The draft as the request `make` reads from it, the last errors cleared; None, with the
+        draft's errors beside their fields, when it is not one yet."""
         self.form.clear_errors()
         try:
-            payload = create_payload(self.draft)
+            return make(self.draft)
         except DraftErrors as exc:
             self.form.show_errors(exc.errors)
+            return None
+
+    async def save(self) -> None:
+        payload = self.payload(create_payload)
+        if payload is None:
             return
         try:
             outcome = await context.services().catalog.create(
@@ -122,16 +136,11 @@ class ReviewStep:
             return
         await self.saved(self.t("wizard.saved", name=outcome.device_type.name))
 
-    async def save_changes(self) -> None:
-        """The edit, over the revision the draft started from; a newer one is a conflict with a Reload."""
-        editing = self.form.editing
-        if editing is None:
-            return
-        self.form.clear_errors()
-        try:
-            payload = update_payload(self.draft)
-        except DraftErrors as exc:
-            self.form.show_errors(exc.errors)
+    async def save_changes(self, editing: str) -> None:
+        """The edit of type `editing`, over the revision the draft started from; a newer one is a
+        conflict with a Reload."""
+        payload = self.payload(update_payload)
+        if payload is None:
             return
         outcome: SaveOutcome
         try:
@@ -140,13 +149,13 @@ class ReviewStep:
             )
         except Conflict as exc:
             if "current_revision" in exc.extra:
-                self.say_stale(exc.extra["current_revision"])
+                self.say_stale(editing, exc.extra["current_revision"])
             else:
                 self.form.show_errors(service_errors(exc))
             return
         except NufiError as exc:
             self.form.show_errors(service_errors(exc))
-            self.offer_unchecked(exc, self.save_changes)
+            self.offer_unchecked(exc, partial(self.save_changes, editing))
             return
         except Exception:
             _log.exception("saving an edited device type from the wizard failed", device_type=editing)
@@ -189,22 +198,21 @@ class ReviewStep:
         ui.notify(message, type="positive")
         ui.navigate.to(DEVICES_PATH)
 
-    def say_stale(self, current: object) -> None:
+    def say_stale(self, editing: str, current: object) -> None:
         if self.form.top is None:
             return
         with self.form.top, ui.column().classes("w-full gap-1").mark("edit-stale"):
             ui.label(
                 self.t("wizard.edit_mode.stale", current=current, started=started_revision(self.draft))
             ).classes(render.ERROR_CLASSES).mark("edit-stale-message")
-            ui.button(self.t("wizard.edit_mode.reload"), icon="refresh", on_click=self.reload_stored).props(
-                "outline no-caps"
-            ).mark("edit-reload")
+            ui.button(
+                self.t("wizard.edit_mode.reload"),
+                icon="refresh",
+                on_click=partial(self.reload_stored, editing),
+            ).props("outline no-caps").mark("edit-reload")
 
-    async def reload_stored(self) -> None:
+    async def reload_stored(self, editing: str) -> None:
         """The stored type, read again into this draft (their changes win), at this step again."""
-        editing = self.form.editing
-        if editing is None:
-            return
         self.form.clear_errors()
         try:
             stored = await context.services().catalog.get(self.visitor.principal, editing)
