@@ -6,7 +6,7 @@ import dataclasses
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Query
 
 from nufi.alerts.firing import FiringAlert
 from nufi.alerts.service import AlertService, ThresholdsEntry
@@ -16,15 +16,10 @@ from nufi.api.auth import ADMIN_RESPONSES, AUTH_RESPONSES, AdminPrincipal, Curre
 from nufi.api.problems import current_language
 from nufi.api.schemas.alerts import AlertList, AlertView, RulesStatusView, ThresholdsView
 from nufi.api.schemas.problem import NOT_FOUND, problem
-from nufi.api.services import get_services
+from nufi.api.services import service
 from nufi.messages import Language, MessageModel
 
-
-def get_alerts(request: Request) -> AlertService:
-    return get_services(request).alerts
-
-
-Alerts = Annotated[AlertService, Depends(get_alerts)]
+Alerts = Annotated[AlertService, service(lambda services: services.alerts)]
 
 router = APIRouter(prefix="/api/v1/alerts", tags=["alerts"], responses=AUTH_RESPONSES)
 admin_router = APIRouter(prefix="/api/v1/admin/devices", tags=["admin"], responses=ADMIN_RESPONSES)

@@ -4,21 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request, Response, status
+from fastapi import Response, status
 
 from nufi.api.auth import CurrentPrincipal
 from nufi.api.projects import creating, deleting, located, workload_router
 from nufi.api.schemas.workloads import DeploymentDetail, DeploymentList
-from nufi.api.services import get_services
+from nufi.api.services import service
 from nufi.workloads.deployments.service import DeploymentService
 from nufi.workloads.deployments.spec import DeploymentCreate, ReplicasPatch
 
-
-def get_deployments(request: Request) -> DeploymentService:
-    return get_services(request).deployments
-
-
-Deployments = Annotated[DeploymentService, Depends(get_deployments)]
+Deployments = Annotated[DeploymentService, service(lambda services: services.deployments)]
 router = workload_router("deployments")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Depends, Query, Request, Response, status
+from fastapi import APIRouter, Depends, Query, Response, status
 
 from nufi.api.auth import ADMIN_RESPONSES, AUTH_RESPONSES, AdminPrincipal, CurrentPrincipal
 from nufi.api.schemas.problem import CONFLICT, NOT_FOUND, ResponseDocs, problem
@@ -17,7 +17,7 @@ from nufi.api.schemas.workloads import (
     ProjectList,
     ProjectView,
 )
-from nufi.api.services import get_services
+from nufi.api.services import service
 from nufi.workloads.accelerators import AcceleratorService
 from nufi.workloads.projects.service import Project, ProjectService
 
@@ -25,16 +25,8 @@ FORBIDDEN = problem("Not a member of this project (answered whether the project 
 PROJECT_RESPONSES: ResponseDocs = {**AUTH_RESPONSES, 403: FORBIDDEN, 404: NOT_FOUND}
 
 
-def get_projects(request: Request) -> ProjectService:
-    return get_services(request).projects
-
-
-def get_accelerators(request: Request) -> AcceleratorService:
-    return get_services(request).accelerators
-
-
-Projects = Annotated[ProjectService, Depends(get_projects)]
-Accelerators = Annotated[AcceleratorService, Depends(get_accelerators)]
+Projects = Annotated[ProjectService, service(lambda services: services.projects)]
+Accelerators = Annotated[AcceleratorService, service(lambda services: services.accelerators)]
 
 
 async def project_access(project: str, principal: CurrentPrincipal, projects: Projects) -> Project:

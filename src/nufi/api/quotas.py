@@ -4,23 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter
 
 from nufi.api.auth import ADMIN_RESPONSES, AUTH_RESPONSES, AdminPrincipal, CurrentPrincipal
 from nufi.api.projects import PROJECT_RESPONSES, ProjectAccess
 from nufi.api.schemas.problem import CONFLICT, NOT_FOUND
 from nufi.api.schemas.quotas import QuotaView
-from nufi.api.services import get_services
+from nufi.api.services import service
 from nufi.workloads.quotas.request import QuotaRequest
 from nufi.workloads.quotas.room import QUOTA_NAME
 from nufi.workloads.quotas.service import QuotaService
 
-
-def get_quotas(request: Request) -> QuotaService:
-    return get_services(request).quotas
-
-
-Quotas = Annotated[QuotaService, Depends(get_quotas)]
+Quotas = Annotated[QuotaService, service(lambda services: services.quotas)]
 
 admin_router = APIRouter(prefix="/api/v1/admin/projects", tags=["admin"], responses=ADMIN_RESPONSES)
 router = APIRouter(prefix="/api/v1/projects", tags=["projects"], responses=AUTH_RESPONSES)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from fastapi import Request
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Depends, Request
 
 from nufi.api.snapshot_pages import RenderedPages
 from nufi.config import Settings
 from nufi.devices.catalog import DeviceCatalog
-from nufi.monitoring import MonitoringService
+from nufi.monitoring.service import MonitoringService
 from nufi.services import Services
 
 
@@ -22,6 +25,18 @@ def get_services(request: Request) -> Services:
         # Only reachable when an app is driven without its lifespan, e.g. a bare ASGI transport.
         raise RuntimeError("NuFi services are not started; run the app with its lifespan")
     return services
+
+
+_Service = TypeVar("_Service")
+
+
+def service(pick: Callable[[Services], _Service]) -> Any:
+    """A dependency answering the one service of the lifespan's that `pick` names, for `Annotated`."""
+
+    def dependency(services: Annotated[Services, Depends(get_services)]) -> _Service:
+        return pick(services)
+
+    return Depends(dependency)
 
 
 def get_catalog(request: Request) -> DeviceCatalog:
