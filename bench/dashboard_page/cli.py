@@ -18,7 +18,7 @@ from bench.dashboard_page.memory import OPEN_PAGES, memory_per_page
 from bench.dashboard_page.pages import USERNAME, sign_in, time_to_content
 from bench.dashboard_page.server import World, serving
 from nufi.logging import configure_logging
-from nufi.monitoring import MonitoringSettings
+from nufi.monitoring.settings import MonitoringSettings
 from nufi_sandbox.sandbox.components import REALM_FILE
 
 

@@ -22,8 +22,10 @@ from nufi.db import Database
 from nufi.devices.catalog import DeviceCatalog
 from nufi.devices.fetcher_registry import FetcherRegistry
 from nufi.devices.presets import official_preset
-from nufi.monitoring import MonitoringService, MonitoringSettings, Snapshot
+from nufi.monitoring.service import MonitoringService
+from nufi.monitoring.settings import MonitoringSettings
 from nufi.monitoring.snapshots.paging import page_snapshot, parse_page_query
+from nufi.monitoring.snapshots.snapshot import Snapshot
 from nufi.prom import PrometheusGateway
 
 COLD_RUNS = 7

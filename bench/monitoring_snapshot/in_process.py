@@ -13,7 +13,8 @@ from nufi.cluster.cache import ClusterCache
 from nufi.db import Database
 from nufi.devices.catalog import DeviceCatalog
 from nufi.devices.fetcher_registry import FetcherRegistry
-from nufi.monitoring import MonitoringService, MonitoringSettings
+from nufi.monitoring.service import MonitoringService
+from nufi.monitoring.settings import MonitoringSettings
 from nufi.prom import PrometheusGateway
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from bench.common.gpu_world import GpuWorld
 from nufi.auth import Principal
 from nufi.config import Settings
-from nufi.monitoring import MonitoringSettings
+from nufi.monitoring.settings import MonitoringSettings
 from nufi_sandbox.idp.launcher import IdentityProviderProcess
 from nufi_sandbox.prometheus import PrometheusServer
 

@@ -19,7 +19,7 @@ from nufi.alerts.sync import RuleSync
 from nufi.auth.web_sessions import WebSessions
 from nufi.devices.catalog import DeviceCatalog
 from nufi.logging import get_logger
-from nufi.monitoring import MonitoringService
+from nufi.monitoring.service import MonitoringService
 from nufi.thermal.service import ThermalService
 from nufi.workloads.labs import LabService
 from nufi.workloads.quotas.service import QuotaService

@@ -35,7 +35,8 @@ from nufi.devices.fetcher_registry import FetcherRegistry
 from nufi.events import Events, Parts, wire
 from nufi.health import DependencyCheck, Readiness
 from nufi.logging import get_logger
-from nufi.monitoring import MonitoringService, MonitoringSettings
+from nufi.monitoring.service import MonitoringService
+from nufi.monitoring.settings import MonitoringSettings
 from nufi.monitoring.snapshots.lag import LagCheck
 from nufi.packs.service import PackService
 from nufi.prom import PrometheusGateway

@@ -6,7 +6,9 @@ from typing import Any
 
 from nufi.api.schemas.monitoring import OverviewView, SnapshotView
 from nufi.api.schemas.monitoring_range import RangeView
-from nufi.monitoring import Overview, RangeResult, Snapshot
+from nufi.monitoring.ranges.result import RangeResult
+from nufi.monitoring.snapshots.overview import Overview
+from nufi.monitoring.snapshots.snapshot import Snapshot
 
 
 def as_json(result: Snapshot | Overview | RangeResult) -> dict[str, Any]:

@@ -27,8 +27,8 @@ from prometheus_client.registry import Collector
 from nufi.alerts.service import AlertService
 from nufi.api.snapshot_pages import RenderedPages
 from nufi.background.board import Background, JobReport
-from nufi.monitoring import MonitoringService
 from nufi.monitoring.contracts import TypeStats
+from nufi.monitoring.service import MonitoringService
 from nufi.thermal.protection.controller import ThermalController
 
 THERMAL_STATES = ("normal", "hot", "stale")

@@ -25,9 +25,9 @@ from nufi.api.schemas.problem import NOT_FOUND, ResponseDocs, problem
 from nufi.api.services import get_monitoring, get_snapshot_pages
 from nufi.api.snapshot_pages import RenderedPages
 from nufi.errors import NufiError
-from nufi.monitoring import MonitoringService
 from nufi.monitoring.contracts import StreamItem
 from nufi.monitoring.ranges.request import MAX_POINTS, MAX_SERIES_LIMIT, MIN_POINTS, RangeQuery
+from nufi.monitoring.service import MonitoringService
 from nufi.monitoring.snapshots.paging import MAX_PAGE_NODES, PageQuery, page_snapshot, parse_page_query
 
 router = APIRouter(prefix="/api/v1/monitoring", tags=["monitoring"], responses=AUTH_RESPONSES)

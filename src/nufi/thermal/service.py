@@ -20,7 +20,7 @@ from nufi.devices.catalog import DeviceCatalog
 from nufi.devices.spec import LabelsDraft, MetricsDraft
 from nufi.errors import NotFound, ValidationFailed
 from nufi.messages import Message, MessageModel
-from nufi.monitoring import MonitoringService
+from nufi.monitoring.service import MonitoringService
 from nufi.thermal.effective import PolicyEntry, StoredPolicies
 from nufi.thermal.history.records import ThermalEvent, ThermalRecords
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy

@@ -8,7 +8,7 @@ import pytest
 
 from nufi.config import load_settings
 from nufi.errors import ValidationFailed
-from nufi.monitoring import MonitoringSettings
+from nufi.monitoring.settings import MonitoringSettings
 
 pytestmark = pytest.mark.usefixtures("clean_env")
 

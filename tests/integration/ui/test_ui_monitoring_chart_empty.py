@@ -12,10 +12,11 @@ from nicegui.testing import User
 
 from nufi.auth import Principal
 from nufi.devices.presets import OFFICIAL_PRESETS
-from nufi.monitoring import Overview, RangeRequest, RangeResult, RangeSeries, Snapshot
-from nufi.monitoring.snapshots.overview import OverviewRow
+from nufi.monitoring.ranges.request import RangeRequest
+from nufi.monitoring.ranges.result import RangeResult, RangeSeries
+from nufi.monitoring.snapshots.overview import Overview, OverviewRow
 from nufi.monitoring.snapshots.paging import PageQuery, SnapshotPage
-from nufi.monitoring.snapshots.snapshot import Summary
+from nufi.monitoring.snapshots.snapshot import Snapshot, Summary
 from support.polling import eventually
 
 from .wizard_world import as_, attached_services

@@ -14,11 +14,10 @@ from nicegui.testing import User
 
 from nufi.auth import Principal
 from nufi.devices.presets import OFFICIAL_PRESETS
-from nufi.monitoring import Overview, Snapshot
 from nufi.monitoring.snapshots.lag import lagging
-from nufi.monitoring.snapshots.overview import OverviewRow
+from nufi.monitoring.snapshots.overview import Overview, OverviewRow
 from nufi.monitoring.snapshots.paging import PageQuery, SnapshotPage
-from nufi.monitoring.snapshots.snapshot import Summary
+from nufi.monitoring.snapshots.snapshot import Snapshot, Summary
 from support.polling import eventually
 
 from .wizard_world import as_, attached_services

@@ -20,9 +20,11 @@ from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.devices.official.nvidia import PRESET, DcgmFetcher
 from nufi.devices.spec import DeviceType
 from nufi.errors import NotFound
-from nufi.monitoring import MonitoringService, MonitoringSettings, Snapshot
+from nufi.monitoring.service import MonitoringService
+from nufi.monitoring.settings import MonitoringSettings
 from nufi.monitoring.snapshots.freshness import SeriesMemory
 from nufi.monitoring.snapshots.probe import ReducedQueries
+from nufi.monitoring.snapshots.snapshot import Snapshot
 from nufi.prom import PrometheusGateway, PrometheusQueryRejected
 from nufi.prom.budgets import subquery_points_problem
 from nufi.thermal.protection.temperatures import temperatures

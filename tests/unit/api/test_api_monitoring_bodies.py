@@ -14,21 +14,19 @@ from nufi.api.schemas.monitoring import OverviewView, SnapshotView
 from nufi.api.schemas.monitoring_range import RangeView
 from nufi.devices.official.nvidia import PRESET as NVIDIA
 from nufi.messages import Message
-from nufi.monitoring import (
+from nufi.monitoring.ranges.request import RangeRequest
+from nufi.monitoring.ranges.result import RangeResult, RangeSeries
+from nufi.monitoring.snapshots.attribution import PodHolding
+from nufi.monitoring.snapshots.overview import Overview, OverviewRow
+from nufi.monitoring.snapshots.snapshot import (
     DeviceEntry,
     MonitoringError,
     NodeEntry,
     NotReporting,
-    Overview,
-    OverviewRow,
-    RangeRequest,
-    RangeResult,
-    RangeSeries,
     Snapshot,
     StaleMetric,
     Summary,
 )
-from nufi.monitoring.snapshots.attribution import PodHolding
 
 NOW = 1_700_000_000.0
 BUSY = DeviceEntry("0", 87.5, 31457280000.4, 85304115200.6, 71.0, 245.5, "trainer", "ml", health="ok")

@@ -21,9 +21,10 @@ from nufi.auth.principal import Principal
 from nufi.config import Settings
 from nufi.devices.official.nvidia import PRESET as NVIDIA
 from nufi.errors import NotFound
-from nufi.monitoring import DeviceEntry, NodeEntry, Overview, OverviewRow, Snapshot, Summary
 from nufi.monitoring.contracts import PageRead
+from nufi.monitoring.snapshots.overview import Overview, OverviewRow
 from nufi.monitoring.snapshots.paging import PageQuery, page_snapshot
+from nufi.monitoring.snapshots.snapshot import DeviceEntry, NodeEntry, Snapshot, Summary
 from support.asgi import serving
 from support.etag import weak_tag
 from support.nufi_app import MEMORY_DATABASE

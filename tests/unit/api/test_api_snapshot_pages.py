@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from nufi.api.conditional import entity_tag
 from nufi.api.schemas.monitoring import SnapshotPageView
 from nufi.api.snapshot_pages import PageKey, RenderedPages, render
-from nufi.monitoring import DeviceEntry, NodeEntry, Snapshot, Summary
 from nufi.monitoring.contracts import PageRead
 from nufi.monitoring.snapshots.audience import SEES_ALL
 from nufi.monitoring.snapshots.paging import PageQuery, page_snapshot
+from nufi.monitoring.snapshots.snapshot import DeviceEntry, NodeEntry, Snapshot, Summary
 
 NOW = 1_700_000_000.0
 

@@ -14,7 +14,8 @@ from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.devices.spec import DeviceType
 from nufi.errors import DependencyUnavailable
-from nufi.monitoring import MonitoringService, MonitoringSettings
+from nufi.monitoring.service import MonitoringService
+from nufi.monitoring.settings import MonitoringSettings
 from nufi.monitoring.snapshots import lookups
 from nufi.monitoring.snapshots.audience import SEES_ALL, SEES_NONE
 from nufi.monitoring.snapshots.paging import PageQuery

@@ -19,7 +19,10 @@ from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.config import Settings
 from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.errors import ValidationFailed
-from nufi.monitoring import MonitoringService, MonitoringSettings, RangeQuery, RangeResult
+from nufi.monitoring.ranges.request import RangeQuery
+from nufi.monitoring.ranges.result import RangeResult
+from nufi.monitoring.service import MonitoringService
+from nufi.monitoring.settings import MonitoringSettings
 from support.asgi import serving
 from support.nufi_app import MEMORY_DATABASE
 

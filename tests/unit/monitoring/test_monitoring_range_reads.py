@@ -13,8 +13,10 @@ from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.devices.spec import DeviceType
 from nufi.errors import ValidationFailed
-from nufi.monitoring import MonitoringService, MonitoringSettings, RangeQuery
+from nufi.monitoring.ranges.request import RangeQuery
 from nufi.monitoring.ranges.result import RangeSeries
+from nufi.monitoring.service import MonitoringService
+from nufi.monitoring.settings import MonitoringSettings
 from nufi.prom import QueryResult, Series
 
 from .range_helpers import LPU, parse

@@ -12,7 +12,10 @@ from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.devices.spec import DeviceType
 from nufi.errors import NotFound, Unauthorized
-from nufi.monitoring import MonitoringService, MonitoringSettings, RangeQuery, Snapshot
+from nufi.monitoring.ranges.request import RangeQuery
+from nufi.monitoring.service import MonitoringService
+from nufi.monitoring.settings import MonitoringSettings
+from nufi.monitoring.snapshots.snapshot import Snapshot
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, QueryResult, Sample
 from support.bodies import as_json
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from nufi.config import Settings, env_name, load_settings
 from nufi.errors import ValidationFailed
-from nufi.monitoring import MonitoringSettings
+from nufi.monitoring.settings import MonitoringSettings
 
 pytestmark = pytest.mark.usefixtures("clean_env")
 

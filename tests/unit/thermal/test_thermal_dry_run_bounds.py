@@ -15,8 +15,9 @@ from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.devices.metric_checks import enforce_query_bounds
 from nufi.devices.spec import DeviceType, MetricKey, MetricsDraft
 from nufi.errors import ValidationFailed
-from nufi.monitoring import MonitoringService, MonitoringSettings
 from nufi.monitoring.ranges.request import points_between
+from nufi.monitoring.service import MonitoringService
+from nufi.monitoring.settings import MonitoringSettings
 from nufi.prom import QueryResult, Series
 from nufi.prom.gateway import AdminQueryLimits
 from nufi.thermal.policy import ThermalPolicy

@@ -10,8 +10,9 @@ from nufi.auth import Principal
 from nufi.cluster import ClusterGateway, ClusterReader
 from nufi.devices.fetcher_registry import FetcherRegistry, builtin_fetchers
 from nufi.devices.spec import DeviceType
-from nufi.monitoring import MonitoringService, MonitoringSettings
 from nufi.monitoring.ranges.request import PROMETHEUS_MAX_POINTS, points_between
+from nufi.monitoring.service import MonitoringService
+from nufi.monitoring.settings import MonitoringSettings
 from nufi.prom import QueryResult, Series
 
 T = 1_700_000_000.0

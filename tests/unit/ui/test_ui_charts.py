@@ -10,7 +10,9 @@ import pytest
 
 from nufi.auth import Principal
 from nufi.messages.catalog import Language
-from nufi.monitoring import MonitoringService, RangeQuery, RangeRequest, RangeResult, RangeSeries
+from nufi.monitoring.ranges.request import RangeQuery, RangeRequest
+from nufi.monitoring.ranges.result import RangeResult, RangeSeries
+from nufi.monitoring.service import MonitoringService
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.charts import CHART_POINTS, MAX_SERIES, chart_options, read_chart
 

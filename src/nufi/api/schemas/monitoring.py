@@ -12,9 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, computed_fie
 
 from nufi.api.schemas.values import Instant, MaybeBytes
 from nufi.devices.spec import DeviceKind, MetricKey
-from nufi.monitoring import MonitoringError, Overview, OverviewRow, Snapshot
+from nufi.monitoring.snapshots.overview import Overview, OverviewRow
 from nufi.monitoring.snapshots.paging import SnapshotPage
-from nufi.monitoring.snapshots.snapshot import ErrorSource, Health
+from nufi.monitoring.snapshots.snapshot import ErrorSource, Health, MonitoringError, Snapshot
 
 
 class _FromDomain(BaseModel):

@@ -1,4 +1,4 @@
-"""Response body of a monitoring time range, built from a `nufi.monitoring.RangeResult`.
+"""Response body of a monitoring time range, built from a `nufi.monitoring.ranges.result.RangeResult`.
 
 A point is `[unix seconds, value]`. Memory series carry `used` and `total` in whole bytes; the other
 metrics carry `values` in their unit. `start` and `end` are the window answered: the one asked, aligned
@@ -11,9 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nufi.api.schemas.monitoring import MonitoringErrorView
 from nufi.api.schemas.values import Bytes, Instant
-from nufi.monitoring import RangeResult, RangeSeries
 from nufi.monitoring.ranges.request import Grouping, RangeMetric
-from nufi.monitoring.ranges.result import UNITS
+from nufi.monitoring.ranges.result import UNITS, RangeResult, RangeSeries
 
 
 class _View(BaseModel):

@@ -27,7 +27,7 @@ from nufi.devices.spec import Labels
 from nufi.errors import NufiError
 from nufi.logging import get_logger
 from nufi.messages import Message
-from nufi.monitoring import MonitoringService
+from nufi.monitoring.service import MonitoringService
 from nufi.prom import PrometheusGateway
 from nufi.thermal.history.breaker_events import BreakerAnnouncements
 from nufi.thermal.history.records import ThermalRecords

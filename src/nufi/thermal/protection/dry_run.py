@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from nufi.auth import Principal
 from nufi.devices.spec import DeviceType
-from nufi.monitoring import MonitoringService
+from nufi.monitoring.service import MonitoringService
 from nufi.monitoring.times import parse_instant
 from nufi.thermal.policy import ThermalPolicy
 from nufi.thermal.protection.conditions import Condition, conditions_of, limits_for

@@ -19,9 +19,10 @@ from typing import Any
 from nicegui import ui
 
 from nufi.errors import NufiError
-from nufi.monitoring import Overview, Snapshot
 from nufi.monitoring.snapshots.masking import ANOTHER_PROJECT
+from nufi.monitoring.snapshots.overview import Overview
 from nufi.monitoring.snapshots.paging import PageQuery
+from nufi.monitoring.snapshots.snapshot import Snapshot
 from nufi.ui import context
 from nufi.ui.format import celsius, memory, percent, watts
 from nufi.ui.i18n import Translator

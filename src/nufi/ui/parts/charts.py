@@ -16,7 +16,9 @@ from nicegui import ui
 
 from nufi.auth import Principal
 from nufi.errors import NufiError
-from nufi.monitoring import MonitoringService, RangeQuery, RangeResult
+from nufi.monitoring.ranges.request import RangeQuery
+from nufi.monitoring.ranges.result import RangeResult
+from nufi.monitoring.service import MonitoringService
 from nufi.ui import context
 from nufi.ui.i18n import Translator
 

@@ -33,7 +33,7 @@ from nufi.cluster.objects import SERVICE, KubeObjects
 from nufi.cluster.workload_apply import Write, apply_workload, refused_as
 from nufi.db.intents import Intent
 from nufi.errors import Conflict, NotFound, ValidationFailed
-from nufi.monitoring import MonitoringService
+from nufi.monitoring.service import MonitoringService
 from nufi.workloads.accelerators import AcceleratorService
 from nufi.workloads.deployments.reading import (
     accelerator_of,

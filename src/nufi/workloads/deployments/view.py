@@ -17,7 +17,7 @@ from nufi.auth import Principal
 from nufi.cluster.kube_rest import Json
 from nufi.errors import NufiError
 from nufi.messages import Message
-from nufi.monitoring import MonitoringService
+from nufi.monitoring.service import MonitoringService
 from nufi.workloads.accelerators import AcceleratorService, Placement
 from nufi.workloads.deployments.reading import accelerator_of, first_container, port_of
 from nufi.workloads.deployments.status import PodState, Status, deployment_status, pod_state
