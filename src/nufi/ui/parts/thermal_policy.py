@@ -66,7 +66,6 @@ class PolicyCard:
 
     def _fields(self, policy: ThermalPolicy) -> None:
         t = self.t
-        seconds = t("thermal.unit.seconds")
         with ui.row().classes("items-end gap-4 flex-wrap"):
             self.enabled = ui.switch(t("thermal.field.enabled"), value=policy.enabled)
             self.trip = ui.number(
@@ -75,16 +74,8 @@ class PolicyCard:
             self.resume = ui.number(
                 t("thermal.field.resume_celsius"), value=policy.resume_celsius, suffix="°C"
             )
-            self.trip_hold = ui.number(
-                t("thermal.field.trip_hold_seconds"),
-                value=policy.trip_hold_seconds,
-                suffix=seconds,
-            )
-            self.resume_hold = ui.number(
-                t("thermal.field.resume_hold_seconds"),
-                value=policy.resume_hold_seconds,
-                suffix=seconds,
-            )
+            self.trip_hold = self._seconds("thermal.field.trip_hold_seconds", policy.trip_hold_seconds)
+            self.resume_hold = self._seconds("thermal.field.resume_hold_seconds", policy.resume_hold_seconds)
             self.scope = ui.select(
                 {"node": t("thermal.scope.node"), "device": t("thermal.scope.device")},
                 value=policy.scope,
@@ -127,26 +118,20 @@ class PolicyCard:
     def _unhealthy_fields(self, unhealthy: UnhealthyCondition) -> None:
         """Beyond temperature: devices the plugin reports unhealthy."""
         t = self.t
-        seconds = t("thermal.unit.seconds")
         with ui.row().classes("items-end gap-4 flex-wrap"):
             self.unhealthy = ui.switch(t("thermal.field.unhealthy"), value=unhealthy.enabled).props(
                 f'data-testid="thermal-unhealthy-{self.device_type}"'
             )
-            self.unhealthy_trip = ui.number(
-                t("thermal.field.unhealthy_trip_hold"),
-                value=unhealthy.trip_hold_seconds,
-                suffix=seconds,
+            self.unhealthy_trip = self._seconds(
+                "thermal.field.unhealthy_trip_hold", unhealthy.trip_hold_seconds
             )
-            self.unhealthy_resume = ui.number(
-                t("thermal.field.unhealthy_resume_hold"),
-                value=unhealthy.resume_hold_seconds,
-                suffix=seconds,
+            self.unhealthy_resume = self._seconds(
+                "thermal.field.unhealthy_resume_hold", unhealthy.resume_hold_seconds
             )
 
     def _custom_fields(self, own: CustomCondition) -> None:
         """The policy's own condition: an expression of the admin's, checked live when saved."""
         t = self.t
-        seconds = t("thermal.unit.seconds")
         with ui.row().classes("items-end gap-4 flex-wrap"):
             self.custom = ui.switch(t("thermal.field.custom"), value=own.enabled).props(
                 f'data-testid="thermal-custom-{self.device_type}"'
@@ -169,11 +154,9 @@ class PolicyCard:
             )
             self.custom_trip = ui.number(t("thermal.field.custom_trip_at"), value=own.trip_at)
             self.custom_resume = ui.number(t("thermal.field.custom_resume_at"), value=own.resume_at)
-            self.custom_trip_hold = ui.number(
-                t("thermal.field.trip_hold_seconds"), value=own.trip_hold_seconds, suffix=seconds
-            )
-            self.custom_resume_hold = ui.number(
-                t("thermal.field.resume_hold_seconds"), value=own.resume_hold_seconds, suffix=seconds
+            self.custom_trip_hold = self._seconds("thermal.field.trip_hold_seconds", own.trip_hold_seconds)
+            self.custom_resume_hold = self._seconds(
+                "thermal.field.resume_hold_seconds", own.resume_hold_seconds
             )
 
     def _breaker_fields(self, breaker: Breaker) -> None:
@@ -194,6 +177,10 @@ class PolicyCard:
                 value=_percent(breaker.max_replica_share),
                 suffix="%",
             ).classes("min-w-[20rem]")
+
+    def _seconds(self, key: str, value: float) -> ui.number:
+        """A hold's field: a number of seconds."""
+        return ui.number(self.t(key), value=value, suffix=self.t("thermal.unit.seconds"))
 
     def _heading(self, entry: PolicyEntry) -> str:
         return f"{self.name} · {self.t(f'thermal.source.{entry.source}')}"
