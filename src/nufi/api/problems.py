@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
@@ -63,6 +64,64 @@ def current_language() -> Language:
     return _language.get()
 
 
+@dataclass(frozen=True)
+class ProblemKind:
+    """One kind of problem a part answers with; `title` is the English headline for a type the catalog
+    has none for. What differs per answer (the request, the sentence's params, extra members) is given
+    to `response` or `body`."""
+
+    status: int
+    type: str
+    code: str
+    title: str | None = None
+
+    def response(
+        self,
+        request_id: str | None = None,
+        *,
+        params: Mapping[str, object] | None = None,
+        headers: Mapping[str, str] | None = None,
+        extra: Mapping[str, object] | None = None,
+        language: Language | None = None,
+    ) -> ProblemResponse:
+        body = self.body(request_id, params=params, extra=extra, language=language)
+        return ProblemResponse(body, status_code=self.status, headers=dict(headers or {}))
+
+    def body(
+        self,
+        request_id: str | None = None,
+        *,
+        params: Mapping[str, object] | None = None,
+        extra: Mapping[str, object] | None = None,
+        language: Language | None = None,
+    ) -> dict[str, Any]:
+        """The body: its sentence is `code` from the catalogs, filled from `extra` and `params`."""
+        language = language or current_language()
+        values = {
+            key: value for key, value in {**(extra or {}), **(params or {})}.items() if value is not None
+        }
+        template = CATALOG[language][self.code]
+        # `params` holds what the sentence names and the caller's own params; the other extra members
+        # stand in the body on their own.
+        wanted = fields_of(template) | set(params or {})
+        named = {key: value for key, value in values.items() if key in wanted}
+        body: dict[str, Any] = {
+            "type": self.type,
+            "title": title_of(language, self.type, self.title or _phrase(self.status)),
+            "status": self.status,
+            "detail": render(language, self.code, values),
+            "code": self.code,
+            "params": jsonable_encoder(Message(self.code, named).to_data()["params"]),
+        }
+        for key, value in (extra or {}).items():
+            # Extra members describe the problem; they may not rewrite its core members.
+            if key not in _CORE_MEMBERS and value is not None:
+                body[key] = jsonable_encoder(value)
+        if request_id is not None:
+            body["request_id"] = request_id
+        return body
+
+
 def problem_response(
     *,
     status: int,
@@ -75,54 +134,9 @@ def problem_response(
     extra: Mapping[str, object] | None = None,
     language: Language | None = None,
 ) -> ProblemResponse:
-    """A problem answer whose sentence is `code` from the catalogs, filled from `extra` and `params`.
-    `title` is the English headline for a type the catalog has none for."""
-    body = problem_body(
-        status=status,
-        type=type,
-        code=code,
-        params=params,
-        title=title,
-        request_id=request_id,
-        extra=extra,
-        language=language,
-    )
-    return ProblemResponse(body, status_code=status, headers=dict(headers or {}))
-
-
-def problem_body(
-    *,
-    status: int,
-    type: str,
-    code: str,
-    params: Mapping[str, object] | None = None,
-    title: str | None = None,
-    request_id: str | None = None,
-    extra: Mapping[str, object] | None = None,
-    language: Language | None = None,
-) -> dict[str, Any]:
-    language = language or current_language()
-    values = {key: value for key, value in {**(extra or {}), **(params or {})}.items() if value is not None}
-    template = CATALOG[language][code]
-    # `params` holds what the sentence names and the caller's own params; the other extra members
-    # stand in the body on their own.
-    wanted = fields_of(template) | set(params or {})
-    named = {key: value for key, value in values.items() if key in wanted}
-    body: dict[str, Any] = {
-        "type": type,
-        "title": title_of(language, type, title or _phrase(status)),
-        "status": status,
-        "detail": render(language, code, values),
-        "code": code,
-        "params": jsonable_encoder(Message(code, named).to_data()["params"]),
-    }
-    for key, value in (extra or {}).items():
-        # Extra members describe the problem; they may not rewrite its core members.
-        if key not in _CORE_MEMBERS and value is not None:
-            body[key] = jsonable_encoder(value)
-    if request_id is not None:
-        body["request_id"] = request_id
-    return body
+    """A problem answer of a kind named in place (`ProblemKind.response` for one named once)."""
+    kind = ProblemKind(status, type, code, title)
+    return kind.response(request_id, params=params, headers=headers, extra=extra, language=language)
 
 
 def _phrase(status: int) -> str:
@@ -134,15 +148,8 @@ def _phrase(status: int) -> str:
 
 def error_body(error: NufiError, request_id: str | None = None) -> dict[str, Any]:
     """The problem body of a domain error, for answers that are not a response of their own (events)."""
-    return problem_body(
-        status=error.status,
-        type=error.type,
-        code=error.code,
-        params=error.own_params,
-        title=error.title,
-        request_id=request_id,
-        extra=error.extra,
-    )
+    kind = ProblemKind(error.status, error.type, error.code, error.title)
+    return kind.body(request_id, params=error.own_params, extra=error.extra)
 
 
 def request_id_of(request: Request) -> str | None:

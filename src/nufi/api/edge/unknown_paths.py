@@ -11,7 +11,7 @@ from __future__ import annotations
 from fastapi import FastAPI, Request, Response
 from starlette.routing import BaseRoute, Mount, Route
 
-from nufi.api.problems import allowed_methods, problem_response, request_id_of
+from nufi.api.problems import ProblemKind, allowed_methods, request_id_of
 
 API_ROOT = "/api"
 _ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"]
@@ -26,26 +26,18 @@ def install_unknown_api_paths(app: FastAPI) -> None:
         )
 
 
+_NOT_ALLOWED = ProblemKind(405, "method-not-allowed", "http.method_not_allowed")
+_NOT_FOUND = ProblemKind(404, "not-found", "http.not_found")
+
+
 async def _unknown(request: Request) -> Response:
     allowed = allowed_methods(_served_routes(request.app.router.routes), request.scope)
-    request_id = request_id_of(request)
-    path = request.url.path
+    params = {"method": request.method, "path": request.url.path}
     if allowed:
-        return problem_response(
-            status=405,
-            type="method-not-allowed",
-            code="http.method_not_allowed",
-            params={"method": request.method, "path": path},
-            request_id=request_id,
-            headers={"Allow": ", ".join(allowed)},
+        return _NOT_ALLOWED.response(
+            request_id_of(request), params=params, headers={"Allow": ", ".join(allowed)}
         )
-    return problem_response(
-        status=404,
-        type="not-found",
-        code="http.not_found",
-        params={"method": request.method, "path": path},
-        request_id=request_id,
-    )
+    return _NOT_FOUND.response(request_id_of(request), params=params)
 
 
 def _served_routes(routes: list[BaseRoute]) -> list[BaseRoute]:

@@ -18,7 +18,7 @@ from starlette.requests import cookie_parser
 from starlette.responses import RedirectResponse, Response
 from starlette.types import Message, Send
 
-from nufi.api.labproxy.paths import LabProblem
+from nufi.api.problems import ProblemKind
 from nufi.auth.lab_grants import LabGrants, LabPass
 from nufi.auth.web_login import safe_next
 from nufi.auth.web_tokens import SealBroken
@@ -131,12 +131,12 @@ def has_dot_segment(raw_path: str) -> bool:
     return True  # still encoded after three rounds: nobody needs that
 
 
-ORIGIN_UNSET = LabProblem(403, "lab-origin-unset", "lab.origin_unset", "Forbidden")
-ELSEWHERE = LabProblem(403, "lab-on-its-own-origin", "lab.elsewhere", "Forbidden")
-ORIGIN_REFUSED = LabProblem(403, "origin-refused", "lab.origin_refused", "Forbidden")
-GRANT_REFUSED = LabProblem(403, "lab-grant-refused", "lab.grant_refused", "Forbidden")
-NOT_ON_THIS_HOST = LabProblem(404, "not-found", "lab.not_on_this_host")
-DOT_SEGMENTS = LabProblem(400, "invalid-lab-path", "lab.dot_segments", "Bad request")
+ORIGIN_UNSET = ProblemKind(403, "lab-origin-unset", "lab.origin_unset", "Forbidden")
+ELSEWHERE = ProblemKind(403, "lab-on-its-own-origin", "lab.elsewhere", "Forbidden")
+ORIGIN_REFUSED = ProblemKind(403, "origin-refused", "lab.origin_refused", "Forbidden")
+GRANT_REFUSED = ProblemKind(403, "lab-grant-refused", "lab.grant_refused", "Forbidden")
+NOT_ON_THIS_HOST = ProblemKind(404, "not-found", "lab.not_on_this_host")
+DOT_SEGMENTS = ProblemKind(400, "invalid-lab-path", "lab.dot_segments", "Bad request")
 
 
 def lab_origin_unset(request_id: str | None) -> Response:
@@ -144,11 +144,11 @@ def lab_origin_unset(request_id: str | None) -> Response:
 
 
 def lab_elsewhere(origin: str, request_id: str | None) -> Response:
-    return ELSEWHERE.response(request_id, origin=origin)
+    return ELSEWHERE.response(request_id, extra={"origin": origin})
 
 
 def origin_refused(origin: str, request_id: str | None) -> Response:
-    return ORIGIN_REFUSED.response(request_id, origin=origin)
+    return ORIGIN_REFUSED.response(request_id, extra={"origin": origin})
 
 
 def grant_refused(reason: SealBroken, request_id: str | None) -> Response:
@@ -160,7 +160,7 @@ def not_on_this_host(path: str, request_id: str | None) -> Response:
 
 
 def dot_segments(path: str, request_id: str | None) -> Response:
-    return DOT_SEGMENTS.response(request_id, params={"path": path}, field="path")
+    return DOT_SEGMENTS.response(request_id, params={"path": path}, extra={"field": "path"})
 
 
 def lab_redirect(location: str, status: int, *cookies: str) -> Response:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
 from starlette.responses import Response
 
-from nufi.api.problems import problem_response
+from nufi.api.problems import ProblemKind, problem_response
 from nufi.auth import Principal
 from nufi.logging import get_logger
 from nufi.workloads.labs import LabRoute
@@ -93,30 +93,7 @@ class RouteCache:
             self._entries.popitem(last=False)
 
 
-@dataclass(frozen=True)
-class LabProblem:
-    """One kind of refusal of the lab proxy or the lab sign-in, answered as a problem."""
-
-    status: int
-    type: str
-    code: str
-    title: str | None = None
-
-    def response(
-        self, request_id: str | None, *, params: Mapping[str, object] | None = None, **extra: object
-    ) -> Response:
-        return problem_response(
-            status=self.status,
-            type=self.type,
-            code=self.code,
-            params=params,
-            title=self.title,
-            request_id=request_id,
-            extra=extra or None,
-        )
-
-
-UNREACHABLE = LabProblem(502, "lab-unreachable", "lab.unreachable", "Bad gateway")
+UNREACHABLE = ProblemKind(502, "lab-unreachable", "lab.unreachable", "Bad gateway")
 
 
 def no_such_lab_path(path: str) -> Response:
@@ -126,7 +103,7 @@ def no_such_lab_path(path: str) -> Response:
 def lab_unreachable(route: LabRoute, exc: BaseException, request_id: str | None) -> Response:
     reason = str(exc) or type(exc).__name__
     _log.info("lab unreachable", namespace=route.namespace, lab=route.service, reason=reason)
-    return UNREACHABLE.response(request_id, params={"reason": reason}, **_lab_of(route))
+    return UNREACHABLE.response(request_id, params={"reason": reason}, extra=_lab_of(route))
 
 
 def lab_refused_socket(route: LabRoute, status: int, request_id: str | None) -> Response:
@@ -134,8 +111,8 @@ def lab_refused_socket(route: LabRoute, status: int, request_id: str | None) -> 
     refusal (4xx), else a bad gateway."""
     refused = 400 <= status < 500
     title = ("Forbidden" if status == 403 else "Refused") if refused else "Bad gateway"
-    problem = LabProblem(status if refused else 502, "lab-refused-websocket", "lab.refused_websocket", title)
-    return problem.response(request_id, params={"lab_status": status}, **_lab_of(route))
+    problem = ProblemKind(status if refused else 502, "lab-refused-websocket", "lab.refused_websocket", title)
+    return problem.response(request_id, params={"lab_status": status}, extra=_lab_of(route))
 
 
 def _lab_of(route: LabRoute) -> dict[str, object]:
