@@ -33,6 +33,18 @@ class NufiError(Exception):
     title: ClassVar[str] = "Internal error"
     type: ClassVar[str] = "internal-error"
 
+    def __init_subclass__(
+        cls, *, status: int | None = None, title: str | None = None, type: str | None = None, **kwargs: object
+    ) -> None:
+        # A kind of problem is named in its class statement: `class NotFound(NufiError, status=404, ...)`.
+        super().__init_subclass__(**kwargs)
+        if status is not None:
+            cls.status = status
+        if title is not None:
+            cls.title = title
+        if type is not None:
+            cls.type = type
+
     def __init__(self, *, code: str, params: Mapping[str, object] | None = None, **extra: object) -> None:
         self.code = code
         self.extra: Mapping[str, object] = {key: value for key, value in extra.items() if value is not None}
@@ -68,24 +80,16 @@ class NufiError(Exception):
         return f"{type(self).__name__}(code={self.code!r}, params={self.params!r})"
 
 
-class NotFound(NufiError):
-    status = 404
-    title = "Not found"
-    type = "not-found"
+class NotFound(NufiError, status=404, title="Not found", type="not-found"):
+    pass
 
 
-class Conflict(NufiError):
-    status = 409
-    title = "Conflict"
-    type = "conflict"
+class Conflict(NufiError, status=409, title="Conflict", type="conflict"):
+    pass
 
 
-class ValidationFailed(NufiError):
+class ValidationFailed(NufiError, status=422, title="Validation failed", type="validation-failed"):
     """Input that cannot be accepted; `field` names the offending input when there is one."""
-
-    status = 422
-    title = "Validation failed"
-    type = "validation-failed"
 
     def __init__(
         self,
@@ -99,29 +103,19 @@ class ValidationFailed(NufiError):
         super().__init__(code=code, params=params, field=field, **extra)
 
 
-class Unauthorized(NufiError):
+class Unauthorized(NufiError, status=401, title="Unauthorized", type="unauthorized"):
     """The caller is not authenticated (missing, expired or invalid credentials)."""
 
-    status = 401
-    title = "Unauthorized"
-    type = "unauthorized"
 
-
-class Forbidden(NufiError):
+class Forbidden(NufiError, status=403, title="Forbidden", type="forbidden"):
     """The caller is authenticated but may not do this."""
 
-    status = 403
-    title = "Forbidden"
-    type = "forbidden"
 
-
-class DependencyUnavailable(NufiError):
+class DependencyUnavailable(
+    NufiError, status=503, title="Dependency unavailable", type="dependency-unavailable"
+):
     """A system NuFi relies on (Kubernetes, Prometheus, the database, the identity provider)
     cannot serve the request right now."""
-
-    status = 503
-    title = "Dependency unavailable"
-    type = "dependency-unavailable"
 
     def __init__(
         self,
