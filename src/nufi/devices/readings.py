@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 from nufi.devices.said import said_of_error
 from nufi.devices.spec import LabelsDraft, MetricKey, MetricsDraft
@@ -31,14 +32,17 @@ DeviceKey = tuple[str, str]
 
 
 @dataclass(frozen=True)
-class DeviceReading:
-    """What one device reports right now; None for a quantity the type does not report or that had
-    no usable sample. `sampled_at` holds, per quantity, the timestamp Prometheus gave the sample: for an
-    instant query that is the evaluation instant, and a device whose exporter stopped drops out of the
-    results once Prometheus considers its series stale (at once when the target goes away, else after
-    the 5-minute lookback). Readings asked for a past instant (`at`) carry that instant."""
-
+class _OnNode:
+    # A base of its own so that a reading's node comes first, before the device's values: readings are
+    # built positionally (node, device, utilization, ...) by plugins and their tests.
     node: str
+
+
+@dataclass(frozen=True)
+class DeviceValues:
+    """A device's values in %, bytes, °C and W, and the pod holding it; None for a quantity the type
+    does not report or that had no usable sample. What a reading and a snapshot's entry both hold."""
+
     device: str
     utilization_percent: float | None = None
     memory_used_bytes: float | None = None
@@ -47,6 +51,20 @@ class DeviceReading:
     power_watts: float | None = None
     pod: str | None = None
     namespace: str | None = None
+
+    def values(self) -> dict[str, Any]:
+        """These fields by name, to make another record of the same device from."""
+        return {one.name: getattr(self, one.name) for one in fields(DeviceValues)}
+
+
+@dataclass(frozen=True)
+class DeviceReading(DeviceValues, _OnNode):
+    """What one device reports right now, on its node. `sampled_at` holds, per quantity, the timestamp
+    Prometheus gave the sample: for an instant query that is the evaluation instant, and a device whose
+    exporter stopped drops out of the results once Prometheus considers its series stale (at once when
+    the target goes away, else after the 5-minute lookback). Readings asked for a past instant (`at`)
+    carry that instant."""
+
     # 1 healthy, 0 unhealthy, as the type's health expression gives it (see `MetricsDraft`).
     health: float | None = None
     sampled_at: Mapping[MetricKey, float] = field(default_factory=dict)

@@ -6,7 +6,7 @@ import math
 
 from nufi.devices.official.nvidia import PRESET as NVIDIA
 from nufi.devices.official.nvidia import DcgmFetcher
-from nufi.devices.readings import assemble_readings
+from nufi.devices.readings import DeviceReading, assemble_readings
 from nufi.devices.spec import LabelsDraft, MetricKey, MetricsDraft
 from nufi.errors import NufiError
 from nufi.prom import PrometheusQueryRejected, QueryResult, Sample
@@ -183,3 +183,24 @@ def test_a_device_reporting_only_its_health_is_listed_with_null_readings() -> No
     assert only_health.memory_used_bytes is None and only_health.memory_total_bytes is None
     assert only_health.power_watts is None
     assert readings.problems == ()
+
+
+def test_a_reading_is_built_positionally_its_node_first_then_the_devices_values() -> None:
+    # Fetcher plugins build readings positionally: the shared device values must not move the node.
+    reading = DeviceReading("n1", "d0", 40.0, 1.0, 2.0, 55.0, 300.0, "p", "ns", 1.0)
+    assert (reading.node, reading.device, reading.temperature_celsius, reading.health) == (
+        "n1",
+        "d0",
+        55.0,
+        1.0,
+    )
+    assert reading.values() == {
+        "device": "d0",
+        "utilization_percent": 40.0,
+        "memory_used_bytes": 1.0,
+        "memory_total_bytes": 2.0,
+        "temperature_celsius": 55.0,
+        "power_watts": 300.0,
+        "pod": "p",
+        "namespace": "ns",
+    }

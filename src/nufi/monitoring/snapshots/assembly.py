@@ -151,17 +151,7 @@ def _without_silent(
 
 
 def _device_entry(reading: DeviceReading) -> DeviceEntry:
-    return DeviceEntry(
-        device=reading.device,
-        utilization_percent=reading.utilization_percent,
-        memory_used_bytes=reading.memory_used_bytes,
-        memory_total_bytes=reading.memory_total_bytes,
-        temperature_celsius=reading.temperature_celsius,
-        power_watts=reading.power_watts,
-        health=_health(reading.health),
-        pod=reading.pod,
-        namespace=reading.namespace,
-    )
+    return DeviceEntry(**reading.values(), health=_health(reading.health))
 
 
 def _health(value: float | None) -> Health:

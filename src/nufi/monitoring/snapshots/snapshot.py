@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from nufi.devices.readings import DeviceValues
 from nufi.devices.spec import MetricKey
 from nufi.errors import NufiError
 from nufi.messages import Message
@@ -25,15 +26,9 @@ Health = Literal["ok", "unhealthy", "unknown"]
 
 
 @dataclass(frozen=True)
-class DeviceEntry:
-    device: str
-    utilization_percent: float | None = None
-    memory_used_bytes: float | None = None
-    memory_total_bytes: float | None = None
-    temperature_celsius: float | None = None
-    power_watts: float | None = None
-    pod: str | None = None
-    namespace: str | None = None
+class DeviceEntry(DeviceValues):
+    """A device as the snapshot shows it: its reading's values, and its health in words."""
+
     health: Health = "unknown"
 
 
