@@ -38,8 +38,12 @@ def _held(seconds: int) -> int:
     )
 
 
-class HotRule(_Strict):
+class _Rule(_Strict):
+    # Every rule can be switched off.
     enabled: bool = True
+
+
+class HotRule(_Rule):
     celsius: float | None = Field(
         default=None,
         ge=MIN_CELSIUS,
@@ -49,29 +53,24 @@ class HotRule(_Strict):
     for_seconds: int = _held(60)
 
 
-class MemoryRule(_Strict):
-    enabled: bool = True
+class MemoryRule(_Rule):
     percent: float = Field(default=95.0, gt=0, le=100, description="Fire at or above this share used (%).")
     for_seconds: int = _held(300)
 
 
-class UnhealthyRule(_Strict):
-    enabled: bool = True
+class UnhealthyRule(_Rule):
     for_seconds: int = _held(60)
 
 
-class ExporterDownRule(_Strict):
-    enabled: bool = True
+class ExporterDownRule(_Rule):
     for_seconds: int = _held(120)
 
 
-class MissingDeviceRule(_Strict):
-    enabled: bool = True
+class MissingDeviceRule(_Rule):
     for_seconds: int = _held(300)
 
 
-class BreakerHeldRule(_Strict):
-    enabled: bool = True
+class BreakerHeldRule(_Rule):
     for_seconds: int = _held(0)
 
 
