@@ -206,3 +206,23 @@ async def test_the_loop_evaluates_at_aligned_instants_while_read_and_then_goes_i
     finally:
         await shared.close()
     assert not shared.refreshing
+
+
+async def test_the_jobs_report_counts_failures_in_a_row_until_an_evaluation_succeeds() -> None:
+    evaluations, clock = Evaluations(), Clock()
+    shared = refresher(evaluations, clock)
+    await shared.read()
+    evaluations.fail = DOWN
+    for failed_at in (T + 30, T + 61):
+        clock.now = failed_at
+        await shared.read()
+    report = shared.stats.job_status(running=True)
+    assert (report.running, report.last_success_at, report.last_failure_at) == (True, T, T + 61)
+    assert (report.consecutive_failures, report.failures, report.passes) == (2, 2, 3)
+    assert report.last_error is not None and "cannot connect" in report.last_error
+    evaluations.fail = None
+    clock.now = T + 92
+    await shared.read()
+    report = shared.stats.job_status(running=False)
+    assert (report.running, report.last_success_at, report.consecutive_failures) == (False, T + 92, 0)
+    assert (report.last_failure_at, report.failures, report.passes) == (T + 61, 2, 4)

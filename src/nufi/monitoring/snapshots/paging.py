@@ -27,7 +27,7 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from nufi.errors import ValidationFailed
 from nufi.monitoring.snapshots.snapshot import DeviceEntry, NodeEntry, Snapshot
@@ -36,6 +36,7 @@ SortKey = Literal["node", "temperature", "utilization", "memory"]
 Order = Literal["asc", "desc"]
 SORT_KEYS: tuple[SortKey, ...] = ("node", "temperature", "utilization", "memory")
 ORDERS: tuple[Order, ...] = ("asc", "desc")
+_Word = TypeVar("_Word", bound=str)
 
 MAX_PAGE_NODES = 5000
 # Kubernetes node names are DNS subdomains: no name is longer, so no longer filter can match.
@@ -97,28 +98,22 @@ def parse_page_query(
 
 
 def _sort_key(sort: str | None) -> SortKey:
-    if sort is None:
-        return "node"
-    for key in SORT_KEYS:
-        if sort == key:
-            return key
-    raise ValidationFailed(
-        code="monitoring.sort_unknown",
-        field="sort",
-        params={"value": _shown(sort), "allowed": ", ".join(SORT_KEYS)},
-    )
+    return "node" if sort is None else _one_of(SORT_KEYS, sort, "sort", "monitoring.sort_unknown")
 
 
 def _order(order: str | None, sort: SortKey) -> Order:
     if order is None:
         return "asc" if sort == "node" else "desc"
-    for known in ORDERS:
-        if order == known:
+    return _one_of(ORDERS, order, "order", "monitoring.order_unknown")
+
+
+def _one_of(allowed: tuple[_Word, ...], value: str, field: str, code: str) -> _Word:
+    """`value` as the one of `allowed` it is; refused with `code`, naming what is allowed, otherwise."""
+    for known in allowed:
+        if value == known:
             return known
     raise ValidationFailed(
-        code="monitoring.order_unknown",
-        field="order",
-        params={"value": _shown(order), "allowed": ", ".join(ORDERS)},
+        code=code, field=field, params={"value": _shown(value), "allowed": ", ".join(allowed)}
     )
 
 

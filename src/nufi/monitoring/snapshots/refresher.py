@@ -45,26 +45,23 @@ class RefresherStats:
     failures: int = 0
     evaluation_seconds: float = 0.0
     reads: int = 0
-    # For the `monitoring-refresh` job's report: any evaluation that failed, for whatever reason.
-    last_success_at: float | None = None
-    last_failure_at: float | None = None
-    last_error: str | None = None
-    failures_in_a_row: int = 0
+    # The `monitoring-refresh` job's report, kept as it goes: its failures are any evaluation that
+    # failed, for whatever reason (`failures` above counts those Prometheus answered none of).
+    report: JobStatus = dataclasses.field(default_factory=JobStatus)
 
     def job_status(self, running: bool) -> JobStatus:
-        return JobStatus(
-            running=running,
-            last_success_at=self.last_success_at,
-            last_failure_at=self.last_failure_at,
-            last_error=self.last_error,
-            consecutive_failures=self.failures_in_a_row,
-            failures=self.failures,
-            passes=self.evaluations,
+        return dataclasses.replace(
+            self.report, running=running, failures=self.failures, passes=self.evaluations
         )
 
     def failed(self, at: float, error: str) -> None:
-        self.last_failure_at, self.last_error = at, error
-        self.failures_in_a_row += 1
+        in_a_row = self.report.consecutive_failures + 1
+        self.report = dataclasses.replace(
+            self.report, last_failure_at=at, last_error=error, consecutive_failures=in_a_row
+        )
+
+    def succeeded(self, at: float) -> None:
+        self.report = dataclasses.replace(self.report, last_success_at=at, consecutive_failures=0)
 
 
 class Refresher:
@@ -233,7 +230,7 @@ class Refresher:
             self._latest = snapshot
             self._retained.append(snapshot)
             self._failure = None
-            self.stats.last_success_at, self.stats.failures_in_a_row = self._clock(), 0
+            self.stats.succeeded(self._clock())
         finally:
             self.stats.evaluations += 1
             self.stats.evaluation_seconds += wall.perf_counter() - started
