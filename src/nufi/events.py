@@ -21,7 +21,7 @@ from nufi.devices.catalog import DeviceCatalog
 from nufi.logging import get_logger
 from nufi.monitoring.service import MonitoringService
 from nufi.thermal.service import ThermalService
-from nufi.workloads.labs import LabService
+from nufi.workloads.labs.service import LabService
 from nufi.workloads.quotas.service import QuotaService
 
 _log = get_logger("nufi.events")

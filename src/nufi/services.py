@@ -45,7 +45,7 @@ from nufi.thermal.protection.controller import ControllerSettings, ThermalContro
 from nufi.thermal.service import ThermalService
 from nufi.workloads.accelerators import AcceleratorService
 from nufi.workloads.deployments.service import DeploymentService
-from nufi.workloads.labs import LabService, LabSettings
+from nufi.workloads.labs.service import LabService, LabSettings
 from nufi.workloads.projects.service import ProjectService
 from nufi.workloads.quotas.room import QuotaSpec
 from nufi.workloads.quotas.service import QuotaService

@@ -11,7 +11,8 @@ from nufi.api.auth import CurrentPrincipal
 from nufi.api.projects import creating, deleting, located, workload_router
 from nufi.api.schemas.labs import LabList, LabView
 from nufi.api.services import get_services
-from nufi.workloads.labs import LabRequest, LabService
+from nufi.workloads.labs.model import LabRequest
+from nufi.workloads.labs.service import LabService
 
 
 def get_labs(request: Request) -> LabService:

@@ -29,7 +29,7 @@ from nufi.services import Services
 from nufi.ui import context
 from nufi.ui.i18n import Language, text
 from nufi.workloads.deployments.spec import DeploymentCreate
-from nufi.workloads.labs import LabRequest
+from nufi.workloads.labs.model import LabRequest
 from nufi.workloads.quotas.room import QuotaSpec
 from support.dev_cluster import dev_cluster
 from support.lpu_type import LPU_RESOURCE_KEY, lpu_type

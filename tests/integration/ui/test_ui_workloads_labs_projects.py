@@ -14,7 +14,7 @@ from nicegui import ui
 from nicegui.testing import User
 
 from nufi.errors import NotFound
-from nufi.workloads.labs import LabRequest
+from nufi.workloads.labs.model import LabRequest
 from support.languages import english_sentences
 from support.polling import eventually, holds
 

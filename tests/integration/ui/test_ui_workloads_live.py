@@ -11,7 +11,7 @@ from __future__ import annotations
 from nicegui.testing import User
 
 from nufi.workloads.deployments.spec import DeploymentCreate
-from nufi.workloads.labs import LabRequest
+from nufi.workloads.labs.model import LabRequest
 from support.languages import english_sentences
 from support.polling import eventually, holds
 

@@ -24,7 +24,7 @@ from nufi.cluster import ClusterGateway, KubeSource
 from nufi.cluster.service_route import ClusterDnsRoute, ServiceProxyRoute, Upstream, route_from_settings
 from nufi.config import Settings
 from nufi.ui import signin
-from nufi.workloads.labs import LabRoute
+from nufi.workloads.labs.model import LabRoute
 
 LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 labels = st.from_regex(r"\A[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?\Z")

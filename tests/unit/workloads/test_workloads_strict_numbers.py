@@ -13,7 +13,7 @@ from nufi.devices.spec import ThermalDefaults
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
 from nufi.workloads.accelerators import AcceleratorRequest
 from nufi.workloads.deployments.spec import DeploymentCreate, ReplicasPatch
-from nufi.workloads.labs import LabRequest
+from nufi.workloads.labs.model import LabRequest
 
 JSON_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
 JSON = st.recursive(

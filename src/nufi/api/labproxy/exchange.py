@@ -20,7 +20,7 @@ from nufi.api.problems import request_id_in
 from nufi.auth import Principal, authenticate
 from nufi.auth.web_tokens import SealBroken
 from nufi.services import Services
-from nufi.workloads.labs import LabRoute
+from nufi.workloads.labs.model import LabRoute
 
 # Far above the 43 characters NuFi's session ids have.
 _MAX_SESSION_ID_LENGTH = 256

@@ -19,7 +19,7 @@ from starlette.responses import Response
 from nufi.api.problems import ProblemKind, problem_response
 from nufi.auth import Principal
 from nufi.logging import get_logger
-from nufi.workloads.labs import LabRoute
+from nufi.workloads.labs.model import LabRoute
 
 LOGIN_PATH = "/auth/login"  # the dashboard's sign-in (nufi.ui.signin.LOGIN_PATH)
 ROUTE_TEMPLATE = "/labs/{project}/{name}/{path}"

@@ -47,7 +47,7 @@ from nufi.auth import Principal
 from nufi.auth.web_login import safe_next
 from nufi.errors import DependencyUnavailable, NufiError, Unauthorized
 from nufi.services import Services
-from nufi.workloads.labs import LabRoute
+from nufi.workloads.labs.model import LabRoute
 
 __all__ = ["LOGIN_PATH", "ROUTE_TEMPLATE", "LabPath", "LabProxyMiddleware", "RouteCache", "match_lab_path"]
 

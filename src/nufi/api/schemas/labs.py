@@ -10,8 +10,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from nufi.api.schemas.workloads import reason_fields
 from nufi.messages import MessageModel
-from nufi.workloads.labs import Lab
-from nufi.workloads.labs.model import Backend, LabKind, LabStatus
+from nufi.workloads.labs.model import Backend, Lab, LabKind, LabStatus
 
 
 class LabAcceleratorView(BaseModel):

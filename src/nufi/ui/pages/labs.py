@@ -27,8 +27,7 @@ from nufi.ui.parts.workload_forms import (
 )
 from nufi.ui.parts.workload_page import RowButton, WorkloadKind, WorkloadPage
 from nufi.ui.skeleton import Visit
-from nufi.workloads.labs import Lab, LabRequest
-from nufi.workloads.labs.model import MAX_STORAGE_GIB
+from nufi.workloads.labs.model import MAX_STORAGE_GIB, Lab, LabRequest
 
 PATH = "/labs"
 COLUMNS = ("name", "kind", "status", "accelerator", "storage", "reason", "age")
