@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+import jwt
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey, RSAPublicKey
 from jwt.algorithms import RSAAlgorithm
 from jwt.exceptions import InvalidKeyError
+from jwt.types import Options
 
 from nufi.auth.errors import IdentityProviderUnavailable
 from nufi.logging import get_logger
@@ -24,6 +26,29 @@ JwksFetcher = Callable[[], Awaitable[Mapping[str, Any]]]
 SIGNING_ALGORITHM = "RS256"
 
 _log = get_logger("nufi.auth")
+
+
+def decode_signed(
+    token: str,
+    key: Any,
+    *,
+    issuer: str | None,
+    require: Sequence[str],
+    options: Options | None = None,
+    **checks: Any,
+) -> dict[str, Any]:
+    """The claims of a token from `issuer` signed by `key`, with the one algorithm NuFi accepts and
+    `require`d claims present; `options` and `checks` are PyJWT's own (audience, leeway). Raises
+    PyJWT's errors, which each caller words for its reader."""
+    claims: dict[str, Any] = jwt.decode(
+        token,
+        key,
+        algorithms=[SIGNING_ALGORITHM],
+        issuer=issuer,
+        options={**(options or {}), "require": list(require)},
+        **checks,
+    )
+    return claims
 
 
 def signing_keys(jwks: Mapping[str, Any]) -> dict[str, RSAPublicKey]:

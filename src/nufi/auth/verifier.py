@@ -12,7 +12,7 @@ import jwt
 
 from nufi.auth.audience import audience_matches, audience_mismatch
 from nufi.auth.errors import InvalidToken
-from nufi.auth.jwks import SIGNING_ALGORITHM, JwksCache
+from nufi.auth.jwks import SIGNING_ALGORITHM, JwksCache, decode_signed
 from nufi.auth.principal import DEFAULT_ADMIN_ROLE, Principal, principal_from_claims
 from nufi.auth.provider import OidcProvider
 from nufi.auth.verified_tokens import DEFAULT_MAX_ENTRIES, VerifiedTokens
@@ -169,14 +169,13 @@ class TokenVerifier:
 
     def _decode(self, token: str, key: Any, unverified: Mapping[str, Any]) -> dict[str, Any]:
         try:
-            claims: dict[str, Any] = jwt.decode(
+            claims = decode_signed(
                 token,
                 key,
-                algorithms=[SIGNING_ALGORITHM],
                 issuer=self.issuer,
+                require=("exp", "iss"),
                 # Times are checked below on the verifier's clock, which the cache also goes by.
                 options={
-                    "require": ["exp", "iss"],
                     "verify_aud": False,
                     "verify_exp": False,
                     "verify_nbf": False,

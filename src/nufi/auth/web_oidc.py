@@ -18,7 +18,7 @@ import httpx
 import jwt
 
 from nufi.auth.errors import IdentityProviderUnavailable
-from nufi.auth.jwks import SIGNING_ALGORITHM
+from nufi.auth.jwks import decode_signed
 from nufi.auth.principal import Principal
 from nufi.auth.provider import DISCOVERY_PATH
 from nufi.auth.verifier import TokenVerifier
@@ -247,14 +247,13 @@ class DashboardClient:
         if key is None:
             raise IssuerRefused(code="issuer.id_token_unknown_key")
         try:
-            claims: dict[str, Any] = jwt.decode(
+            claims = decode_signed(
                 id_token,
                 key,
-                algorithms=[SIGNING_ALGORITHM],
-                audience=self.client_id,
                 issuer=self.issuer,
+                require=("exp", "iss", "aud", "sub"),
+                audience=self.client_id,
                 leeway=self.verifier.leeway_seconds,
-                options={"require": ["exp", "iss", "aud", "sub"]},
             )
         except jwt.PyJWTError as exc:
             raise IssuerRefused(code="issuer.id_token_invalid", params={"reason": str(exc)}) from None
