@@ -19,6 +19,7 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from nufi.api.edge.http_only import HttpOnlyMiddleware
 from nufi.api.problems import ProblemResponse, nufi_error_response, problem_response, request_id_of
 from nufi.auth import Principal, authenticate, require_admin
 from nufi.errors import NufiError
@@ -64,15 +65,12 @@ def _too_large(limit: int, request_id: str | None) -> ProblemResponse:
     )
 
 
-class RequestGuardMiddleware:
+class RequestGuardMiddleware(HttpOnlyMiddleware):
     def __init__(self, app: ASGIApp, *, max_body_bytes: int) -> None:
-        self.app = app
+        super().__init__(app)
         self.max_body_bytes = max_body_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
         state = scope.setdefault("state", {})
         request_id = state.get("request_id")

@@ -15,6 +15,7 @@ import structlog
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from nufi.api.edge.http_only import HttpOnlyMiddleware
 from nufi.api.metrics import HttpMetrics
 from nufi.api.problems import answer_language, internal_error_response, speaking
 from nufi.logging import get_logger
@@ -34,16 +35,12 @@ _access_debug = logging.getLogger("nufi.access")
 _errors = get_logger("nufi.api")
 
 
-class RequestContextMiddleware:
+class RequestContextMiddleware(HttpOnlyMiddleware):
     def __init__(self, app: ASGIApp, metrics: HttpMetrics) -> None:
-        self.app = app
+        super().__init__(app)
         self.metrics = metrics
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
         incoming = headers.get(REQUEST_ID_HEADER)
         request_id = incoming if incoming and _SAFE_REQUEST_ID.fullmatch(incoming) else _new_request_id()

@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from nufi.api.edge.http_only import HttpOnlyMiddleware
 from nufi.api.labproxy import match_lab_path
 
 NOSNIFF = "nosniff"
@@ -91,18 +92,14 @@ def _origin(url: str | None) -> list[str]:
     return [f"{parts.scheme}://{parts.netloc}"]
 
 
-class SecurityHeadersMiddleware:
+class SecurityHeadersMiddleware(HttpOnlyMiddleware):
     def __init__(self, app: ASGIApp, *, issuer: str | None, docs_paths: Iterable[str | None] = ()) -> None:
-        self.app = app
+        super().__init__(app)
         self.page_policy = page_policy(issuer)
         self.docs_policy = page_policy(issuer, docs=True)
         self.docs_paths = frozenset(path for path in docs_paths if path)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            # WebSocket frames carry no headers a browser acts on; the handshake answer is the server's.
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope["path"]
         from_lab = match_lab_path(path) is not None
 
