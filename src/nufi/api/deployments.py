@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Response, status
+from fastapi import Response
 
 from nufi.api.auth import CurrentPrincipal
 from nufi.api.projects import creating, deleting, located, workload_router
@@ -54,6 +54,5 @@ async def scale_deployment(
 @deleting(router, "Delete a deployment and its Service")
 async def delete_deployment(
     project: str, name: str, principal: CurrentPrincipal, deployments: Deployments
-) -> Response:
+) -> None:
     await deployments.delete(principal, project, name)
-    return Response(status_code=status.HTTP_204_NO_CONTENT)

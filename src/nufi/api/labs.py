@@ -5,21 +5,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Path, Request, Response, status
+from fastapi import Path, Response
 
 from nufi.api.auth import CurrentPrincipal
 from nufi.api.projects import creating, deleting, located, workload_router
 from nufi.api.schemas.labs import LabList, LabView
-from nufi.api.services import get_services
+from nufi.api.services import service
 from nufi.workloads.labs.model import LabRequest
 from nufi.workloads.labs.service import LabService
 
-
-def get_labs(request: Request) -> LabService:
-    return get_services(request).labs
-
-
-Labs = Annotated[LabService, Depends(get_labs)]
+Labs = Annotated[LabService, service(lambda services: services.labs)]
 ProjectName = Annotated[str, Path(max_length=63, description="the project (its namespace)")]
 LabName = Annotated[str, Path(max_length=63, description="the lab's name")]
 
@@ -56,8 +51,5 @@ async def start_lab(project: ProjectName, name: LabName, principal: CurrentPrinc
 
 
 @deleting(router, "Delete a lab and everything it was made of")
-async def delete_lab(
-    project: ProjectName, name: LabName, principal: CurrentPrincipal, labs: Labs
-) -> Response:
+async def delete_lab(project: ProjectName, name: LabName, principal: CurrentPrincipal, labs: Labs) -> None:
     await labs.delete(principal, project, name)
-    return Response(status_code=status.HTTP_204_NO_CONTENT)
