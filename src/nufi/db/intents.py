@@ -20,21 +20,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from nufi.db.audit import AuditRepository
 from nufi.db.replica_leases import ReplicaLeases
 from nufi.db.session import SessionFactory, transaction
-from nufi.db.tables import IntentRow, JsonObject
+from nufi.db.tables import IntentRow, JsonObject, Record
 from nufi.db.types import utc_now
 
 
 @dataclass(frozen=True)
-class Intent:
-    id: int
-    at: datetime
-    actor: str
-    action: str
-    target_kind: str
-    target_id: str
-    before: JsonObject | None
-    after: JsonObject | None
-    details: JsonObject | None
+class Intent(Record):
+    """A change about to be made, and the replica making it."""
+
     holder: str
 
 

@@ -6,6 +6,7 @@ Constraint names follow one convention so that code can tell which constraint a 
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -37,8 +38,25 @@ DEVICE_ID_LENGTH = 255
 THERMAL_STATES = ("normal", "hot", "unhealthy", "tripped")
 
 JsonObject = dict[str, Any]
-# What an audit record and an intent both hold (`_Recorded`).
-RECORD_FIELDS = ("id", "at", "actor", "action", "target_kind", "target_id", "before", "after", "details")
+
+
+@dataclass(frozen=True)
+class Record:
+    """Who did (or is about to do) what to which thing, when, with the state before and after: what an
+    audit record and an intent both hold, as read from their rows (`_Recorded`)."""
+
+    id: int
+    at: datetime
+    actor: str
+    action: str
+    target_kind: str
+    target_id: str
+    before: JsonObject | None
+    after: JsonObject | None
+    details: JsonObject | None
+
+
+RECORD_FIELDS = tuple(field.name for field in fields(Record))
 
 
 class Base(DeclarativeBase):

@@ -4,25 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from datetime import datetime
-from typing import Any
 
 from nufi.db import AuditRecordRow
+from nufi.db.tables import Record
 
 
 @dataclass(frozen=True)
-class AuditRecord:
-    """Who did what to which thing, when, with the state before and after."""
-
-    id: int
-    at: datetime
-    actor: str
-    action: str
-    target_kind: str
-    target_id: str
-    before: dict[str, Any] | None
-    after: dict[str, Any] | None
-    details: dict[str, Any] | None
+class AuditRecord(Record):
+    """Who did what to which thing, when, with the state before and after: a record of the audit log
+    as the faces read it, not its database row."""
 
 
 @dataclass(frozen=True)
