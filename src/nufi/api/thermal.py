@@ -26,8 +26,8 @@ from nufi.messages import Message
 from nufi.thermal.effective import PolicyEntry
 from nufi.thermal.history.records import event_values
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
-from nufi.thermal.service import OverrideEntry, ThermalService
 from nufi.thermal.protection.status import ThermalStatus
+from nufi.thermal.service import OverrideEntry, ThermalService
 
 
 def get_thermal(request: Request) -> ThermalService:
