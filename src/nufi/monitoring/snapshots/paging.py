@@ -98,23 +98,29 @@ def parse_page_query(
 
 
 def _sort_key(sort: str | None) -> SortKey:
-    return "node" if sort is None else _one_of(SORT_KEYS, sort, "sort", "monitoring.sort_unknown")
+    if sort is None:
+        return "node"
+    if (known := _one_of(SORT_KEYS, sort)) is None:
+        raise ValidationFailed(code="monitoring.sort_unknown", field="sort", params=_choice(sort, SORT_KEYS))
+    return known
 
 
 def _order(order: str | None, sort: SortKey) -> Order:
     if order is None:
         return "asc" if sort == "node" else "desc"
-    return _one_of(ORDERS, order, "order", "monitoring.order_unknown")
+    if (known := _one_of(ORDERS, order)) is None:
+        raise ValidationFailed(code="monitoring.order_unknown", field="order", params=_choice(order, ORDERS))
+    return known
 
 
-def _one_of(allowed: tuple[_Word, ...], value: str, field: str, code: str) -> _Word:
-    """`value` as the one of `allowed` it is; refused with `code`, naming what is allowed, otherwise."""
-    for known in allowed:
-        if value == known:
-            return known
-    raise ValidationFailed(
-        code=code, field=field, params={"value": _shown(value), "allowed": ", ".join(allowed)}
-    )
+def _one_of(allowed: tuple[_Word, ...], value: str) -> _Word | None:
+    """`value` as the one of `allowed` it is, or None."""
+    return next((known for known in allowed if value == known), None)
+
+
+def _choice(value: str, allowed: tuple[str, ...]) -> dict[str, object]:
+    """What a refused choice names: the value given, shortened, and what is allowed."""
+    return {"value": _shown(value), "allowed": ", ".join(allowed)}
 
 
 def _limit(limit: str | None) -> int | None:
