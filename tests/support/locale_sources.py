@@ -5,6 +5,8 @@ A declaration is one of
 - `Values("hot", "stale")`: the values, written out, for a value the code gets while it runs;
 - `FromCode("nufi.thermal.protection.hysteresis:ThermalState", ...)`: the values of constants in the code
   (a `Literal` type, an `Enum`, a tuple, list or set of strings, a dict's keys), imported;
+- `Tuples(("labs", "kind"), ...)`: for a key with several `{}`, each key's values, written out or
+  made from the code's constants;
 - `IN_CODE`: each place that builds the key loops over values written there (`for name in ("a", "b")`),
   over a constant of the same function or module, or over a constant it imports (`for m in METRICS`).
 """
@@ -48,19 +50,31 @@ class FromCode:
         object.__setattr__(self, "refs", refs)
 
 
+@dataclass(frozen=True, init=False)
+class Tuples:
+    """The values of a key with several `{}`, one tuple a key (`("labs", "kind")` for `{}.column.{}`)."""
+
+    values: tuple[tuple[str, ...], ...]
+
+    def __init__(self, *values: tuple[str, ...]) -> None:
+        object.__setattr__(self, "values", values)
+
+
 @dataclass(frozen=True)
 class InCode:
     pass
 
 
 IN_CODE = InCode()
-Source = Values | FromCode | InCode
+Source = Values | FromCode | Tuples | InCode
 
 
 def source_values(source: Source) -> list[tuple[str, ...]] | None:
     """The values a declaration gives (each a 1-tuple, one per `{}`); None for `IN_CODE`."""
     if isinstance(source, Values):
         return [(value,) for value in source.values]
+    if isinstance(source, Tuples):
+        return list(source.values)
     if isinstance(source, FromCode):
         found: list[str] = []
         for ref in source.refs:

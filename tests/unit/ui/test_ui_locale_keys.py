@@ -20,11 +20,17 @@ from hypothesis import strategies as st
 from nufi.messages import CATALOG as MESSAGES
 from nufi.messages import areas_of
 from nufi.ui.i18n import CATALOG, DASHBOARD_AREAS, LANGUAGES, join_areas
+from nufi.ui.pages.deployments import Deployments
+from nufi.ui.pages.labs import Labs
+from nufi.ui.parts.workload_page import KindText
 from support.locale_keys import check, duplicate_dict_keys, python_sources, scan
-from support.locale_sources import IN_CODE, FromCode, Site, Source, Values
+from support.locale_sources import IN_CODE, FromCode, Site, Source, Tuples, Values, values_of
 
 SRC = Path(__file__).resolve().parents[3] / "src"
 LOCALES = SRC / "nufi" / "ui" / "locales"
+
+# The dashboard's workload kinds (ui/parts/workload_page.py), each with its own area of texts.
+KINDS = (Deployments, Labs)
 
 # Each key the code builds from a value, with the values it can take. IN_CODE: the code lists them
 # where it builds the key (a table's columns, a loop's values, the calls of a private function).
@@ -32,14 +38,12 @@ DYNAMIC: dict[str, Source] = {
     "audit.action.{}": FromCode("nufi.ui.pages.audit:AUDITED_ACTIONS"),
     "charts.metric.{}": IN_CODE,
     "charts.unit.{}": FromCode("nufi.monitoring.ranges.request:RangeMetric"),
-    "deployments.column.{}": IN_CODE,
-    # WorkloadKind.text: the texts every workload kind has under its own area.
-    "deployments.{}": FromCode("nufi.ui.parts.workload_page:KindText"),
+    # WorkloadKind.columns and .text: each kind's column headings and texts, under the kind's own area.
+    "{}.column.{}": Tuples(*((kind.area, name) for kind in KINDS for name in kind.column_names)),
+    "{}.{}": Tuples(*((kind.area, what) for kind in KINDS for what in values_of(KindText))),
     "devices.column.{}": IN_CODE,
     "devices.kind.{}": FromCode("nufi.devices.spec:DeviceKind"),
-    "labs.column.{}": IN_CODE,
     "labs.done.{}": IN_CODE,
-    "labs.{}": FromCode("nufi.ui.parts.workload_page:KindText"),
     "monitoring.column.{}": IN_CODE,
     "monitoring.state.{}": IN_CODE,
     # ThermalService.marked_nodes: the nodes thermal control has cut, kept serving or cannot read.
