@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Response, status
 
 from nufi.api.auth import ADMIN_RESPONSES, AdminPrincipal
+from nufi.api.problems import current_language
 from nufi.api.schemas.audit import AuditPage, AuditRecord
 from nufi.api.schemas.devices import DeviceTypeView, SavedDeviceType
 from nufi.api.schemas.problem import CONFLICT, NOT_FOUND, ResponseDocs
@@ -34,14 +35,16 @@ _ONE_TYPE_CONFLICTS: ResponseDocs = {**_ONE_TYPE, **_CONFLICTS}
 async def check_resource_key(
     request: ResourceKeyCheckRequest, principal: AdminPrincipal, catalog: Catalog
 ) -> ResourceKeyCheck:
-    return await catalog.check_resource_key(principal, request.resource_key, editing=request.editing)
+    check = await catalog.check_resource_key(principal, request.resource_key, editing=request.editing)
+    return check.worded(current_language())
 
 
 @router.post("/devices/check-metrics", summary="Wizard step 2: do the labels and expressions work?")
 async def check_metrics(
     request: MetricsCheckRequest, principal: AdminPrincipal, catalog: Catalog
 ) -> MetricsCheck:
-    return await catalog.check_metrics(principal, request.labels, request.metrics, fetcher=request.fetcher)
+    check = await catalog.check_metrics(principal, request.labels, request.metrics, fetcher=request.fetcher)
+    return check.worded(current_language())
 
 
 @router.post(

@@ -21,7 +21,7 @@ from nufi.cluster.resources import is_extended_resource
 from nufi.devices.metric_checks import MetricCheck, MetricsCheck, check_metrics, enforce_query_bounds
 from nufi.devices.resource_key_words import rule_message
 from nufi.devices.spec import GENERIC_FETCHER, DeviceType, LabelsDraft, MetricsDraft
-from nufi.messages import Message, MessageModel
+from nufi.messages import Language, Message, MessageModel
 from nufi.models.resource_keys import resource_key_violations
 
 __all__ = [
@@ -79,8 +79,9 @@ class ResourceKeyCheck(BaseModel):
     one node has some of it; `nodes`: every node that advertises it, with its counts;
     `registered_by`: the device type that already uses the key, if one does.
 
-    `message` and `problems` are in English; `code` and `params` are `message` as data, and
-    `problem_messages` holds each of `problems` as a `{code, params}`, in the same order."""
+    `message` and `problems` are in English until `worded` puts them in a reader's language; `code`
+    and `params` are `message` as data, and `problem_messages` holds each of `problems` as a
+    `{code, params}`, in the same order."""
 
     valid: bool
     found: bool
@@ -95,6 +96,15 @@ class ResourceKeyCheck(BaseModel):
     @property
     def said(self) -> MessageModel:
         return MessageModel(code=self.code, params=self.params)
+
+    def worded(self, language: Language) -> ResourceKeyCheck:
+        """The same check with its sentences in `language`."""
+        return self.model_copy(
+            update={
+                "message": self.said.text(language),
+                "problems": [problem.text(language) for problem in self.problem_messages],
+            }
+        )
 
     @classmethod
     def of(cls, message: Message, **fields: Any) -> ResourceKeyCheck:

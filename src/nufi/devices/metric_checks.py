@@ -22,7 +22,7 @@ from nufi.devices.said import said_of_error
 from nufi.devices.sample_warnings import CONVERTED_LABEL, conversion_warnings, plausibility_warnings
 from nufi.devices.spec import LabelsDraft, MetricKey, MetricsDraft
 from nufi.errors import ValidationFailed
-from nufi.messages import Message, MessageModel
+from nufi.messages import Language, Message, MessageModel
 from nufi.models.promql import ExpressionError, instant_vector_problem, label_name_problem, range_problem
 from nufi.prom import PrometheusQueryRejected, PrometheusUnavailable, Sample
 from nufi.prom.budgets import subquery_points_problem
@@ -61,8 +61,9 @@ class SamplePoint(BaseModel):
 class MetricCheck(BaseModel):
     """The verdict on one expression: `ok` is false exactly when `error` is set.
 
-    `error` and `warnings` are in English; `error_message` and `warning_messages` are the same as
-    `{code, params}` (one per warning, in the same order), for a face to word in its reader's language."""
+    `error` and `warnings` are in English until `worded` puts them in a reader's language;
+    `error_message` and `warning_messages` are the same as `{code, params}` (one per warning, in the
+    same order), for a face to word in its reader's language."""
 
     ok: bool
     query: str
@@ -74,15 +75,37 @@ class MetricCheck(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     warning_messages: list[MessageModel] = Field(default_factory=list)
 
+    def worded(self, language: Language) -> MetricCheck:
+        """The same verdict with its sentences in `language`."""
+        said_error = self.error_message
+        return self.model_copy(
+            update={
+                "error": None if said_error is None else said_error.text(language),
+                "warnings": [warning.text(language) for warning in self.warning_messages],
+            }
+        )
+
 
 class MetricsCheck(BaseModel):
     """`ok` when no label name and no expression has an error; warnings do not count.
-    `label_errors` are in English, `label_error_messages` the same per label as `{code, params}`."""
+    `label_errors` are in English until `worded`; `label_error_messages` the same per label as
+    `{code, params}`."""
 
     ok: bool
     results: dict[str, MetricCheck]
     label_errors: dict[str, str] = Field(default_factory=dict)
     label_error_messages: dict[str, MessageModel] = Field(default_factory=dict)
+
+    def worded(self, language: Language) -> MetricsCheck:
+        """The same check with every sentence in `language`."""
+        return self.model_copy(
+            update={
+                "results": {key: result.worded(language) for key, result in self.results.items()},
+                "label_errors": {
+                    field: problem.text(language) for field, problem in self.label_error_messages.items()
+                },
+            }
+        )
 
 
 def _checked(

@@ -1,6 +1,6 @@
 """The catalog's REST API answers in the caller's language: a problem's `title` and `detail` in Korean
 for `Accept-Language: ko` (English otherwise), always with its `code` and `params`; a check result
-keeps its English fields and carries each sentence as a `{code, params}` beside them."""
+words its sentences in the caller's language too and carries each as a `{code, params}` beside them."""
 
 from __future__ import annotations
 
@@ -55,7 +55,22 @@ async def test_a_broken_expression_is_refused_in_korean_on_save(
     assert "cannot parse" not in problem["detail"]
 
 
-async def test_a_metric_check_carries_codes_beside_its_english(nufi: httpx.AsyncClient, world: World) -> None:
+async def test_a_resource_key_check_answers_in_the_callers_language(
+    nufi: httpx.AsyncClient, world: World
+) -> None:
+    body = {"resource_key": "example.com/nothing-here"}
+    for language in ("ko", "en"):
+        answer = await nufi.post(
+            "/api/v1/admin/devices/check-resource-key", json=body, headers=_in(world, language)
+        )
+        assert answer.status_code == 200, answer.text
+        check = answer.json()
+        assert check["code"].startswith("resource_key.not_found"), check
+        assert check["message"] == render(language, check["code"], check["params"])
+        assert bool(HANGUL.search(check["message"])) == (language == "ko"), check["message"]
+
+
+async def test_a_metric_check_answers_in_the_callers_language(nufi: httpx.AsyncClient, world: World) -> None:
     metrics = {**LPU_METRICS, "utilization": "sum(x", "temperature": "nothing_here_celsius"}
     answer = await nufi.post(
         "/api/v1/admin/devices/check-metrics",
@@ -66,10 +81,20 @@ async def test_a_metric_check_carries_codes_beside_its_english(nufi: httpx.Async
     body = answer.json()
     broken = body["results"]["utilization"]
     assert broken["error_message"]["code"] == "metric_check.unparsable"
-    assert broken["error"].endswith("Fix the PromQL expression.")
+    assert broken["error"] == render("ko", "metric_check.unparsable", broken["error_message"]["params"])
+    assert HANGUL.search(broken["error"]) and "Fix the PromQL" not in broken["error"]
     empty = body["results"]["temperature"]
     assert [w["code"] for w in empty["warning_messages"]] == ["metric_check.no_series"]
-    assert empty["warnings"][0].startswith("no series yet")
     said = render("ko", "metric_check.no_series", empty["warning_messages"][0]["params"])
+    assert empty["warnings"] == [said]
     assert HANGUL.search(said) and "nothing_here_celsius" in said
     assert body["label_error_messages"]["pod"]["code"] == "promql.label.reserved"
+    assert HANGUL.search(body["label_errors"]["pod"]), body["label_errors"]
+
+    english = await nufi.post(
+        "/api/v1/admin/devices/check-metrics",
+        json={"labels": {**LPU_LABELS, "pod": "__pod"}, "metrics": metrics},
+        headers=_in(world, "en"),
+    )
+    assert english.json()["results"]["utilization"]["error"].endswith("Fix the PromQL expression.")
+    assert english.json()["results"]["temperature"]["warnings"][0].startswith("no series yet")
