@@ -44,8 +44,12 @@ debian-packages:
 	  fi; \
 	fi
 
-run: setup ## Start the one-command sandbox: NuFi, dev cluster, mock LPU, Prometheus, dev login
-	@$(VENV)/bin/nufi-sandbox
+# The sandbox's own options pass through ARGS, e.g. `make run ARGS="--port 18080 --state-dir /tmp/nufi"`;
+# `.venv/bin/nufi-sandbox --help` lists them.
+ARGS ?=
+
+run: setup ## Start the one-command sandbox: NuFi, dev cluster, mock LPU, Prometheus, dev login; its options in ARGS="--port 18080 --state-dir DIR"
+	@$(VENV)/bin/nufi-sandbox $(ARGS)
 
 # `make test` runs pytest on TEST_WORKERS processes (pytest-xdist); each starts its own PostgreSQL and
 # Prometheus. Two by default: CI's machine has two cores, and the slow tests mostly wait. Override with
