@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 
 from nufi.cluster.gateway import KUBERNETES
+from nufi.cluster.quota_exceeded import Figures, quota_exceeded
 from nufi.cluster.resources import format_quantity, parse_quantity
 from nufi.errors import (
     DEFAULT_RETRY_AFTER_SECONDS,
@@ -160,19 +161,17 @@ def quota_refusal(exc: KubeRefused, *, field: str | None = None) -> ValidationFa
     # An accelerator first: it is what a workload is most often refused for.
     resource = next((name for name in over if "/" in name), over[0])
     room = max(_amount(limited[resource]) - _amount(used.get(resource)), Decimal(0))
-    return ValidationFailed(
-        code="quota.exceeded",
+    return quota_exceeded(
+        exc.namespace or "",
+        Figures(
+            figures["quota"],
+            resource,
+            limited[resource],
+            used.get(resource, "0"),
+            requested.get(resource, "0"),
+            format_quantity(room, resource),
+        ),
         field=field,
-        quota=figures["quota"],
-        params={
-            "project": exc.namespace or "",
-            "quota": figures["quota"],
-            "resource_key": resource.removeprefix("requests."),
-            "hard": limited[resource],
-            "used": used.get(resource, "0"),
-            "requested": requested.get(resource, "0"),
-            "room": format_quantity(room, resource),
-        },
     )
 
 

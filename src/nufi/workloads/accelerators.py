@@ -24,8 +24,9 @@ from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.spec import DeviceType
 from nufi.errors import NufiError, ValidationFailed
 from nufi.messages import Message
+from nufi.workloads.kube_reasons import QUOTA_EXCEEDED
 from nufi.workloads.quotas.recent import RecentQuotas
-from nufi.workloads.quotas.room import Demand, device_resource, devices_demand, tightest
+from nufi.workloads.quotas.room import Demand, Replicas, device_resource, devices_demand, tightest
 from nufi.workloads.quotas.service import QuotaService
 
 # More devices than any node carries today, and small enough that a typo is caught.
@@ -119,17 +120,28 @@ class AcceleratorService:
     async def check_quota(
         self,
         project: str,
-        resource_key: str,
-        devices: int,
+        placement: Placement,
         *,
+        pods: int = 1,
         field: str = "accelerator.count",
+        replicas: Replicas | None = None,
         also: Sequence[Demand] = (),
     ) -> None:
-        """Refuse (422 naming `field`) `devices` more of `resource_key` that a quota of the project has
-        no room for, as quota admission would refuse their pods; and likewise what the write asks
-        `also` (its pods, its claim's storage), each naming its own field."""
-        if self._quotas is not None:
-            await self._quotas.check_demands(project, [devices_demand(resource_key, devices, field), *also])
+        """Refuse (422) `pods` more pods of `placement` whose devices a quota of the project has no
+        room for, as quota admission would refuse them, naming the field to change (`field`, or the
+        replica count when one pod fits and only their number does not) and the type by its name;
+        and likewise what the write asks `also` (its pods, its claim's storage), each naming its own
+        field."""
+        if self._quotas is None:
+            return
+        devices = devices_demand(
+            placement.resource_key,
+            placement.count * pods,
+            field,
+            name=await self.type_name(placement.device_type),
+            replicas=replicas,
+        )
+        await self._quotas.check_demands(project, [devices, *also])
 
     async def resolve(self, request: AcceleratorRequest, *, field: str = "accelerator") -> Placement:
         device_type = await self._catalog.find(request.device_type)
@@ -164,12 +176,28 @@ class AcceleratorService:
             )
         return Placement(device_type.id, device_type.resource_key, request.count)
 
-    async def quota_reason(self, project: str, resource_key: str, count: int) -> Message | None:
-        """Why a pod asking for `count` of `resource_key` is refused by a quota of the project; None
-        when the quotas have room (or none is known)."""
+    async def quota_reason(self, project: str, placement: Placement) -> Message | None:
+        """Why a pod asking for `placement` is refused by a quota of the project; None when the
+        quotas have room (or none is known)."""
         if self._quotas is None:
             return None
-        return await self._quotas.shortage(project, resource_key, count)
+        return await self.named_quota(
+            await self._quotas.shortage(project, placement.resource_key, placement.count), placement
+        )
+
+    async def named_quota(self, reason: Message | None, placement: Placement) -> Message | None:
+        """A quota's refusal of `placement`'s pods (`workload.quota_exceeded`) naming the device type
+        by its name where it named its resource key; any other reason as it is."""
+        said = None if reason is None else reason.params.get("resource")
+        if reason is None or reason.code != QUOTA_EXCEEDED or said != placement.resource_key:
+            return reason
+        name = await self.type_name(placement.device_type)
+        return reason if name is None else Message(reason.code, {**reason.params, "resource": name})
+
+    async def type_name(self, device_type: str) -> str | None:
+        """The name of the type with that id, as a person knows it; None when it is not in the catalog."""
+        found = await self._catalog.find(device_type) if device_type else None
+        return None if found is None else found.name
 
     async def pending_reason(self, placement: Placement) -> Message:
         """Why a pod asking for `placement` is not scheduled, counted in devices:

@@ -16,6 +16,9 @@ from typing import Any
 from nufi.cluster.resources import parse_quantity
 from nufi.messages import Message
 
+# The code of a quota's refusal of a workload's pods, with its limit and use (also `QuotaService.shortage`).
+QUOTA_EXCEEDED = "workload.quota_exceeded"
+
 # "0/3 nodes are available: <causes>." then, since Kubernetes 1.24, ". preemption: <the same again>"
 _FIT_ERROR = re.compile(r"(?P<available>\d+)/(?P<total>\d+) nodes are available:\s*(?P<causes>.*)", re.S)
 # Causes are "<count> <what>" joined by ", "; a cause may hold ", " itself ("had taint {...}, that

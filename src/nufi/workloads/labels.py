@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 MANAGED_BY = "app.kubernetes.io/managed-by"
 MANAGED_BY_NUFI = "nufi"
@@ -53,3 +54,8 @@ def serving_selector(name: str) -> dict[str, str]:
 def selector_text(labels: dict[str, str]) -> str:
     """A label selector matching every label given, for list requests."""
     return ",".join(f"{key}={value}" for key, value in sorted(labels.items()))
+
+
+def device_type_of(obj: Mapping[str, Any]) -> str:
+    """The device type id a workload's object is labelled with; empty when it has none."""
+    return str(((obj.get("metadata") or {}).get("labels") or {}).get(DEVICE_TYPE) or "")

@@ -193,7 +193,9 @@ def test_a_projects_lpu_quota_holds_through_nufi_and_for_pods_made_with_kubectl(
         "accelerator.count",
         QUOTA_NAME,
     )
-    assert QUOTA_NAME in problem["detail"] and "allows 2 and 2 are in use" in problem["detail"], problem
+    # Nothing left: said in a sentence of its own, naming neither the quota's object nor the key.
+    assert "Its quota of 2 is used up." in problem["detail"], problem
+    assert QUOTA_NAME not in problem["detail"] and LPU not in problem["detail"], problem
     scaled = world.nufi.patch(f"{base}/deployments/served", json={"replicas": 3}, headers=world.user)
     assert (scaled.status_code, scaled.json()["field"]) == (422, "replicas"), scaled.text
 
@@ -221,7 +223,8 @@ def test_a_lowered_quota_keeps_a_replacement_out_in_accelerator_words_until_rais
     # One replica still serves: Degraded, not Pending; the reason in the accelerator's words, with
     # what was in use when the cluster refused (the deleted pod may still have been counted then).
     assert waiting["status"] == "Degraded" and waiting["ready_replicas"] == 1, waiting
-    assert waiting["reason"].startswith(f"project quota: 1 {LPU}, "), waiting["reason"]
+    assert waiting["reason"].startswith("project quota: "), waiting["reason"]
+    assert " limited to 1, " in waiting["reason"] and LPU not in waiting["reason"], waiting["reason"]
     assert [pod["metadata"]["name"] for pod in live_pods(world.kube, QUOTA_PROJECT)] == [
         kept["metadata"]["name"]
     ]

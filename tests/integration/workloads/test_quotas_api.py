@@ -84,8 +84,8 @@ async def test_the_quota_holds_through_nufi_and_a_refused_pod_is_said_in_acceler
     waiting = await until(said, within=10)
     assert waiting is not None and waiting["status"] in ("Pending", "Degraded")
     # What was in use when the cluster refused: the deleted pod may still have been counted then.
-    assert waiting["reason"].startswith(f"project quota: 1 {LPU}, ")
-    assert waiting["reason_message"]["params"]["resource"] == LPU
+    assert waiting["reason"].startswith("project quota: HyperAccel LPU limited to 1, ")
+    assert waiting["reason_message"]["params"]["resource"] == "HyperAccel LPU"
 
     # Raised again, the pod comes back.
     assert (await _put(nufi, world, project, {"devices": {"lpu": 2}})).status_code == 200
@@ -95,6 +95,34 @@ async def test_the_quota_holds_through_nufi_and_a_refused_pod_is_said_in_acceler
         return bool(body["status"] == "Ready")
 
     assert await until(ready, within=10)
+
+
+async def test_a_refusal_names_the_field_that_must_change_in_the_readers_words(
+    nufi: httpx.AsyncClient, world: World, project: str
+) -> None:
+    assert (await _put(nufi, world, project, {"devices": {"lpu": 3}})).status_code == 200
+    base = f"/api/v1/projects/{project}/deployments"
+    assert (await nufi.post(base, json=deployment_body(), headers=world.user)).status_code == 201
+    # 2 of 3 in use: one pod of one LPU fits, two replicas of it do not.
+    over = deployment_body("more", replicas=2)
+    refused = await nufi.post(base, json=over, headers=world.user)
+    assert (refused.status_code, refused.json()["field"]) == (422, "replicas"), refused.text
+    assert refused.json()["detail"] == (
+        f"Project '{project}' has no room for 2 more HyperAccel LPU. Its quota allows 3 and 2 are in use, "
+        "so only 1 more can be used. Lower the replicas to 1 or fewer, or ask an admin to raise the quota."
+    )
+    korean = (await nufi.post(base, json=over, headers=world.user | {"Accept-Language": "ko"})).json()
+    assert "복제본을 1개 이하로 줄이거나" in korean["detail"] and "HyperAccel LPU 2개" in korean["detail"]
+    for said in (refused.json()["detail"], korean["detail"]):
+        assert "nufi-accelerators" not in said and LPU not in said and "쿼터" not in said
+    # One pod of two LPUs is over the room by itself: the count per pod is what must change.
+    wide = deployment_body("wide", replicas=1, accelerator={"device_type": "lpu", "count": 2})
+    counted = await nufi.post(base, json=wide, headers=world.user)
+    assert (counted.status_code, counted.json()["field"]) == (422, "accelerator.count"), counted.text
+    # A scale counts the replicas it has: 2 running and 1 more fitting, so at most 3.
+    scaled = await nufi.patch(f"{base}/llm", json={"replicas": 4}, headers=world.user)
+    assert (scaled.status_code, scaled.json()["field"]) == (422, "replicas"), scaled.text
+    assert "Lower the replicas to 3 or fewer" in scaled.json()["detail"]
 
 
 async def test_new_projects_start_with_the_default_quota(world: World, tmp_path: Path) -> None:
@@ -133,7 +161,9 @@ async def test_a_lab_past_the_quota_waits_in_accelerator_words_and_is_not_starte
 
     pending = await until(waiting, within=10)
     # In use: as the quota counted when read (the deleted pod's devices may still be counted then).
-    assert pending is not None and pending["reason"].startswith(f"project quota: 0 {LPU}, ")
+    assert pending is not None and pending["reason"].startswith(
+        "project quota: HyperAccel LPU limited to 0, "
+    )
     assert (await _put(nufi, world, project, {"devices": {"lpu": 1}})).status_code == 200
     assert (await nufi.post(f"{base}/labs/lab/stop", headers=world.user)).status_code == 200
 

@@ -60,11 +60,13 @@ async def test_a_lab_beyond_the_storage_quota_is_refused_before_anything_is_writ
     problem = _no_room(refused, "storage_gib", "storage")
     assert (problem["params"]["hard"], problem["params"]["used"]) == ("10Gi", "8Gi")
     assert (problem["params"]["requested"], problem["params"]["room"]) == ("4Gi", "2Gi")
-    assert "at most 2Gi more fit" in problem["detail"]
+    assert (
+        "so only 2Gi more can be used" in problem["detail"] and "nufi-accelerators" not in problem["detail"]
+    )
     await _nothing_of(kube, project, "three")
 
     korean = await nufi.post(base, json=_lab("three", 4), headers=world.user | {"Accept-Language": "ko"})
-    assert korean.status_code == 422 and "최대 2Gi만큼만" in korean.json()["detail"]
+    assert korean.status_code == 422 and "스토리지 4Gi를 더 받을 여유가 없습니다" in korean.json()["detail"]
     # What fits is still taken.
     fits = await nufi.post(base, json=_lab("three", 2), headers=world.user)
     assert fits.status_code == 201, fits.text

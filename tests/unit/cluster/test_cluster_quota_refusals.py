@@ -12,6 +12,7 @@ from nufi.cluster.kube_errors import answer_error, quota_refusal, refusal_error
 from nufi.cluster.kube_rest import KubeRefused
 from nufi.errors import DependencyUnavailable, ValidationFailed
 from nufi.messages import render
+from support.languages import korean_of
 
 CLAIM = (
     'persistentvolumeclaims "lab-home" is forbidden: exceeded quota: nufi-accelerators, '
@@ -34,7 +35,8 @@ def test_a_claim_refused_by_a_storage_quota_is_a_422_naming_the_field_and_the_ro
     refused = refusal_error(_refused(CLAIM), field="storage_gib")
     assert isinstance(refused, ValidationFailed) and refused.status == 422
     assert (refused.code, refused.field) == ("quota.exceeded", "storage_gib")
-    assert {key: refused.params[key] for key in refused.params if key != "field"} == {
+    figures = ("project", "quota", "resource_key", "hard", "used", "requested", "room")
+    assert {key: refused.params[key] for key in figures} == {
         "project": "team-a",
         "quota": "nufi-accelerators",
         "resource_key": "storage",
@@ -43,8 +45,32 @@ def test_a_claim_refused_by_a_storage_quota_is_a_422_naming_the_field_and_the_ro
         "requested": "4Gi",
         "room": "2Gi",
     }
-    assert "at most 2Gi more fit" in render("en", refused.code, refused.params)
-    assert "최대 2Gi만큼만" in render("ko", refused.code, refused.params)
+    english = (
+        "Project 'team-a' has no room for 4Gi more storage. Its quota allows 10Gi and 8Gi are in use, "
+        "so only 2Gi more can be used. Ask for fewer, or ask an admin to raise the quota."
+    )
+    korean = (
+        "프로젝트 'team-a'의 할당량에는 스토리지 4Gi를 더 받을 여유가 없습니다. 한도 10Gi 중 8Gi 사용 중이라 "
+        "2Gi만 더 쓸 수 있습니다. 더 적게 요청하거나 관리자에게 할당량을 늘려 달라고 하세요."
+    )
+    assert (refused.detail, korean_of(refused)) == (english, korean)
+
+
+def test_a_quota_with_nothing_left_says_so_in_a_sentence_of_its_own_and_names_no_object() -> None:
+    full = CLAIM.replace("used: requests.storage=8Gi", "used: requests.storage=10Gi")
+    refused = quota_refusal(_refused(full), field="storage_gib")
+    assert refused is not None and refused.params["room"] == "0"
+    english, korean = (render(language, refused.code, refused.params) for language in ("en", "ko"))
+    assert english == (
+        "Project 'team-a' has no room for 4Gi more storage. Its quota of 10Gi is used up. "
+        "Ask an admin to raise the quota."
+    )
+    assert korean == (
+        "프로젝트 'team-a'의 할당량에는 스토리지 4Gi를 더 받을 여유가 없습니다. "
+        "한도 10Gi 모두 사용 중입니다. 관리자에게 할당량을 늘려 달라고 하세요."
+    )
+    for text in (english, korean):
+        assert "nufi-accelerators" not in text and "쿼터" not in text and "0 more" not in text
 
 
 def test_a_pod_refused_names_the_accelerator_it_has_no_room_for() -> None:

@@ -171,8 +171,8 @@ def test_failed_pods_and_deployment_conditions() -> None:
         }
     )
     assert (quota.code, quota.params["quota"]) == ("workload.quota_exceeded", "team-a-lpu")
-    assert quota.text("en") == f"project quota: 8 {LPU}, 8 in use"
-    assert _korean(quota) == f"프로젝트 쿼터: {LPU} 8, 8 사용 중"
+    assert quota.text("en") == f"project quota: {LPU} limited to 8, 8 in use"
+    assert _korean(quota) == f"프로젝트 할당량: {LPU} 한도 8, 8 사용 중"
     # Without the figures (an older or other wording) the quota is still named.
     bare = deployment_failure({"type": "ReplicaFailure", "status": "True", "message": "exceeded quota: q1"})
     assert bare.code == "workload.failure.quota_exceeded"

@@ -91,7 +91,7 @@ def test_a_deployment_whose_pods_a_quota_refuses_is_pending_in_accelerator_words
         "workload.quota_exceeded",
         {"quota": QUOTA_NAME, "resource": "hyperaccel.ai/lpu", "limit": "4", "used": "4", "kubernetes": said},
     )
-    assert reason.text("en") == "project quota: 4 hyperaccel.ai/lpu, 4 in use"
+    assert reason.text("en") == "project quota: hyperaccel.ai/lpu limited to 4, 4 in use"
     # With one pod Ready and the next refused, it is Degraded for the same reason.
     ready = PodState("llm-1", "lpu-node-1", "Running", True, False, None, None, {"hyperaccel.ai/lpu": 1})
     assert deployment_status(2, [ready], [condition]) == ("Degraded", reason)

@@ -143,11 +143,18 @@ TEXTS: dict[str, str] = {
         "the rollout made no progress within its deadline (ProgressDeadlineExceeded)"
     ),
     # Quotas
-    "quota.exceeded": (
-        "project {project!r} has no room for {requested} more {resource_key}: quota {quota!r} allows "
-        "{hard} and {used} are in use, so at most {room} more fit; ask for fewer, or ask an admin to "
-        "raise the quota"
+    "quota.exceeded": "Project {project!r} has no room for {more} more {what}. {left} {fix}",
+    "quota.left.some": "Its quota allows {hard} and {used} are in use, so only {room} more can be used.",
+    "quota.left.none": "Its quota of {hard} is used up.",
+    "quota.fix.fewer": "Ask for fewer, or ask an admin to raise the quota.",
+    "quota.fix.replicas": (
+        "Lower the replicas to {replicas} or fewer, or ask an admin to raise the quota."
     ),
+    "quota.fix.admin": "Ask an admin to raise the quota.",
+    "quota.amount.count": "{count}",
+    "quota.resource.storage": "storage",
+    "quota.resource.pods": "pods",
+    "quota.resource.other": "{resource}",
     "quota.unknown_type": (
         "there is no device type {device_type!r}: name a type of GET /api/v1/devices by its id"
     ),
@@ -158,8 +165,8 @@ TEXTS: dict[str, str] = {
     "quota.kept_changing": (
         "the quota of project {project!r} kept changing while this change was applied; try again"
     ),
-    "workload.quota_exceeded": "project quota: {limit} {resource}, {used} in use",
-    "workload.failure.quota_exceeded": "the project's quota {quota!r} leaves no room for the pods",
+    "workload.quota_exceeded": "project quota: {resource} limited to {limit}, {used} in use",
+    "workload.failure.quota_exceeded": "the project's quota leaves no room for the pods",
     "workload.failure.replicas": "Kubernetes cannot create the pods (ReplicaFailure)",
     "workload.failure.other": 'Kubernetes reports: "{kubernetes}"',
 }

@@ -137,22 +137,29 @@ TEXTS: dict[str, str] = {
     ),
     # Quotas
     "quota.exceeded": (
-        "프로젝트 {project!r}에는 {resource_key}을(를) {requested}만큼 더 쓸 여유가 없습니다: "
-        "쿼터 {quota!r}의 한도는 {hard}이고 {used}이(가) 사용 중이므로 최대 {room}만큼만 더 쓸 수 "
-        "있습니다. 더 적게 요청하거나 관리자에게 쿼터를 늘려 달라고 하세요."
+        "프로젝트 {project!r}의 할당량에는 {what} {more}를 더 받을 여유가 없습니다. {left} {fix}"
     ),
+    "quota.left.some": "한도 {hard} 중 {used} 사용 중이라 {room}만 더 쓸 수 있습니다.",
+    "quota.left.none": "한도 {hard} 모두 사용 중입니다.",
+    "quota.fix.fewer": "더 적게 요청하거나 관리자에게 할당량을 늘려 달라고 하세요.",
+    "quota.fix.replicas": "복제본을 {replicas}개 이하로 줄이거나 관리자에게 할당량을 늘려 달라고 하세요.",
+    "quota.fix.admin": "관리자에게 할당량을 늘려 달라고 하세요.",
+    "quota.amount.count": "{count}개",
+    "quota.resource.storage": "스토리지",
+    "quota.resource.pods": "파드",
+    "quota.resource.other": "{resource}",
     "quota.unknown_type": (
         "장치 유형 {device_type!r}이(가) 없습니다. GET /api/v1/devices에 나오는 유형의 id를 쓰세요."
     ),
     "quota.shared_key": (
-        "장치 유형 {device_type!r}와(과) {other!r}는 같은 {resource_key}를 쓰며, 쿼터는 이를 하나로 "
+        "장치 유형 {device_type!r}와(과) {other!r}는 같은 {resource_key}를 쓰며, 할당량은 이를 하나로 "
         "제한합니다. 둘 중 하나에만 개수를 주세요."
     ),
     "quota.kept_changing": (
-        "변경을 적용하는 동안 프로젝트 {project!r}의 쿼터가 계속 바뀌었습니다. 다시 시도하세요."
+        "변경을 적용하는 동안 프로젝트 {project!r}의 할당량이 계속 바뀌었습니다. 다시 시도하세요."
     ),
-    "workload.quota_exceeded": "프로젝트 쿼터: {resource} {limit}, {used} 사용 중",
-    "workload.failure.quota_exceeded": "프로젝트의 쿼터 {quota!r}에 파드를 만들 여유가 없습니다.",
+    "workload.quota_exceeded": "프로젝트 할당량: {resource} 한도 {limit}, {used} 사용 중",
+    "workload.failure.quota_exceeded": "프로젝트 할당량에 파드를 만들 여유가 없습니다.",
     "workload.failure.replicas": "Kubernetes가 파드를 만들지 못했습니다(ReplicaFailure).",
     "workload.failure.other": 'Kubernetes 메시지: "{kubernetes}"',
 }

@@ -34,7 +34,7 @@ from nufi.cluster.workload_apply import Write, apply_workload, refused_as
 from nufi.db.intents import Intent
 from nufi.errors import Conflict, NotFound, ValidationFailed
 from nufi.monitoring.service import MonitoringService
-from nufi.workloads.accelerators import AcceleratorService
+from nufi.workloads.accelerators import AcceleratorService, Placement
 from nufi.workloads.deployments.reading import (
     accelerator_of,
     annotation_outcome,
@@ -59,11 +59,12 @@ from nufi.workloads.labels import (
     MANAGED_BY_NUFI,
     WORKLOAD,
     WORKLOAD_KIND,
+    device_type_of,
     selector_text,
 )
 from nufi.workloads.names import is_name
 from nufi.workloads.projects.service import ProjectService
-from nufi.workloads.quotas.room import pods_demand
+from nufi.workloads.quotas.room import Replicas, pods_demand
 
 _KIND: WorkloadKind = "deployment"
 _OURS = selector_text({MANAGED_BY: MANAGED_BY_NUFI, WORKLOAD_KIND: _KIND})
@@ -93,8 +94,9 @@ class DeploymentService:
         placement = await self._accelerators.resolve(request.accelerator)
         await self._accelerators.check_quota(
             project,
-            placement.resource_key,
-            request.replicas * placement.count,
+            placement,
+            pods=request.replicas,
+            replicas=Replicas("replicas", placement.count),
             also=[pods_demand(request.replicas, "replicas")],
         )
         if await get_deployment(self._cluster, project, request.name) is not None:
@@ -147,7 +149,7 @@ class DeploymentService:
         actor = acting(principal)
         current = await self._ours(project, name)
         before = {"replicas": int((current.get("spec") or {}).get("replicas", 1) or 0)}
-        await self._check_scale_quota(project, current, replicas - before["replicas"])
+        await self._check_scale_quota(project, current, before["replicas"], replicas)
         async with self._recorder.change(
             actor,
             "deployment.scale",
@@ -208,18 +210,20 @@ class DeploymentService:
             return Outcome.nothing()
         return annotation_outcome(intent, deployment)
 
-    async def _check_scale_quota(self, project: str, deployment: Json, more_pods: int) -> None:
+    async def _check_scale_quota(self, project: str, deployment: Json, now: int, wanted: int) -> None:
         # Only the pods added are counted: those it has are in the quotas' `used` already.
         resource_key, count = accelerator_of(
             (first_container(deployment.get("spec") or {}).get("resources") or {}).get("limits") or {}
         )
+        more_pods = wanted - now
         if resource_key and more_pods > 0:
             await self._accelerators.check_quota(
                 project,
-                resource_key,
-                more_pods * count,
+                Placement(device_type_of(deployment), resource_key, count),
+                pods=more_pods,
                 field="replicas",
-                also=[pods_demand(more_pods, "replicas")],
+                replicas=Replicas("replicas", count, counted=now),
+                also=[pods_demand(more_pods, "replicas", counted=now)],
             )
 
     async def _remove_service(self, project: str, name: str) -> None:

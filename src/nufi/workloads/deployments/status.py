@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from nufi.messages import CATALOG, Message
-from nufi.workloads.kube_reasons import deployment_failure, pod_failure, scheduler_reason
+from nufi.workloads.kube_reasons import QUOTA_EXCEEDED, deployment_failure, pod_failure, scheduler_reason
 from nufi.workloads.labels import (
     THERMAL_KEPT_REASON,
     THERMAL_OFF_REASON,
@@ -39,7 +39,6 @@ from nufi.workloads.labels import (
 )
 from nufi.workloads.pods import conditions_of, stuck_container
 
-QUOTA_EXCEEDED = "workload.quota_exceeded"
 Status = Literal["Ready", "Starting", "Degraded", "Error", "Pending", "ScaledDown"]
 
 

@@ -94,8 +94,10 @@ class DeploymentViews:
         )
         running = any(s.node and s.phase == "Running" for s in states)
         held = await self._held_devices(principal, device_type) if running else {}
+        placement = Placement(device_type, resource_key, count)
         if status in ("Pending", "Degraded") and any(s.unschedulable for s in states) and resource_key:
-            reason = await self._pending_reason(Placement(device_type, resource_key, count), reason)
+            reason = await self._pending_reason(placement, reason)
+        reason = await self._accelerators.named_quota(reason, placement)
         return DeploymentView(
             project=project,
             name=name,

@@ -30,7 +30,7 @@ from nufi.logging import get_logger
 from nufi.workloads.accelerators import AcceleratorService, Placement
 from nufi.workloads.intents import Outcome, acting
 from nufi.workloads.kinds import name_taken
-from nufi.workloads.labels import DEVICE_TYPE
+from nufi.workloads.labels import DEVICE_TYPE, device_type_of
 from nufi.workloads.labs import manifests
 from nufi.workloads.labs.manifests import STORAGE_ANNOTATION
 from nufi.workloads.labs.model import (
@@ -164,8 +164,7 @@ class LabService:
         # Its pod and its home volume's claim count against the project's quotas as much as its devices.
         await self._accelerators.check_quota(
             project,
-            placement.resource_key,
-            placement.count,
+            placement,
             also=[storage_demand(request.storage_gib, "storage_gib"), pods_demand(1, None)],
         )
         if await self._store.find(project, name) is not None:
@@ -284,9 +283,8 @@ class LabService:
         limits = (first_container(found.top, found.backend).get("resources") or {}).get("limits") or {}
         resource_key, count = next(iter(limits.items()), ("", "0"))
         if resource_key:
-            await self._accelerators.check_quota(
-                project, resource_key, quantity_to_int(str(count)), also=[pods_demand(1, None)]
-            )
+            placement = Placement(device_type_of(found.top), resource_key, quantity_to_int(str(count)))
+            await self._accelerators.check_quota(project, placement, also=[pods_demand(1, None)])
 
     async def _view(self, project: str, found: Found) -> Lab:
         top = found.top
@@ -306,7 +304,7 @@ class LabService:
         if status == "Starting" and pod is None and resource_key:
             # No pod and none coming: the StatefulSet's pod was refused by a quota (said only in Events).
             refused = await self._accelerators.quota_reason(
-                project, resource_key, quantity_to_int(str(count))
+                project, Placement(device_type, resource_key, quantity_to_int(str(count)))
             )
             status, reason = ("Pending", refused) if refused is not None else (status, reason)
         spec = (pod or {}).get("spec") or {}

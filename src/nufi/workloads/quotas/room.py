@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from nufi.cluster.kube_rest import Json
+from nufi.cluster.quota_exceeded import Figures, quota_exceeded
 from nufi.cluster.resources import format_quantity, parse_quantity
 from nufi.errors import ValidationFailed
+from nufi.messages import Message
 from nufi.workloads.labels import MANAGED_BY, MANAGED_BY_NUFI, PROJECT
 
 QUOTA_NAME = "nufi-accelerators"
@@ -149,47 +151,70 @@ GIB = 1024**3
 
 
 @dataclass(frozen=True)
+class Replicas:
+    """How a demand of devices is made of pods: `per_pod` devices each, `counted` of them in the
+    quotas' used figure already (a scale counts only the pods it adds); `field` names the replica count,
+    the field a refusal names when fewer replicas would fit."""
+
+    field: str
+    per_pod: int
+    counted: int = 0
+
+
+@dataclass(frozen=True)
 class Demand:
     """What a write asks of the project's quotas: `amount` more of `resource` (the quota's name for it:
     `requests.<key>`, `requests.storage`, `pods`); refused naming `field`, the request's field that
-    asks for it (None when the request as a whole does)."""
+    asks for it (None when the request as a whole does), or the replica count (`replicas`) when one
+    pod fits and only their number does not. `what` names the resource for a person (a device type's
+    name); None: the resource's own word."""
 
     resource: str
     amount: Decimal
     field: str | None
+    what: object = None
+    replicas: Replicas | None = None
 
 
-def devices_demand(resource_key: str, count: int, field: str) -> Demand:
-    return Demand(device_resource(resource_key), Decimal(count), field)
+def devices_demand(
+    resource_key: str, count: int, field: str, *, name: str | None = None, replicas: Replicas | None = None
+) -> Demand:
+    return Demand(device_resource(resource_key), Decimal(count), field, name, replicas)
 
 
 def storage_demand(gib: int, field: str) -> Demand:
     return Demand(STORAGE, Decimal(gib) * GIB, field)
 
 
-def pods_demand(count: int, field: str | None) -> Demand:
-    return Demand(PODS, Decimal(count), field)
+def pods_demand(count: int, field: str | None, *, counted: int = 0) -> Demand:
+    """`count` more pods; with `field`, each is a replica and fewer of them is the remedy."""
+    replicas = None if field is None else Replicas(field, 1, counted)
+    return Demand(PODS, Decimal(count), field, replicas=replicas)
 
 
 def no_room(project: str, limit: Limit, demand: Demand) -> ValidationFailed:
-    """The 422 `quota.exceeded` for `demand`, naming its field and the room `limit` leaves."""
+    """The 422 `quota.exceeded` for `demand`, naming the field to change and the room `limit` leaves:
+    the replica count when one pod fits the room and only their number does not (or the replica
+    count is all the write asks, a scale), else the demand's own field."""
 
     def shown(amount: Decimal) -> int | str:
         # Counts stay numbers (devices, pods); bytes read as quantities (`4Gi`).
         text = format_quantity(amount, demand.resource)
         return int(amount) if text.isdigit() else text
 
-    return ValidationFailed(
-        code="quota.exceeded",
-        field=demand.field,
-        quota=limit.quota,
-        params={
-            "project": project,
-            "quota": limit.quota,
-            "resource_key": demand.resource.removeprefix("requests."),
-            "hard": shown(limit.hard),
-            "used": shown(limit.used),
-            "requested": shown(demand.amount),
-            "room": shown(limit.room),
-        },
+    replicas = demand.replicas
+    fix = None
+    field = demand.field
+    if replicas is not None and (limit.room >= replicas.per_pod or demand.field == replicas.field):
+        field = replicas.field
+        fitting = replicas.counted + int(limit.room) // replicas.per_pod
+        fix = Message("quota.fix.replicas", {"replicas": fitting})
+    figures = Figures(
+        limit.quota,
+        demand.resource,
+        shown(limit.hard),
+        shown(limit.used),
+        shown(demand.amount),
+        shown(limit.room),
     )
+    return quota_exceeded(project, figures, field=field, what=demand.what, fix=fix)
