@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -14,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 
@@ -152,3 +154,17 @@ def running_sandbox(*args: str) -> Iterator[SandboxRun]:
     finally:
         run.cleanup()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def sign_in_at(url: str, username: str, password: str) -> None:
+    """What a person does in the browser: the IdP's sign-in form, then its redirect to the loopback."""
+    with httpx.Client(timeout=10.0) as browser:
+        page = browser.get(url)
+        assert page.status_code == 200 and "kc-form-login" in page.text, page.text
+        action = re.search(r"action='([^']+)'", page.text)
+        assert action is not None
+        form = {**dict(parse_qsl(urlsplit(url).query)), "username": username, "password": password}
+        signed_in = browser.post(action.group(1).replace("&amp;", "&"), data=form)
+        assert signed_in.status_code == 302, signed_in.text
+        assert signed_in.headers["location"].startswith("http://127.0.0.1:")
+        assert browser.get(signed_in.headers["location"]).status_code == 200

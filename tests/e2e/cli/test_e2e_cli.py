@@ -23,7 +23,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner, Result
 
-from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
+from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, sign_in_at, token
 from nufi.cli import app
 from nufi.packs import dump_packs, parse_packs
 from support.polling import poll
@@ -72,20 +72,6 @@ def operator(sandbox: SandboxRun, tmp_path_factory: pytest.TempPathFactory) -> I
         yield Operator(sandbox, tmp_path_factory.mktemp("operator"), admin)
 
 
-def _sign_in_at(url: str, username: str, password: str) -> None:
-    """What a person does in the browser: the IdP's sign-in form, then its redirect to the loopback."""
-    with httpx.Client(timeout=10.0) as browser:
-        page = browser.get(url)
-        assert page.status_code == 200 and "kc-form-login" in page.text, page.text
-        action = re.search(r"action='([^']+)'", page.text)
-        assert action is not None
-        form = {**dict(parse_qsl(urlsplit(url).query)), "username": username, "password": password}
-        signed_in = browser.post(action.group(1).replace("&amp;", "&"), data=form)
-        assert signed_in.status_code == 302, signed_in.text
-        assert signed_in.headers["location"].startswith("http://127.0.0.1:")
-        assert browser.get(signed_in.headers["location"]).status_code == 200
-
-
 def test_login_signs_in_through_the_browser_and_whoami_says_who(operator: Operator) -> None:
     login = subprocess.Popen(
         [NUFI, "login", "--server", operator.server, "--no-browser", "--timeout", "60"],
@@ -99,7 +85,7 @@ def test_login_signs_in_through_the_browser_and_whoami_says_who(operator: Operat
         url = next(line.strip() for line in login.stderr if URL.match(line.strip()))
         query = dict(parse_qsl(urlsplit(url).query))
         assert (query["client_id"], query["code_challenge_method"]) == ("nufi-cli", "S256")
-        _sign_in_at(url, "admin", "admin")
+        sign_in_at(url, "admin", "admin")
         out, err = login.communicate(timeout=30)
     finally:
         if login.poll() is None:
