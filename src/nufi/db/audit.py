@@ -8,10 +8,37 @@ from typing import Any, TypeVar
 from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from nufi.db.audit_changes import leaf_changes
 from nufi.db.tables import AuditRecordRow, JsonObject
 from nufi.db.types import utc_now
 
 MAX_PAGE = 1000
+# Every action a writer records. A record of any other is refused, so a new action cannot reach the
+# audit log before it is listed here, where the dashboard's words for each are checked (tests/unit/ui).
+ACTIONS = (
+    "device_type.create",
+    "device_type.update",
+    "device_type.delete",
+    "device_type.reset",
+    "thermal_policy.update",
+    "alert_thresholds.update",
+    "protection.breaker_held",
+    "protection.breaker_released",
+    "project.create",
+    "project.delete",
+    "project.member.add",
+    "project.member.remove",
+    "project.quota.set",
+    "project.quota.follow_type",
+    "deployment.create",
+    "deployment.scale",
+    "deployment.delete",
+    "deployment.thermal_override",
+    "lab.create",
+    "lab.delete",
+    "lab.start",
+    "lab.stop",
+)
 _Statement = TypeVar("_Statement", bound=Select[Any])
 
 
@@ -30,8 +57,13 @@ class AuditRepository:
         before: JsonObject | None = None,
         after: JsonObject | None = None,
         details: JsonObject | None = None,
-    ) -> AuditRecordRow:
-        """Add a record stamped with the current time; it is stored when the caller commits."""
+    ) -> AuditRecordRow | None:
+        """Add a record stamped with the current time; it is stored when the caller commits. A change
+        whose states differ in no leaf but bookkeeping (a save of what was already there) is not one:
+        nothing is recorded and the answer is None."""
+        check_action(action)
+        if before is not None and after is not None and not leaf_changes(before, after):
+            return None
         row = AuditRecordRow(
             at=utc_now(),
             actor=actor,
@@ -99,6 +131,12 @@ class AuditRepository:
         if actor is not None:
             statement = statement.where(AuditRecordRow.actor == actor)
         return statement
+
+
+def check_action(action: str) -> None:
+    """ValueError for an action not in `ACTIONS`."""
+    if action not in ACTIONS:
+        raise ValueError(f"{action!r} is not an audited action; list it in nufi.db.audit.ACTIONS")
 
 
 def _check_page(limit: int, offset: int) -> None:

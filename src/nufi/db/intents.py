@@ -17,7 +17,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from nufi.db.audit import AuditRepository
+from nufi.db.audit import AuditRepository, check_action
 from nufi.db.replica_leases import ReplicaLeases
 from nufi.db.session import SessionFactory, transaction
 from nufi.db.tables import IntentRow, JsonObject, Record
@@ -49,7 +49,9 @@ class IntentStore:
         after: JsonObject | None = None,
         details: JsonObject | None = None,
     ) -> Intent:
-        """Commit the intent; a database that cannot take it raises here, before anything is changed."""
+        """Commit the intent; a database that cannot take it, or an action the audit log does not
+        know, raises here, before anything is changed."""
+        check_action(action)
         async with transaction(self._sessions) as session:
             row = IntentRow(
                 at=utc_now(),

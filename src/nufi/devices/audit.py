@@ -6,13 +6,31 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 from nufi.db import AuditRecordRow
+from nufi.db.audit import ACTIONS
+from nufi.db.audit_changes import ABSENT, Absent, LeafChange, leaf_changes
 from nufi.db.tables import Record
+
+__all__ = [
+    "ABSENT",
+    "ACTIONS",
+    "Absent",
+    "AuditPage",
+    "AuditRecord",
+    "LeafChange",
+    "audit_page",
+    "leaf_changes",
+]
 
 
 @dataclass(frozen=True)
 class AuditRecord(Record):
     """Who did what to which thing, when, with the state before and after: a record of the audit log
     as the faces read it, not its database row."""
+
+    def changes(self) -> list[LeafChange]:
+        """What the record changed, leaf by leaf (everything it made or removed, for a creation or a
+        removal), without the writers' bookkeeping."""
+        return leaf_changes(self.before, self.after)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from nufi.db import AuditRepository, Database
+from nufi.db.audit import ACTIONS
+from nufi.db.intents import IntentStore
 
 # SQLAlchemy warns about session misuse (e.g. stale identities) instead of failing; here it fails.
 pytestmark = pytest.mark.filterwarnings("error::sqlalchemy.exc.SAWarning")
@@ -20,7 +22,7 @@ async def seed(database: Database) -> None:
         ("bob", "device_type.create", "device_type", "npu"),
         ("bob", "device_type.reset", "device_type", "nvidia-gpu"),
         ("alice", "device_type.delete", "device_type", "lpu"),
-        ("bob", "policy.update", "thermal_policy", "lpu"),
+        ("bob", "thermal_policy.update", "thermal_policy", "lpu"),
     ]
     for actor, action, kind, target in entries:
         async with database.transaction() as session:
@@ -39,7 +41,7 @@ async def test_a_record_keeps_every_field(database: Database) -> None:
             after={"enabled": False, "labels": {"node": "instance"}},
             details={"force": True, "reason": "no node advertises hyperaccel.ai/lpu yet"},
         )
-    assert recorded.id is not None
+    assert recorded is not None and recorded.id is not None
     async with database.session() as session:
         (stored,) = await AuditRepository(session).list()
     assert (stored.id, stored.actor, stored.action, stored.target_kind, stored.target_id) == (
@@ -75,7 +77,7 @@ async def test_list_is_newest_first_and_pages(database: Database) -> None:
         total = await audit.count()
     ids = [r.id for r in everything]
     assert ids == sorted(ids, reverse=True)
-    assert [r.action for r in everything][:2] == ["policy.update", "device_type.delete"]
+    assert [r.action for r in everything][:2] == ["thermal_policy.update", "device_type.delete"]
     assert [r.id for r in [*first, *second]] == ids[:4]
     assert beyond == []
     assert total == 6
@@ -113,7 +115,7 @@ async def test_the_newest_record_per_target_of_an_actor_s_actions(database: Data
         ("nufi-thermal", "protection.breaker_held", "rngd", ["b"]),
         # Another actor's record, another action and another kind of target are not the answer.
         ("alice", "protection.breaker_held", "lpu", ["x"]),
-        ("nufi-thermal", "protection.other", "rngd", ["y"]),
+        ("nufi-thermal", "thermal_policy.update", "rngd", ["y"]),
     ]
     for actor, action, target, held in entries:
         async with database.transaction() as session:
@@ -132,3 +134,54 @@ async def test_the_newest_record_per_target_of_an_actor_s_actions(database: Data
         "lpu": ("protection.breaker_released", {"held": []}),
         "rngd": ("protection.breaker_held", {"held": ["b"]}),
     }
+
+
+async def test_an_action_the_audit_log_does_not_list_is_refused_before_anything_is_written(
+    database: Database,
+) -> None:
+    async with database.transaction() as session:
+        with pytest.raises(ValueError, match=r"'project\.rename' is not an audited action"):
+            await AuditRepository(session).record("alice", "project.rename", "project", "team-a")
+    with pytest.raises(ValueError, match="not an audited action"):
+        await IntentStore(database.sessions).open(
+            actor="alice", action="project.rename", target_kind="project", target_id="team-a", holder="r1"
+        )
+    assert not await IntentStore(database.sessions).open_intents()
+    async with database.session() as session:
+        assert await AuditRepository(session).count() == 0
+
+
+async def test_a_save_that_changed_nothing_but_bookkeeping_is_not_recorded(database: Database) -> None:
+    policy = {"enabled": True, "unhealthy": {"enabled": False, "trip_hold_seconds": 0}}
+    async with database.transaction() as session:
+        audit = AuditRepository(session)
+        # The thermal service's and the catalog's records: where the old state came from, its revision.
+        unchanged = await audit.record(
+            "alice",
+            "thermal_policy.update",
+            "thermal_policy",
+            "lpu",
+            before=policy | {"source": "admin"},
+            after=policy,
+        )
+        bumped = await audit.record(
+            "alice", "device_type.update", "device_type", "lpu", before={"revision": 1}, after={"revision": 2}
+        )
+        changed = await audit.record(
+            "alice",
+            "thermal_policy.update",
+            "thermal_policy",
+            "lpu",
+            before=policy,
+            after=policy | {"unhealthy": {"enabled": True, "trip_hold_seconds": 0}},
+        )
+        # A creation, a removal and an event without states are records whatever they hold.
+        made = await audit.record("alice", "project.create", "project", "team-a", after={})
+    assert (unchanged, bumped) == (None, None)
+    assert changed is not None and made is not None
+    async with database.session() as session:
+        assert [row.id for row in await AuditRepository(session).list()] == [made.id, changed.id]
+
+
+def test_every_action_is_one_of_a_kind() -> None:
+    assert len(set(ACTIONS)) == len(ACTIONS)

@@ -22,6 +22,7 @@ from nufi.messages import areas_of
 from nufi.ui.i18n import CATALOG, DASHBOARD_AREAS, LANGUAGES, join_areas
 from nufi.ui.pages.deployments import Deployments
 from nufi.ui.pages.labs import Labs
+from nufi.ui.parts.audit_lines import WORDED
 from nufi.ui.parts.workload_page import KindText
 from support.locale_keys import check, duplicate_dict_keys, python_sources, scan
 from support.locale_sources import IN_CODE, FromCode, Site, Source, Tuples, Values, values_of
@@ -35,7 +36,9 @@ KINDS = (Deployments, Labs)
 # Each key the code builds from a value, with the values it can take. IN_CODE: the code lists them
 # where it builds the key (a table's columns, a loop's values, the calls of a private function).
 DYNAMIC: dict[str, Source] = {
-    "audit.action.{}": FromCode("nufi.ui.pages.audit:AUDITED_ACTIONS"),
+    "audit.action.{}": FromCode("nufi.db.audit:ACTIONS"),
+    "audit.field.{}": FromCode("nufi.ui.parts.audit_lines:FIELDS"),
+    "audit.value.{}.{}": Tuples(*((field, value) for field, values in WORDED.items() for value in values)),
     "charts.metric.{}": IN_CODE,
     "charts.unit.{}": FromCode("nufi.monitoring.ranges.request:RangeMetric"),
     # WorkloadKind.columns and .text: each kind's column headings and texts, under the kind's own area.

@@ -1,4 +1,4 @@
-"""Admin → Audit: each record of the catalog's changes, with the fields it changed.
+"""Admin → Audit: each record of what people and NuFi changed, with the fields it changed in words.
 
 Only `nufi-admin` sees it in the sidebar; anyone else opening the URL gets a page saying so, and the
 catalog's `audit` requires the admin role itself.
@@ -10,26 +10,16 @@ import json
 
 from nicegui import ui
 
+from nufi.devices.audit import ACTIONS, AuditRecord
 from nufi.errors import NufiError
 from nufi.ui import context
 from nufi.ui.i18n import Translator
+from nufi.ui.parts.audit_lines import change_line
 from nufi.ui.parts.moments import moment
 from nufi.ui.skeleton import Visit
 
 PATH = "/admin/audit"
-# What the catalog, thermal control and the alerts record (`nufi.devices.catalog`,
-# `nufi.thermal.service`, `nufi.alerts.service`).
-AUDITED_ACTIONS = (
-    "device_type.create",
-    "device_type.update",
-    "device_type.delete",
-    "device_type.reset",
-    "thermal_policy.update",
-    "alert_thresholds.update",
-)
 AUDIT_ROWS = 100
-# How much of a changed value the audit page's summary shows; the JSON blocks below hold all of it.
-CHANGE_CHARS = 80
 
 
 async def build(visit: Visit) -> None:
@@ -46,70 +36,48 @@ async def build(visit: Visit) -> None:
         ui.label(t("audit.empty"))
         return
     for record in page.items:
-        # What changed is readable without opening the record (the revision always changes).
-        changed = [
-            line for line in changed_fields(record.before, record.after) if not line.startswith("revision:")
-        ]
-        caption = "; ".join(changed)[:160] if record.before is not None and record.after is not None else ""
-        expansion = ui.expansion()
-        expansion.classes("w-full border-b").props('dense data-testid="audit-record"')
-        with expansion.add_slot("header"), ui.column().classes("gap-0 py-1"):
-            with ui.row().classes("items-center gap-2"):
-                moment(record.at).classes("text-slate-600")
-                ui.label(record.actor).classes("font-medium")
-                ui.label(_action(t, record.action)).classes("rounded bg-slate-200 px-2 text-sm")
-                # The type's name where a person reads it; its id for one that no longer exists.
-                ui.label(names.get(record.target_id, record.target_id)).mark("audit-target")
-            if caption:
-                ui.label(caption).classes("text-xs text-slate-500")
-        with expansion:
-            _changes(t, record.before, record.after)
-            with ui.row().classes("w-full gap-4"):
-                _json_block(record.before)
-                _json_block(record.after)
+        _record(t, record, names)
+
+
+def _record(t: Translator, record: AuditRecord, names: dict[str, str]) -> None:
+    """A row that reads as sentences: who did what to which thing, and for a change each field that
+    changed; what a creation or removal held, and the stored JSON, wait in the row's fold."""
+    lines = [change_line(t, change, names) for change in record.changes()]
+    changed = record.before is not None and record.after is not None
+    expansion = ui.expansion()
+    expansion.classes("w-full border-b").props('dense data-testid="audit-record"')
+    with expansion.add_slot("header"), ui.column().classes("gap-0 py-1 min-w-0"):
+        with ui.row().classes("items-center gap-2"):
+            moment(record.at).classes("text-slate-600")
+            ui.label(record.actor).classes("font-medium")
+            ui.label(_action(t, record.action)).classes("rounded bg-slate-200 px-2 text-sm")
+            # The type's name where a person reads it; its id for one that no longer exists.
+            ui.label(names.get(record.target_id, record.target_id)).mark("audit-target")
+        if changed:
+            for line in lines:
+                ui.label(line).classes("text-sm text-slate-700 break-words").mark("audit-change")
+    with expansion:
+        if not changed:
+            _held(t, record, lines)
+        with ui.expansion(t("audit.raw")).classes("w-full").props("dense"), ui.row().classes("w-full gap-4"):
+            _json_block(record.before)
+            _json_block(record.after)
 
 
 def _action(t: Translator, action: str) -> str:
-    return t(f"audit.action.{action}") if action in AUDITED_ACTIONS else action
+    # An action of an older NuFi that no longer writes it is shown as stored.
+    return t(f"audit.action.{action}") if action in ACTIONS else action
 
 
-def changed_fields(before: object, after: object) -> list[str]:
-    """The top-level keys whose value differs between `before` and `after`, each as
-    `key: old → new` (values as compact JSON, long ones cut), sorted by key."""
-    old = before if isinstance(before, dict) else {}
-    new = after if isinstance(after, dict) else {}
-    missing = object()
-    lines = []
-    for key in sorted(set(old) | set(new)):
-        was, now = old.get(key, missing), new.get(key, missing)
-        if was != now:
-            lines.append(f"{key}: {_short(was, missing)} → {_short(now, missing)}")
-    return lines
-
-
-def _short(value: object, missing: object) -> str:
-    if value is missing:
-        return "—"
-    shown = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
-    return shown if len(shown) <= CHANGE_CHARS else shown[: CHANGE_CHARS - 1] + "…"
-
-
-def _changes(t: Translator, before: object, after: object) -> None:
-    """Above the two JSON blocks: what changed, in a line per top-level field."""
+def _held(t: Translator, record: AuditRecord, lines: list[str]) -> None:
+    """What a creation made or a removal took away, a line per field."""
     with ui.column().classes("gap-0 text-sm py-1").mark("audit-changes"):
-        if before is None or after is None:
-            said = t("devices.audit.created") if before is None else t("devices.audit.removed")
-            ui.label(said).classes("text-slate-600")
-            return
-        lines = changed_fields(before, after)
-        if not lines:
-            ui.label(t("devices.audit.unchanged")).classes("text-slate-600")
-            return
-        ui.label(t("devices.audit.changed")).classes("font-medium")
+        said = t("audit.created") if record.before is None else t("audit.removed")
+        ui.label(said).classes("text-slate-600")
         for line in lines:
-            ui.label(line).classes("font-mono text-xs").mark("audit-change")
+            ui.label(line).classes("text-sm break-words").mark("audit-change")
 
 
 def _json_block(value: object) -> None:
     shown = "—" if value is None else json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
-    ui.code(shown, language="json").classes("flex-1 text-xs")
+    ui.code(shown, language="json").classes("flex-1 min-w-0 text-xs")

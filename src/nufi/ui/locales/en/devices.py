@@ -47,8 +47,4 @@ TEXTS: dict[str, str] = {
     "devices.error.unexpected": (
         "It could not be done. Try again in a moment; if it keeps failing, check the server's log."
     ),
-    "devices.audit.changed": "Changed fields:",
-    "devices.audit.unchanged": "No field changed.",
-    "devices.audit.created": "A new record (nothing before).",
-    "devices.audit.removed": "A removal (nothing after).",
 }

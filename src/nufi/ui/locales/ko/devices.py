@@ -46,8 +46,4 @@ TEXTS: dict[str, str] = {
     "devices.error.unexpected": (
         "작업하지 못했습니다. 잠시 후 다시 시도하고, 계속되면 서버 로그를 확인하세요."
     ),
-    "devices.audit.changed": "바뀐 항목:",
-    "devices.audit.unchanged": "바뀐 항목이 없습니다.",
-    "devices.audit.created": "새로 만든 기록입니다 (이전 값 없음).",
-    "devices.audit.removed": "삭제된 기록입니다 (이후 값 없음).",
 }
