@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from nufi.devices.fetcher import PrometheusQueries
 from nufi.devices.readings import ValueFilter, finite_value
 from nufi.devices.said import said_of_error
+from nufi.devices.sample_spread import across_nodes
 from nufi.devices.sample_warnings import CONVERTED_LABEL, conversion_warnings, plausibility_warnings
 from nufi.devices.spec import LabelsDraft, MetricKey, MetricsDraft
 from nufi.errors import ValidationFailed
@@ -29,7 +30,7 @@ from nufi.prom.budgets import subquery_points_problem
 from nufi.prom.errors import PrometheusTimedOut
 from nufi.prom.gateway import AdminQueryLimits
 
-SAMPLE_SIZE = 3
+SAMPLE_SIZE = 4
 __all__ = ["CONVERTED_LABEL", "MetricCheck", "MetricsCheck", "check_metrics", "enforce_query_bounds"]
 _SHOWN_LABELS = 12
 # Where each quantity's expression sits in a device type document.
@@ -391,4 +392,4 @@ def _sample(
         for sample in samples
     ]
     points.sort(key=lambda point: (point.node or "", point.device or ""))
-    return points[:SAMPLE_SIZE]
+    return across_nodes(points, SAMPLE_SIZE)

@@ -91,6 +91,16 @@ def test_wizard_samples_are_readable() -> None:
     assert sample_value(float("nan")) == "nan"
 
 
+def test_wizard_memory_samples_read_as_sizes_in_the_unit_the_expression_reports() -> None:
+    from nufi.devices.units import MemoryUnit
+    from nufi.ui.wizard.render import sample_value
+
+    # The LPU's bytes as Monitoring shows them, not "34,359,738" and "17,179,869,184".
+    assert sample_value(34359738.0, MemoryUnit.BYTES) == "32.8 MiB"
+    assert sample_value(17179869184.0, MemoryUnit.BYTES) == "16.0 GiB"
+    assert sample_value(16384.0, MemoryUnit.MIB) == "16.0 GiB"  # DCGM reports MiB
+
+
 def test_a_dashboard_text_takes_the_plural_of_its_number_in_each_language() -> None:
     english, korean = Translator("en"), Translator("ko")
     once = english("thermal.dry_run.breaker", count=1, allowed=1, total=3)

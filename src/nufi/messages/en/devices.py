@@ -137,7 +137,8 @@ TEXTS: dict[str, str] = {
     ),
     "metric_check.hint.power": "power draw is in W and cannot be negative",
     "metric_check.hint.health": (
-        "a health expression gives 1 for healthy and 0 for unhealthy (e.g. 'x == bool 0')"
+        "a health expression gives 1 for a healthy device and 0 for an unhealthy one (e.g. 'x == bool 0' "
+        "when the exporter's 0 means healthy)"
     ),
     # --- What an admin's expression may cost Prometheus ---
     "query_bounds.range": "{field}: {problem}",

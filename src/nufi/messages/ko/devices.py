@@ -114,7 +114,7 @@ TEXTS: dict[str, str] = {
         "익스포터가 값을 읽지 못했다는 표시). 보고되지 않은 값으로 표시됩니다"
     ),
     "metric_check.implausible_values": (
-        "값 {total}개 중 {count}개가 있을 수 없는 값으로 보입니다(예: {example:g}). {hint}. 모니터링에서는 "
+        "값 {total}개 중 {count}개가 있을 수 없는 값으로 보입니다 (예: {example:g}). {hint}. 모니터링에서는 "
         "보고되지 않은 값으로 표시됩니다"
     ),
     "metric_check.converted": (
@@ -135,7 +135,10 @@ TEXTS: dict[str, str] = {
         "m°C로 보고하는 경우입니다"
     ),
     "metric_check.hint.power": "전력은 W 단위이며 음수일 수 없습니다",
-    "metric_check.hint.health": "상태 식은 정상이면 1, 비정상이면 0을 줍니다(예: x == bool 0)",
+    "metric_check.hint.health": (
+        "상태 식은 정상인 디바이스에 1, 비정상인 디바이스에 0을 줍니다 (예: 익스포터의 0이 정상을 뜻하면 "
+        "'x == bool 0')"
+    ),
     # --- 관리자의 식이 Prometheus에 주는 부담 ---
     "query_bounds.range": "{field}: {problem}",
     "query_bounds.count_timed_out": (

@@ -10,8 +10,9 @@ Every input of the page has a *slot* (`SLOTS`); `slot_of` maps the field an erro
 slot that shows it, None for an error that belongs at the top of the page.
 
 A draft that edits a stored type (`draft_of`) also holds the type's id, the revision it started from,
-its kind, and what the wizard does not show (enabled, thermal, fetcher, the health expression) as
-JSON under `edit.kept`, so Save changes sends the whole type back with only what was edited changed.
+its kind, and what the wizard does not show (enabled, thermal, fetcher) as JSON under `edit.kept`, so
+Save changes sends the whole type back with only what was edited changed. The health expression is
+shown and edited like the other metrics (`metrics.health`).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ METRIC_SLOTS = (
     "metrics.memory.unit",
     "metrics.temperature",
     "metrics.power",
+    "metrics.health",
 )
 # Errors about a whole group (e.g. a save's "labels" refusal) show above the group's inputs.
 GROUP_SLOTS = ("labels", "metrics")
@@ -70,7 +72,7 @@ RESULT_SLOT: dict[MetricKey, str] = {
     "memory_free": MEMORY_SECOND,
     "temperature": "metrics.temperature",
     "power": "metrics.power",
-    "health": "metrics",
+    "health": "metrics.health",
 }
 
 _TEXT_FIELDS = (
@@ -85,6 +87,7 @@ _TEXT_FIELDS = (
     "metrics.memory.free",
     "metrics.temperature",
     "metrics.power",
+    "metrics.health",
 )
 
 
@@ -96,7 +99,11 @@ def new_draft() -> dict[str, str]:
 
 
 def complete(draft: Draft) -> Draft:
-    """`draft` with every field present (a draft kept from an older page may lack some)."""
+    """`draft` with every field present (a draft kept from an older page may lack some). An edit kept
+    before the wizard showed health held the type's health expression aside: it becomes the field."""
+    if not isinstance(draft.get("metrics.health"), str):
+        kept = _kept(draft).get("health")
+        draft["metrics.health"] = kept if isinstance(kept, str) else ""
     for key, value in new_draft().items():
         if not isinstance(draft.get(key), str):
             draft[key] = value
@@ -157,6 +164,7 @@ def metrics_document(draft: Mapping[str, str]) -> dict[str, object]:
         "memory": memory,
         "temperature": _optional(draft, "metrics.temperature"),
         "power": _optional(draft, "metrics.power"),
+        "health": _optional(draft, "metrics.health"),
     }
 
 
@@ -259,6 +267,7 @@ def draft_of(device_type: DeviceType) -> dict[str, str]:
             "metrics.utilization": metrics.get("utilization") or "",
             "metrics.temperature": metrics.get("temperature") or "",
             "metrics.power": metrics.get("power") or "",
+            "metrics.health": metrics.get("health") or "",
             "metrics.memory.mode": memory.get("mode") or "used_total",
             "metrics.memory.used": memory.get("used") or "",
             "metrics.memory.total": memory.get("total") or "",
@@ -272,7 +281,6 @@ def draft_of(device_type: DeviceType) -> dict[str, str]:
                     "enabled": data["enabled"],
                     "thermal": data.get("thermal"),
                     "fetcher": data["fetcher"],
-                    "health": metrics.get("health"),
                 }
             ),
         }
@@ -314,9 +322,6 @@ def update_payload(draft: Mapping[str, str]) -> DeviceTypeUpdate:
     kept = _kept(draft)
     document = payload_document(draft)
     del document["id"]
-    metrics = document["metrics"]
-    if isinstance(metrics, dict) and kept.get("health"):
-        metrics["health"] = kept["health"]
     document.update(
         {
             "enabled": kept.get("enabled", True),

@@ -30,7 +30,10 @@ _EXPRESSIONS: tuple[tuple[str, str, tuple[MetricKey, ...]], ...] = (
     ("metrics.utilization", "wizard.metric.utilization", ("utilization",)),
     ("metrics.temperature", "wizard.metric.temperature", ("temperature",)),
     ("metrics.power", "wizard.metric.power", ("power",)),
+    ("metrics.health", "wizard.metric.health", ("health",)),
 )
+# What an expression must give, said under its field where the label alone does not tell it.
+_HINTS = {"metrics.health": "wizard.hint.health"}
 _MEMORY_KEYS: tuple[MetricKey, ...] = ("memory_used", "memory_total", "memory_free")
 
 
@@ -68,7 +71,7 @@ class MetricsStep:
         with ui.card().classes("w-full").props("flat bordered"):
             with ui.row().classes("w-full items-start gap-2 no-wrap"):
                 with ui.column().classes("grow gap-0"):
-                    self.form.field(slot, label_key, optional=optional)
+                    self.form.field(slot, label_key, optional=optional, hint_key=_HINTS.get(slot))
                 self.test_button(slot, keys)
             self.results[slot] = ui.column().classes("w-full gap-1").mark(f"result-{slot}")
 
@@ -161,4 +164,13 @@ class MetricsStep:
                 ui.label(self.t("wizard.test.empty")).classes(render.NOTE_CLASSES).mark("metric-empty")
         for key in shown:
             with self.results[RESULT_SLOT[key]]:
-                render.metric_result(self.t, check.results[key])
+                render.metric_result(
+                    self.t, check.results[key], self.memory_unit() if key in _MEMORY_KEYS else None
+                )
+
+    def memory_unit(self) -> MemoryUnit:
+        """The unit the memory expressions report in, as chosen (bytes when the draft names none)."""
+        try:
+            return MemoryUnit(self.draft.get("metrics.memory.unit", ""))
+        except ValueError:
+            return MemoryUnit.BYTES

@@ -4,12 +4,15 @@ and one metric expression's series, sample, missing labels and implausible value
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 
 from nicegui import ui
 
 from nufi.devices.checks import MetricCheck, RegisteredType, ResourceKeyCheck
+from nufi.devices.units import MemoryUnit, to_bytes
 from nufi.messages import MessageModel
+from nufi.ui.format import human_bytes
 from nufi.ui.i18n import Translator
 
 ERROR_CLASSES = "text-red-700 text-sm whitespace-pre-line"
@@ -71,10 +74,11 @@ def key_unreadable(t: Translator, detail: str) -> None:
     ui.label(detail).classes(ERROR_CLASSES)
 
 
-def metric_result(t: Translator, result: MetricCheck) -> None:
+def metric_result(t: Translator, result: MetricCheck, memory_unit: MemoryUnit | None = None) -> None:
     """One expression's verdict: its error, "no series yet" or ✓, the series count, missing labels,
     warnings (implausible values among them), and a few sample values. Each is said once: the error
-    already names the labels it misses, and the service's own "no series yet" is the amber verdict."""
+    already names the labels it misses, and the service's own "no series yet" is the amber verdict.
+    A memory expression's samples (`memory_unit`: the unit it reports in) read as sizes, e.g. 16.0 GiB."""
     warnings = list(result.warning_messages)
     if result.error_message is not None:
         metric_error(t, result.error_message)
@@ -104,7 +108,7 @@ def metric_result(t: Translator, result: MetricCheck) -> None:
                 "key": index,
                 "node": point.node or "—",
                 "device": point.device or "—",
-                "value": not_measured if point.value is None else sample_value(point.value),
+                "value": not_measured if point.value is None else sample_value(point.value, memory_unit),
             }
             for index, point in enumerate(result.sample)
         ]
@@ -123,9 +127,11 @@ def _no_series(t: Translator, warnings: list[MessageModel]) -> str:
     return t.sentence(said.code, said.params)
 
 
-def sample_value(value: float) -> str:
-    """A sample as the exporter gave it, readable: large values whole with separators (byte counts),
-    others with up to six significant digits."""
+def sample_value(value: float, memory_unit: MemoryUnit | None = None) -> str:
+    """A sample, readable: memory (reported in `memory_unit`) as a size the way Monitoring shows it,
+    other large values whole with separators, the rest with up to six significant digits."""
+    if memory_unit is not None and math.isfinite(value):
+        return human_bytes(to_bytes(value, memory_unit)) or ""
     if abs(value) >= 1e6 and value == value and abs(value) != float("inf"):
         return f"{value:,.0f}"
     return f"{value:.6g}"

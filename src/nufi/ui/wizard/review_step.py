@@ -71,6 +71,7 @@ class ReviewStep:
             ("metrics.memory.unit", "wizard.memory.unit", self.draft.get("metrics.memory.unit", "")),
             ("metrics.temperature", "wizard.metric.temperature", self.draft.get("metrics.temperature", "")),
             ("metrics.power", "wizard.metric.power", self.draft.get("metrics.power", "")),
+            ("metrics.health", "wizard.metric.health", self.draft.get("metrics.health", "")),
         ]
         with ui.column().classes("w-full gap-1").mark("review"):
             for slot, label_key, value in rows:

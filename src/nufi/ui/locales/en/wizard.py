@@ -51,6 +51,12 @@ TEXTS: dict[str, str] = {
     "wizard.metric.memory": "Memory",
     "wizard.metric.temperature": "Temperature (°C)",
     "wizard.metric.power": "Power (W)",
+    "wizard.metric.health": "Health (1 healthy, 0 unhealthy)",
+    "wizard.hint.health": (
+        "One series per device: 1 while it is healthy, 0 when it is not (e.g. lpu_health; x == bool 0 "
+        "when the exporter's 0 means healthy). Temperature protection can cut unhealthy devices only "
+        "when this is set."
+    ),
     "wizard.memory.mode.used_total": "Used & Total",
     "wizard.memory.mode.used_free": "Used & Free",
     "wizard.memory.used": "Used memory",

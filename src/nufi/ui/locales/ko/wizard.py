@@ -48,6 +48,11 @@ TEXTS: dict[str, str] = {
     "wizard.metric.memory": "메모리",
     "wizard.metric.temperature": "온도 (°C)",
     "wizard.metric.power": "전력 (W)",
+    "wizard.metric.health": "상태 (정상 1, 비정상 0)",
+    "wizard.hint.health": (
+        "디바이스마다 시리즈 하나: 정상이면 1, 비정상이면 0 (예: lpu_health, 익스포터의 0이 정상을 뜻하면 "
+        "x == bool 0). 이 식이 있어야 온도 제어가 비정상 디바이스의 트래픽을 차단할 수 있습니다."
+    ),
     "wizard.memory.mode.used_total": "사용량 & 전체",
     "wizard.memory.mode.used_free": "사용량 & 여유",
     "wizard.memory.used": "사용 메모리",
