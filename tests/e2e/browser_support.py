@@ -54,6 +54,20 @@ async def shot(page: Page, name: str, *, full_page: bool = True) -> None:
     await page.screenshot(path=SHOTS / f"{name}.png", full_page=full_page, animations="disabled")
 
 
+async def sidebar_reaches_the_bottom(page: Page) -> bool:
+    """Whether a full-page capture shows the sidebar's colour at the page's bottom-left as at its top
+    (one pixel each, as PNG: the same colour is the same bytes), and the content beside it is not."""
+    height = await bounded(page.evaluate("document.documentElement.scrollHeight"), "the page's height")
+
+    async def pixel(x: int, y: int) -> bytes:
+        clip = {"x": x, "y": y, "width": 1, "height": 1}
+        return await page.screenshot(full_page=True, clip=clip, animations="disabled")  # type: ignore[arg-type]
+
+    top, bottom, content = await pixel(200, 80), await pixel(200, height - 2), await pixel(226, height - 2)
+    assert top != content, "the sidebar and the content have the same colour"
+    return top == bottom
+
+
 async def sign_in(page: Page, username: str) -> None:
     """On the identity provider's login page: fill it in and come back."""
     await expect(page.locator("#kc-form-login")).to_be_visible()

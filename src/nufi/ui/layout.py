@@ -20,6 +20,15 @@ HOME_PATH = "/"
 # Where a page's entry sits in the sidebar: at the top, under Workloads, or under Admin.
 Section = Literal["main", "workloads", "admin"]
 _SECTION_CLASSES = "text-xs uppercase text-slate-500 mt-6 mb-1 px-2"
+_SIDEBAR_PX = 220
+# The sidebar is fixed to the window, so below its height a long page (as a full-page capture or
+# print shows it) would lose the sidebar's colour: the page beside an open sidebar (Quasar pads it
+# by the sidebar's width) paints the same colour and border down to its end.
+_SIDEBAR_CSS = (
+    '<style>.q-page-container[style*="padding-left"]{background:linear-gradient(to right,'
+    f"#f1f5f9 {_SIDEBAR_PX - 1}px,rgba(0,0,0,.12) {_SIDEBAR_PX - 1}px {_SIDEBAR_PX}px,"
+    f"transparent {_SIDEBAR_PX}px)}}</style>"
+)
 
 
 def language_url(language: Language, back_to: str) -> str:
@@ -88,7 +97,8 @@ def frame(principal: Principal, t: Translator, pages: Sequence[Listed], *, curre
                 ui.button(t("header.sign_out")).props('type="submit" flat no-caps color="white"')
     shown = [page for page in pages if page.nav is not None and (principal.is_admin or not page.admin_only)]
     here = current.split("?", 1)[0]
-    with ui.left_drawer(value=True).classes("bg-slate-100 w-56").props("width=220 bordered"):
+    ui.add_head_html(_SIDEBAR_CSS)
+    with ui.left_drawer(value=True).classes("bg-slate-100").props(f"width={_SIDEBAR_PX} bordered"):
         for section in ("main", "workloads", "admin"):
             entries = [page for page in shown if page.section == section]
             if entries and section != "main":

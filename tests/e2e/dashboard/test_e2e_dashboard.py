@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page, expect
 
-from e2e.browser_support import LOCALES, bounded, sign_in, speaks
+from e2e.browser_support import LOCALES, bounded, sidebar_reaches_the_bottom, sign_in, speaks
 from e2e.browser_support import shot as browser_shot
 from e2e.e2e_sandbox_support import SandboxRun
 from nufi.messages import render
@@ -68,6 +68,12 @@ async def test_an_admin_signs_in_through_a_deep_link_and_sees_the_admin_pages(
 
     await page.goto(f"{url}/admin/audit")
     await shot(page, language, "04-admin-audit")
+    # A page longer than the window: the sidebar's colour goes down to its end.
+    await page.goto(f"{url}/admin/thermal")
+    await expect(page.get_by_test_id("thermal-history")).to_be_visible()
+    assert await bounded(page.evaluate("document.documentElement.scrollHeight"), "height") > 1200
+    await shot(page, language, "04-admin-thermal-long")
+    assert await sidebar_reaches_the_bottom(page)
 
     # A reload keeps the session: it lives on the server, the browser holds only the cookie.
     cookies = {c["name"]: c for c in await context.cookies()}
