@@ -3,7 +3,6 @@ the states the writers record has a label, and a change reads as a line in the r
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,22 +14,11 @@ from nufi.devices.presets import official_presets
 from nufi.devices.stored import audit_view
 from nufi.thermal.policy import ThermalPolicy
 from nufi.ui.i18n import Language, Translator, text
-from nufi.ui.parts.audit_lines import FIELDS, PER_TYPE, change_line
+from nufi.ui.parts.audit_lines import change_line
+from support.audit_words import unworded
 from support.languages import HANGUL, english_sentences
 
 NAMES = {"lpu": "HyperAccel LPU"}
-
-
-def unworded(state: dict[str, Any] | None) -> set[str]:
-    """The fields of a recorded state the audit page has no label for (keys of a per-type map are type
-    ids, shown by the type's name)."""
-    return {key for change in leaf_changes(None, state) for key in _keys(change.path)} - set(FIELDS)
-
-
-def _keys(path: tuple[str, ...]) -> Iterator[str]:
-    for index, key in enumerate(path):
-        if not (index and path[index - 1] in PER_TYPE):
-            yield key
 
 
 def lines(language: Language, before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[str]:
