@@ -19,14 +19,19 @@ from nufi.models.answers import Deployment
 app = typer.Typer(name="deployments", help="cli.help.deployments", cls=WordedGroup, no_args_is_help=True)
 
 COLUMNS = [
-    field("name", "NAME"),
-    Column("ACCELERATOR", workloads.accelerator_cell),
-    Column("READY", lambda row: f"{row.ready_replicas}/{row.replicas}"),
-    field("status", "STATUS"),
-    field("reason", "REASON"),
-    field("image", "IMAGE"),
+    field("name", "cli.column.name"),
+    Column("cli.column.accelerator", workloads.accelerator_cell),
+    Column("cli.column.ready", lambda row: f"{row.ready_replicas}/{row.replicas}"),
+    field("status", "cli.column.status"),
+    field("reason", "cli.column.reason", wraps=True),
+    field("image", "cli.column.image"),
 ]
-DETAIL = [*COLUMNS, field("port", "PORT"), Column("URL", lambda row: row.urls and row.urls.api_proxy)]
+# Where other workloads reach it: the Service inside the cluster (the API's `urls.cluster`).
+DETAIL = [
+    *COLUMNS,
+    field("port", "cli.column.port"),
+    Column("cli.column.cluster_address", lambda row: row.urls and row.urls.cluster),
+]
 KIND = workloads.Kind("deployments", "deployment", COLUMNS, DETAIL, lambda nufi: nufi.deployments)
 Name = Annotated[str, typer.Argument(help="cli.help.deployments.name")]
 READY = "Ready"

@@ -8,11 +8,12 @@ import typer
 
 from nufi.cli import exits, packs_commands
 from nufi.cli.command import with_api
+from nufi.cli.confirm import YesOption, confirm_delete
 from nufi.cli.help_pages import WordedGroup
-from nufi.cli.output import Format, OutputOption, emit, emit_one, field
+from nufi.cli.output import Format, OutputOption, emit, emit_one, field, show, table
 from nufi.cli.say import say
 from nufi.cli.typed_client import NufiClient
-from nufi.models.answers import MetricsVerdict, ResourceKeyVerdict
+from nufi.models.answers import DeviceTypeRow, MetricsVerdict, ResourceKeyVerdict
 
 app = typer.Typer(name="devices", help="cli.help.devices", cls=WordedGroup, no_args_is_help=True)
 app.command("export", help="cli.help.devices.export")(packs_commands.export)
@@ -20,13 +21,19 @@ app.command("apply", help="cli.help.devices.apply")(packs_commands.apply)
 app.command("diff", help="cli.help.devices.diff")(packs_commands.diff)
 
 COLUMNS = [
-    field("id", "ID"),
-    field("name", "NAME"),
-    field("vendor", "VENDOR"),
-    field("kind", "KIND"),
-    field("resource_key", "RESOURCE KEY"),
-    field("enabled", "ENABLED"),
-    field("revision", "REVISION"),
+    field("id", "cli.column.id"),
+    field("name", "cli.column.name"),
+    field("vendor", "cli.column.vendor"),
+    field("kind", "cli.column.kind"),
+    field("resource_key", "cli.column.resource_key"),
+    field("enabled", "cli.column.enabled"),
+    field("revision", "cli.column.revision"),
+]
+PER_NODE = [
+    field("node", "cli.column.node"),
+    field("capacity", "cli.column.capacity"),
+    field("allocatable", "cli.column.allocatable"),
+    field("allocated", "cli.column.allocated"),
 ]
 DeviceId = Annotated[str, typer.Argument(help="cli.help.option.device_type")]
 
@@ -49,8 +56,23 @@ def list_(
 @with_api
 def get(nufi: NufiClient, device_id: DeviceId, output: OutputOption = Format.table) -> None:
     """One device type with its inventory per node."""
-    detail = [*COLUMNS, field("fetcher", "FETCHER"), field("inventory", "INVENTORY")]
-    emit_one(nufi.devices.get(device_id), output, detail)
+    device = nufi.devices.get(device_id)
+    emit_one(device, output, [*COLUMNS, field("fetcher", "cli.column.fetcher")])
+    if output is Format.table:
+        _print_inventory(device)
+
+
+def _print_inventory(device: DeviceTypeRow) -> None:
+    """The inventory in words, then a row per node."""
+    typer.echo("")
+    inventory = device.inventory
+    if inventory is None:
+        typer.echo(say("cli.devices.inventory_unknown", error=device.inventory_error or "-"))
+        return
+    counts = inventory.model_dump(include={"nodes", "capacity", "allocatable", "allocated"})
+    typer.echo(say("cli.devices.inventory", **counts))
+    if inventory.per_node:
+        show(table(inventory.per_node, PER_NODE))
 
 
 @app.command("delete", help="cli.help.devices.delete")
@@ -59,10 +81,13 @@ def delete(
     nufi: NufiClient,
     device_id: DeviceId,
     revision: Annotated[int | None, typer.Option(help="cli.help.devices.delete.revision")] = None,
+    yes: YesOption = False,
 ) -> None:
     """Delete a custom device type (administrators)."""
+    question = say("cli.devices.delete.question", id=device_id)
+    confirm_delete(question, say("cli.devices.delete.consequence"), yes=yes)
     nufi.devices.delete(device_id, revision)
-    typer.echo(say("cli.deleted", what="device type", name=device_id))
+    typer.echo(say("cli.deleted", what=say("cli.what.device_type"), name=device_id))
 
 
 @app.command("check", help="cli.help.devices.check")

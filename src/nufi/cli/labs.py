@@ -17,18 +17,18 @@ from nufi.cli.typed_client import NufiClient
 app = typer.Typer(name="labs", help="cli.help.labs", cls=WordedGroup, no_args_is_help=True)
 
 COLUMNS = [
-    field("name", "NAME"),
-    field("kind", "KIND"),
-    Column("ACCELERATOR", workloads.accelerator_cell),
-    field("status", "STATUS"),
-    field("reason", "REASON"),
-    field("url", "URL"),
+    field("name", "cli.column.name"),
+    field("kind", "cli.column.kind"),
+    Column("cli.column.accelerator", workloads.accelerator_cell),
+    field("status", "cli.column.status"),
+    field("reason", "cli.column.reason", wraps=True),
+    field("url", "cli.column.url"),
 ]
 KIND = workloads.Kind(
     "labs",
     "lab",
     COLUMNS,
-    [*COLUMNS, field("image", "IMAGE"), field("storage_gib", "STORAGE GiB")],
+    [*COLUMNS, field("image", "cli.column.image"), field("storage_gib", "cli.column.storage_gib")],
     lambda nufi: nufi.labs,
 )
 Name = Annotated[str, typer.Argument(help="cli.help.labs.name")]

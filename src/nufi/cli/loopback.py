@@ -15,7 +15,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from urllib.parse import parse_qsl, urlsplit
 
-from nufi.cli.say import say
+from nufi.cli.say import language
+from nufi.messages import preferred_language, render
 
 CALLBACK_PATH = "/callback"
 
@@ -33,19 +34,27 @@ class _Handler(BaseHTTPRequestHandler):
             return
         params = dict(parse_qsl(parts.query))
         if not secrets.compare_digest(params.get("state", "").encode(), self.server.state.encode()):
-            self._page(HTTPStatus.BAD_REQUEST, say("cli.login.page_wrong_state"))
+            self._page(HTTPStatus.BAD_REQUEST, "cli.login.page_wrong_state")
             return
         error = params.get("error_description") or params.get("error")
-        self._page(
-            HTTPStatus.OK, say("cli.login.page_failed", error=error) if error else say("cli.login.page_done")
-        )
+        if error:
+            self._page(HTTPStatus.OK, "cli.login.page_failed", error=error)
+        else:
+            self._page(HTTPStatus.OK, "cli.login.page_done")
         with self.server.lock:
             if not self.server.answered.is_set():
                 self.server.answer = params
                 self.server.answered.set()
 
-    def _page(self, status: HTTPStatus, text: str) -> None:
-        body = f"<!DOCTYPE html><meta charset='utf-8'><title>NuFi</title><p>{escape(text)}</p>".encode()
+    def _page(self, status: HTTPStatus, code: str, **params: object) -> None:
+        # The page is read in the browser, so it speaks the browser's language; the terminal's
+        # language stands in when the browser names none NuFi speaks.
+        lang = preferred_language(self.headers.get("Accept-Language"), default=language())
+        text = render(lang, code, params)
+        body = (
+            f"<!DOCTYPE html><html lang='{lang}'><meta charset='utf-8'><title>NuFi</title>"
+            f"<p>{escape(text)}</p></html>"
+        ).encode()
         self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))

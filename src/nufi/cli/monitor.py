@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated
 
 import typer
-from rich.live import Live
 from rich.table import Table
 
 from nufi.cli.client import parsed
@@ -21,9 +21,11 @@ from nufi.cli.output import (
     console,
     emit,
     field,
+    in_words,
+    show,
     table,
 )
-from nufi.cli.say import say
+from nufi.cli.say import local_time, say
 from nufi.cli.typed_client import NufiClient
 from nufi.models.answers import DeviceSample, Snapshot, View
 
@@ -54,16 +56,35 @@ def _memory(row: DeviceRow) -> str | None:
     return f"{shown}/{total / _GIB:.1f} GiB" if total else f"{shown} GiB"
 
 
-DEVICE_COLUMNS = [
-    field("node", "NODE"),
-    field("device", "DEVICE"),
-    field("utilization_percent", "UTIL %"),
-    Column("MEMORY", _memory),
-    field("temperature_celsius", "TEMP °C"),
-    field("power_watts", "POWER W"),
-    field("health", "HEALTH"),
-    Column("POD", lambda row: f"{row.namespace}/{row.pod}" if row.pod else None),
-]
+_HEALTH_WORDS = ("ok", "unhealthy", "unknown")
+
+
+def health_column(mapped: bool) -> Column:
+    """A device's health in the operator's words; for a type that maps no health expression the
+    server can only say `unknown`, so the column says that health is not mapped instead."""
+
+    def worded(row: DeviceRow) -> object:
+        value = row.sample.health
+        if row.sample.device is None:
+            return None
+        if not mapped:
+            return say("cli.health.not_mapped")
+        return in_words("cli.health", value, _HEALTH_WORDS)
+
+    return Column("cli.column.health", worded)
+
+
+def device_columns(health_mapped: bool) -> list[Column]:
+    return [
+        field("node", "cli.column.node"),
+        field("device", "cli.column.device"),
+        field("utilization_percent", "cli.column.utilization"),
+        Column("cli.column.memory", _memory),
+        field("temperature_celsius", "cli.column.temperature"),
+        field("power_watts", "cli.column.power"),
+        health_column(health_mapped),
+        Column("cli.column.pod", lambda row: f"{row.namespace}/{row.pod}" if row.pod else None),
+    ]
 
 
 def device_rows(snapshot: Snapshot) -> list[DeviceRow]:
@@ -72,15 +93,15 @@ def device_rows(snapshot: Snapshot) -> list[DeviceRow]:
     ]
 
 
-def snapshot_table(snapshot: Snapshot) -> Table:
+def snapshot_table(snapshot: Snapshot, health_mapped: bool) -> Table:
     title = say(
         "cli.monitor.title",
         device_type=snapshot.device_type,
-        time=snapshot.time,
+        time=local_time(snapshot.time),
         nodes=snapshot.summary.nodes,
         devices=snapshot.summary.devices,
     )
-    return table(device_rows(snapshot), DEVICE_COLUMNS, title=title)
+    return table(device_rows(snapshot), device_columns(health_mapped), title=title)
 
 
 def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, str]]:
@@ -114,40 +135,57 @@ def monitor(
 ) -> None:
     """Watch a device type's devices live (Ctrl-C to stop); json/yaml print one document per snapshot."""
     params = {k: v for k, v in {"node": node, "sort": sort, "limit": limit}.items() if v is not None}
+    # Only a person's table words health, and it asks the type whether it maps any.
+    mapped = output is not Format.table or nufi.devices.get(device_type).health_mapped
     if once:
         snapshot = nufi.monitoring.snapshot(device_type, params)
         if output is Format.table:
-            console().print(snapshot_table(snapshot))
+            show(snapshot_table(snapshot, mapped))
         else:
             emit(snapshot, output, None, [])
         return
     with nufi.monitoring.stream(device_type, params) as response:
-        _follow(device_type, sse_events(response.iter_lines()), output, nufi.server)
+        _follow(Watch(device_type, output, nufi.server, mapped), sse_events(response.iter_lines()))
 
 
-def _follow(device_type: str, events: Iterator[tuple[str, str]], output: Format, server: str) -> None:
-    live = Live(console=console(), auto_refresh=False) if output is Format.table else None
+@dataclass(frozen=True)
+class Watch:
+    """What one `nufi monitor` follows, and how it shows it."""
+
+    device_type: str
+    output: Format
+    server: str
+    health_mapped: bool
+
+
+def _follow(watch: Watch, events: Iterator[tuple[str, str]]) -> None:
     try:
-        if live is not None:
-            live.start()
         for event, data in events:
             body = json.loads(data)
             if event == "end":
                 break
-            if output is not Format.table:
+            if watch.output is not Format.table:
                 # One JSON document per line, or YAML documents separated by `---`.
-                typer.echo(
-                    json.dumps(body, ensure_ascii=False) if output is Format.json else "---\n" + as_yaml(body)
-                )
+                json_line = json.dumps(body, ensure_ascii=False)
+                typer.echo(json_line if watch.output is Format.json else "---\n" + as_yaml(body))
             elif event == "snapshot":
-                assert live is not None
-                live.update(snapshot_table(parsed(Snapshot, body, server)), refresh=True)
+                _redraw(snapshot_table(parsed(Snapshot, body, watch.server), watch.health_mapped))
             elif event == "error":
-                problem = parsed(StreamError, body, server)
+                problem = parsed(StreamError, body, watch.server)
                 typer.echo(say("cli.monitor.error", detail=problem.detail), err=True)
     except KeyboardInterrupt:
         return
-    finally:
-        if live is not None:
-            live.stop()
-    typer.echo(say("cli.monitor.ended", device_type=device_type), err=True)
+    typer.echo(say("cli.monitor.ended", device_type=watch.device_type), err=True)
+
+
+def _redraw(shown: Table) -> None:
+    """A terminal shows the newest snapshot alone, from the top of the screen, as `watch` does (a
+    table wider than the terminal wraps there rather than losing its ids); a pipe or a file gets
+    each snapshot as a block of its own, written at once."""
+    out = console()
+    if out.is_terminal:
+        out.clear()
+    show(shown)
+    if not out.is_terminal:
+        typer.echo("")
+    sys.stdout.flush()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any
@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 import yaml
 from pydantic import BaseModel
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
@@ -46,13 +47,17 @@ TokenOption = Annotated[
 
 @dataclass(frozen=True)
 class Column:
+    # The heading's message code (`cli.column.*`), worded in the operator's language when shown.
     header: str
     # Reads a typed row (a view of the API's answer, or a row a command made of one).
     value: Callable[[Any], object]
+    # Free text (a reason, a list) may wrap onto more lines when the table is too wide. Every other
+    # column keeps its values whole: an id, a name, a node or a pod is copied back into the next command.
+    wraps: bool = False
 
 
-def field(name: str, header: str | None = None) -> Column:
-    return Column(header or name.upper(), lambda row: getattr(row, name, None))
+def field(name: str, header: str, *, wraps: bool = False) -> Column:
+    return Column(header, lambda row: getattr(row, name, None), wraps)
 
 
 def body_of(answer: BaseModel | Mapping[str, Any]) -> Any:
@@ -71,19 +76,61 @@ def as_yaml(data: object) -> str:
 
 
 def table(rows: Sequence[Any], columns: Sequence[Column], title: str | None = None) -> Table:
+    """The rows as a table as wide as the terminal allows: only `wraps` columns give way, down to
+    their longest word, so the table is wider than the terminal rather than cut where it must be."""
+    headers = [say(column.header) for column in columns]
+    texts = [[cell(column.value(row)) for column in columns] for row in rows]
+    natural, floor = [], []
+    for i, column in enumerate(columns):
+        shown_texts = [headers[i], *(row[i] for row in texts)]
+        natural.append(max(_widest(text.splitlines()) for text in shown_texts))
+        floor.append(max(_widest(text.split()) for text in shown_texts) if column.wraps else natural[-1])
+    widths = column_widths(natural, floor, console().width)
     shown = Table(title=title, header_style="bold", show_edge=False, pad_edge=False)
-    for column in columns:
-        shown.add_column(column.header)
-    for row in rows:
-        shown.add_row(*(cell(column.value(row)) for column in columns))
+    for header, width, column in zip(headers, widths, columns, strict=True):
+        shown.add_column(header, width=width, no_wrap=not column.wraps, overflow="fold")
+    for row in texts:
+        shown.add_row(*row)
     return shown
+
+
+# Between two columns: a space, the rule, a space.
+_GAP = 3
+
+
+def column_widths(natural: Sequence[int], floor: Sequence[int], room: int) -> list[int]:
+    """Each column's width, from its `floor` up to its `natural` width: what `room` leaves over the
+    floors is shared out, the column wanting least served first, so no room is left unused."""
+    widths = list(floor)
+    left = room - table_width(floor)
+    growing = sorted((want - least, i) for i, (want, least) in enumerate(zip(natural, floor, strict=True)))
+    growing = [(more, i) for more, i in growing if more > 0]
+    for served, (more, index) in enumerate(growing):
+        extra = min(more, max(left // (len(growing) - served), 0))
+        widths[index] += extra
+        left -= extra
+    return widths
+
+
+def table_width(widths: Sequence[int]) -> int:
+    return sum(widths) + _GAP * max(len(widths) - 1, 0)
+
+
+def _widest(texts: Sequence[str]) -> int:
+    return max((cell_len(text) for text in texts), default=0)
+
+
+def in_words(area: str, value: object, known: Collection[str]) -> object:
+    """A value the server words as a fixed token (`ok`, `hot`) in the operator's words: the catalog's
+    `{area}.{value}` for the tokens it knows, any other as it came."""
+    return say(f"{area}.{value}") if value in known else value
 
 
 def cell(value: object) -> str:
     if value is None or value == "":
         return "-"
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return say("cli.value.yes" if value else "cli.value.no")
     if isinstance(value, float):
         return f"{value:.1f}"
     if isinstance(value, list | dict):
@@ -93,6 +140,15 @@ def cell(value: object) -> str:
 
 def console() -> Console:
     return Console(soft_wrap=True)
+
+
+def show(shown: Table) -> None:
+    """Print a table of `table()` whole: a console narrower than its columns would cut them."""
+    out = console()
+    needed = table_width([column.width or 0 for column in shown.columns])
+    if needed > out.width:
+        out = Console(soft_wrap=True, width=needed)
+    out.print(shown)
 
 
 def emit(
@@ -106,7 +162,7 @@ def emit(
     elif not rows:
         typer.echo(say("cli.empty"))
     else:
-        console().print(table(rows, columns))
+        show(table(rows, columns))
 
 
 def emit_one(data: BaseModel, fmt: Format, columns: Sequence[Column]) -> None:
@@ -115,8 +171,8 @@ def emit_one(data: BaseModel, fmt: Format, columns: Sequence[Column]) -> None:
         emit(data, fmt, None, columns)
         return
     shown = Table(show_header=False, show_edge=False, pad_edge=False)
-    shown.add_column(style="bold")
-    shown.add_column()
+    shown.add_column(style="bold", no_wrap=True)
+    shown.add_column(overflow="fold")
     for column in columns:
-        shown.add_row(column.header, cell(column.value(data)))
+        shown.add_row(say(column.header), cell(column.value(data)))
     console().print(shown)

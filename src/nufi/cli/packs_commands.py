@@ -125,7 +125,8 @@ def _print_results(answer: ApplyOutcome, *, show_changes: bool) -> None:
 
 
 def _result_line(result: PackResult) -> Text:
-    line = f"{_ACTION_MARK[result.action]} " + say("cli.packs.result", name=result.name, action=result.action)
+    action = say(f"cli.packs.action.{result.action}")
+    line = f"{_ACTION_MARK[result.action]} " + say("cli.packs.result", name=result.name, action=action)
     return Text(line, style=_ACTION_STYLE[result.action])
 
 

@@ -14,9 +14,9 @@ from nufi.cli.typed_client import NufiClient
 app = typer.Typer(name="projects", help="cli.help.projects", cls=WordedGroup, no_args_is_help=True)
 
 COLUMNS = [
-    field("name", "NAME"),
-    field("namespace", "NAMESPACE"),
-    Column("MEMBERS", lambda row: ", ".join(row.members)),
+    field("name", "cli.column.name"),
+    field("namespace", "cli.column.namespace"),
+    Column("cli.column.members", lambda row: ", ".join(row.members), wraps=True),
 ]
 ProjectOption = Annotated[
     str, typer.Option("--project", "-p", envvar="NUFI_PROJECT", help="cli.help.option.project")

@@ -1,8 +1,11 @@
-"""The operator's language (the POSIX locale variables) and the CLI's sentences in it."""
+"""The operator's language (the POSIX locale variables), the CLI's sentences in it, and times on the
+operator's clock."""
 
 from __future__ import annotations
 
 import os
+import time
+from datetime import datetime
 
 from nufi.messages import Language, render
 
@@ -26,3 +29,17 @@ def accept_language() -> str:
 
 def say(message: str, /, **params: object) -> str:
     return render(language(), message, params)
+
+
+def local_time(instant: str | None) -> str | None:
+    """An API instant (ISO 8601, UTC) on this machine's clock, honouring TZ, for a person to read;
+    scripts keep the API's own instants in `-o json/yaml`."""
+    if not instant:
+        return None
+    try:
+        moment = datetime.fromisoformat(instant)
+    except ValueError:
+        return instant
+    # TZ is read again, so a zone the process was given after it started is the one shown.
+    time.tzset()
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")

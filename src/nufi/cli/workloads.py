@@ -12,6 +12,7 @@ import typer
 
 from nufi.cli import exits
 from nufi.cli.command import with_api
+from nufi.cli.confirm import YesOption, confirm_delete
 from nufi.cli.output import Column, Format, OutputOption, emit, emit_one
 from nufi.cli.projects import ProjectOption
 from nufi.cli.say import say
@@ -29,7 +30,7 @@ class Kind:
 
     # The API's path segment and the group's name: `deployments`, `labs`.
     segment: str
-    # The word in "Created deployment x."
+    # The word in "Created deployment x.": `cli.what.<what>` of the catalog.
     what: str
     columns: list[Column]
     detail: list[Column]
@@ -37,6 +38,9 @@ class Kind:
 
     def help(self, topic: str) -> str:
         return f"cli.help.{self.segment}.{topic}"
+
+    def word(self) -> str:
+        return say(f"cli.what.{self.what}")
 
 
 def parse_accelerator(value: str) -> dict[str, object]:
@@ -48,7 +52,7 @@ def parse_accelerator(value: str) -> dict[str, object]:
 
 def show_created(kind: Kind, created: Workload, output: Format) -> None:
     if output is Format.table:
-        typer.echo(say("cli.created", what=kind.what, name=created.name))
+        typer.echo(say("cli.created", what=kind.word(), name=created.name))
     emit_one(created, output, kind.detail)
 
 
@@ -76,7 +80,12 @@ def add_delete(app: typer.Typer, kind: Kind) -> None:
     @app.command("delete", help=kind.help("delete"))
     @with_api
     def delete(
-        nufi: NufiClient, name: Annotated[str, typer.Argument(help=kind.help("name"))], project: ProjectOption
+        nufi: NufiClient,
+        name: Annotated[str, typer.Argument(help=kind.help("name"))],
+        project: ProjectOption,
+        yes: YesOption = False,
     ) -> None:
+        question = say("cli.delete.question", what=kind.word(), name=name, project=project)
+        confirm_delete(question, say(f"cli.{kind.segment}.delete.consequence", project=project), yes=yes)
         kind.client(nufi).delete(project, name)
-        typer.echo(say("cli.deleted", what=kind.what, name=name))
+        typer.echo(say("cli.deleted", what=kind.word(), name=name))

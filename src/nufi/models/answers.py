@@ -33,6 +33,23 @@ class Me(View):
     is_admin: bool = False
 
 
+class NodeInventory(View):
+    node: str
+    capacity: int = 0
+    allocatable: int = 0
+    allocated: int = 0
+
+
+class Inventory(View):
+    """A type's devices in the cluster: in all, and per node where the API says (one type's detail)."""
+
+    nodes: int = 0
+    capacity: int = 0
+    allocatable: int = 0
+    allocated: int = 0
+    per_node: list[NodeInventory] = []
+
+
 class DeviceTypeRow(View):
     id: str
     name: str
@@ -44,7 +61,13 @@ class DeviceTypeRow(View):
     fetcher: str | None = None
     labels: dict[str, Any] | None = None
     metrics: dict[str, Any] | None = None
-    inventory: Any = None
+    inventory: Inventory | None = None
+    inventory_error: str | None = None
+
+    @property
+    def health_mapped(self) -> bool:
+        """Whether the type maps a health expression (without one, every device's health is unknown)."""
+        return bool((self.metrics or {}).get("health"))
 
 
 class ResourceKeyVerdict(View):
@@ -79,6 +102,8 @@ class Workload(View):
 
 
 class DeploymentUrls(View):
+    # The Service's address inside the cluster, where other workloads reach the deployment.
+    cluster: str | None = None
     api_proxy: str | None = None
 
 

@@ -1,7 +1,8 @@
 """The `nufi` command line against a running sandbox, as an operator uses it: `nufi login` through the
 dev identity provider's sign-in page (authorization code + PKCE to a loopback redirect), `whoami`,
-`monitor --once` equal to the API's snapshot, device packs exported, deleted, applied back byte for
-byte and diffed, and a deployment on an LPU created until Ready.
+`monitor --once` equal to the API's snapshot, live `monitor` through a pipe in Korean, device packs
+exported, deleted, applied back byte for byte and diffed, and a deployment on an LPU created until
+Ready.
 
 The tests of this module run in order and share one sandbox and one signed-in config directory.
 """
@@ -116,6 +117,37 @@ def test_monitor_once_prints_the_apis_snapshot(operator: Operator) -> None:
     poll(same, 30, every=0.2, what="`nufi monitor lpu --once -o json` equal to GET /api/v1/monitoring/lpu")
 
 
+def test_live_monitor_through_a_pipe_prints_each_snapshot_in_korean_on_local_time(operator: Operator) -> None:
+    env = {**operator.env(), "LANG": "ko_KR.UTF-8", "TZ": "Asia/Seoul", "COLUMNS": "80"}
+    watch = subprocess.Popen([NUFI, "monitor", "lpu"], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert watch.stdout is not None
+        # Two snapshots must arrive while the command still runs: each is written as it comes.
+        blocks: list[list[str]] = [[]]
+        for line in watch.stdout:
+            if not line.strip():
+                blocks.append([])
+                if len(blocks) > 2:
+                    break
+            else:
+                blocks[-1].append(line.rstrip())
+        assert watch.poll() is None, "the monitor ended instead of following the stream"
+    finally:
+        watch.kill()
+        watch.wait(10)
+    first = blocks[0]
+    assert re.fullmatch(
+        r"lpu · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d KST \(노드 2개, 장치 8개\)", first[0].strip()
+    ), first
+    assert first[1].replace("┃", " ").split() == [
+        *("노드", "장치", "사용률", "%", "메모리", "온도", "°C", "전력", "W", "헬스", "파드")
+    ]
+    nodes = [row.split()[0] for row in first[3:]]
+    assert sorted(set(nodes)) == ["lpu-node-1", "lpu-node-2"] and len(nodes) == 8, first
+    # The sandbox's LPU registration maps no health expression: the column says so.
+    assert all("매핑 안 됨" in row for row in first[3:]), first
+
+
 def test_a_pack_exported_deleted_and_applied_comes_back_byte_for_byte(operator: Operator) -> None:
     pack = operator.home / "packs" / "lpu.yaml"
     pack.parent.mkdir()
@@ -124,7 +156,7 @@ def test_a_pack_exported_deleted_and_applied_comes_back_byte_for_byte(operator: 
     assert put.status_code == 200, put.text
     exported = operator.nufi("devices", "export", "lpu").stdout
     pack.write_text(exported)
-    operator.nufi("devices", "delete", "lpu")
+    operator.nufi("devices", "delete", "lpu", "--yes")
     assert operator.admin.get("/api/v1/devices/lpu").status_code == 404
 
     applied = operator.nufi("devices", "apply", "-f", str(pack.parent), "-o", "json").stdout
@@ -176,4 +208,6 @@ def test_a_deployment_created_with_the_cli_becomes_ready(operator: Operator) -> 
     assert (body["status"], body["ready_replicas"], body["accelerator"]["device_type"]) == ("Ready", 1, "lpu")
     listed = operator.nufi("deployments", "list", "-p", PROJECT).stdout
     assert "llm" in listed and "lpu:1" in listed and "Ready" in listed
-    operator.nufi("deployments", "delete", "llm", "-p", PROJECT)
+    shown = operator.nufi("deployments", "get", "llm", "-p", PROJECT).stdout
+    assert f"http://llm.{PROJECT}.svc.cluster.local:8000" in shown and "/api/v1/" not in shown, shown
+    operator.nufi("deployments", "delete", "llm", "-p", PROJECT, "--yes")

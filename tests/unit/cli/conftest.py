@@ -47,3 +47,12 @@ def run() -> Callable[..., object]:
         return runner.invoke(app, list(args), input=input)
 
     return invoke
+
+
+def answer_by_path(bodies: dict[str, object]) -> Handler:
+    """A handler answering each path's GET with its body, and 404 for any other path."""
+    return lambda request: (
+        httpx.Response(200, json=bodies[request.url.path])
+        if request.url.path in bodies
+        else httpx.Response(404)
+    )

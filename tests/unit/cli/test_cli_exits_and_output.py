@@ -10,7 +10,7 @@ import httpx
 import pytest
 import yaml
 
-from unit.cli.conftest import SERVER, FakeServer
+from unit.cli.conftest import SERVER, FakeServer, answer_by_path
 
 pytestmark = pytest.mark.unit
 
@@ -27,6 +27,7 @@ DEVICES = {
         },
     ]
 }
+LPU_TYPE = {**DEVICES["items"][0], "metrics": {"utilization": "lpu_util", "health": "lpu_health"}}
 SNAPSHOT = {
     "device_type": "lpu",
     "time": "2026-01-01T00:00:00Z",
@@ -117,6 +118,7 @@ def test_monitor_once_prints_the_get_body(server: FakeServer, run: Callable[...,
     assert json.loads(result.stdout) == SNAPSHOT
     (request,) = server.requests
     assert request.url.path == "/api/v1/monitoring/lpu" and request.url.params["sort"] == "temperature"
+    server.handler = answer_by_path({"/api/v1/devices/lpu": LPU_TYPE, "/api/v1/monitoring/lpu": SNAPSHOT})
     assert "61.5" in run("monitor", "lpu", "--once").stdout
 
 
@@ -160,13 +162,13 @@ def test_problems_are_asked_and_shown_in_the_operators_language(
 
 def test_a_403_says_an_administrator_is_needed(server: FakeServer, run: Callable[..., Any]) -> None:
     server.handler = _problem(403)
-    assert "administrator" in run("devices", "delete", "lpu").stderr
+    assert "administrator" in run("devices", "delete", "lpu", "--yes").stderr
 
 
 @pytest.mark.parametrize(
     ("lang", "header"),
     [
-        ("ko_KR.UTF-8", "리더: nufi-0  갱신: 2026-01-01T00:00:00Z"),
+        ("ko_KR.UTF-8", "리더: nufi-0  갱신: 2026-01-01 09:00:00 KST"),
         ("en_US.UTF-8", "leader: nufi-0  updated: -"),
     ],
 )
@@ -174,6 +176,7 @@ def test_thermal_status_heads_its_table_in_the_operators_language(
     server: FakeServer, run: Callable[..., Any], monkeypatch: pytest.MonkeyPatch, lang: str, header: str
 ) -> None:
     monkeypatch.setenv("LANG", lang)
+    monkeypatch.setenv("TZ", "Asia/Seoul")
     updated = "2026-01-01T00:00:00Z" if lang.startswith("ko") else None
     server.handler = lambda request: httpx.Response(
         200, json={"holder": "nufi-0", "updated_at": updated, "types": [], "problems": []}

@@ -140,7 +140,7 @@ def test_both_kinds_are_listed_shown_and_deleted_alike(
     got = run(group, "get", body["name"], "-p", "p")
     assert got.exit_code == 0 and all(word in got.stdout for word in shown)
     server.handler = lambda request: httpx.Response(204)
-    deleted = run(group, "delete", body["name"], "-p", "p")
+    deleted = run(group, "delete", body["name"], "-p", "p", "--yes")
     assert deleted.exit_code == 0 and deleted.stdout.strip() == f"Deleted {group[:-1]} {body['name']}."
     paths = [(r.method, r.url.path) for r in server.requests]
     base = f"/api/v1/projects/p/{group}"

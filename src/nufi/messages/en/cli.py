@@ -81,6 +81,83 @@ TEXTS: dict[str, str] = {
     "cli.thermal.header": "leader: {leader}  updated: {updated}",
     "cli.serve.faces_exclusive": "error: --api-only and --ui-only exclude each other; give at most one",
     "cli.empty": "(none)",
+    # --- table headings and the fixed words in cells ---
+    "cli.column.name": "NAME",
+    "cli.column.accelerator": "ACCELERATOR",
+    "cli.column.ready": "READY",
+    "cli.column.status": "STATUS",
+    "cli.column.reason": "REASON",
+    "cli.column.image": "IMAGE",
+    "cli.column.port": "PORT",
+    "cli.column.cluster_address": "ADDRESS IN THE CLUSTER",
+    "cli.column.url": "URL",
+    "cli.column.id": "ID",
+    "cli.column.vendor": "VENDOR",
+    "cli.column.kind": "KIND",
+    "cli.column.resource_key": "RESOURCE KEY",
+    "cli.column.enabled": "ENABLED",
+    "cli.column.revision": "REVISION",
+    "cli.column.fetcher": "FETCHER",
+    "cli.column.storage_gib": "STORAGE GiB",
+    "cli.column.node": "NODE",
+    "cli.column.device": "DEVICE",
+    "cli.column.utilization": "UTIL %",
+    "cli.column.memory": "MEMORY",
+    "cli.column.temperature": "TEMP °C",
+    "cli.column.power": "POWER W",
+    "cli.column.health": "HEALTH",
+    "cli.column.pod": "POD",
+    "cli.column.namespace": "NAMESPACE",
+    "cli.column.members": "MEMBERS",
+    "cli.column.device_type": "TYPE",
+    "cli.column.state": "STATE",
+    "cli.column.trip": "TRIP °C",
+    "cli.column.hot": "HOT",
+    "cli.column.deployments": "DEPLOYMENTS",
+    "cli.column.capacity": "CAPACITY",
+    "cli.column.allocatable": "ALLOCATABLE",
+    "cli.column.allocated": "IN USE",
+    "cli.value.yes": "yes",
+    "cli.value.no": "no",
+    "cli.health.ok": "ok",
+    "cli.health.unhealthy": "unhealthy",
+    "cli.health.unknown": "unknown",
+    "cli.health.not_mapped": "not mapped",
+    "cli.thermal.state.normal": "normal",
+    "cli.thermal.state.hot": "hot",
+    "cli.thermal.state.stale": "no reading",
+    "cli.thermal.state.tripped": "condition met",
+    "cli.thermal.state.unhealthy": "unhealthy",
+    "cli.packs.action.created": "created",
+    "cli.packs.action.updated": "updated",
+    "cli.packs.action.unchanged": "unchanged",
+    "cli.packs.action.deleted": "deleted",
+    "cli.what.device_type": "device type",
+    "cli.what.deployment": "deployment",
+    "cli.what.lab": "lab",
+    "cli.devices.inventory": (
+        "Inventory: {capacity} {capacity:plural:device|devices} on {nodes} {nodes:plural:node|nodes}, "
+        "{allocatable} allocatable, {allocated} in use"
+    ),
+    "cli.devices.inventory_unknown": "Inventory: unknown ({error})",
+    # --- asking before deleting ---
+    "cli.delete.question": "Delete the {what} {name} in project {project}?",
+    "cli.devices.delete.question": "Delete the device type {id}?",
+    "cli.devices.delete.consequence": (
+        "This cannot be undone; the type also leaves monitoring. Its temperature protection policy,"
+        " its alert thresholds and its temperature history are deleted with it: a type registered"
+        " again under this id starts from the defaults."
+    ),
+    "cli.deployments.delete.consequence": (
+        "Its Deployment, pods and Service in project {project} are deleted. This cannot be undone."
+    ),
+    "cli.labs.delete.consequence": (
+        "The lab server and its home volume, with every file saved there, are deleted. This cannot be undone."
+    ),
+    "cli.confirm.needs_yes": (
+        "nothing was deleted: there is no terminal to ask on; pass --yes to delete without asking"
+    ),
+    "cli.confirm.kept": "Nothing was deleted.",
     # --- help pages: each `help=` of the command line names one of these codes ---
     "cli.help.app": "NuFi: run AI workloads on any accelerator in a Kubernetes cluster.",
     "cli.help.serve": (
@@ -126,6 +203,7 @@ TEXTS: dict[str, str] = {
     "cli.help.option.token": "an access token to send instead of the cached login (for CI)",
     "cli.help.option.project": "the project (or NUFI_PROJECT)",
     "cli.help.option.device_type": "the device type's id (e.g. lpu)",
+    "cli.help.option.yes": "delete without asking (needed where there is no terminal to ask on)",
     "cli.help.devices": "Device types: list, inspect, export and apply packs, check.",
     "cli.help.devices.list": "Every device type: official presets and custom types.",
     "cli.help.devices.list.enabled": "only enabled (or disabled) types",
