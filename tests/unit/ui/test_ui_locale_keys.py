@@ -48,7 +48,7 @@ DYNAMIC: dict[str, Source] = {
     "devices.kind.{}": FromCode("nufi.devices.spec:DeviceKind"),
     "labs.done.{}": IN_CODE,
     "monitoring.column.{}": IN_CODE,
-    "monitoring.state.{}": IN_CODE,
+    "monitoring.state.{}": FromCode("nufi.ui.parts.device_state:DataState"),
     # ThermalService.marked_nodes: the nodes thermal control has cut, kept serving or cannot read.
     "monitoring.thermal.{}": Values("hot", "kept", "stale", "unhealthy", "held"),
     "thermal.column.{}": IN_CODE,

@@ -28,8 +28,9 @@ from nufi.ui.format import celsius, memory, percent, watts
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.alert_rows import Where, mark_chips, marks
 from nufi.ui.parts.charts import Charts
+from nufi.ui.parts.device_state import DataState, device_state
 from nufi.ui.parts.gate import Visitor
-from nufi.ui.parts.thermal_chips import chip, chip_words, chips_slot
+from nufi.ui.parts.thermal_chips import chips_slot
 from nufi.ui.rebuilt import Rebuilt
 from nufi.ui.skeleton import Visit
 
@@ -293,15 +294,21 @@ def _rows(
                     "key": node.node,
                     "node": node.node,
                     "device": "—",
-                    **_state(
-                        t, "not_reporting", thermal.get(node.node), mark_chips(alerts, t, node.node, None)
+                    **device_state(
+                        t,
+                        "not_reporting",
+                        "unknown",
+                        thermal.get(node.node),
+                        mark_chips(alerts, t, node.node, None),
                     ),
                 }
             )
             continue
         for device in node.devices:
             key = (node.node, device.device)
-            state = "stale" if key in stale else "implausible" if key in implausible else "ok"
+            data: DataState | None = (
+                "stale" if key in stale else "implausible" if key in implausible else None
+            )
             rows.append(
                 {
                     "key": f"{node.node}/{device.device}",
@@ -313,8 +320,12 @@ def _rows(
                     "power": watts(device.power_watts) or missing,
                     "pod": _named(device.pod, t),
                     "namespace": _named(device.namespace, t),
-                    **_state(
-                        t, state, thermal.get(node.node), mark_chips(alerts, t, node.node, device.device)
+                    **device_state(
+                        t,
+                        data,
+                        device.health,
+                        thermal.get(node.node),
+                        mark_chips(alerts, t, node.node, device.device),
                     ),
                 }
             )
@@ -324,16 +335,6 @@ def _rows(
 def _named(name: str | None, t: Translator) -> str:
     """A pod's or namespace's name; one of a project the reader is not in, said so in their language."""
     return t("monitoring.another_project") if name == ANOTHER_PROJECT else name or ""
-
-
-def _state(t: Translator, state: str, thermal: str | None, alerts: list[dict[str, str]]) -> dict[str, Any]:
-    """The row's state as chips (the device's, thermal control's mark on its node, then the alerts
-    firing on it) and in words."""
-    chips = [chip("normal" if state == "ok" else state, t(f"monitoring.state.{state}"))]
-    if thermal is not None:
-        chips.append(chip(thermal, t(f"monitoring.thermal.{thermal}")))
-    chips += alerts
-    return {"state": chip_words(chips), "state_chips": chips}
 
 
 async def build(visit: Visit) -> None:

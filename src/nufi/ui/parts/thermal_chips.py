@@ -15,6 +15,7 @@ from nufi.ui.i18n import Translator
 
 ChipKind = Literal[
     "normal",
+    "healthy",
     "hot",
     "unhealthy",
     "tripped",
@@ -29,6 +30,7 @@ ChipKind = Literal[
 
 COLORS: dict[str, str] = {
     "normal": "green-7",
+    "healthy": "green-7",
     "on": "green-7",
     "hot": "red-7",
     "unhealthy": "red-7",
