@@ -12,7 +12,7 @@ from nicegui.testing import User
 
 from nufi.auth import Principal
 from nufi.devices.presets import OFFICIAL_PRESETS
-from nufi.monitoring.ranges.request import RangeRequest
+from nufi.monitoring.ranges.request import RangeQuery, RangeRequest
 from nufi.monitoring.ranges.result import RangeResult, RangeSeries
 from nufi.monitoring.snapshots.overview import Overview, OverviewRow
 from nufi.monitoring.snapshots.paging import PageQuery, SnapshotPage
@@ -23,12 +23,15 @@ from .wizard_world import as_, attached_services
 
 WITHIN = 15.0
 KIND = "nvidia-gpu"
+# The span of each range the chart asked for, in seconds before now.
+asked: list[float] = []
 
 
 @pytest.fixture
 def points(offline: User, monkeypatch: pytest.MonkeyPatch) -> list[tuple[tuple[float, float], ...]]:
     """What the chart's range holds for the one node (the test sets it); the table is empty."""
     held: list[tuple[tuple[float, float], ...]] = [()]
+    asked.clear()
     monitoring = attached_services().monitoring
     now = time.time()
     snapshot = Snapshot(KIND, now, Summary.of(()), (), (), (), age_seconds=0.5)
@@ -41,7 +44,8 @@ def points(offline: User, monkeypatch: pytest.MonkeyPatch) -> list[tuple[tuple[f
     ) -> SnapshotPage:
         return SnapshotPage(snapshot, matched_nodes=0, continue_token=None)
 
-    async def history(principal: Principal | None, device_type_id: str, query: object) -> RangeResult:
+    async def history(principal: Principal | None, device_type_id: str, query: RangeQuery) -> RangeResult:
+        asked.append(now - float(query.start or now))
         request = RangeRequest("utilization", now - 3600, now, 30.0, by="node")
         return RangeResult(KIND, request, True, (RangeSeries("gpu-node-1", None, held[0]),))
 
@@ -92,3 +96,19 @@ async def test_a_range_with_points_is_drawn(
 
     await eventually(drawn, within=WITHIN)
     assert empty_note(offline) == []
+
+
+async def test_data_a_minute_old_opens_on_the_shortest_range_not_a_sliver_of_an_hour(
+    offline: User, points: list[tuple[tuple[float, float], ...]]
+) -> None:
+    points[0] = ((time.time() - 60, 42.0), (time.time() - 30, 43.0))
+    await as_(offline, "user", "en").open("/")
+
+    def fitted() -> None:
+        with offline:
+            (toggle,) = ElementFilter(kind=ui.toggle, marker="chart-range")
+        assert toggle.value == "15m"
+        assert len(asked) == 2 and abs(asked[0] - 3600) < 60 and abs(asked[1] - 900) < 60, asked
+
+    await eventually(fitted, within=WITHIN)
+    assert len(charts(offline)) == 1

@@ -14,7 +14,7 @@ from nufi.monitoring.ranges.request import RangeQuery, RangeRequest
 from nufi.monitoring.ranges.result import RangeResult, RangeSeries
 from nufi.monitoring.service import MonitoringService
 from nufi.ui.i18n import Translator
-from nufi.ui.parts.charts import CHART_POINTS, MAX_SERIES, chart_options, read_chart
+from nufi.ui.parts.charts import CHART_POINTS, MAX_SERIES, chart_options, fitting_range, read_chart
 
 T = 1_700_000_000.0
 
@@ -80,3 +80,33 @@ async def test_the_chart_asks_only_for_what_it_draws() -> None:
         "latest",
     )
     assert abs(time.time() - 86400 - float(asked["start"])) < 60
+
+
+def aged(age_seconds: float, span: float = 3600.0, step: float = 30.0) -> RangeResult:
+    """A range of `span` ending at T whose one node's data began `age_seconds` before T."""
+    first = max(T - age_seconds, T - span)  # older data begins where the range does
+    values = ((first, 1.0), (first + step, 1.0), (T, 1.0))
+    request = RangeRequest("utilization", T - span, T, step, by="node")
+    return RangeResult("lpu", request, True, (RangeSeries("node-1", None, values),))
+
+
+@pytest.mark.parametrize(
+    ("age", "fitting"),
+    [(60, "15m"), (14 * 60, "15m"), (20 * 60, "1h"), (3600, "1h"), (5 * 3600, "1h")],
+)
+def test_young_data_opens_on_the_shortest_range_that_holds_it(age: float, fitting: str) -> None:
+    # A type registered a minute ago is a sliver at the edge of an hour; older data keeps the hour.
+    assert fitting_range(aged(age), "1h") == fitting
+
+
+def test_the_fitted_range_counts_a_step_before_the_first_point_and_never_widens() -> None:
+    # The first point sits on the range's grid, up to a step after the data began.
+    assert fitting_range(aged(15 * 60 - 10), "1h") == "1h"
+    assert fitting_range(aged(60, span=900, step=7.5), "15m") == "15m"
+    assert fitting_range(aged(3 * 3600, span=86400, step=720), "24h") == "6h"
+
+
+def test_without_a_point_the_range_stays() -> None:
+    request = RangeRequest("utilization", T - 3600, T, 30.0, by="node")
+    empty = RangeResult("lpu", request, True, (RangeSeries("node-1", None, ()),))
+    assert fitting_range(empty, "1h") == "1h"

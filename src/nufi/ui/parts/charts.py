@@ -42,6 +42,9 @@ class Charts:
         self.device_type_id = device_type_id
         self.metric = "utilization"
         self.range = "1h"
+        # Whether the range is settled: picked by the reader, or fitted once to the data's age.
+        self.settled = False
+        self.range_toggle: ui.toggle | None = None
 
     def build(self) -> None:
         """The chart's controls, and the chart itself once its range is read: a range over a
@@ -53,17 +56,22 @@ class Charts:
                 value=self.metric,
                 on_change=lambda event: self.choose(metric=str(event.value)),
             ).props('no-caps dense data-testid="chart-metric"')
-            ui.toggle(
-                {r: r for r in RANGES},
-                value=self.range,
-                on_change=lambda event: self.choose(span=str(event.value)),
-            ).props('no-caps dense data-testid="chart-range"')
+            self.range_toggle = (
+                ui.toggle(
+                    {r: r for r in RANGES},
+                    value=self.range,
+                    on_change=lambda event: self.choose(span=str(event.value)),
+                )
+                .props('no-caps dense data-testid="chart-range"')
+                .mark("chart-range")
+            )
         self.area = ui.column().classes("w-full")
         with self.area:
             ui.label(self.t("charts.loading")).classes("text-sm text-slate-500")
         ui.timer(0.01, self.load, once=True)
 
     async def choose(self, *, metric: str | None = None, span: str | None = None) -> None:
+        self.settled = True
         self.metric = metric or self.metric
         self.range = span or self.range
         await self.load()
@@ -78,6 +86,12 @@ class Charts:
             result = exc.text(self.t.language)
         if self.area.is_deleted:
             return  # the page was left (or redrawn) while the range was read
+        if not self.settled and not isinstance(result, str):
+            self.settled = True
+            fitting = fitting_range(result, self.range)
+            if fitting != self.range and self.range_toggle is not None:
+                self.range_toggle.set_value(fitting)  # its change reads and draws the fitting range
+                return
         self.area.clear()
         with self.area:
             if isinstance(result, str):
@@ -102,6 +116,19 @@ async def read_chart(
     start = str(time.time() - span_seconds)
     query = RangeQuery(metric, start=start, by="node", points=CHART_POINTS, series=MAX_SERIES, top="latest")
     return await monitoring.history(principal, device_type_id, query)
+
+
+def fitting_range(result: RangeResult, current: str) -> str:
+    """The shortest of `RANGES` that holds all the data `result` found, when it is shorter than
+    `current`; else `current`. A type registered a minute ago would be a sliver at the right edge of
+    an hour. The first point found may sit up to a step after the data's true start (the points are
+    on the range's grid), so a step is added to the data's age; with no point, nothing tells the age."""
+    starts = [item.values[0][0] for item in result.series if item.values]
+    if not starts:
+        return current
+    age = result.request.end - min(starts) + result.request.step_seconds
+    fitting = next((name for name, seconds in RANGES.items() if seconds >= age), current)
+    return fitting if RANGES[fitting] < RANGES[current] else current
 
 
 def chart_options(result: RangeResult, t: Translator) -> dict[str, Any]:
