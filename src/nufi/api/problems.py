@@ -10,6 +10,7 @@ English otherwise (`RequestContextMiddleware` reads the header once per request)
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -221,12 +222,20 @@ def _describe_validation_error(error: Mapping[str, Any], language: Language) -> 
     field = ".".join(str(part) for part in loc[1:]) or location
     message = validation_message(error)
     code, params = message.code, dict(message.params)
-    if error.get("type") != "missing" and "input" in error:
-        shown = repr(error["input"])
-        if len(shown) > _MAX_INPUT_REPR:
-            shown = shown[: _MAX_INPUT_REPR - 3] + "..."
+    shown = _shown_input(error["input"]) if error.get("type") != "missing" and "input" in error else None
+    if shown is not None:
         params = {**params, "input": shown}
     return _described(field, location, code, params, language)
+
+
+def _shown_input(value: object) -> str | None:
+    """What the caller sent, in the notation they wrote it in: JSON's (`true`, `null`, `[1, 2]`), a
+    string in quotes; never Python's. An object is not repeated: the field names it, and its reason
+    names what in it is wrong."""
+    if isinstance(value, Mapping):
+        return None
+    shown = repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return shown if len(shown) <= _MAX_INPUT_REPR else shown[: _MAX_INPUT_REPR - 3] + "..."
 
 
 def _reason(code: str, params: Mapping[str, object]) -> dict[str, object]:

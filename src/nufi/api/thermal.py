@@ -22,7 +22,7 @@ from nufi.api.schemas.thermal import (
     StatusView,
 )
 from nufi.api.services import get_services
-from nufi.messages import Message
+from nufi.messages import Message, MessageModel
 from nufi.thermal.effective import PolicyEntry
 from nufi.thermal.history.records import event_values
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
@@ -56,7 +56,8 @@ def _override_view(entry: OverrideEntry) -> OverrideView:
 
 def _view(entry: PolicyEntry) -> PolicyView:
     values = dataclasses.asdict(entry) | {"policy": entry.policy}
-    return PolicyView.model_validate(values | _said("unreadable", entry.unreadable))
+    said = _said("unreadable", entry.unreadable) | _said_all("warning", entry.warnings, "warnings")
+    return PolicyView.model_validate(values | said)
 
 
 @router.get("/policies", summary="Every device type's temperature policy")
@@ -91,6 +92,14 @@ def _said(name: str, message: Message | None) -> dict[str, Any]:
     return {name: message.text("en"), f"{name}_message": message.to_data()}
 
 
+def _said_all(name: str, messages: tuple[Message, ...], plural: str) -> dict[str, Any]:
+    """`messages` in English under `plural`, and as messages under `name`_messages."""
+    return {
+        plural: [message.text("en") for message in messages],
+        f"{name}_messages": [MessageModel.of(message) for message in messages],
+    }
+
+
 @router.get("/events", summary="The history of transitions, newest first")
 async def events(
     principal: CurrentPrincipal,
@@ -121,7 +130,8 @@ async def dry_run(
     device_id: str, payload: DryRunRequest, principal: AdminPrincipal, thermal: Thermal
 ) -> DryRunView:
     result = await thermal.dry_run(principal, device_id, payload.policy, start=payload.start, end=payload.end)
-    return DryRunView.model_validate(result)
+    view = DryRunView.model_validate(dataclasses.replace(result, left_out=()))
+    return view.model_copy(update=_said_all("left_out", result.left_out, "left_out"))
 
 
 @override_router.get(

@@ -32,11 +32,11 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
 
 from nufi.devices.resource_key_words import rule_message
 from nufi.devices.units import MemoryUnit
 from nufi.messages import Message
+from nufi.messages.validation import refusal
 
 # Importable from here too, where the dashboard's wizard takes it from.
 from nufi.models.promql import (
@@ -93,10 +93,9 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, frozen=True)
 
 
-def _invalid(message: Message) -> PydanticCustomError:
-    # The error's type is the catalog code and its context the params, so every face words it from
-    # the catalog (`nufi.messages.validation`); the English rendering is pydantic's own `msg`.
-    return PydanticCustomError(message.code, message.text("en"), message.to_data()["params"])
+# The error's type is the catalog code and its context the params, so every face words it from the
+# catalog (`nufi.messages.validation`); the English rendering is pydantic's own `msg`.
+_invalid = refusal
 
 
 # --- labels -------------------------------------------------------------------------------------------

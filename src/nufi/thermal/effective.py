@@ -22,6 +22,7 @@ from nufi.logging import get_logger
 from nufi.messages import Message
 from nufi.messages.validation import validation_message
 from nufi.thermal.policy import ThermalPolicy, default_policy
+from nufi.thermal.protection.conditions import unmet_conditions
 
 UNREADABLE = "thermal_policy.unreadable"
 _log = get_logger("nufi.thermal")
@@ -38,6 +39,8 @@ class PolicyEntry:
     updated_at: datetime | None = None
     # Why the stored policy is not applied (it no longer validates); the default applies meanwhile.
     unreadable: Message | None = None
+    # Conditions switched on that can never trip: the type maps nothing for them to read.
+    warnings: tuple[Message, ...] = ()
 
 
 def effective_policy(device_type: DeviceType, row: ThermalPolicyRow | None) -> PolicyEntry:
@@ -56,7 +59,15 @@ def effective_policy(device_type: DeviceType, row: ThermalPolicyRow | None) -> P
             default.source,
             unreadable=Message(UNREADABLE, {"device_type": device_type.id, "reason": reason}),
         )
-    return PolicyEntry(device_type.id, policy, "admin", row.revision, row.updated_by, row.updated_at)
+    return admin_entry(device_type, policy, row)
+
+
+def admin_entry(device_type: DeviceType, policy: ThermalPolicy, row: ThermalPolicyRow) -> PolicyEntry:
+    """The entry of an admin's `policy` for `device_type`, stored as `row`."""
+    warnings = tuple(unmet_conditions(device_type, policy).values())
+    return PolicyEntry(
+        device_type.id, policy, "admin", row.revision, row.updated_by, row.updated_at, warnings=warnings
+    )
 
 
 class StoredPolicies:

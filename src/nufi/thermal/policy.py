@@ -6,11 +6,11 @@ import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-from pydantic_core import PydanticCustomError
 
 from nufi.devices.spec import ThermalDefaults
 from nufi.errors import ValidationFailed
 from nufi.messages import Message
+from nufi.messages.validation import refusal
 from nufi.models.promql import (
     MAX_EXPRESSION_CHARS,
     ExpressionError,
@@ -76,9 +76,9 @@ class CustomCondition(BaseModel):
     @model_validator(mode="after")
     def _usable(self) -> CustomCondition:
         if self.enabled and self.expression is None:
-            raise _refused(Message("thermal_policy.custom_expression_required"))
+            raise refusal(Message("thermal_policy.custom_expression_required"))
         if self.resume_at >= self.trip_at:
-            raise _refused(
+            raise refusal(
                 Message(
                     "thermal_policy.custom_resume_not_below_trip",
                     {"resume": self.resume_at, "trip": self.trip_at},
@@ -87,7 +87,7 @@ class CustomCondition(BaseModel):
         if self.expression is not None:
             problem = _expression_problem(self.expression)
             if problem is not None:
-                raise _refused(problem)
+                raise refusal(problem)
         return self
 
 
@@ -98,10 +98,6 @@ def _expression_problem(expression: str) -> Message | None:
         return exc.problem
     except ExpressionError as exc:
         return Message("device_type.promql_unparsable", {"problem": exc.problem})
-
-
-def _refused(problem: Message) -> PydanticCustomError:
-    return PydanticCustomError(problem.code, problem.text("en"), dict(problem.params))
 
 
 class Breaker(BaseModel):
@@ -146,9 +142,7 @@ class ThermalPolicy(BaseModel):
         if problem is not None:
             # The location pydantic gives a model validator's error is the model; the message names the
             # field. Its type is the catalog code, so the API and the dashboard word it from the catalog.
-            raise PydanticCustomError(
-                "thermal_policy.resume_not_below_trip", problem.text("en"), dict(problem.params)
-            )
+            raise refusal(problem)
         return self
 
 

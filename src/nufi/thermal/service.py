@@ -17,11 +17,11 @@ from nufi.db.audit import AuditRepository
 from nufi.db.thermal import ThermalPolicyRepository
 from nufi.db.types import utc_now
 from nufi.devices.catalog import DeviceCatalog
-from nufi.devices.spec import LabelsDraft, MetricsDraft
+from nufi.devices.spec import DeviceType, LabelsDraft, MetricsDraft
 from nufi.errors import NotFound, ValidationFailed
 from nufi.messages import Message, MessageModel
 from nufi.monitoring.service import MonitoringService
-from nufi.thermal.effective import PolicyEntry, StoredPolicies
+from nufi.thermal.effective import PolicyEntry, StoredPolicies, admin_entry
 from nufi.thermal.history.records import ThermalEvent, ThermalRecords
 from nufi.thermal.policy import PolicyOverride, ThermalPolicy
 from nufi.thermal.protection.controller import SYSTEM, ThermalController
@@ -90,8 +90,9 @@ class ThermalService:
     ) -> PolicyEntry:
         admin = require_admin(principal)
         before = await self.policy(admin, device_type_id)
+        device_type = await self._catalog.get(admin, device_type_id)
         if policy.custom.enabled and policy.custom.expression:
-            await self._check_custom(admin, device_type_id, policy.custom.expression)
+            await self._check_custom(admin, device_type, policy.custom.expression)
         async with self._database.transaction() as session:
             row = await ThermalPolicyRepository(session).put(
                 device_type_id, policy.model_dump(), actor=admin.username, now=utc_now()
@@ -106,12 +107,11 @@ class ThermalService:
             )
         for listener in self._policy_listeners:
             listener(device_type_id)
-        return PolicyEntry(device_type_id, policy, "admin", row.revision, row.updated_by, row.updated_at)
+        return admin_entry(device_type, policy, row)
 
-    async def _check_custom(self, admin: Principal, device_type_id: str, expression: str) -> None:
+    async def _check_custom(self, admin: Principal, device_type: DeviceType, expression: str) -> None:
         """The custom condition's expression, checked live as the wizard checks a type's: it runs,
         within the admin bounds, and gives series with the type's node and device labels."""
-        device_type = await self._catalog.get(admin, device_type_id)
         labels = LabelsDraft(node=device_type.labels.node, device=device_type.labels.device)
         checked = await self._catalog.check_metrics(
             admin,

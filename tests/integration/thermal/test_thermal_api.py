@@ -87,7 +87,7 @@ async def test_a_policy_refused_is_told_in_korean(nufi: httpx.AsyncClient, world
     (error,) = body["errors"]
     assert error["code"] == "thermal_policy.resume_not_below_trip"
     assert {key: error["params"][key] for key in ("resume", "trip")} == {"resume": 95, "trip": 90}
-    assert "resume_celsius(95)는 trip_celsius(90)보다 낮아야 합니다" in body["detail"], body["detail"]
+    assert "resume_celsius (95)는 trip_celsius (90)보다 낮아야 합니다" in body["detail"], body["detail"]
     assert "must be below" not in body["detail"]
 
 

@@ -234,7 +234,7 @@ async def test_the_reasons_show_in_the_pages_language(offline: User, monkeypatch
         sees(
             offline,
             "thermal-live",
-            "llm-a: node-hot: 95.0 °C(차단 85 °C, 복귀 75 °C)",
+            "llm-a: node-hot: 95.0 °C (차단 85 °C, 복귀 75 °C)",
             "llm-b: team/llm의 마지막 라우팅 가능한 복제본이라 트래픽을 유지합니다",
             "쓸 수 있는 온도 값이 없습니다",
         ),
@@ -259,7 +259,71 @@ async def test_a_policy_the_card_refuses_is_told_in_korean(offline: User) -> Non
     offline.find(marker=f"thermal-trip-{kind}").clear().type("40")
     offline.find(marker=f"thermal-save-{kind}").click()
 
-    told = f"resume_celsius({policy.resume_celsius:g})는 trip_celsius(40)보다 낮아야 합니다"
+    told = f"resume_celsius ({policy.resume_celsius:g})는 trip_celsius (40)보다 낮아야 합니다"
     await eventually(sees(offline, f"thermal-error-{kind}", told), within=WITHIN)
     assert "must be below" not in shown(offline, f"thermal-error-{kind}")
     assert (await attached_services().thermal.policy(ADMIN, kind)).source == "default"
+
+
+async def test_an_own_condition_that_does_not_parse_is_said_under_its_fields(offline: User) -> None:
+    kind, _ = await opened(offline, "ko")
+    with offline:
+        (switch,) = offline.find(marker=f"thermal-custom-{kind}").elements
+        (expression,) = offline.find(marker=f"thermal-custom-expression-{kind}").elements
+        assert isinstance(switch, ui.switch) and isinstance(expression, ui.input)
+        switch.value, expression.value = True, "sum("
+    offline.find(marker=f"thermal-save-{kind}").click()
+    await eventually(
+        sees(offline, f"thermal-custom-error-{kind}", "PromQL 식 sum(을(를) 해석할 수 없습니다"),
+        within=WITHIN,
+    )
+    said = shown(offline, f"thermal-custom-error-{kind}")
+    assert "Message(" not in said and "{'" not in said and "custom" not in said, said
+    no_text(offline, f"thermal-error-{kind}")
+    assert (await attached_services().thermal.policy(ADMIN, kind)).source == "default"
+
+
+async def test_unhealthy_on_a_type_without_health_is_warned_of_with_where_to_map_it(offline: User) -> None:
+    types = await attached_services().catalog.list(ADMIN)
+    blind = next(d for d in types if "health" not in d.metrics.queries())
+    policy = (await attached_services().thermal.policy(ADMIN, blind.id)).policy
+    on = policy.model_copy(update={"unhealthy": policy.unhealthy.model_copy(update={"enabled": True})})
+    await attached_services().thermal.put_policy(ADMIN, blind.id, on)
+    await opened(offline, "ko")
+    marker = f"thermal-warnings-{blind.id}"
+    await eventually(sees(offline, marker, f"{blind.name}에 상태 식이 매핑되어 있지 않아"), within=WITHIN)
+    with offline:
+        (column,) = offline.find(marker=marker).elements
+        (link,) = [e for e in column.descendants() if isinstance(e, ui.link)]
+    assert link.props["href"] == f"/admin/devices/{blind.id}/edit?step=2" and "2단계" in link.text
+    await attached_services().thermal.put_policy(ADMIN, blind.id, policy)
+    await eventually(lambda: no_text(offline, marker), within=WITHIN)
+
+
+async def test_a_pod_the_breaker_held_is_chipped_as_held_not_as_a_last_replica(
+    offline: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hot = Message(
+        "thermal.reason.hot",
+        {"where": Message("thermal.where.node", {"node": "node-b"}), "temperature": 95.0, "trip": 85.0}
+        | {"resume": 75.0},
+    )
+    held = Message("thermal.reason.breaker_nodes", {"why": hot, "allowed": 1, "total": 2})
+    pod = PodTraffic("team", "llm-b", "llm", True, held, kept=True)
+    node = NodeStatus("node-b", "hot", 95.0, time.time(), True, (), ("team/llm",), (pod,), held=True)
+    kind = (await attached_services().thermal.policies(ADMIN))[0].device_type
+
+    async def status(principal: Principal | None) -> ThermalStatus:
+        return ThermalStatus(
+            time.time(), "test", True, None, (DeviceTypeStatus(kind, ThermalPolicy(), (node,)),)
+        )
+
+    monkeypatch.setattr(attached_services().thermal, "status", status)
+    await opened(offline, "ko")
+    await eventually(sees(offline, "thermal-live", "95.0 °C (차단 85 °C"), within=WITHIN)
+    (row,) = table_rows(offline, "thermal-live")
+    assert [(c["kind"], c["label"]) for c in row["pod_chips"]] == [
+        ("held", "team/llm-b · 서킷 브레이커가 유지")
+    ]
+    assert ("held", "서킷 브레이커가 차단 보류") in [(c["kind"], c["label"]) for c in row["state_chips"]]
+    assert "서킷 브레이커가 노드 2개 중 1개까지만" in row["reason"] and "°C(" not in row["reason"]

@@ -44,8 +44,8 @@ def test_the_last_routable_replica_is_kept_with_its_reason() -> None:
         "75 °C); the policy does not allow a full shutoff"
     )
     assert decided.reason.text("ko") == (
-        "team/llm의 마지막 라우팅 가능한 복제본이라 트래픽을 유지합니다"
-        "(n1: 91.5 °C(차단 85 °C, 복귀 75 °C)). 정책이 전체 차단을 허용하지 않습니다"
+        "team/llm의 마지막 라우팅 가능한 복제본이라 트래픽을 유지합니다 "
+        "(n1: 91.5 °C (차단 85 °C, 복귀 75 °C)). 정책이 전체 차단을 허용하지 않습니다"
     )
 
 

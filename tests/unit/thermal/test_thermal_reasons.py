@@ -54,7 +54,7 @@ def test_a_hot_pod_is_cut_with_the_node_and_its_temperature_to_a_tenth() -> None
         "temperature": 91.3,
     }
     assert cut.reason_text == "n1 at 91.3 °C (trip 85 °C, resume at 75 °C)"
-    assert cut.reason.text("ko") == "n1: 91.3 °C(차단 85 °C, 복귀 75 °C)"
+    assert cut.reason.text("ko") == "n1: 91.3 °C (차단 85 °C, 복귀 75 °C)"
 
 
 def test_the_last_replica_is_kept_and_says_why_in_korean() -> None:
@@ -73,7 +73,7 @@ def test_a_stale_node_says_why_it_cannot_be_read() -> None:
     assert old.unusable.text("ko") == "이 장치 유형의 모니터링 스냅숏이 아직 없습니다"
     aged = Message("thermal.stale.snapshot_old", {"age_seconds": 42.4, "limit_seconds": 30.0})
     assert aged.text("en") == "the latest snapshot is 42 s old (limit 30 s)"
-    assert aged.text("ko") == "최근 스냅숏이 42초 전 것입니다(한도 30초)"
+    assert aged.text("ko") == "최근 스냅숏이 42초 전 것입니다 (한도 30초)"
 
 
 def test_a_deployments_pod_reads_the_reason_thermal_control_wrote() -> None:

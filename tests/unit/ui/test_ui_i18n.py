@@ -119,5 +119,5 @@ def test_a_label_and_a_service_message_come_from_the_one_catalog() -> None:
     t = Translator("en")
     assert t("metric_check.no_labels") == t.message("metric_check.no_labels")
     assert t.message("thermal.dry_run.breaker", {"count": 1, "allowed": 1, "total": 3}).startswith(
-        "The breaker"
+        "The circuit breaker"
     )

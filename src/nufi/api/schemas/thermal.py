@@ -22,6 +22,10 @@ class PolicyView(BaseModel):
     # why, in English, and as a message.
     unreadable: str | None = None
     unreadable_message: MessageModel | None = None
+    # Conditions switched on that can never trip, the type mapping nothing for them to read (health
+    # for `unhealthy`, temperature): in English, and as messages.
+    warnings: list[str] = []
+    warning_messages: list[MessageModel] = []
 
 
 class PolicyList(BaseModel):
@@ -179,6 +183,10 @@ class DryRunView(BaseModel):
     # Every would-be trip, by start.
     episodes: list[EpisodeView] = []
     breaker: list[BreakerHoldView] = []
+    # Why conditions the policy switches on were left out (or can trip nothing): in English, and as
+    # messages.
+    left_out: list[str] = []
+    left_out_messages: list[MessageModel] = []
 
 
 class DryRunRequest(BaseModel):

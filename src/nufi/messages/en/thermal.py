@@ -22,14 +22,26 @@ TEXTS: dict[str, str] = {
     "thermal.condition.unnamed": "own condition",
     "thermal.reason.custom": "{where} reads {value:g} on {name} (trip at {trip:g}, resume at {resume:g})",
     "thermal_policy.custom_expression_required": (
-        "custom.expression is required when the custom condition is enabled: a PromQL expression with one "
-        "series per device, e.g. DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"
+        "the own condition needs its PromQL to be switched on: an expression with one series per device, "
+        "e.g. DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"
     ),
     "thermal_policy.custom_resume_not_below_trip": (
-        "custom.resume_at ({resume:g}) must be below custom.trip_at ({trip:g}), so a device hovering at "
-        "the trip value does not flap"
+        "the own condition's resume value ({resume:g}) must be below its trip value ({trip:g}), so a device "
+        "hovering at the trip value does not flap"
     ),
-    "thermal_policy.custom_check_failed": "custom.expression does not work against Prometheus: {problem}",
+    "thermal_policy.custom_check_failed": (
+        "the own condition's PromQL does not work against Prometheus: {problem}"
+    ),
+    # A condition switched on that can never trip: the type maps nothing for it to read.
+    "thermal_policy.needs_health": (
+        "{device_type} maps no health expression, so unhealthy devices can never be cut (nor the "
+        "NuFiDeviceUnhealthy alert fire) until one is mapped: Admin → Devices → edit {device_type}, step 2"
+    ),
+    "thermal_policy.needs_temperature": (
+        "{device_type} maps no temperature expression, so the temperature condition can never trip "
+        "(nor the NuFiDeviceHot alert fire) until one is mapped: Admin → Devices → edit {device_type}, "
+        "step 2"
+    ),
     "thermal.reason.kept_last_replica": (
         "kept as the last routable replica of {deployment} although {why}; the policy does not allow a "
         "full shutoff"

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from nufi.devices.spec import DeviceType, MetricKey
+from nufi.messages import Message
 from nufi.thermal.policy import ThermalPolicy
 from nufi.thermal.protection.hysteresis import Limits, temperature_limits
 
@@ -65,3 +67,22 @@ def conditions_of(policy: ThermalPolicy) -> list[Condition]:
     if policy.custom.enabled and policy.custom.expression:
         found.append("custom")
     return found
+
+
+# What each condition reads from its device type; the own condition brings its expression along.
+NEEDS: dict[Condition, MetricKey] = {"temperature": "temperature", "unhealthy": "health"}
+
+
+def unmet_conditions(device_type: DeviceType, policy: ThermalPolicy) -> dict[Condition, Message]:
+    """The conditions the admin switched on that can never trip, because the type maps no expression
+    for what they read; each with the sentence that says so and where the expression is mapped.
+    Temperature counts while the policy is on; health once "unhealthy" is switched on."""
+    mapped = device_type.metrics.queries()
+    switched_on: list[Condition] = ["temperature"] if policy.enabled else []
+    if policy.unhealthy.enabled:
+        switched_on.append("unhealthy")
+    return {
+        condition: Message(f"thermal_policy.needs_{NEEDS[condition]}", {"device_type": device_type.name})
+        for condition in switched_on
+        if NEEDS[condition] not in mapped
+    }

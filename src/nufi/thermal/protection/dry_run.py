@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 from nufi.auth import Principal
 from nufi.devices.spec import DeviceType
+from nufi.messages import Message
 from nufi.monitoring.service import MonitoringService
 from nufi.monitoring.times import parse_instant
 from nufi.thermal.policy import ThermalPolicy
-from nufi.thermal.protection.conditions import Condition, conditions_of, limits_for
+from nufi.thermal.protection.conditions import Condition, conditions_of, limits_for, unmet_conditions
 from nufi.thermal.protection.replay import (
     BreakerHold,
     Episode,
@@ -46,6 +47,9 @@ class DryRun:
     # The conditions replayed, and the stretches where the breaker kept nodes' traffic on.
     conditions: tuple[Condition, ...] = ("temperature",)
     breaker: tuple[BreakerHold, ...] = ()
+    # Why conditions the policy switches on were not replayed (or can trip nothing): the type lacks
+    # what they read.
+    left_out: tuple[Message, ...] = ()
 
 
 def recorded_expression(device_type: DeviceType, policy: ThermalPolicy, condition: Condition) -> str | None:
@@ -64,8 +68,8 @@ def recorded_expression(device_type: DeviceType, policy: ThermalPolicy, conditio
 
 def replayed_conditions(device_type: DeviceType, policy: ThermalPolicy) -> list[Condition]:
     """The policy's conditions that history can replay: unhealthy only where the type maps health."""
-    has_health = "health" in device_type.metrics.queries()
-    return [c for c in conditions_of(policy) if c != "unhealthy" or has_health]
+    unmet = unmet_conditions(device_type, policy)
+    return [c for c in conditions_of(policy) if c == "temperature" or c not in unmet]
 
 
 async def dry_run(
@@ -124,4 +128,5 @@ async def dry_run(
         replayed.episodes,
         tuple(conditions),
         replayed.breaker,
+        tuple(unmet_conditions(device_type, policy).values()),
     )

@@ -102,9 +102,15 @@ def _show_rows(table: ui.table, rows: list[dict[str, Any]]) -> None:
 _NO_WRAP = {"device_type", "node", "state", "temperature", "since", "at"}
 
 
+# A reason is a sentence per pod (the circuit breaker's runs to three lines): room to read it.
+_REASON_STYLE = "min-width: 26rem; white-space: pre-line"
+
+
 def _kept_whole(column: dict[str, Any]) -> dict[str, Any]:
     if column["name"] in _NO_WRAP:
         return column | {"classes": "text-no-wrap", "headerClasses": "text-no-wrap"}
+    if column["name"] == "reason":
+        return column | {"style": _REASON_STYLE, "headerStyle": "min-width: 26rem"}
     return column
 
 
@@ -157,20 +163,27 @@ async def _live_rows(principal: Principal, t: Translator, names: dict[str, str])
     return rows
 
 
+# The reasons a hot pod keeps its traffic because the circuit breaker held it, not as a last replica.
+_BREAKER_REASONS = frozenset({"thermal.reason.breaker_nodes", "thermal.reason.breaker_replicas"})
+
+
 def _pod_chip(pod: PodTraffic, t: Translator) -> dict[str, str]:
     where = f"{pod.namespace}/{pod.name}"
     if not pod.traffic_on:
         return chip("cut", f"{where} · {t('thermal.pod.off')}")
+    if pod.kept and pod.reason is not None and pod.reason.code in _BREAKER_REASONS:
+        return chip("held", f"{where} · {t('thermal.pod.held')}")
     if pod.kept:
         return chip("kept", f"{where} · {t('thermal.pod.kept')}")
     return chip("on", where)
 
 
 def _reasons(node: NodeStatus, t: Translator) -> str:
-    """Why the node is stale and why each pod's traffic is off or kept, in the page's language."""
+    """Why the node is stale and why each pod's traffic is off or kept, in the page's language: one
+    line each (the cell keeps the line breaks)."""
     said = [] if node.stale_reason is None else [_said(node.stale_reason, t)]
     said += [f"{pod.name}: {_said(pod.reason, t)}" for pod in node.pods if pod.reason is not None]
-    return " · ".join(said) or "—"
+    return "\n".join(said) or "—"
 
 
 def _said(message: Message, t: Translator) -> str:

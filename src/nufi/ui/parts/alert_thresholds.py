@@ -23,6 +23,7 @@ from nufi.messages.validation import validation_message
 from nufi.ui import context
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.thermal_policy import first_error
+from nufi.ui.wizard.form import edit_url
 
 # Each rule with its name's key, in the order the section lists them.
 KINDS: dict[RuleName, str] = {
@@ -101,6 +102,25 @@ class ThresholdsCard:
         self.rules.clear()
         with self.rules:
             rules_table(self.t, entry.rules, self.device_type)
+            self._not_generated(entry)
+
+    def _not_generated(self, entry: ThresholdsEntry) -> None:
+        """The rules switched on that are not written, because the type maps nothing for them to read,
+        with a link to where it is mapped."""
+        written = [] if entry.rules is None else entry.rules.rule_names
+        missing = [] if entry.has_health else ["alerting.generated.no_health"]
+        if entry.rules is not None and entry.thresholds.hot.enabled and "hot" not in written:
+            missing.append("alerting.generated.no_temperature")
+        for key in missing:
+            with (
+                ui.row()
+                .classes("items-center gap-2")
+                .props(f'data-testid="alert-not-generated-{self.device_type}"')
+            ):
+                ui.label(self.t(key, device_type=self.name)).classes("text-amber-800")
+                ui.link(
+                    self.t("thermal.warning.map", device_type=self.name), edit_url(self.device_type, step=2)
+                )
 
     def _hot(self, entry: ThresholdsEntry) -> None:
         """The hot rule's own temperature; left empty, the thermal trip it follows (the temperature in

@@ -18,6 +18,11 @@ def replayed(t: Translator, ran: DryRun, name: str) -> None:
     ui.label(t("thermal.dry_run.title", device_type=name)).classes("font-medium")
     conditions = ", ".join(_condition(t, ran, c) for c in ran.conditions)
     ui.label(t("thermal.dry_run.conditions", conditions=conditions)).classes("text-sm text-gray-600")
+    # Why a condition switched on was left out (or can trip nothing): the type lacks what it reads.
+    for left_out in ran.left_out:
+        ui.label(t.message(left_out.code, left_out.params)).classes("text-sm text-amber-800").props(
+            'data-testid="thermal-dry-run-left-out"'
+        )
     rows = [
         {
             "key": node.key,

@@ -17,10 +17,12 @@ from nufi.thermal.policy import (
     ThermalPolicy,
     UnhealthyCondition,
 )
+from nufi.thermal.protection.dry_run import CUSTOM_EXPRESSION_FIELD
 from nufi.ui import context
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.thermal_chips import condition_name
 from nufi.ui.parts.thermal_dry_run import replayed
+from nufi.ui.wizard.form import edit_url
 
 
 class PolicyCard:
@@ -48,6 +50,10 @@ class PolicyCard:
                 .classes("text-red-700")
                 .mark(f"thermal-unreadable-{entry.device_type}")
             )
+            # Said while a condition switched on can never trip: the type maps nothing for it to read.
+            self.warnings = ui.column().classes("gap-1").mark(f"thermal-warnings-{entry.device_type}")
+            self.warnings.props(f'data-testid="thermal-warnings-{entry.device_type}"')
+            self._warn(entry)
             self._fields(entry.policy)
             self.error = (
                 ui.label("")
@@ -133,8 +139,10 @@ class PolicyCard:
         """The policy's own condition: an expression of the admin's, checked live when saved."""
         t = self.t
         with ui.row().classes("items-end gap-4 flex-wrap"):
-            self.custom = ui.switch(t("thermal.field.custom"), value=own.enabled).props(
-                f'data-testid="thermal-custom-{self.device_type}"'
+            self.custom = (
+                ui.switch(t("thermal.field.custom"), value=own.enabled)
+                .props(f'data-testid="thermal-custom-{self.device_type}"')
+                .mark(f"thermal-custom-{self.device_type}")
             )
             # Left unnamed, the field is empty and shows what the condition is then called.
             self.custom_name = (
@@ -151,6 +159,7 @@ class PolicyCard:
                 ui.input(t("thermal.field.custom_expression"), value=own.expression or "")
                 .classes("min-w-[24rem] font-mono")
                 .props(f'data-testid="thermal-custom-expression-{self.device_type}"')
+                .mark(f"thermal-custom-expression-{self.device_type}")
             )
             self.custom_trip = ui.number(t("thermal.field.custom_trip_at"), value=own.trip_at)
             self.custom_resume = ui.number(t("thermal.field.custom_resume_at"), value=own.resume_at)
@@ -158,6 +167,14 @@ class PolicyCard:
             self.custom_resume_hold = self._seconds(
                 "thermal.field.resume_hold_seconds", own.resume_hold_seconds
             )
+        # What is wrong with the own condition (its PromQL does not parse, or does not work against
+        # Prometheus) is said right under its fields, not at the foot of the card.
+        self.custom_error = (
+            ui.label("")
+            .classes("text-red-700")
+            .props(f'data-testid="thermal-custom-error-{self.device_type}"')
+            .mark(f"thermal-custom-error-{self.device_type}")
+        )
 
     def _breaker_fields(self, breaker: Breaker) -> None:
         """The breaker's shares, shown in % and stored as fractions."""
@@ -189,6 +206,18 @@ class PolicyCard:
         said = entry.unreadable
         return "" if said is None else self.t.message(said.code, said.params)
 
+    def _warn(self, entry: PolicyEntry) -> None:
+        """Each condition that can never trip, and a link to where its expression is mapped."""
+        self.warnings.clear()
+        with self.warnings:
+            for warning in entry.warnings:
+                with ui.row().classes("items-center gap-2"):
+                    ui.label(self.t.message(warning.code, warning.params)).classes("text-amber-800")
+                    ui.link(
+                        self.t("thermal.warning.map", device_type=self.name),
+                        edit_url(self.device_type, step=2),
+                    )
+
     def show(self, entry: PolicyEntry) -> None:
         """Show the stored policy `entry`: its source always, its values unless the admin is editing
         them (fields that differ from what the card last showed). An entry older than the one shown
@@ -197,6 +226,8 @@ class PolicyCard:
             return
         self.heading.text = self._heading(entry)
         self.unreadable.text = self._unreadable(entry)
+        if entry.warnings != self.shown.warnings:
+            self._warn(entry)
         if entry.policy != self.shown.policy:
             if self.editing():
                 self.note.text = self.t("thermal.changed_elsewhere", who=entry.updated_by or "—")
@@ -255,29 +286,50 @@ class PolicyCard:
                 trip_hold_seconds=int(self.unhealthy_trip.value or 0),
                 resume_hold_seconds=int(self.unhealthy_resume.value or 0),
             ),
-            custom=CustomCondition(
-                enabled=bool(self.custom.value),
-                name=str(self.custom_name.value or "").strip() or DEFAULT_CONDITION_NAME,
-                expression=str(self.custom_expression.value or "").strip() or None,
-                trip_at=float(self.custom_trip.value or 0),
-                resume_at=float(self.custom_resume.value or 0),
-                trip_hold_seconds=int(self.custom_trip_hold.value or 0),
-                resume_hold_seconds=int(self.custom_resume_hold.value or 0),
-            ),
+            custom=self._read_custom(),
             breaker=Breaker(
                 max_node_share=_share(self.breaker_nodes.value),
                 max_replica_share=_share(self.breaker_replicas.value),
             ),
         )
 
+    def _read_custom(self) -> CustomCondition:
+        return CustomCondition(
+            enabled=bool(self.custom.value),
+            name=str(self.custom_name.value or "").strip() or DEFAULT_CONDITION_NAME,
+            expression=str(self.custom_expression.value or "").strip() or None,
+            trip_at=float(self.custom_trip.value or 0),
+            resume_at=float(self.custom_resume.value or 0),
+            trip_hold_seconds=int(self.custom_trip_hold.value or 0),
+            resume_hold_seconds=int(self.custom_resume_hold.value or 0),
+        )
+
     def proposed(self) -> ThermalPolicy | None:
-        """The policy the fields hold; None, with the first problem said, when they make none."""
-        self.error.text = ""
+        """The policy the fields hold; None, with the first problem said, when they make none: under
+        the own condition's fields when it is theirs, else at the foot of the card."""
+        self.error.text = self.custom_error.text = ""
+        try:
+            self._read_custom()
+        except ValidationError as exc:
+            said = validation_message(exc.errors()[0])
+            self.custom_error.text = self.t.message(said.code, said.params)
+            return None
+        except (TypeError, ValueError) as exc:
+            self.custom_error.text = str(exc)
+            return None
         try:
             return self._read()
         except (ValidationError, TypeError, ValueError) as exc:
             self.error.text = first_error(exc, self.t)
             return None
+
+    def _refused(self, exc: NufiError) -> None:
+        """A refusal of the service, said beside the own condition when it names its PromQL."""
+        said = exc.text(self.t.language)
+        if getattr(exc, "field", None) == CUSTOM_EXPRESSION_FIELD:
+            self.custom_error.text = said
+        else:
+            self.error.text = said
 
     async def save(self) -> None:
         policy = self.proposed()
@@ -286,7 +338,7 @@ class PolicyCard:
         try:
             saved = await context.services().thermal.put_policy(self.principal, self.device_type, policy)
         except NufiError as exc:
-            self.error.text = exc.text(self.t.language)
+            self._refused(exc)
             return
         self.show(saved)
         self.note.text = ""
@@ -300,7 +352,7 @@ class PolicyCard:
         try:
             ran = await context.services().thermal.dry_run(self.principal, self.device_type, policy)
         except NufiError as exc:
-            self.error.text = exc.text(self.t.language)
+            self._refused(exc)
             return
         with self.result:
             replayed(self.t, ran, self.name)

@@ -49,7 +49,7 @@ TEXTS: dict[str, str] = {
     "alerting.kind.memory": "Memory nearly full",
     "alerting.kind.unhealthy": "Unhealthy",
     "alerting.kind.exporter_down": "Exporter down",
-    "alerting.kind.breaker_held": "Breaker holding nodes back",
+    "alerting.kind.breaker_held": "Circuit breaker holding nodes back",
     "alerting.kind.missing_device": "Devices missing",
     "alerting.field.celsius": "Temperature",
     "alerting.field.follows": "Empty: follows the thermal trip ({trip} °C)",
@@ -60,6 +60,12 @@ TEXTS: dict[str, str] = {
     "alerting.saved": "Alert thresholds of {device_type} saved.",
     "alerting.generated": "Generated rules",
     "alerting.generated.none": "This type is disabled: no rules are written for it.",
+    "alerting.generated.no_health": (
+        "NuFiDeviceUnhealthy is not generated: {device_type} maps no health expression."
+    ),
+    "alerting.generated.no_temperature": (
+        "NuFiDeviceHot is not generated: {device_type} maps no temperature expression."
+    ),
     "alerting.generated.alert": "Alert",
     "alerting.generated.expr": "Condition (PromQL)",
     "alerting.generated.for": "For",

@@ -36,11 +36,13 @@ TEXTS: dict[str, str] = {
     "thermal.state.stale": "Not readable",
     "thermal.state.tripped": "Condition tripped",
     "thermal.state.unhealthy": "Unhealthy",
-    "thermal.held": "held by the breaker",
+    "thermal.held": "held by the circuit breaker",
     "thermal.cut": "traffic cut",
     "thermal.kept": "traffic kept",
     "thermal.pod.off": "cut",
     "thermal.pod.kept": "kept as the last replica",
+    "thermal.pod.held": "kept by the circuit breaker",
+    "thermal.warning.map": "Map it in {device_type}'s step 2",
     "thermal.source.default": "default",
     "thermal.source.admin": "set by an admin",
     "thermal.field.enabled": "Enabled",
@@ -86,17 +88,17 @@ TEXTS: dict[str, str] = {
     "thermal.dry_run.episode_end": "Restored at",
     "thermal.dry_run.episode_peak": "Peak",
     "thermal.dry_run.episode_condition": "Condition",
-    "thermal.dry_run.episode_held": "Kept on by the breaker (min)",
-    "thermal.dry_run.held": "Kept on by the breaker (min)",
+    "thermal.dry_run.episode_held": "Kept on by the circuit breaker (min)",
+    "thermal.dry_run.held": "Kept on by the circuit breaker (min)",
     "thermal.dry_run.temperature": "Temperature",
     "thermal.dry_run.conditions": "Replayed: {conditions}",
     "thermal.dry_run.breaker": (
-        "The breaker would have held {count} {count:plural:time|times}: "
+        "The circuit breaker would have held {count} {count:plural:time|times}: "
         "at most {allowed} of {total} nodes cut at once"
     ),
     "thermal.dry_run.breaker_waiting": "Nodes that kept their traffic",
     "thermal.dry_run.breaker_ongoing": "still holding",
-    "thermal.dry_run.no_breaker": "The breaker would not have held any node back.",
+    "thermal.dry_run.no_breaker": "The circuit breaker would not have held any node back.",
     "thermal.dry_run.ongoing": "still cut",
     "thermal.dry_run.no_episodes": "This policy would have cut no traffic.",
 }

@@ -49,7 +49,7 @@ TEXTS: dict[str, str] = {
     "alerting.kind.memory": "메모리 부족",
     "alerting.kind.unhealthy": "비정상",
     "alerting.kind.exporter_down": "익스포터 중단",
-    "alerting.kind.breaker_held": "브레이커 차단 보류",
+    "alerting.kind.breaker_held": "서킷 브레이커 차단 보류",
     "alerting.kind.missing_device": "디바이스 누락",
     "alerting.field.celsius": "온도",
     "alerting.field.follows": "비우면 온도 제어의 차단 온도({trip} °C)를 따릅니다",
@@ -60,6 +60,12 @@ TEXTS: dict[str, str] = {
     "alerting.saved": "{device_type}의 알림 임계값을 저장했습니다.",
     "alerting.generated": "생성된 규칙",
     "alerting.generated.none": "이 유형은 꺼져 있어 기록된 규칙이 없습니다.",
+    "alerting.generated.no_health": (
+        "NuFiDeviceUnhealthy 규칙은 생성되지 않습니다: {device_type}에 상태 식이 매핑되어 있지 않습니다."
+    ),
+    "alerting.generated.no_temperature": (
+        "NuFiDeviceHot 규칙은 생성되지 않습니다: {device_type}에 온도 식이 매핑되어 있지 않습니다."
+    ),
     "alerting.generated.alert": "알림 이름",
     "alerting.generated.expr": "조건 (PromQL)",
     "alerting.generated.for": "유지",

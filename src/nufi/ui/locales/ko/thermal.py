@@ -34,11 +34,13 @@ TEXTS: dict[str, str] = {
     "thermal.state.stale": "측정 불가",
     "thermal.state.tripped": "조건 초과",
     "thermal.state.unhealthy": "비정상",
-    "thermal.held": "브레이커가 차단 보류",
+    "thermal.held": "서킷 브레이커가 차단 보류",
     "thermal.cut": "트래픽 차단",
     "thermal.kept": "트래픽 유지",
     "thermal.pod.off": "차단됨",
     "thermal.pod.kept": "마지막 복제본이라 유지",
+    "thermal.pod.held": "서킷 브레이커가 유지",
+    "thermal.warning.map": "{device_type}의 2단계에서 매핑하기",
     "thermal.source.default": "기본값",
     "thermal.source.admin": "관리자 설정",
     "thermal.field.enabled": "사용",
@@ -85,16 +87,17 @@ TEXTS: dict[str, str] = {
     "thermal.dry_run.episode_end": "복구 시각",
     "thermal.dry_run.episode_peak": "최고값",
     "thermal.dry_run.episode_condition": "조건",
-    "thermal.dry_run.episode_held": "차단기가 유지한 시간 (분)",
-    "thermal.dry_run.held": "차단기가 유지한 시간 (분)",
+    "thermal.dry_run.episode_held": "서킷 브레이커가 유지한 시간 (분)",
+    "thermal.dry_run.held": "서킷 브레이커가 유지한 시간 (분)",
     "thermal.dry_run.temperature": "온도",
     "thermal.dry_run.conditions": "재현한 조건: {conditions}",
     "thermal.dry_run.breaker": (
-        "차단기가 {count}번 차단을 보류했을 것입니다: 한 번에 노드 {total}개 중 최대 {allowed}개만 차단"
+        "서킷 브레이커가 {count}번 차단을 보류했을 것입니다: "
+        "한 번에 노드 {total}개 중 최대 {allowed}개만 차단"
     ),
     "thermal.dry_run.breaker_waiting": "트래픽을 유지한 노드",
     "thermal.dry_run.breaker_ongoing": "보류 중",
-    "thermal.dry_run.no_breaker": "차단기가 보류했을 노드는 없습니다.",
+    "thermal.dry_run.no_breaker": "서킷 브레이커가 보류했을 노드는 없습니다.",
     "thermal.dry_run.ongoing": "차단 중",
     "thermal.dry_run.no_episodes": "이 정책이었다면 차단된 트래픽이 없습니다.",
 }
