@@ -8,6 +8,7 @@ import pytest
 
 from nufi.packs import DevicePack, dump_packs, parse_packs
 from nufi.packs.shipped import OFFICIAL_DIR, SCHEMA_PATH, shipped_texts
+from nufi_mock.exporter.profiles import lpu as lpu_profile
 
 ROOT = Path(__file__).resolve().parents[3]
 PACKS = sorted((ROOT / "packs").rglob("*.yaml"))
@@ -37,3 +38,7 @@ def test_the_example_lpu_is_the_mock_lpu_with_protection_and_alerts() -> None:
     assert lpu["metadata"]["name"] == "hyperaccel-lpu"
     assert lpu["spec"]["resource_key"] == "hyperaccel.ai/lpu"
     assert {"protection", "alerts"} <= set(lpu["spec"])
+    # Every quantity the mock exporter reports is mapped, its health too (1 healthy, 0 unhealthy), so
+    # the example can cut unhealthy devices and raise NuFiDeviceUnhealthy once those are switched on.
+    metrics = lpu["spec"]["metrics"]
+    assert (metrics["temperature"], metrics["health"]) == (lpu_profile.TEMPERATURE, lpu_profile.HEALTH)

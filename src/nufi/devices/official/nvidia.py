@@ -119,6 +119,9 @@ PRESET = DeviceType(
         ),
         temperature=dcgm_series("DCGM_FI_DEV_GPU_TEMP"),
         power=dcgm_series("DCGM_FI_DEV_POWER_USAGE"),
+        # No health: DCGM's default counters have no per-GPU health gauge (XID_ERRORS is the last
+        # error code, not a state), and which field a health expression should read is not confirmed;
+        # an admin whose exporter exports one maps it in the wizard's step 2.
     ),
     thermal=ThermalDefaults(threshold_celsius=85.0, recover_celsius=75.0, sustain_seconds=30),
     fetcher=FETCHER_NAME,
