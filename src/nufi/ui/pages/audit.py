@@ -46,7 +46,7 @@ def _record(t: Translator, record: AuditRecord, names: dict[str, str]) -> None:
     changed = record.before is not None and record.after is not None
     expansion = ui.expansion()
     expansion.classes("w-full border-b").props('dense data-testid="audit-record"')
-    with expansion.add_slot("header"), ui.column().classes("gap-0 py-1 min-w-0"):
+    with expansion.add_slot("header"), ui.column().classes("gap-0 py-1 flex-1 min-w-0"):
         with ui.row().classes("items-center gap-2"):
             moment(record.at).classes("text-slate-600")
             ui.label(record.actor).classes("font-medium")
