@@ -26,12 +26,16 @@ TEXTS = {
         "monitoring": "모니터링",
         "forbidden": "접근 권한이 없습니다",
         "sign_out": "로그아웃",
+        "sign_in": "super-llm에 로그인",
+        "sign_in_refused": "사용자 이름 또는 비밀번호가 올바르지 않습니다.",
     },
     "en": {
         "devices": "Devices",
         "monitoring": "Monitoring",
         "forbidden": "You do not have access",
         "sign_out": "Sign out",
+        "sign_in": "Sign in to super-llm",
+        "sign_in_refused": "Invalid username or password.",
     },
 }
 
@@ -49,7 +53,16 @@ async def test_an_admin_signs_in_through_a_deep_link_and_sees_the_admin_pages(
     page = await context.new_page()
     url = sandbox.state["nufi_url"]
     await page.goto(f"{url}/admin/devices")
+    # The identity provider's sign-in page speaks the browser's language, a wrong password too.
+    await expect(page.locator("#kc-page-title")).to_have_text(texts["sign_in"])
+    await speaks(page, language, "the sign-in page")
     await shot(page, language, "01-sign-in")
+    await page.fill("#username", "admin")
+    await page.fill("#password", "not-the-password")
+    await page.click("#kc-login")
+    await expect(page.locator("#input-error")).to_have_text(texts["sign_in_refused"])
+    await speaks(page, language, "the sign-in page after a wrong password")
+    await shot(page, language, "01-sign-in-refused")
     await sign_in(page, "admin")
     # The deep link survived the round trip through the identity provider.
     await expect(page).to_have_url(f"{url}/admin/devices")

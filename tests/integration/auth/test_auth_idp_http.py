@@ -267,3 +267,20 @@ def test_a_broken_users_file_stops_the_provider_with_the_reason(tmp_path: Path) 
     assert failed.value.returncode == 1
     assert "client 'nufi-dashboard' needs a secret" in failed.value.log_tail
     assert "Traceback" not in failed.value.log_tail
+
+
+async def test_a_korean_browser_signs_in_on_a_korean_page(idp: IdentityProviderProcess) -> None:
+    params = {"client_id": "nufi-dashboard", "redirect_uri": CALLBACK, "response_type": "code", "state": "s"}
+    korean = {"Accept-Language": "ko-KR,ko;q=0.9,en-US;q=0.8,en;q=0.7"}
+    async with httpx.AsyncClient(follow_redirects=False, headers=korean) as browser:
+        page = await browser.get(idp.auth_url, params=params)
+        form = _read_form(page.text)
+        wrong = await browser.post(form.action, data={**form.fields, "username": "admin", "password": "x"})
+        unknown_client = await browser.get(idp.auth_url, params={**params, "client_id": "nope"})
+        english = await browser.get(idp.auth_url, params=params, headers={"Accept-Language": "en-US,en"})
+    assert "<html lang='ko'>" in page.text and "super-llm에 로그인" in page.text
+    assert "사용자 이름 또는 이메일" in page.text and "value='로그인'" in page.text
+    assert "Sign in" not in page.text and "Username" not in page.text
+    assert "사용자 이름 또는 비밀번호가 올바르지 않습니다." in wrong.text
+    assert unknown_client.status_code == 400 and "클라이언트를 찾을 수 없습니다." in unknown_client.text
+    assert "Sign in to super-llm" in english.text and "로그인" not in english.text

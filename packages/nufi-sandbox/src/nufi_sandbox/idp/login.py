@@ -1,4 +1,5 @@
-"""The authorization endpoint: a plain HTML login form for the browser flow (code + PKCE S256).
+"""The authorization endpoint: a plain HTML login form for the browser flow (code + PKCE S256), in
+the browser's language (Korean or English, by `Accept-Language`).
 
 The form carries the authorization request in hidden fields and the POST checks it again, so the
 provider keeps no state until a user has signed in. Field ids follow Keycloak's login page
@@ -17,11 +18,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from nufi_sandbox.idp.context import RealmContext
+from nufi_sandbox.idp.pages import Language, language_of, message_page, page, words
 from nufi_sandbox.idp.pkce import S256
 from nufi_sandbox.idp.realm import ClientSpec
 from nufi_sandbox.idp.tokens import granted_scope
-
-INVALID_CREDENTIALS = "Invalid username or password."
 
 
 @dataclass(frozen=True)
@@ -47,24 +47,26 @@ class _Refused(Exception):
 
 async def authorization_page(realm: RealmContext, request: Request) -> Response:
     auth = AuthorizationRequest.from_params(request.query_params)
+    language = language_of(request.headers.get("accept-language"))
     try:
-        _check(realm, auth)
+        _check(realm, auth, language)
     except _Refused as refused:
         return refused.response
-    return _login_form(realm, auth)
+    return _login_form(realm, auth, language)
 
 
 async def login_submit(realm: RealmContext, request: Request) -> Response:
     form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
     auth = AuthorizationRequest.from_params(form)
+    language = language_of(request.headers.get("accept-language"))
     try:
-        client = _check(realm, auth)
+        client = _check(realm, auth, language)
     except _Refused as refused:
         return refused.response
     user = realm.spec.user(form.get("username", ""))
     password = form.get("password", "")
     if user is None or not hmac.compare_digest(password.encode(), user.password.encode()):
-        return _login_form(realm, auth, error=INVALID_CREDENTIALS, username=form.get("username", ""))
+        return _login_form(realm, auth, language, invalid=True, username=form.get("username", ""))
     sid = realm.sessions.new_session()
     code = realm.sessions.issue_code(
         client_id=client.id,
@@ -81,13 +83,13 @@ async def login_submit(realm: RealmContext, request: Request) -> Response:
     return RedirectResponse(with_query(auth.redirect_uri, params), status_code=302)
 
 
-def _check(realm: RealmContext, auth: AuthorizationRequest) -> ClientSpec:
+def _check(realm: RealmContext, auth: AuthorizationRequest, language: Language) -> ClientSpec:
     client = realm.spec.client(auth.client_id)
     if client is None:
-        raise _Refused(_error_page("Client not found."))
+        raise _Refused(message_page(language, "error.title", "error.client", 400))
     if not auth.redirect_uri or not client.accepts_redirect(auth.redirect_uri):
         # Never redirect to an address the client did not register.
-        raise _Refused(_error_page("Invalid parameter: redirect_uri"))
+        raise _Refused(message_page(language, "error.title", "error.redirect_uri", 400))
     if auth.response_type != "code":
         raise _Refused(
             _redirect_error(
@@ -117,37 +119,31 @@ def _redirect_error(auth: AuthorizationRequest, error: str, description: str) ->
     return RedirectResponse(with_query(auth.redirect_uri, params), status_code=302)
 
 
-def _page(title: str, body: str, status: int = 200) -> HTMLResponse:
-    html = (
-        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        f"<title>{escape(title)}</title></head>\n<body>\n"
-        f"<h1 id='kc-page-title'>{escape(title)}</h1>\n{body}\n</body></html>\n"
-    )
-    return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
-
-
-def _error_page(message: str) -> HTMLResponse:
-    return _page("We are sorry...", f"<p id='kc-error-message'>{escape(message)}</p>", status=400)
-
-
 def _login_form(
-    realm: RealmContext, auth: AuthorizationRequest, *, error: str | None = None, username: str = ""
+    realm: RealmContext,
+    auth: AuthorizationRequest,
+    language: Language,
+    *,
+    invalid: bool = False,
+    username: str = "",
 ) -> HTMLResponse:
     hidden = "\n".join(
         f"<input type='hidden' name='{name}' value='{escape(value)}'>"
         for name, value in asdict(auth).items()
         if value
     )
-    alert = f"<p><span id='input-error'>{escape(error)}</span></p>\n" if error else ""
+    said = {key: escape(words(language, f"sign_in.{key}")) for key in ("username", "password", "submit")}
+    alert = f"<p><span id='input-error'>{escape(words(language, 'sign_in.invalid'))}</span></p>\n"
     body = (
-        f"{alert}<form id='kc-form-login' method='post' action='{escape(realm.endpoint('auth'))}'>\n"
+        f"{alert if invalid else ''}"
+        f"<form id='kc-form-login' method='post' action='{escape(realm.endpoint('auth'))}'>\n"
         f"{hidden}\n"
-        "<label for='username'>Username or email</label>\n"
+        f"<label for='username'>{said['username']}</label>\n"
         f"<input id='username' name='username' type='text' autocomplete='username' autofocus "
         f"value='{escape(username)}'>\n"
-        "<label for='password'>Password</label>\n"
+        f"<label for='password'>{said['password']}</label>\n"
         "<input id='password' name='password' type='password' autocomplete='current-password'>\n"
-        "<input id='kc-login' name='login' type='submit' value='Sign In'>\n"
+        f"<input id='kc-login' name='login' type='submit' value='{said['submit']}'>\n"
         "</form>"
     )
-    return _page(f"Sign in to {realm.name}", body)
+    return page(language, words(language, "sign_in.title", realm=realm.name), body)

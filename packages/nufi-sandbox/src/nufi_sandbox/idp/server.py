@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from html import escape
 from typing import Any
 
 import jwt
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from nufi_sandbox.idp.context import OIDC_PATH, RealmContext
 from nufi_sandbox.idp.grants import OAuthError, authenticate_client, token_grant
 from nufi_sandbox.idp.login import authorization_page, login_submit, with_query
+from nufi_sandbox.idp.pages import language_of, message_page
 from nufi_sandbox.idp.pkce import S256
 
 Endpoint = Callable[[RealmContext, Request], Awaitable[Response]]
@@ -99,13 +99,14 @@ async def _logout(realm: RealmContext, request: Request) -> Response:
     if request.method == "POST":
         return await _logout_backchannel(realm, request)
     params = request.query_params
+    language = language_of(request.headers.get("accept-language"))
     azp = params.get("client_id")
     hint = params.get("id_token_hint")
     if hint:
         try:
             claims = realm.keys.verify(hint, realm.issuer, allow_expired=True)
         except jwt.PyJWTError:
-            return _message_page("We are sorry...", "Invalid parameter: id_token_hint", 400)
+            return message_page(language, "error.title", "error.id_token_hint", 400)
         if isinstance(claims.get("sid"), str):
             realm.sessions.end_session(claims["sid"])
         azp = azp or claims.get("azp")
@@ -113,10 +114,10 @@ async def _logout(realm: RealmContext, request: Request) -> Response:
     if target:
         client = realm.spec.client(azp) if isinstance(azp, str) else None
         if client is None or not client.accepts_redirect(target):
-            return _message_page("We are sorry...", "Invalid redirect uri", 400)
+            return message_page(language, "error.title", "error.logout_redirect", 400)
         state = params.get("state")
         return RedirectResponse(with_query(target, {"state": state}) if state else target, status_code=302)
-    return _message_page("You are logged out", "Your session has ended.", 200)
+    return message_page(language, "logout.title", "logout.body", 200)
 
 
 async def _logout_backchannel(realm: RealmContext, request: Request) -> Response:
@@ -165,14 +166,6 @@ async def _form(request: Request) -> dict[str, str]:
     except Exception as exc:
         raise OAuthError("invalid_request", f"the body is not a form: {exc}") from None
     return {key: value for key, value in form.items() if isinstance(value, str)}
-
-
-def _message_page(title: str, message: str, status: int) -> HTMLResponse:
-    return HTMLResponse(
-        f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title></head>"
-        f"<body><h1>{escape(title)}</h1><p id='kc-info-message'>{escape(message)}</p></body></html>\n",
-        status_code=status,
-    )
 
 
 def create_app(realm: RealmContext) -> Starlette:
