@@ -1,5 +1,5 @@
-"""The sandbox's start banner says what NuFi has built and sends an admin to the Add Device wizard at the
-path the dashboard serves it."""
+"""The sandbox's start banner says what NuFi has built (every page of the dashboard and every area of
+the API has its entry) and sends an admin to the Add Device wizard at the path the dashboard serves it."""
 
 from __future__ import annotations
 
@@ -9,10 +9,14 @@ from pathlib import Path
 
 from rich.console import Console
 
-from nufi_sandbox.sandbox.banner import WIZARD_PATH, banner_rows, print_ready
+from nufi_sandbox.sandbox.banner import BUILT, WIZARD_PATH, banner_rows, print_ready
 from nufi_sandbox.sandbox.state_file import SandboxState
 
 SOURCE = Path(__file__).resolve().parents[3] / "src" / "nufi" / "ui"
+API = SOURCE.parent / "api"
+# API areas that are no feature to try: signing in, the version, the probes, and admin's own tag
+# (every admin route also sits in the area it serves or under a page).
+NOT_FEATURES = {"meta", "health", "admin"}
 
 STATE = SandboxState(
     nufi_url="http://127.0.0.1:8080",
@@ -46,12 +50,39 @@ def test_the_banners_wizard_path_is_the_one_the_dashboard_serves() -> None:
 
 def test_the_banner_points_to_add_device_and_says_what_is_built() -> None:
     text = printed(registered_lpu=None)
-    assert f"Add Device  http://127.0.0.1:8080{WIZARD_PATH}  (Admin → Devices → Add Device" in text
+    assert f"Add Device   http://127.0.0.1:8080{WIZARD_PATH}  (Admin → Devices → Add Device" in text
     assert "Admin → Devices → Add Device) or through the API" in text
     flat = " ".join(text.split())
     for built in ["inference deployments", "Jupyter / VS Code labs", "traffic control", "audit log"]:
         assert built in flat, built
+    for built in ["alerts", "quotas", "unhealthy devices", "circuit breaker", "device packs", "nufi command"]:
+        assert built in flat, built
     assert "Next" not in text
+    # Each entry once, under its bullet, folded within 100 columns.
+    bullets = [line.removeprefix("  • ") for line in text.splitlines() if line.startswith("  • ")]
+    assert all(built.text.startswith(bullet) for bullet, built in zip(bullets, BUILT, strict=True))
+    listed = text.split("Built and running here:\n", 1)[1].split("\n\n", 1)[0]
+    assert max(len(line) for line in listed.splitlines()) <= 100, listed
+
+
+def test_every_page_of_the_dashboard_is_in_the_built_list() -> None:
+    pages = {
+        match
+        for file in (SOURCE / "pages").glob("*.py")
+        for match in re.findall(r'^PATH = "([^"]+)"', file.read_text(encoding="utf-8"), flags=re.M)
+    }
+    assert len(pages) >= 8, pages
+    assert pages == {page for built in BUILT for page in built.pages}
+
+
+def test_every_area_of_the_api_is_in_the_built_list() -> None:
+    areas = {
+        match
+        for file in API.glob("*.py")
+        for match in re.findall(r'tags=\["([^"]+)"\]', file.read_text(encoding="utf-8"))
+    }
+    assert {"alerts", "device packs", "thermal", "projects"} <= areas
+    assert areas - NOT_FEATURES == {area for built in BUILT for area in built.api}
 
 
 def test_with_the_lpu_registered_the_banner_names_it_and_still_says_what_is_built() -> None:

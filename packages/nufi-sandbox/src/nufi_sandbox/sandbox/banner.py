@@ -7,6 +7,7 @@ endpoint the password grant it offers), and one that does not answer is named as
 from __future__ import annotations
 
 import os
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,13 +24,55 @@ _ASK_TIMEOUT = 5.0
 # The dashboard's Add Device wizard (Admin → Devices → Add Device). Written out, since the sandbox
 # never imports nufi; tests/unit/sandbox/test_sandbox_banner.py holds it to the dashboard's own path.
 WIZARD_PATH = "/admin/devices/new"
-# What the sandbox offers to try, once it is ready: what NuFi has built, and where it is in the dashboard.
+
+
+@dataclass(frozen=True)
+class Built:
+    """One thing NuFi has built, as the banner lists it: the dashboard pages it lives on and the API
+    areas (OpenAPI tags) that serve it. tests/unit/sandbox/test_sandbox_banner.py holds every page of
+    the dashboard and every area of the API to an entry, so the list grows with NuFi."""
+
+    text: str
+    pages: tuple[str, ...] = ()
+    api: tuple[str, ...] = ()
+
+
+# What the sandbox offers to try, once it is ready: what NuFi has built, and where it is.
 BUILT = (
-    "Built and running here: the device catalog and monitoring; projects with inference deployments",
-    "and Jupyter / VS Code labs (Workloads → Deployments, Labs; VS Code is a stand-in page in the",
-    "sandbox), each lab on a host of its own; temperature-based traffic control (Admin → Thermal);",
-    "the audit log (Admin → Audit).",
+    Built(
+        "the device catalog and live monitoring (Monitoring; Admin → Devices, with the Add Device wizard)",
+        pages=("/", "/admin/devices"),
+        api=("devices", "monitoring"),
+    ),
+    Built(
+        "alerts from rules NuFi writes for every type, evaluated by Prometheus and delivered by "
+        "Alertmanager (Alerts; thresholds under Admin → Devices)",
+        pages=("/alerts",),
+        api=("alerts",),
+    ),
+    Built(
+        "projects with quotas, running inference deployments and Jupyter / VS Code labs, each lab on a "
+        "host of its own (Admin → Projects; Workloads → Deployments, Labs; VS Code is a stand-in page in "
+        "the sandbox)",
+        pages=("/admin/projects", "/deployments", "/labs"),
+        api=("projects",),
+    ),
+    Built(
+        "protection: temperature-based traffic control, unhealthy devices, a condition of the admin's "
+        "own and a circuit breaker, with a dry run over the last 24 hours (Admin → Thermal)",
+        pages=("/admin/thermal",),
+        api=("thermal",),
+    ),
+    Built(
+        "device packs: a device type as a YAML file to keep in Git, exported, diffed and applied "
+        "(nufi devices export, diff, apply)",
+        api=("device packs",),
+    ),
+    Built("the nufi command line, speaking the same API (Command line above)", api=("identity",)),
+    Built("the audit log (Admin → Audit)", pages=("/admin/audit",)),
 )
+# The width the list is folded to, under each entry's bullet.
+_BUILT_WIDTH = 100
 
 
 def _shown(path: Path) -> str:
@@ -148,16 +191,21 @@ def print_ready(
 ) -> None:
     console.print()
     console.print(f"[bold green]NuFi sandbox ready[/] in {seconds:.1f} s")
+    width = max((len(row.label) for row in rows), default=0)
     for row in rows:
         # soft_wrap: URLs are printed whole, never folded or cut at the terminal's width.
-        console.print(f"  [bold]{row.label:<11}[/] {escape(row.value)}", soft_wrap=True)
+        console.print(f"  [bold]{row.label:<{width}}[/] {escape(row.value)}", soft_wrap=True)
     for row, why in missing:
         console.print(
             f"  [dim](not listed: {escape(row.label)} at {escape(row.url or '')} {why})[/]", soft_wrap=True
         )
     console.print()
-    for line in BUILT:
-        console.print(line, soft_wrap=True)
+    console.print("Built and running here:")
+    for built in BUILT:
+        folded = textwrap.fill(
+            built.text, width=_BUILT_WIDTH, initial_indent="  • ", subsequent_indent="    "
+        )
+        console.print(escape(folded), soft_wrap=True)
     console.print()
     if registered_lpu is None:
         console.print(
