@@ -17,13 +17,19 @@ from nufi.ui.i18n import Translator
 from nufi.ui.pages.deployments import parse_env
 from nufi.ui.pages.projects import split_members
 from nufi.ui.parts.project_quotas import fraction, shown_types
-from nufi.ui.parts.workload_accelerators import accelerator_label, fit_warning, quota_text
+from nufi.ui.parts.workload_accelerators import (
+    FitWarning,
+    accelerator_label,
+    fit_warning,
+    quota_text,
+    quota_warning,
+)
 from nufi.ui.parts.workload_forms import accelerator_text, age, age_cells, as_int, chosen_project
 from nufi.workloads.accelerators import AcceleratorOffer, NodeOffer
 from nufi.workloads.projects.service import Project
 from nufi.workloads.quotas.request import QuotaRequest
 from nufi.workloads.quotas.service import DeviceQuota, ProjectQuota
-from support.languages import english_sentences
+from support.languages import english_sentences, korean_sentence
 from support.lpu_type import lpu_type
 
 _NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,20}", fullmatch=True)
@@ -154,9 +160,46 @@ def test_a_count_past_the_quotas_room_is_red_before_free_devices_are_counted() -
     assert over.text == "The project's quota of 4 HyperAccel LPU has room for 2 more: the service refuses 3."
     korean = fit_warning(KO, offer, 3)
     assert korean is not None and korean.level == "quota" and english_sentences(korean.text) == []
-    # A quota used past its limit (lowered meanwhile) leaves no room, not a negative one.
+    # A quota used past its limit (lowered meanwhile) leaves no room, not a negative one: said so.
     full = fit_warning(EN, replace(offer, in_use=5), 1)
-    assert full is not None and "room for 0 more" in full.text
+    assert full is not None and full.text == (
+        "The project's quota of 4 HyperAccel LPU is used up: the service refuses 1 more."
+    )
+    assert "0개" not in korean_sentence(_text(fit_warning(KO, replace(offer, in_use=5), 1)))
+
+
+def _text(warning: FitWarning | None) -> str:
+    assert warning is not None and warning.level == "quota", warning
+    return warning.text
+
+
+def test_replicas_multiply_the_count_against_the_quotas_room_before_submit() -> None:
+    offer = replace(_lpu((6, 6), (4, 4)), quota=3, in_use=2)
+    assert fit_warning(EN, offer, 1, 1) is None and fit_warning(EN, offer, 1, 0) is None
+    # One pod fits the room, two do not: the replicas are what to lower, and to how many.
+    assert _text(fit_warning(EN, offer, 1, 2)) == (
+        "The project's quota of 3 HyperAccel LPU has room for 1 more: 2 more replicas "
+        "\N{MULTIPLICATION SIGN} 1 = 2 is refused. At most 1 replica fits."
+    )
+    assert korean_sentence(_text(fit_warning(KO, offer, 1, 2))) == (
+        "프로젝트 할당량(HyperAccel LPU 3개)에 남은 여유는 1개입니다. 복제본 2개 "
+        "\N{MULTIPLICATION SIGN} 1개 = 2개를 더 요청하면 거절됩니다. 복제본은 최대 1개까지 가능합니다."
+    )
+    # One pod over the room by itself: the count is what the warning speaks of.
+    assert _text(fit_warning(EN, offer, 2, 1)).endswith("the service refuses 2.")
+    # A replica count the form's validation will name counts as one pod.
+    assert fit_warning(EN, offer, 1, 2.5) is None
+
+
+def test_the_scale_dialog_counts_only_the_replicas_it_adds() -> None:
+    # 2 replicas of 2 LPUs run; the quota of 8 has 6 in use: one more replica fits.
+    offer = replace(_lpu((6, 6), (4, 4)), quota=8, in_use=6)
+    assert quota_warning(EN, offer, 2, 3, counted=2) is None
+    assert quota_warning(EN, offer, 2, 1, counted=2) is None
+    assert _text(quota_warning(EN, offer, 2, 4, counted=2)) == (
+        "The project's quota of 8 HyperAccel LPU has room for 2 more: 2 more replicas "
+        "\N{MULTIPLICATION SIGN} 2 = 4 is refused. At most 3 replicas fit."
+    )
 
 
 def test_the_quota_editor_lists_enabled_types_and_every_type_the_quota_still_limits() -> None:

@@ -16,6 +16,7 @@ from nicegui import ui
 from nufi.auth import Principal
 from nufi.ui import context
 from nufi.ui.i18n import Translator
+from nufi.ui.parts.workload_accelerators import quota_warning, whole
 from nufi.ui.parts.workload_forms import (
     FieldErrors,
     accelerator_text,
@@ -80,10 +81,26 @@ async def _ask_scale(page: _Page, name: str) -> None:
             t("deployments.field.replicas"), value=shown.replicas, min=0, max=MAX_REPLICAS, step=1
         )
         replicas.classes("w-full").props("outlined dense").mark("scale-replicas")
+        fit = ui.label("").classes("text-negative text-caption -mt-1").mark("scale-fit")
+        fit.props('role="status" aria-live="polite" data-testid="scale-fit"')
+        fit.set_visibility(False)
         error = ui.label("").classes("text-negative text-caption").mark("scale-error")
         with ui.row().classes("w-full justify-end gap-2"):
             ui.button(t("workloads.action.cancel"), on_click=dialog.close).props("flat no-caps")
             apply = ui.button(t("deployments.action.apply")).props("no-caps").mark("scale-apply")
+
+    def warn() -> None:
+        # Before Apply: the replicas added against the quota's room (those it has are in its use).
+        offer = page.accelerator.offers.get(shown.device_type) if page.accelerator else None
+        wanted = whole(replicas.value)
+        warning = None
+        if offer is not None and wanted is not None:
+            warning = quota_warning(t, offer, shown.count, wanted, counted=shown.replicas)
+        fit.set_text(warning.text if warning else "")
+        fit.set_visibility(warning is not None)
+        error.set_text("")
+
+    replicas.on_value_change(lambda _: warn())
 
     async def go() -> None:
         count = as_int(replicas.value)
@@ -161,6 +178,9 @@ class Deployments(WorkloadKind[DeploymentView, _Inputs]):
         with ui.column().classes("gap-1"):
             replicas = ui.number(t("deployments.field.replicas"), value=1, min=0, max=MAX_REPLICAS, step=1)
             page.cell(replicas, errors, "replicas", "replicas")
+        if page.accelerator is not None:
+            # The quota counts every replica's devices: the count's warning multiplies by them.
+            page.accelerator.times(replicas, errors.fields["replicas"])
         with ui.column().classes("gap-1"):
             port = ui.number(t("deployments.field.port"), value=DEFAULT_PORT, min=1, max=65535)
             page.cell(port, errors, "port", "port")

@@ -142,6 +142,7 @@ class WorkloadPage(Generic[Item, Inputs]):
         self.kind = kind
         self.principal = visit.who.principal
         self.t = visit.t
+        self.cookies = visit.request.cookies
         self.project = ""
         self.shown: dict[str, Item] = {}
         self.names: dict[str, str] = {}
@@ -252,7 +253,7 @@ class WorkloadPage(Generic[Item, Inputs]):
         """The Accelerator drop-down, and the count beside it with the drop-down's warning under it."""
         with ui.column().classes("gap-1"):
             self.accelerator = AcceleratorPicker(
-                self.principal, self.t, f"{self.kind.prefix}-accelerator", self.project
+                self.principal, self.t, f"{self.kind.prefix}-accelerator", self.project, cookies=self.cookies
             )
             await self.accelerator.refresh()
             errors.slot("accelerator.device_type")

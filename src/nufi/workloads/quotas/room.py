@@ -160,6 +160,14 @@ class Replicas:
     per_pod: int
     counted: int = 0
 
+    def fits_one(self, room: int | Decimal) -> bool:
+        """Whether one more pod fits `room`: then it is their number that is over, not the pod."""
+        return room >= self.per_pod
+
+    def fitting(self, room: int | Decimal) -> int:
+        """The most replicas there may be with `room` left, those counted already included."""
+        return self.counted + int(room) // self.per_pod
+
 
 @dataclass(frozen=True)
 class Demand:
@@ -205,10 +213,9 @@ def no_room(project: str, limit: Limit, demand: Demand) -> ValidationFailed:
     replicas = demand.replicas
     fix = None
     field = demand.field
-    if replicas is not None and (limit.room >= replicas.per_pod or demand.field == replicas.field):
+    if replicas is not None and (replicas.fits_one(limit.room) or demand.field == replicas.field):
         field = replicas.field
-        fitting = replicas.counted + int(limit.room) // replicas.per_pod
-        fix = Message("quota.fix.replicas", {"replicas": fitting})
+        fix = Message("quota.fix.replicas", {"replicas": replicas.fitting(limit.room)})
     figures = Figures(
         limit.quota,
         demand.resource,

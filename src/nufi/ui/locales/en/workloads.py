@@ -50,4 +50,12 @@ TEXTS: dict[str, str] = {
     "workloads.fit.quota": (
         "The project's quota of {quota} {name} has room for {room} more: the service refuses {count}."
     ),
+    "workloads.fit.quota_full": (
+        "The project's quota of {quota} {name} is used up: the service refuses {total} more."
+    ),
+    "workloads.fit.quota_replicas": (
+        "The project's quota of {quota} {name} has room for {room} more: {added} more "
+        "{added:plural:replica|replicas} \N{MULTIPLICATION SIGN} {count} = {total} is refused. "
+        "At most {fitting} {fitting:plural:replica fits|replicas fit}."
+    ),
 }

@@ -49,4 +49,12 @@ TEXTS: dict[str, str] = {
     "workloads.fit.quota": (
         "프로젝트 할당량({name} {quota}개)에 남은 여유는 {room}개입니다. {count}개를 요청하면 거절됩니다."
     ),
+    "workloads.fit.quota_full": (
+        "프로젝트 할당량({name} {quota}개)을 모두 사용 중입니다. {total}개를 더 요청하면 거절됩니다."
+    ),
+    "workloads.fit.quota_replicas": (
+        "프로젝트 할당량({name} {quota}개)에 남은 여유는 {room}개입니다. 복제본 {added}개 "
+        "\N{MULTIPLICATION SIGN} {count}개 = {total}개를 더 요청하면 거절됩니다. "
+        "복제본은 최대 {fitting}개까지 가능합니다."
+    ),
 }
