@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nufi.messages import Language, Message, render
+from nufi.ui.i18n import CATALOG as DASHBOARD_CATALOG
 from nufi.workloads.quotas.room import (
     QUOTA_NAME,
     Demand,
@@ -105,3 +106,10 @@ def test_the_words_never_name_the_quota_object_or_the_key(language: Language) ->
         refused = no_room("p", _limit(hard, used), _created(count=1, replicas=2))
         text = render(language, refused.code, refused.params)
         assert QUOTA_NAME not in text and LPU not in text and "HyperAccel LPU" in text
+
+
+def test_no_text_of_either_language_says_쿼터_or_names_the_quota_object() -> None:
+    # Every page says 할당량; the quota's object name is Kubernetes', not the reader's.
+    for language, texts in DASHBOARD_CATALOG.items():
+        said = [code for code, text in texts.items() if "쿼터" in text or QUOTA_NAME in text]
+        assert said == [], language

@@ -46,7 +46,8 @@ TEXTS: dict[str, str] = {
         "(예: example.com/npu)"
     ),
     "resource_key.rule.requests_prefix": (
-        "{key}은(는) requests.로 시작하면 안 됩니다. Kubernetes가 리소스 쿼터에 쓰는 접두어이니 빼세요"
+        "{key}은(는) requests.로 시작하면 안 됩니다. Kubernetes가 할당량(ResourceQuota)에 쓰는 "
+        "접두어이니 빼세요"
     ),
     "resource_key.rule.missing_prefix": (
         "{key}에는 example.com/ 같은 도메인 접두어가 있어야 합니다. 접두어가 없는 이름은 Kubernetes 자체 "
@@ -60,7 +61,7 @@ TEXTS: dict[str, str] = {
         "/ 앞의 도메인 접두어가 비어 있습니다. 제조사의 도메인을 쓰세요(예: example.com/npu)"
     ),
     "resource_key.rule.prefix_too_long": (
-        "접두어는 {max}자 이하여야 합니다(현재 {length}자). Kubernetes가 쿼터용으로 requests.를 붙이며 "
+        "접두어는 {max}자 이하여야 합니다(현재 {length}자). Kubernetes가 할당량에 쓸 때 requests.를 붙이며 "
         "전체 253자까지 허용합니다"
     ),
     "resource_key.rule.prefix_syntax": (
