@@ -8,7 +8,26 @@ from hypothesis import strategies as st
 
 SLUG = st.from_regex(r"\A[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?\Z")
 LABEL = st.from_regex(r"\A[a-zA-Z][a-zA-Z0-9_]{0,15}\Z")
-METRIC = st.from_regex(r"\A[a-z][a-z0-9_]{0,30}\Z")
+# PromQL's keywords are names a metric cannot have in an expression of its own ("on" alone does not parse).
+PROMQL_KEYWORDS = frozenset(
+    [
+        "and",
+        "or",
+        "unless",
+        "by",
+        "without",
+        "on",
+        "ignoring",
+        "group_left",
+        "group_right",
+        "bool",
+        "offset",
+        "atan2",
+        "start",
+        "end",
+    ]
+)
+METRIC = st.from_regex(r"\A[a-z][a-z0-9_]{0,30}\Z").filter(lambda name: name not in PROMQL_KEYWORDS)
 # Display text: letters of any script and spaces inside, nothing stripped away.
 TEXT = st.text(st.characters(categories=("L", "N"), exclude_characters="\x85"), min_size=1, max_size=30).map(
     lambda text: text.strip() or "x"
