@@ -45,7 +45,7 @@ from .protection_support import (
     put_policy,
     when,
 )
-from .thermal_pages import kept_pages, thermal_pages
+from .thermal_pages import breaker_pages, kept_pages, thermal_pages, unmapped_health_on
 from .thermal_support import COOL_NODE, HOT_NODE, POLICY, PROJECT, World, force, thermal_world
 
 # The LPU with its health expression: the protection tests below make one unhealthy.
@@ -110,7 +110,8 @@ def test_a_hot_node_stops_receiving_requests_and_none_fails(world: World) -> Non
 
 
 def test_admin_thermal_shows_the_hot_node_and_its_history_in_both_languages(world: World) -> None:
-    asyncio.run(thermal_pages(world.sandbox.state["nufi_url"]))
+    with unmapped_health_on(world):
+        asyncio.run(thermal_pages(world.sandbox.state["nufi_url"]))
 
 
 def test_once_it_cools_it_receives_requests_again(world: World) -> None:
@@ -218,6 +219,7 @@ def test_with_a_breaker_of_half_and_both_lpu_nodes_hot_only_one_is_cut(world: Wo
     on_held = [p for p in deployment_pods(world) if p["node"] == held]
     assert on_held and all(p["traffic_on"] and "circuit breaker" in p["thermal_reason"] for p in on_held)
     assert world.node_status(held)["held"]  # type: ignore[index]
+    asyncio.run(breaker_pages(world.sandbox.state["nufi_url"], held))
     node_events = world.kube.get("/api/v1/namespaces/default/events").json()["items"]
     assert any(
         e["reason"] == "ProtectionBreakerHeld" and e["involvedObject"]["name"] == held for e in node_events

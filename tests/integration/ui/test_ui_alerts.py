@@ -281,6 +281,12 @@ async def test_the_admin_section_shows_the_rules_saves_and_refuses_an_invalid_th
         # This LPU maps no health expression: no unhealthy rule to switch on.
         await expect(card.get_by_text(t(language, "alerting.kind.hot"), exact=True)).to_be_visible()
         await expect(card.get_by_text(t(language, "alerting.kind.unhealthy"), exact=True)).to_be_hidden()
+        # Said under the rules: NuFiDeviceUnhealthy is not generated, with where health is mapped.
+        missing = page.get_by_test_id("alert-not-generated-lpu")
+        await expect(missing).to_contain_text(
+            t(language, "alerting.generated.no_health", device_type="HyperAccel LPU")
+        )
+        await expect(missing.get_by_role("link")).to_have_attribute("href", "/admin/devices/lpu/edit?step=2")
         rules = page.get_by_test_id("alert-rules-lpu")
         await expect(rules).to_contain_text("NuFiDeviceHot")
         await expect(rules.locator("code").first).to_contain_text(">= 90)")

@@ -234,8 +234,8 @@ async def test_the_reasons_show_in_the_pages_language(offline: User, monkeypatch
         sees(
             offline,
             "thermal-live",
-            "llm-a: node-hot: 95.0 °C (차단 85 °C, 복귀 75 °C)",
-            "llm-b: team/llm의 마지막 라우팅 가능한 복제본이라 트래픽을 유지합니다",
+            "node-hot: 95.0 °C (차단 85 °C, 복귀 75 °C)",
+            "team/llm의 마지막 라우팅 가능한 복제본이라 트래픽을 유지합니다",
             "쓸 수 있는 온도 값이 없습니다",
         ),
         within=WITHIN,
@@ -326,4 +326,6 @@ async def test_a_pod_the_breaker_held_is_chipped_as_held_not_as_a_last_replica(
         ("held", "team/llm-b · 서킷 브레이커가 유지")
     ]
     assert ("held", "서킷 브레이커가 차단 보류") in [(c["kind"], c["label"]) for c in row["state_chips"]]
-    assert "서킷 브레이커가 노드 2개 중 1개까지만" in row["reason"] and "°C(" not in row["reason"]
+    # Why, right under the pod's chip: the circuit breaker's sentence, with the Korean spacing.
+    (said,) = [c["reason"] for c in row["pod_chips"]]
+    assert "서킷 브레이커가 노드 2개 중 1개까지만" in said and "°C (차단" in said and "°C(" not in said, said

@@ -102,15 +102,25 @@ def _show_rows(table: ui.table, rows: list[dict[str, Any]]) -> None:
 _NO_WRAP = {"device_type", "node", "state", "temperature", "since", "at"}
 
 
-# A reason is a sentence per pod (the circuit breaker's runs to three lines): room to read it.
-_REASON_STYLE = "min-width: 26rem; white-space: pre-line"
+# Each pod's chip with why its traffic is off or kept right under it: a sentence (the circuit
+# breaker's runs to three lines) gets the pods' width rather than a column squeezed at the edge.
+_PODS_SLOT = (
+    '<q-td key="pods" :props="props">'
+    '<div v-for="(c, i) in props.row.pod_chips" :key="i" class="q-mb-xs" style="max-width: 36rem">'
+    '<q-chip dense square :color="c.color" text-color="white" :label="c.label" :data-state="c.kind" '
+    'class="q-ma-none" />'
+    '<div v-if="c.reason" class="text-caption" data-pod-reason style="white-space: normal">'
+    "{{ c.reason }}</div></div>"
+    '<span v-if="!props.row.pod_chips.length" class="text-grey-6">—</span></q-td>'
+)
 
 
 def _kept_whole(column: dict[str, Any]) -> dict[str, Any]:
     if column["name"] in _NO_WRAP:
         return column | {"classes": "text-no-wrap", "headerClasses": "text-no-wrap"}
     if column["name"] == "reason":
-        return column | {"style": _REASON_STYLE, "headerStyle": "min-width: 26rem"}
+        # Mostly "—" now that each pod's reason is under its chip: its header not broken per letter.
+        return column | {"headerClasses": "text-no-wrap"}
     return column
 
 
@@ -125,7 +135,7 @@ def _live_table(t: Translator) -> ui.table:
     table.props('dense flat bordered wrap-cells data-testid="thermal-live"')
     table.props(f'no-data-label="{t("thermal.live.empty")}"')
     table.add_slot("body-cell-state", chips_slot("state_chips"))
-    table.add_slot("body-cell-pods", chips_slot("pod_chips", wrap=True))
+    table.add_slot("body-cell-pods", _PODS_SLOT)
     table.add_slot("body-cell-since", moment_cell_slot("since"))
     return table
 
@@ -168,22 +178,23 @@ _BREAKER_REASONS = frozenset({"thermal.reason.breaker_nodes", "thermal.reason.br
 
 
 def _pod_chip(pod: PodTraffic, t: Translator) -> dict[str, str]:
+    """The pod's chip, and why its traffic is off or kept (shown under it) in the page's language."""
     where = f"{pod.namespace}/{pod.name}"
+    reason = "" if pod.reason is None else _said(pod.reason, t)
     if not pod.traffic_on:
-        return chip("cut", f"{where} · {t('thermal.pod.off')}")
-    if pod.kept and pod.reason is not None and pod.reason.code in _BREAKER_REASONS:
-        return chip("held", f"{where} · {t('thermal.pod.held')}")
-    if pod.kept:
-        return chip("kept", f"{where} · {t('thermal.pod.kept')}")
-    return chip("on", where)
+        found = chip("cut", f"{where} · {t('thermal.pod.off')}")
+    elif pod.kept and pod.reason is not None and pod.reason.code in _BREAKER_REASONS:
+        found = chip("held", f"{where} · {t('thermal.pod.held')}")
+    elif pod.kept:
+        found = chip("kept", f"{where} · {t('thermal.pod.kept')}")
+    else:
+        found = chip("on", where)
+    return found | {"reason": reason}
 
 
 def _reasons(node: NodeStatus, t: Translator) -> str:
-    """Why the node is stale and why each pod's traffic is off or kept, in the page's language: one
-    line each (the cell keeps the line breaks)."""
-    said = [] if node.stale_reason is None else [_said(node.stale_reason, t)]
-    said += [f"{pod.name}: {_said(pod.reason, t)}" for pod in node.pods if pod.reason is not None]
-    return "\n".join(said) or "—"
+    """Why the node is stale, in the page's language (each pod's reason is under its chip)."""
+    return "—" if node.stale_reason is None else _said(node.stale_reason, t)
 
 
 def _said(message: Message, t: Translator) -> str:
