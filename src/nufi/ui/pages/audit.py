@@ -75,7 +75,7 @@ def _held(t: Translator, record: AuditRecord, lines: list[str]) -> None:
         said = t("audit.created") if record.before is None else t("audit.removed")
         ui.label(said).classes("text-slate-600")
         for line in lines:
-            ui.label(line).classes("text-sm break-words").mark("audit-change")
+            ui.label(line).classes("text-sm break-words").mark("audit-held")
 
 
 def _json_block(value: object) -> None:
