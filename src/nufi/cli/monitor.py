@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from nufi.cli.client import parsed
 from nufi.cli.command import with_api
@@ -21,6 +22,7 @@ from nufi.cli.output import (
     console,
     emit,
     field,
+    fold,
     in_words,
     show,
     table,
@@ -28,32 +30,15 @@ from nufi.cli.output import (
 from nufi.cli.say import local_time, say
 from nufi.cli.typed_client import NufiClient
 from nufi.models.answers import DeviceSample, Snapshot, View
+from nufi.ui.format import memory
 
 
 class StreamError(View):
     detail: str = ""
 
 
-_GIB = 1024**3
-
-
-@dataclass(frozen=True)
-class DeviceRow:
-    """One device beside its node (a node with no device reading is one row of its own)."""
-
-    node: str
-    sample: DeviceSample
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.sample, name)
-
-
-def _memory(row: DeviceRow) -> str | None:
-    used, total = row.sample.memory_used_bytes, row.sample.memory_total_bytes
-    if used is None:
-        return None
-    shown = f"{used / _GIB:.1f}"
-    return f"{shown}/{total / _GIB:.1f} GiB" if total else f"{shown} GiB"
+def _memory(sample: DeviceSample) -> str | None:
+    return memory(sample.memory_used_bytes, sample.memory_total_bytes)
 
 
 _HEALTH_WORDS = ("ok", "unhealthy", "unknown")
@@ -63,37 +48,41 @@ def health_column(mapped: bool) -> Column:
     """A device's health in the operator's words; for a type that maps no health expression the
     server can only say `unknown`, so the column says that health is not mapped instead."""
 
-    def worded(row: DeviceRow) -> object:
-        value = row.sample.health
-        if row.sample.device is None:
+    def worded(sample: DeviceSample) -> object:
+        if sample.device is None:
             return None
         if not mapped:
             return say("cli.health.not_mapped")
-        return in_words("cli.health", value, _HEALTH_WORDS)
+        return in_words("cli.health", sample.health, _HEALTH_WORDS)
 
     return Column("cli.column.health", worded)
 
 
+_DEVICE = field("device", "cli.column.device", folds=True)
+
+
 def device_columns(health_mapped: bool) -> list[Column]:
     return [
-        field("node", "cli.column.node"),
-        field("device", "cli.column.device"),
+        _DEVICE,
         field("utilization_percent", "cli.column.utilization"),
         Column("cli.column.memory", _memory),
         field("temperature_celsius", "cli.column.temperature"),
         field("power_watts", "cli.column.power"),
         health_column(health_mapped),
-        Column("cli.column.pod", lambda row: f"{row.namespace}/{row.pod}" if row.pod else None),
     ]
 
 
-def device_rows(snapshot: Snapshot) -> list[DeviceRow]:
-    return [
-        DeviceRow(node.node, device) for node in snapshot.nodes for device in node.devices or [DeviceSample()]
-    ]
+# A pod's name (up to 63 characters) and its namespace do not fit beside the readings in 80 columns:
+# they get a table of their own under the node's devices, as wide as the line.
+_POD_COLUMNS = [
+    _DEVICE,
+    Column("cli.column.pod", lambda sample: f"{sample.namespace}/{sample.pod}", folds=True),
+]
 
 
-def snapshot_table(snapshot: Snapshot, health_mapped: bool) -> Table:
+def snapshot_parts(snapshot: Snapshot, health_mapped: bool) -> list[Table | Text]:
+    """The snapshot as a person reads it: its title, then per node a heading with the node's name, its
+    devices' readings and the pods using them. No blank line inside: a pipe gets one block per snapshot."""
     title = say(
         "cli.monitor.title",
         device_type=snapshot.device_type,
@@ -101,7 +90,17 @@ def snapshot_table(snapshot: Snapshot, health_mapped: bool) -> Table:
         nodes=snapshot.summary.nodes,
         devices=snapshot.summary.devices,
     )
-    return table(device_rows(snapshot), device_columns(health_mapped), title=title)
+    parts: list[Table | Text] = [Text(title)]
+    for node in snapshot.nodes:
+        heading = say("cli.monitor.node", node=node.node)
+        parts.extend(Text(line, style="bold") for line in fold(heading, console().width))
+        if not node.devices:
+            parts.append(Text(say("cli.monitor.no_devices")))
+            continue
+        parts.append(table(node.devices, device_columns(health_mapped)))
+        if in_use := [sample for sample in node.devices if sample.pod]:
+            parts.append(table(in_use, _POD_COLUMNS))
+    return parts
 
 
 def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, str]]:
@@ -140,7 +139,7 @@ def monitor(
     if once:
         snapshot = nufi.monitoring.snapshot(device_type, params)
         if output is Format.table:
-            show(snapshot_table(snapshot, mapped))
+            show(*snapshot_parts(snapshot, mapped))
         else:
             emit(snapshot, output, None, [])
         return
@@ -169,7 +168,7 @@ def _follow(watch: Watch, events: Iterator[tuple[str, str]]) -> None:
                 json_line = json.dumps(body, ensure_ascii=False)
                 typer.echo(json_line if watch.output is Format.json else "---\n" + as_yaml(body))
             elif event == "snapshot":
-                _redraw(snapshot_table(parsed(Snapshot, body, watch.server), watch.health_mapped))
+                _redraw(snapshot_parts(parsed(Snapshot, body, watch.server), watch.health_mapped))
             elif event == "error":
                 problem = parsed(StreamError, body, watch.server)
                 typer.echo(say("cli.monitor.error", detail=problem.detail), err=True)
@@ -178,14 +177,14 @@ def _follow(watch: Watch, events: Iterator[tuple[str, str]]) -> None:
     typer.echo(say("cli.monitor.ended", device_type=watch.device_type), err=True)
 
 
-def _redraw(shown: Table) -> None:
+def _redraw(parts: list[Table | Text]) -> None:
     """A terminal shows the newest snapshot alone, from the top of the screen, as `watch` does (a
     table wider than the terminal wraps there rather than losing its ids); a pipe or a file gets
     each snapshot as a block of its own, written at once."""
     out = console()
     if out.is_terminal:
         out.clear()
-    show(shown)
+    show(*parts)
     if not out.is_terminal:
         typer.echo("")
     sys.stdout.flush()

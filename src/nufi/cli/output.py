@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -14,6 +15,7 @@ from pydantic import BaseModel
 from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from nufi.cli.say import say
 
@@ -54,10 +56,13 @@ class Column:
     # Free text (a reason, a list) may wrap onto more lines when the table is too wide. Every other
     # column keeps its values whole: an id, a name, a node or a pod is copied back into the next command.
     wraps: bool = False
+    # An id too long for its share of the line folds after a `/`, `-` or `.` (a namespace above its pod,
+    # a pod name over two lines of its cell): every character stays, to be joined back when copied.
+    folds: bool = False
 
 
-def field(name: str, header: str, *, wraps: bool = False) -> Column:
-    return Column(header, lambda row: getattr(row, name, None), wraps)
+def field(name: str, header: str, *, wraps: bool = False, folds: bool = False) -> Column:
+    return Column(header, lambda row: getattr(row, name, None), wraps, folds)
 
 
 def body_of(answer: BaseModel | Mapping[str, Any]) -> Any:
@@ -77,21 +82,70 @@ def as_yaml(data: object) -> str:
 
 def table(rows: Sequence[Any], columns: Sequence[Column], title: str | None = None) -> Table:
     """The rows as a table as wide as the terminal allows: only `wraps` columns give way, down to
-    their longest word, so the table is wider than the terminal rather than cut where it must be."""
+    their longest word, and `folds` columns, down to an id's longest piece; the table is wider than
+    the terminal rather than cut where it must be."""
     headers = [say(column.header) for column in columns]
     texts = [[cell(column.value(row)) for column in columns] for row in rows]
     natural, floor = [], []
     for i, column in enumerate(columns):
         shown_texts = [headers[i], *(row[i] for row in texts)]
         natural.append(max(_widest(text.splitlines()) for text in shown_texts))
-        floor.append(max(_widest(text.split()) for text in shown_texts) if column.wraps else natural[-1])
+        floor.append(_least(column, shown_texts) if column.wraps or column.folds else natural[-1])
     widths = column_widths(natural, floor, console().width)
     shown = Table(title=title, header_style="bold", show_edge=False, pad_edge=False)
     for header, width, column in zip(headers, widths, columns, strict=True):
         shown.add_column(header, width=width, no_wrap=not column.wraps, overflow="fold")
     for row in texts:
-        shown.add_row(*row)
+        shown.add_row(
+            *(
+                _folded(text, width) if column.folds else text
+                for text, width, column in zip(row, widths, columns, strict=True)
+            )
+        )
     return shown
+
+
+def _least(column: Column, texts: Sequence[str]) -> int:
+    """The narrowest a giving column may be: its longest word, or an id's longest piece between folds."""
+    if column.folds:
+        return max(_widest(_FOLD_AFTER.findall(text)) for text in texts)
+    return max(_widest(text.split()) for text in texts)
+
+
+# The pieces of an id a fold may fall between: each runs up to and with its `/`, `-` or `.`.
+_FOLD_AFTER = re.compile(r"[^/.-]*[/.-]|[^/.-]+$")
+
+
+def fold(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` cells, cut after a `/` first (the namespace above its pod), then
+    after the last `-` or `.` that fits; a piece longer than a line is cut where the line ends."""
+    if cell_len(text) <= width:
+        return [text]
+    head, slash, tail = text.partition("/")
+    if slash and tail:
+        return fold(head + slash, width) + fold(tail, width)
+    lines: list[str] = []
+    while cell_len(text) > width:
+        fits = max(_fitting(text, width), 1)
+        breaks = [end for end in range(1, fits + 1) if text[end - 1] in "-."]
+        cut = breaks[-1] if breaks else fits
+        lines.append(text[:cut])
+        text = text[cut:]
+    return [*lines, text]
+
+
+def _fitting(text: str, width: int) -> int:
+    """How many characters of `text` fit in `width` cells (a double-width one never half fits)."""
+    used = 0
+    for count, char in enumerate(text):
+        used += cell_len(char)
+        if used > width:
+            return count
+    return len(text)
+
+
+def _folded(text: str, width: int) -> str:
+    return "\n".join(line for part in text.splitlines() for line in fold(part, width))
 
 
 # Between two columns: a space, the rule, a space.
@@ -142,13 +196,16 @@ def console() -> Console:
     return Console(soft_wrap=True)
 
 
-def show(shown: Table) -> None:
-    """Print a table of `table()` whole: a console narrower than its columns would cut them."""
+def show(*parts: Table | Text) -> None:
+    """Print tables of `table()`, and lines between them, whole: a console narrower than a table's
+    columns would cut them."""
     out = console()
-    needed = table_width([column.width or 0 for column in shown.columns])
+    widths = [[column.width or 0 for column in part.columns] for part in parts if isinstance(part, Table)]
+    needed = max(map(table_width, widths), default=0)
     if needed > out.width:
         out = Console(soft_wrap=True, width=needed)
-    out.print(shown)
+    for part in parts:
+        out.print(part)
 
 
 def emit(

@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len
 
-from nufi.cli.output import column_widths, table_width
+from nufi.cli.output import column_widths, fold, table_width
+from nufi.cli.say import say
 from unit.cli.conftest import FakeServer, answer_by_path
 
 pytestmark = pytest.mark.unit
@@ -147,4 +148,57 @@ def test_live_monitoring_writes_every_snapshot_to_a_pipe(
     assert result.exit_code == 0, result.output
     titles = [line for line in result.stdout.splitlines() if line.startswith("lpu at ")]
     assert [title.split()[3] for title in titles] == ["11:50:09", "11:50:11"]
-    assert result.stdout.count("lpu-node-2") == 8
+    # Each snapshot names a node once, above its devices.
+    assert result.stdout.count("lpu-node-2") == 2
+
+
+NODE = "ip-10-0-12-34.ap-northeast-2.compute.internal"
+# A namespace and a pod name of 63 characters, the most a generated one has.
+LONG_POD = (
+    "team-korea-research-inference",
+    "llama-3-1-70b-instruct-chat-completions-serving-5b7d8c9f4-x2k4p",
+)
+
+
+def _pods(output: str) -> list[str]:
+    """The POD cells of the monitor's pod tables, each joined across the lines it folded onto."""
+    pods: list[str] = []
+    for line in output.splitlines():
+        cells = [text.strip() for text in line.split("│")]
+        if len(cells) == 2 and cells[0]:
+            pods.append(cells[1])
+        elif len(cells) == 2:
+            pods[-1] += cells[1]
+    return pods
+
+
+@pytest.mark.parametrize("lang", ["en_US.UTF-8", "ko_KR.UTF-8"])
+def test_monitor_fits_80_columns_with_nodes_and_pods_whole(
+    server: FakeServer, run: Callable[..., Any], monkeypatch: pytest.MonkeyPatch, lang: str
+) -> None:
+    monkeypatch.setenv("LANG", lang)
+    body = snapshot()
+    body["nodes"][0]["node"] = NODE
+    body["nodes"][0]["devices"][0].update(namespace=LONG_POD[0], pod=LONG_POD[1])
+    body["nodes"].append({"node": "lpu-node-3", "devices": []})
+    server.handler = answer_by_path({"/api/v1/devices/lpu": LPU, "/api/v1/monitoring/lpu": body})
+    result = run("monitor", "lpu", "--once")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(cell_len(line) for line in lines) <= 80, result.stdout
+    assert {NODE, "lpu-node-2"} <= _cells(result.stdout)
+    assert _pods(result.stdout) == ["/".join(LONG_POD), f"team-ko/{POD}"], result.stdout
+    # 34359738 bytes in use of 16 GiB: the used part in its own unit.
+    assert sum("32.8 MiB / 16.0 GiB" in line for line in lines) == 8, result.stdout
+    # A node without readings says so under its heading, in the operator's words.
+    assert lines[-2:] == [say("cli.monitor.node", node="lpu-node-3"), say("cli.monitor.no_devices")]
+
+
+@given(st.text(st.sampled_from("ab-./가"), max_size=90), st.integers(2, 80))
+def test_a_folded_id_keeps_every_character_within_the_width(text: str, width: int) -> None:
+    lines = fold(text, width)
+    assert "".join(lines) == text
+    assert all(cell_len(line) <= width for line in lines)
+    assert len(lines) == 1 or cell_len(text) > width
+    # A line is cut inside a piece only when no `/`, `-` or `.` fits on it.
+    assert all(line[-1] in "/-." or not set(line) & set("/-.") for line in lines[:-1])

@@ -76,6 +76,8 @@ TEXTS: dict[str, str] = {
         "{device_type} at {time} "
         "({nodes} {nodes:plural:node|nodes}, {devices} {devices:plural:device|devices})"
     ),
+    "cli.monitor.node": "Node {node}",
+    "cli.monitor.no_devices": "no device readings",
     "cli.monitor.error": "no good snapshot: {detail}",
     "cli.monitor.ended": "The device type {device_type} is gone; the stream has ended.",
     "cli.thermal.header": "leader: {leader}  updated: {updated}",

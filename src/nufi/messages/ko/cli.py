@@ -76,6 +76,8 @@ TEXTS: dict[str, str] = {
     "cli.check.ok": "정상",
     "cli.check.failed": "실패",
     "cli.monitor.title": "{device_type} · {time} (노드 {nodes}개, 장치 {devices}개)",
+    "cli.monitor.node": "노드 {node}",
+    "cli.monitor.no_devices": "장치 측정값 없음",
     "cli.monitor.error": "정상 스냅샷 없음: {detail}",
     "cli.monitor.ended": "장치 유형 {device_type}이(가) 삭제되어 스트림이 끝났습니다.",
     "cli.thermal.header": "리더: {leader}  갱신: {updated}",
