@@ -24,7 +24,7 @@ from nufi.devices.fetcher_registry import FetcherRegistry, UnknownFetcher
 from nufi.devices.spec import DeviceType
 from nufi.errors import NufiError, ValidationFailed
 from nufi.messages import Message
-from nufi.workloads.kube_reasons import QUOTA_EXCEEDED
+from nufi.workloads.kube_reasons import names_resource, renamed
 from nufi.workloads.quotas.recent import RecentQuotas
 from nufi.workloads.quotas.room import Demand, Replicas, device_resource, devices_demand, tightest
 from nufi.workloads.quotas.service import QuotaService
@@ -171,6 +171,7 @@ class AcceleratorService:
                 params={
                     "count": request.count,
                     "resource_key": device_type.resource_key,
+                    "name": device_type.name,
                     "figures": _figures({node.node: node.allocatable for node in offering}),
                 },
             )
@@ -181,18 +182,19 @@ class AcceleratorService:
         quotas have room (or none is known)."""
         if self._quotas is None:
             return None
-        return await self.named_quota(
+        return await self.named(
             await self._quotas.shortage(project, placement.resource_key, placement.count), placement
         )
 
-    async def named_quota(self, reason: Message | None, placement: Placement) -> Message | None:
-        """A quota's refusal of `placement`'s pods (`workload.quota_exceeded`) naming the device type
-        by its name where it named its resource key; any other reason as it is."""
-        said = None if reason is None else reason.params.get("resource")
-        if reason is None or reason.code != QUOTA_EXCEEDED or said != placement.resource_key:
+    async def named(self, reason: Message | None, placement: Placement) -> Message | None:
+        """`reason` naming `placement`'s device type by its name wherever Kubernetes' words behind it
+        named the type's resource key (a quota's refusal, a scheduler's "Insufficient", a kubelet's
+        "OutOf"); any other reason as it is."""
+        key = placement.resource_key
+        if reason is None or not key or not names_resource(reason, key):
             return reason
         name = await self.type_name(placement.device_type)
-        return reason if name is None else Message(reason.code, {**reason.params, "resource": name})
+        return reason if name is None else renamed(reason, key, name)
 
     async def type_name(self, device_type: str) -> str | None:
         """The name of the type with that id, as a person knows it; None when it is not in the catalog."""
@@ -200,31 +202,26 @@ class AcceleratorService:
         return None if found is None else found.name
 
     async def pending_reason(self, placement: Placement) -> Message:
-        """Why a pod asking for `placement` is not scheduled, counted in devices:
-        "no node has 5 free hyperaccel.ai/lpu: lpu-node-1 has 4; lpu-node-2 has 2"."""
-        key = placement.resource_key
+        """Why a pod asking for `placement` is not scheduled, counted in devices and naming the type:
+        "no node has 5 free HyperAccel LPU: lpu-node-1 has 4; lpu-node-2 has 2"."""
         device_type = await self._catalog.find(placement.device_type)
         if device_type is None:
             return Message("workload.pending.device_type_gone", {"device_type": placement.device_type})
+        # The resource key stays a param, for a client; the sentence names the type.
+        said = {"resource_key": placement.resource_key, "name": device_type.name}
         inventory = await self._inventory(device_type, "accelerator.device_type")
         nodes = [node for node in inventory.nodes if node.capacity or node.allocatable]
         if not nodes:
-            return Message("workload.pending.no_node_has_key", {"resource_key": key})
+            return Message("workload.pending.no_node_has_key", said)
         free = {node.node: max(node.allocatable - node.allocated, 0) for node in nodes}
         fitting = [node for node, count in free.items() if count >= placement.count]
         if not fitting:
             return Message(
-                "workload.pending.no_free",
-                {"count": placement.count, "resource_key": key, "figures": _figures(free)},
+                "workload.pending.no_free", {"count": placement.count, **said, "figures": _figures(free)}
             )
         return Message(
             "workload.pending.ruled_out",
-            {
-                "nodes": ", ".join(fitting),
-                "fitting": len(fitting),
-                "count": placement.count,
-                "resource_key": key,
-            },
+            {"nodes": ", ".join(fitting), "fitting": len(fitting), "count": placement.count, **said},
         )
 
     async def _inventory(self, device_type: DeviceType, field: str) -> Inventory:

@@ -173,6 +173,36 @@ def _said_figure(text: str, resource: str) -> str:
     return next((v for k, _, v in (p.partition("=") for p in text.split(",")) if k == resource), "0")
 
 
+def names_resource(message: Message, key: str) -> bool:
+    """Whether `message`, or a message within it, says `key` as the resource it is about."""
+    return message.params.get("resource") == key or any(names_resource(m, key) for m in _within(message))
+
+
+def renamed(message: Message, key: str, name: str) -> Message:
+    """`message` with `name` said wherever it (or a message within it) says `key` as its resource:
+    a device type's name where Kubernetes wrote its resource key ("Insufficient hyperaccel.ai/lpu")."""
+    params = {param: _renamed_value(value, key, name) for param, value in message.params.items()}
+    if params.get("resource") == key:
+        params["resource"] = name
+    return Message(message.code, params)
+
+
+def _renamed_value(value: object, key: str, name: str) -> object:
+    if isinstance(value, Message):
+        return renamed(value, key, name)
+    if isinstance(value, list):
+        return [_renamed_value(item, key, name) for item in value]
+    return value
+
+
+def _within(message: Message) -> list[Message]:
+    found: list[Message] = []
+    for value in message.params.values():
+        items = value if isinstance(value, list) else [value]
+        found.extend(item for item in items if isinstance(item, Message))
+    return found
+
+
 def kubernetes_words(message: Message | None) -> str | None:
     """Kubernetes' own words behind a reason, for a tooltip; None when it has none."""
     if message is None:

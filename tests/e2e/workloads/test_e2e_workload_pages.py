@@ -28,10 +28,12 @@ async def test_deployments_list_form_errors_and_dialogs(
     await expect(table.locator('[data-status="Ready"]').first).to_be_visible(timeout=20000)
     # The Pending reason is worded from its code in the page's language.
     short = {
-        "ko": f"{LPU_RESOURCE_KEY}이(가) 5개 남은 노드가 없습니다",
-        "en": f"no node has 5 free {LPU_RESOURCE_KEY}",
+        "ko": "HyperAccel LPU 5개가 남은 노드가 없습니다",
+        "en": "no node has 5 free HyperAccel LPU",
     }
     await expect(table).to_contain_text(short[language])
+    # The type by its name: its resource key is no word for a person.
+    await expect(table).not_to_contain_text(LPU_RESOURCE_KEY)
     await expect(page.get_by_test_id("dep-accelerator")).to_contain_text("HyperAccel LPU")
     in_use = t(language, "workloads.quota.in_use", name="HyperAccel LPU", used=19, quota=40)
     await expect(page.get_by_test_id("dep-accelerator-quota")).to_have_text(in_use)

@@ -268,7 +268,7 @@ async def test_a_lab_asking_more_than_is_free_is_pending_in_the_accelerators_wor
         return lab if lab["status"] == "Pending" else None
 
     lab = present(await until(pending, within=20))
-    assert lab["reason"] == f"no node has 5 free {LPU}: lpu-node-1 has 0; lpu-node-2 has 4"
+    assert lab["reason"] == "no node has 5 free HyperAccel LPU: lpu-node-1 has 0; lpu-node-2 has 4"
     reason = lab["reason_message"]
     assert (reason["code"], reason["params"]["count"], reason["params"]["resource_key"]) == (
         "workload.pending.no_free",

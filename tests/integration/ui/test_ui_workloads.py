@@ -69,7 +69,7 @@ async def test_a_member_sees_the_projects_deployments_and_why_one_waits(person: 
     await deploy(project, "big", 5)
     # The page refreshes in place: the new deployment appears without a reload.
     row = await row_becomes(person, "big", status="Pending", status_text="Pending")
-    assert row["reason"] == f"no node has 5 free {LPU}: lpu-node-1 has 1; lpu-node-2 has 4"
+    assert row["reason"] == "no node has 5 free HyperAccel LPU: lpu-node-1 has 1; lpu-node-2 has 4"
     assert (
         row["accelerator"] == f"HyperAccel LPU {TIMES} 5" and row["ready"] == "0 / 1" and row["nodes"] == "—"
     )
@@ -79,7 +79,7 @@ async def test_a_member_sees_the_projects_deployments_and_why_one_waits(person: 
     # In Korean the same reason is worded from its code, the figures in Korean too.
     await open_page(person, "user", "ko", f"/deployments?project={project}")
     row = await row_becomes(person, "big", status="Pending", status_text="대기 중")
-    assert row["reason"] == f"{LPU}이(가) 5개 남은 노드가 없습니다: lpu-node-1에 1개, lpu-node-2에 4개"
+    assert row["reason"] == "HyperAccel LPU 5개가 남은 노드가 없습니다: lpu-node-1에 1개, lpu-node-2에 4개"
     assert english_sentences(row["reason"]) == []
     # Only the chosen project's deployments; the other project is not even offered.
     assert set(table_rows(person)) == {"fill", "big"}
@@ -109,7 +109,7 @@ async def test_a_pod_the_scheduler_turns_away_for_another_reason_is_told_in_kore
     await open_page(person, "user", "ko", f"/deployments?project={project}")
     row = await row_becomes(person, "greedy", status="Pending", status_text="대기 중")
     reason, source = row["reason"], row["reason_source"]
-    assert reason.startswith(f"노드 2개(lpu-node-1, lpu-node-2)에 {LPU}이(가) 1개 남아 있지만"), reason
+    assert reason.startswith("노드 2개(lpu-node-1, lpu-node-2)에 HyperAccel LPU 1개가 남아 있지만"), reason
     assert "스케줄러: 노드 " in reason and "cpu 부족(노드 " in reason, reason
     assert english_sentences(reason) == []
     # Kubernetes' own words are kept for the tooltip, not shown in the sentence.

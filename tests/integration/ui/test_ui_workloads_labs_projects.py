@@ -92,7 +92,7 @@ async def test_a_waiting_lab_shows_why_and_a_bad_name_is_named_beside_it(person:
     await row_becomes(person, "first", status="Ready", status_text="준비됨")
     row = await row_becomes(person, "second", status="Pending", status_text="대기 중")
     # The Korean page words the reason from its code: no English sentence from the service.
-    assert row["reason"] == f"{LPU}이(가) 6개 남은 노드가 없습니다: lpu-node-1에 0개, lpu-node-2에 4개"
+    assert row["reason"] == "HyperAccel LPU 6개가 남은 노드가 없습니다: lpu-node-1에 0개, lpu-node-2에 4개"
 
     person.find(marker="lab-name").type("9lab")
     person.find(marker="lab-create").click()

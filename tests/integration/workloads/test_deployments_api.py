@@ -136,7 +136,7 @@ async def test_more_than_any_node_has_free_is_pending_in_the_accelerators_words(
     body = deployment_body("big", replicas=1, accelerator={"device_type": "lpu", "count": 5})
     created = await nufi.post(f"/api/v1/projects/{project}/deployments", json=body, headers=world.user)
     assert created.status_code == 201, created.text
-    expected = f"no node has 5 free {LPU}: lpu-node-1 has 4; lpu-node-2 has 2"
+    expected = "no node has 5 free HyperAccel LPU: lpu-node-1 has 4; lpu-node-2 has 2"
 
     async def pending_with_reason() -> dict[str, Any] | None:
         # NuFi counts free devices from its own watch of the pods, a moment behind the scheduler's.
@@ -151,6 +151,7 @@ async def test_more_than_any_node_has_free_is_pending_in_the_accelerators_words(
         "params": {
             "count": 5,
             "resource_key": LPU,
+            "name": "HyperAccel LPU",
             "figures": [
                 {"code": "accelerator.node_has", "params": {"node": "lpu-node-1", "count": 4}},
                 {"code": "accelerator.node_has", "params": {"node": "lpu-node-2", "count": 2}},
@@ -317,7 +318,8 @@ async def test_every_bad_field_is_refused_by_name(
         headers=world.user,
     )
     assert too_many.json()["detail"] == (
-        f"no node can ever give 7 {LPU} to one pod: lpu-node-1 has 6; lpu-node-2 has 4; ask for at most 6"
+        "no node can ever give 7 HyperAccel LPU to one pod: lpu-node-1 has 6; lpu-node-2 has 4; "
+        "ask for at most 6"
     )
     async with api_client(world.cluster.kubeconfig) as api:
         assert (await kube.AppsV1Api(api).list_namespaced_deployment(project)).items == []
@@ -363,7 +365,7 @@ async def test_one_replica_placed_and_one_not_is_degraded_with_the_reason(
     assert (
         await nufi.post(f"/api/v1/projects/{project}/deployments", json=body, headers=world.user)
     ).status_code == 201
-    expected = f"no node has 5 free {LPU}: lpu-node-1 has 1; lpu-node-2 has 4"
+    expected = "no node has 5 free HyperAccel LPU: lpu-node-1 has 1; lpu-node-2 has 4"
 
     async def degraded() -> dict[str, Any] | None:
         view = await _get(nufi, world, project, "two")

@@ -20,6 +20,7 @@ from support.languages import english_sentences
 pytestmark = pytest.mark.unit
 
 LPU = "hyperaccel.ai/lpu"
+NAME = "HyperAccel LPU"
 # What kube-scheduler 1.24+ writes, preemption's own verdict appended.
 SHORT_OF_LPU = (
     f"0/2 nodes are available: 2 Insufficient {LPU}. preemption: 0/2 nodes are available: "
@@ -199,7 +200,7 @@ def test_a_row_shows_the_reason_in_its_readers_language_and_kubernetes_words_as_
         {
             "reason": Message(
                 "workload.pending.ruled_out",
-                {"nodes": "lpu-node-1", "fitting": 1, "count": 2, "resource_key": LPU},
+                {"nodes": "lpu-node-1", "fitting": 1, "count": 2, "resource_key": LPU, "name": NAME},
             ),
             "scheduler": scheduler_reason(
                 "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: lpu}, "
@@ -209,12 +210,12 @@ def test_a_row_shows_the_reason_in_its_readers_language_and_kubernetes_words_as_
     )
     cells = reason_cells(Translator("ko"), reason)
     assert cells["reason"] == (
-        f"노드 1개(lpu-node-1)에 {LPU}이(가) 2개 남아 있지만, 스케줄러가 다른 이유로 제외했습니다"
-        f"(파드의 이벤트를 확인하세요). 스케줄러: 노드 3개 중 파드를 받을 수 있는 노드가 없습니다: "
+        "노드 1개(lpu-node-1)에 HyperAccel LPU 2개가 남아 있지만, 스케줄러가 다른 이유로 제외했습니다 "
+        "(파드의 이벤트를 확인하세요). 스케줄러: 노드 3개 중 파드를 받을 수 있는 노드가 없습니다: "
         f"파드가 허용하지 않는 테인트 {{dedicated: lpu}}(노드 1개), {LPU} 부족(노드 2개)"
     )
     assert cells["reason_source"].startswith("0/3 nodes are available: 1 node(s) had untolerated taint")
     assert reason_cells(Translator("en"), reason)["reason"].startswith(
-        f"lpu-node-1 has 2 free {LPU}, but the scheduler ruled them out"
+        "lpu-node-1 has 2 free HyperAccel LPU, but the scheduler ruled them out"
     )
     assert reason_cells(Translator("ko"), None) == {"reason": "", "reason_source": ""}

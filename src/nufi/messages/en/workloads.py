@@ -51,10 +51,10 @@ TEXTS: dict[str, str] = {
         "device type {device_type!r} is disabled; an administrator can enable it, or choose another one"
     ),
     "accelerator.not_offered": (
-        "no node of the cluster offers {resource_key} ({name}); choose a device type the cluster has"
+        "no node of the cluster has {name} devices; choose a device type the cluster has"
     ),
     "accelerator.too_many": (
-        "no node can ever give {count} {resource_key} to one pod: {figures:list}; ask for at most {most}"
+        "no node can ever give {count} {name} to one pod: {figures:list}; ask for at most {most}"
     ),
     "accelerator.node_has": "{node} has {count}",
     "accelerator.uncountable": "the devices of type {device_type!r} cannot be counted: {reason}",
@@ -91,10 +91,10 @@ TEXTS: dict[str, str] = {
     ),
     # Why a workload waits, in the accelerator's words
     "workload.pending.device_type_gone": "device type {device_type!r} no longer exists",
-    "workload.pending.no_node_has_key": "no node of the cluster has {resource_key}",
-    "workload.pending.no_free": "no node has {count} free {resource_key}: {figures:list}",
+    "workload.pending.no_node_has_key": "no node of the cluster has {name} devices",
+    "workload.pending.no_free": "no node has {count} free {name}: {figures:list}",
     "workload.pending.ruled_out": (
-        "{nodes} {fitting:plural:has|have} {count} free {resource_key}, but the scheduler ruled them out "
+        "{nodes} {fitting:plural:has|have} {count} free {name}, but the scheduler ruled them out "
         "for another reason (see the pod's events)"
     ),
     "workload.pending.with_scheduler": "{reason}: {scheduler}",

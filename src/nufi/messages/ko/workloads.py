@@ -53,11 +53,10 @@ TEXTS: dict[str, str] = {
         "장치 유형 {device_type!r}은(는) 비활성화되어 있습니다. 관리자가 활성화하거나, 다른 유형을 고르세요."
     ),
     "accelerator.not_offered": (
-        "클러스터에 {resource_key}({name})을(를) 제공하는 노드가 없습니다. "
-        "클러스터에 있는 장치 유형을 고르세요."
+        "클러스터에 {name} 장치가 있는 노드가 없습니다. 클러스터에 있는 장치 유형을 고르세요."
     ),
     "accelerator.too_many": (
-        "파드 하나에 {resource_key} {count}개를 줄 수 있는 노드가 없습니다: {figures:list}. "
+        "파드 하나에 {name} {count}개를 줄 수 있는 노드가 없습니다: {figures:list}. "
         "최대 {most}개까지 요청하세요."
     ),
     "accelerator.node_has": "{node}에 {count}개",
@@ -94,11 +93,11 @@ TEXTS: dict[str, str] = {
     ),
     # Why a workload waits, in the accelerator's words
     "workload.pending.device_type_gone": "장치 유형 {device_type!r}이(가) 더 이상 없습니다.",
-    "workload.pending.no_node_has_key": "클러스터에 {resource_key}이(가) 있는 노드가 없습니다.",
-    "workload.pending.no_free": "{resource_key}이(가) {count}개 남은 노드가 없습니다: {figures:list}",
+    "workload.pending.no_node_has_key": "클러스터에 {name} 장치가 있는 노드가 없습니다.",
+    "workload.pending.no_free": "{name} {count}개가 남은 노드가 없습니다: {figures:list}",
     "workload.pending.ruled_out": (
-        "노드 {fitting}개({nodes})에 {resource_key}이(가) {count}개 남아 있지만, "
-        "스케줄러가 다른 이유로 제외했습니다(파드의 이벤트를 확인하세요)."
+        "노드 {fitting}개({nodes})에 {name} {count}개가 남아 있지만, "
+        "스케줄러가 다른 이유로 제외했습니다 (파드의 이벤트를 확인하세요)."
     ),
     "workload.pending.with_scheduler": "{reason} 스케줄러: {scheduler}",
     "workload.pending.waiting": "스케줄러를 기다리는 중입니다.",

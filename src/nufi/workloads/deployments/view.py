@@ -97,7 +97,7 @@ class DeploymentViews:
         placement = Placement(device_type, resource_key, count)
         if status in ("Pending", "Degraded") and any(s.unschedulable for s in states) and resource_key:
             reason = await self._pending_reason(placement, reason)
-        reason = await self._accelerators.named_quota(reason, placement)
+        reason = await self._accelerators.named(reason, placement)
         return DeploymentView(
             project=project,
             name=name,

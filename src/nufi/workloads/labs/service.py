@@ -319,6 +319,11 @@ class LabService:
             # The scheduler's words stay when the catalog or the cluster cannot be read.
             with contextlib.suppress(NufiError):
                 reason = await self._accelerators.pending_reason(placement)
+        with contextlib.suppress(NufiError):
+            # Kubernetes' words behind a reason name the type's resource key; a person reads its name.
+            reason = await self._accelerators.named(
+                reason, Placement(device_type, resource_key, quantity_to_int(str(count)))
+            )
         prefix = served_prefix(found.backend, project, name)
         return Lab(
             project=project,
