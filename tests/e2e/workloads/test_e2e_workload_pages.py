@@ -51,6 +51,9 @@ async def test_deployments_list_form_errors_and_dialogs(
     await page.get_by_role("button", name=t(language, "deployments.action.create")).click()
     at_most = {"ko": "최대 6개까지 요청하세요", "en": "ask for at most 6"}
     await expect(page.get_by_text(at_most[language])).to_be_visible()
+    never = {"ko": "파드 하나에 HyperAccel LPU 9개를", "en": "no node can ever give 9 HyperAccel LPU"}
+    await expect(page.get_by_text(never[language])).to_be_visible()
+    await expect(page.get_by_text(LPU_RESOURCE_KEY)).to_have_count(0)
     await shot(page, language, "deployments-error-count")
 
     await table.get_by_role("button", name=t(language, "deployments.action.scale")).first.click()
