@@ -30,7 +30,7 @@ from nufi.cli.output import (
 from nufi.cli.say import local_time, say
 from nufi.cli.typed_client import NufiClient
 from nufi.models.answers import DeviceSample, Snapshot, View
-from nufi.ui.format import memory
+from nufi.models.units import memory
 
 
 class StreamError(View):

@@ -1,2 +1,3 @@
-"""What the faces and the domains say to each other, below them all: request bodies, views and the
-rules their fields are held to (PromQL expressions, resource keys), importing only messages and errors."""
+"""What the faces and the domains say to each other, below them all: request bodies, views, the rules
+their fields are held to (PromQL expressions, resource keys) and how a reading is written with its unit,
+importing only messages and errors."""

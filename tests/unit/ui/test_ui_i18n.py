@@ -9,7 +9,7 @@ import string
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nufi.ui.format import human_bytes, memory
+from nufi.models.units import human_bytes, memory
 from nufi.ui.i18n import (
     CATALOG,
     DASHBOARD_AREAS,

@@ -19,12 +19,12 @@ from typing import Any
 from nicegui import ui
 
 from nufi.errors import NufiError
+from nufi.models.units import celsius, memory, percent, watts
 from nufi.monitoring.snapshots.masking import ANOTHER_PROJECT
 from nufi.monitoring.snapshots.overview import Overview
 from nufi.monitoring.snapshots.paging import PageQuery
 from nufi.monitoring.snapshots.snapshot import Snapshot
 from nufi.ui import context
-from nufi.ui.format import celsius, memory, percent, watts
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.alert_rows import Where, mark_chips, marks
 from nufi.ui.parts.charts import Charts

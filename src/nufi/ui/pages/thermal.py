@@ -17,11 +17,11 @@ from nicegui import ui
 from nufi.auth import Principal
 from nufi.errors import NufiError
 from nufi.messages import Message
+from nufi.models.units import celsius
 from nufi.thermal.effective import PolicyEntry
 from nufi.thermal.history.records import ThermalEvent
 from nufi.thermal.protection.status import NodeStatus, PodTraffic
 from nufi.ui import context
-from nufi.ui.format import celsius
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.moments import moment_cell_slot, utc_text
 from nufi.ui.parts.thermal_chips import chip, chip_words, chips_slot, condition_name, state_chips

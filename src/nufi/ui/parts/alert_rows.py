@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from nufi.alerts.firing import FiringAlert
+from nufi.models.units import celsius, percent
 from nufi.monitoring.snapshots.masking import ANOTHER_PROJECT
-from nufi.ui.format import celsius, percent
 from nufi.ui.i18n import Translator
 from nufi.ui.parts.moments import utc_text
 from nufi.ui.parts.thermal_chips import chip

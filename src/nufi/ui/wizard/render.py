@@ -12,7 +12,7 @@ from nicegui import ui
 from nufi.devices.checks import MetricCheck, RegisteredType, ResourceKeyCheck
 from nufi.devices.units import MemoryUnit, to_bytes
 from nufi.messages import MessageModel
-from nufi.ui.format import human_bytes
+from nufi.models.units import human_bytes
 from nufi.ui.i18n import Translator
 
 ERROR_CLASSES = "text-red-700 text-sm whitespace-pre-line"
