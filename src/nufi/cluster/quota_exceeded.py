@@ -12,8 +12,18 @@ from dataclasses import dataclass
 from nufi.errors import ValidationFailed
 from nufi.messages import Message
 
-# The words of the resources a quota counts that are not a device type's (whose name the caller knows).
-_RESOURCE_WORDS = {"requests.storage": "quota.resource.storage", "pods": "quota.resource.pods"}
+# The words of the resources a quota counts, or a scheduler or kubelet names, that are not a device
+# type's (whose name the caller knows), as quota admission and as the scheduler write them.
+_RESOURCE_WORDS = {
+    "requests.storage": "quota.resource.storage",
+    "pods": "quota.resource.pods",
+    "requests.cpu": "quota.resource.cpu",
+    "cpu": "quota.resource.cpu",
+    "requests.memory": "quota.resource.memory",
+    "memory": "quota.resource.memory",
+    "requests.ephemeral-storage": "quota.resource.ephemeral_storage",
+    "ephemeral-storage": "quota.resource.ephemeral_storage",
+}
 
 
 @dataclass(frozen=True)
@@ -57,7 +67,7 @@ def quota_exceeded(
             "used": figures.used,
             "requested": figures.requested,
             "room": figures.room,
-            "what": _resource_word(figures.resource) if what is None else what,
+            "what": resource_word(figures.resource) if what is None else what,
             "more": _worded(figures.requested),
             "left": left,
             "fix": fix or Message("quota.fix.admin" if full else "quota.fix.fewer"),
@@ -70,7 +80,9 @@ def _worded(amount: int | str) -> object:
     return Message("quota.amount.count", {"count": amount}) if str(amount).isdigit() else amount
 
 
-def _resource_word(resource: str) -> Message:
+def resource_word(resource: str) -> Message:
+    """A resource as a person reads it, from its name in a quota (`requests.storage`) or in the
+    scheduler's and kubelet's words (`cpu`); any other by its own name."""
     if resource in _RESOURCE_WORDS:
         return Message(_RESOURCE_WORDS[resource])
     return Message("quota.resource.other", {"resource": resource.removeprefix("requests.")})

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from nufi.cluster.quota_exceeded import resource_word
 from nufi.cluster.resources import parse_quantity
 from nufi.messages import Message
 
@@ -77,8 +78,10 @@ def _cause(part: str) -> Message:
         return Message("workload.cause.text", {"text": part})
     nodes, what = int(counted["nodes"]), counted["what"].strip()
     if what.startswith("Insufficient "):
+        resource = what.removeprefix("Insufficient ")
         return Message(
-            "workload.cause.insufficient", {"nodes": nodes, "resource": what.removeprefix("Insufficient ")}
+            "workload.cause.insufficient",
+            {"nodes": nodes, "resource": resource, "what": resource_word(resource)},
         )
     taint = _TAINT.match(what)
     if taint is not None:
@@ -116,7 +119,10 @@ def pod_failure(status: Mapping[str, Any]) -> Message:
     short = _DEVICES_UNAVAILABLE.search(said)
     if reason.startswith("OutOf") or short is not None:
         resource = short["resource"] if short is not None else reason.removeprefix("OutOf")
-        return Message("workload.failure.node_short", {"resource": resource, "kubernetes": said})
+        return Message(
+            "workload.failure.node_short",
+            {"resource": resource, "what": resource_word(resource), "kubernetes": said},
+        )
     if reason == "UnexpectedAdmissionError":
         return Message("workload.failure.device_allocation", {"kind": reason, "kubernetes": said})
     if reason == "Evicted":
@@ -150,6 +156,7 @@ def quota_exceeded(figures: re.Match[str], said: str) -> Message:
         {
             "quota": figures["quota"],
             "resource": resource.removeprefix("requests."),
+            "what": resource_word(resource),
             "limit": _said_figure(figures["limited"], resource),
             "used": _said_figure(figures["used"], resource),
             "kubernetes": said,
@@ -174,16 +181,17 @@ def _said_figure(text: str, resource: str) -> str:
 
 
 def names_resource(message: Message, key: str) -> bool:
-    """Whether `message`, or a message within it, says `key` as the resource it is about."""
+    """Whether `message`, or a message within it, is about the resource `key`."""
     return message.params.get("resource") == key or any(names_resource(m, key) for m in _within(message))
 
 
 def renamed(message: Message, key: str, name: str) -> Message:
-    """`message` with `name` said wherever it (or a message within it) says `key` as its resource:
-    a device type's name where Kubernetes wrote its resource key ("Insufficient hyperaccel.ai/lpu")."""
+    """`message` saying `name` wherever it (or a message within it) is about the resource `key`: a
+    device type's name where Kubernetes wrote its resource key ("Insufficient hyperaccel.ai/lpu").
+    The key stays its `resource` param; `what` is the word a person reads."""
     params = {param: _renamed_value(value, key, name) for param, value in message.params.items()}
     if params.get("resource") == key:
-        params["resource"] = name
+        params["what"] = name
     return Message(message.code, params)
 
 

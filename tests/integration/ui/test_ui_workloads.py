@@ -110,7 +110,7 @@ async def test_a_pod_the_scheduler_turns_away_for_another_reason_is_told_in_kore
     row = await row_becomes(person, "greedy", status="Pending", status_text="대기 중")
     reason, source = row["reason"], row["reason_source"]
     assert reason.startswith("노드 2개(lpu-node-1, lpu-node-2)에 HyperAccel LPU 1개가 남아 있지만"), reason
-    assert "스케줄러: 노드 " in reason and "cpu 부족(노드 " in reason, reason
+    assert "스케줄러: 노드 " in reason and "CPU 부족(노드 " in reason, reason
     assert english_sentences(reason) == []
     # Kubernetes' own words are kept for the tooltip, not shown in the sentence.
     assert "nodes are available" in source and "Insufficient cpu" in source, source

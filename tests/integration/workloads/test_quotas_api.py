@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from support.lpu_type import lpu_type
+from support.lpu_type import LPU_RESOURCE_KEY, lpu_type
 from support.polling import until
 from support.world import LPU, World, create_project, deployment_body, project_name, register_lpu, serve
 
@@ -85,7 +85,9 @@ async def test_the_quota_holds_through_nufi_and_a_refused_pod_is_said_in_acceler
     assert waiting is not None and waiting["status"] in ("Pending", "Degraded")
     # What was in use when the cluster refused: the deleted pod may still have been counted then.
     assert waiting["reason"].startswith("project quota: HyperAccel LPU limited to 1, ")
-    assert waiting["reason_message"]["params"]["resource"] == "HyperAccel LPU"
+    # The sentence names the type; the resource key stays a param, for a client.
+    params = waiting["reason_message"]["params"]
+    assert (params["what"], params["resource"]) == ("HyperAccel LPU", LPU_RESOURCE_KEY)
 
     # Raised again, the pod comes back.
     assert (await _put(nufi, world, project, {"devices": {"lpu": 2}})).status_code == 200

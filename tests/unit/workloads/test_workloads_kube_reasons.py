@@ -21,6 +21,8 @@ pytestmark = pytest.mark.unit
 
 LPU = "hyperaccel.ai/lpu"
 NAME = "HyperAccel LPU"
+# A resource key said as it is, until the caller that knows its type names it.
+LPU_WORD = Message("quota.resource.other", {"resource": LPU})
 # What kube-scheduler 1.24+ writes, preemption's own verdict appended.
 SHORT_OF_LPU = (
     f"0/2 nodes are available: 2 Insufficient {LPU}. preemption: 0/2 nodes are available: "
@@ -44,7 +46,9 @@ def test_insufficient_devices_name_the_resource_and_the_node_counts() -> None:
     reason = scheduler_reason(SHORT_OF_LPU)
     assert reason.code == "workload.pending.no_node"
     assert reason.params["total"] == 2
-    assert reason.params["causes"] == [Message("workload.cause.insufficient", {"nodes": 2, "resource": LPU})]
+    assert reason.params["causes"] == [
+        Message("workload.cause.insufficient", {"nodes": 2, "resource": LPU, "what": LPU_WORD})
+    ]
     assert reason.params["kubernetes"] == SHORT_OF_LPU
     assert _korean(reason) == f"노드 2개 중 파드를 받을 수 있는 노드가 없습니다: {LPU} 부족(노드 2개)"
     assert reason.text("en") == f"none of the 2 nodes can take the pod: 2 nodes lack free {LPU}"
@@ -79,6 +83,15 @@ def test_the_older_taint_wording_with_its_own_comma_is_one_cause() -> None:
         "workload.cause.taint",
         "workload.cause.insufficient",
     ]
+
+
+def test_a_resource_of_kubernetes_own_is_said_in_the_readers_words() -> None:
+    reason = scheduler_reason("0/3 nodes are available: 1 Insufficient memory, 2 Insufficient cpu.")
+    assert (
+        _korean(reason)
+        == "노드 3개 중 파드를 받을 수 있는 노드가 없습니다: 메모리 부족(노드 1개), CPU 부족(노드 2개)"
+    )
+    assert reason.text("en").endswith("1 node lacks free memory; 2 nodes lack free CPU")
 
 
 def test_a_cause_without_a_count_and_an_unknown_cause_are_kept() -> None:
@@ -144,7 +157,7 @@ def test_a_stuck_container_is_named_with_its_kubernetes_reason(waiting: str, cod
 def test_a_pod_the_kubelet_turned_away_for_want_of_devices_names_them(status: dict[str, str]) -> None:
     reason = pod_failure(status)
     assert reason == Message(
-        "workload.failure.node_short", {"resource": LPU, "kubernetes": status["message"]}
+        "workload.failure.node_short", {"resource": LPU, "what": LPU_WORD, "kubernetes": status["message"]}
     )
     assert LPU in _korean(reason)
 
@@ -189,7 +202,10 @@ def test_a_reason_travels_as_data_with_its_nested_messages() -> None:
     data = reason.to_data()
     assert data["params"]["reason"] == {"code": "workload.pending.waiting", "params": {}}
     assert data["params"]["scheduler"]["params"]["causes"] == [
-        {"code": "workload.cause.insufficient", "params": {"nodes": 2, "resource": LPU}}
+        {
+            "code": "workload.cause.insufficient",
+            "params": {"nodes": 2, "resource": LPU, "what": LPU_WORD.to_data()},
+        }
     ]
     assert kubernetes_words(reason) == SHORT_OF_LPU
 

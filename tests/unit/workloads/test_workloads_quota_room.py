@@ -89,7 +89,14 @@ def test_a_deployment_whose_pods_a_quota_refuses_is_pending_in_accelerator_words
     assert status == "Pending"
     assert reason == Message(
         "workload.quota_exceeded",
-        {"quota": QUOTA_NAME, "resource": "hyperaccel.ai/lpu", "limit": "4", "used": "4", "kubernetes": said},
+        {
+            "quota": QUOTA_NAME,
+            "resource": "hyperaccel.ai/lpu",
+            "what": Message("quota.resource.other", {"resource": "hyperaccel.ai/lpu"}),
+            "limit": "4",
+            "used": "4",
+            "kubernetes": said,
+        },
     )
     assert reason.text("en") == "project quota: hyperaccel.ai/lpu limited to 4, 4 in use"
     # With one pod Ready and the next refused, it is Degraded for the same reason.

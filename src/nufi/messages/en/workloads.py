@@ -104,7 +104,7 @@ TEXTS: dict[str, str] = {
         "none of the {total} {total:plural:node|nodes} can take the pod: {causes:list}"
     ),
     "workload.pending.unschedulable": 'the scheduler cannot place the pod: "{kubernetes}"',
-    "workload.cause.insufficient": "{nodes} {nodes:plural:node lacks|nodes lack} free {resource}",
+    "workload.cause.insufficient": "{nodes} {nodes:plural:node lacks|nodes lack} free {what}",
     "workload.cause.taint": (
         "{nodes} {nodes:plural:node has|nodes have} a taint the pod does not tolerate ({taint})"
     ),
@@ -133,7 +133,7 @@ TEXTS: dict[str, str] = {
     "workload.failure.pod_failed": "the pod failed",
     "workload.failure.pod_exited": "the pod has exited",
     "workload.failure.node_short": (
-        "the node turned the pod away: its {resource} were not available when the pod started"
+        "the node turned the pod away: its {what} were not available when the pod started"
     ),
     "workload.failure.device_allocation": (
         "the node's device plugin could not hand the pod its devices ({kind})"
@@ -154,6 +154,9 @@ TEXTS: dict[str, str] = {
     "quota.amount.count": "{count}",
     "quota.resource.storage": "storage",
     "quota.resource.pods": "pods",
+    "quota.resource.cpu": "CPU",
+    "quota.resource.memory": "memory",
+    "quota.resource.ephemeral_storage": "local storage",
     "quota.resource.other": "{resource}",
     "quota.unknown_type": (
         "there is no device type {device_type!r}: name a type of GET /api/v1/devices by its id"
@@ -165,7 +168,7 @@ TEXTS: dict[str, str] = {
     "quota.kept_changing": (
         "the quota of project {project!r} kept changing while this change was applied; try again"
     ),
-    "workload.quota_exceeded": "project quota: {resource} limited to {limit}, {used} in use",
+    "workload.quota_exceeded": "project quota: {what} limited to {limit}, {used} in use",
     "workload.failure.quota_exceeded": "the project's quota leaves no room for the pods",
     "workload.failure.replicas": "Kubernetes cannot create the pods (ReplicaFailure)",
     "workload.failure.other": 'Kubernetes reports: "{kubernetes}"',

@@ -104,7 +104,7 @@ TEXTS: dict[str, str] = {
     # ... and in the scheduler's, classified
     "workload.pending.no_node": "노드 {total}개 중 파드를 받을 수 있는 노드가 없습니다: {causes:list}",
     "workload.pending.unschedulable": '스케줄러가 파드를 배치하지 못했습니다: "{kubernetes}"',
-    "workload.cause.insufficient": "{resource} 부족(노드 {nodes}개)",
+    "workload.cause.insufficient": "{what} 부족(노드 {nodes}개)",
     "workload.cause.taint": "파드가 허용하지 않는 테인트 {taint}(노드 {nodes}개)",
     "workload.cause.selector": "노드 셀렉터나 어피니티와 맞지 않음(노드 {nodes}개)",
     "workload.cause.cordoned": "스케줄링이 중지됨(노드 {nodes}개)",
@@ -127,7 +127,7 @@ TEXTS: dict[str, str] = {
     "workload.failure.pod_failed": "파드가 실패했습니다.",
     "workload.failure.pod_exited": "파드가 종료되었습니다.",
     "workload.failure.node_short": (
-        "노드가 파드를 거부했습니다. 파드가 시작될 때 {resource}을(를) 쓸 수 없었습니다."
+        "노드가 파드를 거부했습니다. 파드가 시작될 때 {what}을(를) 쓸 수 없었습니다."
     ),
     "workload.failure.device_allocation": "노드의 장치 플러그인이 파드에 장치를 할당하지 못했습니다({kind}).",
     "workload.failure.evicted": "파드가 노드에서 축출되었습니다.",
@@ -146,6 +146,9 @@ TEXTS: dict[str, str] = {
     "quota.amount.count": "{count}개",
     "quota.resource.storage": "스토리지",
     "quota.resource.pods": "파드",
+    "quota.resource.cpu": "CPU",
+    "quota.resource.memory": "메모리",
+    "quota.resource.ephemeral_storage": "로컬 스토리지",
     "quota.resource.other": "{resource}",
     "quota.unknown_type": (
         "장치 유형 {device_type!r}이(가) 없습니다. GET /api/v1/devices에 나오는 유형의 id를 쓰세요."
@@ -157,7 +160,7 @@ TEXTS: dict[str, str] = {
     "quota.kept_changing": (
         "변경을 적용하는 동안 프로젝트 {project!r}의 할당량이 계속 바뀌었습니다. 다시 시도하세요."
     ),
-    "workload.quota_exceeded": "프로젝트 할당량: {resource} 한도 {limit}, {used} 사용 중",
+    "workload.quota_exceeded": "프로젝트 할당량: {what} 한도 {limit}, {used} 사용 중",
     "workload.failure.quota_exceeded": "프로젝트 할당량에 파드를 만들 여유가 없습니다.",
     "workload.failure.replicas": "Kubernetes가 파드를 만들지 못했습니다(ReplicaFailure).",
     "workload.failure.other": 'Kubernetes 메시지: "{kubernetes}"',

@@ -22,6 +22,7 @@ from typing import Any
 from nufi.auth import DEFAULT_ADMIN_ROLE, Principal, require_admin
 from nufi.cluster import ClusterGateway
 from nufi.cluster.kube_rest import Json
+from nufi.cluster.quota_exceeded import resource_word
 from nufi.cluster.resource_quotas import (
     create_resource_quota,
     delete_resource_quota,
@@ -162,6 +163,7 @@ class QuotaService:
             {
                 "quota": limit.quota,
                 "resource": resource_key,
+                "what": resource_word(device_resource(resource_key)),
                 "limit": str(limit.hard),
                 "used": str(limit.used),
             },
