@@ -152,7 +152,9 @@ class AcceleratorService:
             )
         if not device_type.enabled:
             raise ValidationFailed(
-                code="accelerator.type_disabled", field=type_field, params={"device_type": device_type.id}
+                code="accelerator.type_disabled",
+                field=type_field,
+                params={"device_type": device_type.id, "name": device_type.name},
             )
         inventory = await self._inventory(device_type, type_field)
         offering = [node for node in inventory.nodes if node.allocatable > 0]
@@ -231,7 +233,7 @@ class AcceleratorService:
             raise ValidationFailed(
                 code="accelerator.uncountable",
                 field=field,
-                params={"device_type": device_type.id, "reason": said(exc)},
+                params={"device_type": device_type.id, "name": device_type.name, "reason": said(exc)},
             ) from None
         return fetcher.inventory(device_type, await self._reader.state())
 

@@ -27,8 +27,11 @@ PLACED = Placement(LPU.id, KEY, 2)
 
 
 class _Catalog:
+    def __init__(self, found: DeviceType = LPU) -> None:
+        self.found = found
+
     async def find(self, device_type_id: str) -> DeviceType | None:
-        return LPU if device_type_id == LPU.id else None
+        return self.found if device_type_id == LPU.id else None
 
 
 class _Reader:
@@ -44,9 +47,9 @@ class _Reader:
         return ClusterState(self.nodes, (held,) if self.nodes else ())
 
 
-def _service(*allocatable: int) -> AcceleratorService:
+def _service(*allocatable: int, found: DeviceType = LPU) -> AcceleratorService:
     return AcceleratorService(
-        cast(DeviceCatalog, _Catalog()),
+        cast(DeviceCatalog, _Catalog(found)),
         FetcherRegistry(builtin_fetchers()),
         cast(ClusterReader, _Reader(*allocatable)),
     )
@@ -86,6 +89,14 @@ async def test_a_request_no_node_can_ever_take_is_refused_naming_the_type(
         await _service(*allocatable).resolve(AcceleratorRequest(device_type=LPU.id, count=count))
     assert refused.value.params["resource_key"] == KEY
     _assert_named(Message(refused.value.code, {**refused.value.params, "most": 4}))
+
+
+async def test_a_disabled_type_is_refused_by_its_name() -> None:
+    disabled = LPU.model_copy(update={"enabled": False})
+    with pytest.raises(ValidationFailed) as refused:
+        await _service(4, found=disabled).resolve(AcceleratorRequest(device_type=LPU.id, count=1))
+    assert (refused.value.code, refused.value.params["device_type"]) == ("accelerator.type_disabled", LPU.id)
+    _assert_named(Message(refused.value.code, refused.value.params))
 
 
 QUOTA = (

@@ -48,7 +48,7 @@ TEXTS: dict[str, str] = {
         "there is no device type {device_type!r}; choose one of GET /api/v1/projects/<project>/accelerators"
     ),
     "accelerator.type_disabled": (
-        "device type {device_type!r} is disabled; an administrator can enable it, or choose another one"
+        "{name} is disabled; an administrator can enable it, or choose another device type"
     ),
     "accelerator.not_offered": (
         "no node of the cluster has {name} devices; choose a device type the cluster has"
@@ -57,7 +57,7 @@ TEXTS: dict[str, str] = {
         "no node can ever give {count} {name} to one pod: {figures:list}; ask for at most {most}"
     ),
     "accelerator.node_has": "{node} has {count}",
-    "accelerator.uncountable": "the devices of type {device_type!r} cannot be counted: {reason}",
+    "accelerator.uncountable": "the {name} devices cannot be counted: {reason}",
     # Deployments
     "workload.name_taken": (
         "a {kind} named {name!r} already exists in project {project!r}; choose another name"

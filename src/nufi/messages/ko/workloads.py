@@ -50,7 +50,7 @@ TEXTS: dict[str, str] = {
         "나오는 유형 중에서 고르세요."
     ),
     "accelerator.type_disabled": (
-        "장치 유형 {device_type!r}은(는) 비활성화되어 있습니다. 관리자가 활성화하거나, 다른 유형을 고르세요."
+        "{name}은(는) 비활성화되어 있습니다. 관리자가 활성화하거나, 다른 장치 유형을 고르세요."
     ),
     "accelerator.not_offered": (
         "클러스터에 {name} 장치가 있는 노드가 없습니다. 클러스터에 있는 장치 유형을 고르세요."
@@ -60,7 +60,7 @@ TEXTS: dict[str, str] = {
         "최대 {most}개까지 요청하세요."
     ),
     "accelerator.node_has": "{node}에 {count}개",
-    "accelerator.uncountable": "장치 유형 {device_type!r}의 장치 수를 셀 수 없습니다: {reason}",
+    "accelerator.uncountable": "{name} 장치의 수를 셀 수 없습니다: {reason}",
     # Deployments
     # The kind's word carries its own subject particle (배포가, 랩이).
     "workload.name_taken": (
