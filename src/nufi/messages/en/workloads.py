@@ -147,9 +147,7 @@ TEXTS: dict[str, str] = {
     "quota.left.some": "Its quota allows {hard} and {used} are in use, so only {room} more can be used.",
     "quota.left.none": "Its quota of {hard} is used up.",
     "quota.fix.fewer": "Ask for fewer, or ask an admin to raise the quota.",
-    "quota.fix.replicas": (
-        "Lower the replicas to {replicas} or fewer, or ask an admin to raise the quota."
-    ),
+    "quota.fix.replicas": ("Lower the replicas to {replicas} or fewer, or ask an admin to raise the quota."),
     "quota.fix.admin": "Ask an admin to raise the quota.",
     "quota.amount.count": "{count}",
     "quota.resource.storage": "storage",
