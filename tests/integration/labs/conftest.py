@@ -1,7 +1,8 @@
 """Labs in the integration world (`support.world`), on a dev cluster of this package's own (the tests
 fill its LPU nodes); a stand-in lab server on loopback that every lab's Service reaches
 (NUFI_LAB_ROUTE=cluster-dns, the DNS template pointing at it), and NuFi served by uvicorn on loopback
-once for the package. `project` and `foreign_project` come from tests/conftest.py over this package's
+once for the package (`nufi_url`) and, with every lab on an origin of its own, once per module that
+asks (`site`). `project` and `foreign_project` come from tests/conftest.py over this package's
 `nufi`."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from support.world import World, register_lpu
 from support.world_fixtures import cluster, world
 
 from . import upstream
+from .lab_site import Site, on_own_origins
 from .labs_world import Kube, lab_settings, running
 
 __all__ = ["cluster", "world"]
@@ -43,6 +45,22 @@ async def nufi_url(
         async with httpx.AsyncClient(base_url=url, timeout=30) as client:
             await register_lpu(client, world)
         yield url
+
+
+@pytest.fixture(scope="module")
+async def site(
+    world: World, lab_server: str, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Site]:
+    """NuFi with every lab on an origin of its own (`lab_site.Site`), once per module that asks."""
+    async with on_own_origins(world, lab_server, tmp_path_factory.mktemp("origins-db") / "nufi.db") as site:
+        yield site
+
+
+@pytest.fixture
+async def client(site: Site) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of `site`'s dashboard origin (a lab's host is named per request: `lab_site.on_lab`)."""
+    async with httpx.AsyncClient(base_url=site.url, timeout=30) as client:
+        yield client
 
 
 @pytest.fixture

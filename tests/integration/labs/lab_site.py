@@ -1,16 +1,33 @@
 """A lab on an origin of its own, as a browser meets it: NuFi's dashboard origin and its labs' hosts
-on one loopback port (`Site`), and the steps of the lab sign-in (the dashboard's redirect, the grant,
-the host-only lab cookie)."""
+on one loopback port (`Site`, served by `on_own_origins`), and the steps of the lab sign-in (the
+dashboard's redirect, the grant, the host-only lab cookie)."""
 
 from __future__ import annotations
 
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 from websockets.asyncio.client import connect
 from websockets.typing import Origin
 
+from support.world import World, register_lpu
+
+from .labs_world import lab_settings, running
+
 HTML = {"Accept": "text/html,application/xhtml+xml"}
+# Under the lab's path, where each kind's page changes something and opens its WebSocket: Jupyter's
+# contents API and a kernel's channels; code-server's key minting and its workbench's socket, which it
+# serves at its root (the proxy takes the lab's path off, so the lab is asked for `/`).
+CHANGE_PATHS = {"jupyter": "api/contents/x", "vscode": "mint-key"}
+SOCKET_PATHS = {
+    "jupyter": "api/kernels/k/socket",
+    "vscode": "?reconnectionToken=r&reconnection=false&skipWebSocketFrames=false",
+}
 
 
 class Site:
@@ -25,6 +42,28 @@ class Site:
 
     def lab_origin(self, project: str, name: str = "lab") -> str:
         return f"http://{self.lab_host(project, name)}"
+
+
+@asynccontextmanager
+async def on_own_origins(world: World, lab_server: str, database: Path, **values: Any) -> AsyncIterator[Site]:
+    """NuFi on a loopback port with every lab on an origin of its own under `localhost:<port>` (its
+    Service reached at `lab_server`), the LPU registered, and settings `values` on top."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    settings = lab_settings(
+        world,
+        f"sqlite+aiosqlite:///{database}",
+        lab_route="cluster-dns",
+        lab_cluster_dns_url=lab_server,
+        lab_base_domain=f"localhost:{port}",
+        dashboard_public_url=f"http://127.0.0.1:{port}",
+        **values,
+    )
+    async with running(settings, sock=sock) as url:
+        async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+            await register_lpu(client, world)
+        yield Site(url, port)
 
 
 async def to_grant(
@@ -79,10 +118,10 @@ def grant_refused(answer: httpx.Response) -> None:
     assert answer.json()["type"] == "lab-grant-refused"
 
 
-def cookie_socket(site: Site, project: str, cookie: str, origin: str) -> connect:
-    """A WebSocket to `project`'s lab kernel at the lab's host, with its lab cookie, from `origin`."""
+def cookie_socket(site: Site, project: str, cookie: str, origin: str, kind: str = "jupyter") -> connect:
+    """A WebSocket to `project`'s lab (of `kind`) at the lab's host, with its lab cookie, from `origin`."""
     return connect(
-        f"ws://{site.lab_host(project)}/labs/{project}/lab/api/kernels/k/socket",
+        f"ws://{site.lab_host(project)}/labs/{project}/lab/{SOCKET_PATHS[kind]}",
         host="127.0.0.1",
         port=site.port,
         origin=Origin(origin),

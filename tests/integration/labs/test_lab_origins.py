@@ -5,12 +5,12 @@ lab's host go to 127.0.0.1 with that Host header (the way a browser resolves `*.
 The dashboard's session earns a redirect with a one-lab grant, never a lab page; the grant is
 exchanged once for a host-only lab cookie; that cookie works for its lab only, ends with the dashboard
 session and with the membership; and a cookie caller's WebSocket or change must come from the lab's
-own origin."""
+own origin. What holds for a lab's pages and sockets is held for both kinds (`lab_kind`): Jupyter,
+served under the lab's path, and VS Code, served at its root with the path taken off."""
 
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import AsyncIterator
 from urllib.parse import parse_qs, urlsplit
 
@@ -21,47 +21,39 @@ from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin
 
 from support.polling import until
-from support.world import World, create_project, project_name, register_lpu
+from support.world import World, create_project, project_name
 
-from .lab_site import HTML, Site, cookie_socket, exchange, grant_refused, lab_cookie, on_lab, to_grant
-from .labs_world import lab_body, lab_settings, make_lab, running
+from .lab_site import (
+    CHANGE_PATHS,
+    HTML,
+    SOCKET_PATHS,
+    Site,
+    cookie_socket,
+    exchange,
+    grant_refused,
+    lab_cookie,
+    on_lab,
+    to_grant,
+)
+from .labs_world import lab_body, make_lab
 from .sign_in import sign_in
 
-
-@pytest.fixture(scope="module")
-async def site(
-    world: World, lab_server: str, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[Site]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    settings = lab_settings(
-        world,
-        f"sqlite+aiosqlite:///{tmp_path_factory.mktemp('origins-db') / 'nufi.db'}",
-        lab_route="cluster-dns",
-        lab_cluster_dns_url=lab_server,
-        lab_base_domain=f"localhost:{port}",
-        dashboard_public_url=f"http://127.0.0.1:{port}",
-    )
-    async with running(settings, sock=sock) as url:
-        async with httpx.AsyncClient(base_url=url, timeout=30) as client:
-            await register_lpu(client, world)
-        yield Site(url, port)
+BOTH_KINDS = pytest.mark.parametrize("lab_kind", ["jupyter", "vscode"])
 
 
 @pytest.fixture
-async def client(site: Site) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=site.url, timeout=30) as client:
-        yield client
+def lab_kind() -> str:
+    """The kind of lab `two_labs` makes: Jupyter, unless a test parametrizes it (`BOTH_KINDS`)."""
+    return "jupyter"
 
 
 @pytest.fixture
-async def two_labs(client: httpx.AsyncClient, world: World) -> AsyncIterator[tuple[str, str]]:
+async def two_labs(client: httpx.AsyncClient, world: World, lab_kind: str) -> AsyncIterator[tuple[str, str]]:
     """Two projects `user` is a member of, with a lab named `lab` in each."""
     projects = [project_name(), project_name()]
     for name in projects:
         await create_project(client, world, name, ["user"])
-        await make_lab(client, world, name)
+        await make_lab(client, world, name, kind=lab_kind)
     yield projects[0], projects[1]
     for name in projects:
         await client.delete(f"/api/v1/admin/projects/{name}", headers=world.admin)
@@ -142,8 +134,9 @@ async def test_a_grant_opens_only_in_the_browser_that_asked_for_it(
     assert urlsplit(anonymous.headers["location"]).path == "/auth/login"
 
 
+@BOTH_KINDS
 async def test_a_lab_cookie_opens_its_own_lab_only_and_the_dashboard_cookie_opens_no_lab_host(
-    client: httpx.AsyncClient, site: Site, two_labs: tuple[str, str]
+    client: httpx.AsyncClient, site: Site, two_labs: tuple[str, str], lab_kind: str
 ) -> None:
     first, second = two_labs
     session = await sign_in(client, "user", "user")
@@ -172,6 +165,16 @@ async def test_a_lab_cookie_opens_its_own_lab_only_and_the_dashboard_cookie_open
     )
     assert lab_cookie_on_dashboard.status_code == 401
     assert (await client.get("/api/v1/projects", headers={"Cookie": f"nufi_lab={cookie}"})).status_code == 401
+    # Nor does it open the lab's WebSocket on the dashboard's origin, whichever origin the page is on.
+    for origin in (site.url, site.lab_origin(first)):
+        with pytest.raises(InvalidStatus) as refused:
+            async with connect(
+                f"ws://127.0.0.1:{site.port}/labs/{first}/lab/{SOCKET_PATHS[lab_kind]}",
+                origin=Origin(origin),
+                additional_headers={"Cookie": f"nufi_lab={cookie}"},
+            ):
+                pass
+        assert refused.value.response.status_code == 401, origin
 
 
 async def test_a_lab_host_serves_its_lab_and_nothing_else(
@@ -248,14 +251,17 @@ async def test_the_lab_cookie_ends_with_the_membership(
     assert late.status_code == 403
 
 
+@BOTH_KINDS
 async def test_cookie_callers_change_things_and_open_sockets_only_from_the_lab_s_origin(
-    client: httpx.AsyncClient, site: Site, two_labs: tuple[str, str]
+    client: httpx.AsyncClient, site: Site, two_labs: tuple[str, str], lab_kind: str
 ) -> None:
     project, other = two_labs
     session = await sign_in(client, "user", "user")
     cookie = await lab_cookie(client, site, session, project)
     own = site.lab_origin(project)
-    path = f"/labs/{project}/lab/api/contents/x"
+    path = f"/labs/{project}/lab/{CHANGE_PATHS[lab_kind]}"
+    # Where the lab itself is asked: Jupyter under the lab's path, code-server at its root.
+    upstream = {"jupyter": path, "vscode": "/" + CHANGE_PATHS["vscode"]}[lab_kind]
     for origin in (site.lab_origin(other), site.url, "http://evil.example", "null", None):
         headers = on_lab(site, project, cookie)
         if origin is not None:
@@ -265,14 +271,19 @@ async def test_cookie_callers_change_things_and_open_sockets_only_from_the_lab_s
         assert refused.json()["type"] == "origin-refused", origin
     accepted = await client.post(path, content=b"{}", headers=on_lab(site, project, cookie, Origin=own))
     assert accepted.status_code == 201, accepted.text
+    assert accepted.json()["path"] == upstream
 
-    for origin in (site.lab_origin(other), site.url, "http://evil.example"):
+    for origin in (site.lab_origin(other), site.url, "http://evil.example", "null"):
         with pytest.raises(InvalidStatus) as foreign:
-            async with cookie_socket(site, project, cookie, origin):
+            async with cookie_socket(site, project, cookie, origin, lab_kind):
                 pass
         assert foreign.value.response.status_code == 403, origin
-    async with cookie_socket(site, project, cookie, own) as socket_:
-        assert json.loads(await socket_.recv())["cookie"] is None
+        assert json.loads(foreign.value.response.body)["type"] == "origin-refused", origin
+    async with cookie_socket(site, project, cookie, own, lab_kind) as socket_:
+        hello = json.loads(await socket_.recv())
+        assert hello["cookie"] is None
+        socket_path = {"jupyter": f"/labs/{project}/lab/{SOCKET_PATHS['jupyter']}", "vscode": "/"}
+        assert hello["path"] == socket_path[lab_kind]
 
 
 async def test_on_the_dashboard_origin_a_session_only_opens_labs_and_bearer_answers_are_sandboxed(

@@ -6,7 +6,6 @@ with labs on their own origins, as in test_lab_origins; the stand-in lab's socke
 from __future__ import annotations
 
 import json
-import socket
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,10 +16,10 @@ from websockets.asyncio.client import ClientConnection
 
 from nufi.auth.web_sessions import session_hash
 from support.polling import eventually, stays_true
-from support.world import World, create_project, project_name, register_lpu
+from support.world import World, create_project, project_name
 
-from .lab_site import Site, cookie_socket, lab_cookie
-from .labs_world import lab_settings, make_lab, running
+from .lab_site import Site, cookie_socket, lab_cookie, on_own_origins
+from .labs_world import make_lab
 from .sign_in import sign_in
 
 CHECK_SECONDS = 1.0
@@ -36,28 +35,8 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 async def site(world: World, lab_server: str, database: Path) -> AsyncIterator[Site]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    settings = lab_settings(
-        world,
-        f"sqlite+aiosqlite:///{database}",
-        lab_route="cluster-dns",
-        lab_cluster_dns_url=lab_server,
-        lab_base_domain=f"localhost:{port}",
-        dashboard_public_url=f"http://127.0.0.1:{port}",
-        lab_socket_check_seconds=CHECK_SECONDS,
-    )
-    async with running(settings, sock=sock) as url:
-        async with httpx.AsyncClient(base_url=url, timeout=30) as client:
-            await register_lpu(client, world)
-        yield Site(url, port)
-
-
-@pytest.fixture
-async def client(site: Site) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(base_url=site.url, timeout=30) as client:
-        yield client
+    async with on_own_origins(world, lab_server, database, lab_socket_check_seconds=CHECK_SECONDS) as site:
+        yield site
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """A small real server standing in for a lab behind its Service: it says what it was asked, streams,
-redirects, and echoes WebSocket messages under the subprotocol it was offered."""
+redirects, and echoes WebSocket messages under the subprotocol it was offered, on Jupyter's socket
+paths (`.../socket`) and at the root, where code-server's workbench opens its own."""
 
 from __future__ import annotations
 
@@ -125,6 +126,7 @@ async def socket(websocket: WebSocket) -> None:
 app = Starlette(
     routes=[
         WebSocketRoute("/{path:path}/socket", socket),
+        WebSocketRoute("/", socket),
         Route("/{path:path}", echo, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
     ]
 )
