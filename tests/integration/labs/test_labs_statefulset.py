@@ -120,7 +120,11 @@ async def test_a_vscode_lab_serves_at_the_root_on_its_own_port(
     assert container["ports"][0]["containerPort"] == 8080
     assert container["readinessProbe"]["httpGet"]["path"] == "/healthz"
     assert container["volumeMounts"] == [{"name": "home", "mountPath": "/home/coder"}]
-    assert container["args"] == ["--bind-addr", "0.0.0.0:8080", "--auth", "none", "/home/coder"]
+    # code-server as production runs it: no sign-in of its own, nothing that calls out, no gallery.
+    switches = ["--disable-telemetry", "--disable-update-check", "--disable-workspace-trust"]
+    assert container["args"][:4] == ["--bind-addr", "0.0.0.0:8080", "--auth", "none"]
+    assert set(switches) <= set(container["args"]) and container["args"][-1] == "/home/coder"
+    assert {"name": "EXTENSIONS_GALLERY", "value": '{"serviceUrl": ""}'} in container["env"]
 
 
 async def test_stop_and_start_scale_the_statefulset(

@@ -23,6 +23,16 @@ LABELS = {
     "nufi.io/device-type": "lpu",
 }
 TOLERATION = {"key": LPU, "operator": "Exists", "effect": "NoSchedule"}
+# code-server as production runs it (docs/workloads.md): no sign-in of its own, nothing calling out.
+CODE_SERVER_ARGS = [
+    "--auth",
+    "none",
+    "--disable-telemetry",
+    "--disable-update-check",
+    "--disable-workspace-trust",
+    "--disable-getting-started-override",
+]
+GALLERY_OFF = {"name": "EXTENSIONS_GALLERY", "value": '{"serviceUrl": ""}'}
 
 
 ORIGIN = "https://nb--team.labs.example.com"
@@ -136,9 +146,11 @@ def test_vscode_serves_at_the_root_and_asks_the_notebook_controller_to_rewrite()
     (container,) = manifests.statefulset(plan("vscode"))["spec"]["template"]["spec"]["containers"]
     assert container["ports"][0]["containerPort"] == 8080
     assert container["readinessProbe"]["httpGet"]["path"] == "/healthz"
-    assert container["args"] == ["--bind-addr", "0.0.0.0:8080", "--auth", "none", "/home/coder"]
-    assert container["env"] == [{"name": "NB_PREFIX", "value": "/labs/team/nb/"}]
+    assert container["args"] == ["--bind-addr", "0.0.0.0:8080", *CODE_SERVER_ARGS, "/home/coder"]
+    assert container["env"] == [GALLERY_OFF, {"name": "NB_PREFIX", "value": "/labs/team/nb/"}]
     notebook = manifests.notebook(plan("vscode"))
+    # The Notebook controller sets NB_PREFIX; the gallery stays off there too.
+    assert notebook["spec"]["template"]["spec"]["containers"][0]["env"] == [GALLERY_OFF]
     assert notebook["metadata"]["annotations"]["notebooks.kubeflow.org/http-rewrite-uri"] == "/"
     assert (
         "notebooks.kubeflow.org/http-rewrite-uri" not in manifests.notebook(plan())["metadata"]["annotations"]

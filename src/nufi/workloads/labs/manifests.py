@@ -129,8 +129,11 @@ def pod_spec(plan: LabPlan, backend: Backend) -> Obj:
             "failureThreshold": 3,
         },
     }
+    env = [{"name": name, "value": value} for name, value in profile.env]
     if backend == "statefulset":
-        container["env"] = [{"name": "NB_PREFIX", "value": plan.prefix(backend)}]
+        env.append({"name": "NB_PREFIX", "value": plan.prefix(backend)})
+    if env:
+        container["env"] = env
     spec: Obj = {
         "containers": [container],
         "securityContext": {"fsGroup": profile.fs_group},
