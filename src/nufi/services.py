@@ -319,7 +319,9 @@ def _domains(
     lab_upstreams = ServiceClient.from_settings(settings, cluster)
     owned.push_async_callback(lab_upstreams.close)
     deployments = DeploymentService(projects, accelerators, cluster, monitoring=monitoring)
-    labs = LabService(projects, accelerators, LabObjects(cluster), LabSettings.from_settings(settings))
+    labs = LabService(
+        projects, accelerators, LabObjects(cluster), LabSettings.from_settings(settings), lab_upstreams
+    )
     return _Domains(
         fetchers, catalog, projects, monitoring, accelerators, quotas, lab_upstreams, deployments, labs
     )

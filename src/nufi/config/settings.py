@@ -241,6 +241,10 @@ class Settings(BaseSettings):
     # An open lab WebSocket asks this often whether its caller may still use it (session, membership,
     # the lab), so one whose right ended on another replica, or expired, closes within this long.
     lab_socket_check_seconds: float = Field(default=5.0, gt=0, le=300)
+    # A running lab's activity (its last use, from its own server) is read when a page or the API shows
+    # it, each read bounded by the timeout, and kept this long before it is read again.
+    lab_activity_cache_seconds: float = Field(default=15.0, gt=0, le=3600)
+    lab_activity_timeout_seconds: float = Field(default=2.0, gt=0, le=60)
     # The domain every lab gets a host of its own under, as browsers reach it (docs/install.md, "Lab
     # base domain"): `labs.example.com` with a wildcard DNS record and certificate, or `localhost:<port>`
     # on a workstation; the scheme is NUFI_DASHBOARD_PUBLIC_URL's. Unset, no lab opens in a browser.

@@ -46,6 +46,7 @@ DYNAMIC: dict[str, Source] = {
     "{}.{}": Tuples(*((kind.area, what) for kind in KINDS for what in values_of(KindText))),
     "devices.column.{}": IN_CODE,
     "devices.kind.{}": FromCode("nufi.devices.spec:DeviceKind"),
+    "labs.active.ago.{}": FromCode("nufi.ui.parts.workload_forms:AgeUnit"),
     "labs.done.{}": IN_CODE,
     "monitoring.column.{}": IN_CODE,
     "monitoring.state.{}": FromCode("nufi.ui.parts.device_state:DataState"),
@@ -60,7 +61,7 @@ DYNAMIC: dict[str, Source] = {
     "wizard.field.{}": IN_CODE,
     "wizard.label.{}": IN_CODE,
     "wizard.memory.mode.{}": FromCode("nufi.devices.spec:MemoryMode"),
-    "workloads.age.{}": IN_CODE,
+    "workloads.age.{}": FromCode("nufi.ui.parts.workload_forms:AgeUnit"),
     "workloads.status.{}": FromCode(
         "nufi.workloads.deployments.status:Status", "nufi.workloads.labs.model:LabStatus"
     ),

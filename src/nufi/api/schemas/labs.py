@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
@@ -10,6 +11,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from nufi.api.schemas.workloads import reason_fields
 from nufi.messages import MessageModel
+from nufi.workloads.labs.activity import ActivitySource, ActivityState
 from nufi.workloads.labs.model import Backend, Lab, LabKind, LabStatus
 
 
@@ -17,6 +19,33 @@ class LabAcceleratorView(BaseModel):
     device_type: str
     resource_key: str = Field(description="the extended resource in the pod's limits, e.g. hyperaccel.ai/lpu")
     count: int
+
+
+class LabActivityView(BaseModel):
+    last_active: datetime | None = Field(
+        description=(
+            "when the lab was last used, as its server says (RFC 3339); null when it cannot be read "
+            "(state unreachable) or its server has had no use since it started"
+        )
+    )
+    source: ActivitySource = Field(
+        description="code-server: its /healthz heartbeat; jupyter: its /api/status and kernels"
+    )
+    state: ActivityState = Field(
+        description=(
+            "alive: used within the last minute; idle: not since; busy: a kernel is running code; "
+            "unreachable: the lab did not answer as its server does"
+        )
+    )
+    read_at: datetime = Field(description="when NuFi read it (readings are kept a few seconds)")
+
+    # Unannotated on purpose, as LabView's: the routes leave out absent fields, but a null
+    # last_active says something (unknown, or no use since the start) and stays.
+    @model_serializer(mode="wrap")
+    def _last_active_always(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        data: dict[str, Any] = handler(self)
+        data.setdefault("last_active", None)
+        return data
 
 
 class LabView(BaseModel):
@@ -51,6 +80,10 @@ class LabView(BaseModel):
         )
     )
     created_at: str | SkipJsonSchema[None] = None
+    activity: LabActivityView | None = Field(
+        default=None,
+        description="when the lab was last used, read from its server; null unless the lab is Ready",
+    )
 
     # Unannotated on purpose: pydantic then documents the model's own fields, where a return type
     # would replace them in the OpenAPI schema.
@@ -60,6 +93,7 @@ class LabView(BaseModel):
         # client tells "no lab base domain" from an older NuFi.
         data: dict[str, Any] = handler(self)
         data.setdefault("origin_url", self.origin_url)
+        data.setdefault("activity", None)
         return data
 
     @classmethod

@@ -18,19 +18,22 @@ from nicegui import ui
 from nufi.auth import Principal
 from nufi.ui import context
 from nufi.ui.i18n import Translator
+from nufi.ui.parts.moments import utc_text
 from nufi.ui.parts.workload_forms import (
     FieldErrors,
     accelerator_text,
     as_int,
+    elapsed,
     problem_text,
     workload_cells,
 )
 from nufi.ui.parts.workload_page import RowButton, WorkloadKind, WorkloadPage
 from nufi.ui.skeleton import Visit
+from nufi.workloads.labs.activity import Activity
 from nufi.workloads.labs.model import MAX_STORAGE_GIB, Lab, LabRequest
 
 PATH = "/labs"
-COLUMNS = ("name", "kind", "status", "accelerator", "storage", "reason", "age")
+COLUMNS = ("name", "kind", "status", "last_active", "accelerator", "storage", "reason", "age")
 KIND_NAMES = {"jupyter": "Jupyter", "vscode": "VS Code"}
 DEFAULT_STORAGE_GIB = 10
 
@@ -68,6 +71,44 @@ async def _act(page: _Page, name: str, action: str) -> None:
     await page.refresh()
 
 
+def activity_cells(t: Translator, activity: Activity | None) -> dict[str, str]:
+    """The "last active" cell: how long ago, or why it is not known, and the instant behind it for the
+    tooltip (`active_at`, ISO; `active_utc`, its UTC text until the page's script shows it locally)."""
+    if activity is None:
+        return {"last_active": "—", "active_tip": "", "active_at": "", "active_utc": ""}
+    at, tip = activity.read_at, "labs.active.read_at"
+    if activity.state == "unreachable":
+        shown = t("labs.active.unknown")
+        tip = "labs.active.unreachable_at"
+    elif activity.state == "busy":
+        shown = t("labs.active.busy")
+    elif activity.last_active is None:
+        shown = t("labs.active.none")
+    else:
+        at, tip = activity.last_active, "labs.active.at"
+        unit, count = elapsed(at)
+        shown = t(f"labs.active.ago.{unit}", n=count)
+    return {
+        "last_active": shown,
+        "active_tip": t(tip),
+        "active_at": at.isoformat(),
+        "active_utc": utc_text(at),
+    }
+
+
+def _activity_slot() -> str:
+    return """
+<q-td :props="props">
+  <span :data-testid="'active-' + props.row.name">{{ props.row.last_active }}
+    <q-tooltip v-if="props.row.active_at" class="text-body2">{{ props.row.active_tip }}
+      <time data-local :datetime="props.row.active_at" :title="props.row.active_utc">{{
+        props.row.active_utc }}</time>
+    </q-tooltip>
+  </span>
+</q-td>
+"""
+
+
 _OPEN = RowButton(
     "labs.action.open",
     "open_in_new",
@@ -94,19 +135,26 @@ class Labs(WorkloadKind[Lab, _Inputs]):
         (RowButton("labs.action.stop", "stop", "stop", look="v-else flat"), _stop),
     )
 
+    def slots(self, t: Translator) -> dict[str, str]:
+        return {"body-cell-last_active": _activity_slot()}
+
     async def read(self, principal: Principal, project: str) -> Sequence[Lab]:
         return await context.services().labs.list_labs(principal, project)
 
     def row(self, t: Translator, names: dict[str, str], item: Lab) -> dict[str, Any]:
         accelerator = item.accelerator
-        return workload_cells(t, item.name, item.status, item.reason, item.created_at) | {
-            "kind": KIND_NAMES.get(item.kind, item.kind),
-            "accelerator": accelerator_text(names, accelerator.device_type, accelerator.count),
-            "storage": f"{item.storage_gib} GiB" if item.storage_gib else "—",
-            "url": item.url,
-            "stopped": item.status == "Stopped",
-            "openable": item.status == "Ready",
-        }
+        return (
+            workload_cells(t, item.name, item.status, item.reason, item.created_at)
+            | {
+                "kind": KIND_NAMES.get(item.kind, item.kind),
+                "accelerator": accelerator_text(names, accelerator.device_type, accelerator.count),
+                "storage": f"{item.storage_gib} GiB" if item.storage_gib else "—",
+                "url": item.url,
+                "stopped": item.status == "Stopped",
+                "openable": item.status == "Ready",
+            }
+            | activity_cells(t, item.activity)
+        )
 
     async def delete(self, principal: Principal, project: str, name: str) -> None:
         await context.services().labs.delete(principal, project, name)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
 from nicegui import ui
@@ -104,16 +104,27 @@ def created(created_at: str | None) -> datetime | None:
     return then if then.tzinfo is not None else then.replace(tzinfo=UTC)
 
 
+# The units an age is told in, largest first: days, hours, minutes, seconds.
+AgeUnit = Literal["d", "h", "m", "s"]
+_UNITS: tuple[tuple[AgeUnit, int], ...] = (("d", 86400), ("h", 3600), ("m", 60))
+
+
+def elapsed(then: datetime, now: datetime | None = None) -> tuple[AgeUnit, int]:
+    """How long ago `then` was, in its largest whole unit: ("m", 12)."""
+    seconds = max(int(((now or datetime.now(UTC)) - then).total_seconds()), 0)
+    for unit, size in _UNITS:
+        if seconds >= size:
+            return unit, seconds // size
+    return "s", seconds
+
+
 def age(created_at: str | None, t: Translator, now: datetime | None = None) -> str:
     """How long ago `created_at` was: "45s", "12m", "3h", "2d" ("45초", "12분" in Korean)."""
     then = created(created_at)
     if then is None:
         return "—"
-    seconds = max(int(((now or datetime.now(UTC)) - then).total_seconds()), 0)
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return t(f"workloads.age.{unit}", n=seconds // size)
-    return t("workloads.age.s", n=seconds)
+    unit, count = elapsed(then, now)
+    return t(f"workloads.age.{unit}", n=count)
 
 
 def age_cells(t: Translator, created_at: str | None) -> dict[str, str]:

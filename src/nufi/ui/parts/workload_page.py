@@ -100,6 +100,10 @@ class WorkloadKind(ABC, Generic[Item, Inputs]):
     # The buttons before Delete, each with its action (Delete, last, asks first).
     buttons: tuple[tuple[RowButton, Callable[[WorkloadPage[Item, Inputs], str], Awaitable[None]] | None], ...]
 
+    def slots(self, t: Translator) -> dict[str, str]:
+        """The kind's own cell slots ("body-cell-<column>": its template), beside the shared ones."""
+        return {}
+
     def columns(self, t: Translator) -> dict[str, str]:
         """Each column's field and its heading, in their order."""
         return {name: t(f"{self.area}.column.{name}") for name in self.column_names}
@@ -165,6 +169,8 @@ class WorkloadPage(Generic[Item, Inputs]):
             empty=kind.text(self.t, "empty"),
             actions=self._actions_slot(),
         )
+        for name, slot in kind.slots(self.t).items():
+            self.table.add_slot(name, slot)
         for button, action in (*kind.buttons, (DELETE, WorkloadPage.ask_delete)):
             if button.event is not None and action is not None:
                 self.table.on(button.event, self._on(action))

@@ -22,6 +22,7 @@ from nufi.cluster.kube_rest import Json
 from nufi.cluster.labs import CLAIM, NOTEBOOK, POD, SERVICE, STATEFULSET, LabObjects
 from nufi.cluster.objects import Kind
 from nufi.cluster.resources import quantity_to_int
+from nufi.cluster.service_route import ServiceClient
 from nufi.cluster.workload_apply import Write, apply_workload, refused_as
 from nufi.config import Settings
 from nufi.db.intents import Intent
@@ -32,6 +33,7 @@ from nufi.workloads.intents import Outcome, acting
 from nufi.workloads.kinds import name_taken
 from nufi.workloads.labels import DEVICE_TYPE, device_type_of
 from nufi.workloads.labs import manifests
+from nufi.workloads.labs.activity_reader import ActivityReader
 from nufi.workloads.labs.manifests import STORAGE_ANNOTATION
 from nufi.workloads.labs.model import (
     MAX_LAB_NAME_LENGTH,
@@ -75,6 +77,9 @@ class LabSettings:
     origins: LabOrigins | None = None
     # How often an open lab socket asks again whether its caller may still use it.
     socket_check_seconds: float = 5.0
+    # How long a lab's activity reading is kept, and how long one may take (`labs/activity_reader.py`).
+    activity_cache_seconds: float = 15.0
+    activity_timeout_seconds: float = 2.0
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LabSettings:
@@ -84,6 +89,8 @@ class LabSettings:
             settings.lab_vscode_image,
             origins,
             socket_check_seconds=settings.lab_socket_check_seconds,
+            activity_cache_seconds=settings.lab_activity_cache_seconds,
+            activity_timeout_seconds=settings.lab_activity_timeout_seconds,
         )
 
     def origin(self, project: str, name: str) -> str | None:
@@ -105,8 +112,20 @@ class LabService:
         accelerators: AcceleratorService,
         objects: LabObjects,
         settings: LabSettings,
+        upstreams: ServiceClient | None = None,
     ) -> None:
         self._projects = projects
+        # How labs' activity is read: over the client the lab proxy reaches their Services with; without
+        # one, labs are listed without their activity.
+        self._activity = (
+            None
+            if upstreams is None
+            else ActivityReader(
+                upstreams,
+                cache_seconds=settings.activity_cache_seconds,
+                timeout_seconds=settings.activity_timeout_seconds,
+            )
+        )
         self._accelerators = accelerators
         self._objects = objects
         self._store = LabStore(objects)
@@ -133,11 +152,12 @@ class LabService:
             if object_name(sts) not in notebooks and not (sts.get("metadata") or {}).get("ownerReferences"):
                 found.append(Found("statefulset", sts))
         labs = [await self._view(project, f) for f in found]
-        return sorted(labs, key=lambda lab: lab.name)
+        return await self._with_activity(sorted(labs, key=lambda lab: lab.name))
 
     async def get(self, principal: Principal | None, project: str, name: str) -> Lab:
         await self._projects.require_access(principal, project)
-        return await self._view(project, await self._store.require(project, name))
+        lab = await self._view(project, await self._store.require(project, name))
+        return (await self._with_activity([lab]))[0]
 
     async def route(self, principal: Principal | None, project: str, name: str) -> LabRoute:
         """Where the lab proxy sends the caller's traffic for a lab; 403 / 404 as for `get`."""
@@ -277,6 +297,9 @@ class LabService:
             change.touched = True
             top = await self._store.switch(project, name, found, running=running)
         return await self._view(project, Found(found.backend, top))
+
+    async def _with_activity(self, labs: list[Lab]) -> list[Lab]:
+        return labs if self._activity is None else await self._activity.with_activity(labs)
 
     async def _check_quota(self, project: str, found: Found) -> None:
         # Starting a stopped lab asks for its devices again: refused up front past the project's quota.
