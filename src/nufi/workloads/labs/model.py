@@ -19,6 +19,20 @@ MAX_STORAGE_GIB = 4096
 # A lab names a StatefulSet whose pods are `<name>-0` and whose revisions are labelled
 # `<name>-<10-character hash>`; label values stop at 63 characters, so names stop at 52.
 MAX_LAB_NAME_LENGTH = 52
+# code-server's switches besides where it listens: no sign-in of its own (the lab proxy is the door),
+# and nothing that calls out of a lab, which may have no way out: telemetry, the update check, the
+# workspace-trust prompt (everything in a lab's home is its owner's) and the getting-started page.
+CODE_SERVER_SWITCHES = (
+    "--auth",
+    "none",
+    "--disable-telemetry",
+    "--disable-update-check",
+    "--disable-workspace-trust",
+    "--disable-getting-started-override",
+)
+# VS Code takes its extension gallery from this variable, not an option; one without a service URL is
+# no gallery at all, where a lab could not reach Open VSX anyway.
+NO_GALLERY = ("EXTENSIONS_GALLERY", '{"serviceUrl": ""}')
 
 
 class LabRequest(BaseModel):
@@ -52,6 +66,7 @@ class KindProfile:
     # the same for it).
     serves_prefix: bool
     health_path: str  # under the prefix when serves_prefix, else from `/`
+    env: tuple[tuple[str, str], ...] = ()  # the container's environment, besides NB_PREFIX
 
     def args(self, origin: str | None = None) -> list[str]:
         """The container's args; `origin` is the lab's own (nufi.workloads.labs.origin), if it has one."""
@@ -73,7 +88,7 @@ class KindProfile:
                 # callers, who send no Origin) and Jupyter's same-origin default refuses any Origin.
                 args.append(f"--ServerApp.allow_origin={origin}")
             return args
-        return ["--bind-addr", f"0.0.0.0:{self.port}", "--auth", "none", self.home]
+        return ["--bind-addr", f"0.0.0.0:{self.port}", *CODE_SERVER_SWITCHES, self.home]
 
 
 PROFILES: dict[LabKind, KindProfile] = {
@@ -81,7 +96,13 @@ PROFILES: dict[LabKind, KindProfile] = {
         "jupyter", port=8888, home="/home/jovyan", fs_group=100, serves_prefix=True, health_path="api"
     ),
     "vscode": KindProfile(
-        "vscode", port=8080, home="/home/coder", fs_group=1000, serves_prefix=False, health_path="healthz"
+        "vscode",
+        port=8080,
+        home="/home/coder",
+        fs_group=1000,
+        serves_prefix=False,
+        health_path="healthz",
+        env=(NO_GALLERY,),
     ),
 }
 # The Service in front of a lab listens where the Notebook controller's does.
