@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -243,6 +244,45 @@ async def test_deleting_a_pod_stops_its_process_group_even_one_ignoring_sigterm(
     assert wait_gone(pid, 2.0) and wait_gone(child, 2.0)
     events = await v1.list_namespaced_event(namespace, field_selector="involvedObject.name=stubborn")
     assert "Stopping container echo" in {e.message for e in events.items if e.reason == "Killing"}
+
+
+async def test_a_claim_mounted_at_the_working_directory_outlives_its_pod(
+    cluster: DevClusterProcess, api: client.ApiClient, namespace: str
+) -> None:
+    # A lab's home: what one pod leaves there, the next pod mounting the claim finds, as its own.
+    v1 = client.CoreV1Api(api)
+    mounts = [{"name": "home", "mountPath": "/home/lab"}]
+    claim: list[dict[str, Any]] = [{"name": "home", "persistentVolumeClaim": {"claimName": "keeper-home"}}]
+
+    async def started(name: str, volumes: list[dict[str, Any]]) -> dict[str, Any]:
+        container = echo_container(workingDir="/home/lab", volumeMounts=mounts)
+        container["env"] = [{"name": "MY_UID", "valueFrom": {"fieldRef": {"fieldPath": "metadata.uid"}}}]
+        await v1.create_namespaced_pod(namespace, _pod(name, container, volumes=volumes))
+        ready = await until(lambda: pod_when(v1, name, namespace, "Ready"), within=30)
+
+        async def its_own() -> dict[str, Any] | None:
+            # The previous pod's env.json is there too, until this pod's process writes its own.
+            info = started_info(cluster, ready)
+            return info if info is not None and info["env"]["MY_UID"] == ready.metadata.uid else None
+
+        return await until(its_own, within=30)
+
+    first = await started("keeper", claim)
+    (Path(first["cwd"]) / "kept.txt").write_text("left by the first pod")
+    await v1.delete_namespaced_pod("keeper", namespace)
+
+    async def gone() -> bool:
+        return not (await v1.list_namespaced_pod(namespace, field_selector="metadata.name=keeper")).items
+
+    await until(gone, within=15)
+    second = await started("keeper", claim)
+    assert second["cwd"] == first["cwd"]
+    assert (Path(second["cwd"]) / "kept.txt").read_text() == "left by the first pod"
+    # Written there by the second pod's process: the claim's directory is still its user's.
+    assert os.stat(second["cwd"]).st_uid == os.stat(Path(second["cwd"]) / "env.json").st_uid
+    # A pod with another volume there (no claim) works in a directory of its own.
+    other = await started("elsewhere", [{"name": "home", "emptyDir": {}}])
+    assert other["cwd"] != first["cwd"] and not (Path(other["cwd"]) / "kept.txt").exists()
 
 
 async def test_deleting_a_deployment_stops_its_processes(

@@ -1,6 +1,8 @@
 """The process runtime of the simulated kubelets: mapped containers of bound pods run as local processes.
 
 It also keeps the table the services proxy reads: (pod uid, container port) → 127.0.0.1:<local port>.
+A container whose working directory is a PersistentVolumeClaim's mount (a lab's home) works in that
+claim's directory, owned by that claim's user, which the next pod mounting it finds as it was left.
 """
 
 from __future__ import annotations
@@ -125,7 +127,10 @@ class ProcessRuntime:
             if ports[0].get("name"):
                 processes.ports[str(ports[0]["name"])] = local_port
         pod_dir = self.log_path(namespace, name, uid, "-").parent
-        workdir = self._workdir(pod_dir, str(container["name"]))
+        claim = home_claim(pod, container)
+        # `@` is in no Kubernetes name: a claim's directory and user never meet a pod's.
+        volume = f"claim@{namespace}@{claim}" if claim else None
+        workdir = self._workdir(pod_dir, str(container["name"]), volume)
         launch = launch_spec(
             entry,
             container,
@@ -146,15 +151,16 @@ class ProcessRuntime:
             readiness=container.get("readinessProbe"),
             liveness=container.get("livenessProbe"),
             resolve_port=_resolver(container, local_port),
-            run_as=None if self._users is None else self._users.take(uid),
+            # A claim keeps its user for as long as the dev cluster runs: its files stay its own.
+            run_as=None if self._users is None else self._users.take(volume or uid),
         )
 
-    def _workdir(self, pod_dir: Path, container: str) -> Path:
+    def _workdir(self, pod_dir: Path, container: str, volume: str | None) -> Path:
         if self._work_root is None:
             if self._users is not None:
                 let_through_to_interpreter()
             self._work_root = work_root()
-        workdir = self._work_root / pod_dir.name / container
+        workdir = self._work_root / volume if volume else self._work_root / pod_dir.name / container
         pod_dir.mkdir(parents=True, exist_ok=True)
         link = pod_dir / container
         if not link.is_symlink() and not link.exists():
@@ -179,6 +185,20 @@ class ProcessRuntime:
             # Work dirs live in /tmp, not the state directory: nothing else would remove them.
             shutil.rmtree(self._work_root, ignore_errors=True)
             self._work_root = None
+
+
+def home_claim(pod: Obj, container: Obj) -> str | None:
+    """The claim whose volume `container` mounts at its working directory, if any. Only there: the
+    work dir is the one directory a container's process has; other mounts are not simulated."""
+    claims = {
+        str(volume["name"]): str(volume["persistentVolumeClaim"]["claimName"])
+        for volume in pod.get("spec", {}).get("volumes") or []
+        if (volume.get("persistentVolumeClaim") or {}).get("claimName")
+    }
+    for mount in container.get("volumeMounts") or []:
+        if mount.get("mountPath") == container.get("workingDir") and mount.get("name") in claims:
+            return claims[str(mount["name"])]
+    return None
 
 
 def _warn_unsimulated(pod: Obj, container: Obj, skipped: Sequence[str], on_event: EventSink) -> None:
