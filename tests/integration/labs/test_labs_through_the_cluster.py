@@ -1,12 +1,16 @@
 """End to end through the dev cluster: its kubelet runs a Jupyter lab's container as a real JupyterLab
 process, and NuFi reaches it as from outside a cluster, through the Kubernetes API's services proxy
-(NUFI_LAB_ROUTE=service-proxy) — HTTP pages and REST calls, and a kernel's WebSocket running code."""
+(NUFI_LAB_ROUTE=service-proxy) — HTTP pages and REST calls, and a kernel's WebSocket running code; and
+each lab's activity, read by NuFi by the same road, moving when the lab is used."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
+from datetime import datetime
+from typing import Any
 
 import httpx
 import pytest
@@ -42,7 +46,10 @@ async def through_cluster(
 ) -> AsyncIterator[str]:
     here = replace(world, cluster=process_cluster)
     database = tmp_path_factory.mktemp("labs-e2e") / "nufi.db"
-    settings = here.settings(f"sqlite+aiosqlite:///{database}", lab_route="service-proxy")
+    # Labs' activity is read again every half second, so a test sees it move without waiting.
+    settings = here.settings(
+        f"sqlite+aiosqlite:///{database}", lab_route="service-proxy", lab_activity_cache_seconds=0.5
+    )
     async with running(settings) as url:
         async with httpx.AsyncClient(base_url=url, timeout=30) as client:
             await register_lpu(client, here)
@@ -117,3 +124,80 @@ async def test_a_vscode_lab_opens_at_its_root_through_the_services_proxy(
             assert "VS Code" in page.text and "stand-in" in page.text
         finally:
             await nufi.delete(f"/api/v1/admin/projects/{project}", headers=world.admin)
+
+
+def _at(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+class _Activity:
+    """A lab's `activity` as `GET …/labs/{name}` shows it, read again on each call."""
+
+    def __init__(self, nufi: httpx.AsyncClient, world: World, project: str, name: str) -> None:
+        self._nufi, self._world, self._path = nufi, world, f"/api/v1/projects/{project}/labs/{name}"
+
+    async def __call__(self) -> dict[str, Any]:
+        lab = await self._nufi.get(self._path, headers=self._world.user)
+        assert lab.status_code == 200, lab.text
+        found: dict[str, Any] = lab.json()["activity"] or {}
+        return found
+
+    async def read_as(self, *states: str) -> dict[str, Any] | None:
+        found = await self()
+        return found if found.get("state") in states else None
+
+    async def later_than(self, earlier: dict[str, Any]) -> dict[str, Any] | None:
+        found = await self()
+        return found if found.get("read_at", "") > earlier["read_at"] else None
+
+    async def used_after(self, earlier: dict[str, Any]) -> dict[str, Any] | None:
+        found = await self()
+        last, before = found.get("last_active"), earlier["last_active"]
+        return found if last and (before is None or _at(last) > _at(before)) else None
+
+
+async def test_a_jupyter_labs_last_active_moves_when_it_is_used_and_is_busy_while_code_runs(
+    through_cluster: str, world: World
+) -> None:
+    project = project_name()
+    async with httpx.AsyncClient(base_url=through_cluster, timeout=30) as nufi:
+        await create_project(nufi, world, project, ["user"])
+        try:
+            created = await nufi.post(f"/api/v1/projects/{project}/labs", json=lab_body(), headers=world.user)
+            assert created.status_code == 201, created.text
+            assert created.json()["activity"] is None  # not running yet: nothing to read
+            activity = _Activity(nufi, world, project, "lab")
+            first = await until(lambda: activity.read_as("alive", "idle"), within=90, every=0.5)
+            assert first["source"] == "jupyter" and first["last_active"] is not None
+            # Asking is not using: a later reading keeps the same last use.
+            again = await until(lambda: activity.later_than(first), within=30, every=0.3)
+            assert again["last_active"] == first["last_active"]
+            await _run_code_seeing_busy(nufi, world, through_cluster, project, activity)
+            await until(lambda: activity.used_after(first), within=30, every=0.3)
+        finally:
+            await nufi.delete(f"/api/v1/admin/projects/{project}", headers=world.admin)
+
+
+async def _run_code_seeing_busy(
+    nufi: httpx.AsyncClient, world: World, base: str, project: str, activity: _Activity
+) -> None:
+    """A kernel started through the lab proxy runs code for a while; meanwhile the lab reads busy."""
+    prefix = f"/labs/{project}/lab/"
+    page = await nufi.get(f"{prefix}lab", headers=world.user)
+    assert page.status_code == 200, page.text
+    xsrf = page.cookies["_xsrf"]
+    cookies = {"Cookie": f"_xsrf={xsrf}"}
+    kernel = await nufi.post(
+        f"{prefix}api/kernels",
+        json={"name": "python3"},
+        headers={**world.user, **cookies, "X-XSRFToken": xsrf},
+    )
+    assert kernel.status_code == 201, kernel.text
+    ws_url = base.replace("http://", "ws://") + f"{prefix}api/kernels/{kernel.json()['id']}/channels"
+    code = "import time; time.sleep(8); print('done')"
+    running_code = asyncio.ensure_future(run_in_kernel(ws_url, code, headers={**world.user, **cookies}))
+    try:
+        await until(lambda: activity.read_as("busy"), within=120, every=0.3, what="busy while code runs")
+        assert (await running_code).strip() == "done"
+    finally:
+        running_code.cancel()
