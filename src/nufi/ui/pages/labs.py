@@ -99,7 +99,8 @@ def activity_cells(t: Translator, activity: Activity | None) -> dict[str, str]:
 def _activity_slot() -> str:
     return """
 <q-td :props="props">
-  <span :data-testid="'active-' + props.row.name">{{ props.row.last_active }}
+  <span :data-testid="'active-' + props.row.name" :class="props.row.active_at ? '' : 'text-grey-5'">{{
+    props.row.last_active }}
     <q-tooltip v-if="props.row.active_at" class="text-body2">{{ props.row.active_tip }}
       <time data-local :datetime="props.row.active_at" :title="props.row.active_utc">{{
         props.row.active_utc }}</time>
