@@ -10,7 +10,11 @@ LINT_IMPORTS := $(VENV)/bin/lint-imports --no-cache --no-logo
 # chromium drives the dashboard tests (Playwright); fonts-noto-cjk renders their Korean. The sandbox
 # starts prometheus-alertmanager itself (the package's own service is not used); victoria-metrics stands in
 # for Prometheus in the tests that run on both engines (started by the tests, not as a service).
-DEBIAN_PACKAGES := prometheus prometheus-alertmanager victoria-metrics postgresql chromium fonts-noto-cjk
+# libkrb5-dev is for code-server's kerberos addon, built when code-server is installed (below).
+DEBIAN_PACKAGES := prometheus prometheus-alertmanager victoria-metrics postgresql chromium fonts-noto-cjk libkrb5-dev
+# The pinned code-server and Node 24 a VS Code lab runs, from the npm registry, installed once per machine
+# into a cache outside the clone (NUFI_CODE_SERVER_CACHE, default ~/.cache/nufi); see docs/sandbox.md.
+CODE_SERVER_INSTALL := packages/nufi-sandbox/src/nufi_sandbox/code_server/install.sh
 # Each benchmark with the arguments `make bench` gives it; their defaults are the sizes the results in
 # bench/README.md were measured at (a few minutes in all). Override one with e.g.
 # `make bench BENCH_ARGS_check_resource_key="--nodes 500"`. A benchmark is a module of bench/ or a
@@ -19,9 +23,9 @@ BENCH_MODULES := $(filter-out bench/__init__.py bench/dashboard_server.py bench/
 BENCH_PACKAGES := $(filter-out bench/load/__main__.py,$(wildcard bench/*/__main__.py))
 BENCHMARKS := $(sort $(basename $(notdir $(BENCH_MODULES))) $(patsubst bench/%/__main__.py,%,$(BENCH_PACKAGES)))
 
-.PHONY: help setup debian-packages run test test-vm unit fuzz crash lint-imports lint typecheck bench load reliability docs protos clean
+.PHONY: help setup debian-packages code-server run test test-vm unit fuzz crash lint-imports lint typecheck bench load reliability docs protos clean
 
-setup: $(VENV)/.synced debian-packages ## Install uv, the locked .venv (all three distributions) and the Debian packages the tests start
+setup: $(VENV)/.synced debian-packages code-server ## Install uv, the locked .venv (all three distributions), the Debian packages the tests start and the pinned code-server
 
 help: ## List the targets
 	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)$$/\1\t\2/' | \
@@ -43,6 +47,10 @@ debian-packages:
 	    echo "missing Debian packages:$$missing (run 'sudo make setup' or install them with apt)"; \
 	  fi; \
 	fi
+
+# After the Debian packages: its native addons are built against libkrb5-dev.
+code-server: debian-packages
+	@bash $(CODE_SERVER_INSTALL)
 
 # The sandbox's own options pass through ARGS, e.g. `make run ARGS="--port 18080 --state-dir /tmp/nufi"`;
 # `.venv/bin/nufi-sandbox --help` lists them.

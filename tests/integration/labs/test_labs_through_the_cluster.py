@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from nufi_sandbox import code_server
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from nufi_sandbox.devcluster.runtime.map import ImageEntry, RuntimeMap
 from nufi_sandbox.sandbox.images import JUPYTER, VSCODE
@@ -33,7 +34,10 @@ def process_cluster() -> Iterator[DevClusterProcess]:
     runtime_map = RuntimeMap(
         images={
             JUPYTER: ImageEntry(argv=(*wrapper, "jupyter"), env={}),
-            VSCODE: ImageEntry(argv=(*wrapper, "vscode"), env={}),
+            # Its pods run with a HOME of their own: they are told where `make setup` put code-server.
+            VSCODE: ImageEntry(
+                argv=(*wrapper, "vscode"), env={code_server.OVERRIDE_ENV: str(code_server.binary())}
+            ),
         }
     )
     with dev_cluster(NODES, prefix="labp-", runtime_map=runtime_map) as started:
@@ -119,9 +123,13 @@ async def test_a_vscode_lab_opens_at_its_root_through_the_services_proxy(
 
             # Ready from the probe on /healthz at the server's root: the prefix is the proxy's.
             await until(ready, within=60, every=0.5)
-            page = await nufi.get(f"/labs/{project}/code/", headers=world.user)
-            assert page.status_code == 200, page.text
-            assert "VS Code" in page.text and "stand-in" in page.text
+            root = await nufi.get(f"/labs/{project}/code/", headers=world.user)
+            # code-server's own answer, a redirect relative to the lab's path, to the folder it opens.
+            assert root.status_code == 302, root.text
+            location = root.headers["location"]
+            assert location.startswith("./?folder=")
+            page = await nufi.get(f"/labs/{project}/code/{location.removeprefix('./')}", headers=world.user)
+            assert page.status_code == 200 and "workbench" in page.text
         finally:
             await nufi.delete(f"/api/v1/admin/projects/{project}", headers=world.admin)
 

@@ -1,5 +1,5 @@
-"""Before anything starts: NuFi's port, and the Prometheus and Alertmanager binaries (installed with apt
-as root)."""
+"""Before anything starts: NuFi's port, the Prometheus and Alertmanager binaries (installed with apt
+as root), and the code-server VS Code labs run."""
 
 from __future__ import annotations
 
@@ -114,3 +114,16 @@ def test_a_listening_port_is_refused_with_the_option_to_change_it() -> None:
         with pytest.raises(SandboxError, match=rf"port {port} on 127\.0\.0\.1 is already in use.*--port"):
             preflight.check_port_free(port)
     preflight.check_port_free(port)  # free again once closed
+
+
+def test_without_code_server_the_sandbox_does_not_start_and_names_make_setup(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("NUFI_CODE_SERVER", raising=False)
+    monkeypatch.setenv("NUFI_CODE_SERVER_CACHE", str(tmp_path))
+    with pytest.raises(SandboxError, match="run `make setup`"):
+        preflight.ensure_code_server(is_root=False)
+    program = tmp_path / "code-server"
+    _executable(program)
+    monkeypatch.setenv("NUFI_CODE_SERVER", str(program))
+    assert preflight.ensure_code_server(is_root=False) == program

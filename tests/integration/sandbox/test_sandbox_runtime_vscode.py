@@ -1,40 +1,95 @@
-"""The VS Code stand-in serves its page at / (where code-server serves, behind a proxy that takes the
-lab's path off) and under the pod's NB_PREFIX, says in Korean and English what it is, shows the
-devices the pod got, and answers /healthz."""
+"""The VS Code lab wrapper starts the real code-server `make setup` installed: on loopback at the pod's
+port, at `/` (the proxy in front takes the lab's path off), with NuFi's switches and environment for
+it, its home and files on the lab's volume (the work dir), the pod's devices in its environment;
+stopped by PID, nothing of it stays."""
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
 from nufi.workloads.labs.model import PROFILES
-from nufi_sandbox.runtime.vscode import NOTICE_EN, NOTICE_KO
+from nufi_sandbox import code_server
+from nufi_sandbox.processes import ManagedProcess
 
 from .runtime_support import start_runtime
 
+# The workbench page names its scripts and styles by relative URLs only (code-server has no base path).
+_ASSET = re.compile(r'(?:src|href)="([^"?#]+\.(?:js|css))"')
 
-def test_the_stand_in_serves_under_its_prefix(tmp_path: Path, logs_dir: Path) -> None:
-    env = {"NB_PREFIX": "/labs/team-a/code", "LPU_VISIBLE_DEVICES": "lpu3", "NODE_NAME": "lpu-node-2"}
-    # code-server's own arguments, as NuFi's manifest for its image carries them, are ignored.
-    args = PROFILES["vscode"].args()
-    process, port = start_runtime("vscode", tmp_path / "work", logs_dir, env, *args)
+
+def _proc_words(pid: int, name: str) -> list[str]:
+    return Path(f"/proc/{pid}/{name}").read_bytes().decode().split("\0")
+
+
+def _running_in(workdir: Path) -> list[int]:
+    """Processes whose working directory is ``workdir`` (what a lab's server and terminals have)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if Path(os.readlink(entry / "cwd")) == workdir:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def _open_workbench(base: str, workdir: Path) -> str:
+    """The workbench page, through the redirect code-server answers `/` with; returns its HTML."""
+    root = httpx.get(f"{base}/", timeout=10.0)
+    assert root.status_code == 302, root.text
+    location = root.headers["location"]
+    # A relative redirect: it stays right under whatever path the proxy in front serves the lab at.
+    assert not location.startswith(("/", "http")), location
+    assert parse_qs(urlsplit(location).query)["folder"] == [str(workdir)]
+    page = httpx.get(f"{base}/{location.removeprefix('./')}", timeout=10.0)
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    return page.text
+
+
+def test_the_real_code_server_serves_the_workbench_from_the_lab_volume(
+    tmp_path: Path, logs_dir: Path
+) -> None:
+    code_server.binary()  # not installed: the error names `make setup`, instead of a lab that never answers
+    workdir = tmp_path / "work"
+    profile = PROFILES["vscode"]
+    env = {"NB_PREFIX": "/labs/team-a/code", "LPU_VISIBLE_DEVICES": "lpu3", **dict(profile.env)}
+    # NuFi's manifest for the image: where it listens and the folder it opens are the dev cluster's.
+    process, port = start_runtime("vscode", workdir, logs_dir, env, *profile.args())
     base = f"http://127.0.0.1:{port}"
     try:
-        process.wait_ready(lambda: httpx.get(f"{base}/healthz", timeout=1.0).status_code == 200, 15.0)
-        for path in ("/labs/team-a/code/", "/"):
-            page = httpx.get(f"{base}{path}", timeout=5.0)
-            assert page.status_code == 200
-            assert page.headers["content-type"].startswith("text/html")
-            assert NOTICE_EN in page.text and NOTICE_KO in page.text
-            assert "<code>lpu3</code>" in page.text and "lpu-node-2" in page.text
-        bare = httpx.get(f"{base}/labs/team-a/code", timeout=5.0)
-        assert bare.status_code == 307 and bare.headers["location"] == "/labs/team-a/code/"
-        assert httpx.get(f"{base}/labs/team-a/code/healthz", timeout=5.0).json() == {"status": "ok"}
-        facts = httpx.get(f"{base}/labs/team-a/code/api/stand-in", timeout=5.0).json()
-        assert facts["editor"] == "stand-in"
-        assert facts["env"]["LPU_VISIBLE_DEVICES"] == "lpu3"
-        assert facts["workdir"] == str(tmp_path / "work")
-        assert httpx.get(f"{base}/other/", timeout=5.0).status_code == 404
+        process.wait_ready(lambda: httpx.get(f"{base}/healthz", timeout=1.0).status_code == 200, 60.0)
+        assert httpx.get(f"{base}/healthz", timeout=5.0).json()["status"] in ("alive", "expired")
+        page = _open_workbench(base, workdir)
+        assets = _ASSET.findall(page)
+        assert assets, page
+        # Relative, so they resolve under the lab's own path behind the proxy.
+        assert not [url for url in assets if url.startswith(("/", "http:", "https:"))], assets
+        workbench = next(url for url in assets if url.endswith("workbench.js"))
+        asset = httpx.get(f"{base}/{workbench.removeprefix('./')}", timeout=10.0)
+        assert asset.status_code == 200 and "javascript" in asset.headers["content-type"]
+        _check_the_process(process, port, workdir)
     finally:
         process.stop()
+    assert _running_in(workdir) == []
+
+
+def _check_the_process(process: ManagedProcess, port: int, workdir: Path) -> None:
+    """The wrapper became code-server (same PID), with production's arguments and the pod's env."""
+    argv = _proc_words(process.pid, "cmdline")
+    assert argv[argv.index("--bind-addr") + 1] == f"127.0.0.1:{port}"
+    assert "0.0.0.0:8080" not in argv and "/home/coder" not in argv
+    for flag in ("--disable-telemetry", "--disable-update-check", "--disable-workspace-trust"):
+        assert flag in argv
+    assert argv[argv.index("--auth") + 1] == "none"
+    environ = dict(word.split("=", 1) for word in _proc_words(process.pid, "environ") if "=" in word)
+    assert environ["LPU_VISIBLE_DEVICES"] == "lpu3" and environ["HOME"] == str(workdir)
+    assert environ["EXTENSIONS_GALLERY"] == '{"serviceUrl": ""}'
+    # Its settings and its own config file are on the lab's volume, not in the sandbox user's home.
+    assert (workdir / ".config" / "code-server" / "config.yaml").is_file()
+    assert (workdir / ".local" / "share" / "code-server").is_dir()

@@ -30,6 +30,7 @@ from nufi_sandbox.sandbox.orchestrator import Sandbox, SandboxOptions
 from nufi_sandbox.sandbox.preflight import (
     check_port_free,
     ensure_alertmanager,
+    ensure_code_server,
     ensure_prometheus,
     ensure_victoria_metrics,
 )
@@ -156,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.metrics == "victoriametrics":
             victoria_metrics = ensure_victoria_metrics(is_root=is_root, announce=console.print)
         alertmanager = ensure_alertmanager(is_root=is_root, announce=console.print)
+        ensure_code_server(is_root=is_root)
         layout = prepare(args.state_dir, fresh=args.fresh, node_names=[node.name for node in NODES])
         options = SandboxOptions(
             port=args.port,

@@ -1,6 +1,7 @@
 """`python -m nufi_sandbox.runtime jupyter|vscode [ARGS...]`: what the runtime map runs for notebook
 images. ``$PORT`` and ``$NB_PREFIX`` say where to listen; the container's args come after and are
-passed on to JupyterLab (its ``--Section.option=value`` words) or ignored by the stand-in."""
+passed on to JupyterLab (its ``--Section.option=value`` words) or code-server (its options), except
+those that would move the server."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.editor == "jupyter":
         jupyter.run(port=listen, allow_origin=args.allow_origin, extra=extra)
     else:
-        vscode.run(port=listen)
+        vscode.run(port=listen, extra=extra)
 
 
 if __name__ == "__main__":

@@ -1,101 +1,120 @@
-"""A page standing in for VS Code (code-server), which the sandbox cannot run: served on
-``127.0.0.1:$PORT``, saying so in Korean and English and showing what the pod gave it (its devices
-above all), with ``/healthz`` for probes.
+"""A real code-server for a VS Code lab pod: ``127.0.0.1:$PORT``, served at ``/``, its home the pod's
+work dir (the lab's volume), with the switches and environment of the lab's manifest, as in production.
 
-code-server itself serves at ``/`` and leaves the lab's path to the proxy in front, which takes it off
-(Kubeflow's ``http-rewrite-uri: /``); a proxy that passes the path on reaches the same page under
-``NB_PREFIX``. Both work here.
+code-server serves at ``/`` with relative URLs and has no base-path option: the proxy in front takes the
+lab's path off (NuFi's lab proxy, and Kubeflow's ``http-rewrite-uri: /``), so ``NB_PREFIX`` is not read.
+NuFi's manifest turns its own sign-in off (``--auth none``): the server listens on the loopback interface
+only, and NuFi's proxy decides who may open a lab. code-server still refuses a WebSocket whose Origin is
+not the host the request names (``X-Forwarded-Host``, which the proxy sets to the lab's own origin).
+
+The container's args are passed on (telemetry, update check and workspace trust off, in NuFi's), except
+what says where to listen or where its files go: that is the dev cluster's to say. The folder it opens is
+the work dir, whatever path the manifest names. So is ``HOME``, as ``/home/coder`` is the lab's volume in
+production: code-server keeps its settings, extensions, logs and its own config file there, and its
+terminals start there. Its environment is the pod's: the devices, and the manifest's
+``EXTENSIONS_GALLERY`` (no gallery: VS Code reads that variable, not an option, for where it is).
 """
 
 from __future__ import annotations
 
-import html
 import os
-from collections.abc import Mapping
+import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import uvicorn
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import Route
-
+from nufi_sandbox.code_server import OVERRIDE_ENV, CodeServerMissingError, binary
 from nufi_sandbox.loopback import HOST
-from nufi_sandbox.runtime.prefix import base_url
 
-NOTICE_EN = "VS Code (code-server) is not available in the sandbox; this page stands in for it."
-NOTICE_KO = "샌드박스에서는 VS Code(code-server)를 실행할 수 없습니다. 이 페이지가 그 자리를 대신합니다."
-SHOWN_ENV = ("LPU_VISIBLE_DEVICES", "NODE_NAME", "HOSTNAME", "POD_NAME", "POD_NAMESPACE", "NB_PREFIX")
-
-
-def describe(env: Mapping[str, str], workdir: Path) -> dict[str, object]:
-    return {
-        "editor": "stand-in",
-        "notice": {"en": NOTICE_EN, "ko": NOTICE_KO},
-        "env": {name: env.get(name) for name in SHOWN_ENV},
-        "workdir": str(workdir),
+# Where it listens and where its files go are the dev cluster's to say: the manifest's are dropped.
+_WIRING = frozenset(
+    {"bind-addr", "host", "port", "socket", "socket-fd", "socket-mode", "user-data-dir", "extensions-dir"}
+)
+# code-server 4.x's options that take the next word as their value (its `--help`); the others are
+# switches. `--cert` takes one only when a word follows, which is also how code-server reads it.
+_VALUED = frozenset(
+    {
+        *_WIRING,
+        "auth",
+        "password",
+        "hashed-password",
+        "cert",
+        "cert-host",
+        "cert-key",
+        "cookie-suffix",
+        "link-protection-trusted-domains",
+        "locale",
+        "config",
+        "trusted-origins",
+        "install-extension",
+        "enable-proposed-api",
+        "uninstall-extension",
+        "github-auth",
+        "proxy-domain",
+        "app-name",
+        "welcome-text",
+        "abs-proxy-base-path",
+        "i18n",
+        "idle-timeout-seconds",
+        "reconnection-grace-time",
+        "vscode-option",
+        "session-socket",
+        "log",
     }
+)
 
 
-def render(env: Mapping[str, str], workdir: Path) -> str:
-    rows = "\n".join(
-        f"<tr><th>{html.escape(name)}</th>"
-        f"<td><code>{html.escape(env.get(name) or '(unset)')}</code></td></tr>"
-        for name in SHOWN_ENV
-    )
-    return f"""<!doctype html>
-<html lang="ko">
-<head><meta charset="utf-8"><title>VS Code (sandbox stand-in)</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 3rem auto; max-width: 46rem; color: #1f2328; }}
-.notice {{ border-left: 4px solid #0969da; padding: .5rem 1rem; background: #ddf4ff; }}
-th {{ text-align: left; padding-right: 1rem; }}
-</style></head>
-<body>
-<h1>VS Code <small>(stand-in)</small></h1>
-<p class="notice" lang="ko">{html.escape(NOTICE_KO)}</p>
-<p class="notice" lang="en">{html.escape(NOTICE_EN)}</p>
-<h2>Environment / 환경</h2>
-<table>
-{rows}
-<tr><th>working directory</th><td><code>{html.escape(str(workdir))}</code></td></tr>
-</table>
-</body>
-</html>
-"""
+def passed_on(extra: Sequence[str]) -> list[str]:
+    """The container's args that reach code-server: its options, without the wiring ones (and their
+    values); a word that is no option's value is a folder to open, and the work dir is opened instead."""
+    kept: list[str] = []
+    index = 0
+    while index < len(extra):
+        word = extra[index]
+        index += 1
+        if not word.startswith("--"):
+            continue
+        name = word[2:].split("=", 1)[0]
+        value: list[str] = []
+        if "=" not in word and name in _VALUED and index < len(extra) and not extra[index].startswith("--"):
+            value, index = [extra[index]], index + 1
+        if name not in _WIRING:
+            kept += [word, *value]
+    return kept
 
 
-def create_app(env: Mapping[str, str], workdir: Path) -> Starlette:
-    prefix = base_url(env)
-    page, facts = render(env, workdir), describe(env, workdir)
-
-    async def healthz(_: Request) -> Response:
-        return JSONResponse({"status": "ok"})
-
-    async def home(_: Request) -> Response:
-        return HTMLResponse(page)
-
-    async def about(_: Request) -> Response:
-        return JSONResponse(facts)
-
-    async def to_prefix(_: Request) -> Response:
-        return RedirectResponse(prefix, status_code=307)
-
-    routes = [Route("/", home), Route("/healthz", healthz), Route("/api/stand-in", about)]
-    if prefix != "/":
-        routes += [
-            Route(prefix, home),
-            Route(f"{prefix}healthz", healthz),
-            Route(f"{prefix}api/stand-in", about),
-            Route(prefix.rstrip("/"), to_prefix),
-        ]
-    return Starlette(routes=routes)
+def code_server_argv(*, program: Path, port: int, home: Path, extra: Sequence[str] = ()) -> list[str]:
+    """The command line starting code-server on loopback at ``port``, with the options of ``extra``
+    (see ``passed_on``)."""
+    data = home / ".local" / "share" / "code-server"
+    return [
+        str(program),
+        "--bind-addr",
+        f"{HOST}:{port}",
+        "--user-data-dir",
+        str(data),
+        "--extensions-dir",
+        str(data / "extensions"),
+        *passed_on(extra),
+        str(home),
+    ]
 
 
-def run(*, port: int) -> None:
-    app = create_app(dict(os.environ), Path.cwd())
-    print(f"VS Code stand-in at http://{HOST}:{port}{base_url(os.environ)}", flush=True)
-    config = uvicorn.Config(
-        app, host=HOST, port=port, log_level="warning", access_log=False, timeout_graceful_shutdown=2
-    )
-    uvicorn.Server(config).run()
+def code_server_env(env: Mapping[str, str], home: Path) -> dict[str, str]:
+    """``env`` with the lab's home as HOME, and neither an XDG directory of the sandbox's user nor where
+    the sandbox found code-server."""
+    own = {key: value for key, value in env.items() if not key.startswith("XDG_") and key != OVERRIDE_ENV}
+    own["HOME"] = str(home)
+    return own
+
+
+def run(*, port: int, extra: Sequence[str]) -> None:
+    """Replace this process with code-server: the dev cluster's signals then reach it directly."""
+    try:
+        program = binary()
+    except CodeServerMissingError as exc:
+        print(f"cannot start the VS Code lab: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(1) from None
+    home = Path.cwd()
+    argv = code_server_argv(program=program, port=port, home=home, extra=extra)
+    print(f"code-server for {home} at http://{HOST}:{port}/", flush=True)
+    os.execve(program, argv, code_server_env(os.environ, home))

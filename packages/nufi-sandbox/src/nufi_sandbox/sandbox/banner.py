@@ -52,8 +52,8 @@ BUILT = (
     ),
     Built(
         "projects with quotas, running inference deployments and Jupyter / VS Code labs, each lab on a "
-        "host of its own (Admin → Projects; Workloads → Deployments, Labs; VS Code is a stand-in page in "
-        "the sandbox)",
+        "host of its own (Admin → Projects; Workloads → Deployments, Labs; a VS Code lab runs the real "
+        "code-server)",
         pages=("/admin/projects", "/deployments", "/labs"),
         api=("projects",),
     ),

@@ -1,5 +1,6 @@
-"""Checks before anything starts: NuFi's port is free, and the Prometheus and Alertmanager binaries are
-at hand (as root, apt installs a missing one; otherwise the error says how to)."""
+"""Checks before anything starts: NuFi's port is free, the Prometheus and Alertmanager binaries are at
+hand (as root, apt installs a missing one; otherwise the error says how to), and so is the code-server
+VS Code labs run (`make setup` installs it)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from nufi_sandbox import code_server
 from nufi_sandbox.alertmanager import AlertmanagerServer
 from nufi_sandbox.debian_server import DebianServer
+from nufi_sandbox.devcluster.runtime.unprivileged import let_through
 from nufi_sandbox.processes import MissingBinaryError
 from nufi_sandbox.prometheus import PrometheusServer
 from nufi_sandbox.sandbox.errors import SandboxError
@@ -76,6 +79,17 @@ def ensure_alertmanager(
 ) -> Path:
     """The Alertmanager binary to run: the installed one, else apt installs it (as root)."""
     return _ensure_installed(AlertmanagerServer, is_root=is_root, announce=announce, apt=apt)
+
+
+def ensure_code_server(*, is_root: bool) -> Path:
+    """The code-server VS Code labs run; as root, also reachable by the users pods run as."""
+    try:
+        program = code_server.binary()
+    except code_server.CodeServerMissingError as exc:
+        raise SandboxError(str(exc)) from None
+    if is_root:
+        let_through(program.resolve(), "code-server")
+    return program
 
 
 def _ensure_installed(

@@ -2,7 +2,9 @@
 processes (see images.py for what each image is, and docs/sandbox.md for the runtime itself).
 
 Every program is started with this interpreter (the sandbox's virtual environment, by its own path,
-not resolved through symlinks, so the venv's packages are found). Each node's entry carries the URL
+not resolved through symlinks, so the venv's packages are found). A VS Code lab's launcher is told
+where code-server is (``NUFI_CODE_SERVER``): it runs with the pod's HOME, not the sandbox's, so it
+could not find the install the sandbox's user made. Each node's entry carries the URL
 of that node's mock exporter as ``NUFI_MOCK_EXPORTER_URL``, so an inference server reports its load to
 the exporter of the node it runs on.
 """
@@ -14,6 +16,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from nufi_sandbox import code_server
 from nufi_sandbox.devcluster.runtime.map import ImageEntry, NodeEntry, RuntimeMap, dump_runtime_map
 from nufi_sandbox.sandbox.images import INFERENCE, JUPYTER, VSCODE
 from nufi_sandbox.sandbox.topology import SandboxNode
@@ -37,7 +40,10 @@ def sandbox_runtime_map(
             env={**_POD_ENV, "NUFI_MOCK_INFERENCE_HOST": "127.0.0.1"},
         ),
         JUPYTER: ImageEntry(argv=(*wrapper, "jupyter"), env=dict(_POD_ENV)),
-        VSCODE: ImageEntry(argv=(*wrapper, "vscode"), env=dict(_POD_ENV)),
+        VSCODE: ImageEntry(
+            argv=(*wrapper, "vscode"),
+            env={**_POD_ENV, code_server.OVERRIDE_ENV: str(code_server.program())},
+        ),
     }
     node_env = {
         node.name: NodeEntry(env={EXPORTER_URL_ENV: f"http://127.0.0.1:{exporter_ports[node.name]}"})

@@ -99,12 +99,19 @@ def let_through_to_interpreter() -> None:
     """Give others the search bit on every directory above this interpreter and its standard library
     that lacks it, so a pod process running as a user of its own can start Python."""
     for target in {Path(sys.executable).resolve(), Path(sys.base_prefix).resolve(), Path(sys.prefix)}:
-        for directory in reversed(target.parents):
-            mode = directory.stat().st_mode
-            if not mode & stat.S_IXOTH:
-                directory.chmod(stat.S_IMODE(mode) | stat.S_IXOTH)
-                log.warning(
-                    "gave others the search bit (o+x) on %s so pod processes, each running as a user "
-                    "of its own, reach the Python interpreter; its contents keep their own modes",
-                    directory,
-                )
+        let_through(target, "the Python interpreter")
+
+
+def let_through(target: Path, what: str) -> None:
+    """Give others the search bit on every directory above ``target`` that lacks it (logged, naming
+    ``what`` is there), so pod processes, each running as a user of its own, reach it."""
+    for directory in reversed(target.parents):
+        mode = directory.stat().st_mode
+        if not mode & stat.S_IXOTH:
+            directory.chmod(stat.S_IMODE(mode) | stat.S_IXOTH)
+            log.warning(
+                "gave others the search bit (o+x) on %s so pod processes, each running as a user "
+                "of its own, reach %s; its contents keep their own modes",
+                directory,
+                what,
+            )
