@@ -96,8 +96,11 @@ cat >"$dest/bin/code-server" <<WRAPPER
 exec "$node_dir/bin/node" "$dest/node_modules/code-server/out/node/entry.js" "\$@"
 WRAPPER
 chmod 755 "$dest/bin/code-server"
-"$dest/bin/code-server" --version >>"$log" 2>&1 ||
-  fail 4 "the installed code-server does not start; fix what the log says, then run 'make setup' again"
+# Even `--version` writes a config file and logs under HOME: a scratch one, not the user's.
+scratch="$(mktemp -d)"
+HOME="$scratch" XDG_CONFIG_HOME="$scratch" XDG_DATA_HOME="$scratch" "$dest/bin/code-server" --version >>"$log" 2>&1 ||
+  { rm -rf "$scratch"; fail 4 "the installed code-server does not start; fix what the log says, then run 'make setup' again"; }
+rm -rf "$scratch"
 
 touch "$dest/.installed"
 echo "code-server $version installed in $((SECONDS - started)) s: $dest/bin/code-server"
