@@ -21,12 +21,13 @@ from .labs_world import lab_settings, running
 
 HTML = {"Accept": "text/html,application/xhtml+xml"}
 # Under the lab's path, where each kind's page changes something and opens its WebSocket: Jupyter's
-# contents API and a kernel's channels; code-server's key minting and its workbench's socket, which it
-# serves at its root (the proxy takes the lab's path off, so the lab is asked for `/`).
+# contents API and a kernel's channels; code-server's key minting and its workbench's socket, named
+# by its build's commit (the proxy takes the lab's path off: code-server is asked at its root).
 CHANGE_PATHS = {"jupyter": "api/contents/x", "vscode": "mint-key"}
+CODE_SERVER_SOCKET = "stable-53c2f3253bcf32886706fc023e794bbeb253c90f"
 SOCKET_PATHS = {
     "jupyter": "api/kernels/k/socket",
-    "vscode": "?reconnectionToken=r&reconnection=false&skipWebSocketFrames=false",
+    "vscode": f"{CODE_SERVER_SOCKET}?reconnectionToken=r&reconnection=false&skipWebSocketFrames=false",
 }
 
 

@@ -25,6 +25,7 @@ from support.world import World, create_project, project_name
 
 from .lab_site import (
     CHANGE_PATHS,
+    CODE_SERVER_SOCKET,
     HTML,
     SOCKET_PATHS,
     Site,
@@ -282,7 +283,10 @@ async def test_cookie_callers_change_things_and_open_sockets_only_from_the_lab_s
     async with cookie_socket(site, project, cookie, own, lab_kind) as socket_:
         hello = json.loads(await socket_.recv())
         assert hello["cookie"] is None
-        socket_path = {"jupyter": f"/labs/{project}/lab/{SOCKET_PATHS['jupyter']}", "vscode": "/"}
+        socket_path = {
+            "jupyter": f"/labs/{project}/lab/{SOCKET_PATHS['jupyter']}",
+            "vscode": f"/{CODE_SERVER_SOCKET}",
+        }
         assert hello["path"] == socket_path[lab_kind]
 
 

@@ -1,6 +1,6 @@
 """A small real server standing in for a lab behind its Service: it says what it was asked, streams,
 redirects, and echoes WebSocket messages under the subprotocol it was offered, on Jupyter's socket
-paths (`.../socket`) and at the root, where code-server's workbench opens its own."""
+paths (`.../socket`) and code-server's (`/stable-<commit>?reconnectionToken=...`, at its root)."""
 
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ async def socket(websocket: WebSocket) -> None:
 app = Starlette(
     routes=[
         WebSocketRoute("/{path:path}/socket", socket),
-        WebSocketRoute("/", socket),
+        WebSocketRoute("/stable-{commit}", socket),
         Route("/{path:path}", echo, methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
     ]
 )
