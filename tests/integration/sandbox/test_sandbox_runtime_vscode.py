@@ -5,12 +5,17 @@ stopped by PID, nothing of it stays."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
+from uuid import uuid4
 
 import httpx
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+from websockets.typing import Origin
 
 from nufi.workloads.labs.model import PROFILES
 from nufi_sandbox import code_server
@@ -18,6 +23,8 @@ from nufi_sandbox.processes import ManagedProcess
 
 from .runtime_support import start_runtime
 
+# The lab's own origin, as NuFi's proxy names it to code-server in X-Forwarded-Host.
+LAB_HOST = "code--team-a.localhost:18080"
 # The workbench page names its scripts and styles by relative URLs only (code-server has no base path).
 _ASSET = re.compile(r'(?:src|href)="([^"?#]+\.(?:js|css))"')
 
@@ -73,10 +80,30 @@ def test_the_real_code_server_serves_the_workbench_from_the_lab_volume(
         workbench = next(url for url in assets if url.endswith("workbench.js"))
         asset = httpx.get(f"{base}/{workbench.removeprefix('./')}", timeout=10.0)
         assert asset.status_code == 200 and "javascript" in asset.headers["content-type"]
+        # The workbench's socket: taken from the lab's own origin, refused from any other.
+        assert asyncio.run(_socket_status(port, page, f"http://{LAB_HOST}")) == 101
+        assert asyncio.run(_socket_status(port, page, "http://elsewhere.example")) == 403
         _check_the_process(process, port, workdir)
     finally:
         process.stop()
     assert _running_in(workdir) == []
+
+
+async def _socket_status(port: int, page: str, origin: str) -> int:
+    """101 when code-server opens the workbench's WebSocket for a page on ``origin`` behind the proxy,
+    else the status it refuses it with."""
+    found = re.search(r"stable-([0-9a-f]+)/static/", page)
+    assert found is not None, page
+    url = (
+        f"ws://127.0.0.1:{port}/stable-{found.group(1)}"
+        f"?reconnectionToken={uuid4()}&reconnection=false&skipWebSocketFrames=false"
+    )
+    headers = {"X-Forwarded-Host": LAB_HOST}
+    try:
+        async with connect(url, origin=Origin(origin), additional_headers=headers, close_timeout=1):
+            return 101
+    except InvalidStatus as refused:
+        return refused.response.status_code
 
 
 def _check_the_process(process: ManagedProcess, port: int, workdir: Path) -> None:
