@@ -7,9 +7,11 @@ Each is the real upstream name, so a manifest written against the sandbox also r
   pick the subcommand: an inference workload says ``args: ["inference", "--model", "..."]``, listens
   on $PORT (the dev cluster's, 8000 on a real cluster) and heats the LPUs it holds.
 - ``quay.io/jupyter/base-notebook:latest`` runs a real JupyterLab (``nufi_sandbox.runtime jupyter``).
-- ``codercom/code-server:latest`` runs a page standing in for VS Code (``nufi_sandbox.runtime vscode``).
+- ``codercom/code-server:latest`` runs the real code-server `make setup` installs
+  (``nufi_sandbox.runtime vscode``).
 
-Both lab images are served under ``$NB_PREFIX`` like Kubeflow's notebook images. An image is mapped by
+JupyterLab is served under ``$NB_PREFIX`` like Kubeflow's notebook images, code-server at ``/`` behind
+a proxy that takes the lab's path off, as on a real cluster. An image is mapped by
 its exact reference: ``nufi-mock:0.1.0`` only, not ``nufi-mock`` or another tag.
 """
 
