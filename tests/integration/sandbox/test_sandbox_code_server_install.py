@@ -1,5 +1,6 @@
 """install.sh, as `make setup` runs it: a complete install (its stamp) in the cache is found in an
-instant, at the very path the sandbox looks; a machine without npm gets a message and exit code 2."""
+instant, at the very path the sandbox looks; a half one is removed and redone; a machine without npm,
+or without the registry, gets a message saying what to do and an exit code of its own."""
 
 from __future__ import annotations
 
@@ -48,3 +49,23 @@ def test_without_npm_the_message_says_what_to_do(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stdout + done.stderr
     assert "npm is not installed" in done.stderr and "make setup" in done.stderr
     assert not (tmp_path / "cache").exists()
+
+
+def test_a_half_install_is_removed_and_an_unreachable_registry_named(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "NUFI_CODE_SERVER_CACHE": str(tmp_path / "cache"),
+        # Nothing answers there, and npm's own cache is empty: the packages cannot be fetched.
+        "npm_config_registry": "http://127.0.0.1:9/",
+        "npm_config_cache": str(tmp_path / "npm"),
+        "npm_config_fetch_retries": "0",
+    }
+    half = code_server.install_dir(env)
+    half.mkdir(parents=True)
+    (half / "left-by-an-interrupted-install").touch()
+    done = run_install(env)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "could not fetch the pinned packages from http://127.0.0.1:9/" in done.stderr
+    assert "make setup" in done.stderr
+    assert not (half / "left-by-an-interrupted-install").exists()
+    assert not (half / code_server.STAMP).exists()
