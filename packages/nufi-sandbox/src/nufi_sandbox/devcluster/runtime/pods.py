@@ -128,8 +128,9 @@ class ProcessRuntime:
                 processes.ports[str(ports[0]["name"])] = local_port
         pod_dir = self.log_path(namespace, name, uid, "-").parent
         claim = home_claim(pod, container)
-        # `@` is in no Kubernetes name: a claim's directory and user never meet a pod's.
-        volume = f"claim@{namespace}@{claim}" if claim else None
+        # `claims` has no `_`, which every pod's directory has; `@` is in no Kubernetes name: a
+        # claim's directory and user never meet a pod's. The editor shows its last part, the claim.
+        volume = f"claims/{namespace}/{claim}" if claim else None
         workdir = self._workdir(pod_dir, str(container["name"]), volume)
         launch = launch_spec(
             entry,
@@ -152,7 +153,7 @@ class ProcessRuntime:
             liveness=container.get("livenessProbe"),
             resolve_port=_resolver(container, local_port),
             # A claim keeps its user for as long as the dev cluster runs: its files stay its own.
-            run_as=None if self._users is None else self._users.take(volume or uid),
+            run_as=None if self._users is None else self._users.take(f"claim@{volume}" if volume else uid),
         )
 
     def _workdir(self, pod_dir: Path, container: str, volume: str | None) -> Path:
