@@ -52,7 +52,11 @@ async def through_cluster(
     database = tmp_path_factory.mktemp("labs-e2e") / "nufi.db"
     # Labs' activity is read again every half second, so a test sees it move without waiting.
     settings = here.settings(
-        f"sqlite+aiosqlite:///{database}", lab_route="service-proxy", lab_activity_cache_seconds=0.5
+        f"sqlite+aiosqlite:///{database}",
+        lab_route="service-proxy",
+        lab_activity_cache_seconds=0.5,
+        # A loaded machine's services proxy may be slow: a reading must not end as unreachable.
+        lab_activity_timeout_seconds=10,
     )
     async with running(settings) as url:
         async with httpx.AsyncClient(base_url=url, timeout=30) as client:
@@ -202,10 +206,42 @@ async def _run_code_seeing_busy(
     )
     assert kernel.status_code == 201, kernel.text
     ws_url = base.replace("http://", "ws://") + f"{prefix}api/kernels/{kernel.json()['id']}/channels"
-    code = "import time; time.sleep(8); print('done')"
+    code = "import time; time.sleep(15); print('done')"
     running_code = asyncio.ensure_future(run_in_kernel(ws_url, code, headers={**world.user, **cookies}))
+
+    async def busy() -> dict[str, Any] | None:
+        if running_code.done():
+            # Ended before a reading saw it busy: fail at once, with the code's own failure if any.
+            raise RuntimeError(f"the code ended before the lab read busy: {running_code.exception()!r}")
+        return await activity.read_as("busy")
+
     try:
-        await until(lambda: activity.read_as("busy"), within=120, every=0.3, what="busy while code runs")
+        await until(busy, within=120, every=0.3, what="busy while code runs")
         assert (await running_code).strip() == "done"
     finally:
         running_code.cancel()
+
+
+async def test_a_vscode_labs_heartbeat_moves_when_its_workbench_loads(
+    through_cluster: str, world: World
+) -> None:
+    project = project_name()
+    async with httpx.AsyncClient(base_url=through_cluster, timeout=30) as nufi:
+        await create_project(nufi, world, project, ["user"])
+        try:
+            body = lab_body("code", kind="vscode")
+            created = await nufi.post(f"/api/v1/projects/{project}/labs", json=body, headers=world.user)
+            assert created.status_code == 201, created.text
+            activity = _Activity(nufi, world, project, "code")
+            # code-server's own /healthz, read through the services proxy; its probes are no use.
+            first = await until(lambda: activity.read_as("alive", "idle"), within=90, every=0.5)
+            assert first["source"] == "code-server"
+            root = await nufi.get(f"/labs/{project}/code/", headers=world.user)
+            assert root.status_code == 302, root.text
+            folder = root.headers["location"].removeprefix("./")
+            page = await nufi.get(f"/labs/{project}/code/{folder}", headers=world.user)
+            assert page.status_code == 200, page.text
+            used = await until(lambda: activity.used_after(first), within=30, every=0.3)
+            assert used["state"] == "alive"
+        finally:
+            await nufi.delete(f"/api/v1/admin/projects/{project}", headers=world.admin)
