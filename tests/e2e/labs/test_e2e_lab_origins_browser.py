@@ -19,11 +19,12 @@ from websockets.exceptions import InvalidStatus
 from websockets.typing import Origin
 
 from e2e.browser_support import LOCALES, bounded, shot, sign_in
-from e2e.e2e_sandbox_support import LPU_REGISTRATION, SandboxRun, bearer, token
+from e2e.e2e_sandbox_support import SandboxRun, bearer, token
 from nufi.ui.i18n import text
 from support.polling import until
 
-READY_WITHIN = 180.0
+from .labs_support import READY_WITHIN, lab_ready, registered
+
 SECRET = "lab-b-secret-5b1e"
 # Run in a lab's page: each URL fetched with the visitor's credentials, then one WebSocket opened.
 PROBE = """
@@ -85,7 +86,7 @@ async def two_labs(sandbox: SandboxRun) -> AsyncIterator[dict[str, str]]:
     admin = bearer(token(state, "admin", "admin"))
     labs = {"origin-a": "a", "origin-b": "b"}
     async with httpx.AsyncClient(base_url=state["nufi_url"], headers=admin, timeout=30.0) as api:
-        await until(lambda: _registered(api), READY_WITHIN, every=1.0, what="the LPU registered")
+        await until(lambda: registered(api), READY_WITHIN, every=1.0, what="the LPU registered")
         for project, name in labs.items():
             made = await api.post("/api/v1/admin/projects", json={"name": project, "members": ["user"]})
             assert made.status_code == 201, made.text
@@ -94,7 +95,7 @@ async def two_labs(sandbox: SandboxRun) -> AsyncIterator[dict[str, str]]:
             assert created.status_code == 201, created.text
         for project, name in labs.items():
             await until(
-                partial(_ready, api, project, name), READY_WITHIN, every=1.0, what=f"lab {name} Ready"
+                partial(lab_ready, api, project, name), READY_WITHIN, every=1.0, what=f"lab {name} Ready"
             )
         await _write_secret(api, "/labs/origin-b/b/")
         try:
@@ -102,16 +103,6 @@ async def two_labs(sandbox: SandboxRun) -> AsyncIterator[dict[str, str]]:
         finally:
             for project in labs:
                 await api.delete(f"/api/v1/admin/projects/{project}")
-
-
-async def _registered(api: httpx.AsyncClient) -> bool:
-    answer = await api.post("/api/v1/admin/devices", json=LPU_REGISTRATION)
-    return answer.status_code in (201, 409)
-
-
-async def _ready(api: httpx.AsyncClient, project: str, name: str) -> bool:
-    answer = await api.get(f"/api/v1/projects/{project}/labs/{name}")
-    return answer.status_code == 200 and answer.json()["status"] == "Ready"
 
 
 async def _write_secret(api: httpx.AsyncClient, prefix: str) -> None:
