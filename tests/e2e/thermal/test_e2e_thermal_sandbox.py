@@ -20,6 +20,7 @@ deployment.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import time
 from collections import Counter
@@ -207,7 +208,20 @@ def test_with_a_breaker_of_half_and_both_lpu_nodes_hot_only_one_is_cut(world: Wo
     )
     for node in (HOT_NODE, COOL_NODE):
         force(world, node, 95)
-    forced_at = time.monotonic()
+    try:
+        _breaker_holds_then_releases(world, time.monotonic())
+    except BaseException:
+        # Cool both, or every later test of the module starts on hot nodes and fails for this one.
+        for node in (HOT_NODE, COOL_NODE):
+            force(world, node, 40)
+        with contextlib.suppress(AssertionError):
+            poll(
+                lambda: when(breaker_status(world), lambda b: not b["affected"]), 60, 0.25, "nothing affected"
+            )
+        raise
+
+
+def _breaker_holds_then_releases(world: World, forced_at: float) -> None:
     breaker = poll(lambda: when(breaker_status(world), lambda b: b["held"]), 60, 0.25, "breaker held")
     assert breaker["allowed"] == 1 and breaker["total_nodes"] == 2, breaker
     (cut,), (held,) = breaker["cut"], breaker["waiting"]

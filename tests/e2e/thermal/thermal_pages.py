@@ -185,6 +185,13 @@ async def _unmapped_health(page: Page, language: str) -> None:
     await _card_shot(card, f"thermal-{language}-unhealthy-without-health")
 
 
+# True once a held node's row has a pod reason at least `least` pixels wide.
+ROOMY_REASON = """({held, least}) => [...document.querySelectorAll('[data-testid="thermal-live"] tr')]
+    .filter((tr) => tr.textContent.includes(held))
+    .flatMap((tr) => [...tr.querySelectorAll("[data-pod-reason]")])
+    .some((reason) => reason.getBoundingClientRect().width >= least)"""
+
+
 async def breaker_pages(base: str, held: str) -> None:
     """Both LPU nodes hot and the circuit breaker holding `held` back: Node states says so on the
     node and on its pods, and why under each pod's chip with room to read it."""
@@ -207,8 +214,11 @@ async def breaker_pages(base: str, held: str) -> None:
             await expect(reason).to_contain_text(BREAKER_SAYS[language])
             said = await reason.inner_text()
             assert "°C(" not in said, said
-            box = await reason.bounding_box()
-            assert box is not None and box["width"] >= 300, box
+            # Measured in the page in one step, polled: the live table is rebuilt now and then, and an
+            # element found before a rebuild is detached (no box) by the time it is measured.
+            await page.wait_for_function(
+                ROOMY_REASON, arg={"held": held, "least": 300}, timeout=30_000, polling=250
+            )
             await speaks(page, language, "the Thermal page, the circuit breaker holding a node")
             await shot(page, f"thermal-{language}-breaker-held")
             await context.close()
