@@ -150,7 +150,8 @@ def test_a_deployment_that_cannot_fit_now_is_pending_in_the_accelerators_words(w
     created = world.nufi.post(f"/api/v1/projects/{PROJECT}/deployments", json=request)
     assert created.status_code == 201, created.text
     pending = world.until_status("deployments", "big", "Pending")
-    assert pending["reason"].startswith("no node has 4 free HyperAccel LPU: "), pending["reason"]
+    # Named as the sandbox registered the type, never by its resource key.
+    assert pending["reason"].startswith(f"no node has 4 free {LPU_REGISTRATION['name']}: "), pending["reason"]
     for node in LPU_NODES:
         assert f"{node} has 3" in pending["reason"], pending["reason"]
     # Five per pod is more than any LPU node has at all: refused before anything is written.
