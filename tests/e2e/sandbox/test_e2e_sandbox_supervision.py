@@ -111,7 +111,7 @@ def test_the_banner_lists_only_what_answers(
         ("Kubernetes", run.state["kube_api_url"]),
     ]:
         # The labels are padded to the longest one, whichever that is.
-        assert re.search(rf"^  {re.escape(label)} +{re.escape(url)}$", text, flags=re.M), (label, text)
+        assert re.search(rf"^  {re.escape(label)} +{re.escape(url)}(\s|$)", text, flags=re.M), (label, text)
 
 
 def test_a_killed_program_is_restarted_and_answers_again(

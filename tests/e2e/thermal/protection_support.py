@@ -4,12 +4,15 @@ and its alert."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import httpx
 
-from .thermal_support import PROJECT, World
+from support.polling import poll
+
+from .thermal_support import PROJECT, World, force
 
 T = TypeVar("T")
 
@@ -60,3 +63,19 @@ def audited(world: World, action: str) -> list[dict[str, Any]]:
 def breaker_alerts(world: World) -> list[dict[str, Any]]:
     answer = httpx.get(f"{world.sandbox.state['alertmanager_url']}/api/v2/alerts", timeout=10)
     return [a for a in answer.json() if a["labels"]["alertname"] == "NuFiProtectionBreakerHeld"]
+
+
+@contextlib.contextmanager
+def cooled_on_failure(world: World, nodes: tuple[str, ...]) -> Iterator[None]:
+    """On a failure inside, `nodes` cooled and nothing left affected before the error goes on: else
+    every later test of the module starts on hot nodes and fails for this one."""
+    try:
+        yield
+    except BaseException:
+        for node in nodes:
+            force(world, node, 40)
+        with contextlib.suppress(AssertionError):
+            poll(
+                lambda: when(breaker_status(world), lambda b: not b["affected"]), 60, 0.25, "nothing affected"
+            )
+        raise

@@ -13,14 +13,12 @@ Beyond temperature, over three replicas (one node holds two pods):
 
 Then the alerts NuFi's generated rules raise for the LPU: Prometheus loads them, and a hot device, a
 silent device and a silent exporter reach Alertmanager with the device's labels and resolve. The tests
-of this module run in order and share one sandbox (one sandbox start for all), one project and one
-deployment.
+run in order and share one sandbox, one project and one deployment.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import time
 from collections import Counter
@@ -41,6 +39,7 @@ from .protection_support import (
     audited,
     breaker_alerts,
     breaker_status,
+    cooled_on_failure,
     deployment_pods,
     held_devices,
     put_policy,
@@ -208,17 +207,8 @@ def test_with_a_breaker_of_half_and_both_lpu_nodes_hot_only_one_is_cut(world: Wo
     )
     for node in (HOT_NODE, COOL_NODE):
         force(world, node, 95)
-    try:
+    with cooled_on_failure(world, (HOT_NODE, COOL_NODE)):
         _breaker_holds_then_releases(world, time.monotonic())
-    except BaseException:
-        # Cool both, or every later test of the module starts on hot nodes and fails for this one.
-        for node in (HOT_NODE, COOL_NODE):
-            force(world, node, 40)
-        with contextlib.suppress(AssertionError):
-            poll(
-                lambda: when(breaker_status(world), lambda b: not b["affected"]), 60, 0.25, "nothing affected"
-            )
-        raise
 
 
 def _breaker_holds_then_releases(world: World, forced_at: float) -> None:
