@@ -113,7 +113,7 @@ async def test_a_jupyter_lab_opens_through_nufi_and_the_services_proxy(
             )
             assert printed.strip() == prefix
             # Code running in a kernel reads busy, and the lab's last use has moved.
-            await _run_code_seeing_busy(nufi, world, through_cluster, project, activity)
+            await _run_code_seeing_busy(ws_url, {**world.user, **cookies}, activity)
             await until(lambda: activity.used_after(first), within=30, every=0.3)
             # Strangers stay out of the running lab as well.
             assert (await nufi.get(f"{prefix}api/status")).status_code == 401
@@ -186,25 +186,10 @@ class _Activity:
         return found if last and (before is None or _at(last) > _at(before)) else None
 
 
-async def _run_code_seeing_busy(
-    nufi: httpx.AsyncClient, world: World, base: str, project: str, activity: _Activity
-) -> None:
-    """A kernel started through the lab proxy runs code for a while; meanwhile the lab reads busy."""
-    prefix = f"/labs/{project}/lab/"
-    page = await nufi.get(f"{prefix}lab", headers=world.user)
-    assert page.status_code == 200, page.text
-    # The lab set its XSRF cookie on this page, or on an earlier one of this client.
-    xsrf = page.cookies.get("_xsrf") or nufi.cookies["_xsrf"]
-    cookies = {"Cookie": f"_xsrf={xsrf}"}
-    kernel = await nufi.post(
-        f"{prefix}api/kernels",
-        json={"name": "python3"},
-        headers={**world.user, **cookies, "X-XSRFToken": xsrf},
-    )
-    assert kernel.status_code == 201, kernel.text
-    ws_url = base.replace("http://", "ws://") + f"{prefix}api/kernels/{kernel.json()['id']}/channels"
+async def _run_code_seeing_busy(ws_url: str, headers: dict[str, str], activity: _Activity) -> None:
+    """The kernel behind `ws_url` runs code for a while; meanwhile the lab reads busy."""
     code = "import time; time.sleep(15); print('done')"
-    running_code = asyncio.ensure_future(run_in_kernel(ws_url, code, headers={**world.user, **cookies}))
+    running_code = asyncio.ensure_future(run_in_kernel(ws_url, code, headers=headers))
 
     async def busy() -> dict[str, Any] | None:
         if running_code.done():
