@@ -12,8 +12,6 @@ from nufi.ui.i18n import Translator
 from nufi.ui.pages.labs import activity_cells
 from nufi.workloads.labs.activity import Activity
 
-NOW = datetime.now(UTC)
-
 
 @pytest.mark.parametrize(
     ("language", "ago", "busy", "none", "unknown"),
@@ -26,16 +24,18 @@ def test_the_cell_says_when_in_the_readers_words(
     language: str, ago: str, busy: str, none: str, unknown: str
 ) -> None:
     t = Translator(language)  # type: ignore[arg-type]
-    then = NOW - timedelta(minutes=3, seconds=10)
-    used = activity_cells(t, Activity("code-server", "idle", then, NOW))
+    # Taken when the test runs (the cell counts from the clock), not when the module was imported.
+    now = datetime.now(UTC)
+    then = now - timedelta(minutes=3, seconds=10)
+    used = activity_cells(t, Activity("code-server", "idle", then, now))
     assert used["last_active"] == ago
     assert used["active_at"] == then.isoformat() and used["active_utc"].endswith(" UTC")
-    assert activity_cells(t, Activity("jupyter", "busy", NOW, NOW))["last_active"] == busy
-    assert activity_cells(t, Activity("code-server", "idle", None, NOW))["last_active"] == none
-    unreachable = activity_cells(t, Activity("jupyter", "unreachable", None, NOW))
+    assert activity_cells(t, Activity("jupyter", "busy", now, now))["last_active"] == busy
+    assert activity_cells(t, Activity("code-server", "idle", None, now))["last_active"] == none
+    unreachable = activity_cells(t, Activity("jupyter", "unreachable", None, now))
     assert unreachable["last_active"] == unknown
     # When it was asked, in the tooltip: an unknown is not a time of use.
-    assert unreachable["active_at"] == NOW.isoformat()
+    assert unreachable["active_at"] == now.isoformat()
     assert unreachable["active_tip"] != used["active_tip"]
     not_running = activity_cells(t, None)
     assert not_running == {"last_active": "—", "active_tip": "", "active_at": "", "active_utc": ""}

@@ -108,8 +108,9 @@ class ActivityReader:
             allow_redirects=False,
             ssl=upstream.ssl_context if upstream.ssl_context is not None else True,
         ) as response:
-            if response.status != 200:
-                raise Unreadable(f"answered {response.status}")
+            # The lab refused or failed (aiohttp's ClientResponseError, unreadable below); any other
+            # answer must still parse as the server's own JSON.
+            response.raise_for_status()
             body = bytearray()
             async for chunk in response.content.iter_chunked(64 * 1024):
                 body += chunk
