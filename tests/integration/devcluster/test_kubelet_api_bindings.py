@@ -9,7 +9,9 @@ from google.protobuf import descriptor_pb2
 
 from nufi_mock.kubelet_api import (
     deviceplugin_v1beta1_pb2,
+    dra_v1_pb2,
     generate,
+    pluginregistration_v1_pb2,
     podresources_v1_pb2,
     podresources_v1alpha1_pb2,
 )
@@ -64,11 +66,20 @@ def test_wire_names_and_field_numbers_match_the_kubelet() -> None:
         "v1.PodResourcesLister.Get",
     ]
     assert numbers(v1.PodResources) == {"name": 1, "namespace": 2, "containers": 3, "cpu_ids": 4, "memory": 5}
-    assert numbers(v1.ContainerResources) == {"name": 1, "devices": 2, "cpu_ids": 3, "memory": 4}
-    container_resources = descriptor_pb2.DescriptorProto()
-    v1.ContainerResources.DESCRIPTOR.CopyToProto(container_resources)
-    # dynamic_resources is not modelled; its number must stay taken.
-    assert [(r.start, r.end) for r in container_resources.reserved_range] == [(5, 6)]
+    assert numbers(v1.ContainerResources) == {
+        "name": 1,
+        "devices": 2,
+        "cpu_ids": 3,
+        "memory": 4,
+        "dynamic_resources": 5,
+    }
+    dynamic = descriptor_pb2.DescriptorProto()
+    v1.DynamicResource.DESCRIPTOR.CopyToProto(dynamic)
+    # class_name was removed upstream; its number must stay taken.
+    assert [(r.start, r.end) for r in dynamic.reserved_range] == [(1, 2)]
+    assert numbers(v1.DynamicResource) == {"claim_name": 2, "claim_namespace": 3, "claim_resources": 4}
+    assert numbers(v1.ClaimResource) == {"cdi_devices": 1, "driver_name": 2, "pool_name": 3, "device_name": 4}
+    assert numbers(v1.CDIDevice) == {"name": 1}
     assert numbers(v1.ContainerDevices) == {"resource_name": 1, "device_ids": 2, "topology": 3}
     assert numbers(v1.GetPodResourcesRequest) == {"pod_name": 1, "pod_namespace": 2}
     alpha = podresources_v1alpha1_pb2
@@ -76,3 +87,30 @@ def test_wire_names_and_field_numbers_match_the_kubelet() -> None:
         "v1alpha1.PodResourcesLister.List"
     ]
     assert numbers(alpha.ContainerDevices) == {"resource_name": 1, "device_ids": 2}
+
+
+def _methods(file: Any) -> list[str]:
+    services = file.services_by_name.values()
+    return [f"/{m.containing_service.full_name}/{m.name}" for s in services for m in s.methods]
+
+
+def test_dra_and_plugin_registration_match_the_kubelet() -> None:
+    def numbers(message: Any) -> dict[str, int]:
+        return {f.name: f.number for f in message.DESCRIPTOR.fields}
+
+    assert _methods(dra_v1_pb2.DESCRIPTOR) == [
+        "/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources",
+        "/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodeUnprepareResources",
+    ]
+    dra = dra_v1_pb2
+    assert numbers(dra.Claim) == {"namespace": 1, "uid": 2, "name": 3}
+    assert numbers(dra.Device) == {"request_names": 1, "pool_name": 2, "device_name": 3, "cdi_device_ids": 4}
+    assert numbers(dra.NodePrepareResourceResponse) == {"devices": 1, "error": 2}
+    assert numbers(dra.NodeUnprepareResourceResponse) == {"error": 1}
+    assert _methods(pluginregistration_v1_pb2.DESCRIPTOR) == [
+        "/pluginregistration.Registration/GetInfo",
+        "/pluginregistration.Registration/NotifyRegistrationStatus",
+    ]
+    reg = pluginregistration_v1_pb2
+    assert numbers(reg.PluginInfo) == {"type": 1, "name": 2, "endpoint": 3, "supported_versions": 4}
+    assert numbers(reg.RegistrationStatus) == {"plugin_registered": 1, "error": 2}

@@ -23,6 +23,8 @@ PROTO_FILES = (
     "deviceplugin_v1beta1.proto",
     "podresources_v1.proto",
     "podresources_v1alpha1.proto",
+    "dra_v1.proto",
+    "pluginregistration_v1.proto",
 )
 
 # protoc writes top-level imports (`import x_pb2 as x__pb2`), which only work with the package directory

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15podresources_v1.proto\x12\x02v1\"\x1d\n\x1b\x41llocatableResourcesRequest\"{\n\x1c\x41llocatableResourcesResponse\x12%\n\x07\x64\x65vices\x18\x01 \x03(\x0b\x32\x14.v1.ContainerDevices\x12\x0f\n\x07\x63pu_ids\x18\x02 \x03(\x03\x12#\n\x06memory\x18\x03 \x03(\x0b\x32\x13.v1.ContainerMemory\"\x19\n\x17ListPodResourcesRequest\"C\n\x18ListPodResourcesResponse\x12\'\n\rpod_resources\x18\x01 \x03(\x0b\x32\x10.v1.PodResources\"\x91\x01\n\x0cPodResources\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tnamespace\x18\x02 \x01(\t\x12*\n\ncontainers\x18\x03 \x03(\x0b\x32\x16.v1.ContainerResources\x12\x0f\n\x07\x63pu_ids\x18\x04 \x03(\x03\x12#\n\x06memory\x18\x05 \x03(\x0b\x32\x13.v1.ContainerMemory\"\x98\x01\n\x12\x43ontainerResources\x12\x0c\n\x04name\x18\x01 \x01(\t\x12%\n\x07\x64\x65vices\x18\x02 \x03(\x0b\x32\x14.v1.ContainerDevices\x12\x0f\n\x07\x63pu_ids\x18\x03 \x03(\x03\x12#\n\x06memory\x18\x04 \x03(\x0b\x32\x13.v1.ContainerMemoryJ\x04\x08\x05\x10\x06R\x11\x64ynamic_resources\"X\n\x0f\x43ontainerMemory\x12\x13\n\x0bmemory_type\x18\x01 \x01(\t\x12\x0c\n\x04size\x18\x02 \x01(\x04\x12\"\n\x08topology\x18\x03 \x01(\x0b\x32\x10.v1.TopologyInfo\"a\n\x10\x43ontainerDevices\x12\x15\n\rresource_name\x18\x01 \x01(\t\x12\x12\n\ndevice_ids\x18\x02 \x03(\t\x12\"\n\x08topology\x18\x03 \x01(\x0b\x32\x10.v1.TopologyInfo\"+\n\x0cTopologyInfo\x12\x1b\n\x05nodes\x18\x01 \x03(\x0b\x32\x0c.v1.NUMANode\"\x16\n\x08NUMANode\x12\n\n\x02ID\x18\x01 \x01(\x03\"A\n\x16GetPodResourcesRequest\x12\x10\n\x08pod_name\x18\x01 \x01(\t\x12\x15\n\rpod_namespace\x18\x02 \x01(\t\"B\n\x17GetPodResourcesResponse\x12\'\n\rpod_resources\x18\x01 \x01(\x0b\x32\x10.v1.PodResources2\xfb\x01\n\x12PodResourcesLister\x12\x43\n\x04List\x12\x1b.v1.ListPodResourcesRequest\x1a\x1c.v1.ListPodResourcesResponse\"\x00\x12^\n\x17GetAllocatableResources\x12\x1f.v1.AllocatableResourcesRequest\x1a .v1.AllocatableResourcesResponse\"\x00\x12@\n\x03Get\x12\x1a.v1.GetPodResourcesRequest\x1a\x1b.v1.GetPodResourcesResponse\"\x00\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15podresources_v1.proto\x12\x02v1\"\x1d\n\x1b\x41llocatableResourcesRequest\"{\n\x1c\x41llocatableResourcesResponse\x12%\n\x07\x64\x65vices\x18\x01 \x03(\x0b\x32\x14.v1.ContainerDevices\x12\x0f\n\x07\x63pu_ids\x18\x02 \x03(\x03\x12#\n\x06memory\x18\x03 \x03(\x0b\x32\x13.v1.ContainerMemory\"\x19\n\x17ListPodResourcesRequest\"C\n\x18ListPodResourcesResponse\x12\'\n\rpod_resources\x18\x01 \x03(\x0b\x32\x10.v1.PodResources\"\x91\x01\n\x0cPodResources\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tnamespace\x18\x02 \x01(\t\x12*\n\ncontainers\x18\x03 \x03(\x0b\x32\x16.v1.ContainerResources\x12\x0f\n\x07\x63pu_ids\x18\x04 \x03(\x03\x12#\n\x06memory\x18\x05 \x03(\x0b\x32\x13.v1.ContainerMemory\"\xaf\x01\n\x12\x43ontainerResources\x12\x0c\n\x04name\x18\x01 \x01(\t\x12%\n\x07\x64\x65vices\x18\x02 \x03(\x0b\x32\x14.v1.ContainerDevices\x12\x0f\n\x07\x63pu_ids\x18\x03 \x03(\x03\x12#\n\x06memory\x18\x04 \x03(\x0b\x32\x13.v1.ContainerMemory\x12.\n\x11\x64ynamic_resources\x18\x05 \x03(\x0b\x32\x13.v1.DynamicResource\"|\n\x0f\x44ynamicResource\x12\x12\n\nclaim_name\x18\x02 \x01(\t\x12\x17\n\x0f\x63laim_namespace\x18\x03 \x01(\t\x12*\n\x0f\x63laim_resources\x18\x04 \x03(\x0b\x32\x11.v1.ClaimResourceJ\x04\x08\x01\x10\x02R\nclass_name\"p\n\rClaimResource\x12\"\n\x0b\x63\x64i_devices\x18\x01 \x03(\x0b\x32\r.v1.CDIDevice\x12\x13\n\x0b\x64river_name\x18\x02 \x01(\t\x12\x11\n\tpool_name\x18\x03 \x01(\t\x12\x13\n\x0b\x64\x65vice_name\x18\x04 \x01(\t\"\x19\n\tCDIDevice\x12\x0c\n\x04name\x18\x01 \x01(\t\"X\n\x0f\x43ontainerMemory\x12\x13\n\x0bmemory_type\x18\x01 \x01(\t\x12\x0c\n\x04size\x18\x02 \x01(\x04\x12\"\n\x08topology\x18\x03 \x01(\x0b\x32\x10.v1.TopologyInfo\"a\n\x10\x43ontainerDevices\x12\x15\n\rresource_name\x18\x01 \x01(\t\x12\x12\n\ndevice_ids\x18\x02 \x03(\t\x12\"\n\x08topology\x18\x03 \x01(\x0b\x32\x10.v1.TopologyInfo\"+\n\x0cTopologyInfo\x12\x1b\n\x05nodes\x18\x01 \x03(\x0b\x32\x0c.v1.NUMANode\"\x16\n\x08NUMANode\x12\n\n\x02ID\x18\x01 \x01(\x03\"A\n\x16GetPodResourcesRequest\x12\x10\n\x08pod_name\x18\x01 \x01(\t\x12\x15\n\rpod_namespace\x18\x02 \x01(\t\"B\n\x17GetPodResourcesResponse\x12\'\n\rpod_resources\x18\x01 \x01(\x0b\x32\x10.v1.PodResources2\xfb\x01\n\x12PodResourcesLister\x12\x43\n\x04List\x12\x1b.v1.ListPodResourcesRequest\x1a\x1c.v1.ListPodResourcesResponse\"\x00\x12^\n\x17GetAllocatableResources\x12\x1f.v1.AllocatableResourcesRequest\x1a .v1.AllocatableResourcesResponse\"\x00\x12@\n\x03Get\x12\x1a.v1.GetPodResourcesRequest\x1a\x1b.v1.GetPodResourcesResponse\"\x00\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -42,19 +42,25 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_PODRESOURCES']._serialized_start=282
   _globals['_PODRESOURCES']._serialized_end=427
   _globals['_CONTAINERRESOURCES']._serialized_start=430
-  _globals['_CONTAINERRESOURCES']._serialized_end=582
-  _globals['_CONTAINERMEMORY']._serialized_start=584
-  _globals['_CONTAINERMEMORY']._serialized_end=672
-  _globals['_CONTAINERDEVICES']._serialized_start=674
-  _globals['_CONTAINERDEVICES']._serialized_end=771
-  _globals['_TOPOLOGYINFO']._serialized_start=773
-  _globals['_TOPOLOGYINFO']._serialized_end=816
-  _globals['_NUMANODE']._serialized_start=818
-  _globals['_NUMANODE']._serialized_end=840
-  _globals['_GETPODRESOURCESREQUEST']._serialized_start=842
-  _globals['_GETPODRESOURCESREQUEST']._serialized_end=907
-  _globals['_GETPODRESOURCESRESPONSE']._serialized_start=909
-  _globals['_GETPODRESOURCESRESPONSE']._serialized_end=975
-  _globals['_PODRESOURCESLISTER']._serialized_start=978
-  _globals['_PODRESOURCESLISTER']._serialized_end=1229
+  _globals['_CONTAINERRESOURCES']._serialized_end=605
+  _globals['_DYNAMICRESOURCE']._serialized_start=607
+  _globals['_DYNAMICRESOURCE']._serialized_end=731
+  _globals['_CLAIMRESOURCE']._serialized_start=733
+  _globals['_CLAIMRESOURCE']._serialized_end=845
+  _globals['_CDIDEVICE']._serialized_start=847
+  _globals['_CDIDEVICE']._serialized_end=872
+  _globals['_CONTAINERMEMORY']._serialized_start=874
+  _globals['_CONTAINERMEMORY']._serialized_end=962
+  _globals['_CONTAINERDEVICES']._serialized_start=964
+  _globals['_CONTAINERDEVICES']._serialized_end=1061
+  _globals['_TOPOLOGYINFO']._serialized_start=1063
+  _globals['_TOPOLOGYINFO']._serialized_end=1106
+  _globals['_NUMANODE']._serialized_start=1108
+  _globals['_NUMANODE']._serialized_end=1130
+  _globals['_GETPODRESOURCESREQUEST']._serialized_start=1132
+  _globals['_GETPODRESOURCESREQUEST']._serialized_end=1197
+  _globals['_GETPODRESOURCESRESPONSE']._serialized_start=1199
+  _globals['_GETPODRESOURCESRESPONSE']._serialized_end=1265
+  _globals['_PODRESOURCESLISTER']._serialized_start=1268
+  _globals['_PODRESOURCESLISTER']._serialized_end=1519
 # @@protoc_insertion_point(module_scope)
