@@ -1,0 +1,1 @@
+"""Dynamic Resource Allocation in the dev cluster: objects, CEL selectors, allocator, claim lifecycle."""
