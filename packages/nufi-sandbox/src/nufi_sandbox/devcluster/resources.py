@@ -167,6 +167,18 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
         categories=("all",),
     ),
     ResourceType("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True),
+    # Dynamic Resource Allocation, GA in 1.34: upstream gives these no short names and no categories.
+    ResourceType("resource.k8s.io", "v1", "DeviceClass", "deviceclasses", False),
+    ResourceType("resource.k8s.io", "v1", "ResourceClaim", "resourceclaims", True, subresources=_STATUS),
+    ResourceType("resource.k8s.io", "v1", "ResourceClaimTemplate", "resourceclaimtemplates", True),
+    ResourceType(
+        "resource.k8s.io",
+        "v1",
+        "ResourceSlice",
+        "resourceslices",
+        False,
+        extra_fields=("spec.nodeName", "spec.driver"),
+    ),
     ResourceType("coordination.k8s.io", "v1", "Lease", "leases", True),
     # Stored and served, never enforced: every caller of the dev cluster may do everything.
     ResourceType("rbac.authorization.k8s.io", "v1", "Role", "roles", True),

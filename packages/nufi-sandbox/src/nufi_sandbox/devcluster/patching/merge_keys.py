@@ -122,6 +122,9 @@ _KINDS: dict[str, MergeKeys] = {
     "ServiceAccount": _kind(secrets=_keyed("name")),
     "HorizontalPodAutoscaler": _kind(status=_CONDITIONS),
     "PodDisruptionBudget": _kind(status=_CONDITIONS),
+    # resource.k8s.io/v1 marks every list atomic except the claim's consumers, merged by uid.
+    "ResourceClaim": _kind(status=_struct(reservedFor=_keyed("uid"))),
+    **{kind: _kind() for kind in ("DeviceClass", "ResourceClaimTemplate", "ResourceSlice")},
     **{kind: _kind() for kind in _METADATA_ONLY},
 }
 
