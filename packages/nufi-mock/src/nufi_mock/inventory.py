@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import uuid
 from dataclasses import dataclass
 
 DEVICE_PREFIX = "lpu"
@@ -44,3 +45,8 @@ def device_index(device_id: str) -> int | None:
     """The index in ``lpu<N>``, or None when the text is not a mock device id."""
     match = _DEVICE_ID.match(device_id)
     return int(match.group(1)) if match else None
+
+
+def device_uuid(node: str, index: int) -> str:
+    """The device's UUID: stable per node and index, so the exporter and the DRA driver name it alike."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"nufi-mock://{node}/{index}"))

@@ -10,10 +10,9 @@ while it runs, and ``nufi-mock set-health`` edits it atomically.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
+from nufi_mock.atomic import write_atomically
 from nufi_mock.inventory import device_index
 from nufi_mock.kubelet_api import HEALTHY, UNHEALTHY
 
@@ -71,17 +70,7 @@ def render_health(health: dict[str, str]) -> str:
 
 
 def write_health(path: Path, health: dict[str, str]) -> None:
-    """Replace the file in one rename, so the plugin never reads half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, scratch = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(render_health(health))
-        os.chmod(scratch, 0o644)
-        os.replace(scratch, path)
-    except BaseException:
-        Path(scratch).unlink(missing_ok=True)
-        raise
+    write_atomically(path, render_health(health))
 
 
 def set_device_health(path: Path, device_id: str, health: str) -> dict[str, str]:

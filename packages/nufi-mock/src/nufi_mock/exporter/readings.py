@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from enum import StrEnum
 
-from nufi_mock.inventory import DEVICE_PREFIX
+from nufi_mock.inventory import DEVICE_PREFIX, device_uuid
 
 
 class Quantity(StrEnum):
@@ -57,7 +56,7 @@ class DeviceIdentity:
 
     @property
     def uuid(self) -> str:
-        return str(uuid.uuid5(uuid.NAMESPACE_URL, f"nufi-mock://{self.node}/{self.index}"))
+        return device_uuid(self.node, self.index)
 
     @property
     def pci_bus(self) -> int:
