@@ -117,6 +117,13 @@ def _term_matches(term: Mapping[str, Any], labels: Mapping[str, str], fields: Ma
     )
 
 
+def matches_node_selector(selector: Mapping[str, Any], node: Obj) -> bool:
+    """A v1 NodeSelector (terms ORed), as a ResourceSlice or an allocation carries one."""
+    labels = node.get("metadata", {}).get("labels") or {}
+    fields = {"metadata.name": str(node["metadata"]["name"])}
+    return any(_term_matches(term, labels, fields) for term in selector.get("nodeSelectorTerms") or [])
+
+
 def matches_node_affinity(pod_spec: Mapping[str, Any], node: Obj) -> bool:
     """nodeSelector and requiredDuringSchedulingIgnoredDuringExecution (terms ORed, requirements ANDed)."""
     labels = node.get("metadata", {}).get("labels") or {}
@@ -128,10 +135,7 @@ def matches_node_affinity(pod_spec: Mapping[str, Any], node: Obj) -> bool:
         .get("nodeAffinity", {})
         .get("requiredDuringSchedulingIgnoredDuringExecution")
     )
-    if not required:
-        return True
-    fields = {"metadata.name": str(node["metadata"]["name"])}
-    return any(_term_matches(term, labels, fields) for term in required.get("nodeSelectorTerms") or [])
+    return not required or matches_node_selector(required, node)
 
 
 # -- filters --------------------------------------------------------------------------------------------
