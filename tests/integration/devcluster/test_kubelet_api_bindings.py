@@ -73,13 +73,6 @@ def test_wire_names_and_field_numbers_match_the_kubelet() -> None:
         "memory": 4,
         "dynamic_resources": 5,
     }
-    dynamic = descriptor_pb2.DescriptorProto()
-    v1.DynamicResource.DESCRIPTOR.CopyToProto(dynamic)
-    # class_name was removed upstream; its number must stay taken.
-    assert [(r.start, r.end) for r in dynamic.reserved_range] == [(1, 2)]
-    assert numbers(v1.DynamicResource) == {"claim_name": 2, "claim_namespace": 3, "claim_resources": 4}
-    assert numbers(v1.ClaimResource) == {"cdi_devices": 1, "driver_name": 2, "pool_name": 3, "device_name": 4}
-    assert numbers(v1.CDIDevice) == {"name": 1}
     assert numbers(v1.ContainerDevices) == {"resource_name": 1, "device_ids": 2, "topology": 3}
     assert numbers(v1.GetPodResourcesRequest) == {"pod_name": 1, "pod_namespace": 2}
     alpha = podresources_v1alpha1_pb2
@@ -114,3 +107,11 @@ def test_dra_and_plugin_registration_match_the_kubelet() -> None:
     reg = pluginregistration_v1_pb2
     assert numbers(reg.PluginInfo) == {"type": 1, "name": 2, "endpoint": 3, "supported_versions": 4}
     assert numbers(reg.RegistrationStatus) == {"plugin_registered": 1, "error": 2}
+    v1 = podresources_v1_pb2
+    dynamic = descriptor_pb2.DescriptorProto()
+    v1.DynamicResource.DESCRIPTOR.CopyToProto(dynamic)
+    # class_name was removed upstream; its number must stay taken.
+    assert [(r.start, r.end) for r in dynamic.reserved_range] == [(1, 2)]
+    assert numbers(v1.DynamicResource) == {"claim_name": 2, "claim_namespace": 3, "claim_resources": 4}
+    assert numbers(v1.ClaimResource) == {"cdi_devices": 1, "driver_name": 2, "pool_name": 3, "device_name": 4}
+    assert numbers(v1.CDIDevice) == {"name": 1}
