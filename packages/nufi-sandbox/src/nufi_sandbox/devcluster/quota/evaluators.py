@@ -2,10 +2,11 @@
 
 A pod charges `count/pods` always and, unless it is terminal (Succeeded/Failed) or stuck past its
 deletion grace period, `pods` plus its requests and limits: `cpu`/`requests.cpu`, `limits.cpu`, the same
-for memory and ephemeral-storage, and `requests.<name>` for an extended resource (never `limits.<name>`).
-Init containers take part by the max rule of `PodRequests`/`PodLimits`. A claim charges
-`persistentvolumeclaims`, `count/persistentvolumeclaims` and `requests.storage`; any other namespaced
-type charges only its object count (`count/<plural>[.<group>]`, and the legacy bare names).
+for memory and ephemeral-storage, and `requests.<name>` for an extended resource or a device class's
+implicit name (never `limits.<name>`). Init containers take part by the max rule of
+`PodRequests`/`PodLimits`. A volume claim charges `persistentvolumeclaims`,
+`count/persistentvolumeclaims` and `requests.storage`; a device claim is `device_claims`' to charge; any
+other namespaced type charges only its object count (`count/<plural>[.<group>]`, and the legacy names).
 """
 
 from __future__ import annotations
@@ -16,8 +17,16 @@ from datetime import UTC, datetime, timedelta
 from decimal import ROUND_CEILING
 from typing import Any, Protocol
 
-from nufi_sandbox.devcluster.quota.amounts import ONE, Amount, ResourceList, add, max_into, parse_list
-from nufi_sandbox.devcluster.validation.pod_spec import is_extended_resource, is_native_resource
+from nufi_sandbox.devcluster.quota.amounts import ONE, Amount, ResourceList, parse_list
+from nufi_sandbox.devcluster.quota.device_claims import (
+    DEVICE_CLAIMS,
+    IMPLICIT_PREFIX,
+    NO_OBJECTS,
+    ClaimLookup,
+    DeviceClaimEvaluator,
+)
+from nufi_sandbox.devcluster.quota.pod_requests import pod_totals
+from nufi_sandbox.devcluster.validation.pod_spec import is_dra_extended_resource, is_native_resource
 
 Obj = dict[str, Any]
 
@@ -59,32 +68,9 @@ def compute_usage(requests: Mapping[str, Amount], limits: Mapping[str, Amount]) 
     for name, amount in requests.items():
         if name.startswith("hugepages-"):
             out[name] = out[f"requests.{name}"] = amount
-        elif is_extended_resource(name):
+        elif is_dra_extended_resource(name):
             out[f"requests.{name}"] = amount
     return out
-
-
-def _aggregate(spec: Mapping[str, Any], field: str) -> ResourceList:
-    """`PodRequests`/`PodLimits`: containers summed, sidecars added, then the max with init containers."""
-    total: ResourceList = {}
-    for container in spec.get("containers") or []:
-        total = add(total, parse_list((container.get("resources") or {}).get(field)))
-    sidecars: ResourceList = {}
-    init_max: ResourceList = {}
-    for container in spec.get("initContainers") or []:
-        own = parse_list((container.get("resources") or {}).get(field))
-        if container.get("restartPolicy") == "Always":
-            total = add(total, own)
-            sidecars = add(sidecars, own)
-            max_into(init_max, sidecars)
-        else:
-            max_into(init_max, add(own, sidecars))
-    max_into(total, init_max)
-    overhead = parse_list(spec.get("overhead"))
-    if field == "requests":
-        return add(total, overhead)
-    # Overhead raises a limit only where one is set.
-    return add(total, {k: v for k, v in overhead.items() if k in total})
 
 
 def pod_charged(pod: Obj, now: datetime) -> bool:
@@ -112,13 +98,14 @@ class PodEvaluator:
             if n in POD_RESOURCES
             or n.startswith(("hugepages-", "requests.hugepages-"))
             or (not is_native_resource(n) and n.startswith("requests."))
+            or n.startswith(IMPLICIT_PREFIX)
         ]
 
     def usage(self, obj: Obj, now: datetime) -> ResourceList:
         if not pod_charged(obj, now):
             return {"count/pods": ONE}
         spec = obj.get("spec") or {}
-        usage = compute_usage(_aggregate(spec, "requests"), _aggregate(spec, "limits"))
+        usage = compute_usage(pod_totals(spec, "requests"), pod_totals(spec, "limits"))
         return {"count/pods": ONE, **usage}
 
     def constraints(self, required: Iterable[str], obj: Obj) -> str:
@@ -212,9 +199,11 @@ class CountEvaluator:
         return False
 
 
-def evaluator_for(group_resource: tuple[str, str]) -> Evaluator | None:
+def evaluator_for(group_resource: tuple[str, str], lookup: ClaimLookup = NO_OBJECTS) -> Evaluator | None:
     if group_resource in IGNORED:
         return None
+    if group_resource == DEVICE_CLAIMS:
+        return DeviceClaimEvaluator(lookup)
     if group_resource == ("", "pods"):
         return PodEvaluator()
     if group_resource == ("", "persistentvolumeclaims"):
@@ -222,10 +211,10 @@ def evaluator_for(group_resource: tuple[str, str]) -> Evaluator | None:
     return CountEvaluator(group_resource)
 
 
-def evaluators_for(names: Iterable[str]) -> list[Evaluator]:
+def evaluators_for(names: Iterable[str], lookup: ClaimLookup = NO_OBJECTS) -> list[Evaluator]:
     """Every evaluator one of `names` belongs to: what the controller must count for a quota."""
     names = list(names)
-    found: list[Evaluator] = [PodEvaluator(), ClaimEvaluator()]
+    found: list[Evaluator] = [PodEvaluator(), ClaimEvaluator(), DeviceClaimEvaluator(lookup)]
     counted: set[tuple[str, str]] = set()
     for name in names:
         if name.startswith("count/"):

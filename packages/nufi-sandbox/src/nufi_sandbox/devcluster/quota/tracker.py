@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from nufi_sandbox.devcluster import errors
 from nufi_sandbox.devcluster.quota import amounts, scopes
 from nufi_sandbox.devcluster.quota.amounts import ZERO, ResourceList
+from nufi_sandbox.devcluster.quota.device_claims import ClaimLookup
 from nufi_sandbox.devcluster.quota.evaluators import Evaluator, evaluator_for, evaluators_for, utc_now
 from nufi_sandbox.devcluster.resources import ResourceType
 
@@ -28,18 +29,35 @@ Obj = dict[str, Any]
 QUOTAS = ("", "resourcequotas")
 
 
+class _StoreLookup:
+    """What a device claim's charge reads besides the claim: its class's name and its owning pod."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def extended_resource_name(self, device_class: str) -> str | None:
+        for found in self._store.all_of("resource.k8s.io", "deviceclasses"):
+            if found["metadata"].get("name") == device_class:
+                return (found.get("spec") or {}).get("extendedResourceName") or None
+        return None
+
+    def pod(self, namespace: str, name: str) -> Obj | None:
+        return self._store.find(self._store.rt("", "v1", "pods"), namespace, name)
+
+
 class ResourceQuotas:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._by_namespace: dict[str, set[str]] = {}
         self._syncing = False
+        self._lookup: ClaimLookup = _StoreLookup(store)
 
     # -- admission -----------------------------------------------------------------------------------
 
     def admit(self, rt: ResourceType, obj: Obj, old: Obj | None = None) -> None:
         """Raise the 403 the ResourceQuota admission plugin would; `old` is set for updates."""
         namespace = (obj.get("metadata") or {}).get("namespace") or ""
-        evaluator = evaluator_for(rt.key)
+        evaluator = evaluator_for(rt.key, self._lookup)
         if not rt.namespaced or evaluator is None or not self._by_namespace.get(namespace):
             return
         if old is not None and not evaluator.handles_update():
@@ -126,9 +144,11 @@ class ResourceQuotas:
         names, namespace = list(names), quota["metadata"]["namespace"]
         now = utc_now()
         total: ResourceList = {}
-        for evaluator in evaluators_for(names):
+        for evaluator in evaluators_for(names, self._lookup):
             tracked = evaluator.matching(names)
-            total.update(dict.fromkeys(tracked, ZERO))
+            # Pods and device claims both charge `requests.<name>`: the second must not reset the first.
+            for name in tracked:
+                total.setdefault(name, ZERO)
             is_pod = evaluator.group_resource == ("", "pods")
             for obj in self._store.all_of(*evaluator.group_resource):
                 if (obj.get("metadata") or {}).get("namespace") == namespace and scopes.applies(

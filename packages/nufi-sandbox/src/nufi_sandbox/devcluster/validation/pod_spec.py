@@ -57,6 +57,15 @@ def is_extended_resource(name: str) -> bool:
     return not qualified_name_errors("requests." + name)
 
 
+# Any device class can be asked for by this name plus its own (KEP-5004), whether or not it declares one.
+DEVICE_CLASS_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
+
+
+def is_dra_extended_resource(name: str) -> bool:
+    """`IsDRAExtendedResourceName`: an extended resource, or a device class's implicit name."""
+    return is_extended_resource(name) or name.startswith(DEVICE_CLASS_RESOURCE_PREFIX)
+
+
 def _overcommit_allowed(name: str) -> bool:
     return is_native_resource(name) and not name.startswith("hugepages-")
 
