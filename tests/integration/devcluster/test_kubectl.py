@@ -133,3 +133,160 @@ def test_kubectl_creates_and_lists_a_quota_and_shows_its_refusal(cluster: DevClu
         f"requested: requests.{lpu}=2, used: requests.{lpu}=0, limited: requests.{lpu}=1"
     )
     kubectl(cluster, "delete", "quota", "team")
+
+
+def _columns(table: str) -> list[str]:
+    """A table's header cut into its column names (kubectl pads them with two spaces at least)."""
+    return [name.strip() for name in table.splitlines()[0].split("  ") if name.strip()]
+
+
+def _row(table: str, first: str) -> list[str]:
+    return next(line.split() for line in table.splitlines()[1:] if line.split()[0] == first)
+
+
+def _applied(cluster: DevClusterProcess, namespace: str, objects: str, folder: Path) -> Path:
+    """`objects` applied in a new namespace; the manifest, to delete them by."""
+    kubectl(cluster, "create", "namespace", namespace)
+    manifest = folder / f"{namespace}.yaml"
+    manifest.write_text(objects)
+    kubectl(cluster, "apply", "-f", str(manifest))
+    return manifest
+
+
+_TABLE_OBJECTS = """\
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: tables}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data, namespace: tables}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: standard
+  resources: {requests: {storage: 1Gi}}
+---
+apiVersion: v1
+kind: Event
+metadata: {name: web.1, namespace: tables}
+involvedObject: {kind: Pod, name: web-0, namespace: tables}
+reason: FailedScheduling
+type: Warning
+message: "0/3 nodes are available: 3 Insufficient hyperaccel.ai/lpu."
+source: {component: default-scheduler}
+count: 1
+"""
+
+
+def test_kubectl_prints_services_events_and_claims_with_the_apiservers_columns(
+    cluster: DevClusterProcess, tmp_path: Path
+) -> None:
+    _applied(cluster, "tables", _TABLE_OBJECTS, tmp_path)
+
+    services = kubectl(cluster, "get", "services", "-n", "tables")
+    assert _columns(services) == ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"]
+    web = _row(services, "web")
+    assert web[1] == "ClusterIP" and web[2].startswith("10.") and web[3:5] == ["<none>", "80/TCP"]
+    assert _columns(kubectl(cluster, "get", "services", "-n", "tables", "-o", "wide"))[-1] == "SELECTOR"
+
+    events = kubectl(cluster, "get", "events", "-n", "tables")
+    assert _columns(events) == ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    assert events.splitlines()[1].split()[1:4] == ["Warning", "FailedScheduling", "pod/web-0"]
+    assert events.splitlines()[1].endswith("0/3 nodes are available: 3 Insufficient hyperaccel.ai/lpu.")
+
+    claims = kubectl(cluster, "get", "pvc", "-n", "tables")
+    assert _columns(claims) == [
+        "NAME",
+        "STATUS",
+        "VOLUME",
+        "CAPACITY",
+        "ACCESS MODES",
+        "STORAGECLASS",
+        "VOLUMEATTRIBUTESCLASS",
+        "AGE",
+    ]
+    # Only the columns the claim fills show in the split row: STORAGECLASS, VOLUMEATTRIBUTESCLASS, AGE.
+    assert _row(claims, "data")[-3:-1] == ["standard", "<unset>"]
+    kubectl(cluster, "delete", "namespace", "tables")
+
+
+_DRA_OBJECTS = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: lpu.hyperaccel.ai}
+spec:
+  selectors: [{cel: {expression: "device.driver == 'lpu.hyperaccel.ai'"}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: lpu-node-3-lpu}
+spec:
+  driver: lpu.hyperaccel.ai
+  nodeName: lpu-node-3
+  pool: {name: lpu-node-3, generation: 1, resourceSliceCount: 1}
+  devices: [{name: lpu-0}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-lpu, namespace: dra-tables}
+spec:
+  spec:
+    devices:
+      requests: [{name: lpu, exactly: {deviceClassName: lpu.hyperaccel.ai}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: held, namespace: dra-tables}
+spec:
+  devices:
+    requests: [{name: lpu, exactly: {deviceClassName: lpu.hyperaccel.ai}}]
+"""
+
+_ALLOCATED = {
+    "status": {
+        "allocation": {
+            "devices": {
+                "results": [
+                    {"request": "lpu", "driver": "lpu.hyperaccel.ai", "pool": "lpu-node-3", "device": "lpu-0"}
+                ]
+            },
+        },
+        "reservedFor": [{"resource": "pods", "name": "web", "uid": "6d3f0b9e-5a1c-4f8e-9a1b-2c3d4e5f6a7b"}],
+    }
+}
+
+
+def test_kubectl_prints_dra_objects_with_the_apiservers_columns(
+    cluster: DevClusterProcess, tmp_path: Path
+) -> None:
+    manifest = _applied(cluster, "dra-tables", _DRA_OBJECTS, tmp_path)
+    classes = kubectl(cluster, "get", "deviceclasses")
+    assert _columns(classes) == ["NAME", "AGE"] and _row(classes, "lpu.hyperaccel.ai")
+    slices = kubectl(cluster, "get", "resourceslices")
+    assert _columns(slices) == ["NAME", "NODE", "DRIVER", "POOL", "AGE"]
+    assert _row(slices, "lpu-node-3-lpu")[1:4] == ["lpu-node-3", "lpu.hyperaccel.ai", "lpu-node-3"]
+    templates = kubectl(cluster, "get", "resourceclaimtemplates", "-n", "dra-tables")
+    assert _columns(templates) == ["NAME", "AGE"] and _row(templates, "one-lpu")
+
+    claims = kubectl(cluster, "get", "resourceclaims", "-n", "dra-tables")
+    assert _columns(claims) == ["NAME", "STATE", "AGE"]
+    assert _row(claims, "held")[1] == "pending"
+    status = json.dumps(_ALLOCATED)
+    kubectl(
+        cluster,
+        "patch",
+        "resourceclaim",
+        "held",
+        "-n",
+        "dra-tables",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        status,
+    )
+    held = kubectl(cluster, "get", "resourceclaim", "held", "-n", "dra-tables")
+    assert _row(held, "held")[1] == "allocated,reserved"
+    kubectl(cluster, "delete", "-f", str(manifest))
