@@ -1,8 +1,9 @@
 """A VS Code lab in a real browser (Debian's Chromium) against a running sandbox, whose kubelet runs the
-real code-server: from the Labs page, in Korean and in English, a member makes a VS Code lab on an LPU
-and opens it, and through NuFi on the lab's own origin the workbench renders; a terminal opened in it
-prints the LPU the lab's pod holds; a file saved in the editor is there again after the lab is stopped
-and started (its home volume); and the page's "last active" moves once the workbench was used.
+real code-server: from the Labs page a member makes a VS Code lab on an LPU and opens it, and through
+NuFi on the lab's own origin the workbench renders; a terminal opened in it prints the LPU the lab's pod
+holds; a file saved in the editor is there again after the lab is stopped and started (its home volume);
+and the page's "last active" moves once the workbench was used. The whole walk runs on the Korean
+dashboard; the English one is photographed around a workbench that was opened.
 code-server checks a socket's origin itself: a bearer caller, whom NuFi lets through from anywhere, is
 refused from a foreign origin. Screenshots under test-results/dashboard/ (`<language>-vscode-*`)."""
 
@@ -10,8 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from functools import partial
-from urllib.parse import urlsplit
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
@@ -73,21 +76,49 @@ async def open_the_workbench(page: Page, origin: str, project: str) -> Page:
     return lab
 
 
+def home_of(lab: Page) -> Path:
+    """The lab's home on this machine: code-server opens it as `?folder=`, the claim's directory the dev
+    cluster gives the container."""
+    folders = parse_qs(urlsplit(lab.url).query).get("folder")
+    assert folders, lab.url
+    return Path(folders[0])
+
+
 async def echo_the_lpu(lab: Page) -> None:
     """A terminal opened in the workbench (Ctrl+`) runs `echo $LPU_VISIBLE_DEVICES`, into NOTE too: the
     terminal draws on a canvas, so what it printed is read back from the file in the editor."""
     terminal = lab.locator(".terminal-wrapper.active .xterm")
+    note = home_of(lab) / NOTE
 
     async def opened() -> bool:
         # Keys pressed while the workbench still registers its commands do nothing: pressed again.
         await lab.keyboard.press("Control+Backquote")
         return await terminal.is_visible()
 
+    async def echoed() -> bool:
+        # A line typed before the terminal's shell has started is lost: typed again until the file is there.
+        if note.is_file() and "LPU=" in note.read_text():
+            return True
+        await terminal.click()
+        await lab.keyboard.type(f"echo LPU=$LPU_VISIBLE_DEVICES | tee {NOTE}")
+        await lab.keyboard.press("Enter")
+        return False
+
     await until(opened, within=60, every=2.0, what="a terminal opened")
-    await terminal.click()
-    await lab.keyboard.type(f"echo LPU=$LPU_VISIBLE_DEVICES | tee {NOTE}")
-    await lab.keyboard.press("Enter")
-    await lab.locator(".explorer-folders-view .monaco-list-row", has_text=NOTE).click(timeout=30_000)
+    await until(echoed, within=60, every=5.0, what=f"the terminal wrote {note}")
+    row = lab.locator(".explorer-folders-view .monaco-list-row", has_text=NOTE)
+
+    async def listed() -> bool:
+        # The Explorer learns of a file from code-server's watcher; its Refresh action asks directly.
+        if await row.is_visible():
+            return True
+        # Its title actions show while the pointer is over the view.
+        await lab.locator(".explorer-folders-view").hover()
+        await lab.get_by_role("button", name="Refresh Explorer").click(timeout=5_000)
+        return False
+
+    await until(listed, within=30, every=2.0, what=f"{NOTE} in the Explorer")
+    await row.click()
     await expect(editor_lines(lab)).to_contain_text(re.compile(r"LPU=lpu\d"), timeout=30_000)
 
 
@@ -96,13 +127,21 @@ def editor_lines(lab: Page) -> Locator:
 
 
 async def save_a_note(lab: Page) -> None:
-    """A line typed at the end of NOTE in the editor, saved (Ctrl+S)."""
+    """A line typed at the end of NOTE in the editor, saved (Ctrl+S) and on the lab's volume before the
+    lab is stopped: the save travels over the workbench's socket, which closing the page cuts."""
     await editor_lines(lab).click()
     await lab.keyboard.press("Control+End")
     await lab.keyboard.press("Enter")
     await lab.keyboard.type(NOTE_TEXT)
+    await expect(editor_lines(lab)).to_contain_text(NOTE_TEXT)
     await lab.keyboard.press("Control+S")
     await expect(lab.locator(".tab.dirty")).to_have_count(0, timeout=30_000)
+    note = home_of(lab) / NOTE
+
+    async def on_disk() -> bool:
+        return NOTE_TEXT in note.read_text()
+
+    await until(on_disk, within=30, every=0.5, what=f"{NOTE} saved on disk")
 
 
 async def read_the_note(lab: Page) -> None:
@@ -150,27 +189,45 @@ async def code_server_checks_the_socket_origin(admin: httpx.AsyncClient, url: st
         pass
 
 
-@pytest.mark.parametrize("language", ["ko", "en"])
-async def test_a_member_works_in_a_vscode_lab_on_an_lpu_and_finds_its_files_after_a_restart(
-    sandbox: SandboxRun, admin: httpx.AsyncClient, browser: Browser, language: Language
-) -> None:
-    url = sandbox.state["nufi_url"]
+@asynccontextmanager
+async def a_member_in_a_project(
+    admin: httpx.AsyncClient, browser: Browser, url: str, language: Language
+) -> AsyncIterator[tuple[Page, str]]:
+    """The Labs page of a project of the walk's own, signed in as a member in `language`."""
     project = f"vscode-{language}"
     made = await admin.post("/api/v1/admin/projects", json={"name": project, "members": ["user"]})
     assert made.status_code == 201, made.text
-    origin = f"http://{LAB}--{project}.localhost:{urlsplit(url).port}"
     context = await browser.new_context(locale=LOCALES[language], viewport={"width": 1400, "height": 1000})
     try:
         page = await context.new_page()
         await page.goto(f"{url}/labs?project={project}")
         await sign_in(page, "user")
-        await make_the_lab(page, language)
-        await expect(page.get_by_test_id(f"active-{LAB}")).to_have_text(text(language, "labs.active.none"))
-        await speaks(page, language, "the Labs page with a VS Code lab")
-        await shot(page, f"{language}-vscode-1-lab-ready")
+        yield page, project
+    finally:
+        await context.close()
+        await admin.delete(f"/api/v1/admin/projects/{project}")
 
-        lab = await open_the_workbench(page, origin, project)
-        await shot(lab, f"{language}-vscode-2-workbench", full_page=False)
+
+async def a_used_lab(page: Page, language: Language, origin: str, project: str) -> Page:
+    """A VS Code lab made from the Labs page, Ready, its workbench open; the page photographed."""
+    await make_the_lab(page, language)
+    await expect(page.get_by_test_id(f"active-{LAB}")).to_have_text(text(language, "labs.active.none"))
+    await speaks(page, language, "the Labs page with a VS Code lab")
+    await shot(page, f"{language}-vscode-1-lab-ready")
+    lab = await open_the_workbench(page, origin, project)
+    await shot(lab, f"{language}-vscode-2-workbench", full_page=False)
+    return lab
+
+
+async def test_a_member_works_in_a_vscode_lab_on_an_lpu_and_finds_its_files_after_a_restart(
+    sandbox: SandboxRun, admin: httpx.AsyncClient, browser: Browser
+) -> None:
+    """The whole walk, on the Korean dashboard (the workbench's own words are code-server's)."""
+    language: Language = "ko"
+    url = sandbox.state["nufi_url"]
+    async with a_member_in_a_project(admin, browser, url, language) as (page, project):
+        origin = f"http://{LAB}--{project}.localhost:{urlsplit(url).port}"
+        lab = await a_used_lab(page, language, origin, project)
         await echo_the_lpu(lab)
         await save_a_note(lab)
         await shot(lab, f"{language}-vscode-3-terminal-and-note", full_page=False)
@@ -183,6 +240,18 @@ async def test_a_member_works_in_a_vscode_lab_on_an_lpu_and_finds_its_files_afte
         await read_the_note(lab)
         await shot(lab, f"{language}-vscode-5-note-after-restart", full_page=False)
         await code_server_checks_the_socket_origin(admin, url, project)
-    finally:
-        await context.close()
-        await admin.delete(f"/api/v1/admin/projects/{project}")
+
+
+async def test_the_english_labs_page_shows_a_vscode_lab_and_when_it_was_last_active(
+    sandbox: SandboxRun, admin: httpx.AsyncClient, browser: Browser
+) -> None:
+    """NuFi's own page in English, around a workbench that was opened."""
+    language: Language = "en"
+    url = sandbox.state["nufi_url"]
+    async with a_member_in_a_project(admin, browser, url, language) as (page, project):
+        origin = f"http://{LAB}--{project}.localhost:{urlsplit(url).port}"
+        lab = await a_used_lab(page, language, origin, project)
+        await lab.close()
+        await last_active_moved(page, language)
+        await speaks(page, language, "the Labs page after the workbench was used")
+        await shot(page, f"{language}-vscode-4-last-active")

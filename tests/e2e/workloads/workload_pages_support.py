@@ -69,8 +69,11 @@ async def workload_pages_world(tmp_path_factory: pytest.TempPathFactory) -> Asyn
     """NuFi served over a dev cluster of `NODES`, with `_populate`'s project, workloads and quota."""
     database = tmp_path_factory.mktemp("workload-pages") / "nufi.db"
     with dev_cluster(NODES, prefix="wlp-") as cluster:
+        # A lab's activity is read again after 2 s, not 15: the activity walk waits for it twice.
         settings = Settings(
-            kubeconfig=cluster.kubeconfig, database_url=SecretStr(f"sqlite+aiosqlite:///{database}")
+            kubeconfig=cluster.kubeconfig,
+            database_url=SecretStr(f"sqlite+aiosqlite:///{database}"),
+            lab_activity_cache_seconds=2.0,
         )
         async with running(build_server(settings, _Faces(api=True, dashboard=True))) as url:
             services = context.services()
