@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from nufi_mock.exporter.attribution import ContainerDevices, base_device_id, flatten, owners, resource_matches
+from nufi_mock.exporter.attribution import (
+    ContainerDevices,
+    base_device_id,
+    flatten,
+    flatten_dynamic,
+    owners,
+    resource_matches,
+)
 from nufi_mock.exporter.fleet import Fleet
 from nufi_mock.exporter.hardware import GIB, HardwareSpec, ThermalModel
+from nufi_mock.exporter.profiles.lpu import LpuProfile
 from nufi_mock.exporter.readings import DeviceIdentity, PodRef
 from nufi_mock.kubelet_api import podresources_v1_pb2 as v1
 from nufi_mock.kubelet_api import podresources_v1alpha1_pb2 as v1alpha1
@@ -101,3 +109,40 @@ def test_both_api_versions_flatten_alike() -> None:
     expected = [ContainerDevices("team", "infer", "app", "hyperaccel.ai/lpu", ("lpu0", "lpu1"))]
     assert flatten(as_v1) == expected
     assert flatten(as_alpha) == expected
+
+
+def test_devices_held_through_a_dra_claim_are_attributed_by_the_lpu_profile_as_plugin_ones_are() -> None:
+    def claim_device(device: str) -> v1.ClaimResource:
+        cdi = [v1.CDIDevice(name="hyperaccel.ai/lpu=uid-lpus")]
+        return v1.ClaimResource(
+            cdi_devices=cdi, driver_name="lpu.hyperaccel.ai", pool_name="n1", device_name=device
+        )
+
+    response = v1.ListPodResourcesResponse(
+        pod_resources=[
+            v1.PodResources(
+                name="dra-infer",
+                namespace="team",
+                containers=[
+                    v1.ContainerResources(
+                        name="app",
+                        dynamic_resources=[
+                            v1.DynamicResource(
+                                claim_name="pair",
+                                claim_namespace="team",
+                                claim_resources=[claim_device("lpu1"), claim_device("lpu3")],
+                            )
+                        ],
+                    )
+                ],
+            )
+        ]
+    )
+    entries = flatten(response) + flatten_dynamic(response)
+    assert entries == [
+        ContainerDevices("team", "dra-infer", "app", "lpu.hyperaccel.ai", ("lpu1",)),
+        ContainerDevices("team", "dra-infer", "app", "lpu.hyperaccel.ai", ("lpu3",)),
+    ]
+    devices = fleet()
+    found = owners(entries, LpuProfile.resource_patterns, lambda name: devices.resolve("n1", name))
+    assert found == {1: PodRef("team", "dra-infer", "app"), 3: PodRef("team", "dra-infer", "app")}

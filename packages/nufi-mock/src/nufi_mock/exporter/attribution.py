@@ -1,4 +1,5 @@
-"""Which pod holds which device, from the kubelet's PodResources API, as the vendors' exporters ask it."""
+"""Which pod holds which device, from the kubelet's PodResources API, as the vendors' exporters ask it:
+devices of a device plugin by resource name, and (v1) devices of DRA claims by driver name."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ class ContainerDevices:
     pod: str
     container: str
     resource: str
+    """The extended resource of a device plugin, or the driver of a DRA claim's devices."""
     device_ids: tuple[str, ...]
 
 
@@ -77,6 +79,24 @@ def flatten(response: Any) -> list[ContainerDevices]:
     ]
 
 
+def flatten_dynamic(response: Any) -> list[ContainerDevices]:
+    """The DRA devices of a v1 ListPodResourcesResponse, one entry per claim's device, named by driver
+    (a driver name has no ``/``, so it never matches a resource pattern by accident)."""
+    return [
+        ContainerDevices(
+            namespace=str(pod.namespace),
+            pod=str(pod.name),
+            container=str(container.name),
+            resource=str(resource.driver_name),
+            device_ids=(str(resource.device_name),),
+        )
+        for pod in response.pod_resources
+        for container in pod.containers
+        for claim in container.dynamic_resources
+        for resource in claim.claim_resources
+    ]
+
+
 class PodResourcesClient:
     """Calls ``List`` on one node's PodResources socket; the channel reconnects by itself when the
     kubelet re-creates the socket."""
@@ -92,10 +112,10 @@ class PodResourcesClient:
             self._channel = grpc.aio.insecure_channel(f"unix://{self.socket.absolute()}")
         if self.api == "v1":
             stub: Any = podresources_v1_pb2_grpc.PodResourcesListerStub(self._channel)
-            request: Any = podresources_v1_pb2.ListPodResourcesRequest()
-        else:
-            stub = podresources_v1alpha1_pb2_grpc.PodResourcesListerStub(self._channel)
-            request = podresources_v1alpha1_pb2.ListPodResourcesRequest()
+            response = await stub.List(podresources_v1_pb2.ListPodResourcesRequest(), timeout=self._timeout)
+            return flatten(response) + flatten_dynamic(response)
+        stub = podresources_v1alpha1_pb2_grpc.PodResourcesListerStub(self._channel)
+        request = podresources_v1alpha1_pb2.ListPodResourcesRequest()
         return flatten(await stub.List(request, timeout=self._timeout))
 
     async def close(self) -> None:

@@ -48,8 +48,9 @@ _NoPodResources = Annotated[bool, typer.Option("--no-pod-resources", help="Attri
 _ResourceNames = Annotated[
     list[str] | None,
     typer.Option(
-        help="Extended resource whose devices are attributed (trailing * = prefix). "
-        "Default: the profile's (hyperaccel.ai/lpu, nvidia.com/gpu, furiosa.ai*, rebellions.ai*)."
+        help="Extended resource, or DRA driver, whose devices are attributed (trailing * = prefix). "
+        "Default: the profile's (hyperaccel.ai/lpu and lpu.hyperaccel.ai, nvidia.com/gpu, furiosa.ai*, "
+        "rebellions.ai*)."
     ),
 ]
 _LabelNames = Annotated[

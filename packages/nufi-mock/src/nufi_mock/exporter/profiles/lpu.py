@@ -24,7 +24,8 @@ class LpuProfile(Profile):
     description = "the mock LPU's lpu_* metrics"
     default_port = 9850
     pod_resources_api = "v1"
-    resource_patterns = ("hyperaccel.ai/lpu",)
+    # The device plugin's resource, and the DRA driver's name for devices held through claims.
+    resource_patterns = ("hyperaccel.ai/lpu", "lpu.hyperaccel.ai")
     hardware = HardwareSpec(model="HyperAccel LPU (mock)", memory_total_bytes=16 * GIB, idle_watts=15.0)
 
     def device_label(self, index: int) -> str:
