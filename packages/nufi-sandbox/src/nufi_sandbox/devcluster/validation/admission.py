@@ -9,9 +9,12 @@ from __future__ import annotations
 import base64
 import copy
 import ipaddress
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nufi_sandbox.devcluster import errors
+from nufi_sandbox.devcluster.dra.objects import DRA_KINDS, default_dra_object
+from nufi_sandbox.devcluster.dra.validation import dra_status_causes
 from nufi_sandbox.devcluster.quota import ResourceQuotas
 from nufi_sandbox.devcluster.resources import ResourceType
 from nufi_sandbox.devcluster.selectors import label_selector_from_object
@@ -71,6 +74,8 @@ class Admission:
             _fold_string_data(obj)
         elif "status" in rt.subresources and kind not in ("Node", "CustomResourceDefinition"):
             obj.pop("status", None)
+        if kind in DRA_KINDS and rt.group == "resource.k8s.io":
+            default_dra_object(kind, obj)
         self._validate(rt, obj)
         if kind == "ResourceQuota":
             _canonical_hard(obj)
@@ -99,19 +104,26 @@ class Admission:
             self._default_service(new, old)
         elif rt.kind == "Secret":
             _fold_string_data(new)
+        if rt.kind in DRA_KINDS and rt.group == "resource.k8s.io":
+            default_dra_object(rt.kind, new)
+            if subresource == "status":
+                self._raise_if(rt, new, dra_status_causes(rt.kind, new, old))
         if subresource == "":
-            self._validate(rt, new)
+            self._validate(rt, new, old)
             if rt.kind == "ResourceQuota":
                 _canonical_hard(new)
             self.quota.admit(rt, new, old)
 
-    def _validate(self, rt: ResourceType, obj: Obj) -> None:
-        causes = [dict(c) for c in validate_object(rt.kind, obj, rt.namespaced)]
-        causes += _selector_causes(rt.kind, obj)
+    def _validate(self, rt: ResourceType, obj: Obj, old: Obj | None = None) -> None:
+        causes = [dict(c) for c in validate_object(rt.kind, obj, rt.namespaced, old)]
+        self._raise_if(rt, obj, causes + _selector_causes(rt.kind, obj))
+
+    @staticmethod
+    def _raise_if(rt: ResourceType, obj: Obj, causes: Sequence[Mapping[str, Any]]) -> None:
         if causes:
             name = obj.get("metadata", {}).get("name", "")
             message = format_invalid_message(rt.kind, name, causes, rt.group or None)
-            raise errors.invalid(rt, name, message, causes)
+            raise errors.invalid(rt, name, message, [dict(c) for c in causes])
 
     def _default_service(self, obj: Obj, old: Obj | None) -> None:
         spec = obj.setdefault("spec", {})

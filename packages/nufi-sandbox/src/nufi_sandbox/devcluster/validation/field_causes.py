@@ -55,6 +55,24 @@ def not_found(path: str, value: object) -> Cause:
     return Cause(reason="FieldValueNotFound", message=f"Not found: {_show(value)}", field=path)
 
 
+def too_long(path: str, limit: int) -> Cause:
+    unit = "byte" if limit == 1 else "bytes"
+    return Cause(
+        reason="FieldValueTooLong", message=f"Too long: may not be more than {limit} {unit}", field=path
+    )
+
+
+def too_many(path: str, actual: int, limit: int) -> Cause:
+    items = "item" if limit == 1 else "items"
+    message = f"Too many: {actual}: must have at most {limit} {items}"
+    return Cause(reason="FieldValueTooMany", message=message, field=path)
+
+
+def invalid_shown(path: str, shown: str, detail: str) -> Cause:
+    """An `Invalid` cause whose value is already written as Go prints it (a struct, a device ID)."""
+    return Cause(reason="FieldValueInvalid", message=f"Invalid value: {shown}: {detail}", field=path)
+
+
 def as_map(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from nufi_sandbox.devcluster.dra.objects import DRA_KINDS
+from nufi_sandbox.devcluster.dra.validation import dra_spec_causes
 from nufi_sandbox.devcluster.validation.field_causes import (
     Cause,
     as_list,
@@ -173,9 +175,22 @@ def _service(spec: Mapping[str, Any]) -> list[Cause]:
     return causes
 
 
-def validate_object(kind: str, obj: Mapping[str, Any], namespaced: bool) -> list[Cause]:
-    """Every cause the API server would list when rejecting `obj` on create or update."""
+def _claim_template_meta(obj: Mapping[str, Any]) -> list[Cause]:
+    meta = as_map(as_map(obj.get("spec")).get("metadata"))
+    return _labels(meta.get("labels"), "spec.metadata.labels") + _annotations(
+        meta.get("annotations"), "spec.metadata.annotations"
+    )
+
+
+def validate_object(
+    kind: str, obj: Mapping[str, Any], namespaced: bool, old: Mapping[str, Any] | None = None
+) -> list[Cause]:
+    """Every cause the API server would list when rejecting `obj` on create, or on update from `old`."""
     causes = _object_meta(kind, as_map(obj.get("metadata")), namespaced)
+    if kind in DRA_KINDS:
+        if kind == "ResourceClaimTemplate" and old is None:
+            causes += _claim_template_meta(obj)
+        return causes + dra_spec_causes(kind, obj, old)
     spec = as_map(obj.get("spec"))
     if kind in _REPLICATED_KINDS:
         replicas = spec.get("replicas")

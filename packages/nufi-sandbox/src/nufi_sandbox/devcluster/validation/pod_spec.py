@@ -22,6 +22,7 @@ from nufi_sandbox.devcluster.validation.field_causes import (
     required,
 )
 from nufi_sandbox.devcluster.validation.names import dns1123_label_errors, qualified_name_errors
+from nufi_sandbox.devcluster.validation.pod_claims import container_claims_causes, pod_claims_causes
 from nufi_sandbox.devcluster.validation.quantity import (
     QuantityError,
     format_quantity,
@@ -143,7 +144,7 @@ _RESTART_POLICIES = ("Always", "OnFailure", "Never")
 PORT_RANGE = "must be between 1 and 65535, inclusive"
 
 
-def _container(container: Mapping[str, Any], path: str, volumes: set[str]) -> list[Cause]:
+def _container(container: Mapping[str, Any], path: str, volumes: set[str], claims: set[str]) -> list[Cause]:
     causes: list[Cause] = []
     name = as_str(container.get("name"))
     if not name:
@@ -174,6 +175,7 @@ def _container(container: Mapping[str, Any], path: str, volumes: set[str]) -> li
     if policy and policy not in _PULL_POLICIES:
         causes.append(not_supported(f"{path}.imagePullPolicy", policy, _PULL_POLICIES))
     causes += _resources(as_map(container.get("resources")), f"{path}.resources")
+    causes += container_claims_causes(as_map(container.get("resources")), f"{path}.resources", claims)
     return causes
 
 
@@ -194,18 +196,20 @@ def _volumes(spec: Mapping[str, Any], path: str, causes: list[Cause]) -> set[str
 def pod_spec_causes(spec: Mapping[str, Any], path: str) -> list[Cause]:
     causes: list[Cause] = []
     volumes = _volumes(spec, path, causes)
+    claim_causes, claims = pod_claims_causes(spec, path)
+    causes += claim_causes
     containers = [as_map(c) for c in as_list(spec.get("containers"))]
     seen: set[str] = set()
     if not containers:
         causes.append(required(f"{path}.containers"))
     for i, container in enumerate(containers):
-        causes += _container(container, f"{path}.containers[{i}]", volumes)
+        causes += _container(container, f"{path}.containers[{i}]", volumes, claims)
         name = as_str(container.get("name"))
         if name in seen:
             causes.append(duplicate(f"{path}.containers[{i}].name", name))
         seen.add(name)
     for i, container in enumerate(as_map(c) for c in as_list(spec.get("initContainers"))):
-        causes += _container(container, f"{path}.initContainers[{i}]", volumes)
+        causes += _container(container, f"{path}.initContainers[{i}]", volumes, claims)
         name = as_str(container.get("name"))
         if name in seen:
             causes.append(duplicate(f"{path}.initContainers[{i}].name", name))
