@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,8 +11,7 @@ import pytest
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.dev_cluster import dev_cluster
-
-KUBECTL = shutil.which("kubectl")
+from support.kubectl import KUBECTL, columns, kubectl, row
 
 pytestmark = [
     pytest.mark.skipif(
@@ -27,21 +24,6 @@ pytestmark = [
 def cluster() -> Iterator[DevClusterProcess]:
     with dev_cluster(None, prefix="kubectl-", simulation=False) as process:
         yield process
-
-
-def kubectl(cluster: DevClusterProcess, *args: str, stdin: str | None = None, check: bool = True) -> str:
-    assert KUBECTL is not None
-    result = subprocess.run(
-        [KUBECTL, "--kubeconfig", str(cluster.kubeconfig), "--request-timeout=10s", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={"HOME": str(cluster.state_dir), "PATH": "/usr/bin:/bin"},
-    )
-    if check and result.returncode != 0:
-        raise AssertionError(f"kubectl {' '.join(args)} failed: {result.stderr}")
-    return result.stdout + (result.stderr if not check else "")
 
 
 def test_kubectl_maps_resources_through_discovery(cluster: DevClusterProcess) -> None:
@@ -135,15 +117,6 @@ def test_kubectl_creates_and_lists_a_quota_and_shows_its_refusal(cluster: DevClu
     kubectl(cluster, "delete", "quota", "team")
 
 
-def _columns(table: str) -> list[str]:
-    """A table's header cut into its column names (kubectl pads them with two spaces at least)."""
-    return [name.strip() for name in table.splitlines()[0].split("  ") if name.strip()]
-
-
-def _row(table: str, first: str) -> list[str]:
-    return next(line.split() for line in table.splitlines()[1:] if line.split()[0] == first)
-
-
 def _applied(cluster: DevClusterProcess, namespace: str, objects: str, folder: Path) -> Path:
     """`objects` applied in a new namespace; the manifest, to delete them by."""
     kubectl(cluster, "create", "namespace", namespace)
@@ -187,18 +160,18 @@ def test_kubectl_prints_services_events_and_claims_with_the_apiservers_columns(
     _applied(cluster, "tables", _TABLE_OBJECTS, tmp_path)
 
     services = kubectl(cluster, "get", "services", "-n", "tables")
-    assert _columns(services) == ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"]
-    web = _row(services, "web")
+    assert columns(services) == ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"]
+    web = row(services, "web")
     assert web[1] == "ClusterIP" and web[2].startswith("10.") and web[3:5] == ["<none>", "80/TCP"]
-    assert _columns(kubectl(cluster, "get", "services", "-n", "tables", "-o", "wide"))[-1] == "SELECTOR"
+    assert columns(kubectl(cluster, "get", "services", "-n", "tables", "-o", "wide"))[-1] == "SELECTOR"
 
     events = kubectl(cluster, "get", "events", "-n", "tables")
-    assert _columns(events) == ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    assert columns(events) == ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
     assert events.splitlines()[1].split()[1:4] == ["Warning", "FailedScheduling", "pod/web-0"]
     assert events.splitlines()[1].endswith("0/3 nodes are available: 3 Insufficient hyperaccel.ai/lpu.")
 
     claims = kubectl(cluster, "get", "pvc", "-n", "tables")
-    assert _columns(claims) == [
+    assert columns(claims) == [
         "NAME",
         "STATUS",
         "VOLUME",
@@ -209,7 +182,7 @@ def test_kubectl_prints_services_events_and_claims_with_the_apiservers_columns(
         "AGE",
     ]
     # Only the columns the claim fills show in the split row: STORAGECLASS, VOLUMEATTRIBUTESCLASS, AGE.
-    assert _row(claims, "data")[-3:-1] == ["standard", "<unset>"]
+    assert row(claims, "data")[-3:-1] == ["standard", "<unset>"]
     kubectl(cluster, "delete", "namespace", "tables")
 
 
@@ -264,16 +237,16 @@ def test_kubectl_prints_dra_objects_with_the_apiservers_columns(
 ) -> None:
     manifest = _applied(cluster, "dra-tables", _DRA_OBJECTS, tmp_path)
     classes = kubectl(cluster, "get", "deviceclasses")
-    assert _columns(classes) == ["NAME", "AGE"] and _row(classes, "lpu.hyperaccel.ai")
+    assert columns(classes) == ["NAME", "AGE"] and row(classes, "lpu.hyperaccel.ai")
     slices = kubectl(cluster, "get", "resourceslices")
-    assert _columns(slices) == ["NAME", "NODE", "DRIVER", "POOL", "AGE"]
-    assert _row(slices, "lpu-node-3-lpu")[1:4] == ["lpu-node-3", "lpu.hyperaccel.ai", "lpu-node-3"]
+    assert columns(slices) == ["NAME", "NODE", "DRIVER", "POOL", "AGE"]
+    assert row(slices, "lpu-node-3-lpu")[1:4] == ["lpu-node-3", "lpu.hyperaccel.ai", "lpu-node-3"]
     templates = kubectl(cluster, "get", "resourceclaimtemplates", "-n", "dra-tables")
-    assert _columns(templates) == ["NAME", "AGE"] and _row(templates, "one-lpu")
+    assert columns(templates) == ["NAME", "AGE"] and row(templates, "one-lpu")
 
     claims = kubectl(cluster, "get", "resourceclaims", "-n", "dra-tables")
-    assert _columns(claims) == ["NAME", "STATE", "AGE"]
-    assert _row(claims, "held")[1] == "pending"
+    assert columns(claims) == ["NAME", "STATE", "AGE"]
+    assert row(claims, "held")[1] == "pending"
     status = json.dumps(_ALLOCATED)
     kubectl(
         cluster,
@@ -288,5 +261,5 @@ def test_kubectl_prints_dra_objects_with_the_apiservers_columns(
         status,
     )
     held = kubectl(cluster, "get", "resourceclaim", "held", "-n", "dra-tables")
-    assert _row(held, "held")[1] == "allocated,reserved"
+    assert row(held, "held")[1] == "allocated,reserved"
     kubectl(cluster, "delete", "-f", str(manifest))
