@@ -14,6 +14,7 @@ import typer
 import yaml
 
 from nufi_mock.cli import app
+from nufi_mock.dra import device_class
 
 ROOT = Path(__file__).resolve().parents[3]
 DEPLOY = ROOT / "deploy" / "mock-lpu"
@@ -52,6 +53,8 @@ def test_core_objects_are_valid_in_strict_mode(release: str) -> None:
     for name, obj in objects().items():
         if obj["apiVersion"].startswith("monitoring.coreos.com/"):
             continue  # a CRD type the validator cannot know; see the ServiceMonitor test
+        if obj["apiVersion"] == "resource.k8s.io/v1" and RELEASES.index(release) < RELEASES.index("1.34"):
+            continue  # resource.k8s.io/v1 is served from 1.34 on
         try:
             used = kubernetes_validate.validate(obj, release, strict=True)
         except kubernetes_validate.ValidationError as exc:
@@ -75,6 +78,11 @@ def test_the_set_of_objects() -> None:
         "DaemonSet/mock-lpu-exporter",
         "Service/mock-lpu-exporter",
         "ServiceMonitor/mock-lpu-exporter",
+        "DeviceClass/lpu.hyperaccel.ai",
+        "ServiceAccount/mock-lpu-dra-driver",
+        "ClusterRole/mock-lpu-dra-driver",
+        "ClusterRoleBinding/mock-lpu-dra-driver",
+        "DaemonSet/mock-lpu-dra-driver",
     }
     [kustomization] = documents("kustomization.yaml")
     assert kustomization["kind"] == "Kustomization"
@@ -84,11 +92,18 @@ def test_the_set_of_objects() -> None:
         "servicemonitor.yaml"
     }
     images = {image["name"] for image in kustomization["images"]}
-    for daemonset in ("DaemonSet/mock-lpu-device-plugin", "DaemonSet/mock-lpu-exporter"):
+    for daemonset in (
+        "DaemonSet/mock-lpu-device-plugin",
+        "DaemonSet/mock-lpu-exporter",
+        "DaemonSet/mock-lpu-dra-driver",
+    ):
         assert container(daemonset)["image"].split(":")[0] in images
 
 
-@pytest.mark.parametrize("daemonset", ["DaemonSet/mock-lpu-device-plugin", "DaemonSet/mock-lpu-exporter"])
+@pytest.mark.parametrize(
+    "daemonset",
+    ["DaemonSet/mock-lpu-device-plugin", "DaemonSet/mock-lpu-exporter", "DaemonSet/mock-lpu-dra-driver"],
+)
 def test_daemonsets_select_their_pods_and_lpu_nodes(daemonset: str) -> None:
     obj = objects()[daemonset]
     labels = obj["spec"]["template"]["metadata"]["labels"]
@@ -135,6 +150,41 @@ def test_exporter_reads_pod_resources_and_serves_its_port() -> None:
     node_env = {e["name"]: e for e in exporter["env"]}["NODE_NAME"]
     assert node_env["valueFrom"]["fieldRef"]["fieldPath"] == "spec.nodeName"
     assert exporter["readinessProbe"]["httpGet"] == {"path": "/healthz", "port": "metrics"}
+
+
+def test_the_dra_driver_serves_the_kubelets_plugin_directories_off_the_device_plugins_nodes() -> None:
+    driver = container("DaemonSet/mock-lpu-dra-driver")
+    ctx = _parse_args(driver["args"])
+    assert ctx.params["node"] == "$(NODE_NAME)" and ctx.params["devices"] == 4
+    for param, host in (
+        ("registry_dir", "/var/lib/kubelet/plugins_registry"),
+        ("plugins_dir", "/var/lib/kubelet/plugins"),
+        ("cdi_dir", "/var/run/cdi"),
+    ):
+        [mount] = [m for m in driver["volumeMounts"] if m["mountPath"] == str(ctx.params[param])]
+        [volume] = [
+            v for v in pod_spec("DaemonSet/mock-lpu-dra-driver")["volumes"] if v["name"] == mount["name"]
+        ]
+        assert volume["hostPath"]["path"] == host == mount["mountPath"] and not mount.get("readOnly", False)
+    node_env = {e["name"]: e for e in driver["env"]}["NODE_NAME"]
+    assert node_env["valueFrom"]["fieldRef"]["fieldPath"] == "spec.nodeName"
+    assert pod_spec("DaemonSet/mock-lpu-dra-driver")["nodeSelector"]["hyperaccel.ai/lpu.dra"] == "true"
+    plugin_terms = pod_spec("DaemonSet/mock-lpu-device-plugin")["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ]["nodeSelectorTerms"]
+    assert plugin_terms == [
+        {"matchExpressions": [{"key": "hyperaccel.ai/lpu.dra", "operator": "NotIn", "values": ["true"]}]}
+    ]
+    binding = objects()["ClusterRoleBinding/mock-lpu-dra-driver"]
+    assert binding["subjects"][0]["name"] == pod_spec("DaemonSet/mock-lpu-dra-driver")["serviceAccountName"]
+    rules = {
+        r["resources"][0]: set(r["verbs"]) for r in objects()["ClusterRole/mock-lpu-dra-driver"]["rules"]
+    }
+    assert {"list", "create", "delete"} <= rules["resourceslices"] and "get" in rules["resourceclaims"]
+
+
+def test_the_device_class_is_the_one_the_driver_serves() -> None:
+    assert objects()["DeviceClass/lpu.hyperaccel.ai"] == device_class()
 
 
 def test_service_reaches_the_exporter_pods() -> None:

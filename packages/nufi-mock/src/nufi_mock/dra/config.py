@@ -4,14 +4,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from nufi_mock.kubelet_api import DEFAULT_CDI_DIR, DEFAULT_PLUGINS_DIR, DEFAULT_PLUGINS_REGISTRY
 
 DRIVER_NAME = "lpu.hyperaccel.ai"
 """The driver's name in ResourceSlices, claim results and its DeviceClass's selector."""
 
+EXTENDED_RESOURCE_NAME = "hyperaccel.ai/lpu"
+"""The device plugin's resource name, which the DeviceClass declares so that pods asking for it in
+``limits`` are served by DRA on nodes the driver serves (KEP-5004)."""
+
 CDI_KIND = "hyperaccel.ai/lpu"
 """The CDI vendor/class of the devices the driver prepares: ids read ``hyperaccel.ai/lpu=<name>``."""
+
+
+def device_class() -> dict[str, Any]:
+    """The DeviceClass shipped with the driver (deploy/mock-lpu/dra-deviceclass.yaml), named after it."""
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "DeviceClass",
+        "metadata": {"name": DRIVER_NAME, "labels": {"app.kubernetes.io/part-of": "nufi"}},
+        "spec": {
+            "selectors": [{"cel": {"expression": f"device.driver == '{DRIVER_NAME}'"}}],
+            "extendedResourceName": EXTENDED_RESOURCE_NAME,
+        },
+    }
 
 
 @dataclass(frozen=True)
