@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from nufi_sandbox.devcluster import errors
+from nufi_sandbox.devcluster.dra.allocator import AllocationError
+from nufi_sandbox.devcluster.dra.binding import ClaimBinder
+from nufi_sandbox.devcluster.dra.scheduling import DraView, Fit, filter_node, pod_claims, uses_dra
 from nufi_sandbox.devcluster.sim.conditions import find_condition, set_condition
 from nufi_sandbox.devcluster.sim.controller import Controller
 from nufi_sandbox.devcluster.sim.events import EventRecorder
@@ -15,6 +18,14 @@ from nufi_sandbox.devcluster.storage.store import Store, WatchEvent
 
 SCHEDULER_NAME = "default-scheduler"
 _PASS = "schedule"
+# A DRA object changing may make room (or take it) as much as a pod or a node.
+_TRIGGERS = {
+    ("", "pods"),
+    ("", "nodes"),
+    ("resource.k8s.io", "resourceclaims"),
+    ("resource.k8s.io", "resourceslices"),
+    ("resource.k8s.io", "deviceclasses"),
+}
 
 
 def _waiting(pod: Obj) -> bool:
@@ -38,9 +49,10 @@ class Scheduler(Controller[str]):
         self.resync_seconds = resync_seconds
         self._events = events
         self._pods = store.rt("", "v1", "pods")
+        self._binder = ClaimBinder(store)
 
     def keys_for(self, event: WatchEvent) -> Iterable[str]:
-        if event.rt_key in (("", "pods"), ("", "nodes")):
+        if event.rt_key in _TRIGGERS:
             yield _PASS
 
     def all_keys(self) -> Iterable[str]:
@@ -54,8 +66,9 @@ class Scheduler(Controller[str]):
         if not waiting:
             return
         views = self._node_views()
+        dra = self._dra_view()
         for pod in waiting:
-            self._schedule(pod, views)
+            self._schedule(pod, views, dra)
 
     def _node_views(self) -> list[NodeView]:
         views = {name_of(node): NodeView(node) for node in self.store.all_of("", "nodes")}
@@ -65,13 +78,45 @@ class Scheduler(Controller[str]):
                 view.add_pod(pod)
         return sorted(views.values(), key=lambda v: v.name)
 
-    def _schedule(self, pod: Obj, views: list[NodeView]) -> None:
+    def _dra_view(self) -> DraView:
+        return DraView.of(
+            list(self.store.all_of("resource.k8s.io", "deviceclasses")),
+            list(self.store.all_of("resource.k8s.io", "resourceslices")),
+            list(self.store.all_of("resource.k8s.io", "resourceclaims")),
+        )
+
+    def _schedule(self, pod: Obj, views: list[NodeView], dra: DraView) -> None:
         namespace, name = namespace_of(pod), name_of(pod)
-        chosen, rejected = choose_node(pod, views)
+        fits: dict[str, Fit] = {}
+        claims = pod_claims(dra, pod) if uses_dra(dra, pod) else None
+        if uses_dra(dra, pod) and claims is None:
+            return  # PreEnqueue: not tried until its claims exist
+
+        def dynamic_resources(view: NodeView) -> list[str]:
+            assert claims is not None
+            reasons, fit = filter_node(dra, pod, claims, view.node, view.allocatable)
+            if fit is not None:
+                fits[view.name] = fit
+            return reasons
+
+        try:
+            chosen, rejected = choose_node(
+                pod,
+                views,
+                dra_served=lambda view: dra.served_on(view.node),
+                last_filter=dynamic_resources if claims is not None else None,
+            )
+        except AllocationError as exc:
+            self._unschedulable(
+                pod, f'running "DynamicResources" filter plugin: {exc}', reason="SchedulerError"
+            )
+            return
         if chosen is None:
             self._unschedulable(pod, fit_error_message(len(views), rejected))
             return
         try:
+            if claims is not None:
+                self._binder.reserve(pod, claims, fits[chosen.name], dra)
             self.store.bind(namespace, name, chosen.name)
         except errors.ApiError:
             return  # deleted or bound by someone else meanwhile; the next pass sees the truth
@@ -91,7 +136,7 @@ class Scheduler(Controller[str]):
             component=SCHEDULER_NAME,
         )
 
-    def _unschedulable(self, pod: Obj, message: str) -> None:
+    def _unschedulable(self, pod: Obj, message: str, *, reason: str = "Unschedulable") -> None:
         current = find_condition(pod.get("status", {}).get("conditions"), "PodScheduled")
         if current is not None and current.get("message") == message and current.get("status") == "False":
             return
@@ -104,7 +149,7 @@ class Scheduler(Controller[str]):
                 "PodScheduled",
                 "False",
                 now=stamp,
-                reason="Unschedulable",
+                reason=reason,
                 message=message,
                 probe_time=True,
             )

@@ -8,7 +8,7 @@ does. The message counts each reason over nodes, sorts the "<count> <reason>" st
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -141,7 +141,12 @@ def matches_node_affinity(pod_spec: Mapping[str, Any], node: Obj) -> bool:
 # -- filters --------------------------------------------------------------------------------------------
 
 
-def resource_fit_reasons(requests: Mapping[str, Decimal], view: NodeView) -> list[str]:
+def resource_fit_reasons(
+    requests: Mapping[str, Decimal], view: NodeView, dra_backed: frozenset[str] = frozenset()
+) -> list[str]:
+    """NodeResourcesFit. An extended resource the node serves through DRA (KEP-5004: a DeviceClass backs
+    it, the node has such devices and does not advertise the name) is left to the DynamicResources
+    filter."""
     allocatable = view.allocatable
     reasons: list[str] = []
     if view.pod_count + 1 > allocatable.get("pods", Decimal(0)):
@@ -149,13 +154,15 @@ def resource_fit_reasons(requests: Mapping[str, Decimal], view: NodeView) -> lis
     for name, amount in requests.items():
         if amount <= 0 or name == "pods":
             continue
+        if name in dra_backed and allocatable.get(name, Decimal(0)) <= 0:
+            continue
         free = allocatable.get(name, Decimal(0)) - view.requested.get(name, Decimal(0))
         if amount > free:
             reasons.append(f"Insufficient {name}")
     return reasons
 
 
-def filter_reasons(pod: Obj, view: NodeView) -> list[str]:
+def filter_reasons(pod: Obj, view: NodeView, dra_backed: frozenset[str] = frozenset()) -> list[str]:
     """Why the node cannot take the pod, in the words of the first filter that says no; [] if it can."""
     spec = pod.get("spec", {})
     tolerations = spec.get("tolerations") or []
@@ -168,7 +175,7 @@ def filter_reasons(pod: Obj, view: NodeView) -> list[str]:
         return [f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '')}}}"]
     if not matches_node_affinity(spec, view.node):
         return [NODE_SELECTOR_MISMATCH]
-    return resource_fit_reasons(pod_requests(pod), view)
+    return resource_fit_reasons(pod_requests(pod), view, dra_backed)
 
 
 def fit_error_message(total_nodes: int, reasons_by_node: Mapping[str, Sequence[str]]) -> str:
@@ -212,13 +219,21 @@ def prefer_no_schedule_penalty(pod: Obj, view: NodeView) -> int:
     )
 
 
-def choose_node(pod: Obj, views: Sequence[NodeView]) -> tuple[NodeView | None, dict[str, list[str]]]:
+def choose_node(
+    pod: Obj,
+    views: Sequence[NodeView],
+    *,
+    dra_served: Callable[[NodeView], frozenset[str]] | None = None,
+    last_filter: Callable[[NodeView], list[str]] | None = None,
+) -> tuple[NodeView | None, dict[str, list[str]]]:
     """The best feasible node (fewest untolerated PreferNoSchedule taints, then least allocated, then
-    name), or None with every node's reasons."""
+    name), or None with every node's reasons. `last_filter` runs after the others pass (DynamicResources)."""
     rejected: dict[str, list[str]] = {}
     feasible: list[NodeView] = []
     for view in views:
-        reasons = filter_reasons(pod, view)
+        reasons = filter_reasons(pod, view, dra_served(view) if dra_served else frozenset())
+        if not reasons and last_filter is not None:
+            reasons = last_filter(view)
         if reasons:
             rejected[view.name] = reasons
         else:

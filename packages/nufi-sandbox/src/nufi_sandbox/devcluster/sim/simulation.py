@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from nufi_sandbox.devcluster import errors
+from nufi_sandbox.devcluster.dra.claims import ResourceClaimController
 from nufi_sandbox.devcluster.runtime.map import RuntimeMap
 from nufi_sandbox.devcluster.runtime.pods import ProcessRuntime
 from nufi_sandbox.devcluster.sim.controller import Controller
@@ -78,6 +79,7 @@ class Simulation:
             DaemonSetController(store, events),
             EndpointSliceController(store),
             NotebookController(store, events),
+            ResourceClaimController(store),
         ]
         self._running = False
 

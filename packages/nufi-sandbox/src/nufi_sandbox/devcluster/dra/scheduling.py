@@ -1,0 +1,155 @@
+"""The scheduler's DynamicResources plugin, as pure functions over one pass's view of DRA objects.
+
+PreEnqueue: a pod whose claims do not all exist yet (a template's claim not yet made by the claim
+controller, a named claim not created) is not tried at all, so it gets no condition and no event, as
+upstream. Filter, per node: an allocated claim must be usable there ("resourceclaim not available on
+the node"); the pod's unallocated claims, plus the special claim for its DRA-backed extended resources
+(KEP-5004) on a node that does not advertise them, must be allocatable together ("cannot allocate all
+claims"). An extended resource goes to DRA only on a node with devices of its class; elsewhere the
+resource fit keeps its "Insufficient <name>", so a pod asking for an accelerator reads the same on
+every node that has none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from nufi_sandbox.devcluster.dra.allocator import AllocationError, allocate
+from nufi_sandbox.devcluster.dra.pod_claims import (
+    ExtendedRequest,
+    classes_by_extended_name,
+    extended_claim_spec,
+    extended_requests,
+    pod_claim_names,
+)
+from nufi_sandbox.devcluster.dra.pools import DeviceId, allocated_devices
+from nufi_sandbox.devcluster.sim.scheduling import matches_node_selector
+
+Obj = dict[str, Any]
+
+NOT_AVAILABLE = "resourceclaim not available on the node"
+CANNOT_ALLOCATE = "cannot allocate all claims"
+
+
+@dataclass
+class DraView:
+    """One scheduling pass's view: classes, slices, claims and the devices claims already hold."""
+
+    classes: dict[str, Obj]
+    slices: list[Obj]
+    claims: dict[tuple[str, str], Obj]
+    held: set[DeviceId] = field(default_factory=set)
+    backed: dict[str, Obj] = field(default_factory=dict)
+    _served: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, classes: Sequence[Obj], slices: Sequence[Obj], claims: Sequence[Obj]) -> DraView:
+        by_key = {(c["metadata"].get("namespace", ""), c["metadata"]["name"]): c for c in claims}
+        return cls(
+            classes={c["metadata"]["name"]: c for c in classes},
+            slices=list(slices),
+            claims=by_key,
+            held=allocated_devices(claims),
+            backed=classes_by_extended_name(classes),
+        )
+
+    def served_on(self, node: Obj) -> frozenset[str]:
+        """The DRA-backed extended resource names whose class has a device on the node, held or free."""
+        name = str(node["metadata"]["name"])
+        if name not in self._served:
+            self._served[name] = frozenset(
+                resource
+                for resource, device_class in self.backed.items()
+                if self._has_device(device_class, node)
+            )
+        return self._served[name]
+
+    def _has_device(self, device_class: Obj, node: Obj) -> bool:
+        request = {"name": "probe", "exactly": {"deviceClassName": device_class["metadata"]["name"]}}
+        probe = {"metadata": {"name": "probe", "namespace": ""}, "spec": {"devices": {"requests": [request]}}}
+        try:
+            return allocate([probe], self.classes, self.slices, set(), node) is not None
+        except AllocationError:
+            return True  # the filter reports the broken class
+
+
+@dataclass(frozen=True)
+class PodClaims:
+    """The claims of one pod the filter works with, read once per pass."""
+
+    allocated: list[Obj]
+    pending: list[Obj]
+
+
+@dataclass(frozen=True)
+class Fit:
+    """What binding to a node must write: each pending claim's allocation, and the special claim's."""
+
+    allocations: list[tuple[Obj, Obj]]
+    extended: list[ExtendedRequest]
+    extended_allocation: Obj | None
+
+
+def pod_claims(view: DraView, pod: Obj) -> PodClaims | None:
+    """The pod's claims, or None while one is missing or being deleted (PreEnqueue holds the pod)."""
+    namespace = pod["metadata"].get("namespace", "")
+    allocated, pending = [], []
+    for name in dict.fromkeys(pod_claim_names(pod)):
+        claim = view.claims.get((namespace, name or ""))
+        if name is None or claim is None or claim["metadata"].get("deletionTimestamp"):
+            return None
+        if (claim.get("status") or {}).get("allocation"):
+            allocated.append(claim)
+        else:
+            pending.append(claim)
+    return PodClaims(allocated, pending)
+
+
+def _usable(claim: Obj, node: Obj) -> bool:
+    selector = claim["status"]["allocation"].get("nodeSelector")
+    return selector is None or matches_node_selector(selector, node)
+
+
+def _extended_claim(pod: Obj, requests: Sequence[ExtendedRequest]) -> Obj:
+    metadata = {
+        "name": f"{pod['metadata']['name']}-extended-resources",
+        "namespace": pod["metadata"]["namespace"],
+    }
+    return {"metadata": metadata, "spec": extended_claim_spec(requests)}
+
+
+def filter_node(
+    view: DraView, pod: Obj, claims: PodClaims, node: Obj, allocatable: Mapping[str, Decimal]
+) -> tuple[list[str], Fit | None]:
+    """Why the node cannot serve the pod's claims ([] if it can), and what binding there writes.
+
+    Raises AllocationError for a claim or class the allocator cannot use."""
+    if any(not _usable(claim, node) for claim in claims.allocated):
+        return [NOT_AVAILABLE], None
+    served = view.served_on(node)
+    extended = extended_requests(pod, {k: v for k, v in view.backed.items() if k in served}, allocatable)
+    wanted = list(claims.pending) + ([_extended_claim(pod, extended)] if extended else [])
+    if not wanted:
+        return [], Fit([], [], None)
+    results = allocate(wanted, view.classes, view.slices, view.held, node)
+    if results is None:
+        return [CANNOT_ALLOCATE], None
+    pairs = list(zip(claims.pending, results[: len(claims.pending)], strict=True))
+    return [], Fit(pairs, extended, results[-1] if extended else None)
+
+
+def uses_dra(view: DraView, pod: Obj) -> bool:
+    """Whether the DynamicResources plugin has anything to do for the pod."""
+    if pod.get("spec", {}).get("resourceClaims"):
+        return True
+    for container in pod.get("spec", {}).get("containers") or []:
+        resources = container.get("resources") or {}
+        if any(
+            name in view.backed
+            for name in {**(resources.get("requests") or {}), **(resources.get("limits") or {})}
+        ):
+            return True
+    return False
