@@ -249,6 +249,18 @@ async def test_an_extended_resource_limit_gets_its_special_claim_on_a_dra_node_c
     assert json.loads(used) == {devices_key: "2", f"requests.{npu}": "2"}
     capacity = kubectl(cluster, "get", "node", "npu-node", "-o", "jsonpath={.status.capacity}")
     assert npu not in json.loads(capacity)
+    claims = kubectl(cluster, "-n", namespace, "get", "resourceclaims")
+    assert row(claims, special.metadata.name)[1] == "allocated,reserved"
+
+    # The pod owns its special claim: deleting the pod takes the claim, and frees the quota.
+    kubectl(cluster, "-n", namespace, "delete", "pod", "npus", "--wait=false")
+
+    async def freed() -> bool:
+        quota = await client.CoreV1Api(api).read_namespaced_resource_quota("devices", namespace)
+        listed = await client.ResourceV1Api(api).list_namespaced_resource_claim(namespace)
+        return not listed.items and quota.status.used == {devices_key: "0", f"requests.{npu}": "0"}
+
+    await until(freed, what="the special claim gone with its pod")
 
 
 async def test_claims_past_a_quota_are_refused_with_the_apiservers_message(
