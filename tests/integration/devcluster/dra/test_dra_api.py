@@ -66,6 +66,8 @@ def _body(raised: pytest.ExceptionInfo[ApiException]) -> Obj:
 
 
 async def test_discovery_lists_the_four_kinds_as_upstream(api: client.ApiClient) -> None:
+    version = await client.VersionApi(api).get_code()
+    assert (version.major, version.minor, version.git_version[:6]) == ("1", "34", "v1.34."), "GA since 1.34"
     found = await client.ResourceV1Api(api).get_api_resources()
     by_name = {r.name: r for r in found.resources}
     assert found.group_version == "resource.k8s.io/v1"

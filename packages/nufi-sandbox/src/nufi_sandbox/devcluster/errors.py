@@ -103,6 +103,16 @@ def unsupported_media_type(content_type: str) -> ApiError:
     )
 
 
+def unsupported_body() -> ApiError:
+    """A create or update body in an encoding the server holds no schema for (protobuf of a custom type)."""
+    return ApiError(
+        415,
+        "UnsupportedMediaType",
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json, application/yaml",
+    )
+
+
 def namespace_missing(namespace: str) -> ApiError:
     return ApiError(
         404,

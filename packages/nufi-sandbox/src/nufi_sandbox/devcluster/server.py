@@ -24,6 +24,7 @@ from nufi_sandbox.devcluster.selectors import (
     parse_label_selector,
 )
 from nufi_sandbox.devcluster.storage.store import Obj, Store
+from nufi_sandbox.devcluster.wire import protobuf
 from nufi_sandbox.devcluster.wire.authn import RequireToken
 from nufi_sandbox.devcluster.wire.discovery_routes import DiscoveryEndpoints
 from nufi_sandbox.devcluster.wire.pod_logs import LogPath, PodLogs
@@ -263,6 +264,8 @@ async def _body(request: Request, *, allow_list: bool = False, optional: bool = 
         if optional:
             return {}
         raise errors.bad_request("the request body is empty")
+    if request.headers.get("content-type", "").split(";")[0].strip() == protobuf.CONTENT_TYPE:
+        return _protobuf_body(raw)
     try:
         body = json.loads(raw)
     except json.JSONDecodeError as exc:
@@ -272,6 +275,15 @@ async def _body(request: Request, *, allow_list: bool = False, optional: bool = 
     if not isinstance(body, dict):
         raise errors.bad_request("the request body must be a JSON object")
     return body
+
+
+def _protobuf_body(raw: bytes) -> Any:
+    try:
+        return protobuf.decode_object(raw)
+    except protobuf.UnknownKind:
+        raise errors.unsupported_body() from None
+    except protobuf.ProtobufError as exc:
+        raise errors.bad_request(f"the body of the request could not be decoded as protobuf: {exc}") from None
 
 
 async def _health(_: Request) -> Response:

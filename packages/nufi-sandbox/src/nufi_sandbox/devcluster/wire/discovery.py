@@ -13,12 +13,12 @@ from nufi_sandbox.devcluster.resources import ResourceRegistry, ResourceType
 
 SERVER_VERSION = {
     "major": "1",
-    "minor": "31",
-    "gitVersion": "v1.31.0",
+    "minor": "34",
+    "gitVersion": "v1.34.0",
     "gitCommit": "0000000000000000000000000000000000000000",
     "gitTreeState": "clean",
-    "buildDate": "2024-08-13T00:00:00Z",
-    "goVersion": "go1.22.5",
+    "buildDate": "2025-08-27T00:00:00Z",
+    "goVersion": "go1.24.6",
     "compiler": "gc",
     "platform": "linux/amd64",
 }

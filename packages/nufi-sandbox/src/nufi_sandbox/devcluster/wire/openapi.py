@@ -11,6 +11,7 @@ import hashlib
 from typing import Any
 
 from nufi_sandbox.devcluster.resources import ResourceRegistry, ResourceType
+from nufi_sandbox.devcluster.wire.discovery import SERVER_VERSION
 
 _FIELD_VALIDATION = {
     "name": "fieldValidation",
@@ -55,7 +56,7 @@ def document(registry: ResourceRegistry, group: str, version: str) -> dict[str, 
         paths[f"{scope}/{{name}}"] = {"put": _operation(rt, "put"), "patch": _operation(rt, "patch")}
     return {
         "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": "v1.31.0"},
+        "info": {"title": "Kubernetes", "version": SERVER_VERSION["gitVersion"]},
         "paths": paths,
         "components": {"schemas": {}},
     }

@@ -1,0 +1,85 @@
+"""Protobuf request bodies, as kubectl's typed clients send them, read into the JSON objects they carry."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from nufi_sandbox.devcluster.wire.protobuf import ProtobufError, UnknownKind, decode_object
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def field(number: int, value: bytes | int | str) -> bytes:
+    if isinstance(value, int):
+        return _varint(number << 3) + _varint(value)
+    raw = value.encode() if isinstance(value, str) else value
+    return _varint(number << 3 | 2) + _varint(len(raw)) + raw
+
+
+def entry(number: int, key: str, value: bytes | str) -> bytes:
+    return field(number, field(1, key) + field(2, value))
+
+
+def body(kind: str, raw: bytes, api_version: str = "v1") -> bytes:
+    type_meta = field(1, api_version) + field(2, kind)
+    return b"k8s\x00" + field(1, type_meta) + field(2, raw) + field(4, "application/vnd.kubernetes.protobuf")
+
+
+def test_a_configmap_as_kubectl_create_sends_it() -> None:
+    meta = field(1, "settings") + field(3, "team") + entry(11, "app", "demo") + field(8, b"")
+    raw = field(1, meta) + entry(2, "mode", "fast") + entry(3, "blob", b"\x00\x01") + field(4, 1)
+    assert decode_object(body("ConfigMap", raw)) == {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "settings", "namespace": "team", "labels": {"app": "demo"}},
+        "data": {"mode": "fast"},
+        "binaryData": {"blob": "AAE="},
+        "immutable": True,
+    }
+
+
+def test_a_quota_keeps_its_quantities_as_text() -> None:
+    hard = entry(1, "requests.hyperaccel.ai/lpu", field(1, "1")) + entry(1, "limits.cpu", field(1, "2"))
+    raw = field(1, field(1, "team")) + field(2, hard + field(2, "NotTerminating"))
+    decoded = decode_object(body("ResourceQuota", raw))
+    assert decoded["spec"] == {
+        "hard": {"requests.hyperaccel.ai/lpu": "1", "limits.cpu": "2"},
+        "scopes": ["NotTerminating"],
+    }
+
+
+def test_a_namespace_and_its_finalizers() -> None:
+    raw = field(1, field(1, "kube-test")) + field(2, field(1, "kubernetes"))
+    assert decode_object(body("Namespace", raw))["spec"] == {"finalizers": ["kubernetes"]}
+
+
+@pytest.mark.parametrize(
+    ("kind", "api_version"), [("Notebook", "kubeflow.org/v1"), ("Deployment", "apps/v1")]
+)
+def test_a_kind_without_a_schema_is_unknown(kind: str, api_version: str) -> None:
+    with pytest.raises(UnknownKind):
+        decode_object(body(kind, b"", api_version))
+
+
+def test_a_body_without_the_prefix_or_cut_short_is_refused() -> None:
+    with pytest.raises(ProtobufError):
+        decode_object(b'{"kind": "ConfigMap"}')
+    with pytest.raises(ProtobufError):
+        decode_object(body("ConfigMap", field(1, field(1, "x")))[:-3])
+
+
+@given(st.binary(max_size=64))
+def test_any_bytes_decode_or_are_refused_as_protobuf(tail: bytes) -> None:
+    with contextlib.suppress(ProtobufError):
+        decode_object(b"k8s\x00" + tail)
