@@ -75,6 +75,14 @@ def results(claim: Obj) -> list[str]:
     return [r["device"] for r in claim["status"]["allocation"]["devices"]["results"]]
 
 
+async def lpu_cluster(clusters: SimClusters, devices: int, **class_spec: Any) -> SimCluster:
+    """The three nodes, the LPU DeviceClass and `devices` LPUs published for the DRA node."""
+    cluster = await clusters.start(NODES)
+    create(cluster, "deviceclasses", lpu_class(**class_spec))
+    create(cluster, "resourceslices", lpu_slice("dra-node", devices))
+    return cluster
+
+
 async def test_a_templates_claim_is_made_for_the_pod_allocated_when_scheduled_and_released_after_it(
     clusters: SimClusters,
 ) -> None:
@@ -117,9 +125,7 @@ async def test_a_templates_claim_is_made_for_the_pod_allocated_when_scheduled_an
 async def test_a_named_claim_is_released_and_kept_and_a_missing_one_holds_the_pod(
     clusters: SimClusters,
 ) -> None:
-    cluster = await clusters.start(NODES)
-    create(cluster, "deviceclasses", lpu_class())
-    create(cluster, "resourceslices", lpu_slice("dra-node", 2))
+    cluster = await lpu_cluster(clusters, 2)
     cluster.create("Pod", claiming_pod("early", {"resourceClaimName": "shared"}))
     # PreEnqueue: not tried while the claim does not exist, so no condition and no event yet.
     assert condition(cluster.get("Pod", "early"), "PodScheduled") is None
@@ -142,9 +148,7 @@ async def test_a_named_claim_is_released_and_kept_and_a_missing_one_holds_the_po
 async def test_a_claim_that_fits_nowhere_leaves_the_pod_pending_with_the_schedulers_reason(
     clusters: SimClusters,
 ) -> None:
-    cluster = await clusters.start(NODES)
-    create(cluster, "deviceclasses", lpu_class())
-    create(cluster, "resourceslices", lpu_slice("dra-node", 2))
+    cluster = await lpu_cluster(clusters, 2)
     create(cluster, "resourceclaims", {"metadata": {"name": "four"}, "spec": {"devices": requests(4)}})
     cluster.create("Pod", claiming_pod("big", {"resourceClaimName": "four"}))
     message = "0/3 nodes are available: 3 cannot allocate all claims."
@@ -186,9 +190,7 @@ async def test_a_selector_that_fails_is_a_scheduler_error(clusters: SimClusters)
 async def test_an_extended_resource_backed_by_a_device_class_is_served_by_dra_where_no_plugin_serves_it(
     clusters: SimClusters,
 ) -> None:
-    cluster = await clusters.start(NODES)
-    create(cluster, "deviceclasses", lpu_class(extendedResourceName=LPU))
-    create(cluster, "resourceslices", lpu_slice("dra-node", 4))
+    cluster = await lpu_cluster(clusters, 4, extendedResourceName=LPU)
     created = cluster.create("Pod", pod("bridged", limits={LPU: "2"}, nodeSelector={"role": "dra"}))
     cluster.create("Pod", pod("plugin", limits={LPU: "2"}, nodeSelector={"role": "dp"}))
     cluster.create("Pod", pod("nowhere", limits={LPU: "2"}, nodeSelector={"role": "cpu"}))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nufi_sandbox.devcluster.dra.cel import device_input, split_name
-from nufi_sandbox.devcluster.sim.scheduling import matches_node_selector
+from nufi_sandbox.devcluster.selectors.node_selector import matches_node_selector
 
 Obj = dict[str, Any]
 

@@ -26,7 +26,7 @@ from nufi_sandbox.devcluster.dra.pod_claims import (
     pod_claim_names,
 )
 from nufi_sandbox.devcluster.dra.pools import DeviceId, allocated_devices
-from nufi_sandbox.devcluster.sim.scheduling import matches_node_selector
+from nufi_sandbox.devcluster.selectors.node_selector import matches_node_selector
 
 Obj = dict[str, Any]
 

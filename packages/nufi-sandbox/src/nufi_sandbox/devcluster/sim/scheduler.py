@@ -6,10 +6,10 @@ from collections.abc import Iterable
 
 from nufi_sandbox.devcluster import errors
 from nufi_sandbox.devcluster.dra.allocator import AllocationError
-from nufi_sandbox.devcluster.dra.binding import ClaimBinder
 from nufi_sandbox.devcluster.dra.scheduling import DraView, Fit, filter_node, pod_claims, uses_dra
 from nufi_sandbox.devcluster.sim.conditions import find_condition, set_condition
 from nufi_sandbox.devcluster.sim.controller import Controller
+from nufi_sandbox.devcluster.sim.dra_binding import ClaimBinder
 from nufi_sandbox.devcluster.sim.events import EventRecorder
 from nufi_sandbox.devcluster.sim.meta import Obj, is_deleting, name_of, namespace_of, now
 from nufi_sandbox.devcluster.sim.pods import creation_order, is_terminal

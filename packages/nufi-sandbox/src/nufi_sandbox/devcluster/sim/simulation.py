@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from nufi_sandbox.devcluster import errors
-from nufi_sandbox.devcluster.dra.claims import ResourceClaimController
 from nufi_sandbox.devcluster.runtime.map import RuntimeMap
 from nufi_sandbox.devcluster.runtime.pods import ProcessRuntime
 from nufi_sandbox.devcluster.sim.controller import Controller
@@ -22,6 +21,7 @@ from nufi_sandbox.devcluster.sim.node_manager import NodeManager
 from nufi_sandbox.devcluster.sim.nodes import NodeSpec, default_node_specs, node_object
 from nufi_sandbox.devcluster.sim.notebook import NotebookController
 from nufi_sandbox.devcluster.sim.replicaset import ReplicaSetController
+from nufi_sandbox.devcluster.sim.resourceclaim import ResourceClaimController
 from nufi_sandbox.devcluster.sim.scheduler import Scheduler
 from nufi_sandbox.devcluster.sim.statefulset import StatefulSetController
 from nufi_sandbox.devcluster.storage.store import Store

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from nufi_sandbox.devcluster import errors
-from nufi_sandbox.devcluster.dra.binding import DELETE_PROTECTION
 from nufi_sandbox.devcluster.dra.pod_claims import POD_CLAIM_NAME, claim_name
 from nufi_sandbox.devcluster.sim.controller import Controller
+from nufi_sandbox.devcluster.sim.dra_binding import DELETE_PROTECTION
 from nufi_sandbox.devcluster.sim.meta import (
     controller_of,
     controller_ref,
