@@ -16,19 +16,11 @@ from kubernetes_asyncio.client.exceptions import ApiException
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.dev_cluster import dev_cluster
+from support.dra_manifests import REBELLIONS_CLASS
 from support.kubectl import KUBECTL, kubectl
 
 Obj = dict[str, Any]
 SMP = "application/strategic-merge-patch+json"
-CLASS: Obj = {
-    "apiVersion": "resource.k8s.io/v1",
-    "kind": "DeviceClass",
-    "metadata": {"name": "npu.rebellions.ai"},
-    "spec": {
-        "selectors": [{"cel": {"expression": "device.driver == 'npu.rebellions.ai'"}}],
-        "extendedResourceName": "rebellions.ai/npu",
-    },
-}
 CLAIM: Obj = {
     "apiVersion": "resource.k8s.io/v1",
     "kind": "ResourceClaim",
@@ -209,7 +201,7 @@ def test_kubectl_applies_describes_and_deletes_dra_objects(
     manifest = tmp_path / "dra.yaml"
     claim = copy.deepcopy(CLAIM)
     claim["metadata"]["namespace"] = "default"
-    manifest.write_text(yaml.safe_dump_all([CLASS, claim]))
+    manifest.write_text(yaml.safe_dump_all([REBELLIONS_CLASS, claim]))
     applied = kubectl(cluster, "apply", "-f", str(manifest))
     assert "deviceclass.resource.k8s.io/npu.rebellions.ai created" in applied
     assert "resourceclaim.resource.k8s.io/single-npu created" in applied

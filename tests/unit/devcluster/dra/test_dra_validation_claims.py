@@ -6,15 +6,9 @@ from typing import Any
 
 import pytest
 
-from .dra_validation_support import (
-    EXAMPLE_CLAIM,
-    EXAMPLE_TEMPLATE,
-    NVIDIA_CLASS,
-    REBELLIONS_CLASS,
-    causes,
-    fresh,
-    refusal,
-)
+from support.dra_manifests import EXAMPLE_CLAIM, EXAMPLE_TEMPLATE, NVIDIA_CLASS, REBELLIONS_CLASS, fresh
+
+from .dra_validation_support import causes, refusal
 
 REQUEST = "spec.devices.requests[0]"
 

@@ -10,8 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nufi_sandbox.devcluster.dra.validation_names import label_causes, qualified_name_causes
+from support.dra_manifests import EXAMPLE_SLICE, fresh
 
-from .dra_validation_support import EXAMPLE_SLICE, causes, fresh, refusal
+from .dra_validation_support import causes, refusal
 
 C_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")

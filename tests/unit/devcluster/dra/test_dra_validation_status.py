@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from nufi_sandbox.devcluster.dra.validation import dra_status_causes
-
-from .dra_validation_support import EXAMPLE_CLAIM, fresh
+from support.dra_manifests import EXAMPLE_CLAIM, fresh
 
 POD = {"resource": "pods", "name": "pod0", "uid": "5f0a2c3e-1d2b-4c5d-8e9f-0a1b2c3d4e5f"}
 RESULT = {"request": "gpu", "driver": "gpu.example.com", "pool": "kind-worker", "device": "gpu-0"}
