@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from nufi_sandbox.devcluster.resources import ResourceRegistry
-from nufi_sandbox.devcluster.wire.tables import to_table
+from nufi_sandbox.devcluster.wire.tables import human_duration, to_table
 
 Obj = dict[str, Any]
 _REGISTRY = ResourceRegistry.with_builtins()
@@ -115,3 +115,33 @@ def test_a_bound_volume_claim_shows_its_capacity_and_access_modes_in_upstreams_o
     assert (cells["VolumeAttributesClass"], cells["VolumeMode"]) == ("<unset>", "Filesystem")
     unbound = row("", "persistentvolumeclaims", {"metadata": {"deletionTimestamp": "x"}, "spec": {}})
     assert [unbound[c] for c in ("Status", "Capacity", "Access Modes")] == ["Terminating", "", ""]
+
+
+_H, _D = 3600, 86400
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [
+        (-2, "<invalid>"),
+        (-1, "0s"),
+        (119, "119s"),
+        (120, "2m"),
+        (150, "2m30s"),
+        (599, "9m59s"),
+        (600, "10m"),
+        (179 * 60 + 59, "179m"),
+        (3 * _H, "3h"),
+        (3 * _H + 5 * 60, "3h5m"),
+        (47 * _H + 59 * 60, "47h"),
+        (48 * _H, "2d"),
+        (49 * _H, "2d1h"),
+        (8 * _D, "8d"),
+        (729 * _D, "729d"),
+        (730 * _D, "2y"),
+        (731 * _D, "2y1d"),
+        (8 * 365 * _D + _D, "8y"),
+    ],
+)
+def test_ages_read_as_kubectl_reads_them(seconds: int, shown: str) -> None:
+    assert human_duration(seconds) == shown

@@ -19,15 +19,32 @@ def age(timestamp: str | None, now: datetime | None = None) -> str:
         return "<unknown>"
     # An event's `eventTime` is a MicroTime: the same stamp with a fraction of a second.
     created = datetime.strptime(timestamp.split(".")[0].rstrip("Z"), "%Y-%m-%dT%H:%M:%S").replace(tzinfo=UTC)
-    seconds = int(((now or datetime.now(UTC)) - created).total_seconds())
-    # Same thresholds as kubectl's short human durations.
+    return human_duration(int(((now or datetime.now(UTC)) - created).total_seconds()))
+
+
+def human_duration(seconds: int) -> str:
+    """`duration.HumanDuration`: two units while the smaller still tells something, then one."""
+    if seconds < -1:
+        return "<invalid>"
     if seconds < 120:
         return f"{max(seconds, 0)}s"
-    if seconds < 2 * 3600:
-        return f"{seconds // 60}m"
-    if seconds < 2 * 86400:
-        return f"{seconds // 3600}h"
-    return f"{seconds // 86400}d"
+    minutes, hours = seconds // 60, seconds // 3600
+    if minutes < 10:
+        return f"{minutes}m{seconds % 60}s" if seconds % 60 else f"{minutes}m"
+    if minutes < 180:
+        return f"{minutes}m"
+    if hours < 8:
+        return f"{hours}h{minutes % 60}m" if minutes % 60 else f"{hours}h"
+    if hours < 48:
+        return f"{hours}h"
+    days, years = hours // 24, hours // (24 * 365)
+    if hours < 24 * 8:
+        return f"{days}d{hours % 24}h" if hours % 24 else f"{days}d"
+    if hours < 24 * 365 * 2:
+        return f"{days}d"
+    if hours < 24 * 365 * 8:
+        return f"{years}y{days % 365}d" if days % 365 else f"{years}y"
+    return f"{years}y"
 
 
 def _pod_cells(obj: Obj) -> list[Any]:
