@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from nufi_mock.kubelet_api import (
 from .allocation import AllocationRequest, allocate_with_plugin
 from .assignments import PodAssignment, PodDevices
 from .checkpoint import checkpoint_document, write_checkpoint
+from .dra_manager import DynamicPod
 from .model import (
     AllocationError,
     ContainerAllocation,
@@ -71,6 +72,7 @@ class DeviceManager:
         *,
         stop_grace_seconds: float = ENDPOINT_STOP_GRACE_SECONDS,
         dial_timeout_seconds: float = PLUGIN_DIAL_TIMEOUT_SECONDS,
+        dynamic_pods: Callable[[], list[DynamicPod]] = list,
     ) -> None:
         self.node = node
         self.device_plugin_dir = Path(device_plugin_dir).absolute()
@@ -79,6 +81,8 @@ class DeviceManager:
         self._listener = listener
         self._stop_grace_seconds = stop_grace_seconds
         self._dial_timeout_seconds = dial_timeout_seconds
+        # The DRA manager's pods, which the PodResources API served here reports too.
+        self.dynamic_pods = dynamic_pods
         self._resources: dict[str, _Resource] = {}
         self._pods = PodDevices()
         self._allocate_lock = asyncio.Lock()

@@ -1,4 +1,5 @@
-"""PodResourcesLister v1 and v1alpha1: how exporters find out which pod holds which device."""
+"""PodResourcesLister v1 and v1alpha1: how exporters find out which pod holds which device, by device
+plugin or (v1 only, as the kubelet serves it) through DRA claims."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from nufi_mock.kubelet_api import (
 )
 
 from .assignments import PodAssignment
+from .dra_manager import ContainerClaim, DynamicPod
 from .model import ContainerAllocation, ResourceState
 
 _v1 = podresources_v1_pb2
@@ -26,6 +28,8 @@ class PodResourcesSource(Protocol):
     def pods(self) -> list[PodAssignment]: ...
 
     def resources(self) -> dict[str, ResourceState]: ...
+
+    def dynamic_pods(self) -> list[DynamicPod]: ...
 
 
 def container_devices(allocation: ContainerAllocation) -> list[Any]:
@@ -53,18 +57,47 @@ def container_devices(allocation: ContainerAllocation) -> list[Any]:
     return entries
 
 
-def pod_resources_v1(pod: PodAssignment) -> Any:
+def dynamic_resource(held: ContainerClaim) -> Any:
+    """One claim of one container, with each of its devices there, as the kubelet reports it."""
+    return _v1.DynamicResource(
+        claim_name=held.claim.name,
+        claim_namespace=held.claim.namespace,
+        claim_resources=[
+            _v1.ClaimResource(
+                cdi_devices=[_v1.CDIDevice(name=cdi) for cdi in device.cdi_ids],
+                driver_name=device.driver,
+                pool_name=device.pool,
+                device_name=device.device,
+            )
+            for device in held.devices
+        ],
+    )
+
+
+def pod_resources_v1(pod: PodAssignment | None, dynamic: DynamicPod | None = None) -> Any:
+    """A pod's devices from the device plugins, its claims' devices from DRA, or both."""
+    first = pod or dynamic
+    assert first is not None
+    devices = pod.containers if pod is not None else {}
+    claims = dynamic.containers if dynamic is not None else {}
     return _v1.PodResources(
-        name=pod.name,
-        namespace=pod.namespace,
+        name=first.name,
+        namespace=first.namespace,
         containers=[
             _v1.ContainerResources(
                 name=container,
-                devices=[entry for allocation in allocations for entry in container_devices(allocation)],
+                devices=[entry for held in devices.get(container, []) for entry in container_devices(held)],
+                dynamic_resources=[dynamic_resource(held) for held in claims.get(container, [])],
             )
-            for container, allocations in pod.containers.items()
+            for container in dict.fromkeys([*devices, *claims])
         ],
     )
+
+
+def pods_v1(source: PodResourcesSource) -> list[Any]:
+    plugin = {pod.uid: pod for pod in source.pods()}
+    dynamic = {pod.uid: pod for pod in source.dynamic_pods()}
+    return [pod_resources_v1(plugin.get(uid), dynamic.get(uid)) for uid in dict.fromkeys([*plugin, *dynamic])]
 
 
 def allocatable_devices(resources: Mapping[str, ResourceState]) -> list[Any]:
@@ -93,15 +126,15 @@ class PodResourcesV1:
         self._source = source
 
     async def List(self, request: Any, context: Any) -> Any:
-        return _v1.ListPodResourcesResponse(pod_resources=[pod_resources_v1(p) for p in self._source.pods()])
+        return _v1.ListPodResourcesResponse(pod_resources=pods_v1(self._source))
 
     async def GetAllocatableResources(self, request: Any, context: Any) -> Any:
         return _v1.AllocatableResourcesResponse(devices=allocatable_devices(self._source.resources()))
 
     async def Get(self, request: Any, context: Any) -> Any:
-        for pod in self._source.pods():
+        for pod in pods_v1(self._source):
             if pod.name == request.pod_name and pod.namespace == request.pod_namespace:
-                return _v1.GetPodResourcesResponse(pod_resources=pod_resources_v1(pod))
+                return _v1.GetPodResourcesResponse(pod_resources=pod)
         await context.abort(
             grpc.StatusCode.NOT_FOUND,
             f"pod {request.pod_name} in namespace {request.pod_namespace} not found",

@@ -1,4 +1,5 @@
-"""The kubelets' pod side: admit bound pods (allocating devices), run them, keep readiness, stop them.
+"""The kubelets' pod side: admit bound pods (allocating devices, preparing DRA claims), run them, keep
+readiness, stop them.
 
 One controller serves every node; it hands node-specific work to that node's NodeAgent. Status writes
 start from the stored object and touch only what the kubelet owns, so conditions patched in by others
@@ -14,6 +15,8 @@ from collections.abc import Iterable, Mapping
 
 from nufi_sandbox.devcluster import errors
 from nufi_sandbox.devcluster.kubelet import AllocationError
+from nufi_sandbox.devcluster.kubelet.dra_claims import ClaimNotReady
+from nufi_sandbox.devcluster.runtime.cdi import CdiError, cdi_env
 from nufi_sandbox.devcluster.runtime.container import ContainerProcess
 from nufi_sandbox.devcluster.runtime.pods import PodProcesses, ProcessRuntime
 from nufi_sandbox.devcluster.sim.controller import Controller, ObjectKey
@@ -32,6 +35,9 @@ from nufi_sandbox.devcluster.storage.store import Store, WatchEvent
 log = logging.getLogger(__name__)
 
 UNEXPECTED_ADMISSION_ERROR = "UnexpectedAdmissionError"
+FAILED_PREPARE = "FailedPrepareDynamicResources"
+# How soon a pod whose claims could not be prepared is tried again.
+PREPARE_RETRY_SECONDS = 1.0
 
 
 def _node_of(obj: Obj | None) -> str:
@@ -123,24 +129,10 @@ class Kubelet(Controller[ObjectKey]):
         namespace, name, uid = namespace_of(pod), name_of(pod), uid_of(pod)
         self._started.add(uid)
         device_env: dict[str, dict[str, str]] = {}
-        if agent.devices is not None:
-            served = agent.device_resources()
-            try:
-                for container in pod.get("spec", {}).get("containers") or []:
-                    for resource, count in container_device_counts(container, served).items():
-                        allocation = await agent.devices.allocate(
-                            pod_namespace=namespace,
-                            pod_name=name,
-                            pod_uid=uid,
-                            container=container["name"],
-                            resource=resource,
-                            count=count,
-                        )
-                        device_env.setdefault(container["name"], {}).update(allocation.envs)
-            except AllocationError as exc:
-                agent.release(uid)
-                self._reject(pod, f"Allocate failed due to {exc}, which is unexpected")
-                return
+        if not await self._allocate_devices(pod, agent, device_env):
+            return
+        if not await self._prepare_claims(pod, agent, device_env):
+            return
         current = self.store.find(self._pods, namespace, name)
         if current is None or uid_of(current) != uid or is_deleting(current):
             agent.release(uid)
@@ -178,6 +170,50 @@ class Kubelet(Controller[ObjectKey]):
                 component="kubelet",
                 host=agent.node,
             )
+
+    async def _allocate_devices(self, pod: Obj, agent: NodeAgent, env: dict[str, dict[str, str]]) -> bool:
+        """Allocate the device plugin resources each container asks for, adding what Allocate returned to
+        its env; False when that failed and the pod was rejected."""
+        if agent.devices is None:
+            return True
+        served = agent.device_resources()
+        try:
+            for container in pod.get("spec", {}).get("containers") or []:
+                for resource, count in container_device_counts(container, served).items():
+                    allocation = await agent.devices.allocate(
+                        pod_namespace=namespace_of(pod),
+                        pod_name=name_of(pod),
+                        pod_uid=uid_of(pod),
+                        container=container["name"],
+                        resource=resource,
+                        count=count,
+                    )
+                    env.setdefault(container["name"], {}).update(allocation.envs)
+        except AllocationError as exc:
+            agent.release(uid_of(pod))
+            self._reject(pod, f"Allocate failed due to {exc}, which is unexpected")
+            return False
+        return True
+
+    async def _prepare_claims(self, pod: Obj, agent: NodeAgent, env: dict[str, dict[str, str]]) -> bool:
+        """Prepare the pod's DRA claims and add their CDI devices' env to each container's; False when
+        they are not ready yet (an event says why; the pod is tried again shortly, as the kubelet does)."""
+        if agent.dra is None or agent.paths is None:
+            return True
+        try:
+            held = await agent.dra.prepare_pod(pod)
+            for container, devices in held.items():
+                ids = [cdi for device in devices for cdi in device.cdi_ids]
+                if ids:
+                    env.setdefault(container, {}).update(cdi_env(agent.paths.cdi_dir, ids))
+        except (ClaimNotReady, CdiError) as exc:
+            agent.release(uid_of(pod))
+            self._started.discard(uid_of(pod))
+            reason = str(exc)
+            self._events.record(pod, "Warning", FAILED_PREPARE, reason, component="kubelet", host=agent.node)
+            self.queue.add_after((namespace_of(pod), name_of(pod)), PREPARE_RETRY_SECONDS)
+            return False
+        return True
 
     def _container_changed(self, processes: PodProcesses, process: ContainerProcess) -> None:
         """A mapped container started, exited, restarted or changed readiness: its status follows."""

@@ -1,4 +1,5 @@
-"""One node's kubelet, node side: status heartbeats, the node Lease, pod IPs and the device manager."""
+"""One node's kubelet, node side: status heartbeats, the node Lease, pod IPs, the device manager and the
+DRA manager."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from nufi_sandbox.devcluster import errors
 from nufi_sandbox.devcluster.kubelet import DeviceManager
+from nufi_sandbox.devcluster.kubelet.dra_manager import DraManager
 from nufi_sandbox.devcluster.sim.meta import Obj, now, now_micro
 from nufi_sandbox.devcluster.sim.nodes import node_conditions, node_ip
 from nufi_sandbox.devcluster.storage.store import Store
@@ -24,11 +26,23 @@ LEASE_DURATION_SECONDS = 40
 class KubeletPaths:
     device_plugin_dir: Path
     pod_resources_socket: Path
+    plugins_registry: Path
+    """Where DRA drivers put their registration socket (the kubelet's plugins_registry)."""
+    plugins_dir: Path
+    """Where kubelet plugins serve their own sockets (the kubelet's plugins)."""
+    cdi_dir: Path
+    """The CDI specs drivers write and the node's runtime reads."""
 
     @classmethod
     def under(cls, state_dir: Path, node: str) -> KubeletPaths:
         base = state_dir / "nodes" / node
-        return cls(base / "device-plugins", base / "pod-resources" / "kubelet.sock")
+        return cls(
+            base / "device-plugins",
+            base / "pod-resources" / "kubelet.sock",
+            base / "plugins_registry",
+            base / "plugins",
+            base / "cdi",
+        )
 
 
 class NodeAgent:
@@ -52,18 +66,23 @@ class NodeAgent:
         self._next_ip = 2
         self._heartbeat: asyncio.Task[None] | None = None
         self.devices: DeviceManager | None = None
+        self.dra: DraManager | None = None
         if paths is not None:
+            self.dra = DraManager(node, paths.plugins_registry, self._claim)
             self.devices = DeviceManager(
                 node,
                 paths.device_plugin_dir,
                 paths.pod_resources_socket,
                 self,
                 stop_grace_seconds=device_stop_grace_seconds,
+                dynamic_pods=self.dra.pods,
             )
 
     async def start(self) -> None:
         if self.devices is not None:
             await self.devices.start()
+        if self.dra is not None:
+            self.dra.start()
         self._beat()
         self._heartbeat = asyncio.create_task(self._beat_forever(), name=f"heartbeat {self.node}")
 
@@ -75,6 +94,8 @@ class NodeAgent:
             self._heartbeat = None
         if self.devices is not None:
             await self.devices.stop()
+        if self.dra is not None:
+            await self.dra.stop()
 
     # -- addresses -----------------------------------------------------------------------------------
 
@@ -108,6 +129,12 @@ class NodeAgent:
     def release(self, pod_uid: str) -> None:
         if self.devices is not None:
             self.devices.release(pod_uid)
+        if self.dra is not None:
+            self.dra.release(pod_uid)
+
+    def _claim(self, namespace: str, name: str) -> Obj | None:
+        """A ResourceClaim as the kubelet reads it from the API."""
+        return self.store.find(self.store.rt("resource.k8s.io", "v1", "resourceclaims"), namespace, name)
 
     async def devices_changed(self, node: str, resource: str, capacity: int, allocatable: int) -> None:
         """Device plugin counts land in node status the way the kubelet's status update puts them."""

@@ -140,6 +140,9 @@ class Simulation:
                     "device_plugin_dir": str(paths.device_plugin_dir),
                     "kubelet_socket": str(paths.device_plugin_dir / "kubelet.sock"),
                     "pod_resources_socket": str(paths.pod_resources_socket),
+                    "plugins_registry_dir": str(paths.plugins_registry),
+                    "plugins_dir": str(paths.plugins_dir),
+                    "cdi_dir": str(paths.cdi_dir),
                 }
         return out
 
