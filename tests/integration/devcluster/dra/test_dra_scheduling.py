@@ -239,3 +239,21 @@ async def test_an_extended_resource_backed_by_a_device_class_is_served_by_dra_wh
 
     cluster.delete("Pod", "bridged")
     await eventually(lambda: holds(find(cluster, "resourceclaims", status["resourceClaimName"]) is None))
+
+
+async def test_a_finished_pods_generated_claim_is_released_and_deleted_while_the_pod_stays(
+    clusters: SimClusters,
+) -> None:
+    cluster = await lpu_cluster(clusters, 1)
+    template = {"metadata": {"name": "one"}, "spec": {"spec": {"devices": requests(1)}}}
+    create(cluster, "resourceclaimtemplates", template)
+    cluster.create("Pod", claiming_pod("job", {"resourceClaimTemplateName": "one"}))
+    assert await eventually(lambda: bound(cluster, "job")) == "dra-node"
+    [status] = cluster.get("Pod", "job")["status"]["resourceClaimStatuses"]
+
+    cluster.mutate("Pod", "job", lambda p: p["status"].update(phase="Succeeded"), subresource="status")
+    await eventually(lambda: holds(find(cluster, "resourceclaims", status["resourceClaimName"]) is None))
+    assert cluster.get("Pod", "job")["status"]["phase"] == "Succeeded"
+    # The device is free again for the next pod.
+    cluster.create("Pod", claiming_pod("next", {"resourceClaimTemplateName": "one"}))
+    assert await eventually(lambda: bound(cluster, "next")) == "dra-node"
