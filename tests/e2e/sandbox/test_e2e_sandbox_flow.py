@@ -1,5 +1,6 @@
-"""The seed's story against a running sandbox, through the API only; then Ctrl-C, and a restart in
-the same state directory that keeps the registered LPU and ends in a crash."""
+"""The seed's story against a running sandbox, through the API only; the DRA node's LPUs through
+kubectl, a pod and the exporter; then Ctrl-C, and a restart in the same state directory that keeps the
+registered LPU and ends in a crash."""
 
 from __future__ import annotations
 
@@ -25,8 +26,22 @@ from nufi_sandbox.processes import describe_pid, free_port
 from support.lpu_type import LPU_LABELS, LPU_METRICS
 from support.polling import poll
 
+from .sandbox_dra_support import (
+    DRA_NODE,
+    kubectl,
+    pinned_pod,
+    ready_pod,
+    served_by,
+    service,
+    slices_of,
+    wait_attributed,
+)
+
 GIB = 1024**3
 LPU_NODES = ["lpu-node-1", "lpu-node-2"]
+# The third LPU node hands its LPUs out by DRA alone: not in capacity, so not in NuFi's inventory yet,
+# but its exporter reports them like the others (4 devices of 32 GiB).
+ALL_LPU_NODES = [*LPU_NODES, DRA_NODE]
 STATE_KEYS = {
     "nufi_url",
     "prometheus_url",
@@ -56,7 +71,7 @@ def test_sandbox_json_says_where_everything_runs(sandbox: SandboxRun) -> None:
         "vscode": "codercom/code-server:latest",
     }
     assert state["oidc_issuer"].endswith("/realms/super-llm")
-    assert set(state["exporters"]) == {"gpu-node-1", "npu-node-1", "npu-node-2", *LPU_NODES}
+    assert set(state["exporters"]) == {"gpu-node-1", "npu-node-1", "npu-node-2", *ALL_LPU_NODES}
     assert Path(state["alert_rules_dir"]) == sandbox.state_dir.resolve() / "alert-rules"
     assert Path(state["alert_rules_dir"]).is_dir()
     for url in [
@@ -71,6 +86,7 @@ def test_sandbox_json_says_where_everything_runs(sandbox: SandboxRun) -> None:
         "npu-node-2": "rbln_npu_utilization",
         "lpu-node-1": "lpu_utilization_percent",
         "lpu-node-2": "lpu_utilization_percent",
+        DRA_NODE: "lpu_utilization_percent",
     }
     for node, url in state["exporters"].items():
         assert families[node] in httpx.get(url, timeout=5).text, node
@@ -102,6 +118,7 @@ def test_nodes_advertise_the_seed_topology(sandbox: SandboxRun) -> None:
         "npu-node-2": {"rebellions.ai/ATOM": "4"},
         "lpu-node-1": {LPU: "4"},
         "lpu-node-2": {LPU: "4"},
+        DRA_NODE: {},  # DRA-backed devices never appear in node capacity
     }
 
 
@@ -121,7 +138,7 @@ def test_dcgm_is_scraped_like_a_service_monitor(sandbox: SandboxRun) -> None:
             "dcgm-exporter",
             "furiosa-metrics-exporter",
             "rbln-metrics-exporter",
-            *["mock-lpu-exporter"] * 2,
+            *["mock-lpu-exporter"] * 3,
             # NuFi itself: the capacity its generated alerting rules compare with (docs/alerts.md).
             "nufi",
         ]
@@ -149,11 +166,12 @@ def _assert_the_lpu_is_found(api: httpx.Client, admin: dict[str, str]) -> None:
     )
     assert metrics.status_code == 200, metrics.text
     assert metrics.json()["ok"] is True, metrics.text
+    # The DRA node's exporter reports its 4 LPUs too.
     assert {name: r["series"] for name, r in metrics.json()["results"].items()} == {
-        "utilization": 8,
-        "memory_used": 8,
-        "memory_total": 8,
-        "temperature": 8,
+        "utilization": 12,
+        "memory_used": 12,
+        "memory_total": 12,
+        "temperature": 12,
     }
 
 
@@ -201,7 +219,7 @@ def test_seed_flow_through_the_api(sandbox: SandboxRun) -> None:
             "nvidia-gpu": (1, 8),
             "furiosa-rngd": (1, 8),
             "rebellions-atom": (1, 4),
-            "lpu": (2, 8),
+            "lpu": (3, 12),
         }
 
         audit = api.get("/api/v1/admin/audit", params={"target_id": "lpu"}, headers=admin).json()
@@ -211,27 +229,60 @@ def test_seed_flow_through_the_api(sandbox: SandboxRun) -> None:
         _assert_every_admin_route_is_refused(api, user)
         as_user = api.get("/api/v1/monitoring/lpu", headers=user)
         assert as_user.status_code == 200, as_user.text
-        assert as_user.json()["summary"]["devices"] == 8
+        assert as_user.json()["summary"]["devices"] == 12
         assert api.get("/api/v1/devices/lpu", headers=admin).status_code == 200  # the DELETE was refused
 
 
 def _assert_lpu_snapshot(body: dict[str, Any]) -> None:
     device_type = body["device_type"]
     assert (device_type["id"] if isinstance(device_type, dict) else device_type) == "lpu"
-    assert body["summary"]["nodes"] == 2
-    assert body["summary"]["devices"] == 8
-    assert body["summary"]["memory_total_bytes"] == 8 * 16 * GIB
+    assert body["summary"]["nodes"] == 3
+    assert body["summary"]["devices"] == 12
+    assert body["summary"]["memory_total_bytes"] == (8 * 16 + 4 * 32) * GIB
     assert body["summary"]["power_watts"] is None
-    assert [node["node"] for node in body["nodes"]] == LPU_NODES
+    assert [node["node"] for node in body["nodes"]] == ALL_LPU_NODES
     for node in body["nodes"]:
-        assert node["capacity"] == 4 and node["allocatable"] == 4
+        # NuFi counts capacity by the resource key; the DRA node's devices are read, not counted.
+        counted = 0 if node["node"] == DRA_NODE else 4
+        assert node["capacity"] == counted and node["allocatable"] == counted
         assert sorted(d["device"] for d in node["devices"]) == ["lpu0", "lpu1", "lpu2", "lpu3"]
         for device in node["devices"]:
             where = f"{node['node']}/{device['device']}"
+            size = (32 if node["node"] == DRA_NODE else 16) * GIB
             assert 0 <= device["utilization_percent"] <= 100, where
-            assert 0 < device["memory_used_bytes"] <= device["memory_total_bytes"] == 16 * GIB, where
+            assert 0 < device["memory_used_bytes"] <= device["memory_total_bytes"] == size, where
             assert 20 <= device["temperature_celsius"] <= 100, where
             assert device["power_watts"] is None, where
+
+
+def test_the_dra_node_serves_lpus_by_claim_and_the_same_pod_runs_on_either_kind_of_node(
+    sandbox: SandboxRun,
+) -> None:
+    state, home = sandbox.state, str(sandbox.work)
+    table = kubectl(state, home, "get", "resourceslices")
+    assert DRA_NODE in table and "lpu.hyperaccel.ai" in table, table
+    [published] = [s for s in slices_of(state, home) if s["spec"]["nodeName"] == DRA_NODE]
+    devices = published["spec"]["devices"]
+    assert [d["name"] for d in devices] == ["lpu0", "lpu1", "lpu2", "lpu3"]
+    assert {d["capacity"]["memory"]["value"] for d in devices} == {"32Gi"}
+    assert kubectl(state, home, "get", "deviceclass", "lpu.hyperaccel.ai", "-o", "name").strip()
+    kube_headers = {"Authorization": f"Bearer {state['kube_token']}"}
+    with httpx.Client(base_url=state["kube_api_url"], headers=kube_headers, timeout=20) as kube:
+        for name, node in (("dra-infer", DRA_NODE), ("plugin-infer", "lpu-node-1")):
+            assert kube.post("/api/v1/namespaces/default/services", json=service(name)).status_code == 201
+            created = kube.post("/api/v1/namespaces/default/pods", json=pinned_pod(name, node, 2))
+            assert created.status_code == 201, created.text
+        for name, node in (("dra-infer", DRA_NODE), ("plugin-infer", "lpu-node-1")):
+            pod = ready_pod(kube, name)
+            served = served_by(kube, name)
+            assert served["node"] == node and len(served["devices"]) == 2, served
+            bridged = pod["status"].get("extendedResourceClaimStatus")
+            # On the DRA node the scheduler made the pod's special claim; the plugin node needs none.
+            assert (bridged is not None) is (node == DRA_NODE), pod["status"]
+            wait_attributed(state["exporters"][node], name, set(served["devices"]))
+        for name in ("dra-infer", "plugin-infer"):
+            kube.delete(f"/api/v1/namespaces/default/pods/{name}")
+            kube.delete(f"/api/v1/namespaces/default/services/{name}")
 
 
 def test_the_logs_hold_no_token_cookie_or_secret(sandbox: SandboxRun) -> None:
@@ -276,8 +327,9 @@ def test_a_second_sandbox_on_the_same_state_dir_is_refused(sandbox: SandboxRun) 
 
 
 def test_ctrl_c_stops_every_program(sandbox: SandboxRun) -> None:
-    # The dev cluster, identity provider, Alertmanager, Prometheus, 2 device plugins, 5 exporters and NuFi.
-    assert len(sandbox.children) == 12, sandbox.children
+    # The dev cluster, identity provider, Alertmanager, Prometheus, 2 device plugins, a DRA driver, 6
+    # exporters and NuFi.
+    assert len(sandbox.children) == 14, sandbox.children
     assert sandbox.leftovers() != []
     sandbox.interrupt(signal.SIGINT)
     assert sandbox.wait_exit() == 0, sandbox.text()
@@ -299,7 +351,7 @@ def test_a_restart_keeps_the_lpu_and_a_crash_stops_everything(sandbox: SandboxRu
         assert snapshot.status_code == 200, snapshot.text
         # The exporters came back on new ports: no device may appear twice through old series.
         devices = [(n["node"], d["device"]) for n in snapshot.json()["nodes"] for d in n["devices"]]
-        assert len(devices) == len(set(devices)) == 8
+        assert len(devices) == len(set(devices)) == 12
 
         # One program dies: with --stop-on-failure the sandbox says which, stops all the others and
         # fails (without, it restarts the program: test_e2e_sandbox_supervision).

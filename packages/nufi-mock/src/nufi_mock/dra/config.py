@@ -37,18 +37,22 @@ class LpuModel:
     """What a device of one model publishes besides its identity."""
 
     name: str
-    memory: str
-    """Device memory as a Kubernetes quantity (the slice's ``capacity.memory``)."""
+    memory_gib: int
     firmware_version: str
     """A semantic version (the slice's ``firmwareVersion`` attribute)."""
+
+    @property
+    def memory(self) -> str:
+        """Device memory as a Kubernetes quantity (the slice's ``capacity.memory``)."""
+        return f"{self.memory_gib}Gi"
 
 
 MODELS: dict[str, LpuModel] = {
     model.name: model
     for model in (
-        LpuModel("lpu-16g", "16Gi", "1.4.2"),
-        LpuModel("lpu-32g", "32Gi", "2.1.0"),
-        LpuModel("lpu-64g", "64Gi", "2.1.0"),
+        LpuModel("lpu-16g", 16, "1.4.2"),
+        LpuModel("lpu-32g", 32, "2.1.0"),
+        LpuModel("lpu-64g", 64, "2.1.0"),
     )
 }
 

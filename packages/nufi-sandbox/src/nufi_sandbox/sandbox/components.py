@@ -11,6 +11,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from nufi_mock.dra import MODELS
+from nufi_mock.dra.kube import TOKEN_ENV
 from nufi_mock.exporter.config import CONTROL_TOKEN_ENV
 from nufi_sandbox.processes import ManagedProcess
 from nufi_sandbox.sandbox.images import INFERENCE, INFERENCE_ARGS, JUPYTER, VSCODE
@@ -52,6 +54,33 @@ def device_plugin(node: SandboxNode, device_plugin_dir: Path, log_dir: Path) -> 
     return ManagedProcess(f"device-plugin-{node.name}", argv, log_dir=log_dir)
 
 
+def dra_driver(
+    node: SandboxNode, paths: dict[str, str], kube_api_url: str, token: str, log_dir: Path
+) -> ManagedProcess:
+    """The mock LPU DRA driver of one node: its slices through the API, its claims through the node's
+    kubelet plugin directories (`paths`, from the dev cluster's state)."""
+    assert node.dra_model is not None
+    argv = [
+        *_mock_command(),
+        "dra-driver",
+        "--node",
+        node.name,
+        "--devices",
+        str(node.devices),
+        "--model",
+        node.dra_model,
+        "--registry-dir",
+        paths["plugins_registry_dir"],
+        "--plugins-dir",
+        paths["plugins_dir"],
+        "--cdi-dir",
+        paths["cdi_dir"],
+        "--kube-api-url",
+        kube_api_url,
+    ]
+    return ManagedProcess(f"dra-driver-{node.name}", argv, log_dir=log_dir, env={TOKEN_ENV: token})
+
+
 def exporter(
     node: SandboxNode, port: int, pod_resources_socket: Path, log_dir: Path, *, control_token: str
 ) -> ManagedProcess:
@@ -73,6 +102,9 @@ def exporter(
         "--pod-resources-socket",
         f"{node.name}={pod_resources_socket}",
     ]
+    if node.dra_model is not None:
+        # The memory the node's slices publish, so both say the same of the device.
+        argv += ["--memory-gib", str(MODELS[node.dra_model].memory_gib)]
     env = {CONTROL_TOKEN_ENV: control_token}
     return ManagedProcess(f"exporter-{node.name}", argv, log_dir=log_dir, env=env)
 

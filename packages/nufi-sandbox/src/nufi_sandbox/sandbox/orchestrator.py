@@ -1,7 +1,7 @@
 """Starting the sandbox's world in dependency order, watching it, and stopping it in reverse.
 
-Every program runs in its own process group and is stopped by PID: NuFi first, then the exporters
-and device plugins, Prometheus, Alertmanager and the identity provider, and the dev cluster last.
+Every program runs in its own process group and is stopped by PID: NuFi first, then the exporters,
+device plugins and DRA drivers, Prometheus, Alertmanager and the identity provider, and the dev cluster last.
 Independent parts boot concurrently, so the sandbox is ready in the time of its slowest part (usually
 NuFi's own start, or the chain dev cluster → device plugins → node capacity), not the sum of all.
 
@@ -35,13 +35,14 @@ from nufi_sandbox.sandbox import components
 from nufi_sandbox.sandbox.banner import registered_lpu
 from nufi_sandbox.sandbox.errors import SandboxError
 from nufi_sandbox.sandbox.layout import StateLayout
+from nufi_sandbox.sandbox.node_programs import NodeProgram, start_node_programs
 from nufi_sandbox.sandbox.progress import StartupProgress
 from nufi_sandbox.sandbox.readiness import Readiness
 from nufi_sandbox.sandbox.runtime_map import sandbox_runtime_map, write_runtime_map
 from nufi_sandbox.sandbox.scrape import nufi_job, scrape_jobs
 from nufi_sandbox.sandbox.state_file import SandboxState, exporter_base_url
 from nufi_sandbox.sandbox.supervision import Supervised, Supervisor
-from nufi_sandbox.sandbox.topology import NODES, SandboxNode, nodes_yaml, plugin_nodes
+from nufi_sandbox.sandbox.topology import NODES, SandboxNode, nodes_yaml
 from nufi_sandbox.victoriametrics import VictoriaMetricsServer
 
 STARTUP_TIMEOUT = 60.0
@@ -97,7 +98,7 @@ class Sandbox:
         jobs = [*scrape_jobs(options.nodes, self.exporter_ports), nufi_job(options.port)]
         self.prometheus = _metrics_server(layout, options, jobs, self.alertmanager.address)
         self._servers: list[ManagedProcess] = []
-        self.device_plugins: list[ManagedProcess] = []
+        self.node_programs: list[NodeProgram] = []
         self.exporters: list[ManagedProcess] = []
         self.nufi: ManagedProcess | None = None
         self._steps = _steps(options, self.prometheus.name)
@@ -167,9 +168,8 @@ class Sandbox:
         sockets = self.cluster.state()["nodes"]
         logs = self.layout.logs
         self.progress.running("plugins")
-        for node in plugin_nodes(self.options.nodes):
-            plugin_dir = Path(sockets[node.name]["device_plugin_dir"])
-            self.device_plugins.append(components.device_plugin(node, plugin_dir, logs).start())
+        kube = (self.cluster.url, self.cluster.token, self.cluster.headers)
+        self.node_programs = start_node_programs(self.options.nodes, sockets, kube, logs)
         self.progress.running("exporters")
         for node in self.options.nodes:
             socket = Path(sockets[node.name]["pod_resources_socket"])
@@ -199,14 +199,15 @@ class Sandbox:
         await self._step("nufi", self.nufi, partial(ready.answers, f"{self.nufi_url}/readyz"), self.nufi_url)
 
     async def _wait_plugins(self, ready: Readiness) -> None:
-        nodes = plugin_nodes(self.options.nodes)
-        for node, plugin in zip(nodes, self.device_plugins, strict=True):
-            await self._wait(
-                plugin,
-                partial(ready.device_plugin_registered, self.cluster.url, node, self.cluster.headers),
-                f"registered: {node.name} has {node.devices} {node.resource_key}",
-            )
-        kinds = sorted({f"{n.devices} {n.resource_key}" for n in nodes})
+        for program in self.node_programs:
+            check = program.ready(ready, self.cluster.url, self.cluster.headers)
+            await self._wait(program.process, check, program.ready_text)
+        kinds = sorted(
+            {
+                f"{p.node.devices} {'LPUs by DRA' if p.dra else p.node.resource_key}"
+                for p in self.node_programs
+            }
+        )
         self.progress.done("plugins", f"{', '.join(kinds)} per node")
 
     async def _wait_exporters(self, ready: Readiness) -> None:
@@ -297,9 +298,10 @@ class Sandbox:
             Supervised(self.alertmanager.process, answers(f"{self.alertmanager.url}/-/ready")),
             Supervised(self.prometheus.process, answers(f"{self.prometheus.url}/-/ready")),
         ]
-        for node, plugin in zip(plugin_nodes(self.options.nodes), self.device_plugins, strict=True):
-            registered = partial(ready.device_plugin_registered, self.cluster.url, node, self.cluster.headers)
-            units.append(Supervised(plugin, registered))
+        for program in self.node_programs:
+            units.append(
+                Supervised(program.process, program.ready(ready, self.cluster.url, self.cluster.headers))
+            )
         for node, exporter in zip(self.options.nodes, self.exporters, strict=True):
             url = f"http://127.0.0.1:{self.exporter_ports[node.name]}/healthz"
             units.append(Supervised(exporter, answers(url)))
@@ -313,7 +315,7 @@ class Sandbox:
             self.cluster.process,
             self.idp.process,
             *self._servers,
-            *self.device_plugins,
+            *(program.process for program in self.node_programs),
             *self.exporters,
         ]
         if self.nufi is not None:
@@ -332,7 +334,7 @@ class Sandbox:
         layers: list[Sequence[Callable[[], object]]] = [
             [self.nufi.stop] if self.nufi is not None else [],
             [p.stop for p in self.exporters],
-            [p.stop for p in self.device_plugins],
+            [p.process.stop for p in self.node_programs],
             [self.prometheus.stop],
             [self.alertmanager.stop, self.idp.stop],
             [self.cluster.stop],
@@ -382,7 +384,7 @@ def _steps(options: SandboxOptions, metrics_name: str) -> dict[str, str]:
         "idp": "Identity provider (realm super-llm)",
         "alertmanager": "Alertmanager",
         "prometheus": metrics_name,
-        "plugins": "Mock LPU device plugins",
+        "plugins": "Mock LPU device plugins and DRA driver",
         "exporters": f"Exporters ({', '.join(sorted({n.profile for n in options.nodes}))})",
         "scrape": f"{metrics_name} scraping the exporters",
         "nufi": "NuFi server",

@@ -40,6 +40,18 @@ class Readiness:
             and status.get("allocatable", {}).get(node.resource_key) == wanted
         )
 
+    async def dra_slices_published(
+        self, kube_api_url: str, node: SandboxNode, kube_headers: Mapping[str, str]
+    ) -> bool:
+        """The node's ResourceSlices hold every device of its DRA driver."""
+        url = f"{kube_api_url}/apis/resource.k8s.io/v1/resourceslices"
+        params = {"fieldSelector": f"spec.nodeName={node.name}"}
+        response = await self._client.get(url, params=params, headers=kube_headers)
+        if response.status_code != 200:
+            return False
+        items = response.json().get("items") or []
+        return sum(len(item["spec"].get("devices") or []) for item in items) == node.devices
+
     @staticmethod
     async def every_target_scraped(prometheus: PrometheusServer, expected: int) -> bool:
         """Each of `expected` exporter targets is up and was scraped at least twice: its data is

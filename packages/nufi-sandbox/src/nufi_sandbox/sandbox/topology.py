@@ -1,8 +1,11 @@
 """The sandbox's world: which nodes exist, what accelerators they carry and which exporter describes them.
 
 GPU and NPU nodes advertise their resource as static node capacity, the way a vendor device plugin
-would leave it. The LPU nodes start with nothing: their `hyperaccel.ai/lpu` comes from a real mock
-device plugin process registering with the node's kubelet socket, exactly as on a real cluster.
+would leave it. The LPU nodes start with nothing: on two of them `hyperaccel.ai/lpu` comes from a real
+mock device plugin process registering with the node's kubelet socket, exactly as on a real cluster; the
+third is served by the mock DRA driver alone (ResourceSlices, never node capacity), as a cluster in
+migration holds both. It is tainted `hyperaccel.ai/lpu=dra:NoSchedule`, so only pods that tolerate it
+land there and workloads that asked for LPUs before keep the device plugin nodes.
 """
 
 from __future__ import annotations
@@ -53,13 +56,19 @@ class SandboxNode:
     exporter: ExporterRole
     device_plugin: bool = False  # True: a mock device plugin process provides the resource
     labels: dict[str, str] = field(default_factory=dict)
+    dra_model: str | None = None
+    """Set: the mock DRA driver serves the node's LPUs as this model, and node capacity has none."""
+    taints: tuple[dict[str, str], ...] = ()
 
     def node_spec(self) -> dict[str, Any]:
         """This node as the dev cluster's nodes file describes it."""
         capacity: dict[str, Any] = {"cpu": 64, "memory": "512Gi"}
-        if not self.device_plugin:
+        if not self.device_plugin and self.dra_model is None:
             capacity[self.resource_key] = self.devices
-        return {"name": self.name, "labels": dict(self.labels), "capacity": capacity}
+        spec: dict[str, Any] = {"name": self.name, "labels": dict(self.labels), "capacity": capacity}
+        if self.taints:
+            spec["taints"] = [dict(taint) for taint in self.taints]
+        return spec
 
 
 NODES: tuple[SandboxNode, ...] = (
@@ -91,6 +100,16 @@ NODES: tuple[SandboxNode, ...] = (
         device_plugin=True,
         labels={"hyperaccel.ai/lpu.present": "true"},
     ),
+    SandboxNode(
+        "lpu-node-3",
+        LPU_RESOURCE,
+        4,
+        "lpu",
+        MOCK_LPU,
+        labels={"hyperaccel.ai/lpu.present": "true", "hyperaccel.ai/lpu.dra": "true"},
+        dra_model="lpu-32g",
+        taints=({"key": LPU_RESOURCE, "value": "dra", "effect": "NoSchedule"},),
+    ),
 )
 
 
@@ -101,3 +120,7 @@ def nodes_yaml(nodes: tuple[SandboxNode, ...] = NODES) -> str:
 
 def plugin_nodes(nodes: tuple[SandboxNode, ...] = NODES) -> list[SandboxNode]:
     return [node for node in nodes if node.device_plugin]
+
+
+def dra_nodes(nodes: tuple[SandboxNode, ...] = NODES) -> list[SandboxNode]:
+    return [node for node in nodes if node.dra_model is not None]
