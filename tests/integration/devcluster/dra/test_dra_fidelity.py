@@ -17,6 +17,7 @@ from kubernetes_asyncio.client.exceptions import ApiException
 
 from nufi_sandbox.devcluster.launcher import DevClusterProcess
 from support.dev_cluster import dev_cluster
+from support.dra_manifests import NVIDIA_SELECTOR
 from support.kubectl import KUBECTL, columns, kubectl, row
 from support.polling import until
 
@@ -39,7 +40,6 @@ from .fidelity_objects import (
 
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
 
-NVIDIA_SELECTOR = "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"
 SPECIAL_CLAIM = "resource.kubernetes.io/extended-resource-claim"
 
 
