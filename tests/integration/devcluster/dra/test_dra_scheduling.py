@@ -257,3 +257,15 @@ async def test_a_finished_pods_generated_claim_is_released_and_deleted_while_the
     # The device is free again for the next pod.
     cluster.create("Pod", claiming_pod("next", {"resourceClaimTemplateName": "one"}))
     assert await eventually(lambda: bound(cluster, "next")) == "dra-node"
+
+
+async def test_pods_sharing_a_claim_share_its_one_allocation(clusters: SimClusters) -> None:
+    cluster = await lpu_cluster(clusters, 2)
+    for name in ("first", "second"):
+        cluster.create("Pod", claiming_pod(name, {"resourceClaimName": "shared"}))
+    # Both wait for the claim, so one scheduling pass places them together.
+    create(cluster, "resourceclaims", {"metadata": {"name": "shared"}, "spec": {"devices": requests(1)}})
+    assert await eventually(lambda: (bound(cluster, "first"), bound(cluster, "second"))) == ("dra-node",) * 2
+    claim = find(cluster, "resourceclaims", "shared")
+    assert claim is not None and results(claim) == ["lpu-0"]
+    assert sorted(r["name"] for r in claim["status"]["reservedFor"]) == ["first", "second"]

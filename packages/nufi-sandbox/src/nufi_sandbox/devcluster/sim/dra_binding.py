@@ -36,14 +36,16 @@ class ClaimBinder:
         """Allocate and reserve every claim of the pod; raises ApiError if a write is refused."""
         allocations = {name_of(claim): allocation for claim, allocation in fit.allocations}
         for claim in [*claims.allocated, *claims.pending]:
-            self._reserve(pod, name_of(claim), allocations.get(name_of(claim)))
+            written = self._reserve(pod, name_of(claim), allocations.get(name_of(claim)))
+            # A later pod of this pass sharing the claim sees it allocated (upstream's assume cache).
+            view.claims[(namespace_of(written), name_of(written))] = written
         if fit.extended_allocation is not None:
             self._extended(pod, fit)
         for allocation in [*allocations.values(), fit.extended_allocation]:
             if allocation is not None:
                 view.held |= allocated_devices([{"status": {"allocation": allocation}}])
 
-    def _reserve(self, pod: Obj, claim: str, allocation: Obj | None) -> None:
+    def _reserve(self, pod: Obj, claim: str, allocation: Obj | None) -> Obj:
         namespace = namespace_of(pod)
         if allocation is not None:
 
@@ -62,7 +64,7 @@ class ClaimBinder:
             if not any(entry.get("uid") == uid_of(pod) for entry in reserved):
                 reserved.append(consumer(pod))
 
-        self._store.mutate(self._claims, namespace, claim, write, subresource="status")
+        return self._store.mutate(self._claims, namespace, claim, write, subresource="status")
 
     def _extended(self, pod: Obj, fit: Fit) -> None:
         owner = controller_ref({**pod, "apiVersion": "v1", "kind": "Pod"})
