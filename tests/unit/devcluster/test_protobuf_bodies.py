@@ -64,9 +64,7 @@ def test_a_namespace_and_its_finalizers() -> None:
     assert decode_object(body("Namespace", raw))["spec"] == {"finalizers": ["kubernetes"]}
 
 
-@pytest.mark.parametrize(
-    ("kind", "api_version"), [("Notebook", "kubeflow.org/v1"), ("Deployment", "apps/v1")]
-)
+@pytest.mark.parametrize(("kind", "api_version"), [("Notebook", "kubeflow.org/v1"), ("Job", "batch/v1")])
 def test_a_kind_without_a_schema_is_unknown(kind: str, api_version: str) -> None:
     with pytest.raises(UnknownKind):
         decode_object(body(kind, b"", api_version))
@@ -83,3 +81,45 @@ def test_a_body_without_the_prefix_or_cut_short_is_refused() -> None:
 def test_any_bytes_decode_or_are_refused_as_protobuf(tail: bytes) -> None:
     with contextlib.suppress(ProtobufError):
         decode_object(b"k8s\x00" + tail)
+
+
+def test_a_deployment_as_kubectl_create_deployment_sends_it() -> None:
+    port = field(1, "") + field(3, 8080) + field(4, "")
+    container = (
+        field(1, "nginx") + field(2, "nginx:1.27") + field(3, "nginx") + field(6, port) + field(14, "")
+    )
+    template = field(1, field(1, "") + entry(11, "app", "web")) + field(2, field(2, container))
+    selector = entry(1, "app", "web")
+    spec = field(1, 0) + field(2, selector) + field(3, template) + field(5, 0)
+    decoded = decode_object(body("Deployment", field(1, field(1, "web")) + field(2, spec), "apps/v1"))
+    assert decoded["spec"] == {
+        "replicas": 0,
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {
+                "containers": [
+                    {
+                        "name": "nginx",
+                        "image": "nginx:1.27",
+                        "command": ["nginx"],
+                        "ports": [{"containerPort": 8080}],
+                    }
+                ]
+            },
+        },
+    }, "a replica count of 0 is asked for; Go's unset plain fields are left out for the defaults to apply"
+
+
+@pytest.mark.parametrize(
+    ("target", "shown"), [(field(1, 0) + field(2, 8080), 8080), (field(1, 1) + field(3, "web"), "web")]
+)
+def test_a_service_port_targets_a_number_or_a_name(target: bytes, shown: int | str) -> None:
+    port = field(1, "80-x") + field(2, "TCP") + field(3, 80) + field(4, target) + field(5, 0)
+    spec = field(1, port) + entry(2, "app", "web") + field(3, "") + field(4, "ClusterIP")
+    decoded = decode_object(body("Service", field(1, field(1, "web")) + field(2, spec)))
+    assert decoded["spec"] == {
+        "ports": [{"name": "80-x", "protocol": "TCP", "port": 80, "targetPort": shown}],
+        "selector": {"app": "web"},
+        "type": "ClusterIP",
+    }

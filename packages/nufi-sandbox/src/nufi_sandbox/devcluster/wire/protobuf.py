@@ -1,10 +1,11 @@
 """Request bodies in Kubernetes' protobuf encoding, which kubectl's typed clients send since 1.32.
 
 A body is the magic `k8s\\0` and a `runtime.Unknown` (apiVersion, kind, the object's bytes). Only the
-kinds kubectl creates with its generators (`kubectl create namespace|configmap|secret|quota|
-serviceaccount`) are known, by their `generated.proto` field numbers; any other kind is refused with
-415, which is what the API server answers for a type it holds no protobuf schema for (a custom resource).
-Fields the dev cluster does not read (timestamps, managed fields) are skipped.
+kinds the dev cluster's users make with kubectl's generators (`kubectl create namespace|configmap|secret|
+quota|serviceaccount|service|deployment`) are known, by their `generated.proto` field numbers, and of
+those only the fields the generators fill in; any other kind is refused with 415, which is what the API
+server answers for a type it holds no protobuf schema for (a custom resource). Fields the dev cluster
+does not read (timestamps, managed fields) are skipped.
 """
 
 from __future__ import annotations
@@ -48,6 +49,35 @@ _QUOTA_SPEC: Schema = {
     3: ("scopeSelector", {1: ("matchExpressions", ("list", _SCOPE_REQUIREMENT))}),
 }
 _NAMED: Schema = {1: ("name", "string")}
+_LABEL_SELECTOR: Schema = {
+    1: ("matchLabels", ("map", "string")),
+    2: (
+        "matchExpressions",
+        ("list", {1: ("key", "string"), 2: ("operator", "string"), 3: ("values", ("list", "string"))}),
+    ),
+}
+_CONTAINER: Schema = {
+    1: ("name", "string"),
+    2: ("image", "string"),
+    3: ("command", ("list", "string")),
+    4: ("args", ("list", "string")),
+    6: ("ports", ("list", {1: ("name", "string"), 3: ("containerPort", "int"), 4: ("protocol", "string")})),
+    7: ("env", ("list", {1: ("name", "string"), 2: ("value", "string")})),
+    8: ("resources", {1: ("limits", ("map", "quantity")), 2: ("requests", ("map", "quantity"))}),
+    14: ("imagePullPolicy", "string"),
+}
+_POD_TEMPLATE: Schema = {
+    1: ("metadata", _META),
+    2: ("spec", {2: ("containers", ("list", _CONTAINER)), 3: ("restartPolicy", "string")}),
+}
+_INT_OR_STRING: Schema = {1: ("type", "int"), 2: ("intVal", "int"), 3: ("strVal", "string")}
+_SERVICE_PORT: Schema = {
+    1: ("name", "string"),
+    2: ("protocol", "string"),
+    3: ("port", "int"),
+    4: ("targetPort", "int-or-string"),
+    5: ("nodePort", "int"),
+}
 SCHEMAS: Mapping[str, Schema] = {
     "Namespace": {1: ("metadata", _META), 2: ("spec", {1: ("finalizers", ("list", "string"))})},
     "ConfigMap": {
@@ -64,6 +94,26 @@ SCHEMAS: Mapping[str, Schema] = {
         5: ("immutable", "bool"),
     },
     "ResourceQuota": {1: ("metadata", _META), 2: ("spec", _QUOTA_SPEC)},
+    "Service": {
+        1: ("metadata", _META),
+        2: (
+            "spec",
+            {
+                1: ("ports", ("list", _SERVICE_PORT)),
+                2: ("selector", ("map", "string")),
+                3: ("clusterIP", "string"),
+                4: ("type", "string"),
+                10: ("externalName", "string"),
+            },
+        ),
+    },
+    "apps/v1 Deployment": {
+        1: ("metadata", _META),
+        2: (
+            "spec",
+            {1: ("replicas", "int?"), 2: ("selector", _LABEL_SELECTOR), 3: ("template", _POD_TEMPLATE)},
+        ),
+    },
     "ServiceAccount": {
         1: ("metadata", _META),
         3: ("imagePullSecrets", ("list", _NAMED)),
@@ -118,11 +168,23 @@ def _scalar(kind: Any, value: int | bytes) -> Any:
         return decode_message(_as_bytes(value), kind)
     if kind == "bool":
         return bool(value)
+    if kind in ("int", "int?"):
+        number = _as_int(value)
+        return number - (1 << 64) if number >= 1 << 63 else number
+    if kind == "int-or-string":
+        either = decode_message(_as_bytes(value), _INT_OR_STRING)
+        return either.get("strVal", "") if either.get("type") == 1 else either.get("intVal", 0)
     if kind == "quantity":
         # A quantity travels as a message holding its text; JSON carries the text itself.
         return decode_message(_as_bytes(value), {1: ("text", "string")}).get("text", "0")
     raw = _as_bytes(value)
     return base64.b64encode(raw).decode() if kind == "bytes" else raw.decode()
+
+
+def _as_int(value: int | bytes) -> int:
+    if not isinstance(value, int):
+        raise ProtobufError("expected a varint field")
+    return value
 
 
 def _as_bytes(value: int | bytes) -> bytes:
@@ -146,7 +208,13 @@ def decode_message(data: bytes, schema: Schema) -> dict[str, Any]:
             out.setdefault(name, []).append(_scalar(kind[1], value))
         else:
             out[name] = _scalar(kind, value)
-    return out
+    # Go writes every plain field, set or not; JSON leaves the unset ones out, and so must the dev cluster
+    # for its defaults to apply. Only a pointer field ("int?") keeps its zero.
+    return {k: v for k, v in out.items() if v not in ("", False, 0) or _kind_of(schema, k) == "int?"}
+
+
+def _kind_of(schema: Schema, name: str) -> Any:
+    return next((kind for field, kind in schema.values() if field == name), None)
 
 
 def decode_object(body: bytes) -> dict[str, Any]:
@@ -164,8 +232,8 @@ def _decode_object(body: bytes) -> dict[str, Any]:
     type_meta = {n: v for n, v in _fields(_as_bytes(envelope.get(1, b"")))}
     api_version = _as_bytes(type_meta.get(1, b"")).decode()
     kind = _as_bytes(type_meta.get(2, b"")).decode()
-    schema = SCHEMAS.get(kind)
-    if schema is None or api_version != "v1":
+    schema = SCHEMAS.get(kind if api_version == "v1" else f"{api_version} {kind}")
+    if schema is None:
         raise UnknownKind(kind)
     return {
         "apiVersion": api_version,
