@@ -87,10 +87,10 @@ def test_the_set_of_objects() -> None:
     [kustomization] = documents("kustomization.yaml")
     assert kustomization["kind"] == "Kustomization"
     listed = set(kustomization["resources"])
-    # The ServiceMonitor needs the operator's CRD, so it is applied separately.
-    assert listed == {p.name for p in DEPLOY.glob("*.yaml")} - NOT_KUBERNETES_OBJECTS - {
-        "servicemonitor.yaml"
-    }
+    # The ServiceMonitor needs the operator's CRD, and the DRA driver Kubernetes 1.34: applied separately.
+    separate = {"servicemonitor.yaml", *(p.name for p in DEPLOY.glob("dra-*.yaml"))}
+    assert separate >= {"dra-deviceclass.yaml", "dra-driver-rbac.yaml", "dra-driver-daemonset.yaml"}
+    assert listed == {p.name for p in DEPLOY.glob("*.yaml")} - NOT_KUBERNETES_OBJECTS - separate
     images = {image["name"] for image in kustomization["images"]}
     for daemonset in (
         "DaemonSet/mock-lpu-device-plugin",
