@@ -120,3 +120,21 @@ def test_an_allocated_claim_keeps_its_pod_to_the_node_it_was_allocated_on() -> N
     # A claim the pod names that does not exist holds it before any node is tried.
     missing = {**pod, "spec": {"resourceClaims": [{"name": "x", "resourceClaimName": "nope"}]}}
     assert pod_claims(view, missing) is None
+
+
+def test_a_pod_with_its_special_claim_recorded_uses_that_claim_and_asks_for_no_other() -> None:
+    bridge = _class(CLASS, "2026-01-01T00:00:00Z")
+    special = claim(exactly(), name="p-extended-resources-x2k9q")
+    special["status"] = {"allocation": {"devices": {"results": []}}}
+    view = DraView.of([bridge], [resource_slice([lpu(0), lpu(1)])], [special])
+    pod = _pod({LPU: "1"})
+    pod["status"] = {"extendedResourceClaimStatus": {"resourceClaimName": "p-extended-resources-x2k9q"}}
+    claims = pod_claims(view, pod)
+    assert claims is not None and claims.allocated == [special] and claims.extended_recorded
+    reasons, fit = filter_node(view, pod, claims, node(), {})
+    assert reasons == [] and fit is not None and fit.extended == [] and fit.extended_allocation is None
+    # Before the special claim exists the same pod asks for one.
+    fresh = pod_claims(view, _pod({LPU: "1"}))
+    assert fresh is not None
+    reasons, fit = filter_node(view, _pod({LPU: "1"}), fresh, node(), {})
+    assert fit is not None and [r.request for r in fit.extended] == ["container-0-request-0"]

@@ -82,6 +82,8 @@ class PodClaims:
 
     allocated: list[Obj]
     pending: list[Obj]
+    # The pod already has its special claim (a bind that failed after making it): no second one.
+    extended_recorded: bool = False
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,9 @@ def pod_claims(view: DraView, pod: Obj) -> PodClaims | None:
     """The pod's claims, or None while one is missing or being deleted (PreEnqueue holds the pod)."""
     namespace = pod["metadata"].get("namespace", "")
     allocated, pending = [], []
-    for name in dict.fromkeys(pod_claim_names(pod)):
+    special = ((pod.get("status") or {}).get("extendedResourceClaimStatus") or {}).get("resourceClaimName")
+    names = [*pod_claim_names(pod), *([str(special)] if special else [])]
+    for name in dict.fromkeys(names):
         claim = view.claims.get((namespace, name or ""))
         if name is None or claim is None or claim["metadata"].get("deletionTimestamp"):
             return None
@@ -105,7 +109,7 @@ def pod_claims(view: DraView, pod: Obj) -> PodClaims | None:
             allocated.append(claim)
         else:
             pending.append(claim)
-    return PodClaims(allocated, pending)
+    return PodClaims(allocated, pending, extended_recorded=bool(special))
 
 
 def _usable(claim: Obj, node: Obj) -> bool:
@@ -130,7 +134,8 @@ def filter_node(
     if any(not _usable(claim, node) for claim in claims.allocated):
         return [NOT_AVAILABLE], None
     served = view.served_on(node)
-    extended = extended_requests(pod, {k: v for k, v in view.backed.items() if k in served}, allocatable)
+    backed = {k: v for k, v in view.backed.items() if k in served}
+    extended = [] if claims.extended_recorded else extended_requests(pod, backed, allocatable)
     wanted = list(claims.pending) + ([_extended_claim(pod, extended)] if extended else [])
     if not wanted:
         return [], Fit([], [], None)
