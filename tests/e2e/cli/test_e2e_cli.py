@@ -138,17 +138,18 @@ def test_live_monitor_through_a_pipe_prints_each_snapshot_in_korean_on_local_tim
         watch.wait(10)
     first = blocks[0]
     assert re.fullmatch(
-        r"lpu · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d KST \(노드 2개, 장치 8개\)", first[0].strip()
+        r"lpu · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d KST \(노드 3개, 장치 12개\)", first[0].strip()
     ), first
     # Each node a heading above its devices' readings, all within 80 columns.
     nodes = sorted(line.split()[1] for line in first if line.startswith("노드 "))
-    assert nodes == ["lpu-node-1", "lpu-node-2"], first
+    # The third is the DRA node, whose exporter reports its LPUs like the others'.
+    assert nodes == ["lpu-node-1", "lpu-node-2", "lpu-node-3"], first
     heads = [line.replace("┃", " ").split() for line in first if "┃" in line]
     assert heads[0] == ["장치", "사용률", "%", "메모리", "온도", "°C", "전력", "W", "헬스"], first
     assert max(cell_len(line) for line in first) <= 80, first
     rows = [line for line in first if line.count("│") == 5]
     # The sandbox's LPU registration maps no health expression: the column says so.
-    assert len(rows) == 8 and all("매핑 안 됨" in row for row in rows), first
+    assert len(rows) == 12 and all("매핑 안 됨" in row for row in rows), first
 
 
 def test_a_pack_exported_deleted_and_applied_comes_back_byte_for_byte(operator: Operator) -> None:

@@ -21,14 +21,17 @@ ROOT = Path(__file__).resolve().parents[3]
 # (so a reordered document fails clearly) and what its output must contain.
 EXPECTED: list[tuple[str, list[str]]] = [
     ("/api/v1/me", ['"is_admin": true', '"username": "admin"']),
-    ("lpu_temperature_celsius", ["'hyperaccel.ai/lpu': '4'", "lpu-node-1 4\n", "lpu-node-2 4\n"]),
+    (
+        "lpu_temperature_celsius",
+        ["'hyperaccel.ai/lpu': '4'", "lpu-node-1 4\n", "lpu-node-2 4\n", "lpu-node-3 4\n"],
+    ),
     ("check-resource-key", []),  # the README quotes its whole answer
-    ("check-metrics", ['"ok": true', '"series": 8']),
+    ("check-metrics", ['"ok": true', '"series": 12']),
     ("/api/v1/admin/devices", ["HTTP 201", '"kind":"custom"']),
     ("/api/v1/devices", ["lpu custom hyperaccel.ai/lpu", "nvidia-gpu official nvidia.com/gpu"]),
     (
         "/api/v1/monitoring/lpu",
-        ["lpu 2 nodes 8 devices", "nvidia-gpu 1 nodes 8 devices", '"devices": 8', '"device": "lpu3"'],
+        ["lpu 3 nodes 12 devices", "nvidia-gpu 1 nodes 8 devices", '"devices": 12', '"device": "lpu3"'],
     ),
     ("USER_TOKEN", ['"status": 403', "HTTP 200"]),
     ("team-a", ['"members": [\n        "user"\n    ]', "chat is Ready", "      3 chat-"]),
@@ -137,7 +140,8 @@ def test_what_the_steps_leave_behind_is_ignored_by_git(sandbox: SandboxRun) -> N
 
 
 def test_sigterm_stops_every_program(sandbox: SandboxRun) -> None:
-    assert len(sandbox.children) == 12, sandbox.children
+    # 2 device plugins and a DRA driver among them, with an exporter per node (6).
+    assert len(sandbox.children) == 14, sandbox.children
     sandbox.interrupt(signal.SIGTERM)
     assert sandbox.wait_exit() == 0, sandbox.text()
     assert sandbox.leftovers() == []
