@@ -225,11 +225,12 @@ async def test_the_seed_an_admin_registers_the_lpu_in_the_wizard_and_monitoring_
     await expect(when).to_contain_text((instant + timedelta(hours=9)).strftime("%H:%M:%S"))
     await expect(when).to_have_attribute("title", instant.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"))
 
-    # Every user sees it in monitoring at once: a tab with both nodes' 8 devices and a chart.
+    # Every user sees it in monitoring at once: a tab with the three nodes' 12 devices (the DRA node's
+    # exporter reports its LPUs too) and a chart.
     for language in ("ko", "en"):
         await page.goto(f"{url}/ui/language?set={language}&next=%2F%3Ftype%3Dlpu")
         await expect(page.get_by_test_id("tab-lpu")).to_be_visible()
-        await expect(page.get_by_test_id("card-devices")).to_contain_text("8")
+        await expect(page.get_by_test_id("card-devices")).to_contain_text("12")
         await expect(page.get_by_test_id("devices-table")).to_contain_text("lpu-node-2")
         await drawn_chart(page)
         await shot(page, language, "10-lpu-monitoring")

@@ -146,7 +146,8 @@ def test_kill_9_of_the_launcher_takes_every_program_with_it(
 ) -> None:
     _, run = leftover_and_sandbox
     run.children = run.started_programs()
-    assert len(run.children) == 12, [describe_pid(pid) for pid in run.children]
+    # Cluster, identity provider, Alertmanager, Prometheus, 2 device plugins, a DRA driver, 6 exporters, NuFi.
+    assert len(run.children) == 14, [describe_pid(pid) for pid in run.children]
     os.kill(run.process.pid, signal.SIGKILL)
     assert run.wait_exit() == -signal.SIGKILL
     within(lambda: not any(pid_alive(pid) for pid in run.children), GONE_WITHIN, "every program gone", run)
