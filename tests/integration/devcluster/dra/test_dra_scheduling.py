@@ -4,6 +4,7 @@ at scheduling, release after the pod, the scheduler's reasons, and extended reso
 from __future__ import annotations
 
 import copy
+from functools import partial
 from typing import Any
 
 from nufi_sandbox.devcluster.sim import NodeSpec
@@ -269,3 +270,15 @@ async def test_pods_sharing_a_claim_share_its_one_allocation(clusters: SimCluste
     claim = find(cluster, "resourceclaims", "shared")
     assert claim is not None and results(claim) == ["lpu-0"]
     assert sorted(r["name"] for r in claim["status"]["reservedFor"]) == ["first", "second"]
+
+
+async def test_pods_on_an_extended_resource_spread_over_plugin_and_dra_nodes_alike(
+    clusters: SimClusters,
+) -> None:
+    cluster = await lpu_cluster(clusters, 4, extendedResourceName=LPU)
+    placed = []
+    for name in ("one", "two", "three", "four"):
+        cluster.create("Pod", pod(name, limits={LPU: "1"}))
+        placed.append(await eventually(partial(bound, cluster, name)))
+    # Four LPUs each: the score counts the DRA node's devices as it counts the plugin node's capacity.
+    assert placed == ["dp-node", "dra-node", "dp-node", "dra-node"]

@@ -274,3 +274,21 @@ def allocate(
     if not search.request(0, 0):
         return None
     return [_result(claim, classes) for claim in search.claims]
+
+
+def class_devices(device_class: Obj, slices: Sequence[Obj], node: Obj) -> list[DeviceId]:
+    """The devices of the node's complete pools the class selects, held or free; a selector that fails
+    on a device leaves it out (the filter reports the error when a pod asks)."""
+    search = _Search([], {}, gather_pools(slices, node))
+    selectors = tuple(
+        str((s.get("cel") or {}).get("expression", ""))
+        for s in device_class.get("spec", {}).get("selectors") or []
+    )
+    chosen = []
+    for device in search.devices:
+        try:
+            if search._selectors_match("class", selectors, device):
+                chosen.append(device.id)
+        except AllocationError:
+            continue
+    return chosen

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from nufi_sandbox.devcluster.dra.allocator import AllocationError, allocate
+from nufi_sandbox.devcluster.dra.allocator import allocate, class_devices
 from nufi_sandbox.devcluster.dra.pod_claims import (
     ExtendedRequest,
     classes_by_extended_name,
@@ -43,7 +43,7 @@ class DraView:
     claims: dict[tuple[str, str], Obj]
     held: set[DeviceId] = field(default_factory=set)
     backed: dict[str, Obj] = field(default_factory=dict)
-    _served: dict[str, frozenset[str]] = field(default_factory=dict)
+    _devices: dict[str, dict[str, list[DeviceId]]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, classes: Sequence[Obj], slices: Sequence[Obj], claims: Sequence[Obj]) -> DraView:
@@ -56,24 +56,18 @@ class DraView:
             backed=classes_by_extended_name(classes),
         )
 
-    def served_on(self, node: Obj) -> frozenset[str]:
-        """The DRA-backed extended resource names whose class has a device on the node, held or free."""
+    def devices_on(self, node: Obj) -> dict[str, tuple[int, int]]:
+        """For each DRA-backed extended resource name whose class has devices on the node: how many
+        it has and how many claims hold (what the resource fit and its score count there)."""
         name = str(node["metadata"]["name"])
-        if name not in self._served:
-            self._served[name] = frozenset(
-                resource
-                for resource, device_class in self.backed.items()
-                if self._has_device(device_class, node)
-            )
-        return self._served[name]
+        if name not in self._devices:
+            found = {r: class_devices(c, self.slices, node) for r, c in self.backed.items()}
+            self._devices[name] = {r: devices for r, devices in found.items() if devices}
+        # Held is counted now: binds earlier in the pass take devices.
+        return {r: (len(ds), sum(1 for d in ds if d in self.held)) for r, ds in self._devices[name].items()}
 
-    def _has_device(self, device_class: Obj, node: Obj) -> bool:
-        request = {"name": "probe", "exactly": {"deviceClassName": device_class["metadata"]["name"]}}
-        probe = {"metadata": {"name": "probe", "namespace": ""}, "spec": {"devices": {"requests": [request]}}}
-        try:
-            return allocate([probe], self.classes, self.slices, set(), node) is not None
-        except AllocationError:
-            return True  # the filter reports the broken class
+    def served_on(self, node: Obj) -> frozenset[str]:
+        return frozenset(self.devices_on(node))
 
 
 @dataclass(frozen=True)

@@ -103,7 +103,7 @@ class Scheduler(Controller[str]):
             chosen, rejected = choose_node(
                 pod,
                 views,
-                dra_served=lambda view: dra.served_on(view.node),
+                dra_devices=lambda view: dra.devices_on(view.node),
                 last_filter=dynamic_resources if claims is not None else None,
             )
         except AllocationError as exc:

@@ -153,20 +153,26 @@ def fit_error_message(total_nodes: int, reasons_by_node: Mapping[str, Sequence[s
 # -- scoring --------------------------------------------------------------------------------------------
 
 
-def least_allocated_score(pod: Obj, view: NodeView) -> Decimal:
+def least_allocated_score(
+    pod: Obj, view: NodeView, dra_devices: Mapping[str, tuple[int, int]] | None = None
+) -> Decimal:
     """Mean free share (0-100) after placing the pod, over cpu, memory and the extended resources it asks for.
 
     The default LeastAllocated strategy weighs cpu and memory; extended resources join so that accelerator
-    pods spread over accelerator nodes."""
+    pods spread over accelerator nodes. A name the node serves through DRA counts its devices
+    (`dra_devices`: total and held), so DRA nodes and device-plugin nodes share pods alike."""
     requests = pod_requests(pod, nonzero=True)
     allocatable = view.allocatable
     names = ["cpu", "memory", *sorted(n for n in requests if n not in ("cpu", "memory", "pods"))]
     scores: list[Decimal] = []
     for name in names:
         capacity = allocatable.get(name, Decimal(0))
+        used = view.nonzero_requested.get(name, Decimal(0)) + requests.get(name, Decimal(0))
+        if capacity <= 0 and dra_devices and name in dra_devices:
+            total, held = dra_devices[name]
+            capacity, used = Decimal(total), Decimal(held) + requests.get(name, Decimal(0))
         if capacity <= 0:
             continue
-        used = view.nonzero_requested.get(name, Decimal(0)) + requests.get(name, Decimal(0))
         scores.append(max(Decimal(0), (capacity - used) * 100 / capacity))
     return sum(scores, Decimal(0)) / len(scores) if scores else Decimal(0)
 
@@ -184,15 +190,17 @@ def choose_node(
     pod: Obj,
     views: Sequence[NodeView],
     *,
-    dra_served: Callable[[NodeView], frozenset[str]] | None = None,
+    dra_devices: Callable[[NodeView], Mapping[str, tuple[int, int]]] | None = None,
     last_filter: Callable[[NodeView], list[str]] | None = None,
 ) -> tuple[NodeView | None, dict[str, list[str]]]:
     """The best feasible node (fewest untolerated PreferNoSchedule taints, then least allocated, then
-    name), or None with every node's reasons. `last_filter` runs after the others pass (DynamicResources)."""
+    name), or None with every node's reasons. `last_filter` runs after the others pass (DynamicResources);
+    `dra_devices` says which extended resources a node serves through DRA, with its devices (total, held)."""
     rejected: dict[str, list[str]] = {}
     feasible: list[NodeView] = []
     for view in views:
-        reasons = filter_reasons(pod, view, dra_served(view) if dra_served else frozenset())
+        served = frozenset(dra_devices(view)) if dra_devices else frozenset()
+        reasons = filter_reasons(pod, view, served)
         if not reasons and last_filter is not None:
             reasons = last_filter(view)
         if reasons:
@@ -203,6 +211,10 @@ def choose_node(
         return None, rejected
     best = min(
         feasible,
-        key=lambda v: (prefer_no_schedule_penalty(pod, v), -least_allocated_score(pod, v), v.name),
+        key=lambda v: (
+            prefer_no_schedule_penalty(pod, v),
+            -least_allocated_score(pod, v, dra_devices(v) if dra_devices else None),
+            v.name,
+        ),
     )
     return best, rejected
