@@ -20,7 +20,12 @@ from nufi_mock.deviceplugin import set_device_health
 from nufi_mock.dra import DRIVER_NAME, DriverConfig
 from nufi_mock.dra.driver import DraDriver
 from nufi_mock.dra.kube import KubeAccess, KubeClient
-from nufi_mock.kubelet_api import podresources_v1_pb2, podresources_v1_pb2_grpc
+from nufi_mock.kubelet_api import (
+    pluginregistration_v1_pb2,
+    pluginregistration_v1_pb2_grpc,
+    podresources_v1_pb2,
+    podresources_v1_pb2_grpc,
+)
 from nufi_sandbox.devcluster.runtime.map import ImageEntry, RuntimeMap
 from nufi_sandbox.devcluster.server import create_app
 from nufi_sandbox.devcluster.sim import NodeSpec
@@ -190,3 +195,43 @@ async def test_a_pod_s_claim_is_prepared_before_it_starts_reported_by_pod_resour
     await _wait(lambda: not spec_file.exists(), within=15)
     listed = await _list_pod_resources(node.paths.pod_resources_socket.absolute())
     assert [p.name for p in listed.pod_resources] == []
+
+
+class _OtherPlugin:
+    """A plugin the kubelet has no handler for (a CSI driver), or a DRA plugin without the v1 service."""
+
+    def __init__(self, kind: str, versions: list[str]) -> None:
+        self.kind, self.versions = kind, versions
+        self.told: list[tuple[bool, str]] = []
+
+    async def GetInfo(self, request: Any, context: Any) -> Any:
+        name, versions = "other.example.com", self.versions
+        return pluginregistration_v1_pb2.PluginInfo(type=self.kind, name=name, supported_versions=versions)
+
+    async def NotifyRegistrationStatus(self, request: Any, context: Any) -> Any:
+        self.told.append((request.plugin_registered, request.error))
+        return pluginregistration_v1_pb2.RegistrationStatusResponse()
+
+
+async def test_the_kubelet_refuses_a_plugin_it_has_no_handler_for_and_a_dra_plugin_without_the_v1_service(
+    node: DraNode,
+) -> None:
+    agent = node.cluster.sim.agent(NODE)
+    assert agent is not None and agent.dra is not None
+    plugins = [_OtherPlugin("CSIPlugin", ["1.0.0"]), _OtherPlugin("DRAPlugin", ["v1beta1.DRAPlugin"])]
+    servers = []
+    for number, plugin in enumerate(plugins):
+        server = grpc.aio.server()
+        pluginregistration_v1_pb2_grpc.add_RegistrationServicer_to_server(plugin, server)
+        server.add_insecure_port(f"unix://{node.paths.plugins_registry.absolute()}/other-{number}.sock")
+        await server.start()
+        servers.append(server)
+    try:
+        await _wait(lambda: all(plugin.told for plugin in plugins))
+        (csi_registered, csi_error), (dra_registered, dra_error) = plugins[0].told[0], plugins[1].told[0]
+        assert not csi_registered and "no handler registered for plugin type: CSIPlugin" in csi_error
+        assert not dra_registered and "want v1.DRAPlugin" in dra_error
+        assert agent.dra.drivers() == [DRIVER_NAME]  # the mock driver's registration stands
+    finally:
+        for server in servers:
+            await server.stop(None)

@@ -62,18 +62,22 @@ class PluginWatcher:
 
     async def _watch(self) -> None:
         while True:
-            await self.scan()
+            try:
+                await self.scan()
+            except Exception:
+                # A plugin misbehaving, or a socket gone between listing and looking: next look.
+                _log.exception("plugin registry scan failed", registry=str(self.registry))
             await asyncio.sleep(self._interval)
 
     async def scan(self) -> None:
         """One look at the directory: new sockets register, vanished or replaced ones deregister."""
-        present = {p: p.stat().st_ino for p in sorted(self.registry.iterdir()) if is_socket(p)}
-        for path, (inode, info) in list(self._registered.items()):
-            if present.get(path) != inode:
+        present = {p: _inode(p) for p in sorted(self.registry.iterdir()) if is_socket(p)}
+        for path, (known, info) in list(self._registered.items()):
+            if present.get(path) != known:
                 del self._registered[path]
                 await self._deregister(info)
         for path, inode in present.items():
-            if path not in self._registered and self._refused.get(path) != inode:
+            if inode is not None and path not in self._registered and self._refused.get(path) != inode:
                 await self._register(path, inode)
 
     async def _register(self, path: Path, inode: int) -> None:
@@ -108,3 +112,11 @@ class PluginWatcher:
         handler = self._handlers.get(str(info.type))
         if handler is not None:
             await handler[1](info)
+
+
+def _inode(path: Path) -> int | None:
+    """None when the socket went away since the directory was listed."""
+    try:
+        return path.stat().st_ino
+    except FileNotFoundError:
+        return None
