@@ -108,9 +108,10 @@ UNMAPPED_SAYS = {
     "en": "NVIDIA GPU maps no health expression, so unhealthy devices can never be cut",
 }
 PYTHON_NOTATION = ("Message(", "{'", "True", "custom.expression")
+# Of the three LPU nodes whose temperatures NuFi reads (the DRA node's too), half is one.
 BREAKER_SAYS = {
-    "ko": "서킷 브레이커가 노드 2개 중 1개까지만",
-    "en": "the circuit breaker lets protection cut 1 of 2 nodes",
+    "ko": "서킷 브레이커가 노드 3개 중 1개까지만",
+    "en": "the circuit breaker lets protection cut 1 of 3 nodes",
 }
 
 
