@@ -70,7 +70,11 @@ PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 # monitoring and its ranges, the live checks of metric expressions, thermal control and its dry run.
 BOTH_ENGINES := tests/integration/monitoring tests/integration/thermal tests/integration/catalog \
   tests/integration/devices/test_devices_prometheus.py
-ON_VICTORIAMETRICS := $(PYTEST_PARALLEL) --metrics-engine victoriametrics $(BOTH_ENGINES)
+# Catalog modules that never reach the metrics engine (access rules, concurrent saves, an unreadable
+# database) run once.
+ENGINE_FREE := $(addprefix --ignore=tests/integration/catalog/,test_catalog_access.py \
+  test_catalog_concurrency.py test_catalog_unreadable.py)
+ON_VICTORIAMETRICS := $(PYTEST_PARALLEL) --metrics-engine victoriametrics $(ENGINE_FREE) $(BOTH_ENGINES)
 
 test: setup ## What CI runs: ruff, ruff format --check, mypy, import contracts, the whole pytest suite on two workers, then its metrics tests again on VictoriaMetrics
 	@$(VENV)/bin/ruff check $(LINTED)
