@@ -22,7 +22,7 @@ COLUMNS = [
     field("name", "cli.column.name"),
     Column("cli.column.accelerator", workloads.accelerator_cell),
     Column("cli.column.ready", lambda row: f"{row.ready_replicas}/{row.replicas}"),
-    field("status", "cli.column.status"),
+    workloads.STATUS,
     field("reason", "cli.column.reason", wraps=True),
     field("image", "cli.column.image"),
 ]

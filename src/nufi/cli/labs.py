@@ -11,16 +11,31 @@ from nufi.cli.command import with_api
 from nufi.cli.help_pages import WordedGroup
 from nufi.cli.output import Column, Format, OutputOption, field
 from nufi.cli.projects import ProjectOption
-from nufi.cli.say import say
+from nufi.cli.say import local_time, say
 from nufi.cli.typed_client import NufiClient
+from nufi.models.answers import Lab
 
 app = typer.Typer(name="labs", help="cli.help.labs", cls=WordedGroup, no_args_is_help=True)
+
+
+def last_active(lab: Lab) -> str:
+    """When the lab's server last saw its user, on this machine's clock, or what NuFi knows instead."""
+    activity = lab.activity
+    if activity is None:
+        return "—"
+    if activity.state == "unreachable":
+        return say("cli.lab.active.unknown")
+    if activity.state == "busy":
+        return say("cli.lab.active.busy")
+    return local_time(activity.last_active) or say("cli.lab.active.none")
+
 
 COLUMNS = [
     field("name", "cli.column.name"),
     field("kind", "cli.column.kind"),
     Column("cli.column.accelerator", workloads.accelerator_cell),
-    field("status", "cli.column.status"),
+    workloads.STATUS,
+    Column("cli.column.last_active", last_active),
     field("reason", "cli.column.reason", wraps=True),
     field("url", "cli.column.url"),
 ]
@@ -32,6 +47,7 @@ KIND = workloads.Kind(
     lambda nufi: nufi.labs,
 )
 Name = Annotated[str, typer.Argument(help="cli.help.labs.name")]
+
 
 workloads.add_reads(app, KIND)
 

@@ -13,7 +13,7 @@ import typer
 from nufi.cli import exits
 from nufi.cli.command import with_api
 from nufi.cli.confirm import YesOption, confirm_delete
-from nufi.cli.output import Column, Format, OutputOption, emit, emit_one
+from nufi.cli.output import Column, Format, OutputOption, emit, emit_one, in_words
 from nufi.cli.projects import ProjectOption
 from nufi.cli.say import say
 from nufi.cli.typed_client import NufiClient, WorkloadsClient
@@ -22,6 +22,13 @@ from nufi.models.answers import Workload
 
 def accelerator_cell(workload: Workload) -> str:
     return f"{workload.accelerator.device_type}:{workload.accelerator.count}"
+
+
+# The statuses the server words a workload by, as Kubernetes spells them.
+STATUSES = ("Ready", "Starting", "Pending", "Degraded", "Error", "ScaledDown", "Stopped")
+STATUS = Column(
+    "cli.column.status", lambda workload: in_words("cli.workload.status", workload.status, STATUSES)
+)
 
 
 @dataclass(frozen=True)

@@ -114,11 +114,21 @@ class Deployment(Workload):
     urls: DeploymentUrls | None = None
 
 
+class LabActivity(View):
+    """What NuFi last read from a running lab's own server."""
+
+    state: str
+    last_active: str | None = None
+    read_at: str | None = None
+
+
 class Lab(Workload):
     kind: str | None = None
     url: str
     origin_url: str | None = None
     storage_gib: int | None = None
+    # Only a Ready lab is read; the others have none.
+    activity: LabActivity | None = None
 
 
 class Project(View):
