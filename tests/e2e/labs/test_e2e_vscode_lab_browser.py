@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -189,34 +190,45 @@ async def code_server_checks_the_socket_origin(admin: httpx.AsyncClient, url: st
         pass
 
 
+@dataclass(frozen=True)
+class Walk:
+    """A member's Labs page in a project of the walk's own, and where that project's lab is served."""
+
+    page: Page
+    project: str
+    url: str
+
+    @property
+    def origin(self) -> str:
+        return f"http://{LAB}--{self.project}.localhost:{urlsplit(self.url).port}"
+
+
 @asynccontextmanager
-async def a_member_in_a_project(
-    admin: httpx.AsyncClient, browser: Browser, url: str, language: Language
-) -> AsyncIterator[tuple[Page, str]]:
-    """The Labs page of a project of the walk's own, signed in as a member in `language`."""
+async def a_member_with_a_used_lab(
+    url: str, admin: httpx.AsyncClient, browser: Browser, language: Language
+) -> AsyncIterator[tuple[Walk, Page]]:
+    """Signed in as a member in `language`, a VS Code lab made from the Labs page, Ready, its workbench
+    open; the page photographed."""
     project = f"vscode-{language}"
     made = await admin.post("/api/v1/admin/projects", json={"name": project, "members": ["user"]})
     assert made.status_code == 201, made.text
     context = await browser.new_context(locale=LOCALES[language], viewport={"width": 1400, "height": 1000})
     try:
-        page = await context.new_page()
-        await page.goto(f"{url}/labs?project={project}")
-        await sign_in(page, "user")
-        yield page, project
+        walk = Walk(await context.new_page(), project, url)
+        await walk.page.goto(f"{url}/labs?project={project}")
+        await sign_in(walk.page, "user")
+        await make_the_lab(walk.page, language)
+        await expect(walk.page.get_by_test_id(f"active-{LAB}")).to_have_text(
+            text(language, "labs.active.none")
+        )
+        await speaks(walk.page, language, "the Labs page with a VS Code lab")
+        await shot(walk.page, f"{language}-vscode-1-lab-ready")
+        lab = await open_the_workbench(walk.page, walk.origin, project)
+        await shot(lab, f"{language}-vscode-2-workbench", full_page=False)
+        yield walk, lab
     finally:
         await context.close()
         await admin.delete(f"/api/v1/admin/projects/{project}")
-
-
-async def a_used_lab(page: Page, language: Language, origin: str, project: str) -> Page:
-    """A VS Code lab made from the Labs page, Ready, its workbench open; the page photographed."""
-    await make_the_lab(page, language)
-    await expect(page.get_by_test_id(f"active-{LAB}")).to_have_text(text(language, "labs.active.none"))
-    await speaks(page, language, "the Labs page with a VS Code lab")
-    await shot(page, f"{language}-vscode-1-lab-ready")
-    lab = await open_the_workbench(page, origin, project)
-    await shot(lab, f"{language}-vscode-2-workbench", full_page=False)
-    return lab
 
 
 async def test_a_member_works_in_a_vscode_lab_on_an_lpu_and_finds_its_files_after_a_restart(
@@ -225,21 +237,19 @@ async def test_a_member_works_in_a_vscode_lab_on_an_lpu_and_finds_its_files_afte
     """The whole walk, on the Korean dashboard (the workbench's own words are code-server's)."""
     language: Language = "ko"
     url = sandbox.state["nufi_url"]
-    async with a_member_in_a_project(admin, browser, url, language) as (page, project):
-        origin = f"http://{LAB}--{project}.localhost:{urlsplit(url).port}"
-        lab = await a_used_lab(page, language, origin, project)
+    async with a_member_with_a_used_lab(url, admin, browser, language) as (walk, lab):
         await echo_the_lpu(lab)
         await save_a_note(lab)
         await shot(lab, f"{language}-vscode-3-terminal-and-note", full_page=False)
         await lab.close()
 
-        await last_active_moved(page, language)
-        await shot(page, f"{language}-vscode-4-last-active")
-        await restart_the_lab(page, language)
-        lab = await open_the_workbench(page, origin, project)
+        await last_active_moved(walk.page, language)
+        await shot(walk.page, f"{language}-vscode-4-last-active")
+        await restart_the_lab(walk.page, language)
+        lab = await open_the_workbench(walk.page, walk.origin, walk.project)
         await read_the_note(lab)
         await shot(lab, f"{language}-vscode-5-note-after-restart", full_page=False)
-        await code_server_checks_the_socket_origin(admin, url, project)
+        await code_server_checks_the_socket_origin(admin, url, walk.project)
 
 
 async def test_the_english_labs_page_shows_a_vscode_lab_and_when_it_was_last_active(
@@ -247,11 +257,8 @@ async def test_the_english_labs_page_shows_a_vscode_lab_and_when_it_was_last_act
 ) -> None:
     """NuFi's own page in English, around a workbench that was opened."""
     language: Language = "en"
-    url = sandbox.state["nufi_url"]
-    async with a_member_in_a_project(admin, browser, url, language) as (page, project):
-        origin = f"http://{LAB}--{project}.localhost:{urlsplit(url).port}"
-        lab = await a_used_lab(page, language, origin, project)
+    async with a_member_with_a_used_lab(sandbox.state["nufi_url"], admin, browser, language) as (walk, lab):
         await lab.close()
-        await last_active_moved(page, language)
-        await speaks(page, language, "the Labs page after the workbench was used")
-        await shot(page, f"{language}-vscode-4-last-active")
+        await last_active_moved(walk.page, language)
+        await speaks(walk.page, language, "the Labs page after the workbench was used")
+        await shot(walk.page, f"{language}-vscode-4-last-active")

@@ -137,4 +137,5 @@ def test_the_pod_env_reaches_code_server_with_the_lab_home_as_home(tmp_path: Pat
         "LPU_VISIBLE_DEVICES": "lpu0",
         "EXTENSIONS_GALLERY": '{"serviceUrl": ""}',
         "HOME": str(tmp_path),
+        "SHELL": "/bin/bash",
     }

@@ -82,6 +82,10 @@ def passed_on(extra: Sequence[str]) -> list[str]:
     return kept
 
 
+# The image's user (`coder`) logs in with bash, so a terminal opened in the workbench runs bash, not
+# whatever shell the dev cluster's own user has.
+IMAGE_SHELL = "/bin/bash"
+
 def code_server_argv(*, program: Path, port: int, home: Path, extra: Sequence[str] = ()) -> list[str]:
     """The command line starting code-server on loopback at ``port``, with the options of ``extra``
     (see ``passed_on``)."""
@@ -100,10 +104,11 @@ def code_server_argv(*, program: Path, port: int, home: Path, extra: Sequence[st
 
 
 def code_server_env(env: Mapping[str, str], home: Path) -> dict[str, str]:
-    """``env`` with the lab's home as HOME, and neither an XDG directory of the sandbox's user nor where
-    the sandbox found code-server."""
+    """``env`` with the lab's home as HOME and the image user's shell as SHELL, and neither an XDG
+    directory of the sandbox's user nor where the sandbox found code-server."""
     own = {key: value for key, value in env.items() if not key.startswith("XDG_") and key != OVERRIDE_ENV}
     own["HOME"] = str(home)
+    own["SHELL"] = IMAGE_SHELL
     return own
 
 
