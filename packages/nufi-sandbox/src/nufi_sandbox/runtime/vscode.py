@@ -86,6 +86,7 @@ def passed_on(extra: Sequence[str]) -> list[str]:
 # whatever shell the dev cluster's own user has.
 IMAGE_SHELL = "/bin/bash"
 
+
 def code_server_argv(*, program: Path, port: int, home: Path, extra: Sequence[str] = ()) -> list[str]:
     """The command line starting code-server on loopback at ``port``, with the options of ``extra``
     (see ``passed_on``)."""
